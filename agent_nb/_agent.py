@@ -1,0 +1,52 @@
+"""`Agent`: a name, instructions (templated from state), tools and sampling."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ._tools import Tool, as_tool
+from ._types import GenerationConfig
+
+__all__ = ["Agent"]
+
+
+@dataclasses.dataclass(frozen=True, init=False)
+class Agent:
+    """What answers in a session.
+
+    ``instructions`` may reference state, e.g. ``"Reply in {user:language}"``;
+    ``max_turns`` bounds model<->tool rounds in one turn.
+    """
+
+    name: str
+    instructions: str
+    tools: tuple[Tool, ...]
+    max_turns: int
+    config: GenerationConfig
+
+    def __init__(
+        self,
+        name: str = "assistant",
+        instructions: str = "",
+        tools: Iterable[Callable[..., Any] | Tool] = (),
+        max_turns: int = 10,
+        config: GenerationConfig | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"agent name must be a Python identifier, got {name!r}")
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+        built = tuple(as_tool(t) for t in tools)
+        names = [t.name for t in built]
+        if len(set(names)) != len(names):
+            raise ValueError(f"tool names must be unique, got {names}")
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "instructions", instructions)
+        object.__setattr__(self, "tools", built)
+        object.__setattr__(self, "max_turns", max_turns)
+        object.__setattr__(self, "config", config or GenerationConfig())
+
+    def tool(self, name: str) -> Tool | None:
+        return next((t for t in self.tools if t.name == name), None)

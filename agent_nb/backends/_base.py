@@ -1,0 +1,120 @@
+"""The backend seam: one streaming method plus capability flags.
+
+A backend turns a `GenerateContentRequest` into an async stream of chunks
+(`TextDelta`, `ToolCallChunk`, then exactly one `Finish`). Everything else
+(history, tools, state, events) lives above it, so a new backend is one
+method. Backends that keep a prompt (KV) cache per conversation get the cache
+key in ``cache`` and manage the caches themselves; the runner only tells them
+when a key is rewound or dropped.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeAlias
+
+from .._types import FinishReason, GenerateContentRequest, Usage, new_id
+
+__all__ = [
+    "Backend",
+    "CancelToken",
+    "Chunk",
+    "Finish",
+    "TextDelta",
+    "ToolCallChunk",
+]
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallChunk:
+    """A complete tool call (backends assemble streamed fragments first)."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    call_id: str = field(default_factory=new_id)
+
+
+@dataclass(frozen=True)
+class Finish:
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: FinishReason = "stop"
+
+
+Chunk: TypeAlias = TextDelta | ToolCallChunk | Finish
+
+
+class CancelToken:
+    """A thread-safe flag: set from any thread, polled by the generating thread.
+
+    MLX generation runs on its own thread and cannot be interrupted by asyncio
+    task cancellation, so backends check this between tokens and between
+    prefill chunks.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def __bool__(self) -> bool:
+        return self._event.is_set()
+
+
+class Backend(ABC):
+    """A model. Subclasses implement `stream`; the rest has safe defaults."""
+
+    supports_tools: ClassVar[bool] = False
+    supports_prompt_cache: ClassVar[bool] = False
+
+    #: The spec string this backend answers to, e.g. ``"mlx:smollm2-135m"``.
+    spec: str = ""
+
+    @abstractmethod
+    def stream(
+        self,
+        request: GenerateContentRequest,
+        *,
+        cache: str | None,
+        cancel: CancelToken,
+    ) -> AsyncIterator[Chunk]:
+        """Yield text deltas and tool calls, then one `Finish`.
+
+        ``cache`` is a key under which the backend may keep a prompt cache
+        between calls (a session id), or None for no reuse. When ``cancel`` is
+        set the backend stops promptly and yields ``Finish(finish_reason=
+        "cancelled")``, leaving its cache consistent. Failures raise
+        `agent_nb.errors.BackendError`.
+        """
+
+    def rewind_cache(self, cache: str, request: GenerateContentRequest) -> None:  # noqa: B027
+        """History under ``cache`` was cut back to ``request``: trim what no longer matches."""
+
+    def drop_cache(self, cache: str) -> None:  # noqa: B027
+        """Free everything kept under ``cache``."""
+
+    def cache_bytes(self, cache: str) -> int:
+        """Bytes held for ``cache`` (0 when the backend keeps nothing)."""
+        return 0
+
+    def trim_memory(self, keep: frozenset[str] = frozenset()) -> int:
+        """Drop caches not in ``keep``; return the bytes freed."""
+        return 0
+
+    def memory(self) -> dict[str, Any]:
+        """Backend-specific memory figures for `AgentRunner.memory()`."""
+        return {}
+
+    def close(self) -> None:  # noqa: B027
+        """Release the model and every cache (interpreter exit, runner shutdown)."""

@@ -1,0 +1,122 @@
+"""`ScriptedBackend`: the one fake, shipped in the library.
+
+Replies come out in the order they were enqueued, word by word, with an
+optional delay per token so that cancellation and streaming can be tested and
+demonstrated offline. With nothing enqueued it echoes the last user message,
+which keeps teaching notebooks deterministic without a model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import ClassVar, TypeAlias
+
+from .._types import GenerateContentRequest, Role, Usage
+from ..errors import BackendError
+from ._base import Backend, CancelToken, Chunk, Finish, TextDelta, ToolCallChunk
+
+__all__ = ["ScriptedBackend", "ScriptedReply"]
+
+ScriptedReply: TypeAlias = "str | ToolCallChunk | Sequence[ToolCallChunk] | BaseException"
+
+_TOKEN = re.compile(r"\s*\S+|\s+")
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _count_prompt_tokens(request: GenerateContentRequest) -> int:
+    words = len(_tokens(request.system_instruction))
+    for content in request.contents:
+        for part in content.parts:
+            if part.text:
+                words += len(_tokens(part.text))
+            elif part.function_call or part.function_response:
+                words += 1
+    return words
+
+
+class ScriptedBackend(Backend):
+    """A deterministic model: enqueue replies, tool calls or errors in order.
+
+    >>> backend = ScriptedBackend(["Hello there."])
+    >>> backend.enqueue(ToolCallChunk("add", {"a": 1, "b": 2}), "The sum is 3.")
+
+    ``token_delay`` seconds pass between streamed tokens. Every request the
+    backend receives is kept in ``requests`` for inspection.
+    """
+
+    supports_tools: ClassVar[bool] = True
+    supports_prompt_cache: ClassVar[bool] = False
+    spec = "scripted"
+
+    def __init__(self, replies: Iterable[ScriptedReply] = (), *, token_delay: float = 0.0) -> None:
+        self._queue: deque[ScriptedReply] = deque(replies)
+        self.token_delay = token_delay
+        self.requests: list[GenerateContentRequest] = []
+
+    def enqueue(self, *replies: ScriptedReply) -> None:
+        self._queue.extend(replies)
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def _next_reply(self, request: GenerateContentRequest) -> ScriptedReply:
+        if self._queue:
+            return self._queue.popleft()
+        last_user = next(
+            (c.text for c in reversed(request.contents) if c.role is Role.USER and c.text), ""
+        )
+        return f"You said: {last_user}"
+
+    async def stream(
+        self, request: GenerateContentRequest, *, cache: str | None, cancel: CancelToken
+    ) -> AsyncIterator[Chunk]:
+        self.requests.append(request)
+        reply = self._next_reply(request)
+        prompt_tokens = _count_prompt_tokens(request)
+        started = time.perf_counter()
+        if isinstance(reply, BaseException):
+            raise BackendError(f"scripted failure: {reply}") from reply
+        if isinstance(reply, ToolCallChunk):
+            reply = [reply]
+        if not isinstance(reply, str):
+            for call in reply:
+                yield call
+            yield Finish(Usage(prompt_tokens=prompt_tokens, generated_tokens=len(reply)))
+            return
+        generated = 0
+        first: float | None = None
+        finish: str = "stop"
+        for token in _tokens(reply):
+            if generated >= request.config.max_tokens:
+                finish = "length"
+                break
+            if cancel.is_set():
+                finish = "cancelled"
+                break
+            if self.token_delay:
+                await asyncio.sleep(self.token_delay)
+                if cancel.is_set():
+                    finish = "cancelled"
+                    break
+            if first is None:
+                first = time.perf_counter() - started
+            generated += 1
+            yield TextDelta(token)
+        elapsed = time.perf_counter() - started
+        yield Finish(
+            Usage(
+                prompt_tokens=prompt_tokens,
+                generated_tokens=generated,
+                time_to_first_token_s=first,
+                tokens_per_s=generated / elapsed if elapsed > 0 and generated else None,
+            ),
+            finish_reason=finish,  # type: ignore[arg-type]
+        )

@@ -1,0 +1,106 @@
+"""`MemoryStore`: the default, in-process store.
+
+It hands out copies, never its own objects, so code written against it
+behaves the same on `SQLiteStore` (where every read is a fresh object).
+Events are frozen dataclasses with deep-copied payloads, so copying the list
+is enough for them.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from .._state import ScopedDelta
+from .._types import Event
+from ..errors import StaleSessionError
+from ._base import SessionRecord, SessionStore
+
+__all__ = ["MemoryStore"]
+
+_Key = tuple[str, str, str]
+
+
+class MemoryStore(SessionStore):
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sessions: dict[_Key, SessionRecord] = {}
+        self._app_state: dict[str, dict[str, Any]] = {}
+        self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+
+    @staticmethod
+    def _copy(record: SessionRecord) -> SessionRecord:
+        return SessionRecord(
+            record.app_name,
+            record.user_id,
+            record.session_id,
+            state=copy.deepcopy(record.state),
+            events=list(record.events),
+            revision=record.revision,
+            last_update_time=record.last_update_time,
+        )
+
+    def _create(self, record: SessionRecord) -> None:
+        with self._lock:
+            self._sessions[(record.app_name, record.user_id, record.session_id)] = self._copy(
+                record
+            )
+
+    def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
+        with self._lock:
+            stored = self._sessions.get((app_name, user_id, session_id))
+            return None if stored is None else self._copy(stored)
+
+    def _stored(self, record: SessionRecord) -> SessionRecord:
+        stored = self._sessions.get((record.app_name, record.user_id, record.session_id))
+        if stored is None:
+            raise StaleSessionError(
+                f"session {record.session_id!r} is no longer in the store (deleted elsewhere); "
+                "ask the runner for it again"
+            )
+        if stored.revision != record.revision:
+            raise StaleSessionError(
+                f"session {record.session_id!r} changed in the store (revision "
+                f"{stored.revision}, this copy has {record.revision}); reload it and retry"
+            )
+        return stored
+
+    def _append(self, record: SessionRecord, event: Event, delta: ScopedDelta) -> None:
+        with self._lock:
+            stored = self._stored(record)
+            stored.events.append(event)
+            stored.state.update(copy.deepcopy(delta.session))
+            stored.revision += 1
+            stored.last_update_time = event.timestamp
+            if delta.app:
+                self._app_state.setdefault(record.app_name, {}).update(copy.deepcopy(delta.app))
+            if delta.user:
+                key = (record.app_name, record.user_id)
+                self._user_state.setdefault(key, {}).update(copy.deepcopy(delta.user))
+
+    def _truncate(self, record: SessionRecord, keep: int, state: Mapping[str, Any]) -> None:
+        with self._lock:
+            stored = self._stored(record)
+            del stored.events[keep:]
+            stored.state = copy.deepcopy(dict(state))
+            stored.revision += 1
+
+    def delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
+        with self._lock:
+            self._sessions.pop((app_name, user_id, session_id), None)
+
+    def list_sessions(self, app_name: str, user_id: str) -> list[str]:
+        with self._lock:
+            return [
+                sid for (app, user, sid) in self._sessions if app == app_name and user == user_id
+            ]
+
+    def get_app_state(self, app_name: str) -> dict[str, Any]:
+        with self._lock:
+            return copy.deepcopy(self._app_state.get(app_name, {}))
+
+    def get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        with self._lock:
+            return copy.deepcopy(self._user_state.get((app_name, user_id), {}))
