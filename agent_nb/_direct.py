@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 from typing import TYPE_CHECKING
 
 from ._reply import Reply
@@ -45,12 +46,10 @@ def start_direct(runner: AgentRunner, request: GenerateContentRequest) -> EventS
             if task_box and not task_box[0].done():
                 task_box[0].cancel()
 
-        try:
+        with contextlib.suppress(RuntimeError):
             runner._worker.loop.call_soon_threadsafe(
                 runner._worker.loop.call_later, 0.25, cancel_task
             )
-        except RuntimeError:
-            pass
 
     stream = EventStream(done, cancel)
     invocation_id = new_id()
@@ -60,7 +59,7 @@ def start_direct(runner: AgentRunner, request: GenerateContentRequest) -> EventS
     async def run() -> None:
         current = asyncio.current_task()
         assert current is not None
-        task_box.append(current)  # type: ignore[arg-type]
+        task_box.append(current)
         events: list[Event] = []
         text: list[str] = []
         finish: FinishReason = "stop"

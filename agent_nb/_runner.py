@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import contextlib
 import dataclasses
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ._agent import Agent
@@ -143,10 +144,9 @@ class AgentRunner:
                     live.agent = self._resolve_agent(agent)
                 return live
             evicting = self._evicting.get(session_id)
-        if evicting is not None:
+        if evicting is not None and not self._worker.in_worker():
             # Never hand out a half-evicted session: wait for its eviction.
-            if not self._worker.in_worker():
-                evicting[1].result()
+            evicting[1].result()
         return self._open(session_id, agent, ephemeral=False)
 
     def _resolve_agent(self, agent: Agent | str | None) -> Agent:
@@ -212,8 +212,8 @@ class AgentRunner:
             backend.drop_cache(key)
 
     def _after_rewind(self, session: AgentSession) -> None:
-        from ._turn import build_request
         from ._session import TurnOptions
+        from ._turn import build_request
 
         with self._lock:
             backends = list(self._backends.values())
@@ -393,10 +393,8 @@ class AgentRunner:
                     continue
         except KeyboardInterrupt:
             stream.cancel()
-            try:
+            with contextlib.suppress(Exception):
                 future.result(timeout=10)
-            except Exception:
-                pass
             raise
 
     # -- memory ---------------------------------------------------------------
@@ -441,10 +439,8 @@ class AgentRunner:
         for session in sessions:
             turn = session._active
             if turn is not None:
-                try:
+                with contextlib.suppress(Exception):
                     turn.future.result(timeout=max(0.0, deadline - time.monotonic()))
-                except Exception:
-                    pass
         self._worker.stop()
         with self._lock:
             backends = list(self._backends.values())

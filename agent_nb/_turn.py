@@ -38,10 +38,7 @@ __all__ = ["run_turn", "tool_result_payload"]
 
 def tool_result_payload(result: Any) -> dict[str, Any]:
     """Tool results travel as JSON objects; anything else is wrapped or stringified."""
-    if isinstance(result, dict):
-        payload = result
-    else:
-        payload = {"result": result}
+    payload = result if isinstance(result, dict) else {"result": result}
     try:
         import json
 

@@ -188,7 +188,9 @@ class Usage:
                 if self.time_to_first_token_s is not None
                 else other.time_to_first_token_s
             ),
-            tokens_per_s=other.tokens_per_s if other.tokens_per_s is not None else self.tokens_per_s,
+            tokens_per_s=(
+                other.tokens_per_s if other.tokens_per_s is not None else self.tokens_per_s
+            ),
             peak_memory_bytes=max(
                 (m for m in (self.peak_memory_bytes, other.peak_memory_bytes) if m is not None),
                 default=None,

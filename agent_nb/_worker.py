@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -75,10 +76,8 @@ class Worker:
             await asyncio.gather(*tasks, return_exceptions=True)
 
         if thread is not None and thread.is_alive() and threading.current_thread() is not thread:
-            try:
+            with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
                 asyncio.run_coroutine_threadsafe(drain(), loop).result(timeout)
-            except (concurrent.futures.TimeoutError, RuntimeError):
-                pass
             loop.call_soon_threadsafe(loop.stop)
             thread.join(timeout)
         if not loop.is_running():

@@ -32,5 +32,6 @@ def resolve_store(store: str | SessionStore | None) -> SessionStore:
 
         return SQLiteStore(store[len("sqlite:///") :])
     raise ValueError(
-        f"store must be None, 'memory', 'sqlite:///path/to/file.db' or a SessionStore; got {store!r}"
+        "store must be None, 'memory', 'sqlite:///path/to/file.db' or a SessionStore; "
+        f"got {store!r}"
     )
