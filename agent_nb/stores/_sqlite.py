@@ -1,0 +1,430 @@
+"""`SQLiteStore`: sessions that survive a kernel restart, in one SQLite file.
+
+Why it looks the way it does:
+
+* **ADK-like tables** (``app_states``, ``user_states``, ``sessions``,
+  ``events``) so the layout is familiar and a session is a plain query away.
+  State is kept as one JSON object per row; every event keeps its full JSON
+  (`agent_nb._codec`) plus a few columns for ordering and look-ups.
+* **One transaction per appended event.** The event row, the session's state
+  and revision, and any ``app:``/``user:`` state change are committed together
+  (``BEGIN IMMEDIATE`` ... ``COMMIT``), so a crash leaves either all of an
+  event or none of it. A turn is several events, so a crash mid-turn leaves a
+  *prefix* of that turn, never a torn event.
+* **WAL journal** so readers (the kernel thread, another notebook) never block
+  the writer, and ``synchronous=FULL`` by default so a committed event
+  survives power loss too (``durable=False`` trades that for speed: a process
+  crash still loses nothing, a power cut may drop the last commits).
+* **A revision per session**, checked inside the same transaction as the
+  write: a second kernel (or a stale copy of the record) that writes after
+  someone else gets `StaleSessionError` instead of silently forking history.
+* **Schema version** in ``PRAGMA user_version`` with a migration hook:
+  ``migrations[v]`` brings a database from version ``v - 1`` to ``v``; on open
+  every missing step runs in its own transaction. A newer file than this
+  code understands is refused rather than damaged.
+* **Threads**: the runner writes from its worker thread and reads from the
+  kernel thread, so the one connection is opened with
+  ``check_same_thread=False`` and every use holds a lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .._codec import event_from_dict, event_to_dict
+from .._state import ScopedDelta
+from .._types import Event
+from ..errors import StaleSessionError
+from ._base import SessionRecord, SessionStore
+
+__all__ = ["SCHEMA_VERSION", "Migration", "SQLiteStore"]
+
+Migration = Callable[[sqlite3.Connection], None]
+
+_SCHEMA_V1 = """
+CREATE TABLE app_states (
+    app_name TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    update_time REAL NOT NULL
+);
+CREATE TABLE user_states (
+    app_name TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    update_time REAL NOT NULL,
+    PRIMARY KEY (app_name, user_id)
+);
+CREATE TABLE sessions (
+    app_name TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    create_time REAL NOT NULL,
+    update_time REAL NOT NULL,
+    PRIMARY KEY (app_name, user_id, id)
+);
+CREATE TABLE events (
+    app_name TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    invocation_id TEXT NOT NULL,
+    author TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    timestamp REAL NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (app_name, user_id, session_id, seq)
+);
+"""
+
+
+def _create_v1(conn: sqlite3.Connection) -> None:
+    for statement in _SCHEMA_V1.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+#: The schema this code writes. Bump it and add ``MIGRATIONS[n]`` together.
+SCHEMA_VERSION = 1
+MIGRATIONS: dict[int, Migration] = {1: _create_v1}
+
+
+def _dumps(value: Any) -> str:
+    # NaN/inf are allowed (Python reads them back): a speed figure of inf must
+    # not cost the user a recorded event. State values are checked upstream.
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _check_path(path: Path) -> None:
+    """Fail before sqlite does, with a message that names the path."""
+    if path.is_dir():
+        raise IsADirectoryError(
+            f"SQLiteStore path {str(path)!r} is a directory; give a file name inside it, "
+            f"e.g. {str(path / 'sessions.db')!r}"
+        )
+    parent = path.parent
+    if not parent.is_dir():
+        raise FileNotFoundError(
+            f"cannot open SQLiteStore at {str(path)!r}: directory {str(parent)!r} does not "
+            "exist; create it first (os.makedirs) or choose another path"
+        )
+    target = path if path.exists() else parent
+    if not os.access(target, os.W_OK) or not os.access(parent, os.W_OK):
+        raise PermissionError(
+            f"cannot write SQLiteStore at {str(path)!r}: {str(target)!r} is not writable "
+            "(SQLite also needs to create journal files next to it); choose a writable path"
+        )
+
+
+class SQLiteStore(SessionStore):
+    """A `SessionStore` in one SQLite file, so sessions survive kernel restarts.
+
+    >>> runner = AgentRunner(store="sqlite:///sessions.db")        # doctest: +SKIP
+    >>> runner = AgentRunner(store=SQLiteStore("~/agent.db"))     # doctest: +SKIP
+
+    After a restart ``runner.get_or_create_session(id)`` comes back with its
+    history and state (the model's KV cache is rebuilt on the next turn).
+    ``session.close()`` only frees memory; ``delete()`` removes the rows too.
+
+    ``path`` is a file path (``~`` expanded) or ``":memory:"``; its directory
+    must exist and be writable. ``durable=False`` uses ``synchronous=NORMAL``
+    (faster appends; a power cut may lose the last commits, a crash does not).
+    ``timeout`` is how long a write waits for another process's lock.
+
+    Rewinding (``truncate_events``) replays session state only: ``app:`` and
+    ``user:`` state is shared with other sessions and is not rolled back.
+    """
+
+    persistent: ClassVar[bool] = True
+    #: The schema version this class writes, and the steps that get there.
+    schema_version: ClassVar[int] = SCHEMA_VERSION
+    migrations: ClassVar[Mapping[int, Migration]] = MIGRATIONS
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, durable: bool = True, timeout: float = 10.0
+    ) -> None:
+        self.path = str(path) if str(path) == ":memory:" else str(Path(path).expanduser())
+        if self.path != ":memory:":
+            _check_path(Path(self.path))
+        self._lock = threading.RLock()
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise OSError(f"cannot open SQLiteStore at {self.path!r}: {exc}") from exc
+        self._conn: sqlite3.Connection | None = conn
+        try:
+            self.journal_mode = str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
+            conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            self._migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            self._conn = None
+            raise ValueError(
+                f"{self.path!r} is not a usable agent_nb session database ({exc}); "
+                "point SQLiteStore at a new file or at one agent_nb created"
+            ) from exc
+        except BaseException:
+            conn.close()
+            self._conn = None
+            raise
+
+    # -- connection, transactions, schema -------------------------------------
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taking SQLite's write lock up front so the
+        revision read and the write cannot interleave with another process."""
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for multi-statement reads."""
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError(
+                f"SQLiteStore({self.path!r}) is closed; open a new SQLiteStore (or AgentRunner) "
+                "on the same path to get the stored sessions back"
+            )
+        return self._conn
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        target = self.schema_version
+        while True:
+            current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if current > target:
+                raise RuntimeError(
+                    f"{self.path!r} has session schema version {current}, but this agent_nb "
+                    f"only knows up to {target}; upgrade agent_nb or use another file"
+                )
+            if current == target:
+                return
+            step = self.migrations.get(current + 1)
+            if step is None:
+                raise RuntimeError(
+                    f"no migration from session schema version {current} to {current + 1}"
+                )
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                # Another process may have migrated while we waited for the lock.
+                if int(conn.execute("PRAGMA user_version").fetchone()[0]) == current:
+                    step(conn)
+                    conn.execute(f"PRAGMA user_version={current + 1}")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @property
+    def user_version(self) -> int:
+        """The schema version stored in the file."""
+        with self._lock:
+            return int(self._connection().execute("PRAGMA user_version").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the connection (checkpointing the WAL). The data stays on disk."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r})"
+
+    # -- SessionStore ----------------------------------------------------------
+
+    def _create(self, record: SessionRecord) -> None:
+        key = (record.app_name, record.user_id, record.session_id)
+        with self._tx() as conn:
+            conn.execute(
+                "DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO sessions"
+                " (app_name, user_id, id, state, revision, create_time, update_time)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    *key,
+                    _dumps(record.state),
+                    record.revision,
+                    time.time(),
+                    record.last_update_time,
+                ),
+            )
+
+    def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
+        key = (app_name, user_id, session_id)
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT state, revision, update_time FROM sessions"
+                " WHERE app_name=? AND user_id=? AND id=?",
+                key,
+            ).fetchone()
+            if row is None:
+                return None
+            rows = conn.execute(
+                "SELECT data FROM events WHERE app_name=? AND user_id=? AND session_id=?"
+                " ORDER BY seq",
+                key,
+            ).fetchall()
+        return SessionRecord(
+            app_name,
+            user_id,
+            session_id,
+            state=json.loads(row[0]),
+            events=[event_from_dict(json.loads(data)) for (data,) in rows],
+            revision=row[1],
+            last_update_time=row[2],
+        )
+
+    def _check_revision(self, conn: sqlite3.Connection, record: SessionRecord) -> dict[str, Any]:
+        """The stored session state, if ``record`` is still current; else raise."""
+        row = conn.execute(
+            "SELECT revision, state FROM sessions WHERE app_name=? AND user_id=? AND id=?",
+            (record.app_name, record.user_id, record.session_id),
+        ).fetchone()
+        if row is None:
+            raise StaleSessionError(
+                f"session {record.session_id!r} is no longer in {self.path!r} (deleted by "
+                "another runner or kernel); ask the runner for it again to start afresh"
+            )
+        if row[0] != record.revision:
+            raise StaleSessionError(
+                f"session {record.session_id!r} in {self.path!r} was changed by another "
+                f"writer (stored revision {row[0]}, this copy has {record.revision}); close "
+                "it and call get_or_create_session again to load the current history"
+            )
+        state: dict[str, Any] = json.loads(row[1])
+        return state
+
+    def _set_session(
+        self, conn: sqlite3.Connection, record: SessionRecord, state: Mapping[str, Any], now: float
+    ) -> None:
+        conn.execute(
+            "UPDATE sessions SET revision=revision+1, state=?, update_time=?"
+            " WHERE app_name=? AND user_id=? AND id=?",
+            (_dumps(state), now, record.app_name, record.user_id, record.session_id),
+        )
+
+    def _append(self, record: SessionRecord, event: Event, delta: ScopedDelta) -> None:
+        data = event_to_dict(event)
+        payload = _dumps(data)  # fails (TypeError/ValueError) before anything is written
+        key = (record.app_name, record.user_id, record.session_id)
+        with self._tx() as conn:
+            state = self._check_revision(conn, record)
+            state.update(delta.session)
+            self._set_session(conn, record, state, event.timestamp)
+            conn.execute(
+                "INSERT INTO events (app_name, user_id, session_id, seq, id, invocation_id,"
+                " author, kind, timestamp, data) VALUES (?, ?, ?,"
+                " (SELECT COALESCE(MAX(seq) + 1, 0) FROM events"
+                "  WHERE app_name=? AND user_id=? AND session_id=?),"
+                " ?, ?, ?, ?, ?, ?)",
+                (
+                    *key,
+                    *key,
+                    event.id,
+                    event.invocation_id,
+                    event.author,
+                    data["kind"],
+                    event.timestamp,
+                    payload,
+                ),
+            )
+            if delta.app:
+                self._merge_state(conn, "app_states", (record.app_name,), delta.app)
+            if delta.user:
+                self._merge_state(
+                    conn, "user_states", (record.app_name, record.user_id), delta.user
+                )
+
+    @staticmethod
+    def _merge_state(
+        conn: sqlite3.Connection, table: str, key: tuple[str, ...], delta: Mapping[str, Any]
+    ) -> None:
+        where = " AND ".join(f"{col}=?" for col in ("app_name", "user_id")[: len(key)])
+        row = conn.execute(f"SELECT state FROM {table} WHERE {where}", key).fetchone()
+        state = json.loads(row[0]) if row else {}
+        state.update(delta)
+        cols = ", ".join(("app_name", "user_id")[: len(key)])
+        marks = ", ".join("?" * len(key))
+        conn.execute(
+            f"INSERT OR REPLACE INTO {table} ({cols}, state, update_time)"
+            f" VALUES ({marks}, ?, ?)",
+            (*key, _dumps(state), time.time()),
+        )
+
+    def _truncate(self, record: SessionRecord, keep: int, state: Mapping[str, Any]) -> None:
+        with self._tx() as conn:
+            self._check_revision(conn, record)
+            self._set_session(conn, record, state, time.time())
+            conn.execute(
+                "DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=? AND seq>=?",
+                (record.app_name, record.user_id, record.session_id, keep),
+            )
+
+    def delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
+        key = (app_name, user_id, session_id)
+        with self._tx() as conn:
+            conn.execute(
+                "DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key
+            )
+            conn.execute("DELETE FROM sessions WHERE app_name=? AND user_id=? AND id=?", key)
+
+    def list_sessions(self, app_name: str, user_id: str) -> list[str]:
+        with self._lock:
+            rows = self._connection().execute(
+                "SELECT id FROM sessions WHERE app_name=? AND user_id=?"
+                " ORDER BY create_time, rowid",
+                (app_name, user_id),
+            ).fetchall()
+        return [sid for (sid,) in rows]
+
+    def clear_user(self, app_name: str, user_id: str) -> None:
+        """Delete every stored session of the user in one transaction."""
+        with self._tx() as conn:
+            conn.execute("DELETE FROM events WHERE app_name=? AND user_id=?", (app_name, user_id))
+            conn.execute(
+                "DELETE FROM sessions WHERE app_name=? AND user_id=?", (app_name, user_id)
+            )
+
+    def get_app_state(self, app_name: str) -> dict[str, Any]:
+        return self._state_row("SELECT state FROM app_states WHERE app_name=?", (app_name,))
+
+    def get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        return self._state_row(
+            "SELECT state FROM user_states WHERE app_name=? AND user_id=?", (app_name, user_id)
+        )
+
+    def _state_row(self, sql: str, key: tuple[str, ...]) -> dict[str, Any]:
+        with self._lock:
+            row = self._connection().execute(sql, key).fetchone()
+        state: dict[str, Any] = json.loads(row[0]) if row else {}
+        return state
