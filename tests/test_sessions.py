@@ -115,7 +115,7 @@ def test_second_concurrent_turn_is_busy(runner: AgentRunner, scripted: ScriptedB
                 session.run_async("second")
 
     asyncio.run(main())
-    assert [e.text for e in session.history if isinstance(e, TextMessage)][0] == "first"
+    assert next(e.text for e in session.history if isinstance(e, TextMessage)) == "first"
     assert all(e.text != "second" for e in session.history if isinstance(e, TextMessage))
 
 
@@ -377,7 +377,7 @@ def test_rewind_drops_the_turn_and_later_ones(runner: AgentRunner) -> None:
 
 def test_unknown_model_spec_names_what_exists() -> None:
     with pytest.raises(ModelNotFoundError) as info:
-        AgentRunner(model="nonsense").backend
+        _ = AgentRunner(model="nonsense").backend
     assert "mlx:smollm2-135m" in str(info.value) and "openai:" in str(info.value)
     runner = AgentRunner(model="scripted")
     with pytest.raises(ModelNotFoundError):
