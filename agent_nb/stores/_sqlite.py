@@ -263,9 +263,7 @@ class SQLiteStore(SessionStore):
     def _create(self, record: SessionRecord) -> None:
         key = (record.app_name, record.user_id, record.session_id)
         with self._tx() as conn:
-            conn.execute(
-                "DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key
-            )
+            conn.execute("DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key)
             conn.execute(
                 "INSERT OR REPLACE INTO sessions"
                 " (app_name, user_id, id, state, revision, create_time, update_time)"
@@ -376,8 +374,7 @@ class SQLiteStore(SessionStore):
         cols = ", ".join(("app_name", "user_id")[: len(key)])
         marks = ", ".join("?" * len(key))
         conn.execute(
-            f"INSERT OR REPLACE INTO {table} ({cols}, state, update_time)"
-            f" VALUES ({marks}, ?, ?)",
+            f"INSERT OR REPLACE INTO {table} ({cols}, state, update_time) VALUES ({marks}, ?, ?)",
             (*key, _dumps(state), time.time()),
         )
 
@@ -393,27 +390,27 @@ class SQLiteStore(SessionStore):
     def delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         key = (app_name, user_id, session_id)
         with self._tx() as conn:
-            conn.execute(
-                "DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key
-            )
+            conn.execute("DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key)
             conn.execute("DELETE FROM sessions WHERE app_name=? AND user_id=? AND id=?", key)
 
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:
         with self._lock:
-            rows = self._connection().execute(
-                "SELECT id FROM sessions WHERE app_name=? AND user_id=?"
-                " ORDER BY create_time, rowid",
-                (app_name, user_id),
-            ).fetchall()
+            rows = (
+                self._connection()
+                .execute(
+                    "SELECT id FROM sessions WHERE app_name=? AND user_id=?"
+                    " ORDER BY create_time, rowid",
+                    (app_name, user_id),
+                )
+                .fetchall()
+            )
         return [sid for (sid,) in rows]
 
     def clear_user(self, app_name: str, user_id: str) -> None:
         """Delete every stored session of the user in one transaction."""
         with self._tx() as conn:
             conn.execute("DELETE FROM events WHERE app_name=? AND user_id=?", (app_name, user_id))
-            conn.execute(
-                "DELETE FROM sessions WHERE app_name=? AND user_id=?", (app_name, user_id)
-            )
+            conn.execute("DELETE FROM sessions WHERE app_name=? AND user_id=?", (app_name, user_id))
 
     def get_app_state(self, app_name: str) -> dict[str, Any]:
         return self._state_row("SELECT state FROM app_states WHERE app_name=?", (app_name,))

@@ -1,0 +1,375 @@
+"""One conformance suite for every `SessionStore`.
+
+Each test runs against `MemoryStore` and `SQLiteStore` (a real file). Where a
+test reads back through ``stores.reopen()``, the SQLite case closes the file
+and opens a fresh `SQLiteStore` on it, so "stored" means "on disk".
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_nb._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
+from agent_nb.errors import StaleSessionError
+from agent_nb.stores import MemoryStore, SessionRecord, SessionStore, SQLiteStore
+
+APP, USER = "app", "alice"
+
+
+class Stores:
+    """Makes stores of one kind; ``reopen`` gives the same data through a new object."""
+
+    def __init__(self, kind: str, tmp_path: Path) -> None:
+        self.kind = kind
+        self.tmp_path = tmp_path
+        self.count = 0
+        self.opened: list[SessionStore] = []
+        self.store = self.new()
+
+    def new(self) -> SessionStore:
+        self.count += 1
+        store: SessionStore
+        if self.kind == "memory":
+            store = MemoryStore()
+        else:
+            store = SQLiteStore(self.tmp_path / f"store{self.count}.db")
+        self.opened.append(store)
+        return store
+
+    def reopen(self) -> SessionStore:
+        if self.kind == "memory":
+            return self.store
+        assert isinstance(self.store, SQLiteStore)
+        self.store.close()
+        self.store = SQLiteStore(self.store.path)
+        self.opened.append(self.store)
+        return self.store
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
+    made = Stores(request.param, tmp_path)
+    yield made
+    for store in made.opened:
+        store.close()
+
+
+@pytest.fixture
+def store(stores: Stores) -> SessionStore:
+    return stores.store
+
+
+def msg(text: str, /, **delta: Any) -> TextMessage:
+    return TextMessage(text=text, author="user", invocation_id="inv", state_delta=delta)
+
+
+def new(store: SessionStore, session_id: str = "s1", user: str = USER) -> SessionRecord:
+    return store.create_session(APP, user, session_id)
+
+
+def stored(store: SessionStore, session_id: str = "s1", user: str = USER) -> SessionRecord:
+    record = store.get_session(APP, user, session_id)
+    assert record is not None, f"session {session_id!r} should be stored"
+    return record
+
+
+def test_unknown_session_is_none_and_new_session_is_empty(store: SessionStore) -> None:
+    assert store.get_session(APP, USER, "nope") is None
+    record = new(store)
+    assert (record.events, record.state, record.revision) == ([], {}, 0)
+    again = stored(store)
+    assert (again.events, again.state, again.revision) == ([], {}, 0)
+    assert again is not record
+
+
+def test_every_event_kind_round_trips(stores: Stores) -> None:
+    record = new(stores.store)
+    events: list[Event] = [
+        msg("hello", n=1),
+        FunctionCall(name="add", args={"a": [1, {"b": None}], "c": "é"}, author="m"),
+        FunctionResponse(name="add", response={"result": 3.5}, call_id="c1", author="m"),
+        TextMessage(text="partly", author="m", interrupted=True),
+        TurnComplete(
+            usage=Usage(prompt_tokens=5, cached_tokens=2, generated_tokens=3, tokens_per_s=9.5),
+            finish_reason="cancelled",
+            interrupted=True,
+            error="BackendError: boom",
+        ),
+    ]
+    for event in events:
+        stores.store.append_event(record, event)
+    back = stored(stores.reopen())
+    assert back.events == events
+    assert [type(e) for e in back.events] == [type(e) for e in events]
+    assert back.revision == record.revision == len(events)
+
+
+def test_reads_are_copies(store: SessionStore) -> None:
+    record = new(store)
+    store.append_event(
+        record, msg("hi", nested={"list": [1, 2]}, **{"app:a": {"k": [1]}, "user:u": [1]})
+    )
+    got = stored(store)
+    got.state["nested"]["list"].append(99)
+    got.state["extra"] = 1
+    got.events.clear()
+    store.get_app_state(APP)["a"]["k"].append(99)
+    store.get_user_state(APP, USER)["u"].append(99)
+    store.merged_state(record)["app:a"]["k"].append(99)
+
+    fresh = stored(store)
+    assert fresh.state == {"nested": {"list": [1, 2]}}
+    assert len(fresh.events) == 1
+    assert store.get_app_state(APP) == {"a": {"k": [1]}}
+    assert store.get_user_state(APP, USER) == {"u": [1]}
+    # The caller's record is not the store's object either.
+    record.state["nested"]["list"].append(7)
+    assert stored(store).state == {"nested": {"list": [1, 2]}}
+
+
+def test_delta_is_split_by_prefix(stores: Stores) -> None:
+    record = new(stores.store)
+    stores.store.append_event(
+        record, msg("x", topic="cats", **{"user:lang": "fr", "app:theme": "dark"})
+    )
+    store = stores.reopen()
+    got = stored(store)
+    assert got.state == {"topic": "cats"}
+    assert store.get_user_state(APP, USER) == {"lang": "fr"}
+    assert store.get_app_state(APP) == {"theme": "dark"}
+    assert store.merged_state(got) == {"topic": "cats", "user:lang": "fr", "app:theme": "dark"}
+
+
+def test_temp_keys_are_dropped(stores: Stores) -> None:
+    record = new(stores.store)
+    kept = stores.store.append_event(record, msg("x", keep=1, **{"temp:scratch": "gone"}))
+    assert dict(kept.state_delta) == {"keep": 1}
+    assert dict(record.events[-1].state_delta) == {"keep": 1}
+    got = stored(stores.reopen())
+    assert dict(got.events[0].state_delta) == {"keep": 1}
+    assert got.state == {"keep": 1}
+    assert "temp:scratch" not in stores.store.merged_state(got)
+
+
+def test_partial_events_are_never_stored(stores: Stores) -> None:
+    record = new(stores.store)
+    partial = TextMessage(text="par", author="m", is_partial=True, state_delta={"x": 1})
+    assert stores.store.append_event(record, partial) is partial
+    assert (record.events, record.revision, record.state) == ([], 0, {})
+    got = stored(stores.reopen())
+    assert (got.events, got.revision, got.state) == ([], 0, {})
+
+
+def test_revision_counts_every_write(stores: Stores) -> None:
+    record = new(stores.store)
+    for i in range(3):
+        stores.store.append_event(record, msg(f"m{i}"))
+        assert record.revision == i + 1
+        assert stored(stores.store).revision == i + 1
+    stores.store.truncate_events(record, 1)
+    assert record.revision == 4
+    assert stored(stores.reopen()).revision == 4
+
+
+def test_stale_writer_is_refused_and_nothing_is_written(store: SessionStore) -> None:
+    record = new(store)
+    first = stored(store)
+    second = stored(store)
+    store.append_event(first, msg("from the first writer", who="first"))
+    with pytest.raises(StaleSessionError, match=r"revision 1.*has 0"):
+        store.append_event(second, msg("from a stale writer", who="second"))
+    # The stale copy and the store are both untouched.
+    assert (second.events, second.revision, second.state) == ([], 0, {})
+    now = stored(store)
+    assert [e.text for e in now.events if isinstance(e, TextMessage)] == ["from the first writer"]
+    assert now.state == {"who": "first"}
+    with pytest.raises(StaleSessionError):
+        store.truncate_events(second, 0)
+    assert len(stored(store).events) == 1
+    # Reloading is the documented way out.
+    fresh = stored(store)
+    store.append_event(fresh, msg("after reload"))
+    assert stored(store).revision == 2
+    del record
+
+
+def test_stale_write_does_not_leak_shared_state(store: SessionStore) -> None:
+    new(store)
+    first, second = stored(store), stored(store)
+    store.append_event(first, msg("a"))
+    with pytest.raises(StaleSessionError):
+        store.append_event(second, msg("b", **{"app:x": 1, "user:y": 2}))
+    assert store.get_app_state(APP) == {}
+    assert store.get_user_state(APP, USER) == {}
+
+
+def test_writing_to_a_deleted_session_is_stale(store: SessionStore) -> None:
+    record = new(store)
+    store.delete_session(APP, USER, "s1")
+    with pytest.raises(StaleSessionError, match="s1"):
+        store.append_event(record, msg("too late"))
+    assert store.get_session(APP, USER, "s1") is None
+
+
+def test_truncate_replays_session_state(stores: Stores) -> None:
+    record = new(stores.store)
+    stores.store.append_event(record, msg("one", x=1))
+    stores.store.append_event(record, msg("two", x=2, y=1, **{"user:u": "kept"}))
+    stores.store.append_event(record, msg("three", z=3))
+    stores.store.truncate_events(record, 1)
+    assert record.state == {"x": 1}
+    assert [e.text for e in record.events if isinstance(e, TextMessage)] == ["one"]
+    store = stores.reopen()
+    got = stored(store)
+    assert got.events == record.events
+    assert got.state == {"x": 1}
+    # Shared scopes are not rolled back by one session's rewind.
+    assert store.get_user_state(APP, USER) == {"u": "kept"}
+    # Appending after a rewind continues from the kept prefix.
+    store.append_event(got, msg("four", w=4))
+    again = stored(stores.reopen())
+    assert [e.text for e in again.events if isinstance(e, TextMessage)] == ["one", "four"]
+    assert again.state == {"x": 1, "w": 4}
+
+
+def test_truncate_to_zero_and_bad_keep(store: SessionStore) -> None:
+    record = new(store)
+    store.append_event(record, msg("one", x=1))
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        store.truncate_events(record, 2)
+    with pytest.raises(ValueError):
+        store.truncate_events(record, -1)
+    store.truncate_events(record, 0)
+    got = stored(store)
+    assert (got.events, got.state) == ([], {})
+
+
+def test_delete_removes_only_that_session(stores: Stores) -> None:
+    keep = new(stores.store, "keep")
+    gone = new(stores.store, "gone")
+    stores.store.append_event(keep, msg("k", **{"user:u": 1}))
+    stores.store.append_event(gone, msg("g"))
+    stores.store.delete_session(APP, USER, "gone")
+    stores.store.delete_session(APP, USER, "never-existed")  # no error
+    store = stores.reopen()
+    assert store.get_session(APP, USER, "gone") is None
+    assert store.list_sessions(APP, USER) == ["keep"]
+    assert len(stored(store, "keep").events) == 1
+    assert store.get_user_state(APP, USER) == {"u": 1}
+    # The id can be used again and starts empty.
+    assert new(store, "gone").events == []
+
+
+def test_create_replaces_a_stored_session(store: SessionStore) -> None:
+    record = new(store)
+    store.append_event(record, msg("old", x=1))
+    new(store)
+    got = stored(store)
+    assert (got.events, got.state, got.revision) == ([], {}, 0)
+
+
+def test_list_sessions_oldest_first_per_user_and_app(stores: Stores) -> None:
+    for sid in ("b", "a", "c"):
+        new(stores.store, sid)
+    new(stores.store, "other-user", user="bob")
+    stores.store.create_session("other-app", USER, "z")
+    store = stores.reopen()
+    assert store.list_sessions(APP, USER) == ["b", "a", "c"]
+    assert store.list_sessions(APP, "bob") == ["other-user"]
+    assert store.list_sessions("other-app", USER) == ["z"]
+    assert store.list_sessions(APP, "nobody") == []
+
+
+def test_clear_user_removes_only_that_users_sessions(stores: Stores) -> None:
+    for sid in ("s1", "s2"):
+        stores.store.append_event(new(stores.store, sid), msg("hi"))
+    stores.store.append_event(new(stores.store, "b1", user="bob"), msg("hi"))
+    stores.store.create_session("other-app", USER, "s1")
+    stores.store.clear_user(APP, USER)
+    store = stores.reopen()
+    assert store.list_sessions(APP, USER) == []
+    assert store.get_session(APP, USER, "s1") is None
+    assert store.list_sessions(APP, "bob") == ["b1"]
+    assert len(stored(store, "b1", user="bob").events) == 1
+    assert store.list_sessions("other-app", USER) == ["s1"]
+
+
+def test_app_and_user_state_are_shared_across_sessions(stores: Stores) -> None:
+    one = new(stores.store, "one")
+    two = new(stores.store, "two")
+    bobs = new(stores.store, "b", user="bob")
+    stores.store.append_event(one, msg("x", mine=1, **{"user:lang": "fr", "app:theme": "dark"}))
+    stores.store.append_event(two, msg("y", **{"user:lang": "de"}))
+    store = stores.reopen()
+    assert store.merged_state(stored(store, "one")) == {
+        "mine": 1,
+        "user:lang": "de",
+        "app:theme": "dark",
+    }
+    assert store.merged_state(stored(store, "two")) == {"user:lang": "de", "app:theme": "dark"}
+    assert store.merged_state(stored(store, "b", user="bob")) == {"app:theme": "dark"}
+    other_app = store.create_session("other-app", USER, "o")
+    assert store.merged_state(other_app) == {}
+    del bobs
+
+
+def test_merged_state_key_order_app_user_override_session(store: SessionStore) -> None:
+    # A session key spelled like a prefixed key cannot exist (prefixes route it),
+    # so the merged view is unambiguous: every key appears once.
+    record = new(store)
+    store.append_event(record, msg("x", a=1, **{"user:a": 2, "app:a": 3}))
+    assert store.merged_state(record) == {"a": 1, "user:a": 2, "app:a": 3}
+
+
+# -- a model-based check: random appends and rewinds match a plain-dict model --
+
+_values = st.one_of(st.integers(-5, 5), st.text(max_size=3), st.none(), st.lists(st.booleans()))
+_keys = st.sampled_from(["k", "n", "user:k", "user:n", "app:k", "temp:k"])
+_ops = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("append"), st.sampled_from(["s1", "s2"]), st.dictionaries(_keys, _values)
+        ),
+        st.tuples(st.just("rewind"), st.sampled_from(["s1", "s2"]), st.integers(0, 6)),
+    ),
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ops=_ops)
+def test_random_appends_and_rewinds_match_a_model(stores: Stores, ops: list[Any]) -> None:
+    store = stores.new()
+    records = {sid: store.create_session(APP, USER, sid) for sid in ("s1", "s2")}
+    model: dict[str, list[dict[str, Any]]] = {"s1": [], "s2": []}
+    shared: dict[str, Any] = {}
+    for op, sid, arg in ops:
+        if op == "append":
+            store.append_event(records[sid], msg("m", **arg))
+            kept = {k: copy.deepcopy(v) for k, v in arg.items() if not k.startswith("temp:")}
+            model[sid].append(kept)
+            shared.update({k: v for k, v in kept.items() if ":" in k})
+        else:
+            keep = min(arg, len(model[sid]))
+            store.truncate_events(records[sid], keep)
+            del model[sid][keep:]
+    for sid, deltas in model.items():
+        got = stored(store, sid)
+        assert [dict(e.state_delta) for e in got.events] == deltas
+        expected = {k: v for d in deltas for k, v in d.items() if ":" not in k}
+        assert store.merged_state(got) == {**expected, **shared}
+        assert got.revision == records[sid].revision
+    store.close()
+
+
+def test_persistent_flag(store: SessionStore) -> None:
+    assert store.persistent is isinstance(store, SQLiteStore)
