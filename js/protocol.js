@@ -1,0 +1,128 @@
+// Wire messages between ChatWidget (agent_nb/_protocol.py) and this front end.
+// These JSDoc typedefs mirror the Python TypedDicts one to one; change both together.
+
+/**
+ * @typedef {object} UsageDict
+ * @property {number} prompt_tokens
+ * @property {number} cached_tokens
+ * @property {number} generated_tokens
+ * @property {number | null} time_to_first_token_s
+ * @property {number | null} tokens_per_s
+ */
+
+/**
+ * @typedef {object} UserEntry
+ * @property {"user"} kind
+ * @property {string} id
+ * @property {string} invocation_id
+ * @property {string} text
+ */
+
+/**
+ * @typedef {object} ModelEntry
+ * @property {"model"} kind
+ * @property {string} id
+ * @property {string} invocation_id
+ * @property {string} author
+ * @property {string} text
+ * @property {boolean} interrupted
+ */
+
+/**
+ * @typedef {object} ToolCallEntry
+ * @property {"tool_call"} kind
+ * @property {string} id
+ * @property {string} invocation_id
+ * @property {string} name
+ * @property {string} call_id
+ * @property {Record<string, unknown>} args
+ */
+
+/**
+ * @typedef {object} ToolResultEntry
+ * @property {"tool_result"} kind
+ * @property {string} id
+ * @property {string} invocation_id
+ * @property {string} name
+ * @property {string} call_id
+ * @property {Record<string, unknown>} response
+ */
+
+/**
+ * @typedef {object} TurnEntry
+ * @property {"turn"} kind
+ * @property {string} id
+ * @property {string} invocation_id
+ * @property {string} finish_reason
+ * @property {boolean} interrupted
+ * @property {string | null} error
+ * @property {UsageDict} usage
+ */
+
+/** @typedef {UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry} Entry */
+
+// -- Python -> JS custom messages ------------------------------------------
+
+/**
+ * @typedef {object} DeltaMsg
+ * @property {"delta"} type
+ * @property {string} invocation_id
+ * @property {string} text
+ */
+
+/**
+ * @typedef {object} EntryMsg
+ * @property {"entry"} type
+ * @property {Entry} entry
+ */
+
+/**
+ * @typedef {object} TurnCompleteMsg
+ * @property {"turn_complete"} type
+ * @property {string} invocation_id
+ * @property {string} finish_reason
+ * @property {boolean} interrupted
+ * @property {string | null} error
+ * @property {UsageDict} usage
+ */
+
+/**
+ * @typedef {object} ErrorMsg
+ * @property {"error"} type
+ * @property {string} message
+ */
+
+/** @typedef {DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg} FromPython */
+
+// -- JS -> Python custom messages ------------------------------------------
+
+/**
+ * @typedef {object} SendMsg
+ * @property {"send"} type
+ * @property {string} text
+ */
+
+/**
+ * @typedef {object} StopMsg
+ * @property {"stop"} type
+ */
+
+/**
+ * @typedef {object} NewChatMsg
+ * @property {"new_chat"} type
+ */
+
+/** @typedef {SendMsg | StopMsg | NewChatMsg} FromJs */
+
+// -- synced traits -----------------------------------------------------------
+
+/**
+ * @typedef {object} WidgetState
+ * @property {string} session_id
+ * @property {Entry[]} transcript
+ * @property {boolean} busy
+ * @property {boolean} session_closed
+ * @property {string} model_label
+ */
+
+export {};
