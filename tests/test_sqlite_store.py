@@ -1,0 +1,380 @@
+"""What only `SQLiteStore` has: a file, WAL, a schema version, and sessions
+that come back in a new runner or a new process (a kernel restart)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from agent_nb import Agent, AgentRunner, TextMessage, ToolContext, TurnComplete
+from agent_nb.backends import ScriptedBackend, ToolCallChunk
+from agent_nb.errors import StaleSessionError
+from agent_nb.stores import SQLiteStore, resolve_store
+from agent_nb.stores._sqlite import MIGRATIONS, SCHEMA_VERSION, Migration
+
+APP, USER = "agent_nb", "default"
+
+
+def texts(events: list[Any]) -> list[str]:
+    return [e.text for e in events if isinstance(e, TextMessage)]
+
+
+def raw(db: Path, sql: str) -> list[Any]:
+    """Look at the file with a separate, plain sqlite3 connection."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
+
+
+# -- the file ------------------------------------------------------------------
+
+
+def test_wal_journal_tables_and_schema_version(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    store = SQLiteStore(db)
+    try:
+        assert store.journal_mode == "wal"
+        assert raw(db, "PRAGMA journal_mode") == [("wal",)]
+        assert store.user_version == SCHEMA_VERSION
+        assert raw(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
+        tables = {name for (name,) in raw(db, "SELECT name FROM sqlite_master WHERE type='table'")}
+        assert {"app_states", "user_states", "sessions", "events"} <= tables
+    finally:
+        store.close()
+    assert raw(db, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_resolve_store_sqlite_url(tmp_path: Path) -> None:
+    store = resolve_store(f"sqlite:///{tmp_path}/url.db")
+    try:
+        assert isinstance(store, SQLiteStore)
+        assert store.path == str(tmp_path / "url.db")
+        assert store.persistent
+    finally:
+        store.close()
+    with pytest.raises(ValueError, match="sqlite:///path"):
+        resolve_store("sqlite:/nowhere.db")
+
+
+def test_one_event_is_one_row_with_the_revision_bumped(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    store = SQLiteStore(db)
+    record = store.create_session(APP, USER, "s")
+    event = TextMessage(text="hi", author="user", state_delta={"n": 1, "user:l": "fr"})
+    store.append_event(record, event)
+    # Visible to another connection at once: the transaction committed.
+    assert raw(db, "SELECT seq, id, kind FROM events") == [(0, event.id, "text")]
+    assert raw(db, "SELECT revision, state FROM sessions") == [(1, '{"n":1}')]
+    assert raw(db, "SELECT state FROM user_states") == [('{"l":"fr"}',)]
+    store.close()
+
+
+class _V2(SQLiteStore):
+    """A future schema: version 2 adds a column, through the migration hook."""
+
+    calls: ClassVar[list[int]] = []
+    schema_version = 2
+
+    @staticmethod
+    def _add_title(conn: sqlite3.Connection) -> None:
+        _V2.calls.append(1)
+        conn.execute("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
+
+    migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, 2: _add_title}
+
+
+def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    old = SQLiteStore(db)
+    old.append_event(old.create_session(APP, USER, "s"), TextMessage(text="kept", author="user"))
+    old.close()
+
+    _V2.calls.clear()
+    new = _V2(db)
+    assert new.user_version == 2 and _V2.calls == [1]
+    assert "title" in {row[1] for row in raw(db, "PRAGMA table_info(sessions)")}
+    record = new.get_session(APP, USER, "s")
+    assert record is not None and texts(record.events) == ["kept"]
+    new.close()
+    _V2(db).close()
+    assert _V2.calls == [1], "a migration must not run again on a migrated file"
+
+    # This code only knows version 1: it refuses the newer file instead of damaging it.
+    with pytest.raises(RuntimeError, match=r"version 2.*upgrade agent_nb"):
+        SQLiteStore(db)
+
+
+def test_failed_migration_rolls_back(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    SQLiteStore(db).close()
+
+    def broken(conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE TABLE half_done (x)")
+        raise RuntimeError("migration bug")
+
+    class Broken(SQLiteStore):
+        schema_version = 2
+        migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, 2: broken}
+
+    with pytest.raises(RuntimeError, match="migration bug"):
+        Broken(db)
+    assert raw(db, "PRAGMA user_version") == [(1,)]
+    assert raw(db, "SELECT name FROM sqlite_master WHERE name='half_done'") == []
+    SQLiteStore(db).close()  # still opens with the old code
+
+
+def test_bad_paths_name_the_path(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "dir" / "s.db"
+    with pytest.raises(FileNotFoundError, match=r"no/such/dir.*does not exist"):
+        SQLiteStore(missing)
+    with pytest.raises(IsADirectoryError, match=re.escape(str(tmp_path))):
+        SQLiteStore(tmp_path)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database file at all" * 100)
+    with pytest.raises(ValueError, match=r"junk\.db.*not a usable agent_nb session database"):
+        SQLiteStore(junk)
+    assert junk.read_bytes().startswith(b"this is not"), "a foreign file must be left alone"
+
+
+def test_closed_store_says_how_to_get_data_back(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    store.close()
+    store.close()  # twice is fine
+    with pytest.raises(RuntimeError, match="is closed; open a new SQLiteStore"):
+        store.list_sessions(APP, USER)
+
+
+def test_two_processes_worth_of_stores_on_one_file(tmp_path: Path) -> None:
+    """Two kernels on one file: reads see each other's commits, a stale write is refused."""
+    db = tmp_path / "s.db"
+    first, second = SQLiteStore(db), SQLiteStore(db)
+    try:
+        mine = first.create_session(APP, USER, "s")
+        theirs = second.get_session(APP, USER, "s")
+        assert theirs is not None
+        first.append_event(mine, TextMessage(text="first", author="user"))
+        with pytest.raises(StaleSessionError, match="changed by another writer"):
+            second.append_event(theirs, TextMessage(text="second", author="user"))
+        reloaded = second.get_session(APP, USER, "s")
+        assert reloaded is not None and texts(reloaded.events) == ["first"]
+        second.append_event(reloaded, TextMessage(text="second", author="user"))
+        seen_by_first = first.get_session(APP, USER, "s")
+        assert seen_by_first is not None
+        assert texts(seen_by_first.events) == ["first", "second"]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_writer_threads_and_a_reader_thread_share_one_store(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db", durable=False)
+    errors: list[BaseException] = []
+
+    def write(sid: str) -> None:
+        try:
+            record = store.create_session(APP, USER, sid)
+            for i in range(40):
+                store.append_event(record, TextMessage(text=str(i), author="user"))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(f"t{n}",)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    while any(t.is_alive() for t in threads):  # read from this thread meanwhile
+        for sid in store.list_sessions(APP, USER):
+            record = store.get_session(APP, USER, sid)
+            assert record is None or record.revision == len(record.events)
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    for n in range(4):
+        record = store.get_session(APP, USER, f"t{n}")
+        assert record is not None and texts(record.events) == [str(i) for i in range(40)]
+    store.close()
+
+
+# -- through the real runner -----------------------------------------------------
+
+
+def remember(fact: str, tool_context: ToolContext) -> str:
+    """Remember a fact for later turns.
+
+    Args:
+        fact: what to remember
+    """
+    tool_context.state["fact"] = fact
+    tool_context.state["user:facts"] = [*tool_context.state.get("user:facts", []), fact]
+    tool_context.state["temp:scratch"] = "never stored"
+    return "noted"
+
+
+def runner_on(db: Path, *replies: Any, user_id: str = USER) -> AgentRunner:
+    return AgentRunner(
+        Agent(tools=[remember]),
+        model=ScriptedBackend(list(replies)),
+        store=f"sqlite:///{db}",
+        user_id=user_id,
+    )
+
+
+def test_a_new_runner_resumes_history_and_state(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    first = runner_on(db, ToolCallChunk("remember", {"fact": "cats purr"}), "Noted.")
+    session = first.get_or_create_session("demo")
+    session.run("remember cats", state_delta={"topic": "cats", "app:theme": "dark"})
+    before, state_before = session.history, session.state
+    first.shutdown()
+
+    second = runner_on(db, "Cats purr.")
+    try:
+        again = second.get_or_create_session("demo")
+        assert again.history == before
+        assert (
+            again.state
+            == state_before
+            == {
+                "topic": "cats",
+                "fact": "cats purr",
+                "user:facts": ["cats purr"],
+                "app:theme": "dark",
+            }
+        )
+        assert again.turns == 1
+        assert second.stored_session_ids() == ["demo"]
+        reply = again.run("what do cats do?")
+        assert reply.text == "Cats purr."
+        # The model saw the resumed history: the KV cache is rebuilt from it.
+        backend = second.backend
+        assert isinstance(backend, ScriptedBackend)
+        seen = [c.text for c in backend.requests[-1].contents if c.text]
+        assert seen == ["remember cats", "Noted.", "what do cats do?"]
+    finally:
+        second.shutdown()
+
+
+_CHILD = textwrap.dedent(
+    """
+    import json, sys
+    from agent_nb import AgentRunner
+    from agent_nb.backends import ScriptedBackend
+
+    runner = AgentRunner(model=ScriptedBackend(["One.", "Two."]), store=sys.argv[1])
+    session = runner.get_or_create_session("kernel-a")
+    session.run("first", state_delta={"n": 1, "user:name": "Ada"})
+    session.run("second", state_delta={"n": 2})
+    print(json.dumps([e.id for e in session.history]))
+    # No shutdown: the interpreter exits as a kernel restart would (atexit only).
+    """
+)
+
+
+def test_a_new_process_resumes_what_another_process_stored(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, f"sqlite:///{db}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    ids = json.loads(done.stdout.strip().splitlines()[-1])
+    runner = runner_on(db)
+    try:
+        session = runner.get_or_create_session("kernel-a")
+        assert [e.id for e in session.history] == ids
+        assert texts(session.history) == ["first", "One.", "second", "Two."]
+        assert session.state == {"n": 2, "user:name": "Ada"}
+        assert session.turns == 2
+    finally:
+        runner.shutdown()
+    assert raw(db, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_close_keeps_the_data_and_delete_removes_it(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    runner = runner_on(db, "Kept.", "Gone.")
+    try:
+        kept = runner.get_or_create_session("kept")
+        kept.run("keep me")
+        gone = runner.get_or_create_session("gone")
+        gone.run("delete me")
+
+        kept.close()  # memory only
+        back = runner.get_or_create_session("kept")  # waits for the eviction
+        assert back is not kept
+        assert texts(back.history) == ["keep me", "Kept."]
+
+        gone.delete()
+        assert runner.store.get_session(APP, USER, "gone") is None
+        assert runner.stored_session_ids() == ["kept"]
+        assert runner.get_or_create_session("gone").history == []
+    finally:
+        runner.shutdown()
+    assert raw(db, "SELECT id FROM sessions ORDER BY id") == [("gone",), ("kept",)]
+    assert raw(db, "SELECT COUNT(*) FROM events WHERE session_id='gone'") == [(0,)]
+
+
+def test_rewind_is_stored(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    runner = runner_on(db, "A.", "B.")
+    session = runner.get_or_create_session("s")
+    session.run("one", state_delta={"n": 1})
+    second = session.run("two", state_delta={"n": 2})
+    session.rewind(second.invocation_id)
+    runner.shutdown()
+    runner = runner_on(db)
+    try:
+        again = runner.get_or_create_session("s")
+        assert texts(again.history) == ["one", "A."]
+        assert again.state == {"n": 1}
+    finally:
+        runner.shutdown()
+
+
+def test_clear_all_sessions_clears_stored_sessions_of_this_user_only(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    earlier = runner_on(db, "x", "y")
+    for sid in ("old-1", "old-2"):
+        earlier.get_or_create_session(sid).run("hi")
+    earlier.shutdown()
+    bob = runner_on(db, "z", user_id="bob")
+    bob.get_or_create_session("bobs").run("hi")
+    bob.shutdown()
+
+    runner = runner_on(db, "w")
+    try:
+        runner.get_or_create_session("live").run("hi")
+        assert runner.stored_session_ids() == ["old-1", "old-2", "live"]
+        runner.clear_all_sessions()
+        assert runner.stored_session_ids() == []
+        assert runner.get_or_create_session("old-1").history == []
+    finally:
+        runner.shutdown()
+    assert raw(db, "SELECT user_id, id FROM sessions WHERE user_id='bob'") == [("bob", "bobs")]
+
+
+def test_a_stale_runner_gets_stale_session_error(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    one, two = runner_on(db, "from one"), runner_on(db, "from two")
+    try:
+        a = one.get_or_create_session("shared")
+        b = two.get_or_create_session("shared")
+        a.run("hello from one")
+        with pytest.raises(StaleSessionError, match="get_or_create_session"):
+            b.run("hello from two")
+        record = one.store.get_session(APP, USER, "shared")
+        assert record is not None
+        assert texts(record.events) == ["hello from one", "from one"]
+        assert isinstance(record.events[-1], TurnComplete)
+    finally:
+        one.shutdown()
+        two.shutdown()
