@@ -74,7 +74,9 @@ def _check_base_url(url: str) -> str:
             f"base_url must be an http:// or https:// URL with a host, got {url!r}. {_SPEC_HELP}"
         )
     if parts.query or parts.fragment:
-        raise ModelNotFoundError(f"base_url must not carry a query or fragment, got {url!r}.")
+        raise ModelNotFoundError(
+            f"base_url must not carry a query or fragment, got {url!r}. {_SPEC_HELP}"
+        )
     return url.rstrip("/")
 
 
