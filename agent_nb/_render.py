@@ -1,24 +1,135 @@
-"""Showing untrusted model text in a notebook without running any of it.
+"""Showing untrusted model text as Markdown without running any of it.
 
-Jupyter's Markdown renderer passes raw HTML through (sanitised, but links and
-images still load). Model output must never act as HTML or JS, so every ``<``,
-``>`` and ``&`` is escaped before the text is handed over as Markdown, and
-link targets with script-capable schemes are neutralised.
+Jupyter's Markdown renderers (marked in JupyterLab, mistune in nbconvert,
+markdown-it elsewhere) pass raw HTML through, and links and images load. Model
+output must never act as HTML or JS, yet code should stay readable, and the
+two pull in opposite directions: an escaped ``&lt;`` shows literally inside a
+code block. So the text is split into prose and code first:
+
+* **Prose**: ``&`` and ``<`` are escaped, so no tag, comment, autolink or
+  entity trick survives (``&`` escaping also kills ``java&#115;cript:``).
+  A zero-width space goes between a script-capable scheme name and its colon
+  (``javascript:``, ``vbscript:``, ``data:``, ``file:``), so no link target
+  can use one, and between ``!`` and ``[`` so images (which load remote URLs
+  on their own) become plain links the reader may choose to follow.
+* **Fenced code** is re-emitted in a canonical form: a blank line, a backtick
+  fence longer than any backtick run inside, the raw lines, the closing fence,
+  a blank line. Whatever the model's fence looked like, the renderer sees a
+  code block exactly where this module does, so the raw text inside is safe.
+  An unclosed fence (mid-stream) runs to the end, as CommonMark says.
+* **Inline code** becomes ``<code>`` with every ASCII punctuation character
+  as an entity. No raw model character is left that could open markup, and
+  a ``$`` inside code cannot start Jupyter math.
+
+The property the tests check: rendered with raw HTML enabled, the output holds
+only tags the renderer itself makes from Markdown (and ``<code>``), no event
+handler attributes, and no link or image target with a script-capable scheme.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import string
 
 __all__ = ["safe_markdown"]
 
-_UNSAFE_LINK = re.compile(r"\]\(\s*(?:javascript|vbscript|data)\s*:", re.IGNORECASE)
-_UNSAFE_AUTOLINK = re.compile(r"(?i)\b(javascript|vbscript|data)\s*:")
+_ZWSP = "\u200b"
+_FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
+_LANG = re.compile(r"[A-Za-z0-9_+#.-]{1,40}")
+_BACKTICKS = re.compile(r"`+")
+_SCHEME = re.compile(r"(?i)(javascript|vbscript|data|file)(?=\s*\\?:)")
+_IMAGE = re.compile(r"!(?=\[)")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_PUNCT = frozenset(string.punctuation)
 
 
 def safe_markdown(text: str) -> str:
-    escaped = html.escape(text, quote=False)
-    escaped = _UNSAFE_LINK.sub("](#", escaped)
-    # Break bare scheme names so no renderer turns them into live links.
-    return _UNSAFE_AUTOLINK.sub(lambda m: m.group(1) + "&#58;", escaped)
+    """Markdown for ``text`` in which no model character acts as HTML, JS or an image."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+    lines = text.split("\n")
+    pieces: list[str] = []
+    prose: list[str] = []
+    i = 0
+    while i < len(lines):
+        opened = _FENCE_OPEN.match(lines[i])
+        if opened is None or (opened[2][0] == "`" and "`" in opened[3]):
+            prose.append(lines[i])
+            i += 1
+            continue
+        indent, fence, info = opened.groups()
+        body: list[str] = []
+        i += 1
+        while i < len(lines):
+            closed = _FENCE_CLOSE.match(lines[i])
+            if closed and closed[1][0] == fence[0] and len(closed[1]) >= len(fence):
+                i += 1
+                break
+            body.append(_dedent(lines[i], len(indent)))
+            i += 1
+        if prose:
+            pieces.append(_prose("\n".join(prose)))
+            prose = []
+        pieces.append(_code_block(body, info))
+    if prose:
+        pieces.append(_prose("\n".join(prose)))
+    return "".join(pieces).strip("\n")
+
+
+def _dedent(line: str, width: int) -> str:
+    """Drop up to ``width`` leading spaces, as CommonMark does for an indented fence."""
+    stripped = line.lstrip(" ")
+    return line[min(width, len(line) - len(stripped)) :]
+
+
+def _code_block(body: list[str], info: str) -> str:
+    lang = _LANG.match(info.strip())
+    longest = max((len(m) for line in body for m in _BACKTICKS.findall(line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    inner = "".join(line + "\n" for line in body)
+    return f"\n\n{fence}{lang[0] if lang else ''}\n{inner}{fence}\n\n"
+
+
+def _prose(text: str) -> str:
+    """Escape prose, turning the inline code spans found in it into ``<code>``."""
+    out: list[str] = []
+    pos = 0
+    runs = list(_BACKTICKS.finditer(text))
+    k = 0
+    while k < len(runs):
+        run = runs[k]
+        if _escaped(text, run.start()):
+            k += 1
+            continue
+        close = next(
+            (j for j in range(k + 1, len(runs)) if len(runs[j][0]) == len(run[0])), None
+        )
+        if close is None or _BLANK_LINE.search(text, run.end(), runs[close].start()):
+            k += 1
+            continue
+        out.append(_escape_prose(text[pos : run.start()]))
+        out.append(_code_span(text[run.end() : runs[close].start()]))
+        pos = runs[close].end()
+        k = close + 1
+    out.append(_escape_prose(text[pos:]))
+    return "".join(out)
+
+
+def _escaped(text: str, index: int) -> bool:
+    backslashes = len(text[:index]) - len(text[:index].rstrip("\\"))
+    return backslashes % 2 == 1
+
+
+def _escape_prose(text: str) -> str:
+    escaped = html.escape(text, quote=False).replace("&gt;", ">")
+    escaped = _SCHEME.sub(lambda m: m[1] + _ZWSP, escaped)
+    return _IMAGE.sub("!" + _ZWSP, escaped)
+
+
+def _code_span(content: str) -> str:
+    content = content.replace("\n", " ")
+    if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
+        content = content[1:-1]
+    body = "".join(f"&#{ord(c)};" if c in _PUNCT else c for c in content)
+    return f"<code>{body}</code>"

@@ -1,0 +1,123 @@
+"""Bounded summaries of notebook objects for ``%%agent --data VAR``.
+
+A small local model has a context of a few thousand tokens and prefill costs
+real time on CPU, so a DataFrame is never pasted whole: the summary holds the
+parts that answer most questions (shape, dtypes, a few rows, ``describe()``)
+and is cut to a token budget, dropping the least useful parts first.
+
+pandas and numpy are never imported here: an object can only be a DataFrame
+if pandas is already in ``sys.modules``, so the check looks there.
+"""
+
+from __future__ import annotations
+
+import functools
+import reprlib
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["CHARS_PER_TOKEN", "summarize"]
+
+CHARS_PER_TOKEN = 4  # a conservative average for English and numbers with BPE tokenizers
+_TRUNCATED = "\n… (truncated to fit the token budget)"
+
+
+def summarize(name: str, obj: Any, budget_tokens: int = 600) -> str:
+    """A text summary of ``obj`` no longer than about ``budget_tokens`` tokens."""
+    limit = max(40, budget_tokens) * CHARS_PER_TOKEN
+    header = f"Data `{name}` ({_type_name(obj)}):\n"
+    for attempt in _attempts(obj, limit):
+        text = header + attempt()
+        if len(text) <= limit:
+            return text
+    return _cut(header + _plain_repr(obj, limit), limit)
+
+
+def _type_name(obj: Any) -> str:
+    cls = type(obj)
+    module = cls.__module__.split(".")[0]
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - len(_TRUNCATED))] + _TRUNCATED
+
+
+def _attempts(obj: Any, limit: int) -> list[Callable[[], str]]:
+    """Ever smaller renderings, most informative first."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(obj, pd.DataFrame):
+        sizes = ((5, 20, True), (3, 12, True), (3, 8, False), (2, 5, False))
+        return [functools.partial(_frame, obj, *size) for size in sizes]
+    if pd is not None and isinstance(obj, pd.Series):
+        return [functools.partial(_series, obj, 5, True), functools.partial(_series, obj, 3, False)]
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(obj, np.ndarray):
+        return [functools.partial(_array, obj, 8), functools.partial(_array, obj, 3)]
+    return [functools.partial(_plain_repr, obj, limit)]
+
+
+def _frame(df: Any, rows: int, cols: int, stats: bool) -> str:
+    ncols = df.shape[1]
+    shown = df.iloc[:, :cols]
+    more = f" (first {cols} of {ncols} shown)" if ncols > cols else ""
+    dtypes = ", ".join(f"{c}: {t}" for c, t in shown.dtypes.items())
+    parts = [
+        f"shape: {df.shape[0]} rows x {ncols} columns",
+        f"dtypes{more}: {dtypes}",
+        f"head({rows}):\n{shown.head(rows).to_string(max_colwidth=30)}",
+    ]
+    if stats:
+        numeric = shown.select_dtypes("number")
+        if numeric.shape[1] and len(df):
+            parts.append(f"describe():\n{numeric.describe().round(4).to_string()}")
+    missing = int(df.isna().sum().sum()) if len(df) else 0
+    if missing:
+        parts.append(f"missing values: {missing}")
+    return "\n".join(parts)
+
+
+def _series(series: Any, rows: int, stats: bool) -> str:
+    parts = [
+        f"length: {len(series)}, dtype: {series.dtype}, name: {series.name!r}",
+        f"head({rows}):\n{series.head(rows).to_string(max_rows=rows)}",
+    ]
+    if stats and len(series) and series.dtype.kind in "biuf":
+        parts.append(f"describe():\n{series.describe().round(4).to_string()}")
+    return "\n".join(parts)
+
+
+def _array(arr: Any, items: int) -> str:
+    import numpy as np  # already imported: the object is an ndarray
+
+    parts = [f"shape: {arr.shape}, dtype: {arr.dtype}"]
+    if arr.size and arr.dtype.kind in "biuf":
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            values = arr.astype(float, copy=False)
+            parts.append(
+                "stats: "
+                f"min={np.nanmin(values):.6g} max={np.nanmax(values):.6g} "
+                f"mean={np.nanmean(values):.6g} std={np.nanstd(values):.6g}"
+            )
+            nans = int(np.isnan(values).sum())
+            if nans:
+                parts.append(f"NaN values: {nans}")
+    with np.printoptions(threshold=items * 2, edgeitems=items // 2 or 1, precision=4):
+        parts.append(f"values: {np.array2string(arr, max_line_width=100)}")
+    return "\n".join(parts)
+
+
+def _plain_repr(obj: Any, limit: int) -> str:
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = min(limit, 2000)
+    short.maxlist = short.maxtuple = short.maxset = short.maxdict = 20
+    try:
+        text = short.repr(obj)
+    except Exception as exc:  # a broken __repr__ must not stop the turn
+        text = f"<repr failed: {type(exc).__name__}: {exc}>"
+    return _cut(text, limit)

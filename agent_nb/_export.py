@@ -1,0 +1,62 @@
+"""A session's transcript as Markdown or JSON (``%agent export`` / ``history``).
+
+Exports are documents for the user, not renderings: model text goes in as
+written. Anything that shows one inside the notebook passes it through
+`agent_nb._render.safe_markdown` (``%agent history``) or as plain text.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from ._codec import event_to_dict
+from ._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete
+
+if TYPE_CHECKING:
+    from ._session import AgentSession
+
+__all__ = ["EXPORT_FORMATS", "session_json", "session_markdown", "transcript_entries"]
+
+EXPORT_FORMATS = ("md", "json")
+
+
+def transcript_entries(events: list[Event]) -> list[tuple[str, str]]:
+    """(speaker, text) pairs: what a reader of the conversation wants to see."""
+    entries: list[tuple[str, str]] = []
+    for event in events:
+        if isinstance(event, TextMessage) and not event.is_partial:
+            suffix = " *(interrupted)*" if event.interrupted else ""
+            entries.append((event.author, event.text + suffix))
+        elif isinstance(event, FunctionCall):
+            args = json.dumps(dict(event.args), ensure_ascii=False, default=repr)
+            entries.append((event.author, f"→ calls `{event.name}({args})`"))
+        elif isinstance(event, FunctionResponse):
+            result = json.dumps(dict(event.response), ensure_ascii=False, default=repr)
+            entries.append(("tool", f"`{event.name}` returned `{result}`"))
+        elif isinstance(event, TurnComplete) and event.error:
+            entries.append(("error", event.error))
+    return entries
+
+
+def session_markdown(session: AgentSession) -> str:
+    lines = [f"# Session {session.id}", ""]
+    for speaker, text in transcript_entries(session.history):
+        lines += [f"**{speaker}:**", "", text, ""]
+    state = session.state
+    if state:
+        lines += ["## State", "", "```json", json.dumps(state, indent=2, default=repr), "```", ""]
+    return "\n".join(lines)
+
+
+def session_json(session: AgentSession) -> str:
+    payload: dict[str, Any] = {
+        "format": "agent_nb.session/1",
+        "exported_at": time.time(),
+        "session_id": session.id,
+        "user_id": session.user_id,
+        "state": session.state,
+        "events": [event_to_dict(e) for e in session.history],
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False, default=repr)

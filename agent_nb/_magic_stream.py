@@ -1,0 +1,190 @@
+"""Streaming one turn into a cell's output for ``%%agent``.
+
+The kernel's main thread runs the magic while an event loop may already be
+running in that thread (ipykernel), so the turn's async `EventStream` is read
+by a short-lived helper thread with its own loop, which hands events over
+through a queue. The main thread only waits on that queue, which keeps it
+responsive to a kernel interrupt: ``KeyboardInterrupt`` cancels the turn and
+the loop keeps draining until the turn is recorded (as interrupted).
+
+Output goes through one display handle, updated at most every
+``interval`` seconds, as Markdown made safe by `safe_markdown`. A terminal
+IPython cannot update a display in place, so there the text is printed as it
+streams.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import queue
+import re
+import sys
+import threading
+import time
+from typing import Any, Literal, Protocol
+
+from ._render import safe_markdown
+from ._reply import Reply
+from ._stream import EventStream
+from ._types import Event, FunctionCall, FunctionResponse, TextMessage
+
+__all__ = ["DisplaySink", "Outcome", "Sink", "TerminalSink", "drive", "render_bundle"]
+
+Format = Literal["markdown", "text", "code"]
+_END = object()
+_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What the cell saw: shown text, the reply (if the turn ended cleanly), any error."""
+
+    text: str = ""
+    reply: Reply | None = None
+    error: BaseException | None = None
+    interrupted: bool = False
+    invocation_id: str | None = None
+
+
+class Sink(Protocol):
+    def show(self, text: str, *, final: bool, interrupted: bool) -> None: ...
+
+
+def _code_only(text: str) -> str:
+    """``--format code``: the fenced blocks of a reply, or all of it when it has none."""
+    blocks = _FENCED.findall(text)
+    if not blocks:
+        return f"```\n{text}\n```" if text else ""
+    return "\n\n".join(f"```{info.strip()}\n{body}```" for _, info, body in blocks)
+
+
+def render_bundle(text: str, fmt: Format, *, final: bool, interrupted: bool) -> dict[str, str]:
+    """The MIME bundle for the cell: safe Markdown plus the raw text as text/plain."""
+    note = "\n\n*(interrupted)*" if interrupted else ""
+    plain = text + ("\n(interrupted)" if interrupted else "")
+    if fmt == "text":
+        return {"text/plain": plain or "…"}
+    source = _code_only(text) if fmt == "code" else text
+    markdown = safe_markdown(source) + note
+    if not final:
+        markdown += " …"
+    return {"text/markdown": markdown or "…", "text/plain": plain or "…"}
+
+
+class DisplaySink:
+    """One display handle, created at once (so a slow prefill shows activity)."""
+
+    def __init__(self, fmt: Format) -> None:
+        from IPython.display import display
+
+        self.fmt = fmt
+        self._handle = display(
+            render_bundle("", fmt, final=False, interrupted=False), raw=True, display_id=True
+        )
+
+    def show(self, text: str, *, final: bool, interrupted: bool) -> None:
+        bundle = render_bundle(text, self.fmt, final=final, interrupted=interrupted)
+        self._handle.update(bundle, raw=True)
+
+
+class TerminalSink:
+    """Plain text printed as it streams (terminal IPython: no display updates)."""
+
+    def __init__(self) -> None:
+        self._printed = ""
+
+    def show(self, text: str, *, final: bool, interrupted: bool) -> None:
+        if text.startswith(self._printed):
+            sys.stdout.write(text[len(self._printed) :])
+        else:  # a tool round replaced the partial text: start a new line
+            sys.stdout.write("\n" + text)
+        self._printed = text
+        if final:
+            sys.stdout.write(" [interrupted]\n" if interrupted else "\n")
+        sys.stdout.flush()
+
+
+def _pump(stream: EventStream, out: queue.SimpleQueue[Any]) -> None:
+    async def main() -> None:
+        try:
+            async for event in stream:
+                out.put(event)
+        except Exception as exc:  # the turn failed; the cell reports it
+            out.put(exc)
+        finally:
+            out.put(_END)
+
+    asyncio.run(main())
+
+
+class _Transcript:
+    """The turn as shown: finished model texts and tool lines, then the streaming text."""
+
+    def __init__(self) -> None:
+        self.done: list[str] = []
+        self.partial: list[str] = []
+
+    def add(self, event: Event) -> bool:
+        if isinstance(event, TextMessage) and event.author != "user":
+            if event.is_partial:
+                self.partial.append(event.text)
+            else:
+                self.done.append(event.text)
+                self.partial = []
+        elif isinstance(event, FunctionCall):
+            args = json.dumps(dict(event.args), ensure_ascii=False, default=repr)
+            self.done.append(f"→ `{event.name}({args})`")
+        elif isinstance(event, FunctionResponse):
+            result = json.dumps(dict(event.response), ensure_ascii=False, default=repr)
+            self.done.append(f"← `{event.name}`: `{result[:300]}`")
+        else:
+            return False
+        return True
+
+    @property
+    def text(self) -> str:
+        parts = [*self.done, "".join(self.partial)] if self.partial else self.done
+        return "\n\n".join(parts)
+
+
+def drive(stream: EventStream, sink: Sink, interval: float) -> Outcome:
+    """Show ``stream`` in ``sink`` until the turn is recorded; Ctrl-C cancels it."""
+    events: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    thread = threading.Thread(
+        target=_pump, args=(stream, events), name="agent_nb-cell-stream", daemon=True
+    )
+    thread.start()
+    outcome = Outcome()
+    transcript = _Transcript()
+    last_shown = 0.0
+    dirty = False
+    while True:
+        try:
+            try:
+                item = events.get(timeout=interval if dirty else 0.1)
+            except queue.Empty:
+                item = None
+            if item is _END:
+                break
+            if isinstance(item, BaseException):
+                outcome.error = item
+            elif isinstance(item, Event):
+                outcome.invocation_id = outcome.invocation_id or item.invocation_id
+                dirty = transcript.add(item) or dirty
+            now = time.monotonic()
+            if dirty and now - last_shown >= interval:
+                sink.show(transcript.text, final=False, interrupted=False)
+                last_shown, dirty = now, False
+        except KeyboardInterrupt:
+            # Kernel interrupt: stop the turn, keep draining until it is recorded.
+            outcome.interrupted = True
+            stream.cancel()
+    thread.join(timeout=5)
+    if outcome.error is None:
+        outcome.reply = stream._done.result()  # set before the stream ends
+        outcome.interrupted = outcome.reply.interrupted
+    outcome.text = transcript.text
+    sink.show(outcome.text, final=True, interrupted=outcome.interrupted)
+    return outcome

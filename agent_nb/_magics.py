@@ -1,0 +1,344 @@
+"""``%%agent`` and ``%agent``: the notebook's conversation surface.
+
+Both magics work on the kernel-scoped runner (`get_runner()`), so a session
+started in a cell is the same object a `ChatWidget` shows. Two decisions shape
+this module:
+
+* **Re-running a cell replaces its turn.** A notebook is edited and re-run,
+  not appended to like a chat log, so the second run of a cell first rewinds
+  the session to just before that cell's earlier turn (dropping later turns
+  too, since they answered a conversation that no longer exists). Cells are
+  known by the Jupyter ``cellId`` the front end puts in the execute request,
+  which IPython hands to ``pre_run_cell`` listeners. Without one (terminal,
+  old front ends) there is nothing to match, so turns are appended.
+* **Bad input never reaches the model.** Options, session id, interpolated
+  names, ``--data`` names, the output variable, sampling values and the model
+  are all checked before anything is rewound or sent, and every problem is a
+  one-line `UsageError` rather than a traceback.
+
+A kernel interrupt cancels the turn; the cell keeps what was generated, marks
+it interrupted and ends with a one-line error so that "Run all" stops there.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import shlex
+import string
+from typing import Any
+
+from IPython.core.displaypub import DisplayPublisher
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments
+from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
+
+from ._data_summary import summarize
+from ._magic_commands import CommandsMixin
+from ._magic_stream import DisplaySink, TerminalSink, drive
+from ._runner import DEFAULT_MODEL, AgentRunner, get_runner, set_runner
+from ._types import GenerationConfig
+from .errors import AgentError
+
+__all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
+
+_FIELD_NAME = re.compile(r"[^.\[]*")
+
+
+def interpolate(template: str, namespace: dict[str, Any]) -> str:
+    """``str.format`` with notebook variables; unknown names fail before anything runs."""
+    hint = "write {{ and }} for literal braces"
+    formatter = string.Formatter()
+    try:
+        fields = [f for _, f, _, _ in formatter.parse(template) if f is not None]
+    except ValueError as exc:
+        raise UsageError(f"cannot interpolate the cell ({exc}); {hint}") from None
+    for field in fields:
+        name = _FIELD_NAME.match(field)[0]  # type: ignore[index]
+        if not name.isidentifier():
+            raise UsageError(f"{{{field}}} does not name a variable; {hint}")
+        if name not in namespace:
+            raise UsageError(f"unknown variable {name!r} in {{{field}}}; define it first or {hint}")
+    try:
+        return formatter.vformat(template, (), namespace)
+    except Exception as exc:  # a bad format spec, a missing key or attribute...
+        raise UsageError(f"cannot interpolate the cell: {type(exc).__name__}: {exc}") from None
+
+
+@magics_class
+class AgentMagics(CommandsMixin, Magics):
+    """``%%agent`` / ``%agent``; configure with ``%config AgentMagics.<trait> = ...``."""
+
+    default_session = Unicode(
+        "default", help="Session a %%agent cell talks to when it names none."
+    ).tag(config=True)
+    default_model = Unicode(
+        "",
+        help="Model spec for %%agent cells without -m (e.g. 'mlx:smollm2-135m'); "
+        "empty means the runner's model.",
+    ).tag(config=True)
+    system_prompt = Unicode(
+        "", help="System instructions for %%agent turns without -s; empty means the agent's."
+    ).tag(config=True)
+    on_rerun = Enum(
+        ["rewind", "append"],
+        default_value="rewind",
+        help="Re-running a cell: 'rewind' replaces its earlier turn (and drops later "
+        "ones); 'append' adds a new turn and keeps everything.",
+    ).tag(config=True)
+    max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(
+        config=True
+    )
+    temperature = Float(0.0, min=0.0, help="Default sampling temperature (0 = greedy).").tag(
+        config=True
+    )
+    stream_interval = Float(
+        0.05, min=0.0, help="Seconds between output updates while streaming (0.05 = 20/s)."
+    ).tag(config=True)
+    data_budget = Int(
+        600, min=40, help="Token budget shared by the --data summaries of one cell."
+    ).tag(config=True)
+    store = Unicode(
+        "",
+        help="Session store for the kernel runner: '' keeps the current runner, "
+        "'memory', or 'sqlite:///path/to/sessions.db' (sessions survive restarts).",
+    ).tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        # cellId -> (session id, invocation id of the cell's latest turn)
+        self.cells: dict[str, tuple[str, str]] = {}
+        self._cell_id: str | None = None
+        self._run = 0
+        self._cell_run: dict[str, int] = {}
+        self._own_runner: AgentRunner | None = None
+        if shell is not None:
+            shell.events.register("pre_run_cell", self._pre_run_cell)
+        if self.store:
+            self._install_runner()
+
+    # -- configuration ------------------------------------------------------
+
+    @validate("store")
+    def _check_store(self, proposal: Any) -> str:
+        value: str = proposal["value"]
+        if value not in ("", "memory") and not value.startswith("sqlite:///"):
+            raise TraitError(
+                f"AgentMagics.store must be '', 'memory' or 'sqlite:///path', got {value!r}"
+            )
+        return value
+
+    @observe("store")
+    def _store_changed(self, change: Any) -> None:
+        if change["new"]:
+            self._install_runner()
+
+    def _install_runner(self) -> None:
+        """Make the kernel runner use ``store`` (replacing only a runner made here)."""
+        runner = AgentRunner(store=self.store, model=self.default_model or DEFAULT_MODEL)
+        previous = set_runner(runner)
+        if previous is not None and previous is self._own_runner:
+            previous.shutdown()
+        self._own_runner = runner
+
+    def close(self) -> None:
+        """Detach from the shell (``%unload_ext``)."""
+        if self.shell is not None:
+            try:
+                self.shell.events.unregister("pre_run_cell", self._pre_run_cell)
+            except ValueError:
+                pass
+
+    # -- cell identity ------------------------------------------------------
+
+    def _pre_run_cell(self, info: Any) -> None:
+        self._run += 1
+        self._cell_id = getattr(info, "cell_id", None) or self._parent_cell_id()
+
+    def _parent_cell_id(self) -> str | None:
+        """ipykernel without ``cell_id`` support: read the request metadata."""
+        kernel = getattr(self.shell, "kernel", None)
+        try:
+            cell_id = kernel.get_parent()["metadata"].get("cellId")  # type: ignore[union-attr]
+        except Exception:
+            return None
+        return cell_id if isinstance(cell_id, str) else None
+
+    def _rich_output(self) -> bool:
+        """False in a terminal, whose publisher can only print text/plain."""
+        return type(self.shell.display_pub) is not DisplayPublisher
+
+    # -- %%agent ------------------------------------------------------------
+
+    @magic_arguments(name="%agent")
+    @argument("session", nargs="?", help="Session id (default: AgentMagics.default_session).")
+    @argument("--new", action="store_true", help="Delete the session's history first.")
+    @argument("--once", action="store_true", help="A single turn on a hidden, temporary session.")
+    @argument("-m", "--model", help="Model spec for this turn, e.g. mlx:smollm2-135m.")
+    @argument("-s", "--system", help="System instructions for this turn.")
+    @argument("-t", "--temperature", type=float, help="Sampling temperature (0 = greedy).")
+    @argument("--max-tokens", type=int, help="Cap on generated tokens for this turn.")
+    @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
+    @argument(
+        "--data", nargs="+", action="extend", default=[], metavar="VAR",
+        help="Attach a bounded summary of these variables (DataFrame, array, any object).",
+    )  # fmt: skip
+    @argument("--format", choices=["markdown", "text", "code"], default="markdown",
+              help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
+    @cell_magic("agent")  # type: ignore[arg-type]  # IPython types only the bare form
+    def agent_cell(self, line: str, cell: str) -> None:
+        """Send the cell to a model and stream the reply into the output.
+
+        The cell body is the message. ``{name}`` inserts a notebook variable
+        (``{{`` and ``}}`` for literal braces). The session outlives the cell;
+        re-running a cell replaces its earlier turn (see AgentMagics.on_rerun).
+        Interrupt the kernel to stop a reply; the session stays usable.
+
+        Examples::
+
+            %%agent
+            Explain {topic} in one sentence.
+
+            %%agent review -s "You are a terse reviewer." --data df -o answer
+            What stands out in this table?
+        """
+        args = self._parse(line)
+        runner = get_runner()
+        session_id = args.session or self.default_session
+        message = self._message(cell, args.data)
+        if args.output and (not args.output.isidentifier() or keyword.iskeyword(args.output)):
+            raise UsageError(f"-o needs a Python variable name, got {args.output!r}")
+        try:
+            config = GenerationConfig(
+                temperature=self.temperature if args.temperature is None else args.temperature,
+                max_tokens=self.max_tokens if args.max_tokens is None else args.max_tokens,
+            )
+            if not args.once:
+                from ._ids import check_session_id
+
+                check_session_id(session_id)
+            model = args.model or self.default_model or None
+            runner._backend(model)  # an unknown or broken model fails here, not mid-turn
+        except (AgentError, ValueError, TypeError) as exc:
+            raise UsageError(str(exc)) from None
+        system = args.system if args.system is not None else (self.system_prompt or None)
+        options = {"model": model, "system": system, "config": config}
+        try:
+            if args.once:
+                stream = runner.run_single_turn_async(message, **options)
+            else:
+                stream = self._start(runner, session_id, message, args.new, options)
+        except AgentError as exc:
+            raise UsageError(str(exc)) from None
+        sink = DisplaySink(args.format) if self._rich_output() else TerminalSink()
+        outcome = drive(stream, sink, self.stream_interval)
+        if not args.once and outcome.invocation_id:
+            self._remember(session_id, outcome.invocation_id)
+        if args.output and outcome.reply is not None:
+            self.shell.user_ns[args.output] = outcome.reply
+        if outcome.error is not None:
+            raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
+        if outcome.interrupted:
+            where = "a temporary session" if args.once else f"session {session_id!r}"
+            raise UsageError(f"interrupted; the partial reply is kept in {where}, which is ready")
+
+    def _parse(self, line: str) -> Any:
+        try:
+            argv = shlex.split(line)
+        except ValueError as exc:  # unbalanced quotes
+            raise UsageError(f"cannot parse %%agent options: {exc}") from None
+        # The parser's error() raises UsageError with argparse's one-line message.
+        return self.agent_cell.parser.parse_args(argv)
+
+    def _message(self, cell: str, data: list[str]) -> str:
+        ns = self.shell.user_ns
+        text = interpolate(cell, ns).strip()
+        missing = [name for name in data if name not in ns]
+        if missing:
+            raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
+        if not text:
+            raise UsageError("the cell is empty; write the message below the %%agent line")
+        budget = self.data_budget // max(1, len(data))
+        summaries = [summarize(name, ns[name], budget) for name in dict.fromkeys(data)]
+        return "\n\n".join([text, *summaries])
+
+    def _start(
+        self, runner: AgentRunner, session_id: str, message: str, new: bool, options: Any
+    ) -> Any:
+        """Rewind for a re-run cell (or start afresh with --new), then start the turn."""
+        if new:
+            runner.delete_session(session_id)
+        session = runner.get_or_create_session(session_id)
+        earlier = self._earlier_turn(session_id)
+        if earlier is not None and earlier in session.invocations() and not new:
+            turns = session.invocations()
+            dropped = len(turns) - turns.index(earlier) - 1
+            session.rewind(earlier)
+            later = f" and {dropped} later turn{'s' * (dropped != 1)}" if dropped else ""
+            print(f"↺ re-run: replaced this cell's earlier turn{later} in session {session_id!r}")
+        elif new:
+            print(f"started a new session {session_id!r}")
+        return session.run_async(message, **options)
+
+    def _earlier_turn(self, session_id: str) -> str | None:
+        """The invocation to rewind to, or None (append)."""
+        cell = self._cell_id
+        if cell is None or self.on_rerun != "rewind":
+            return None
+        if self._cell_run.get(cell) == self._run:
+            return None  # a second %%agent call within one cell execution appends
+        previous = self.cells.get(cell)
+        if previous is None or previous[0] != session_id:
+            return None  # the cell now talks to another session: leave the old one alone
+        return previous[1]
+
+    def _remember(self, session_id: str, invocation_id: str) -> None:
+        cell = self._cell_id
+        if cell is None or self._cell_run.get(cell) == self._run:
+            return
+        self.cells[cell] = (session_id, invocation_id)
+        self._cell_run[cell] = self._run
+
+    # -- %agent ---------------------------------------------------------------
+
+    @line_magic("agent")  # type: ignore[arg-type]
+    def agent_line(self, line: str) -> Any:
+        """Manage agent sessions: ``%agent COMMAND [ARGS]``.
+
+        Commands::
+
+            sessions                 table of sessions: id, turns, tokens, KV bytes, last used
+            history [ID]             the conversation so far
+            state [ID]               the session state (returned as a dict)
+            delete ID                delete a session (history, state, KV cache)
+            clear                    delete every session
+            model [SPEC]             show or set the runner's model
+            export [ID] [--format md|json] [--to FILE]
+                                     the transcript as Markdown or JSON
+            widget [ID]              a ChatWidget on the session
+            memory                   model and KV-cache memory figures
+
+        ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
+        """
+        return self.run_command(line)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    magics = AgentMagics(shell=ipython)
+    ipython.register_magics(magics)
+    if magics not in ipython.configurables:
+        ipython.configurables.append(magics)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    manager = ipython.magics_manager
+    magics = manager.registry.pop("AgentMagics", None)
+    for kind in ("line", "cell"):
+        func = manager.magics[kind].get("agent")
+        if func is not None and getattr(func, "__self__", None) is magics:
+            del manager.magics[kind]["agent"]
+    if magics is not None:
+        magics.close()
+        if magics in ipython.configurables:
+            ipython.configurables.remove(magics)
