@@ -144,6 +144,32 @@ def test_bad_paths_name_the_path(tmp_path: Path) -> None:
     assert junk.read_bytes().startswith(b"this is not"), "a foreign file must be left alone"
 
 
+def test_a_writer_locked_out_too_long_gets_a_clear_timeout(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    store = SQLiteStore(db, timeout=0.1)
+    record = store.create_session(APP, USER, "s")
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another kernel holds the write lock
+    try:
+        with pytest.raises(TimeoutError, match=r"s\.db.*locked by another writer"):
+            store.append_event(record, TextMessage(text="blocked", author="user"))
+        assert store.get_session(APP, USER, "s") is not None  # WAL: reads still work
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    store.append_event(record, TextMessage(text="later", author="user"))
+    assert record.revision == 1
+    store.close()
+
+
+def test_in_memory_database_works(tmp_path: Path) -> None:
+    store = SQLiteStore(":memory:")
+    record = store.create_session(APP, USER, "s")
+    store.append_event(record, TextMessage(text="hi", author="user"))
+    assert store.list_sessions(APP, USER) == ["s"]
+    store.close()
+
+
 def test_closed_store_says_how_to_get_data_back(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "s.db")
     store.close()

@@ -105,6 +105,10 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 def _check_path(path: Path) -> None:
     """Fail before sqlite does, with a message that names the path."""
     if path.is_dir():
@@ -157,6 +161,7 @@ class SQLiteStore(SessionStore):
         if self.path != ":memory:":
             _check_path(Path(self.path))
         self._lock = threading.RLock()
+        self._timeout = timeout
         try:
             conn = sqlite3.connect(
                 self.path, timeout=timeout, isolation_level=None, check_same_thread=False
@@ -168,44 +173,52 @@ class SQLiteStore(SessionStore):
             self.journal_mode = str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
             conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             self._migrate(conn)
-        except sqlite3.DatabaseError as exc:
+        except BaseException as exc:
             conn.close()
             self._conn = None
-            raise ValueError(
-                f"{self.path!r} is not a usable agent_nb session database ({exc}); "
-                "point SQLiteStore at a new file or at one agent_nb created"
-            ) from exc
-        except BaseException:
-            conn.close()
-            self._conn = None
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                raise self._translate(exc) from exc
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise ValueError(
+                    f"{self.path!r} is not a usable agent_nb session database ({exc}); "
+                    "point SQLiteStore at a new file or at one agent_nb created"
+                ) from exc
             raise
 
     # -- connection, transactions, schema -------------------------------------
 
     @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taking SQLite's write lock up front so the
-        revision read and the write cannot interleave with another process."""
+    def _tx(self, begin: str = "BEGIN IMMEDIATE") -> Iterator[sqlite3.Connection]:
+        """One transaction. Writes take SQLite's write lock up front (``IMMEDIATE``)
+        so the revision read and the write cannot interleave with another process."""
         with self._lock:
             conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(begin)
+            except sqlite3.OperationalError as exc:
+                raise self._translate(exc) from exc
             try:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent snapshot for multi-statement reads."""
-        with self._lock:
-            conn = self._connection()
-            conn.execute("BEGIN")
-            try:
-                yield conn
-            finally:
                 conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise self._translate(exc) from exc
+                raise
+
+    def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """A consistent snapshot for reads (WAL readers do not wait for writers)."""
+        return self._tx("BEGIN")
+
+    def _translate(self, exc: sqlite3.OperationalError) -> Exception:
+        if _is_busy(exc):
+            return TimeoutError(
+                f"SQLiteStore {self.path!r} stayed locked by another writer for more than "
+                f"{self._timeout:g}s; another kernel is writing to it: retry, pass a larger "
+                "timeout=, or give this runner its own file"
+            )
+        return OSError(f"SQLiteStore {self.path!r} failed: {exc}")
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -245,8 +258,8 @@ class SQLiteStore(SessionStore):
     @property
     def user_version(self) -> int:
         """The schema version stored in the file."""
-        with self._lock:
-            return int(self._connection().execute("PRAGMA user_version").fetchone()[0])
+        with self._read() as conn:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
         """Close the connection (checkpointing the WAL). The data stays on disk."""
@@ -268,13 +281,7 @@ class SQLiteStore(SessionStore):
                 "INSERT OR REPLACE INTO sessions"
                 " (app_name, user_id, id, state, revision, create_time, update_time)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    *key,
-                    _dumps(record.state),
-                    record.revision,
-                    time.time(),
-                    record.last_update_time,
-                ),
+                (*key, _dumps(record.state), record.revision, time.time(), record.last_update_time),
             )
 
     def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
@@ -292,15 +299,8 @@ class SQLiteStore(SessionStore):
                 " ORDER BY seq",
                 key,
             ).fetchall()
-        return SessionRecord(
-            app_name,
-            user_id,
-            session_id,
-            state=json.loads(row[0]),
-            events=[event_from_dict(json.loads(data)) for (data,) in rows],
-            revision=row[1],
-            last_update_time=row[2],
-        )
+        events = [event_from_dict(json.loads(data)) for (data,) in rows]
+        return SessionRecord(*key, json.loads(row[0]), events, row[1], row[2])
 
     def _check_revision(self, conn: sqlite3.Connection, record: SessionRecord) -> dict[str, Any]:
         """The stored session state, if ``record`` is still current; else raise."""
@@ -335,6 +335,7 @@ class SQLiteStore(SessionStore):
         data = event_to_dict(event)
         payload = _dumps(data)  # fails (TypeError/ValueError) before anything is written
         key = (record.app_name, record.user_id, record.session_id)
+        meta = (event.id, event.invocation_id, event.author, data["kind"], event.timestamp)
         with self._tx() as conn:
             state = self._check_revision(conn, record)
             state.update(delta.session)
@@ -345,16 +346,7 @@ class SQLiteStore(SessionStore):
                 " (SELECT COALESCE(MAX(seq) + 1, 0) FROM events"
                 "  WHERE app_name=? AND user_id=? AND session_id=?),"
                 " ?, ?, ?, ?, ?, ?)",
-                (
-                    *key,
-                    *key,
-                    event.id,
-                    event.invocation_id,
-                    event.author,
-                    data["kind"],
-                    event.timestamp,
-                    payload,
-                ),
+                (*key, *key, *meta, payload),
             )
             if delta.app:
                 self._merge_state(conn, "app_states", (record.app_name,), delta.app)
@@ -394,17 +386,9 @@ class SQLiteStore(SessionStore):
             conn.execute("DELETE FROM sessions WHERE app_name=? AND user_id=? AND id=?", key)
 
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:
-        with self._lock:
-            rows = (
-                self._connection()
-                .execute(
-                    "SELECT id FROM sessions WHERE app_name=? AND user_id=?"
-                    " ORDER BY create_time, rowid",
-                    (app_name, user_id),
-                )
-                .fetchall()
-            )
-        return [sid for (sid,) in rows]
+        sql = "SELECT id FROM sessions WHERE app_name=? AND user_id=? ORDER BY create_time, rowid"
+        with self._read() as conn:
+            return [sid for (sid,) in conn.execute(sql, (app_name, user_id))]
 
     def clear_user(self, app_name: str, user_id: str) -> None:
         """Delete every stored session of the user in one transaction."""
@@ -421,7 +405,7 @@ class SQLiteStore(SessionStore):
         )
 
     def _state_row(self, sql: str, key: tuple[str, ...]) -> dict[str, Any]:
-        with self._lock:
-            row = self._connection().execute(sql, key).fetchone()
+        with self._read() as conn:
+            row = conn.execute(sql, key).fetchone()
         state: dict[str, Any] = json.loads(row[0]) if row else {}
         return state
