@@ -15,7 +15,7 @@ the stored one without a visible jump.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, TypedDict, Union
+from typing import Any, Literal, TypedDict
 
 from ._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
 
@@ -103,7 +103,7 @@ class TurnEntry(TypedDict):
     usage: UsageDict
 
 
-Entry = Union[UserEntry, ModelEntry, ToolCallEntry, ToolResultEntry, TurnEntry]
+Entry = UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry
 
 
 # -- custom messages, Python -> JS ---------------------------------------------
@@ -140,7 +140,7 @@ class ErrorMsg(TypedDict):
     message: str
 
 
-FromPython = Union[DeltaMsg, EntryMsg, TurnCompleteMsg, ErrorMsg]
+FromPython = DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg
 
 
 # -- custom messages, JS -> Python ---------------------------------------------
@@ -159,7 +159,7 @@ class NewChatMsg(TypedDict):
     type: Literal["new_chat"]
 
 
-FromJs = Union[SendMsg, StopMsg, NewChatMsg]
+FromJs = SendMsg | StopMsg | NewChatMsg
 
 
 def parse_from_js(content: object) -> FromJs:

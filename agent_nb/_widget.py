@@ -147,7 +147,7 @@ def _model_label(runner: AgentRunner) -> str:
     return model if isinstance(model, str) else (model.spec or type(model).__name__)
 
 
-class ChatWidget(anywidget.AnyWidget):  # type: ignore[misc]
+class ChatWidget(anywidget.AnyWidget):
     """A chat on a session of the kernel runner: streaming, Stop, New chat.
 
     ``session`` is None (a new session with a fresh id), a session id (the live
@@ -160,7 +160,7 @@ class ChatWidget(anywidget.AnyWidget):  # type: ignore[misc]
     _css = _STYLES if _STYLES.is_file() else ""
 
     session_id = traitlets.Unicode("").tag(sync=True)
-    transcript = traitlets.List().tag(sync=True)
+    transcript: traitlets.List[Any] = traitlets.List().tag(sync=True)
     busy = traitlets.Bool(False).tag(sync=True)
     session_closed = traitlets.Bool(False).tag(sync=True)
     model_label = traitlets.Unicode("").tag(sync=True)
@@ -265,8 +265,10 @@ class ChatWidget(anywidget.AnyWidget):  # type: ignore[misc]
             self._attach(session)
         return session
 
-    def _on_event(self, event: Event) -> None:
+    def _on_event(self, event: Event | None) -> None:
         """Session listener (worker thread)."""
+        if event is None:
+            return
         if isinstance(event, TextMessage) and event.is_partial:
             self._batcher.add(event.invocation_id, event.text)
             return
@@ -339,7 +341,9 @@ class ChatWidget(anywidget.AnyWidget):  # type: ignore[misc]
         self.close()
 
 
-def _resolve_session(session: AgentSession | str | None, runner: AgentRunner | None) -> AgentSession:
+def _resolve_session(
+    session: AgentSession | str | None, runner: AgentRunner | None
+) -> AgentSession:
     if isinstance(session, AgentSession):
         if runner is not None and session.runner is not runner:
             raise ValueError("session belongs to another runner; pass one or the other")

@@ -49,6 +49,17 @@ function pretty(value) {
   }
 }
 
+/**
+ * ``a=2, b=3`` for the summary line, shortened so the line stays one line.
+ * @param {Record<string, unknown>} args
+ */
+function argsPreview(args) {
+  const text = Object.entries(args)
+    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+    .join(", ");
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
 /** @param {HTMLElement} body @param {string} text */
 function fillMarkdown(body, text) {
   body.replaceChildren(renderMarkdown(text));
@@ -109,8 +120,10 @@ function renderEntries(entries) {
  */
 function toolBlock(call, name) {
   const block = h("details", "anb-tool");
-  const title = call ? call.name : name ?? "tool";
-  block.append(h("summary", "", `🔧 ${title}`));
+  const summary = h("summary");
+  summary.append(h("span", "anb-tool-tag", "tool"), h("span", "anb-tool-name", call ? call.name : name ?? "?"));
+  if (call) summary.append(h("span", "anb-tool-args", `(${argsPreview(call.args)})`));
+  block.append(summary);
   if (call) {
     block.append(h("div", "anb-tool-label", "arguments"));
     block.append(h("pre", "anb-tool-json", pretty(call.args)));

@@ -1,0 +1,326 @@
+"""A real JupyterLab driven by Debian chromium through Playwright (``-m browser``).
+
+`jupyter_lab` starts ``jupyter lab`` on 127.0.0.1 with a random free port and
+a token, in a temp dir holding a prepared notebook, with its own settings,
+workspaces and runtime dirs (so nothing from the user's Lab leaks in, and no
+news or update checks go out). `lab` opens that notebook in chromium, accepts
+the kernel dialog and hands tests a `Lab` helper: run a cell through Lab's own
+command registry (``expose_app_in_browser``), read its outputs, find the
+widget it shows, switch themes.
+
+Missing chromium or playwright fails loudly: browser tests must not skip in CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "Lab", "jupyter_lab", "lab", "lab_browser"]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+REPO = pathlib.Path(__file__).resolve().parents[1]
+OUTPUT_DIR = REPO / "test-output"
+
+SETUP_CELL = """\
+from agent_nb import Agent, AgentRunner, ChatWidget, GenerationConfig, get_runner, set_runner
+from agent_nb.backends import ScriptedBackend, ToolCallChunk
+
+def add(a: int, b: int) -> int:
+    \"\"\"Add two integers.\"\"\"
+    return a + b
+
+backend = ScriptedBackend(token_delay=0.02)
+runner = AgentRunner(Agent(tools=[add]), model=backend)
+set_runner(runner)
+print("SETUP-OK")
+"""
+
+_SETTINGS = {
+    # Every cell stays in the DOM, so locators by index are stable.
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _notebook() -> dict[str, Any]:
+    return {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": "setup",
+                "metadata": {},
+                "outputs": [],
+                "source": SETUP_CELL,
+            }
+        ],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def _wait_http(url: str, proc: subprocess.Popen[bytes], log: pathlib.Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited early:\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.25)
+    raise RuntimeError(f"jupyter lab did not answer in {timeout}s:\n{log.read_text()[-4000:]}")
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A running JupyterLab: ``{"url", "token", "root", "notebook"}``."""
+    base = tmp_path_factory.mktemp("lab")
+    root = base / "root"
+    root.mkdir()
+    settings = base / "settings"
+    for rel, value in _SETTINGS.items():
+        path = settings / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
+    kernel_dir = base / "data" / "kernels" / "python3"
+    kernel_dir.mkdir(parents=True)
+    (kernel_dir / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Python 3",
+                "language": "python",
+            }
+        )
+    )
+    notebook = root / "widget.ipynb"
+    notebook.write_text(json.dumps(_notebook()))
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(base / "config"),
+        "JUPYTER_DATA_DIR": str(base / "data"),
+        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        ),
+    }
+    log = base / "lab.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={token}",
+                f"--ServerApp.root_dir={root}",
+                "--LabApp.expose_app_in_browser=True",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                "--LabApp.news_url=None",
+                "--LabApp.extension_manager=readonly",
+                "--ServerApp.allow_root=True",
+                "--ServerApp.terminals_enabled=False",
+            ],
+            cwd=root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(f"{url}/api/status?token={token}", proc, log, timeout=90)
+        yield {"url": url, "token": token, "root": root, "notebook": notebook.name, "log": log}
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)
+
+
+@pytest.fixture(scope="session")
+def lab_browser() -> Iterator[Any]:
+    """Debian chromium under Playwright."""
+    if not shutil.which(CHROMIUM) and not pathlib.Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("playwright is missing: pip install playwright")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class Lab:
+    """One notebook open in JupyterLab, with helpers that use Lab's own APIs."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def run(self, code: str, *, timeout: float = 60) -> int:
+        """Append a code cell, execute it and wait; returns its index."""
+        index = self.page.evaluate(
+            """async ([code, timeoutMs]) => {
+                const app = window.jupyterapp;
+                const nb = app.shell.currentWidget.content;
+                nb.activeCellIndex = nb.widgets.length - 1;
+                await app.commands.execute('notebook:insert-cell-below');
+                nb.activeCell.model.sharedModel.setSource(code);
+                const index = nb.activeCellIndex;
+                const done = app.commands.execute('notebook:run-cell');
+                const timer = new Promise((_, reject) =>
+                    setTimeout(() => reject(new Error('cell timed out')), timeoutMs));
+                await Promise.race([done, timer]);
+                return index;
+            }""",
+            [code, int(timeout * 1000)],
+        )
+        return int(index)
+
+    def outputs(self, index: int) -> list[dict[str, Any]]:
+        """The cell's outputs as nbformat JSON."""
+        result = self.page.evaluate(
+            """(index) => {
+                const nb = window.jupyterapp.shell.currentWidget.content;
+                return nb.widgets[index].model.outputs.toJSON();
+            }""",
+            index,
+        )
+        return list(result)
+
+    def text(self, index: int) -> str:
+        """Stream text and errors of a cell (errors included so a failure shows up)."""
+        parts = []
+        for out in self.outputs(index):
+            if out.get("output_type") == "stream":
+                parts.append("".join(out["text"]) if isinstance(out["text"], list) else out["text"])
+            elif out.get("output_type") == "error":
+                parts.append(f"{out['ename']}: {out['evalue']}")
+        return "".join(parts)
+
+    def eval(self, expr: str, *, timeout: float = 60) -> str:
+        """Run ``print(expr)`` in a new cell and return what it printed."""
+        index = self.run(f"print({expr})", timeout=timeout)
+        return self.text(index).strip()
+
+    def cell(self, index: int) -> Any:
+        return self.page.locator(".jp-Notebook .jp-Cell").nth(index)
+
+    def widget(self, index: int) -> Any:
+        """The ChatWidget shown by cell ``index`` (waits until it renders)."""
+        locator = self.cell(index).locator(".agent-nb-chat")
+        locator.wait_for(state="visible", timeout=30_000)
+        return locator
+
+    def set_theme(self, name: str) -> None:
+        self.page.evaluate(
+            "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})",
+            name,
+        )
+        self.page.wait_for_function(
+            "(theme) => document.body.dataset.jpThemeName === theme", arg=name, timeout=30_000
+        )
+        self.page.wait_for_timeout(300)  # let the theme's CSS variables settle
+
+
+def _accept_kernel_dialog(page: Any) -> None:
+    """Lab may ask which kernel to use; accept its (python3) choice."""
+    dialog = page.locator(".jp-Dialog")
+    try:
+        dialog.wait_for(state="visible", timeout=5_000)
+    except Exception:
+        return
+    dialog.locator(".jp-Dialog-button.jp-mod-accept").click()
+    dialog.wait_for(state="hidden", timeout=10_000)
+
+
+@pytest.fixture(scope="module")
+def lab(jupyter_lab: dict[str, Any], lab_browser: Any) -> Iterator[Lab]:
+    """The prepared notebook open in chromium with its setup cell run."""
+    context = lab_browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    url = (
+        f"{jupyter_lab['url']}/lab/tree/{jupyter_lab['notebook']}"
+        f"?reset&token={jupyter_lab['token']}"
+    )
+    page.goto(url, wait_until="domcontentloaded", timeout=90_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    _accept_kernel_dialog(page)
+    page.wait_for_function(
+        """() => {
+            const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+            const k = w && w.sessionContext && w.sessionContext.session &&
+                w.sessionContext.session.kernel;
+            return k && k.status === 'idle';
+        }""",
+        timeout=90_000,
+    )
+    helper = Lab(page)
+    helper.errors = errors  # type: ignore[attr-defined]
+    page.evaluate(
+        """async () => {
+            const app = window.jupyterapp;
+            app.shell.currentWidget.content.activeCellIndex = 0;
+            await app.commands.execute('notebook:run-cell');
+        }"""
+    )
+    if "SETUP-OK" not in helper.text(0):
+        raise RuntimeError(f"notebook setup cell failed: {helper.outputs(0)}")
+    OUTPUT_DIR.mkdir(exist_ok=True)
+    try:
+        yield helper
+    finally:
+        context.close()

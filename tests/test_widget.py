@@ -1,0 +1,443 @@
+"""ChatWidget, Python side: protocol, delta batching, close hooks, session sync.
+
+The widget runs for real (anywidget + ipywidgets) on a real runner with the
+ScriptedBackend. The only stand-in is the comm: `RecordingComm` is a
+`comm.base_comm.BaseComm` whose ``publish_msg`` records instead of writing to
+a kernel socket, installed through ``comm.create_comm`` (the hook a kernel
+itself replaces). Front-end messages go in through ``comm.handle_msg`` and
+``CommManager.comm_close``, the paths a kernel uses.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import comm
+import pytest
+from comm.base_comm import BaseComm
+
+from agent_nb import Agent, AgentRunner, GenerationConfig, get_runner, set_runner
+from agent_nb._protocol import DELTA_INTERVAL_S, entries_from_events, parse_from_js
+from agent_nb._widget import ChatWidget, _DeltaBatcher
+from agent_nb.backends import ScriptedBackend, ToolCallChunk
+from agent_nb.errors import InvalidSessionIdError
+
+
+class RecordingComm(BaseComm):
+    """A real Comm that keeps what it would publish: (monotonic time, type, data)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.published: list[tuple[float, str, dict[str, Any]]] = []
+        self._published_lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def publish_msg(
+        self,
+        msg_type: str,
+        data: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+        buffers: Any = None,
+        **keys: Any,
+    ) -> None:
+        with self._published_lock:
+            self.published.append((time.monotonic(), msg_type, dict(data or {})))
+
+    def custom(self, kind: str | None = None) -> list[dict[str, Any]]:
+        with self._published_lock:
+            items = list(self.published)
+        out = [d["content"] for _, t, d in items if d.get("method") == "custom"]
+        return [m for m in out if kind is None or m["type"] == kind]
+
+    def timed(self, kind: str) -> list[tuple[float, dict[str, Any]]]:
+        with self._published_lock:
+            items = list(self.published)
+        return [
+            (at, d["content"])
+            for at, _, d in items
+            if d.get("method") == "custom" and d["content"]["type"] == kind
+        ]
+
+    def states(self) -> list[dict[str, Any]]:
+        with self._published_lock:
+            return [d["state"] for _, _, d in self.published if d.get("method") == "update"]
+
+    def from_frontend(self, content: dict[str, Any]) -> None:
+        """Deliver a custom message as the kernel would."""
+        self.handle_msg(
+            {"content": {"comm_id": self.comm_id, "data": {"method": "custom", "content": content}},
+             "buffers": []}
+        )
+
+
+@pytest.fixture(autouse=True)
+def recording_comms(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(comm, "create_comm", RecordingComm)
+
+
+def comm_of(widget: ChatWidget) -> RecordingComm:
+    assert isinstance(widget.comm, RecordingComm)
+    return widget.comm
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError(f"condition not met within {timeout}s")
+
+
+def turn_done(c: RecordingComm, n: int = 1) -> Callable[[], bool]:
+    return lambda: len(c.custom("turn_complete")) >= n
+
+
+@pytest.fixture
+def widgets() -> Iterator[list[ChatWidget]]:
+    made: list[ChatWidget] = []
+    yield made
+    for w in made:
+        w.close()
+
+
+# -- protocol -------------------------------------------------------------------
+
+
+def test_parse_from_js_accepts_the_three_requests_and_names_them_on_error() -> None:
+    assert parse_from_js({"type": "send", "text": "hi"}) == {"type": "send", "text": "hi"}
+    assert parse_from_js({"type": "stop"}) == {"type": "stop"}
+    assert parse_from_js({"type": "new_chat", "extra": 1}) == {"type": "new_chat"}
+    with pytest.raises(ValueError, match="'send', 'stop' or 'new_chat'"):
+        parse_from_js({"type": "rm -rf"})
+    with pytest.raises(ValueError, match="string 'text'"):
+        parse_from_js({"type": "send", "text": 3})
+    with pytest.raises(ValueError, match="must be an object"):
+        parse_from_js(["send"])
+
+
+def test_bad_frontend_message_is_answered_with_an_error(
+    runner: AgentRunner, widgets: list[ChatWidget]
+) -> None:
+    w = ChatWidget("proto", runner=runner)
+    widgets.append(w)
+    comm_of(w).from_frontend({"type": "explode"})
+    (error,) = comm_of(w).custom("error")
+    assert "unknown widget message type 'explode'" in error["message"]
+
+
+def test_transcript_entries_cover_user_tools_model_and_turn(scripted: ScriptedBackend) -> None:
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    r = AgentRunner(Agent(tools=[add]), model=scripted)
+    try:
+        scripted.enqueue(ToolCallChunk("add", {"a": 2, "b": 3}, call_id="c1"), "It is 5.")
+        s = r.get_or_create_session("tools")
+        s.run("2+3?")
+        entries = entries_from_events(s.history)
+    finally:
+        r.shutdown()
+    assert [e["kind"] for e in entries] == ["user", "tool_call", "tool_result", "model", "turn"]
+    assert entries[1]["args"] == {"a": 2, "b": 3}  # type: ignore[typeddict-item]
+    assert entries[2]["response"] == {"result": 5}  # type: ignore[typeddict-item]
+    assert entries[3]["text"] == "It is 5."  # type: ignore[typeddict-item]
+    assert entries[4]["usage"]["generated_tokens"] == 4  # type: ignore[typeddict-item]
+
+
+# -- streaming ---------------------------------------------------------------------
+
+
+def test_send_streams_deltas_then_entry_then_turn_complete_then_transcript(
+    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+) -> None:
+    reply = " ".join(f"token{i}" for i in range(60))
+    scripted.enqueue(reply)
+    scripted.token_delay = 0.002
+    w = ChatWidget("stream", runner=runner)
+    widgets.append(w)
+    c = comm_of(w)
+    c.from_frontend({"type": "send", "text": "hello"})
+    wait_for(turn_done(c))
+    kinds = [m["type"] for m in c.custom()]
+    first_delta = kinds.index("delta")
+    assert kinds[:first_delta] == ["entry"]  # the user message comes first
+    assert kinds[-2:] == ["entry", "turn_complete"]  # final text, then the turn's end
+    assert set(kinds[first_delta:-2]) == {"delta"}
+    streamed = "".join(m["text"] for m in c.custom("delta"))
+    model_entry = c.custom("entry")[-1]["entry"]
+    assert streamed == model_entry["text"] == reply
+    assert w.transcript[1]["text"] == reply
+    assert c.states()[-1]["busy"] is False and len(c.states()[-1]["transcript"]) == 3
+    done = c.custom("turn_complete")[0]
+    assert done["finish_reason"] == "stop" and done["usage"]["generated_tokens"] == 60
+
+
+def _rate_check(c: RecordingComm, reply: str) -> tuple[int, float]:
+    timed = c.timed("delta")
+    assert "".join(m["text"] for _, m in timed) == reply
+    # Every delta but the final flush of the text block waits >= the interval.
+    times = [at for at, _ in timed]
+    gaps = [b - a for a, b in itertools.pairwise(times)][:-1]
+    assert all(g >= DELTA_INTERVAL_S - 0.002 for g in gaps), min(gaps, default=None)
+    span = timed[-1][0] - timed[0][0]
+    per_second = (len(timed) - 1) / span if span > 0 else 0.0
+    return len(timed), per_second
+
+
+def test_5000_token_reply_at_full_speed_is_batched(
+    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+) -> None:
+    reply = " ".join(f"t{i}" for i in range(5000))
+    scripted.enqueue(reply)
+    w = ChatWidget("fast", runner=runner, config=GenerationConfig(max_tokens=6000))
+    widgets.append(w)
+    c = comm_of(w)
+    w.send_message("go")
+    wait_for(turn_done(c), timeout=60)
+    count, per_second = _rate_check(c, reply)
+    assert per_second <= 40, (count, per_second)
+    assert c.custom("entry")[-1]["entry"]["text"] == reply == w.transcript[1]["text"]
+
+
+def test_paced_stream_flushes_about_every_30ms(
+    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+) -> None:
+    reply = " ".join(f"t{i}" for i in range(800))
+    scripted.enqueue(reply)
+    scripted.token_delay = 0.001
+    w = ChatWidget("paced", runner=runner, config=GenerationConfig(max_tokens=1000))
+    widgets.append(w)
+    c = comm_of(w)
+    w.send_message("go")
+    wait_for(turn_done(c), timeout=60)
+    count, per_second = _rate_check(c, reply)
+    assert per_second <= 40, (count, per_second)
+    assert count >= 5  # it streamed, not one lump at the end
+
+
+def test_batcher_spacing_and_invocation_switch() -> None:
+    """Drive the batcher with its own clock and timer seams."""
+    now = [0.0]
+    sent: list[tuple[float, dict[str, Any]]] = []
+    timers: list[tuple[float, Callable[[], None]]] = []
+    b = _DeltaBatcher(
+        lambda m: sent.append((now[0], dict(m))),
+        schedule=lambda delay, fn: timers.append((now[0] + delay, fn)),
+        clock=lambda: now[0],
+    )
+    b.add("a", "x")  # first chunk goes at once
+    now[0] = 0.010
+    b.add("a", "y")
+    now[0] = 0.020
+    b.add("a", "z")
+    assert [m["text"] for _, m in sent] == ["x"] and len(timers) == 1
+    due, fire = timers.pop()
+    assert due == pytest.approx(0.030)
+    now[0] = due
+    fire()
+    assert [m["text"] for _, m in sent] == ["x", "yz"]
+    now[0] = 0.040
+    b.add("a", "1")
+    b.add("b", "2")  # a new turn flushes the old one's text first
+    assert [(m["invocation_id"], m["text"]) for _, m in sent[2:]] == [("a", "1")]
+    b.flush()
+    assert [(m["invocation_id"], m["text"]) for _, m in sent[3:]] == [("b", "2")]
+    b.flush()  # nothing pending: nothing sent
+    assert len(sent) == 4
+
+
+# -- stop, new chat, errors -----------------------------------------------------------
+
+
+def test_stop_from_frontend_cancels_within_half_a_second(
+    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+) -> None:
+    scripted.enqueue(" ".join(["word"] * 500))
+    scripted.token_delay = 0.02
+    w = ChatWidget("stop", runner=runner)
+    widgets.append(w)
+    c = comm_of(w)
+    c.from_frontend({"type": "send", "text": "long please"})
+    wait_for(lambda: c.custom("delta"))
+    started = time.monotonic()
+    c.from_frontend({"type": "stop"})
+    wait_for(turn_done(c), timeout=2)
+    assert time.monotonic() - started < 0.5
+    done = c.custom("turn_complete")[0]
+    assert done["interrupted"] and done["finish_reason"] == "cancelled"
+    assert w.transcript[1]["interrupted"] is True
+    streamed = "".join(m["text"] for m in c.custom("delta"))
+    assert streamed == w.transcript[1]["text"]
+    c.from_frontend({"type": "send", "text": "again"})  # the next message works
+    wait_for(turn_done(c, 2))
+    assert w.transcript[-2]["text"] == "You said: again"
+
+
+def test_send_while_busy_reports_the_busy_error(
+    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+) -> None:
+    scripted.enqueue(" ".join(["word"] * 100))
+    scripted.token_delay = 0.01
+    w = ChatWidget("busy", runner=runner)
+    widgets.append(w)
+    c = comm_of(w)
+    w.send_message("first")
+    wait_for(lambda: w.busy)
+    w.send_message("second")
+    (error,) = c.custom("error")
+    assert "already running a turn" in error["message"]
+    w.send_message("   ")
+    w.stop()
+    wait_for(turn_done(c))
+
+
+def test_new_chat_switches_to_a_fresh_session_and_closes_the_old(
+    runner: AgentRunner, widgets: list[ChatWidget]
+) -> None:
+    w = ChatWidget("old-chat", runner=runner)
+    widgets.append(w)
+    c = comm_of(w)
+    w.send_message("hi")
+    wait_for(turn_done(c))
+    old = w.session
+    c.from_frontend({"type": "new_chat"})
+    assert old.closed
+    assert w.session_id != "old-chat" and w.session_id.startswith("chat-")
+    assert w.transcript == [] and c.states()[-1]["session_id"] == w.session_id
+    wait_for(lambda: "old-chat" not in [s.id for s in runner.sessions()])
+
+    keeper = ChatWidget("kept-chat", runner=runner, evict_on_close=False)
+    widgets.append(keeper)
+    kept = keeper.session
+    keeper.new_chat()
+    assert not kept.closed and "kept-chat" in [s.id for s in runner.sessions()]
+
+
+# -- close hooks ------------------------------------------------------------------------
+
+
+def test_close_evicts_the_session_unless_told_not_to(runner: AgentRunner) -> None:
+    w = ChatWidget("closing", runner=runner)
+    w.send_message("hi")
+    wait_for(turn_done(comm_of(w)))
+    session = w.session
+    w.close()
+    assert session.closed and w.comm is None
+    wait_for(lambda: "closing" not in [s.id for s in runner.sessions()])
+
+    keep = ChatWidget("keeping", runner=runner, evict_on_close=False)
+    keep.close()
+    assert not keep.session_closed
+    assert "keeping" in [s.id for s in runner.sessions()]
+
+
+def test_frontend_closing_the_comm_evicts_the_session(runner: AgentRunner) -> None:
+    w = ChatWidget("fe-close", runner=runner)
+    session = w.session
+    c = comm_of(w)
+    comm.get_comm_manager().comm_close(None, None, {"content": {"comm_id": c.comm_id}})
+    assert session.closed and w.comm is None
+    wait_for(lambda: "fe-close" not in [s.id for s in runner.sessions()])
+
+
+def test_close_during_a_turn_cancels_it(
+    runner: AgentRunner, scripted: ScriptedBackend
+) -> None:
+    scripted.enqueue(" ".join(["word"] * 500))
+    scripted.token_delay = 0.02
+    w = ChatWidget("close-busy", runner=runner)
+    w.send_message("long")
+    wait_for(lambda: comm_of(w).custom("delta"))
+    w.close()
+    wait_for(lambda: "close-busy" not in [s.id for s in runner.sessions()], timeout=3)
+
+
+# -- shared sessions ---------------------------------------------------------------------
+
+
+def test_two_widgets_and_plain_code_share_one_session(
+    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+) -> None:
+    scripted.token_delay = 0.001
+    a = ChatWidget("shared", runner=runner)
+    b = ChatWidget(runner.get_or_create_session("shared"), evict_on_close=False)
+    widgets.extend([a, b])
+    assert a.session is b.session
+    runner.get_or_create_session("shared").run("from a cell")  # as %%agent would
+    wait_for(turn_done(comm_of(a)))
+    wait_for(turn_done(comm_of(b)))
+    a.send_message("from widget a")
+    wait_for(turn_done(comm_of(b), 2))
+    for w in (a, b):
+        c = comm_of(w)
+        assert "".join(m["text"] for m in c.custom("delta")) == (
+            "You said: from a cell" + "You said: from widget a"
+        )
+        assert [e["kind"] for e in w.transcript] == ["user", "model", "turn"] * 2
+    assert a.transcript == b.transcript
+
+
+def test_reexecuting_a_named_widget_keeps_history(
+    runner: AgentRunner, widgets: list[ChatWidget]
+) -> None:
+    first = ChatWidget("named", runner=runner)
+    widgets.append(first)
+    first.send_message("remember me")
+    wait_for(turn_done(comm_of(first)))
+    second = ChatWidget("named", runner=runner)
+    widgets.append(second)
+    assert second.session is first.session
+    assert second.transcript[0]["text"] == "remember me"
+
+
+def test_session_closed_elsewhere_is_shown_then_reopened_on_send(
+    runner: AgentRunner, widgets: list[ChatWidget]
+) -> None:
+    w = ChatWidget("elsewhere", runner=runner)
+    widgets.append(w)
+    w.send_message("one")
+    wait_for(turn_done(comm_of(w)))
+    runner.delete_session("elsewhere")
+    assert w.session_closed
+    w.send_message("two")
+    wait_for(turn_done(comm_of(w), 2))
+    assert not w.session.closed and w.session.id == "elsewhere"
+    assert [e["kind"] for e in w.transcript] == ["user", "model", "turn"]
+
+
+# -- construction -----------------------------------------------------------------------
+
+
+def test_session_argument_forms(runner: AgentRunner, widgets: list[ChatWidget]) -> None:
+    fresh = ChatWidget(runner=runner)
+    widgets.append(fresh)
+    assert fresh.session_id.startswith("chat-") and fresh.model_label == "scripted"
+    with pytest.raises(InvalidSessionIdError, match="1 to 128 characters"):
+        ChatWidget("no spaces allowed", runner=runner)
+    with pytest.raises(TypeError, match="session id string or an AgentSession"):
+        ChatWidget(42, runner=runner)  # type: ignore[arg-type]
+    other = AgentRunner(model=ScriptedBackend())
+    try:
+        with pytest.raises(ValueError, match="another runner"):
+            ChatWidget(other.get_or_create_session("x"), runner=runner)
+    finally:
+        other.shutdown()
+
+
+def test_default_runner_is_the_kernel_runner(
+    runner: AgentRunner, widgets: list[ChatWidget]
+) -> None:
+    previous = set_runner(runner)
+    try:
+        w = ChatWidget("default-runner")
+        widgets.append(w)
+        assert w.runner is get_runner() is runner
+    finally:
+        if previous is not None:
+            set_runner(previous)

@@ -1,0 +1,252 @@
+"""ChatWidget end to end: a real JupyterLab, a real kernel, Debian chromium.
+
+The notebook's runner uses the ScriptedBackend with a per-token delay (set up
+by `tests.fixtures_lab`); one test talks to the embedded MLX model. Each test
+shows its own widget on its own session id, in the same notebook.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.fixtures_lab import OUTPUT_DIR, Lab
+
+pytestmark = pytest.mark.browser
+
+XSS_REPLY = "\n\n".join(
+    [
+        "Payloads follow.",
+        '<img src="x" onerror="window.__xss = \'img\'">',
+        "<svg onload=\"window.__xss = 'svg'\"><circle r=\"5\"/></svg>",
+        "<script>window.__xss = 'script'</script>",
+        "[click me](javascript:window.__xss='link')",
+        '<a href="javascript:window.__xss=\'rawlink\'">raw link</a>',
+        '<iframe srcdoc="<script>parent.__xss=\'iframe\'</script>"></iframe>',
+        "![pic](javascript:window.__xss='image')",
+        "<details open ontoggle=\"window.__xss='details'\">x</details>",
+        "End of payloads.",
+    ]
+)
+
+MARKDOWN_REPLY = (
+    "Here is **bold** text and a list:\n\n- one\n- two\n\n"
+    "```python\nprint('hello from the model')\n```\n\nDone."
+)
+
+
+def show(lab: Lab, session_id: str, extra: str = "", *, var: str = "") -> tuple[int, Any]:
+    """Show ``ChatWidget(session_id)`` in a new cell, kept in ``w_<session_id>``."""
+    var = var or "w_" + session_id.replace("-", "_")
+    index = lab.run(f"{var} = ChatWidget({session_id!r}{extra})\n{var}")
+    return index, lab.widget(index)
+
+
+def type_and_send(widget: Any, text: str) -> None:
+    box = widget.locator("textarea.anb-input")
+    box.click()
+    box.fill(text)
+    box.press("Enter")
+
+
+def wait_idle(widget: Any, timeout: float = 30_000) -> None:
+    """Wait until no turn is streaming (input enabled again, Stop disabled)."""
+    widget.locator(".anb-stop:disabled").wait_for(timeout=timeout)
+    widget.locator("textarea.anb-input:enabled").wait_for(timeout=timeout)
+
+
+def model_texts(widget: Any) -> list[str]:
+    return [t.strip() for t in widget.locator(".anb-past .anb-model .anb-body").all_inner_texts()]
+
+
+def test_renders_streams_and_formats_markdown(lab: Lab) -> None:
+    lab.run(f"backend.enqueue({MARKDOWN_REPLY!r})")
+    _, widget = show(lab, "browser-chat")
+    assert "browser-chat" in widget.locator(".anb-title").inner_text()
+    assert widget.locator(".anb-send").is_disabled()  # nothing typed yet
+    box = widget.locator("textarea.anb-input")
+
+    # Shift+Enter makes a new line and sends nothing.
+    box.click()
+    box.type("first line")
+    box.press("Shift+Enter")
+    box.type("second line")
+    assert box.input_value() == "first line\nsecond line"
+    assert widget.locator(".anb-user").count() == 0
+
+    box.press("Enter")
+    user = widget.locator(".anb-past .anb-user .anb-body")
+    user.first.wait_for()
+    assert user.first.inner_text() == "first line\nsecond line"
+    # Streaming: the live block shows partial text while the input is disabled.
+    widget.locator(".anb-live .anb-model").wait_for(timeout=10_000)
+    assert box.is_disabled()
+    assert widget.locator(".anb-stop").is_enabled()
+    wait_idle(widget)
+
+    body = widget.locator(".anb-past .anb-model .anb-body").last
+    assert body.locator("strong").inner_text() == "bold"
+    assert body.locator("li").count() == 2
+    assert body.locator("pre code").inner_text().strip() == "print('hello from the model')"
+    assert body.locator("button.anb-copy").count() == 1
+    status = widget.locator(".anb-status").inner_text()
+    assert re.search(r"TTFT \d+\.\d+ s · \d+\.\d tokens/s · \d+ tokens", status), status
+
+    # The streamed text equals the stored one (the transcript trait).
+    stored = lab.eval("runner.get_or_create_session('browser-chat').history[1].text")
+    assert stored.startswith("Here is **bold** text")
+
+    # A turn made outside the widget (plain code, as %%agent does) shows up live.
+    lab.run("backend.enqueue('Answer from a cell.')\n"
+            "_ = runner.get_or_create_session('browser-chat').run('asked from a cell')")
+    widget.locator(".anb-past .anb-user", has_text="asked from a cell").wait_for(timeout=10_000)
+    widget.locator(".anb-past .anb-model", has_text="Answer from a cell.").wait_for(
+        timeout=10_000
+    )
+
+
+def test_stop_halts_a_long_reply_and_next_message_works(lab: Lab) -> None:
+    long_reply = " ".join(f"word{i}" for i in range(600))  # 600 x 20 ms = 12 s
+    lab.run(f"backend.enqueue({long_reply!r})")
+    _, widget = show(lab, "browser-stop")
+    type_and_send(widget, "tell me a long story")
+    live = widget.locator(".anb-live .anb-model .anb-body")
+    live.wait_for(timeout=10_000)
+    widget.page.wait_for_function(
+        "(el) => el.textContent.length > 40", arg=live.element_handle(), timeout=10_000
+    )
+    # Time from the click to the status line saying "stopped", measured in the page.
+    stop = widget.locator(".anb-stop")
+    stop.evaluate(
+        """(button) => {
+            const root = button.closest('.agent-nb-chat');
+            const status = root.querySelector('.anb-status');
+            window.__stopTimes = {};
+            button.addEventListener('click', () => {
+                window.__stopTimes.clicked = performance.now();
+            }, {capture: true, once: true});
+            new MutationObserver((_, obs) => {
+                if (status.textContent.startsWith('stopped')) {
+                    window.__stopTimes.stopped = performance.now();
+                    obs.disconnect();
+                }
+            }).observe(status, {childList: true, characterData: true, subtree: true});
+        }"""
+    )
+    stop.click()
+    widget.page.wait_for_function("() => window.__stopTimes.stopped !== undefined", timeout=5_000)
+    times = widget.page.evaluate("() => window.__stopTimes")
+    elapsed = (times["stopped"] - times["clicked"]) / 1000
+    assert elapsed < 0.5, f"Stop took {elapsed:.3f}s"
+    wait_idle(widget, timeout=5_000)
+    texts = model_texts(widget)
+    assert len(texts) == 1 and 0 < len(texts[0]) < len(long_reply)
+    assert widget.locator(".anb-past .anb-model .anb-note", has_text="stopped").count() == 1
+    shown = texts[0]
+    widget.page.wait_for_timeout(500)
+    assert model_texts(widget)[0] == shown  # nothing more arrives after Stop
+
+    type_and_send(widget, "are you still there?")
+    widget.locator(".anb-past .anb-model", has_text="You said: are you still there?").wait_for(
+        timeout=10_000
+    )
+    wait_idle(widget)
+    assert "interrupted=True" in lab.eval(
+        "[e for e in runner.get_or_create_session('browser-stop').history "
+        "if type(e).__name__ == 'TurnComplete'][0]"
+    )
+
+
+def test_model_html_never_runs(lab: Lab) -> None:
+    lab.run(f"backend.enqueue({XSS_REPLY!r})")
+    _, widget = show(lab, "browser-xss")
+    type_and_send(widget, "show me some html")
+    widget.locator(".anb-past .anb-model", has_text="End of payloads.").wait_for(timeout=20_000)
+    wait_idle(widget)
+    body = widget.locator(".anb-past .anb-model .anb-body").last
+    for selector in ("img", "svg", "script", "iframe", "details", "[onerror]", "[onload]"):
+        assert body.locator(selector).count() == 0, selector
+    hrefs = body.locator("a").evaluate_all("(as) => as.map((a) => a.getAttribute('href'))")
+    assert all(h is None or not h.lower().startswith("javascript") for h in hrefs), hrefs
+    # The markup is shown as text, not dropped silently.
+    text = body.inner_text()
+    assert "<script>window.__xss = 'script'</script>" in text
+    assert "<iframe srcdoc=" in text
+    # Clicking what looks like links runs nothing either.
+    for link in body.locator("a").all():
+        link.click(modifiers=[])
+    widget.page.wait_for_timeout(1000)
+    assert widget.page.evaluate("() => window.__xss") is None
+    assert widget.page.evaluate("() => document.querySelectorAll('iframe[srcdoc]').length") == 0
+
+
+def test_closing_the_widget_evicts_its_session(lab: Lab) -> None:
+    index, widget = show(lab, "browser-close")
+    type_and_send(widget, "remember me")
+    widget.locator(".anb-past .anb-model", has_text="You said: remember me").wait_for(
+        timeout=10_000
+    )
+    wait_idle(widget)
+    assert "browser-close" in lab.eval("[s.id for s in runner.sessions()]")
+
+    # Re-running a cell for a named session keeps its history.
+    _, again = show(lab, "browser-close", ", evict_on_close=False", var="w_again")
+    again.locator(".anb-past .anb-user", has_text="remember me").wait_for(timeout=10_000)
+
+    lab.run("w_browser_close.close()")
+    lab.cell(index).locator(".agent-nb-chat").wait_for(state="detached", timeout=10_000)
+    sessions = lab.eval(
+        "(__import__('time').sleep(0.5), [s.id for s in runner.sessions()])[1]"
+    )
+    assert "browser-close" not in sessions, sessions
+    # The other widget on that session was told: it shows the session as closed.
+    again.locator(".anb-note", has_text="session was closed").wait_for(timeout=10_000)
+
+
+def test_screenshots_light_and_dark(lab: Lab) -> None:
+    lab.run(
+        "backend.enqueue(ToolCallChunk('add', {'a': 2, 'b': 3}), "
+        f"'The sum is **5**.\\n\\n```python\\nadd(2, 3)\\n```', {MARKDOWN_REPLY!r})"
+    )
+    _, widget = show(lab, "browser-look")
+    type_and_send(widget, "What is 2 + 3?")
+    widget.locator(".anb-past .anb-model", has_text="The sum is").wait_for(timeout=20_000)
+    wait_idle(widget)
+    widget.locator(".anb-tool summary").first.click()  # open the tool block
+    assert widget.locator(".anb-tool[open] .anb-tool-json").count() == 2  # args and result
+    type_and_send(widget, "Show me some formatting")
+    widget.locator(".anb-past .anb-model", has_text="Done.").wait_for(timeout=20_000)
+    wait_idle(widget)
+    widget.locator("textarea.anb-input").fill("A draft message")
+    try:
+        widget.scroll_into_view_if_needed()
+        widget.screenshot(path=str(OUTPUT_DIR / "chat-widget-light.png"))
+        lab.set_theme("JupyterLab Dark")
+        widget.screenshot(path=str(OUTPUT_DIR / "chat-widget-dark.png"))
+        background = widget.evaluate("(el) => getComputedStyle(el).backgroundColor")
+        assert background not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"), background
+    finally:
+        lab.set_theme("JupyterLab Light")
+    assert (OUTPUT_DIR / "chat-widget-light.png").stat().st_size > 5_000
+    assert (OUTPUT_DIR / "chat-widget-dark.png").stat().st_size > 5_000
+
+
+@pytest.mark.mlx
+def test_one_short_turn_on_the_embedded_model(lab: Lab) -> None:
+    index = lab.run(
+        "mlx_runner = AgentRunner(model='mlx:smollm2-135m')\n"
+        "w_mlx = ChatWidget('browser-mlx', runner=mlx_runner, "
+        "config=GenerationConfig(max_tokens=8))\n"
+        "w_mlx"
+    )
+    widget = lab.widget(index)
+    type_and_send(widget, "Say hello.")
+    widget.locator(".anb-past .anb-model").wait_for(timeout=240_000)
+    wait_idle(widget, timeout=60_000)
+    status = widget.locator(".anb-status").inner_text()
+    assert "error" not in status, status
+    assert re.search(r"tokens/s · [1-8] tokens", status), status
+    assert model_texts(widget)[0]
+    lab.run("w_mlx.close(); mlx_runner.shutdown()")
