@@ -1,0 +1,537 @@
+"""``%%agent`` / ``%agent`` in a real IPython shell, on the ScriptedBackend.
+
+Cells run through ``shell.run_cell`` (with a ``cell_id`` where a notebook
+front end would send one), so option parsing, ``pre_run_cell`` and the
+UsageError display are IPython's own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
+from IPython.utils.capture import CapturedIO, capture_output
+
+from agent_nb import AgentRunner, Reply, TextMessage, TurnComplete, get_runner, set_runner
+from agent_nb._codec import event_from_dict
+from agent_nb._data_summary import summarize
+from agent_nb._magic_commands import sessions_html
+from agent_nb._magics import AgentMagics
+from agent_nb._render import safe_markdown
+from agent_nb._runner import SessionInfo
+from agent_nb.backends import ScriptedBackend
+from tests.html_safety import assert_inert, render_all
+
+
+@pytest.fixture
+def backend() -> ScriptedBackend:
+    return ScriptedBackend()
+
+
+@pytest.fixture
+def shell(backend: ScriptedBackend) -> Iterator[InteractiveShell]:
+    sh = InteractiveShell.instance()
+    sh.config.pop("AgentMagics", None)  # %config writes into the singleton shell's config
+    runner = AgentRunner(model=backend)
+    previous = set_runner(runner)
+    sh.extension_manager.load_extension("agent_nb")
+    yield sh
+    sh.extension_manager.unload_extension("agent_nb")
+    sh.config.pop("AgentMagics", None)
+    get_runner().shutdown()
+    runner.shutdown()
+    if previous is not None:
+        set_runner(previous)
+
+
+def run(sh: InteractiveShell, source: str, cell_id: str | None = None) -> tuple[Any, CapturedIO]:
+    """Run a cell as a notebook would (rich display captured)."""
+    with capture_output() as cap:
+        result = sh.run_cell(source, cell_id=cell_id)
+    return result, cap
+
+
+def usage_error(result: ExecutionResult, cap: CapturedIO, fragment: str) -> str:
+    assert isinstance(result.error_in_exec, UsageError), result.error_in_exec
+    lines = cap.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("UsageError: "), cap.stderr
+    assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def final_bundle(cap: CapturedIO) -> dict[str, str]:
+    data: dict[str, str] = cap.outputs[-1].data
+    return data
+
+
+def magics(sh: InteractiveShell) -> AgentMagics:
+    found: AgentMagics = sh.magics_manager.registry["AgentMagics"]
+    return found
+
+
+def turns(session_id: str = "default") -> list[str]:
+    """The user texts of a session's turns, oldest first."""
+    history = get_runner().get_or_create_session(session_id).history
+    return [e.text for e in history if isinstance(e, TextMessage) and e.author == "user"]
+
+
+# -- extension lifecycle and help ------------------------------------------------
+
+
+def test_load_registers_and_unload_removes_cleanly(shell: InteractiveShell) -> None:
+    assert shell.find_cell_magic("agent") is not None
+    assert shell.find_line_magic("agent") is not None
+    assert magics(shell) in shell.configurables
+    callbacks = len(shell.events.callbacks["pre_run_cell"])
+    shell.extension_manager.unload_extension("agent_nb")
+    assert shell.find_cell_magic("agent") is None and shell.find_line_magic("agent") is None
+    assert "AgentMagics" not in shell.magics_manager.registry
+    assert not any(isinstance(c, AgentMagics) for c in shell.configurables)
+    assert len(shell.events.callbacks["pre_run_cell"]) == callbacks - 1
+    result, cap = run(shell, "%%agent\nhello")
+    assert isinstance(result.error_in_exec, UsageError) and "not found" in cap.stderr
+    shell.extension_manager.load_extension("agent_nb")  # and it comes back
+    assert shell.find_cell_magic("agent") is not None
+
+
+def test_cell_help_lists_every_option(shell: InteractiveShell) -> None:
+    with capture_output() as cap:
+        shell.run_cell("%%agent?")
+    for option in ("--new", "--once", "--model", "--system", "--temperature", "--max-tokens",
+                   "--output", "--data", "--format", "{name}", "%%agent"):  # fmt: skip
+        assert option in cap.stdout, option
+    with capture_output() as cap:
+        shell.run_cell("%agent?")
+    for command in ("sessions", "history", "state", "delete", "clear", "model", "export",
+                    "widget", "memory"):  # fmt: skip
+        assert command in cap.stdout
+
+
+# -- streaming and rendering -----------------------------------------------------
+
+
+def test_streams_through_one_display_handle_throttled(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    words = " ".join(f"w{i}" for i in range(40))
+    backend.enqueue(words)
+    backend.token_delay = 0.01
+    magics(shell).stream_interval = 0.1
+    started = time.monotonic()
+    result, cap = run(shell, "%%agent\ncount for me", cell_id="c1")
+    elapsed = time.monotonic() - started
+    assert result.success
+    ids = {o.transient.get("display_id") for o in cap.outputs}
+    assert len(ids) == 1 and None not in ids
+    assert [o.update for o in cap.outputs] == [False] + [True] * (len(cap.outputs) - 1)
+    assert 3 <= len(cap.outputs) <= elapsed / 0.1 + 3  # throttled, yet really streaming
+    assert final_bundle(cap) == {"text/markdown": words, "text/plain": words}
+
+
+def test_xss_payloads_render_inert(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    payload = (
+        "<script>alert(1)</script> <img src=x onerror=alert(1)> <svg onload=alert(1)> "
+        "[x](javascript:alert(1))\n```html\n<b>code stays</b>\n```"
+    )
+    backend.enqueue(payload)
+    _, cap = run(shell, "%%agent\nattack")
+    for output in cap.outputs:
+        assert set(output.data) <= {"text/markdown", "text/plain"}
+        for rendered in render_all(output.data["text/markdown"]).values():
+            assert_inert(rendered, payload)
+    assert final_bundle(cap)["text/markdown"] == safe_markdown(payload)
+    assert "<b>code stays</b>" in final_bundle(cap)["text/markdown"]
+
+
+def test_terminal_shell_prints_plain_streamed_text(
+    shell: InteractiveShell, backend: ScriptedBackend, capsys: pytest.CaptureFixture[str]
+) -> None:
+    backend.enqueue("plain <b>text</b> here")
+    result = shell.run_cell("%%agent\nhi")
+    assert result.success
+    assert capsys.readouterr().out == "plain <b>text</b> here\n"
+
+
+def test_format_text_and_code(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    backend.enqueue("Sure:\n```python\nprint(1 < 2)\n```\nbye", "just words")
+    _, cap = run(shell, "%%agent --format code\ncode please")
+    assert final_bundle(cap)["text/markdown"] == "```python\nprint(1 < 2)\n```"
+    _, cap = run(shell, "%%agent --format text\nwords please")
+    assert final_bundle(cap) == {"text/plain": "just words"}
+
+
+# -- options ---------------------------------------------------------------------
+
+
+def test_options_reach_the_request(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    backend.enqueue("one two three four five six seven")
+    line = '%%agent notes -s "Be terse, please." -t 0.7 --max-tokens 3 -o out'
+    result, _ = run(shell, f"{line}\nhi")
+    assert result.success
+    request = backend.requests[-1]
+    assert request.system_instruction == "Be terse, please."
+    assert (request.config.temperature, request.config.max_tokens) == (0.7, 3)
+    reply = shell.user_ns["out"]
+    assert isinstance(reply, Reply) and reply.text == "one two three"
+    assert reply.finish_reason == "length" and reply.session_id == "notes"
+
+
+def test_configured_defaults_apply(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    shell.run_cell("%config AgentMagics.default_session = 'lab'")
+    shell.run_cell("%config AgentMagics.system_prompt = 'You answer in French.'")
+    shell.run_cell("%config AgentMagics.max_tokens = 2")
+    backend.enqueue("un deux trois")
+    run(shell, "%%agent\nbonjour")
+    assert turns("lab") == ["bonjour"]
+    assert backend.requests[-1].system_instruction == "You answer in French."
+    assert backend.requests[-1].config.max_tokens == 2
+    run(shell, "%config AgentMagics.on_rerun = 'sometimes'")  # %config logs the TraitError
+    assert magics(shell).on_rerun == "rewind"
+
+
+def test_ipython_config_file_settings_are_read(backend: ScriptedBackend) -> None:
+    from traitlets.config import Config
+
+    sh = InteractiveShell.instance()
+    saved = sh.config
+    config = Config()
+    config.AgentMagics.default_session = "from_config"
+    config.AgentMagics.on_rerun = "append"
+    sh.config = config
+    try:
+        sh.extension_manager.load_extension("agent_nb")
+        assert magics(sh).default_session == "from_config"
+        assert magics(sh).on_rerun == "append"
+    finally:
+        sh.extension_manager.unload_extension("agent_nb")
+        sh.config = saved
+
+
+def test_once_uses_no_named_session(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    backend.enqueue("single")
+    result, cap = run(shell, "%%agent --once -o r\nquick question")
+    assert result.success and final_bundle(cap)["text/plain"] == "single"
+    assert get_runner().sessions() == [] and shell.user_ns["r"].text == "single"
+
+
+def test_new_starts_afresh(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    run(shell, "%%agent s1\nfirst")
+    result, cap = run(shell, "%%agent s1 --new\nsecond")
+    assert result.success and "new session 's1'" in cap.stdout
+    assert turns("s1") == ["second"]
+
+
+def test_per_turn_model(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    _, cap = run(shell, "%%agent -m scripted\nping")
+    assert final_bundle(cap)["text/plain"] == "You said: ping"
+    assert backend.requests == []  # the default model was not used
+
+
+# -- interpolation and --data ---------------------------------------------------
+
+
+def test_interpolation(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    shell.user_ns.update(topic="owls", info={"n": 3}, pi=3.14159)
+    run(shell, "%%agent\nTell me about {topic} ({info[n]}, {pi:.2f}) as {{json}}")
+    assert turns() == ["Tell me about owls (3, 3.14) as {json}"]
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ("about {nothing_here}", "unknown variable 'nothing_here'"),
+        ("a dict {'a': 1}", "does not name a variable"),
+        ("open { brace", "literal braces"),
+        ("positional {}", "does not name a variable"),
+        ("{topic.nope}", "AttributeError"),
+        ("   ", "the cell is empty"),
+    ],
+)
+def test_bad_interpolation_sends_nothing(
+    shell: InteractiveShell, backend: ScriptedBackend, body: str, fragment: str
+) -> None:
+    shell.user_ns["topic"] = "owls"
+    run(shell, "%%agent\nkeep me")
+    result, cap = run(shell, f"%%agent\n{body}")
+    usage_error(result, cap, fragment)
+    assert len(backend.requests) == 1 and turns() == ["keep me"]
+
+
+def test_data_attaches_bounded_summaries(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    frame = pd.DataFrame({"price": np.arange(1000) * 1.5, "city": ["Oslo", "Rome"] * 500})
+    shell.user_ns.update(df=frame, arr=np.linspace(0, 1, 10_000), blob=list(range(100_000)))
+    magics(shell).data_budget = 600
+    run(shell, "%%agent --data df arr blob\nWhat is in these?")
+    text = backend.requests[-1].contents[-1].text
+    assert text.startswith("What is in these?\n\nData `df` (pandas.DataFrame):")
+    assert "shape: 1000 rows x 2 columns" in text and "price: float64" in text
+    assert "describe():" in text and "Data `arr` (numpy.ndarray)" in text and "mean=0.5" in text
+    assert "Data `blob` (list)" in text
+    assert len(text) < 600 * 4 + 100  # the budget, in characters
+
+
+def test_data_unknown_variable(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    result, cap = run(shell, "%%agent --data missing_df\nsummarise")
+    usage_error(result, cap, "missing_df")
+    assert backend.requests == []
+
+
+def test_summaries_fit_their_budget() -> None:
+    wide = pd.DataFrame(np.random.default_rng(0).random((500, 80)))
+    for obj in (wide, wide[0], np.zeros((300, 300)), "x" * 50_000, {"k": list(range(5000))}):
+        for budget in (50, 200, 1000):
+            assert len(summarize("v", obj, budget)) <= budget * 4
+    assert "(first 20 of 80 shown)" in summarize("wide", wide, 2000)
+
+
+def test_summarize_imports_nothing() -> None:
+    import subprocess
+
+    code = ("import sys; from agent_nb._data_summary import summarize; summarize('x', [1]*9);"
+            "assert 'pandas' not in sys.modules and 'numpy' not in sys.modules")  # fmt: skip
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- re-running cells -----------------------------------------------------------
+
+
+def test_rerun_rewinds_the_cell_and_later_turns(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    run(shell, "%%agent\nfirst", cell_id="A")
+    run(shell, "%%agent\nsecond", cell_id="B")
+    run(shell, "%%agent\nthird", cell_id="C")
+    result, cap = run(shell, "%%agent\nfirst, edited", cell_id="A")
+    assert result.success
+    assert cap.stdout.strip() == (
+        "↺ re-run: replaced this cell's earlier turn and 2 later turns in session 'default'"
+    )
+    assert turns() == ["first, edited"]
+    # the model saw only the rewound history
+    assert [c.text for c in backend.requests[-1].contents] == ["first, edited"]
+    result, cap = run(shell, "%%agent\nsecond again", cell_id="B")  # B's turn is gone: append
+    assert cap.stdout == "" and turns() == ["first, edited", "second again"]
+
+
+def test_append_mode_and_no_cell_id_keep_everything(shell: InteractiveShell) -> None:
+    run(shell, "%%agent\none")
+    run(shell, "%%agent\none")  # terminal: no cell id
+    shell.run_cell("%config AgentMagics.on_rerun = 'append'")
+    run(shell, "%%agent\ntwo", cell_id="X")
+    run(shell, "%%agent\ntwo", cell_id="X")
+    assert turns() == ["one", "one", "two", "two"]
+
+
+def test_rerun_on_another_session_leaves_the_old_one(shell: InteractiveShell) -> None:
+    run(shell, "%%agent alpha\nhello", cell_id="A")
+    run(shell, "%%agent beta\nhello", cell_id="A")
+    assert turns("alpha") == ["hello"] and turns("beta") == ["hello"]
+
+
+def test_two_calls_in_one_cell_execution_append(shell: InteractiveShell) -> None:
+    source = "for q in ('q1', 'q2'):\n    get_ipython().run_cell_magic('agent', '', q)"
+    run(shell, source, cell_id="loop")
+    run(shell, source, cell_id="loop")
+    assert turns() == ["q1", "q2"]
+
+
+# -- interrupt, failure, busy ----------------------------------------------------
+
+
+def test_kernel_interrupt_cancels_and_session_stays_usable(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    backend.enqueue(" ".join(f"w{i}" for i in range(300)), "after")
+    backend.token_delay = 0.01
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    started = time.monotonic()
+    result, cap = run(shell, "%%agent -o partial\ncount", cell_id="I")
+    assert time.monotonic() - started < 2.5  # cancelled, not run to the end
+    usage_error(result, cap, "interrupted")
+    bundle = final_bundle(cap)
+    assert bundle["text/markdown"].startswith("w0 w1")
+    assert bundle["text/markdown"].endswith("*(interrupted)*")
+    assert shell.user_ns["partial"].interrupted
+    history = get_runner().get_or_create_session("default").history
+    assert isinstance(history[-1], TurnComplete) and history[-1].interrupted
+    assert history[-2].interrupted and history[-2].text in bundle["text/plain"]
+    backend.token_delay = 0
+    result, cap = run(shell, "%%agent\nagain", cell_id="J")
+    assert result.success and final_bundle(cap)["text/plain"] == "after"
+
+
+def test_backend_failure_is_one_line(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    backend.enqueue(RuntimeError("model fell over"))
+    result, cap = run(shell, "%%agent\nhi")
+    usage_error(result, cap, "BackendError")
+    assert isinstance(get_runner().get_or_create_session("default").history[-1], TurnComplete)
+
+
+def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    backend.enqueue(" ".join(["x"] * 100))
+    backend.token_delay = 0.01
+    session = get_runner().get_or_create_session("default")
+    stream = session.run_async("widget turn")
+    try:
+        result, cap = run(shell, "%%agent\nfrom a cell")
+        usage_error(result, cap, "already running")
+    finally:
+        stream.cancel()
+    while session.busy:
+        time.sleep(0.01)
+    assert turns() == ["widget turn"]
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        ("--bogus", "unrecognized arguments: --bogus"),
+        ("bad/id", "invalid session id 'bad/id'"),
+        ("-m nosuch:model", "Unknown model spec 'nosuch:model'"),
+        ("-t -1", "temperature must be >= 0"),
+        ("-t warm", "invalid float value"),
+        ("--max-tokens 0", "max_tokens must be >= 1"),
+        ("-o 2bad", "-o needs a Python variable name"),
+        ("--format html", "invalid choice"),
+        ('-s "unclosed', "cannot parse"),
+    ],
+)
+def test_bad_input_is_one_line_and_changes_nothing(
+    shell: InteractiveShell, backend: ScriptedBackend, line: str, fragment: str
+) -> None:
+    run(shell, "%%agent\nkeep me")
+    result, cap = run(shell, f"%%agent {line}\nhello")
+    usage_error(result, cap, fragment)
+    assert len(backend.requests) == 1 and turns() == ["keep me"]
+    assert cap.outputs == []
+
+
+# -- %agent commands -------------------------------------------------------------
+
+
+def test_sessions_table(shell: InteractiveShell) -> None:
+    _, cap = run(shell, "%agent sessions")
+    assert "No sessions yet" in cap.stdout
+    run(shell, "%%agent alpha\nhi")
+    run(shell, "%%agent beta\nhi")
+    _, cap = run(shell, "%agent sessions")
+    table = final_bundle(cap)["text/html"]
+    assert table.count("<tr>") == 3 and "alpha" in table and "beta" in table
+    assert "KV bytes" in table and "last used" in table
+
+
+def test_sessions_html_escapes_everything() -> None:
+    info = SessionInfo(id="<img src=x onerror=alert(1)>", user_id="u", turns=1, tokens=2,
+                       history_bytes=3, kv_bytes=4, last_used=time.time())  # fmt: skip
+    table = sessions_html([info], ["<script>x</script>"])
+    assert "<img" not in table and "<script" not in table and "&lt;img" in table
+
+
+def test_history_state_delete_clear(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    backend.enqueue("<b>bold</b> answer")
+    run(shell, "%%agent talk\nquestion")
+    _, cap = run(shell, "%agent history talk")
+    bundle = final_bundle(cap)
+    assert "**user:**" in bundle["text/plain"] and "<b>bold</b> answer" in bundle["text/plain"]
+    for rendered in render_all(bundle["text/markdown"]).values():
+        assert_inert(rendered)
+    result, _ = run(shell, "%agent state talk")
+    assert result.result == {}
+    result, cap = run(shell, "%agent history nobody")
+    usage_error(result, cap, "no session 'nobody'; sessions: 'talk'")
+    assert "nobody" not in {i.id for i in get_runner().sessions()}  # never created
+    _, cap = run(shell, "%agent delete talk")
+    assert "deleted session 'talk'" in cap.stdout
+    assert get_runner().stored_session_ids() == []
+    run(shell, "%%agent a\nx")
+    run(shell, "%%agent b\nx")
+    _, cap = run(shell, "%agent clear")
+    assert "deleted 2 sessions" in cap.stdout and get_runner().sessions() == []
+    result, cap = run(shell, "%agent delete")
+    usage_error(result, cap, "usage: %agent delete ID")
+
+
+def test_model_command(shell: InteractiveShell) -> None:
+    _, cap = run(shell, "%agent model")
+    assert cap.stdout.strip() == "model: scripted"
+    result, cap = run(shell, "%agent model nosuch:thing")
+    usage_error(result, cap, "Unknown model spec")
+    assert get_runner().model != "nosuch:thing"
+    _, cap = run(shell, "%agent model scripted")
+    assert get_runner().model == "scripted"
+
+
+def test_export_markdown_and_json(
+    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any
+) -> None:
+    backend.enqueue("the answer")
+    run(shell, "%%agent ex\nthe question")
+    _, cap = run(shell, f"%agent export ex --to {tmp_path / 'ex.md'}")
+    assert "exported session 'ex' (3 events)" in cap.stdout
+    text = (tmp_path / "ex.md").read_text()
+    assert text.startswith("# Session ex") and "the question" in text and "the answer" in text
+    run(shell, f"%agent export ex --format json --to {tmp_path / 'ex.json'}")
+    payload = json.loads((tmp_path / "ex.json").read_text())
+    events = [event_from_dict(e) for e in payload["events"]]
+    assert events == get_runner().get_or_create_session("ex").history
+    _, cap = run(shell, "%agent export ex --format json")
+    assert json.loads(final_bundle(cap)["text/plain"])["session_id"] == "ex"
+    result, cap = run(shell, "%agent export ex --format pdf")
+    usage_error(result, cap, "invalid choice")
+    result, cap = run(shell, f"%agent export ex --to {tmp_path / 'no' / 'dir.md'}")
+    usage_error(result, cap, "cannot write")
+
+
+def test_widget_command(shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_nb._widget import ChatWidget
+
+    result, _ = run(shell, "%agent widget chat")
+    assert isinstance(result.result, ChatWidget)
+    result.result.close()
+    monkeypatch.setitem(sys.modules, "agent_nb._widget", None)  # a build without the widget
+    result, cap = run(shell, "%agent widget chat")
+    usage_error(result, cap, "not available in this build")
+
+
+def test_memory_and_unknown_command(shell: InteractiveShell) -> None:
+    run(shell, "%%agent\nhi")
+    _, cap = run(shell, "%agent memory")
+    figures = json.loads(final_bundle(cap)["text/plain"])
+    assert "default" in figures["sessions"] and "kv_bytes_total" in figures
+    result, cap = run(shell, "%agent frobnicate")
+    usage_error(result, cap, "unknown %agent command 'frobnicate'")
+    result, cap = run(shell, "%agent")
+    usage_error(result, cap, "needs a command")
+
+
+def test_store_setting_installs_a_persistent_runner(
+    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any
+) -> None:
+    path = tmp_path / "sessions.db"
+    run(shell, "%config AgentMagics.store = 'postgres://x'")  # %config logs the TraitError
+    assert magics(shell).store == ""
+    shell.run_cell(f"%config AgentMagics.store = 'sqlite:///{path}'")
+    runner = get_runner()
+    assert type(runner.store).__name__ == "SQLiteStore"
+    runner.model = backend
+    run(shell, "%%agent kept\nremember me")
+    later = AgentRunner(model=backend, store=f"sqlite:///{path}")
+    try:
+        history = later.get_or_create_session("kept").history
+        texts = [e.text for e in history if isinstance(e, TextMessage)]
+        assert texts == ["remember me", "You said: remember me"]
+    finally:
+        later.shutdown()
+
