@@ -80,11 +80,13 @@ function bubble(role, label) {
 
 /**
  * Build the DOM for a whole transcript. Tool calls and their results share one
- * collapsible block (matched by call_id).
+ * collapsible block (matched by call_id); ``openTools`` remembers which blocks
+ * the user opened, so a re-render at the end of a turn keeps them open.
  * @param {Entry[]} entries
+ * @param {Set<string>} openTools
  * @returns {HTMLElement[]}
  */
-function renderEntries(entries) {
+function renderEntries(entries, openTools) {
   /** @type {HTMLElement[]} */
   const out = [];
   /** @type {Map<string, HTMLDetailsElement>} */
@@ -100,11 +102,11 @@ function renderEntries(entries) {
       if (entry.interrupted) box.append(h("div", "anb-note", "stopped"));
       out.push(box);
     } else if (entry.kind === "tool_call") {
-      const block = toolBlock(entry);
+      const block = toolBlock(entry, entry.name, openTools);
       tools.set(entry.call_id, block);
       out.push(block);
     } else if (entry.kind === "tool_result") {
-      const block = tools.get(entry.call_id) ?? toolBlock(null, entry.name);
+      const block = tools.get(entry.call_id) ?? toolBlock(null, entry.name, openTools);
       if (!tools.has(entry.call_id)) out.push(block);
       addToolResult(block, entry);
     } else if (entry.kind === "turn" && entry.error) {
@@ -116,12 +118,22 @@ function renderEntries(entries) {
 
 /**
  * @param {ToolCallEntry | null} call
- * @param {string} [name]
+ * @param {string} name
+ * @param {Set<string>} openTools
  */
-function toolBlock(call, name) {
+function toolBlock(call, name, openTools) {
   const block = h("details", "anb-tool");
+  const key = call ? call.call_id : "";
+  if (key) {
+    block.dataset.callId = key;
+    block.open = openTools.has(key);
+    block.addEventListener("toggle", () => {
+      if (block.open) openTools.add(key);
+      else openTools.delete(key);
+    });
+  }
   const summary = h("summary");
-  summary.append(h("span", "anb-tool-tag", "tool"), h("span", "anb-tool-name", call ? call.name : name ?? "?"));
+  summary.append(h("span", "anb-tool-tag", "tool"), h("span", "anb-tool-name", name));
   if (call) summary.append(h("span", "anb-tool-args", `(${argsPreview(call.args)})`));
   block.append(summary);
   if (call) {
@@ -179,6 +191,8 @@ function render({ model, el }) {
   let liveBubble = null;
   let frame = 0;
   let pending = false; // a send is on its way and not yet confirmed
+  /** @type {Set<string>} */
+  const openTools = new Set();
 
   const nearBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   /** @param {boolean} stick */
@@ -205,7 +219,7 @@ function render({ model, el }) {
 
   function renderTranscript() {
     const stick = nearBottom();
-    past.replaceChildren(...renderEntries(model.get("transcript")));
+    past.replaceChildren(...renderEntries(model.get("transcript"), openTools));
     if (model.get("session_closed")) {
       past.append(h("div", "anb-note", "This session was closed; a new message starts it afresh."));
     }
@@ -273,7 +287,15 @@ function render({ model, el }) {
       }
       if (entry.kind === "model") clearLive();
       const stick = nearBottom();
-      past.append(...renderEntries([entry]));
+      const call =
+        entry.kind === "tool_result"
+          ? past.querySelector(`details[data-call-id="${CSS.escape(entry.call_id)}"]`)
+          : null;
+      if (call instanceof HTMLDetailsElement && entry.kind === "tool_result") {
+        addToolResult(call, entry);
+      } else {
+        past.append(...renderEntries([entry], openTools));
+      }
       scroll(stick);
     } else if (msg.type === "turn_complete") {
       pending = false;

@@ -219,6 +219,9 @@ def test_screenshots_light_and_dark(lab: Lab) -> None:
     type_and_send(widget, "Show me some formatting")
     widget.locator(".anb-past .anb-model", has_text="Done.").wait_for(timeout=20_000)
     wait_idle(widget)
+    # The end-of-turn re-render keeps one block per call and remembers it was opened.
+    assert widget.locator(".anb-tool").count() == 1
+    assert widget.locator(".anb-tool[open]").count() == 1
     widget.locator("textarea.anb-input").fill("A draft message")
     try:
         widget.scroll_into_view_if_needed()
