@@ -27,6 +27,7 @@ from ._ids import check_session_id
 from ._reply import Reply
 from ._session import AgentSession
 from ._stream import EventStream
+from ._turn import close_unfinished_turn
 from ._types import Content, GenerateContentRequest
 from ._worker import Worker
 from .backends import Backend, resolve_backend
@@ -167,6 +168,8 @@ class AgentRunner:
             record = self.store.get_session(self.app_name, self.user_id, session_id)
             if record is None:
                 record = self.store.create_session(self.app_name, self.user_id, session_id)
+            elif self.store.persistent:
+                close_unfinished_turn(self.store, record)
             session = AgentSession(self, record, resolved, ephemeral=ephemeral)
             self._sessions[session_id] = session
             return session
@@ -198,7 +201,9 @@ class AgentRunner:
 
     def stored_session_ids(self) -> list[str]:
         """Ids the store holds for this user (with SQLite: also from past kernels)."""
-        return self.store.list_sessions(self.app_name, self.user_id)
+        ids = self.store.list_sessions(self.app_name, self.user_id)
+        # Single-turn sessions of a kernel that died mid-turn are not the user's.
+        return [i for i in ids if not i.startswith("_st-")]
 
     def _kv_bytes(self, key: str) -> int:
         with self._lock:

@@ -32,8 +32,42 @@ if TYPE_CHECKING:
     from ._agent import Agent
     from ._session import AgentSession, TurnOptions, _ActiveTurn
     from .backends import Backend
+    from .stores import SessionRecord, SessionStore
 
-__all__ = ["run_turn", "tool_result_payload"]
+__all__ = ["close_unfinished_turn", "run_turn", "tool_result_payload"]
+
+
+def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
+    """Finish a stored turn that a dead kernel left open (persistent stores only).
+
+    A kernel killed mid-turn leaves a prefix of that turn: maybe a function
+    call without its response, and no `TurnComplete`. Recording the missing
+    pieces keeps the rule that no call is ever left unanswered.
+    """
+    events = record.events
+    if not events or isinstance(events[-1], TurnComplete):
+        return
+    invocation_id = events[-1].invocation_id
+    answered = {e.call_id for e in events if isinstance(e, FunctionResponse)}
+    reason = "the kernel stopped before this turn finished"
+    for event in [e for e in events if e.invocation_id == invocation_id]:
+        if isinstance(event, FunctionCall) and event.call_id not in answered:
+            store.append_event(
+                record,
+                FunctionResponse(
+                    name=event.name,
+                    response={"error": reason},
+                    call_id=event.call_id,
+                    author=event.author,
+                    invocation_id=invocation_id,
+                ),
+            )
+    store.append_event(
+        record,
+        TurnComplete(
+            finish_reason="error", interrupted=True, error=reason, invocation_id=invocation_id
+        ),
+    )
 
 
 def tool_result_payload(result: Any) -> dict[str, Any]:
