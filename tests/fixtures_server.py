@@ -13,6 +13,7 @@ Nothing here talks to anything but 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -42,6 +43,7 @@ __all__ = [
     "fake_openai",
     "free_port",
     "mlx_server",
+    "start_mlx_server",
 ]
 
 
@@ -270,14 +272,15 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: pathlib.Path, li
     )
 
 
-@pytest.fixture(scope="session")
-def mlx_server(
-    embedded_model_dir: pathlib.Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[MlxServer]:
-    """A real ``mlx_lm.server`` on a free 127.0.0.1 port, killed at teardown."""
+@contextlib.contextmanager
+def start_mlx_server(model_dir: pathlib.Path, log: pathlib.Path) -> Iterator[MlxServer]:
+    """Run ``mlx_lm.server`` on a free 127.0.0.1 port until the block exits.
+
+    ``HF_HUB_OFFLINE`` keeps it from reaching for the Hub when asked for a
+    model it does not have (it answers 404 instead).
+    """
     port = free_port()
-    log = tmp_path_factory.mktemp("mlx_server") / "server.log"
-    model = str(embedded_model_dir)
+    model = str(model_dir)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     command = [
         sys.executable, "-m", "mlx_lm", "server",
@@ -296,3 +299,13 @@ def mlx_server(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def mlx_server(
+    embedded_model_dir: pathlib.Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MlxServer]:
+    """A real ``mlx_lm.server`` serving the embedded model, killed at teardown."""
+    log = tmp_path_factory.mktemp("mlx_server") / "server.log"
+    with start_mlx_server(embedded_model_dir, log) as server:
+        yield server

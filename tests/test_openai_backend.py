@@ -29,7 +29,7 @@ from agent_nb import (
     TextMessage,
     TurnComplete,
 )
-from agent_nb.backends import CancelToken, Finish, TextDelta, resolve_backend
+from agent_nb.backends import CancelToken, Chunk, Finish, TextDelta, resolve_backend
 from agent_nb.backends.openai import OpenAIBackend, parse_spec, request_messages
 from agent_nb.errors import BackendError, ModelNotFoundError
 from tests.fixtures_server import FakeOpenAIServer, MlxServer, RawBody, Reply, Stall, Status
@@ -287,7 +287,7 @@ def test_cancel_token_beats_a_stalled_server(
     fake_openai.enqueue(Stall(after_headers=after_headers))
     request = GenerateContentRequest([Content.user("hi")], config=SHORT)
 
-    async def scenario() -> tuple[list[object], float]:
+    async def scenario() -> tuple[list[Chunk], float]:
         cancel = CancelToken()
         asyncio.get_running_loop().call_later(0.3, cancel.set)
         started = time.perf_counter()
@@ -397,7 +397,7 @@ def test_real_server_backend_stream_directly(mlx_server: MlxServer) -> None:
     backend = resolve_backend(mlx_server.spec())
     request = GenerateContentRequest([Content.user("Hi!")], config=SHORT)
 
-    async def scenario() -> list[object]:
+    async def scenario() -> list[Chunk]:
         return [c async for c in backend.stream(request, cache=None, cancel=CancelToken())]
 
     chunks = asyncio.run(scenario())

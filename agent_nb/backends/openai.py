@@ -25,6 +25,7 @@ by `agent_nb.backends.resolve_backend` or by a caller who asked for it.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import re
@@ -138,33 +139,59 @@ class _PendingCall:
 
 
 class _Cancelled:
-    """Returned by `_race` when the cancel token won."""
+    """Returned by `_CancelWatch.read` when the cancel token won."""
 
 
 _CANCELLED = _Cancelled()
 
 
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # mark it retrieved: an abandoned read may still fail
+class _CancelWatch:
+    """Interrupts a read that waits on the server once the cancel token is set.
 
+    A `CancelToken` is a thread flag with nothing to await, so one watcher
+    task polls it; when it is set while the consuming task waits inside
+    `read`, the watcher cancels that task, and `read` turns the resulting
+    `CancelledError` into `_CANCELLED` (and takes the cancel request back),
+    the way ``asyncio.timeout`` does. Reads themselves stay plain awaits, so a
+    fast stream pays nothing per chunk.
+    """
 
-async def _race(aw: Awaitable[_T], cancel: CancelToken) -> _T | _Cancelled:
-    """Await ``aw`` unless ``cancel`` is set first (then abandon it)."""
-    task = asyncio.ensure_future(aw)
-    try:
-        while True:
-            done, _ = await asyncio.wait((task,), timeout=_POLL_S)
-            if done:
-                return task.result()
-            if cancel.is_set():
-                task.add_done_callback(_retrieve)
-                task.cancel()
-                return _CANCELLED
-    except asyncio.CancelledError:
-        task.add_done_callback(_retrieve)
-        task.cancel()
-        raise
+    def __init__(self, cancel: CancelToken) -> None:
+        self._cancel = cancel
+        self._reading = False
+        self._fired = False
+        task = asyncio.current_task()
+        assert task is not None, "stream() runs inside a task"
+        self._task = task
+        self._watcher = asyncio.create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while not self._cancel.is_set():
+            await asyncio.sleep(_POLL_S)
+        if self._reading:  # the consumer is suspended inside read(): interrupt it there
+            self._fired = True
+            self._task.cancel()
+
+    async def read(self, aw: Awaitable[_T]) -> _T | _Cancelled:
+        if self._cancel.is_set():
+            if inspect.iscoroutine(aw):
+                aw.close()
+            return _CANCELLED
+        self._reading = True
+        try:
+            return await aw
+        except asyncio.CancelledError:
+            if not self._fired:
+                raise  # someone else cancelled the consumer: let it through
+            uncancel = getattr(self._task, "uncancel", None)  # Python >= 3.11
+            if uncancel is not None:
+                uncancel()
+            return _CANCELLED
+        finally:
+            self._reading = False
+
+    def stop(self) -> None:
+        self._watcher.cancel()
 
 
 class OpenAIBackend(Backend):
@@ -294,13 +321,16 @@ class OpenAIBackend(Backend):
         if cancel.is_set():
             yield Finish(finish_reason="cancelled")
             return
+        watch = _CancelWatch(cancel)
         try:
-            opened = await _race(
-                client.chat.completions.create(**self._create_kwargs(request)), cancel
+            opened = await watch.read(
+                client.chat.completions.create(**self._create_kwargs(request))
             )
         except Exception as exc:
+            watch.stop()
             raise self._translate(exc) from exc
         if isinstance(opened, _Cancelled):
+            watch.stop()
             yield Finish(finish_reason="cancelled")
             return
         stream: Any = opened
@@ -310,7 +340,7 @@ class OpenAIBackend(Backend):
                     finish = "cancelled"
                     break
                 try:
-                    chunk = await _race(stream.__anext__(), cancel)
+                    chunk = await watch.read(stream.__anext__())
                 except StopAsyncIteration:
                     break
                 except Exception as exc:
@@ -339,6 +369,7 @@ class OpenAIBackend(Backend):
                     if reason:
                         finish = _FINISH.get(reason, "stop")
         finally:
+            watch.stop()
             await _close_quietly(stream)
         if chunks_seen == 0 and finish != "cancelled":
             raise BackendError(
