@@ -339,17 +339,21 @@ function render({ model, el }) {
   /** @param {FromPython} msg */
   const onCustom = (msg) => onMessage(msg);
 
+  /** @type {[string, (...args: any[]) => void][]} */
+  const modelEvents = [
+    ["msg:custom", onCustom],
+    ["change:transcript", onTranscript],
+    ["change:busy", onState],
+    ["change:session_id", onState],
+    ["change:model_label", onState],
+    ["change:session_closed", onClosed],
+  ];
+  for (const [name, handler] of modelEvents) model.on(name, handler);
   input.addEventListener("keydown", onKey);
   input.addEventListener("input", onInput);
   send.addEventListener("click", onSend);
   stop.addEventListener("click", onStop);
   fresh.addEventListener("click", onNew);
-  model.on("msg:custom", onCustom);
-  model.on("change:transcript", onTranscript);
-  model.on("change:busy", onState);
-  model.on("change:session_id", onState);
-  model.on("change:model_label", onState);
-  model.on("change:session_closed", onClosed);
 
   syncHeader();
   renderTranscript();
@@ -358,12 +362,7 @@ function render({ model, el }) {
 
   return () => {
     if (frame) cancelAnimationFrame(frame);
-    model.off("msg:custom", onCustom);
-    model.off("change:transcript", onTranscript);
-    model.off("change:busy", onState);
-    model.off("change:session_id", onState);
-    model.off("change:model_label", onState);
-    model.off("change:session_closed", onClosed);
+    for (const [name, handler] of modelEvents) model.off(name, handler);
     root.remove();
   };
 }

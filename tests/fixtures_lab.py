@@ -207,6 +207,8 @@ class Lab:
 
     def __init__(self, page: Any) -> None:
         self.page = page
+        self.errors: list[str] = []  # uncaught exceptions in the page
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
 
     def run(self, code: str, *, timeout: float = 60) -> int:
         """Append a code cell, execute it and wait; returns its index."""
@@ -290,8 +292,7 @@ def lab(jupyter_lab: dict[str, Any], lab_browser: Any) -> Iterator[Lab]:
     """The prepared notebook open in chromium with its setup cell run."""
     context = lab_browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    helper = Lab(page)
     url = (
         f"{jupyter_lab['url']}/lab/tree/{jupyter_lab['notebook']}"
         f"?reset&token={jupyter_lab['token']}"
@@ -308,8 +309,6 @@ def lab(jupyter_lab: dict[str, Any], lab_browser: Any) -> Iterator[Lab]:
         }""",
         timeout=90_000,
     )
-    helper = Lab(page)
-    helper.errors = errors  # type: ignore[attr-defined]
     page.evaluate(
         """async () => {
             const app = window.jupyterapp;

@@ -255,16 +255,22 @@ def test_batcher_spacing_and_invocation_switch() -> None:
 # -- stop, new chat, errors -----------------------------------------------------------
 
 
+def start_long_turn(runner: AgentRunner, scripted: ScriptedBackend, session_id: str) -> ChatWidget:
+    """A widget whose front end sent a message that takes ~10 s to answer, now streaming."""
+    scripted.enqueue(" ".join(["word"] * 500))
+    scripted.token_delay = 0.02
+    w = ChatWidget(session_id, runner=runner)
+    comm_of(w).from_frontend({"type": "send", "text": "long please"})
+    wait_for(lambda: comm_of(w).custom("delta"))
+    return w
+
+
 def test_stop_from_frontend_cancels_within_half_a_second(
     runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
 ) -> None:
-    scripted.enqueue(" ".join(["word"] * 500))
-    scripted.token_delay = 0.02
-    w = ChatWidget("stop", runner=runner)
+    w = start_long_turn(runner, scripted, "stop")
     widgets.append(w)
     c = comm_of(w)
-    c.from_frontend({"type": "send", "text": "long please"})
-    wait_for(lambda: c.custom("delta"))
     started = time.monotonic()
     c.from_frontend({"type": "stop"})
     wait_for(turn_done(c), timeout=2)
@@ -282,13 +288,10 @@ def test_stop_from_frontend_cancels_within_half_a_second(
 def test_send_while_busy_reports_the_busy_error(
     runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
 ) -> None:
-    scripted.enqueue(" ".join(["word"] * 100))
-    scripted.token_delay = 0.01
-    w = ChatWidget("busy", runner=runner)
+    w = start_long_turn(runner, scripted, "busy")
     widgets.append(w)
     c = comm_of(w)
-    w.send_message("first")
-    wait_for(lambda: w.busy)
+    assert w.busy
     w.send_message("second")
     (error,) = c.custom("error")
     assert "already running a turn" in error["message"]
@@ -341,7 +344,9 @@ def test_frontend_closing_the_comm_evicts_the_session(runner: AgentRunner) -> No
     w = ChatWidget("fe-close", runner=runner)
     session = w.session
     c = comm_of(w)
-    comm.get_comm_manager().comm_close(None, None, {"content": {"comm_id": c.comm_id}})
+    # What the kernel does on a comm_close from the front end (stream/ident unused).
+    close_msg: Any = {"content": {"comm_id": c.comm_id}}
+    comm.get_comm_manager().comm_close(None, "", close_msg)  # type: ignore[arg-type]
     assert session.closed and w.comm is None
     wait_for(lambda: "fe-close" not in [s.id for s in runner.sessions()])
 
@@ -349,11 +354,7 @@ def test_frontend_closing_the_comm_evicts_the_session(runner: AgentRunner) -> No
 def test_close_during_a_turn_cancels_it(
     runner: AgentRunner, scripted: ScriptedBackend
 ) -> None:
-    scripted.enqueue(" ".join(["word"] * 500))
-    scripted.token_delay = 0.02
-    w = ChatWidget("close-busy", runner=runner)
-    w.send_message("long")
-    wait_for(lambda: comm_of(w).custom("delta"))
+    w = start_long_turn(runner, scripted, "close-busy")
     w.close()
     wait_for(lambda: "close-busy" not in [s.id for s in runner.sessions()], timeout=3)
 

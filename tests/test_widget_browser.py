@@ -205,6 +205,26 @@ def test_closing_the_widget_evicts_its_session(lab: Lab) -> None:
     again.locator(".anb-note", has_text="session was closed").wait_for(timeout=10_000)
 
 
+def test_new_chat_button_switches_session(lab: Lab) -> None:
+    _, widget = show(lab, "browser-new")
+    type_and_send(widget, "first chat")
+    widget.locator(".anb-past .anb-model", has_text="You said: first chat").wait_for(
+        timeout=10_000
+    )
+    wait_idle(widget)
+    widget.locator(".anb-new").click()
+    widget.locator(".anb-title", has_text="chat-").wait_for(timeout=10_000)
+    assert widget.locator(".anb-past .anb-msg").count() == 0
+    new_id = widget.locator(".anb-title").inner_text().split("· ")[1]
+    assert lab.eval("w_browser_new.session_id") == new_id
+    type_and_send(widget, "second chat")
+    widget.locator(".anb-past .anb-model", has_text="You said: second chat").wait_for(
+        timeout=10_000
+    )
+    ids = lab.eval("[s.id for s in runner.sessions()]")
+    assert new_id in ids and "browser-new" not in ids, ids
+
+
 def test_screenshots_light_and_dark(lab: Lab) -> None:
     lab.run(
         "backend.enqueue(ToolCallChunk('add', {'a': 2, 'b': 3}), "
@@ -253,3 +273,8 @@ def test_one_short_turn_on_the_embedded_model(lab: Lab) -> None:
     assert re.search(r"tokens/s · [1-8] tokens", status), status
     assert model_texts(widget)[0]
     lab.run("w_mlx.close(); mlx_runner.shutdown()")
+
+
+def test_page_raised_no_errors(lab: Lab) -> None:
+    """Runs last in this module: nothing above threw in the page."""
+    assert lab.errors == []
