@@ -349,28 +349,34 @@ def _is_current(folder: pathlib.Path) -> bool:
 
 
 def ensure_embedded_model(
-    cache_dir: str | os.PathLike[str] | None = None, *, progress: bool = True
+    cache_dir: str | os.PathLike[str] | None = None,
+    *,
+    progress: bool = True,
+    gguf: str | os.PathLike[str] | None = None,
 ) -> pathlib.Path:
     """The converted SmolLM2 mlx-lm folder, converting it first if needed.
 
     Idempotent and safe to call from several processes: each converts into its
-    own temporary folder and the first rename wins.
+    own temporary folder and the first rename wins. ``gguf`` names the source
+    file explicitly (otherwise: the installed wheel, else a download).
     """
     root = pathlib.Path(cache_dir) if cache_dir is not None else cache_root()
     target = root / _DIR_NAME
     if _is_current(target):
         return target
-    gguf = find_gguf(root, progress=progress)
+    source = pathlib.Path(gguf) if gguf is not None else find_gguf(root, progress=progress)
+    if not source.is_file():
+        raise ModelNotFoundError(f"no GGUF file at {source}")
     root.mkdir(parents=True, exist_ok=True)
     work = pathlib.Path(tempfile.mkdtemp(prefix=f".{_DIR_NAME}-", dir=root))
     try:
         try:
-            _convert(gguf, work, progress)
+            _convert(source, work, progress)
         except BackendError:
             raise
         except Exception as exc:
             raise BackendError(
-                f"converting the embedded model from {gguf} failed: {exc}. "
+                f"converting the embedded model from {source} failed: {exc}. "
                 f"Delete {root} and retry, or use model='mlx:/path/to/mlx-model-dir'."
             ) from exc
         if target.exists() and not _is_current(target):

@@ -50,6 +50,14 @@ def _budget_from_env() -> int:
         ) from None
 
 
+def _default_prefill_step() -> int:
+    """512 on a GPU; on the CPU build a chunk takes seconds, so small chunks keep
+    cancellation prompt (throughput there does not depend on the chunk size)."""
+    import mlx.core as mx
+
+    return 512 if mx.default_device() == mx.gpu else 32
+
+
 def from_spec(arg: str) -> MLXBackend:
     """``mlx:smollm2-135m`` (embedded), ``mlx:/local/dir`` or ``mlx:org/repo``."""
     return MLXBackend(arg)
@@ -73,10 +81,10 @@ class MLXBackend(Backend):
         model: str = "smollm2-135m",
         *,
         kv_budget_bytes: int | None = None,
-        prefill_step: int = 512,
+        prefill_step: int | None = None,
         progress: bool = True,
     ) -> None:
-        if not 1 <= prefill_step <= 512:
+        if prefill_step is not None and not 1 <= prefill_step <= 512:
             raise ValueError(f"prefill_step must be between 1 and 512, got {prefill_step}")
         self.source: ModelSource = resolve_source(model)
         self.spec = f"mlx:{model}"
@@ -85,7 +93,7 @@ class MLXBackend(Backend):
         self._kv = KVStore(_budget_from_env() if kv_budget_bytes is None else kv_budget_bytes)
         self._loaded: LoadedModel | None = None
         self._lock = threading.Lock()
-        self._closed = False
+        self._epoch = 0  # bumped by close(): generations of an older epoch stop
 
     def __repr__(self) -> str:
         state = "loaded" if self._loaded else "not loaded"
@@ -118,13 +126,23 @@ class MLXBackend(Backend):
         slot = self._kv.get(cache)
         return list(slot.tokens) if slot is not None else []
 
+    def cache_info(self, cache: str) -> dict[str, Any]:
+        """Token ids count, the cache's own offset and bytes: equal counts mean consistent."""
+        slot = self._kv.get(cache)
+        if slot is None:
+            return {"tokens": 0, "offset": 0, "bytes": 0, "busy": False}
+        return {
+            "tokens": len(slot.tokens),
+            "offset": slot.offset(),
+            "bytes": slot.nbytes,
+            "busy": slot.busy,
+        }
+
     # -- generation ---------------------------------------------------------------
 
     async def stream(
         self, request: GenerateContentRequest, *, cache: str | None, cancel: CancelToken
     ) -> AsyncIterator[Chunk]:
-        if self._closed:
-            raise BackendError(f"{self.spec} was closed; create a new runner or backend")
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
         abandoned = threading.Event()
@@ -135,8 +153,10 @@ class MLXBackend(Backend):
             except RuntimeError:  # the worker loop is gone: nobody is listening
                 abandoned.set()
 
+        epoch = self._epoch
+
         def cancelled() -> bool:
-            return cancel.is_set() or abandoned.is_set() or self._closed
+            return cancel.is_set() or abandoned.is_set() or epoch != self._epoch
 
         def job() -> None:
             try:
@@ -180,7 +200,7 @@ class MLXBackend(Backend):
             slot=slot,
             emit=emit,
             cancelled=cancelled,
-            prefill_step=self.prefill_step,
+            prefill_step=self.prefill_step or _default_prefill_step(),
             tools=tools,
         )
         freed = 0
@@ -257,7 +277,11 @@ class MLXBackend(Backend):
         return figures
 
     def close(self) -> None:
-        """Free every KV cache; the weights stay loaded for the rest of the process."""
-        self._closed = True
+        """Stop running generations and free every KV cache.
+
+        The weights stay loaded for the rest of the process (other runners may
+        share them) and the backend stays usable: the next turn starts fresh.
+        """
+        self._epoch += 1
         if self._kv.drop_all() and self._loaded is not None:
             self._clear_mlx_cache()

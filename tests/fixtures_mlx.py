@@ -1,0 +1,43 @@
+"""MLX fixtures: the embedded model converted once, one loaded backend per test run.
+
+Loading SmolLM2 costs seconds and the CPU build decodes a few tokens per
+second, so every MLX test shares one `MLXBackend` (the weights are loaded once
+per process anyway). Each test gets its own `AgentRunner` around it; a
+runner's shutdown frees its KV caches but leaves the backend usable.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Iterator
+
+import pytest
+
+from agent_nb import AgentRunner
+from agent_nb._embedded import ensure_embedded_model
+from agent_nb.backends.mlx import MLXBackend
+
+__all__ = ["embedded_model_dir", "mlx_backend", "mlx_runner"]
+
+
+@pytest.fixture(scope="session")
+def embedded_model_dir() -> pathlib.Path:
+    """The converted SmolLM2 mlx-lm folder (converted on first use, then cached)."""
+    return ensure_embedded_model(progress=False)
+
+
+@pytest.fixture(scope="session")
+def mlx_backend(embedded_model_dir: pathlib.Path) -> Iterator[MLXBackend]:
+    """The embedded model, loaded once and shared by every MLX test."""
+    backend = MLXBackend("smollm2-135m", progress=False)
+    backend.load()
+    yield backend
+    backend.close()
+
+
+@pytest.fixture
+def mlx_runner(mlx_backend: MLXBackend) -> Iterator[AgentRunner]:
+    """A fresh runner on the shared MLX backend, shut down after the test."""
+    runner = AgentRunner(model=mlx_backend)
+    yield runner
+    runner.shutdown()
