@@ -300,6 +300,18 @@ def test_cancel_token_beats_a_stalled_server(
     assert fake_openai.disconnected.wait(5), "the HTTP connection was left open"
 
 
+def test_one_backend_serves_several_event_loops(fake_openai: FakeOpenAIServer) -> None:
+    """httpx pools are loop-bound: a backend reused from a new loop must still work."""
+    backend = OpenAIBackend("m", base_url=fake_openai.base_url, max_retries=0)
+    request = GenerateContentRequest([Content.user("hi")], config=SHORT)
+
+    async def text() -> str:
+        chunks = [c async for c in backend.stream(request, cache=None, cancel=CancelToken())]
+        return "".join(c.text for c in chunks if isinstance(c, TextDelta))
+
+    assert asyncio.run(text()) == asyncio.run(text()) == "Hello there."
+
+
 def test_task_cancel_closes_the_stream(fake_openai: FakeOpenAIServer) -> None:
     backend = OpenAIBackend("m", base_url=fake_openai.base_url, timeout=60, max_retries=0)
     fake_openai.enqueue(Stall())
