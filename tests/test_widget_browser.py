@@ -139,6 +139,7 @@ def test_stop_halts_a_long_reply_and_next_message_works(lab: Lab) -> None:
     widget.page.wait_for_function("() => window.__stopTimes.stopped !== undefined", timeout=5_000)
     times = widget.page.evaluate("() => window.__stopTimes")
     elapsed = (times["stopped"] - times["clicked"]) / 1000
+    print(f"Stop -> stopped status in {elapsed * 1000:.0f} ms")
     assert elapsed < 0.5, f"Stop took {elapsed:.3f}s"
     wait_idle(widget, timeout=5_000)
     texts = model_texts(widget)
