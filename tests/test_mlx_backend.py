@@ -13,7 +13,20 @@ import time
 
 import pytest
 
-from agent_nb import AgentRunner, GenerationConfig, TextMessage, TurnComplete
+from agent_nb import (
+    AgentRunner,
+    Content,
+    FunctionCall,
+    FunctionResponse,
+    GenerateContentRequest,
+    GenerationConfig,
+    Part,
+    Role,
+    TextMessage,
+    TurnComplete,
+)
+from agent_nb.backends import TextDelta, ToolCallChunk
+from agent_nb.backends._mlx_chat import TextGate, to_messages
 from agent_nb.backends.mlx import MLXBackend
 from agent_nb.errors import ModelNotFoundError
 
@@ -216,3 +229,74 @@ def test_importing_the_backend_does_not_import_mlx() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# -- text handling without the model (fast) -----------------------------------------
+
+
+def test_text_gate_hides_a_stop_string_split_across_tokens() -> None:
+    gate = TextGate(stop=("END",))
+    shown = [c.text for piece in ["Hello E", "N", "D and more"] for c in gate.feed(piece)]
+    assert "".join(shown) == "Hello " and gate.stopped
+    assert gate.flush() == []
+
+
+def test_text_gate_releases_a_false_alarm_prefix() -> None:
+    gate = TextGate(stop=("END",))
+    shown = [c.text for piece in ["Hello E", "ngland"] for c in gate.feed(piece)]
+    shown += [c.text for c in gate.flush() if isinstance(c, TextDelta)]
+    assert "".join(shown) == "Hello England" and not gate.stopped
+
+
+def test_text_gate_turns_tool_markup_into_tool_calls() -> None:
+    from mlx_lm.tool_parsers import json_tools
+
+    gate = TextGate(
+        tool_markers=(json_tools.tool_call_start, json_tools.tool_call_end),
+        tool_parser=json_tools.parse_tool_call,
+        tools=[],
+    )
+    pieces = ["Let me check. <tool", '_call>{"name": "add", ', '"arguments": {"a": 1}}</tool_call>']
+    chunks = [c for piece in pieces for c in gate.feed(piece)] + gate.flush()
+    assert [c.text for c in chunks if isinstance(c, TextDelta)] == ["Let me check. "]
+    calls = [c for c in chunks if isinstance(c, ToolCallChunk)]
+    assert [(c.name, c.args) for c in calls] == [("add", {"a": 1})]
+
+    broken = TextGate(
+        tool_markers=(json_tools.tool_call_start, json_tools.tool_call_end),
+        tool_parser=json_tools.parse_tool_call,
+    )
+    out = broken.feed("<tool_call>not json</tool_call>") + broken.flush()
+    assert [c.text for c in out if isinstance(c, TextDelta)] == ["<tool_call>not json"]
+
+
+def test_history_becomes_chat_messages_with_tool_calls_and_results() -> None:
+    call = FunctionCall(name="add", args={"a": 1, "b": 2}, call_id="c1")
+    result = FunctionResponse(name="add", response={"result": 3}, call_id="c1")
+    request = GenerateContentRequest(
+        [
+            Content.user("Add 1 and 2."),
+            Content.model("Sure."),
+            Content(Role.MODEL, [Part(function_call=call)]),
+            Content(Role.USER, [Part(function_response=result)]),
+            Content.model("It is 3."),
+        ],
+        system_instruction="Be brief.",
+    )
+    assert to_messages(request) == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Add 1 and 2."},
+        {
+            "role": "assistant",
+            "content": "Sure.",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "add", "arguments": {"a": 1, "b": 2}},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "name": "add", "content": '{"result": 3}'},
+        {"role": "assistant", "content": "It is 3."},
+    ]
