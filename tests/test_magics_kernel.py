@@ -1,0 +1,203 @@
+"""``%%agent`` end to end: a real ipykernel driven by nbclient, as a notebook runs.
+
+nbclient 0.10/0.11 does not put the cell's id in the execute request;
+JupyterLab does (``metadata.cellId``), and that is what re-run detection reads.
+`LabLikeClient` sends it the way JupyterLab does, so the kernel side is tested
+exactly as in the browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import pathlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+from nbformat.v4 import new_code_cell, new_notebook
+
+from tests.html_safety import assert_inert, render_all, render_marked
+
+pytestmark = [pytest.mark.kernel, pytest.mark.timeout(600)]
+
+XSS = (
+    "<script>alert(1)</script> <img src=x onerror=alert(1)> <svg onload=alert(1)> "
+    "[x](javascript:alert(1)) and code:\n```html\n<b>shown as code</b>\n```"
+)
+
+
+class LabLikeClient(AsyncKernelClient):
+    """Puts ``cellId`` in the execute request metadata, as JupyterLab does."""
+
+    cell_id: str | None = None
+
+    def execute(  # type: ignore[override]
+        self,
+        code: str,
+        silent: bool = False,
+        store_history: bool = True,
+        user_expressions: dict[str, Any] | None = None,
+        allow_stdin: bool | None = None,
+        stop_on_error: bool = True,
+    ) -> str:
+        content = {
+            "code": code,
+            "silent": silent,
+            "store_history": store_history,
+            "user_expressions": user_expressions or {},
+            "allow_stdin": self.allow_stdin if allow_stdin is None else allow_stdin,
+            "stop_on_error": stop_on_error,
+        }
+        metadata = {"cellId": self.cell_id} if self.cell_id else {}
+        msg = self.session.msg("execute_request", content, metadata=metadata)
+        self.shell_channel.send(msg)
+        msg_id: str = msg["header"]["msg_id"]
+        return msg_id
+
+
+def _notebook(*sources: str) -> Any:
+    return new_notebook(cells=[new_code_cell(s) for s in sources])
+
+
+@contextlib.asynccontextmanager
+async def started_kernel() -> AsyncIterator[NotebookClient]:
+    km = AsyncKernelManager(kernel_name="python3")
+    km.client_factory = LabLikeClient
+    client = NotebookClient(_notebook(), km=km, timeout=300, startup_timeout=120)
+
+    def send_cell_id(cell: Any, **_: Any) -> None:
+        client.kc.cell_id = cell.get("id")
+
+    client.on_cell_execute = send_cell_id
+    async with client.async_setup_kernel():
+        yield client
+
+
+async def run_cell(client: NotebookClient, cell: Any) -> Any:
+    """Execute a cell of the client's notebook (added to it first if new)."""
+    cells = client.nb.cells
+    index = next((i for i, c in enumerate(cells) if c is cell), None)
+    if index is None:
+        cells.append(cell)
+        index = len(cells) - 1
+    await client.async_execute_cell(cell, index)
+    return cells[index]
+
+
+async def run(client: NotebookClient, source: str) -> Any:
+    return await run_cell(client, new_code_cell(source))
+
+
+def displays(cell: Any) -> list[dict[str, Any]]:
+    return [o for o in cell.outputs if o["output_type"] in ("display_data", "execute_result")]
+
+
+def stdout(cell: Any) -> str:
+    return "".join(o["text"] for o in cell.outputs if o.get("name") == "stdout")
+
+
+async def user_turns(client: NotebookClient, session: str = "default") -> list[str]:
+    probe = await run(
+        client,
+        "from agent_nb import get_runner, TextMessage\n"
+        f"print([e.text for e in get_runner().get_or_create_session({session!r}).history\n"
+        "       if isinstance(e, TextMessage) and e.author == 'user'])",
+    )
+    return eval(stdout(probe))  # a printed list of str, from our own probe
+
+
+@pytest.mark.mlx
+def test_cells_share_a_session_and_rerun_rewinds(embedded_model_dir: pathlib.Path) -> None:
+    asyncio.run(_cells_share_a_session_and_rerun_rewinds(embedded_model_dir))
+
+
+async def _cells_share_a_session_and_rerun_rewinds(embedded_model_dir: pathlib.Path) -> None:
+    async with started_kernel() as kernel:
+        await run(kernel, "%load_ext agent_nb")
+        await run(kernel, f"%config AgentMagics.default_model = 'mlx:{embedded_model_dir}'")
+        first = new_code_cell("%%agent --max-tokens 8\nSay hello to Ada.")
+        second = new_code_cell("%%agent --max-tokens 8\nNow say goodbye.")
+        await run_cell(kernel, first)
+        await run_cell(kernel, second)
+        for cell in (first, second):
+            (output,) = displays(cell)  # one display handle, updated in place
+            assert set(output["data"]) == {"text/markdown", "text/plain"}
+            assert output["data"]["text/plain"].strip()  # the model said something
+        assert await user_turns(kernel) == ["Say hello to Ada.", "Now say goodbye."]
+        await run_cell(kernel, first)  # re-run the first cell
+        assert stdout(first).strip() == (
+            "↺ re-run: replaced this cell's earlier turn and 1 later turn in session 'default'"
+        )
+        assert await user_turns(kernel) == ["Say hello to Ada."]
+        sessions = await run(kernel, "%agent sessions")
+        (table,) = displays(sessions)
+        assert "<td>default</td><td>1</td>" in table["data"]["text/html"]
+
+
+def test_interrupt_mid_stream_keeps_a_usable_session() -> None:
+    asyncio.run(_interrupt_mid_stream_keeps_a_usable_session())
+
+
+async def _interrupt_mid_stream_keeps_a_usable_session() -> None:
+    async with started_kernel() as kernel:
+        await run(kernel, "%load_ext agent_nb")
+        await run(
+            kernel,
+            "from agent_nb import AgentRunner, set_runner\n"
+            "from agent_nb.backends import ScriptedBackend\n"
+            "words = ' '.join(f'w{i}' for i in range(400))\n"
+            "set_runner(AgentRunner(model=ScriptedBackend([words, 'after'], token_delay=0.02)))",
+        )
+        cell = new_code_cell("%%agent -o partial\ncount slowly")
+        task = asyncio.ensure_future(run_cell(kernel, cell))
+        for _ in range(600):  # wait until the reply is visibly streaming
+            await asyncio.sleep(0.05)
+            shown = displays(cell)
+            if shown and "w3" in shown[-1]["data"]["text/plain"]:
+                break
+        else:
+            raise AssertionError(f"no streamed output: {cell.outputs}")
+        await kernel.km.interrupt_kernel()
+        # The cell fails (so "Run all" stops there) with one line, no traceback.
+        with pytest.raises(CellExecutionError, match="UsageError"):
+            await asyncio.wait_for(task, 60)
+        (output,) = displays(cell)
+        assert output["data"]["text/markdown"].endswith("*(interrupted)*")
+        errors = [o["text"] for o in cell.outputs if o.get("name") == "stderr"]
+        assert errors == [
+            "UsageError: interrupted; the partial reply is kept in session 'default', "
+            "which is ready\n"
+        ]
+        check = await run(kernel, "print(partial.interrupted, len(partial.text.split()) < 400)")
+        assert stdout(check).split() == ["True", "True"]
+        again = await run(kernel, "%%agent\nare you there?")
+        assert displays(again)[0]["data"]["text/plain"] == "after"
+        assert await user_turns(kernel) == ["count slowly", "are you there?"]
+
+
+def test_xss_reply_is_inert_in_the_output_bundle() -> None:
+    asyncio.run(_xss_reply_is_inert_in_the_output_bundle())
+
+
+async def _xss_reply_is_inert_in_the_output_bundle() -> None:
+    async with started_kernel() as kernel:
+        await run(kernel, "%load_ext agent_nb")
+        await run(
+            kernel,
+            "from agent_nb import AgentRunner, set_runner\n"
+            "from agent_nb.backends import ScriptedBackend\n"
+            f"set_runner(AgentRunner(model=ScriptedBackend([{XSS!r}])))",
+        )
+        cell = await run(kernel, "%%agent\nshow me")
+        bundles = [o["data"] for o in displays(cell)]
+        assert bundles and all(set(b) == {"text/markdown", "text/plain"} for b in bundles)
+        markdown = [b["text/markdown"] for b in bundles]
+        for source, marked_html in zip(markdown, render_marked(markdown), strict=True):
+            for rendered in [*render_all(source).values(), marked_html]:
+                assert_inert(rendered, XSS)
+        assert "<b>shown as code</b>" in markdown[-1]  # code stays readable
