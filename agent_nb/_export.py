@@ -17,9 +17,26 @@ from ._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComp
 if TYPE_CHECKING:
     from ._session import AgentSession
 
-__all__ = ["EXPORT_FORMATS", "session_json", "session_markdown", "transcript_entries"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "call_line",
+    "response_line",
+    "session_json",
+    "session_markdown",
+    "transcript_entries",
+]
 
 EXPORT_FORMATS = ("md", "json")
+
+
+def call_line(event: FunctionCall) -> str:
+    args = json.dumps(dict(event.args), ensure_ascii=False, default=repr)
+    return f"→ `{event.name}({args})`"
+
+
+def response_line(event: FunctionResponse, limit: int = 2000) -> str:
+    result = json.dumps(dict(event.response), ensure_ascii=False, default=repr)
+    return f"← `{event.name}`: `{result[:limit]}`"
 
 
 def transcript_entries(events: list[Event]) -> list[tuple[str, str]]:
@@ -30,11 +47,9 @@ def transcript_entries(events: list[Event]) -> list[tuple[str, str]]:
             suffix = " *(interrupted)*" if event.interrupted else ""
             entries.append((event.author, event.text + suffix))
         elif isinstance(event, FunctionCall):
-            args = json.dumps(dict(event.args), ensure_ascii=False, default=repr)
-            entries.append((event.author, f"→ calls `{event.name}({args})`"))
+            entries.append((event.author, call_line(event)))
         elif isinstance(event, FunctionResponse):
-            result = json.dumps(dict(event.response), ensure_ascii=False, default=repr)
-            entries.append(("tool", f"`{event.name}` returned `{result}`"))
+            entries.append(("tool", response_line(event)))
         elif isinstance(event, TurnComplete) and event.error:
             entries.append(("error", event.error))
     return entries

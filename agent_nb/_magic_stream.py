@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import queue
 import re
 import sys
@@ -25,6 +24,7 @@ import threading
 import time
 from typing import Any, Literal, Protocol
 
+from ._export import call_line, response_line
 from ._render import safe_markdown
 from ._reply import Reply
 from ._stream import EventStream
@@ -134,11 +134,9 @@ class _Transcript:
                 self.done.append(event.text)
                 self.partial = []
         elif isinstance(event, FunctionCall):
-            args = json.dumps(dict(event.args), ensure_ascii=False, default=repr)
-            self.done.append(f"→ `{event.name}({args})`")
+            self.done.append(call_line(event))
         elif isinstance(event, FunctionResponse):
-            result = json.dumps(dict(event.response), ensure_ascii=False, default=repr)
-            self.done.append(f"← `{event.name}`: `{result[:300]}`")
+            self.done.append(response_line(event, limit=300))
         else:
             return False
         return True

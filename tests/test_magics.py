@@ -23,14 +23,14 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
 from IPython.utils.capture import CapturedIO, capture_output
 
-from agent_nb import AgentRunner, Reply, TextMessage, TurnComplete, get_runner, set_runner
+from agent_nb import Agent, AgentRunner, Reply, TextMessage, TurnComplete, get_runner, set_runner
 from agent_nb._codec import event_from_dict
 from agent_nb._data_summary import summarize
 from agent_nb._magic_commands import sessions_html
 from agent_nb._magics import AgentMagics
 from agent_nb._render import safe_markdown
 from agent_nb._runner import SessionInfo
-from agent_nb.backends import ScriptedBackend
+from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from tests.html_safety import assert_inert, render_all
 
 
@@ -535,3 +535,18 @@ def test_store_setting_installs_a_persistent_runner(
     finally:
         later.shutdown()
 
+
+
+def test_tool_rounds_show_in_the_cell(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    set_runner(AgentRunner(Agent(tools=[add]), model=backend))
+    backend.enqueue(ToolCallChunk("add", {"a": 1, "b": 2}), "The sum is 3.")
+    result, cap = run(shell, "%%agent -o r\nwhat is 1 + 2?")
+    assert result.success and shell.user_ns["r"].text == "The sum is 3."
+    markdown = final_bundle(cap)["text/markdown"]
+    assert markdown.index("add") < markdown.index("result") < markdown.index("The sum is 3.")
+    _, cap = run(shell, "%agent history")
+    assert '→ `add({"a": 1, "b": 2})`' in final_bundle(cap)["text/plain"]

@@ -93,6 +93,19 @@ async def run(client: NotebookClient, source: str) -> Any:
     return await run_cell(client, new_code_cell(source))
 
 
+async def use_scripted_model(
+    client: NotebookClient, replies: list[str], token_delay: float = 0.0
+) -> None:
+    """Load the extension on a kernel runner whose model is a ScriptedBackend."""
+    await run(client, "%load_ext agent_nb")
+    await run(
+        client,
+        "from agent_nb import AgentRunner, set_runner\n"
+        "from agent_nb.backends import ScriptedBackend\n"
+        f"set_runner(AgentRunner(model=ScriptedBackend({replies!r}, token_delay={token_delay})))",
+    )
+
+
 def displays(cell: Any) -> list[dict[str, Any]]:
     return [o for o in cell.outputs if o["output_type"] in ("display_data", "execute_result")]
 
@@ -145,14 +158,8 @@ def test_interrupt_mid_stream_keeps_a_usable_session() -> None:
 
 async def _interrupt_mid_stream_keeps_a_usable_session() -> None:
     async with started_kernel() as kernel:
-        await run(kernel, "%load_ext agent_nb")
-        await run(
-            kernel,
-            "from agent_nb import AgentRunner, set_runner\n"
-            "from agent_nb.backends import ScriptedBackend\n"
-            "words = ' '.join(f'w{i}' for i in range(400))\n"
-            "set_runner(AgentRunner(model=ScriptedBackend([words, 'after'], token_delay=0.02)))",
-        )
+        words = " ".join(f"w{i}" for i in range(400))
+        await use_scripted_model(kernel, [words, "after"], token_delay=0.02)
         cell = new_code_cell("%%agent -o partial\ncount slowly")
         task = asyncio.ensure_future(run_cell(kernel, cell))
         for _ in range(600):  # wait until the reply is visibly streaming
@@ -186,13 +193,7 @@ def test_xss_reply_is_inert_in_the_output_bundle() -> None:
 
 async def _xss_reply_is_inert_in_the_output_bundle() -> None:
     async with started_kernel() as kernel:
-        await run(kernel, "%load_ext agent_nb")
-        await run(
-            kernel,
-            "from agent_nb import AgentRunner, set_runner\n"
-            "from agent_nb.backends import ScriptedBackend\n"
-            f"set_runner(AgentRunner(model=ScriptedBackend([{XSS!r}])))",
-        )
+        await use_scripted_model(kernel, [XSS])
         cell = await run(kernel, "%%agent\nshow me")
         bundles = [o["data"] for o in displays(cell)]
         assert bundles and all(set(b) == {"text/markdown", "text/plain"} for b in bundles)
