@@ -22,6 +22,7 @@ it interrupted and ends with a one-line error so that "Run all" stops there.
 
 from __future__ import annotations
 
+import contextlib
 import keyword
 import re
 import shlex
@@ -115,6 +116,7 @@ class AgentMagics(CommandsMixin, Magics):
         self._own_runner: AgentRunner | None = None
         if shell is not None:
             shell.events.register("pre_run_cell", self._pre_run_cell)
+            shell.events.register("post_run_cell", self._post_run_cell)
         if self.store:
             self._install_runner()
 
@@ -144,17 +146,22 @@ class AgentMagics(CommandsMixin, Magics):
 
     def close(self) -> None:
         """Detach from the shell (``%unload_ext``)."""
-        if self.shell is not None:
-            try:
-                self.shell.events.unregister("pre_run_cell", self._pre_run_cell)
-            except ValueError:
-                pass
+        if self.shell is None:
+            return
+        for event, callback in (("pre_run_cell", self._pre_run_cell),
+                                ("post_run_cell", self._post_run_cell)):  # fmt: skip
+            with contextlib.suppress(ValueError):
+                self.shell.events.unregister(event, callback)
 
     # -- cell identity ------------------------------------------------------
 
     def _pre_run_cell(self, info: Any) -> None:
         self._run += 1
         self._cell_id = getattr(info, "cell_id", None) or self._parent_cell_id()
+
+    def _post_run_cell(self, result: Any) -> None:
+        # A %%agent call from outside any cell (a widget callback) is no cell's turn.
+        self._cell_id = None
 
     def _parent_cell_id(self) -> str | None:
         """ipykernel without ``cell_id`` support: read the request metadata."""

@@ -93,12 +93,13 @@ def test_load_registers_and_unload_removes_cleanly(shell: InteractiveShell) -> N
     assert shell.find_cell_magic("agent") is not None
     assert shell.find_line_magic("agent") is not None
     assert magics(shell) in shell.configurables
-    callbacks = len(shell.events.callbacks["pre_run_cell"])
+    callbacks = {e: len(shell.events.callbacks[e]) for e in ("pre_run_cell", "post_run_cell")}
     shell.extension_manager.unload_extension("agent_nb")
     assert shell.find_cell_magic("agent") is None and shell.find_line_magic("agent") is None
     assert "AgentMagics" not in shell.magics_manager.registry
     assert not any(isinstance(c, AgentMagics) for c in shell.configurables)
-    assert len(shell.events.callbacks["pre_run_cell"]) == callbacks - 1
+    for event, count in callbacks.items():
+        assert len(shell.events.callbacks[event]) == count - 1
     result, cap = run(shell, "%%agent\nhello")
     assert isinstance(result.error_in_exec, UsageError) and "not found" in cap.stderr
     shell.extension_manager.load_extension("agent_nb")  # and it comes back
@@ -337,6 +338,13 @@ def test_rerun_on_another_session_leaves_the_old_one(shell: InteractiveShell) ->
     run(shell, "%%agent alpha\nhello", cell_id="A")
     run(shell, "%%agent beta\nhello", cell_id="A")
     assert turns("alpha") == ["hello"] and turns("beta") == ["hello"]
+
+
+def test_calls_outside_a_cell_are_no_cells_turn(shell: InteractiveShell) -> None:
+    run(shell, "x = 1", cell_id="plain")  # a cell that sends nothing
+    shell.run_cell_magic("agent", "", "from a button callback")
+    run(shell, "%%agent\nfrom the cell", cell_id="plain")
+    assert turns() == ["from a button callback", "from the cell"]
 
 
 def test_two_calls_in_one_cell_execution_append(shell: InteractiveShell) -> None:
