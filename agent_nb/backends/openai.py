@@ -26,116 +26,35 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import os
-import re
-import time
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 import openai
 
-from .._types import Content, FinishReason, GenerateContentRequest, Role, Usage
-from ..errors import BackendError, ModelNotFoundError
-from ._base import Backend, CancelToken, Chunk, Finish, TextDelta, ToolCallChunk
+from .._types import GenerateContentRequest
+from ..errors import BackendError
+from ._base import Backend, CancelToken, Chunk, Finish, TextDelta
+from ._openai_wire import (
+    StreamAssembler,
+    check_base_url,
+    create_kwargs,
+    parse_spec,
+    request_messages,
+)
 
 __all__ = ["OpenAIBackend", "from_spec", "parse_spec", "request_messages"]
 
 _T = TypeVar("_T")
 _POLL_S = 0.05  # how often a pending read looks at the cancel token
-_SPEC = re.compile(r"(?P<model>[^@\s][^\s]*?)@(?P<url>https?://\S+)")
-_SPEC_HELP = (
-    "Use 'openai:MODEL@BASE_URL', e.g. 'openai:llama3.2@http://localhost:11434/v1' "
-    "(Ollama) or 'openai:MODEL@http://host:8000/v1' (vLLM)."
-)
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]"}
-_FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "tool_calls": "stop"}
-
-
-def parse_spec(arg: str) -> tuple[str, str]:
-    """Split ``"MODEL@BASE_URL"`` into (model, base_url) or raise with the allowed form.
-
-    The split is at the first ``@`` followed by ``http://`` or ``https://``, so
-    model names may contain ``@`` and ``/`` (``org/model@v2``).
-    """
-    if not isinstance(arg, str):
-        raise TypeError(f"an openai model spec must be a string, got {type(arg).__name__}")
-    match = _SPEC.fullmatch(arg.strip())
-    if match is None:
-        raise ModelNotFoundError(f"Bad OpenAI-compatible model spec 'openai:{arg}'. {_SPEC_HELP}")
-    return match["model"], _check_base_url(match["url"])
-
-
-def _check_base_url(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ModelNotFoundError(
-            f"base_url must be an http:// or https:// URL with a host, got {url!r}. {_SPEC_HELP}"
-        )
-    if parts.query or parts.fragment:
-        raise ModelNotFoundError(
-            f"base_url must not carry a query or fragment, got {url!r}. {_SPEC_HELP}"
-        )
-    return url.rstrip("/")
 
 
 def from_spec(arg: str) -> OpenAIBackend:
     """Build the backend for ``"openai:" + arg`` (called by `resolve_backend`)."""
     model, base_url = parse_spec(arg)
     return OpenAIBackend(model, base_url=base_url)
-
-
-def request_messages(request: GenerateContentRequest) -> list[dict[str, Any]]:
-    """History as chat-completions messages.
-
-    A model text directly followed by the model's tool calls becomes one
-    assistant message, as OpenAI servers produce it; each tool result is a
-    ``tool`` message tied to its call by ``tool_call_id``.
-    """
-    messages: list[dict[str, Any]] = []
-    if request.system_instruction:
-        messages.append({"role": "system", "content": request.system_instruction})
-    for content in request.contents:
-        _append_content(messages, content)
-    return messages
-
-
-def _append_content(messages: list[dict[str, Any]], content: Content) -> None:
-    for part in content.parts:
-        if part.function_call is not None:
-            call = part.function_call
-            tool_call = {
-                "id": call.call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": json.dumps(dict(call.args))},
-            }
-            if messages and messages[-1]["role"] == "assistant":
-                messages[-1].setdefault("tool_calls", []).append(tool_call)
-            else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})
-        elif part.function_response is not None:
-            resp = part.function_response
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": resp.call_id,
-                    "content": json.dumps(dict(resp.response), default=str),
-                }
-            )
-        elif part.text is not None:
-            role = "user" if content.role is Role.USER else "assistant"
-            messages.append({"role": role, "content": part.text})
-
-
-@dataclass
-class _PendingCall:
-    """A tool call whose name and JSON arguments arrive in fragments."""
-
-    call_id: str = ""
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
 
 
 class _Cancelled:
@@ -227,7 +146,7 @@ class OpenAIBackend(Backend):
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
         self.model = model
-        self.base_url = _check_base_url(base_url)
+        self.base_url = check_base_url(base_url)
         self.api_key_env = api_key_env
         self._api_key = api_key
         self.timeout = float(timeout)
@@ -278,67 +197,31 @@ class OpenAIBackend(Backend):
     def memory(self) -> dict[str, Any]:
         return {"server": self.base_url, "model": self.model}
 
-    # -- request --------------------------------------------------------------
-
-    def _create_kwargs(self, request: GenerateContentRequest) -> dict[str, Any]:
-        cfg = request.config
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": request_messages(request),
-            "stream": True,
-            "stream_options": {"include_usage": True},
-            "temperature": cfg.temperature,
-            "top_p": cfg.top_p,
-            "max_tokens": cfg.max_tokens,
-        }
-        if cfg.seed is not None:
-            kwargs["seed"] = cfg.seed
-        if cfg.stop:
-            kwargs["stop"] = list(cfg.stop)
-        if request.tools:
-            kwargs["tools"] = [t.to_openai() for t in request.tools]
-        extra: dict[str, Any] = {}
-        if cfg.top_k:  # not in the OpenAI schema; vLLM, mlx_lm and llama.cpp accept it
-            extra["top_k"] = cfg.top_k
-        if cfg.repetition_penalty is not None:
-            extra["repetition_penalty"] = cfg.repetition_penalty
-        if extra:
-            kwargs["extra_body"] = extra
-        return kwargs
+    # -- streaming --------------------------------------------------------------
 
     async def stream(
         self, request: GenerateContentRequest, *, cache: str | None, cancel: CancelToken
     ) -> AsyncIterator[Chunk]:
         client = self._client_for_loop()
-        started = time.perf_counter()
-        first: float | None = None
-        last = started
-        pieces = 0
-        finish: FinishReason = "stop"
-        reported: Any = None
-        calls: dict[int, _PendingCall] = {}
-        chunks_seen = 0
+        answer = StreamAssembler(self.base_url)
         if cancel.is_set():
             yield Finish(finish_reason="cancelled")
             return
         watch = _CancelWatch(cancel)
         try:
             opened = await watch.read(
-                client.chat.completions.create(**self._create_kwargs(request))
+                client.chat.completions.create(**create_kwargs(self.model, request))
             )
         except Exception as exc:
             watch.stop()
             raise self._translate(exc) from exc
         if isinstance(opened, _Cancelled):
             watch.stop()
-            yield Finish(finish_reason="cancelled")
+            yield Finish(answer.usage(), finish_reason="cancelled")
             return
         stream: Any = opened
         try:
-            while True:
-                if cancel.is_set():
-                    finish = "cancelled"
-                    break
+            while not cancel.is_set():
                 try:
                     chunk = await watch.read(stream.__anext__())
                 except StopAsyncIteration:
@@ -346,98 +229,23 @@ class OpenAIBackend(Backend):
                 except Exception as exc:
                     raise self._translate(exc) from exc
                 if isinstance(chunk, _Cancelled):
-                    finish = "cancelled"
                     break
-                chunks_seen += 1
-                usage = getattr(chunk, "usage", None)
-                if usage is not None:
-                    reported = usage
-                for choice in getattr(chunk, "choices", None) or ():
-                    delta = getattr(choice, "delta", None)
-                    text = getattr(delta, "content", None)
-                    fragments = getattr(delta, "tool_calls", None) or ()
-                    if text or fragments:
-                        now = time.perf_counter()
-                        first = now if first is None else first
-                        last = now
-                        pieces += 1
-                    for fragment in fragments:
-                        self._collect(calls, fragment)
-                    if text:
-                        yield TextDelta(text)
-                    reason = getattr(choice, "finish_reason", None)
-                    if reason:
-                        finish = _FINISH.get(reason, "stop")
+                for text in answer.feed(chunk):
+                    yield TextDelta(text)
         finally:
             watch.stop()
             await _close_quietly(stream)
-        if chunks_seen == 0 and finish != "cancelled":
+        if cancel.is_set():
+            yield Finish(answer.usage(), finish_reason="cancelled")
+            return
+        if answer.chunks == 0:
             raise BackendError(
                 f"The server at {self.base_url} answered without any completion chunk; "
                 "is it an OpenAI-compatible endpoint? The base URL usually ends in /v1."
             )
-        if finish != "cancelled":
-            for call in self._assemble(calls):
-                yield call
-        yield Finish(self._usage(reported, pieces, started, first, last), finish_reason=finish)
-
-    # -- assembling the answer --------------------------------------------------
-
-    @staticmethod
-    def _collect(calls: dict[int, _PendingCall], fragment: Any) -> None:
-        index = getattr(fragment, "index", None)
-        index = len(calls) if index is None else index
-        pending = calls.setdefault(index, _PendingCall())
-        pending.call_id = getattr(fragment, "id", None) or pending.call_id
-        function = getattr(fragment, "function", None)
-        if function is not None:
-            pending.name += getattr(function, "name", None) or ""
-            args = getattr(function, "arguments", None)
-            if args:
-                pending.arguments.append(args)
-
-    def _assemble(self, calls: dict[int, _PendingCall]) -> list[ToolCallChunk]:
-        out: list[ToolCallChunk] = []
-        for _, pending in sorted(calls.items()):
-            raw = "".join(pending.arguments).strip() or "{}"
-            try:
-                args = json.loads(raw)
-            except ValueError as exc:
-                raise BackendError(
-                    f"The model at {self.base_url} called tool {pending.name!r} with arguments "
-                    f"that are not JSON ({raw[:120]!r}); retry the turn, use temperature 0 "
-                    "or a model trained for tool calling."
-                ) from exc
-            if not isinstance(args, dict) or not pending.name:
-                raise BackendError(
-                    f"The model at {self.base_url} sent a malformed tool call "
-                    f"(name {pending.name!r}, arguments {raw[:120]!r}); retry the turn."
-                )
-            if pending.call_id:
-                out.append(ToolCallChunk(pending.name, args, pending.call_id))
-            else:
-                out.append(ToolCallChunk(pending.name, args))
-        return out
-
-    @staticmethod
-    def _usage(
-        reported: Any, pieces: int, started: float, first: float | None, last: float
-    ) -> Usage:
-        prompt = cached = 0
-        generated = pieces
-        if reported is not None:
-            prompt = int(getattr(reported, "prompt_tokens", 0) or 0)
-            generated = int(getattr(reported, "completion_tokens", 0) or 0) or pieces
-            details = getattr(reported, "prompt_tokens_details", None)
-            cached = int(getattr(details, "cached_tokens", 0) or 0) if details else 0
-        decode_s = last - first if first is not None else 0.0
-        return Usage(
-            prompt_tokens=max(prompt - cached, 0),
-            cached_tokens=cached,
-            generated_tokens=generated,
-            time_to_first_token_s=None if first is None else first - started,
-            tokens_per_s=(generated - 1) / decode_s if generated > 1 and decode_s > 0 else None,
-        )
+        for call in answer.tool_calls():
+            yield call
+        yield Finish(answer.usage(), finish_reason=answer.finish)
 
     # -- errors -----------------------------------------------------------------
 
