@@ -9,17 +9,19 @@ tokens the server says it reused.
 
 Two things the SDK does not do for us:
 
-* **Cancel promptly, even against a stalled server.** Every read (the request
-  itself and each stream chunk) runs as a task raced against the
-  `CancelToken`; when the token is set the read is abandoned and the HTTP
-  stream closed, so a server that sent headers and then nothing cannot hold
-  a turn.
+* **Cancel promptly, even against a stalled server.** A watcher polls the
+  `CancelToken` while the request or a stream read waits on the server;
+  once it is set the wait is interrupted and the HTTP stream closed, so a
+  server that sent headers and then nothing cannot hold a turn (and a
+  cancelled consumer task closes the stream too).
 * **Say what to do next.** SDK and transport exceptions are translated into
   `BackendError` naming the server URL and the next step, with
   ``raise ... from exc`` so the cause stays visible.
 
-The module imports ``openai`` at the top: it is only ever imported on demand,
-by `agent_nb.backends.resolve_backend` or by a caller who asked for it.
+The wire format (messages, request arguments, folding streamed fragments)
+lives in `_openai_wire`. This module imports ``openai`` at the top: it is
+only ever imported on demand, by `agent_nb.backends.resolve_backend` or by a
+caller who asked for it.
 """
 
 from __future__ import annotations
