@@ -8,7 +8,8 @@ responsive to a kernel interrupt: ``KeyboardInterrupt`` cancels the turn and
 the loop keeps draining until the turn is recorded (as interrupted).
 
 Output goes through one display handle, updated at most every
-``interval`` seconds, as Markdown made safe by `safe_markdown`. A terminal
+``interval`` seconds (less often when a long reply makes each render costly),
+as Markdown made safe by `safe_markdown`. A terminal
 IPython cannot update a display in place, so there the text is printed as it
 streams.
 """
@@ -156,12 +157,13 @@ def drive(stream: EventStream, sink: Sink, interval: float) -> Outcome:
     thread.start()
     outcome = Outcome()
     transcript = _Transcript()
-    last_shown = 0.0
+    next_show = 0.0
     dirty = False
     while True:
         try:
             try:
-                item = events.get(timeout=interval if dirty else 0.1)
+                wait = max(0.001, next_show - time.monotonic()) if dirty else 0.1
+                item = events.get(timeout=wait)
             except queue.Empty:
                 item = None
             if item is _END:
@@ -172,9 +174,12 @@ def drive(stream: EventStream, sink: Sink, interval: float) -> Outcome:
                 outcome.invocation_id = outcome.invocation_id or item.invocation_id
                 dirty = transcript.add(item) or dirty
             now = time.monotonic()
-            if dirty and now - last_shown >= interval:
+            if dirty and now >= next_show:
                 sink.show(transcript.text, final=False, interrupted=False)
-                last_shown, dirty = now, False
+                # A long reply costs more to render each time: back off so that
+                # rendering never takes more than about a fifth of the time.
+                spent = time.monotonic() - now
+                next_show, dirty = now + max(interval, 5 * spent), False
         except KeyboardInterrupt:
             # Kernel interrupt: stop the turn, keep draining until it is recorded.
             outcome.interrupted = True

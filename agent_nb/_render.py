@@ -28,6 +28,7 @@ handler attributes, and no link or image target with a script-capable scheme.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 import string
@@ -93,32 +94,38 @@ def _code_block(body: list[str], info: str) -> str:
 
 def _prose(text: str) -> str:
     """Escape prose, turning the inline code spans found in it into ``<code>``."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    same_length: dict[int, list[int]] = {}  # run length -> indices of such runs, ascending
+    for index, (start, end) in enumerate(runs):
+        same_length.setdefault(end - start, []).append(index)
     out: list[str] = []
-    pos = 0
-    runs = list(_BACKTICKS.finditer(text))
-    k = 0
+    pos = k = 0
     while k < len(runs):
-        run = runs[k]
-        if _escaped(text, run.start()):
+        start, end = runs[k]
+        candidates = same_length[end - start]
+        after = bisect.bisect_right(candidates, k)
+        close = candidates[after] if after < len(candidates) else None
+        if _escaped(text, start) or close is None:
             k += 1
             continue
-        close = next(
-            (j for j in range(k + 1, len(runs)) if len(runs[j][0]) == len(run[0])), None
-        )
-        if close is None or _BLANK_LINE.search(text, run.end(), runs[close].start()):
+        close_start, close_end = runs[close]
+        if _BLANK_LINE.search(text, end, close_start):
             k += 1
             continue
-        out.append(_escape_prose(text[pos : run.start()]))
-        out.append(_code_span(text[run.end() : runs[close].start()]))
-        pos = runs[close].end()
+        out.append(_escape_prose(text[pos:start]))
+        out.append(_code_span(text[end:close_start]))
+        pos = close_end
         k = close + 1
     out.append(_escape_prose(text[pos:]))
     return "".join(out)
 
 
 def _escaped(text: str, index: int) -> bool:
-    backslashes = len(text[:index]) - len(text[:index].rstrip("\\"))
-    return backslashes % 2 == 1
+    """Whether an odd number of backslashes precedes ``text[index]``."""
+    count = 0
+    while index > count and text[index - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
 
 
 def _escape_prose(text: str) -> str:
