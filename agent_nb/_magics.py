@@ -36,11 +36,12 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ._data_summary import summarize
+from ._ids import check_session_id
 from ._magic_commands import CommandsMixin
 from ._magic_stream import DisplaySink, TerminalSink, drive
 from ._runner import DEFAULT_MODEL, AgentRunner, get_runner, set_runner
 from ._types import GenerationConfig
-from .errors import AgentError
+from .errors import AgentError, SessionBusyError
 
 __all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -222,8 +223,6 @@ class AgentMagics(CommandsMixin, Magics):
                 max_tokens=self.max_tokens if args.max_tokens is None else args.max_tokens,
             )
             if not args.once:
-                from ._ids import check_session_id
-
                 check_session_id(session_id)
             model = args.model or self.default_model or None
             runner._backend(model)  # an unknown or broken model fails here, not mid-turn
@@ -274,18 +273,23 @@ class AgentMagics(CommandsMixin, Magics):
         self, runner: AgentRunner, session_id: str, message: str, new: bool, options: Any
     ) -> Any:
         """Rewind for a re-run cell (or start afresh with --new), then start the turn."""
+        session = runner.get_or_create_session(session_id)
+        if session.busy:  # checked first: --new and a rewind must not cancel someone's turn
+            raise SessionBusyError(
+                f"session {session_id!r} is already running a turn (a widget or another "
+                "thread); wait for it or stop it, or use another session"
+            )
+        earlier = self._earlier_turn(session_id)
         if new:
             runner.delete_session(session_id)
-        session = runner.get_or_create_session(session_id)
-        earlier = self._earlier_turn(session_id)
-        if earlier is not None and earlier in session.invocations() and not new:
+            session = runner.get_or_create_session(session_id)
+            print(f"started a new session {session_id!r}")
+        elif earlier is not None and earlier in session.invocations():
             turns = session.invocations()
             dropped = len(turns) - turns.index(earlier) - 1
             session.rewind(earlier)
             later = f" and {dropped} later turn{'s' * (dropped != 1)}" if dropped else ""
             print(f"↺ re-run: replaced this cell's earlier turn{later} in session {session_id!r}")
-        elif new:
-            print(f"started a new session {session_id!r}")
         return session.run_async(message, **options)
 
     def _earlier_turn(self, session_id: str) -> str | None:

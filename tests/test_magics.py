@@ -393,8 +393,10 @@ def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBacke
     session = get_runner().get_or_create_session("default")
     stream = session.run_async("widget turn")
     try:
-        result, cap = run(shell, "%%agent\nfrom a cell")
-        usage_error(result, cap, "already running")
+        for line in ("", "--new"):
+            result, cap = run(shell, f"%%agent {line}\nfrom a cell")
+            usage_error(result, cap, "already running")
+        assert session.busy  # --new did not cancel the other turn
     finally:
         stream.cancel()
     while session.busy:
