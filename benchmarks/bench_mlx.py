@@ -1,6 +1,6 @@
 """The MLX backend on the embedded SmolLM2: KV reuse, decode overhead, memory after close.
 
-Run: python benchmarks/bench_mlx.py [--turns 8] [--reps 3] [--sessions 20]
+Run: python benchmarks/bench_mlx.py [--turns 8] [--reps 3] [--sessions 20] [--only abc]
 
 (a) Tokens fed and time to first token at turns 1..N of one growing
     conversation: a session (KV reuse) vs a no-reuse baseline that re-prefills
@@ -232,14 +232,18 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--decode-tokens", type=int, default=24)
     parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--only", default="abc", help="which parts to run, e.g. 'b'")
     args = parser.parse_args()
     backend = MLXBackend("smollm2-135m")
     started = time.perf_counter()
     backend.load()
     print(f"model loaded in {time.perf_counter() - started:.1f}s")
-    bench_reuse(backend, args.turns, args.turn_tokens)
-    bench_decode(backend, args.reps, args.decode_tokens)
-    bench_memory(backend, args.sessions)
+    if "a" in args.only:
+        bench_reuse(backend, args.turns, args.turn_tokens)
+    if "b" in args.only:
+        bench_decode(backend, args.reps, args.decode_tokens)
+    if "c" in args.only:
+        bench_memory(backend, args.sessions)
     print(f"total {time.perf_counter() - started:.0f}s")
 
 
