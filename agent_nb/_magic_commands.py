@@ -218,13 +218,13 @@ class CommandsMixin:
         except ModuleNotFoundError as exc:
             if exc.name == "anywidget":
                 raise UsageError("the chat widget needs anywidget: pip install anywidget") from None
-            if exc.name != f"{__package__}._widget":
-                raise
-            raise UsageError(
-                "the chat widget is not available in this build of agent_nb; "
-                "use %%agent cells instead"
-            ) from None
-        return ChatWidget(session=session_id)
+            raise
+        try:
+            # The session belongs to the %%agent cells too: closing this view
+            # must not evict it.
+            return ChatWidget(session=session_id, evict_on_close=False)
+        except RuntimeError as exc:  # the JS bundle is missing (source checkout, no npm build)
+            raise UsageError(str(exc)) from None
 
     def _cmd_memory(self, args: list[str]) -> None:
         if args:

@@ -186,7 +186,7 @@ def drive(stream: EventStream, sink: Sink, interval: float) -> Outcome:
             stream.cancel()
     thread.join(timeout=5)
     if outcome.error is None:
-        outcome.reply = stream._done.result()  # set before the stream ends
+        outcome.reply = stream.result()  # set before the stream ends
         outcome.interrupted = outcome.reply.interrupted
     outcome.text = transcript.text
     sink.show(outcome.text, final=True, interrupted=outcome.interrupted)

@@ -225,7 +225,7 @@ class AgentMagics(CommandsMixin, Magics):
             if not args.once:
                 check_session_id(session_id)
             model = args.model or self.default_model or None
-            runner._backend(model)  # an unknown or broken model fails here, not mid-turn
+            runner.check_model(model or runner.model)  # a bad model fails here, not mid-turn
         except (AgentError, ValueError, TypeError) as exc:
             raise UsageError(str(exc)) from None
         system = args.system if args.system is not None else (self.system_prompt or None)

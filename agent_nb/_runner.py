@@ -99,6 +99,9 @@ class AgentRunner:
         if isinstance(spec, Backend):
             key = spec.spec or f"instance:{id(spec)}"
             with self._lock:
+                if self._backends.get(key, spec) is not spec:
+                    # Same spec, different settings (api key, timeout): keep both.
+                    key = f"{key}#{id(spec)}"
                 return self._backends.setdefault(key, spec)
         with self._lock:
             backend = self._backends.get(spec)
@@ -106,6 +109,11 @@ class AgentRunner:
                 backend = resolve_backend(spec)
                 self._backends[spec] = backend
             return backend
+
+    def check_model(self, spec: str | Backend) -> Backend:
+        """Resolve ``spec`` now (raising `ModelNotFoundError` for a bad one) without
+        making it the default; turns started with ``model=spec`` then reuse it."""
+        return self._backend(spec)
 
     @property
     def backend(self) -> Backend:
@@ -217,15 +225,26 @@ class AgentRunner:
             backend.drop_cache(key)
 
     def _after_rewind(self, session: AgentSession) -> None:
-        from ._session import TurnOptions
         from ._turn import build_request
 
         with self._lock:
-            backends = list(self._backends.values())
-        request = build_request(session, session.agent, TurnOptions(), {})
+            backends = [b for b in self._backends.values() if b.supports_prompt_cache]
+        if not backends:
+            return
+        try:
+            # Render with the options of the session's last turn, so the system
+            # text matches and the common prefix survives the trim.
+            request = build_request(session, session.agent, session.last_options, {})
+        except Exception:  # e.g. instructions need a state key the rewind removed
+            request = None
         for backend in backends:
-            if backend.supports_prompt_cache:
+            if request is None or not request.contents:
+                backend.drop_cache(session.id)
+                continue
+            try:
                 backend.rewind_cache(session.id, request)
+            except Exception:  # history is already cut; a fresh cache is always correct
+                backend.drop_cache(session.id)
 
     def rewind_session(self, session_id: str, before_invocation_id: str) -> int:
         """`AgentSession.rewind` by id."""

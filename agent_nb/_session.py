@@ -102,6 +102,7 @@ class AgentSession:
         self._active: _ActiveTurn | None = None
         self._closed = False
         self._listeners: list[tuple[Listener, Listener | None]] = []
+        self.last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
         self.last_used = record.last_update_time
         self.turns = sum(isinstance(e, TurnComplete) for e in record.events)
         self.tokens = sum(

@@ -15,9 +15,12 @@ import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._types import Event, TextMessage
+
+if TYPE_CHECKING:
+    from ._reply import Reply
 
 __all__ = ["EventStream"]
 
@@ -113,6 +116,14 @@ class EventStream:
     @property
     def done(self) -> bool:
         return self._done.done()
+
+    def result(self, timeout: float | None = None) -> Reply:
+        """Block until the turn ends and return its `Reply` (re-raises its error).
+
+        Blocking, for threads that are not the worker; in a coroutine iterate
+        the stream instead.
+        """
+        return self._done.result(timeout)
 
     def cancel(self) -> None:
         """Ask the turn to stop; returns at once."""

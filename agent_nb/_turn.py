@@ -181,6 +181,7 @@ async def run_turn(
     session: AgentSession, turn: _ActiveTurn, user_event: TextMessage, options: TurnOptions
 ) -> Reply:
     turn.task = asyncio.current_task()
+    session.last_options = options
     agent = options.agent or session.agent
     rec = _TurnRecorder(session, turn, agent.name)
     usage = Usage()

@@ -504,15 +504,18 @@ def test_export_markdown_and_json(
     usage_error(result, cap, "cannot write")
 
 
-def test_widget_command(shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_widget_command(shell: InteractiveShell) -> None:
     from agent_nb._widget import ChatWidget
 
+    run(shell, "%%agent chat\nhello")
     result, _ = run(shell, "%agent widget chat")
-    assert isinstance(result.result, ChatWidget)
-    result.result.close()
-    monkeypatch.setitem(sys.modules, "agent_nb._widget", None)  # a build without the widget
-    result, cap = run(shell, "%agent widget chat")
-    usage_error(result, cap, "not available in this build")
+    widget = result.result
+    assert isinstance(widget, ChatWidget) and widget.session.id == "chat"
+    widget.close()  # the cells' session outlives the view
+    assert [i.id for i in get_runner().sessions()] == ["chat"]
+    assert len(get_runner().get_or_create_session("chat").history) == 3
+    result, cap = run(shell, "%agent widget bad/id")
+    usage_error(result, cap, "invalid session id")
 
 
 def test_memory_and_unknown_command(shell: InteractiveShell) -> None:
