@@ -300,3 +300,14 @@ def test_history_becomes_chat_messages_with_tool_calls_and_results() -> None:
         {"role": "tool", "tool_call_id": "c1", "name": "add", "content": '{"result": 3}'},
         {"role": "assistant", "content": "It is 3."},
     ]
+
+
+def test_consecutive_user_messages_merge_for_both_backends() -> None:
+    from agent_nb.backends._openai_wire import request_messages
+
+    request = GenerateContentRequest(
+        [Content.user("first, then the turn failed"), Content.user("second")]
+    )
+    merged = [{"role": "user", "content": "first, then the turn failed\n\nsecond"}]
+    assert to_messages(request) == merged
+    assert request_messages(request) == merged

@@ -15,57 +15,17 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .._types import GenerateContentRequest, Role
+from .._types import GenerateContentRequest
 from ..errors import BackendError
 from ._base import TextDelta, ToolCallChunk
+from ._messages import chat_messages
 
 __all__ = ["TextGate", "common_prefix", "parse_tool_calls", "render_prompt", "to_messages"]
 
 
 def to_messages(request: GenerateContentRequest) -> list[dict[str, Any]]:
-    """OpenAI-style chat messages, the shape Hugging Face chat templates expect.
-
-    A model turn's text and the tool calls that follow it become one
-    assistant message, as the templates of tool-calling models assume.
-    """
-    messages: list[dict[str, Any]] = []
-    if request.system_instruction:
-        messages.append({"role": "system", "content": request.system_instruction})
-    for content in request.contents:
-        for part in content.parts:
-            if part.function_call is not None:
-                call = part.function_call
-                last = messages[-1] if messages else None
-                if last is None or last["role"] != "assistant":
-                    last = {"role": "assistant", "content": ""}
-                    messages.append(last)
-                last.setdefault("tool_calls", []).append(
-                    {
-                        "id": call.call_id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": dict(call.args)},
-                    }
-                )
-            elif part.function_response is not None:
-                response = part.function_response
-                messages.append(
-                    {
-                        "role": "tool",
-                        "tool_call_id": response.call_id,
-                        "name": response.name,
-                        "content": json.dumps(dict(response.response), ensure_ascii=False),
-                    }
-                )
-            elif part.text is not None:
-                role = "user" if content.role is Role.USER else "assistant"
-                last = messages[-1] if messages else None
-                if last is not None and last["role"] == role and "tool_calls" not in last:
-                    # Same speaker twice (e.g. a turn cancelled before any output):
-                    # one message keeps strict-alternation templates happy.
-                    last["content"] += ("\n\n" if last["content"] else "") + part.text
-                else:
-                    messages.append({"role": role, "content": part.text})
-    return messages
+    """Chat messages in the shape Hugging Face chat templates expect."""
+    return chat_messages(request, for_template=True)
 
 
 def render_prompt(tokenizer: Any, request: GenerateContentRequest) -> list[int]:

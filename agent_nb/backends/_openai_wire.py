@@ -16,9 +16,10 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._types import Content, FinishReason, GenerateContentRequest, Role, Usage
+from .._types import FinishReason, GenerateContentRequest, Usage
 from ..errors import BackendError, ModelNotFoundError
 from ._base import ToolCallChunk
+from ._messages import chat_messages
 
 __all__ = [
     "SPEC_HELP",
@@ -65,45 +66,8 @@ def check_base_url(url: str) -> str:
 
 
 def request_messages(request: GenerateContentRequest) -> list[dict[str, Any]]:
-    """History as chat-completions messages.
-
-    A model text directly followed by the model's tool calls becomes one
-    assistant message, as OpenAI servers produce it; each tool result is a
-    ``tool`` message tied to its call by ``tool_call_id``.
-    """
-    messages: list[dict[str, Any]] = []
-    if request.system_instruction:
-        messages.append({"role": "system", "content": request.system_instruction})
-    for content in request.contents:
-        _append_content(messages, content)
-    return messages
-
-
-def _append_content(messages: list[dict[str, Any]], content: Content) -> None:
-    for part in content.parts:
-        if part.function_call is not None:
-            call = part.function_call
-            tool_call = {
-                "id": call.call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": json.dumps(dict(call.args))},
-            }
-            if messages and messages[-1]["role"] == "assistant":
-                messages[-1].setdefault("tool_calls", []).append(tool_call)
-            else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})
-        elif part.function_response is not None:
-            resp = part.function_response
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": resp.call_id,
-                    "content": json.dumps(dict(resp.response), default=str),
-                }
-            )
-        elif part.text is not None:
-            role = "user" if content.role is Role.USER else "assistant"
-            messages.append({"role": role, "content": part.text})
+    """History as chat-completions messages (tool arguments as JSON strings)."""
+    return chat_messages(request, for_template=False)
 
 
 def create_kwargs(model: str, request: GenerateContentRequest) -> dict[str, Any]:
