@@ -55,13 +55,16 @@ def transcript_entries(events: list[Event]) -> list[tuple[str, str]]:
     return entries
 
 
-def session_markdown(session: AgentSession) -> str:
-    lines = [f"# Session {session.id}", ""]
+def session_markdown(session: AgentSession, *, level: int = 1) -> str:
+    """The conversation as Markdown; ``level`` is the title's heading level
+    (1 for an exported file, smaller headings inside a notebook output)."""
+    lines = [f"{'#' * level} Session {session.id}", ""]
     for speaker, text in transcript_entries(session.history):
         lines += [f"**{speaker}:**", "", text, ""]
     state = session.state
     if state:
-        lines += ["## State", "", "```json", json.dumps(state, indent=2, default=repr), "```", ""]
+        dumped = json.dumps(state, indent=2, default=repr)
+        lines += [f"{'#' * (level + 1)} State", "", "```json", dumped, "```", ""]
     return "\n".join(lines)
 
 

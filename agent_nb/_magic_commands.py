@@ -146,7 +146,7 @@ class CommandsMixin:
 
     def _cmd_history(self, args: list[str]) -> None:
         session = self._existing(get_runner(), args, "history")
-        text = session_markdown(session)
+        text = session_markdown(session, level=4)
         self._show({"text/markdown": safe_markdown(text), "text/plain": text})
 
     def _cmd_state(self, args: list[str]) -> dict[str, Any]:

@@ -200,6 +200,13 @@ class ChatWidget(anywidget.AnyWidget):
     def runner(self) -> AgentRunner:
         return self._runner
 
+    def __repr__(self) -> str:
+        # What a static render (nbconvert HTML, a terminal) shows instead of the UI.
+        session = self._session
+        if session is None:
+            return "ChatWidget(closed)"
+        return f"ChatWidget(session={session.id!r}, turns={session.turns})"
+
     def send_message(self, text: str) -> None:
         """Start a turn as if typed into the widget; failures are shown in it."""
         session = self._live_session()
