@@ -355,8 +355,7 @@ class AgentRunner:
             raise
 
     def run_single_turn(self, content: str | Content, **kwargs: Any) -> Reply:
-        stream = self.run_single_turn_async(content, **kwargs)
-        return self._wait(stream, stream._done)
+        return self._wait(self.run_single_turn_async(content, **kwargs))
 
     def generate_content_async(self, request: GenerateContentRequest) -> EventStream:
         """Direct model access: the caller supplies all history; nothing is stored."""
@@ -407,18 +406,19 @@ class AgentRunner:
 
     # -- waiting from sync code ------------------------------------------------
 
-    def _wait(self, stream: EventStream, future: concurrent.futures.Future[Reply]) -> Reply:
+    def _wait(self, stream: EventStream) -> Reply:
         """Block for a turn; KeyboardInterrupt cancels it, waits for the record, re-raises."""
         try:
             while True:
+                # Short waits keep the main thread responsive to Ctrl-C / kernel interrupts.
                 try:
-                    return future.result(timeout=0.1)
+                    return stream.result(timeout=0.1)
                 except concurrent.futures.TimeoutError:
                     continue
         except KeyboardInterrupt:
             stream.cancel()
             with contextlib.suppress(Exception):
-                future.result(timeout=10)
+                stream.result(timeout=10)
             raise
 
     # -- memory ---------------------------------------------------------------

@@ -255,10 +255,7 @@ class AgentSession:
     def run(self, content: str | Content, **kwargs: Any) -> Reply:
         """Run a turn and wait for it (sync). Ctrl-C / kernel interrupt cancels it."""
         stream = self.run_async(content, **kwargs)
-        return self._runner._wait(stream, self._active_future(stream))
-
-    def _active_future(self, stream: EventStream) -> concurrent.futures.Future[Reply]:
-        return stream._done
+        return self._runner._wait(stream)
 
     def cancel(self) -> None:
         """Cancel the running turn, if any; returns at once."""
