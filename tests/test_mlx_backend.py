@@ -15,18 +15,12 @@ import pytest
 
 from agent_nb import (
     AgentRunner,
-    Content,
-    FunctionCall,
-    FunctionResponse,
-    GenerateContentRequest,
     GenerationConfig,
-    Part,
-    Role,
     TextMessage,
     TurnComplete,
 )
 from agent_nb.backends import TextDelta, ToolCallChunk
-from agent_nb.backends._mlx_chat import TextGate, to_messages
+from agent_nb.backends._mlx_chat import TextGate
 from agent_nb.backends.mlx import MLXBackend
 from agent_nb.errors import ModelNotFoundError
 
@@ -268,46 +262,3 @@ def test_text_gate_turns_tool_markup_into_tool_calls() -> None:
     )
     out = broken.feed("<tool_call>not json</tool_call>") + broken.flush()
     assert [c.text for c in out if isinstance(c, TextDelta)] == ["<tool_call>not json"]
-
-
-def test_history_becomes_chat_messages_with_tool_calls_and_results() -> None:
-    call = FunctionCall(name="add", args={"a": 1, "b": 2}, call_id="c1")
-    result = FunctionResponse(name="add", response={"result": 3}, call_id="c1")
-    request = GenerateContentRequest(
-        [
-            Content.user("Add 1 and 2."),
-            Content.model("Sure."),
-            Content(Role.MODEL, [Part(function_call=call)]),
-            Content(Role.USER, [Part(function_response=result)]),
-            Content.model("It is 3."),
-        ],
-        system_instruction="Be brief.",
-    )
-    assert to_messages(request) == [
-        {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": "Add 1 and 2."},
-        {
-            "role": "assistant",
-            "content": "Sure.",
-            "tool_calls": [
-                {
-                    "id": "c1",
-                    "type": "function",
-                    "function": {"name": "add", "arguments": {"a": 1, "b": 2}},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": "c1", "name": "add", "content": '{"result": 3}'},
-        {"role": "assistant", "content": "It is 3."},
-    ]
-
-
-def test_consecutive_user_messages_merge_for_both_backends() -> None:
-    from agent_nb.backends._openai_wire import request_messages
-
-    request = GenerateContentRequest(
-        [Content.user("first, then the turn failed"), Content.user("second")]
-    )
-    merged = [{"role": "user", "content": "first, then the turn failed\n\nsecond"}]
-    assert to_messages(request) == merged
-    assert request_messages(request) == merged
