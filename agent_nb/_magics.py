@@ -337,6 +337,7 @@ class AgentMagics(CommandsMixin, Magics):
 
 def load_ipython_extension(ipython: Any) -> None:
     magics = AgentMagics(shell=ipython)
+    get_runner()  # the kernel-scoped runner exists from here on (cheap: no model loads yet)
     ipython.register_magics(magics)
     if magics not in ipython.configurables:
         ipython.configurables.append(magics)
