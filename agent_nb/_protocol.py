@@ -21,6 +21,7 @@ from ._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComp
 
 __all__ = [
     "DELTA_INTERVAL_S",
+    "CatchUpMsg",
     "DeltaMsg",
     "Entry",
     "EntryMsg",
@@ -30,6 +31,7 @@ __all__ = [
     "ModelEntry",
     "NewChatMsg",
     "SendMsg",
+    "SnapshotMsg",
     "StopMsg",
     "ToolCallEntry",
     "ToolResultEntry",
@@ -140,7 +142,16 @@ class ErrorMsg(TypedDict):
     message: str
 
 
-FromPython = DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg
+class SnapshotMsg(TypedDict):
+    """All text streamed so far in the running turn. It replaces (never extends)
+    a view's live text, so views that already had it are unchanged."""
+
+    type: Literal["snapshot"]
+    invocation_id: str
+    text: str
+
+
+FromPython = DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg
 
 
 # -- custom messages, JS -> Python ---------------------------------------------
@@ -159,7 +170,13 @@ class NewChatMsg(TypedDict):
     type: Literal["new_chat"]
 
 
-FromJs = SendMsg | StopMsg | NewChatMsg
+class CatchUpMsg(TypedDict):
+    """A view opened while a turn runs asks for what it missed."""
+
+    type: Literal["catch_up"]
+
+
+FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg
 
 
 def parse_from_js(content: object) -> FromJs:
@@ -176,7 +193,11 @@ def parse_from_js(content: object) -> FromJs:
         return StopMsg(type="stop")
     if kind == "new_chat":
         return NewChatMsg(type="new_chat")
-    raise ValueError(f"unknown widget message type {kind!r}; expected 'send', 'stop' or 'new_chat'")
+    if kind == "catch_up":
+        return CatchUpMsg(type="catch_up")
+    raise ValueError(
+        f"unknown widget message type {kind!r}; expected 'send', 'stop', 'new_chat' or 'catch_up'"
+    )
 
 
 # -- events -> entries -----------------------------------------------------------

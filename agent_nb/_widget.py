@@ -39,6 +39,7 @@ from ._protocol import (
     EntryMsg,
     ErrorMsg,
     FromPython,
+    SnapshotMsg,
     TurnCompleteMsg,
     entries_from_events,
     entry_from_event,
@@ -184,6 +185,9 @@ class ChatWidget(anywidget.AnyWidget):
         self._unsubscribe: Callable[[], None] | None = None
         self._closing = False
         self._batcher = _DeltaBatcher(self._send_msg)
+        # Text of the running model message, for views that open mid-turn.
+        self._live_text: list[str] = []
+        self._live_invocation = ""
         super().__init__(**kwargs)
         self.on_msg(self._on_frontend_msg)
         self._attach(resolved)
@@ -277,10 +281,16 @@ class ChatWidget(anywidget.AnyWidget):
         if event is None:
             return
         if isinstance(event, TextMessage) and event.is_partial:
-            self._batcher.add(event.invocation_id, event.text)
+            with self._batcher.lock:
+                if event.invocation_id != self._live_invocation:
+                    self._live_text.clear()
+                    self._live_invocation = event.invocation_id
+                self._live_text.append(event.text)
+                self._batcher.add(event.invocation_id, event.text)
             return
         with self._batcher.lock:
             self._batcher.flush()
+            self._live_text.clear()
             if isinstance(event, TurnComplete):
                 self._send_msg(
                     TurnCompleteMsg(
@@ -334,8 +344,25 @@ class ChatWidget(anywidget.AnyWidget):
             self.send_message(msg["text"])
         elif msg["type"] == "stop":
             self.stop()
+        elif msg["type"] == "catch_up":
+            self._catch_up()
         else:
             self.new_chat()
+
+    def _catch_up(self) -> None:
+        """Bring a view opened mid-turn up to date: the turn's stored entries go
+        into the transcript, the streamed text in a snapshot. Both are
+        idempotent for views that were already open."""
+        with self._batcher.lock:
+            self._batcher.flush()
+            session = self._session
+            if session is None or not session.busy:
+                self._sync(busy=False)
+                return
+            self._sync(busy=True)
+            text = "".join(self._live_text)
+            invocation = self._live_invocation if text else ""
+            self._send_msg(SnapshotMsg(type="snapshot", invocation_id=invocation, text=text))
 
     @traitlets.observe("comm")
     def _watch_comm(self, change: dict[str, Any]) -> None:

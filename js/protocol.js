@@ -92,7 +92,15 @@
  * @property {string} message
  */
 
-/** @typedef {DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg} FromPython */
+/**
+ * All text streamed so far in the running turn; replaces a view's live text.
+ * @typedef {object} SnapshotMsg
+ * @property {"snapshot"} type
+ * @property {string} invocation_id
+ * @property {string} text
+ */
+
+/** @typedef {DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg} FromPython */
 
 // -- JS -> Python custom messages ------------------------------------------
 
@@ -112,7 +120,13 @@
  * @property {"new_chat"} type
  */
 
-/** @typedef {SendMsg | StopMsg | NewChatMsg} FromJs */
+/**
+ * A view opened while a turn runs asks for what it missed.
+ * @typedef {object} CatchUpMsg
+ * @property {"catch_up"} type
+ */
+
+/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg} FromJs */
 
 // -- synced traits -----------------------------------------------------------
 

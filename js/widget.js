@@ -306,6 +306,12 @@ function render({ model, el }) {
     } else if (msg.type === "error") {
       pending = false;
       setStatus(msg.message, "anb-status-error");
+    } else if (msg.type === "snapshot") {
+      clearLive();
+      liveId = msg.invocation_id;
+      liveText = msg.text;
+      if (liveText) frame = requestAnimationFrame(paintLive);
+      setStatus("streaming…");
     }
     syncControls();
   }
@@ -358,7 +364,11 @@ function render({ model, el }) {
   syncHeader();
   renderTranscript();
   syncControls();
-  if (model.get("busy")) setStatus("streaming…");
+  if (model.get("busy")) {
+    // Opened mid-turn: ask for the turn's entries and the text streamed so far.
+    setStatus("streaming…");
+    post({ type: "catch_up" });
+  }
 
   return () => {
     if (frame) cancelAnimationFrame(frame);

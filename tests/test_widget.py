@@ -112,7 +112,8 @@ def test_parse_from_js_accepts_the_three_requests_and_names_them_on_error() -> N
     assert parse_from_js({"type": "send", "text": "hi"}) == {"type": "send", "text": "hi"}
     assert parse_from_js({"type": "stop"}) == {"type": "stop"}
     assert parse_from_js({"type": "new_chat", "extra": 1}) == {"type": "new_chat"}
-    with pytest.raises(ValueError, match="'send', 'stop' or 'new_chat'"):
+    assert parse_from_js({"type": "catch_up"}) == {"type": "catch_up"}
+    with pytest.raises(ValueError, match="'send', 'stop', 'new_chat' or 'catch_up'"):
         parse_from_js({"type": "rm -rf"})
     with pytest.raises(ValueError, match="string 'text'"):
         parse_from_js({"type": "send", "text": 3})
@@ -287,6 +288,32 @@ def test_stop_from_frontend_cancels_within_half_a_second(
     c.from_frontend({"type": "send", "text": "again"})  # the next message works
     wait_for(turn_done(c, 2))
     assert w.transcript[-2]["text"] == "You said: again"
+
+
+def test_a_view_opened_mid_turn_catches_up(
+    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+) -> None:
+    w = start_long_turn(runner, scripted, "late-view")
+    widgets.append(w)
+    c = comm_of(w)
+    wait_for(lambda: len(c.custom("delta")) >= 3)
+    c.from_frontend({"type": "catch_up"})  # what a view rendered now sends
+    (snapshot,) = c.custom("snapshot")
+    streamed_before = "".join(
+        m["text"] for m in c.custom()[: c.custom().index(snapshot)] if m["type"] == "delta"
+    )
+    # The snapshot holds exactly what streamed so far; the user's message is in
+    # the transcript already, before the turn ends.
+    assert snapshot["text"] == streamed_before and snapshot["text"].startswith("word word")
+    assert [e["kind"] for e in c.states()[-1]["transcript"]] == ["user"]
+    assert w.busy
+    w.stop()
+    wait_for(turn_done(c))
+    after = c.custom()[c.custom().index(snapshot) + 1 :]
+    streamed_after = "".join(m["text"] for m in after if m["type"] == "delta")
+    assert snapshot["text"] + streamed_after == w.transcript[1]["text"]
+    c.from_frontend({"type": "catch_up"})  # when idle: just the transcript again
+    assert len(c.custom("snapshot")) == 1
 
 
 def test_send_while_busy_reports_the_busy_error(

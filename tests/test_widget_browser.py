@@ -160,6 +160,26 @@ def test_stop_halts_a_long_reply_and_next_message_works(lab: Lab) -> None:
     )
 
 
+def test_a_view_opened_mid_turn_shows_what_it_missed(lab: Lab) -> None:
+    long_reply = " ".join(f"late{i}" for i in range(300))  # 300 x 20 ms = 6 s
+    lab.run(f"backend.enqueue({long_reply!r})")
+    _, first = show(lab, "browser-late", var="w_late")
+    type_and_send(first, "stream for a while")
+    live = first.locator(".anb-live .anb-model .anb-body")
+    live.wait_for(timeout=10_000)
+    first.page.wait_for_function(
+        "(el) => el.textContent.includes('late20')", arg=live.element_handle(), timeout=10_000
+    )
+    # A second view of the same widget, rendered while the reply streams.
+    second = lab.widget(lab.run("w_late"))
+    second.locator(".anb-past .anb-user", has_text="stream for a while").wait_for(timeout=10_000)
+    late_live = second.locator(".anb-live .anb-model .anb-body")
+    late_live.wait_for(timeout=10_000)
+    assert late_live.inner_text().startswith("late0 late1 late2")
+    wait_idle(second, timeout=20_000)
+    assert model_texts(second) == model_texts(first) == [long_reply]
+
+
 def test_model_html_never_runs(lab: Lab) -> None:
     lab.run(f"backend.enqueue({XSS_REPLY!r})")
     _, widget = show(lab, "browser-xss")
