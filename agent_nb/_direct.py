@@ -87,7 +87,9 @@ def start_direct(runner: AgentRunner, request: GenerateContentRequest) -> EventS
                 finish = "cancelled"
         except asyncio.CancelledError:
             finish = "cancelled"
-            current.uncancel()
+            uncancel = getattr(current, "uncancel", None)  # Python >= 3.11
+            if uncancel is not None:
+                uncancel()
         except Exception as exc:
             finish, error = "error", exc
         if text:

@@ -250,9 +250,10 @@ async def run_turn(
             )
     except asyncio.CancelledError:
         finish = "cancelled"
-        task = asyncio.current_task()
-        if task is not None:
-            task.uncancel()
+        # We cancelled our own task to stop the turn; the turn ends normally.
+        uncancel = getattr(asyncio.current_task(), "uncancel", None)  # Python >= 3.11
+        if uncancel is not None:
+            uncancel()
     except (AgentError, KeyError, ValueError, TypeError) as exc:
         finish, error = "error", exc
     except Exception as exc:
