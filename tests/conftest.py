@@ -13,6 +13,7 @@ pytest_plugins = [
     "tests.fixtures_mlx",
     "tests.fixtures_server",
     "tests.fixtures_lab",
+    "tests.fixtures_magics",
 ]
 
 

@@ -1,90 +1,32 @@
-"""``%%agent`` / ``%agent`` in a real IPython shell, on the ScriptedBackend.
+"""``%%agent`` in a real IPython shell, on the ScriptedBackend.
 
 Cells run through ``shell.run_cell`` (with a ``cell_id`` where a notebook
 front end would send one), so option parsing, ``pre_run_cell`` and the
-UsageError display are IPython's own.
+UsageError display are IPython's own. Fixtures: `tests.fixtures_magics`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
-from IPython.utils.capture import CapturedIO, capture_output
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
 
-from agent_nb import Agent, AgentRunner, Reply, TextMessage, TurnComplete, get_runner, set_runner
-from agent_nb._codec import event_from_dict
+from agent_nb import Reply, TurnComplete, get_runner
 from agent_nb._data_summary import summarize
-from agent_nb._magic_commands import sessions_html
 from agent_nb._magics import AgentMagics
 from agent_nb._render import safe_markdown
-from agent_nb._runner import SessionInfo
-from agent_nb.backends import ScriptedBackend, ToolCallChunk
+from agent_nb.backends import ScriptedBackend
+from tests.fixtures_magics import final_bundle, magics, run, turns, usage_error
 from tests.html_safety import assert_inert, render_all
-
-
-@pytest.fixture
-def backend() -> ScriptedBackend:
-    return ScriptedBackend()
-
-
-@pytest.fixture
-def shell(backend: ScriptedBackend) -> Iterator[InteractiveShell]:
-    sh = InteractiveShell.instance()
-    sh.config.pop("AgentMagics", None)  # %config writes into the singleton shell's config
-    runner = AgentRunner(model=backend)
-    previous = set_runner(runner)
-    sh.extension_manager.load_extension("agent_nb")
-    yield sh
-    sh.extension_manager.unload_extension("agent_nb")
-    sh.config.pop("AgentMagics", None)
-    get_runner().shutdown()
-    runner.shutdown()
-    if previous is not None:
-        set_runner(previous)
-
-
-def run(sh: InteractiveShell, source: str, cell_id: str | None = None) -> tuple[Any, CapturedIO]:
-    """Run a cell as a notebook would (rich display captured)."""
-    with capture_output() as cap:
-        result = sh.run_cell(source, cell_id=cell_id)
-    return result, cap
-
-
-def usage_error(result: ExecutionResult, cap: CapturedIO, fragment: str) -> str:
-    assert isinstance(result.error_in_exec, UsageError), result.error_in_exec
-    lines = cap.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("UsageError: "), cap.stderr
-    assert fragment in lines[0], lines[0]
-    return lines[0]
-
-
-def final_bundle(cap: CapturedIO) -> dict[str, str]:
-    data: dict[str, str] = cap.outputs[-1].data
-    return data
-
-
-def magics(sh: InteractiveShell) -> AgentMagics:
-    found: AgentMagics = sh.magics_manager.registry["AgentMagics"]
-    return found
-
-
-def turns(session_id: str = "default") -> list[str]:
-    """The user texts of a session's turns, oldest first."""
-    history = get_runner().get_or_create_session(session_id).history
-    return [e.text for e in history if isinstance(e, TextMessage) and e.author == "user"]
-
 
 # -- extension lifecycle and help ------------------------------------------------
 
@@ -426,140 +368,3 @@ def test_bad_input_is_one_line_and_changes_nothing(
     usage_error(result, cap, fragment)
     assert len(backend.requests) == 1 and turns() == ["keep me"]
     assert cap.outputs == []
-
-
-# -- %agent commands -------------------------------------------------------------
-
-
-def test_sessions_table(shell: InteractiveShell) -> None:
-    _, cap = run(shell, "%agent sessions")
-    assert "No sessions yet" in cap.stdout
-    run(shell, "%%agent alpha\nhi")
-    run(shell, "%%agent beta\nhi")
-    _, cap = run(shell, "%agent sessions")
-    table = final_bundle(cap)["text/html"]
-    assert table.count("<tr>") == 3 and "alpha" in table and "beta" in table
-    assert "KV bytes" in table and "last used" in table
-
-
-def test_sessions_html_escapes_everything() -> None:
-    info = SessionInfo(id="<img src=x onerror=alert(1)>", user_id="u", turns=1, tokens=2,
-                       history_bytes=3, kv_bytes=4, last_used=time.time())  # fmt: skip
-    table = sessions_html([info], ["<script>x</script>"])
-    assert "<img" not in table and "<script" not in table and "&lt;img" in table
-
-
-def test_history_state_delete_clear(shell: InteractiveShell, backend: ScriptedBackend) -> None:
-    backend.enqueue("<b>bold</b> answer")
-    run(shell, "%%agent talk\nquestion")
-    _, cap = run(shell, "%agent history talk")
-    bundle = final_bundle(cap)
-    assert "**user:**" in bundle["text/plain"] and "<b>bold</b> answer" in bundle["text/plain"]
-    for rendered in render_all(bundle["text/markdown"]).values():
-        assert_inert(rendered)
-    result, _ = run(shell, "%agent state talk")
-    assert result.result == {}
-    result, cap = run(shell, "%agent history nobody")
-    usage_error(result, cap, "no session 'nobody'; sessions: 'talk'")
-    assert "nobody" not in {i.id for i in get_runner().sessions()}  # never created
-    _, cap = run(shell, "%agent delete talk")
-    assert "deleted session 'talk'" in cap.stdout
-    assert get_runner().stored_session_ids() == []
-    run(shell, "%%agent a\nx")
-    run(shell, "%%agent b\nx")
-    _, cap = run(shell, "%agent clear")
-    assert "deleted 2 sessions" in cap.stdout and get_runner().sessions() == []
-    result, cap = run(shell, "%agent delete")
-    usage_error(result, cap, "usage: %agent delete ID")
-
-
-def test_model_command(shell: InteractiveShell) -> None:
-    _, cap = run(shell, "%agent model")
-    assert cap.stdout.strip() == "model: scripted"
-    result, cap = run(shell, "%agent model nosuch:thing")
-    usage_error(result, cap, "Unknown model spec")
-    assert get_runner().model != "nosuch:thing"
-    _, cap = run(shell, "%agent model scripted")
-    assert get_runner().model == "scripted"
-
-
-def test_export_markdown_and_json(
-    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any
-) -> None:
-    backend.enqueue("the answer")
-    run(shell, "%%agent ex\nthe question")
-    _, cap = run(shell, f"%agent export ex --to {tmp_path / 'ex.md'}")
-    assert "exported session 'ex' (3 events)" in cap.stdout
-    text = (tmp_path / "ex.md").read_text()
-    assert text.startswith("# Session ex") and "the question" in text and "the answer" in text
-    run(shell, f"%agent export ex --format json --to {tmp_path / 'ex.json'}")
-    payload = json.loads((tmp_path / "ex.json").read_text())
-    events = [event_from_dict(e) for e in payload["events"]]
-    assert events == get_runner().get_or_create_session("ex").history
-    _, cap = run(shell, "%agent export ex --format json")
-    assert json.loads(final_bundle(cap)["text/plain"])["session_id"] == "ex"
-    result, cap = run(shell, "%agent export ex --format pdf")
-    usage_error(result, cap, "invalid choice")
-    result, cap = run(shell, f"%agent export ex --to {tmp_path / 'no' / 'dir.md'}")
-    usage_error(result, cap, "cannot write")
-
-
-def test_widget_command(shell: InteractiveShell) -> None:
-    from agent_nb._widget import ChatWidget
-
-    run(shell, "%%agent chat\nhello")
-    result, _ = run(shell, "%agent widget chat")
-    widget = result.result
-    assert isinstance(widget, ChatWidget) and widget.session.id == "chat"
-    widget.close()  # the cells' session outlives the view
-    assert [i.id for i in get_runner().sessions()] == ["chat"]
-    assert len(get_runner().get_or_create_session("chat").history) == 3
-    result, cap = run(shell, "%agent widget bad/id")
-    usage_error(result, cap, "invalid session id")
-
-
-def test_memory_and_unknown_command(shell: InteractiveShell) -> None:
-    run(shell, "%%agent\nhi")
-    _, cap = run(shell, "%agent memory")
-    figures = json.loads(final_bundle(cap)["text/plain"])
-    assert "default" in figures["sessions"] and "kv_bytes_total" in figures
-    result, cap = run(shell, "%agent frobnicate")
-    usage_error(result, cap, "unknown %agent command 'frobnicate'")
-    result, cap = run(shell, "%agent")
-    usage_error(result, cap, "needs a command")
-
-
-def test_store_setting_installs_a_persistent_runner(
-    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any
-) -> None:
-    path = tmp_path / "sessions.db"
-    run(shell, "%config AgentMagics.store = 'postgres://x'")  # %config logs the TraitError
-    assert magics(shell).store == ""
-    shell.run_cell(f"%config AgentMagics.store = 'sqlite:///{path}'")
-    runner = get_runner()
-    assert type(runner.store).__name__ == "SQLiteStore"
-    runner.model = backend
-    run(shell, "%%agent kept\nremember me")
-    later = AgentRunner(model=backend, store=f"sqlite:///{path}")
-    try:
-        history = later.get_or_create_session("kept").history
-        texts = [e.text for e in history if isinstance(e, TextMessage)]
-        assert texts == ["remember me", "You said: remember me"]
-    finally:
-        later.shutdown()
-
-
-
-def test_tool_rounds_show_in_the_cell(shell: InteractiveShell, backend: ScriptedBackend) -> None:
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
-
-    set_runner(AgentRunner(Agent(tools=[add]), model=backend))
-    backend.enqueue(ToolCallChunk("add", {"a": 1, "b": 2}), "The sum is 3.")
-    result, cap = run(shell, "%%agent -o r\nwhat is 1 + 2?")
-    assert result.success and shell.user_ns["r"].text == "The sum is 3."
-    markdown = final_bundle(cap)["text/markdown"]
-    assert markdown.index("add") < markdown.index("result") < markdown.index("The sum is 3.")
-    _, cap = run(shell, "%agent history")
-    assert '→ `add({"a": 1, "b": 2})`' in final_bundle(cap)["text/plain"]
