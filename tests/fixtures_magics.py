@@ -16,6 +16,7 @@ from agent_nb.backends import ScriptedBackend
 
 __all__ = ["final_bundle", "magics", "run", "turns", "usage_error"]
 
+
 @pytest.fixture
 def backend() -> ScriptedBackend:
     return ScriptedBackend()
