@@ -155,6 +155,8 @@ async def _run_tool(
     temp: dict[str, Any],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run one tool; returns (response payload, state delta it wrote)."""
+    if call.error is not None:
+        return {"error": call.error}, {}
     tool = agent.tool(call.name)
     if tool is None:
         names = ", ".join(t.name for t in agent.tools) or "none"

@@ -184,6 +184,26 @@ def test_tool_call_fragments_are_assembled(
     }  # fmt: skip
 
 
+def test_tool_arguments_that_are_not_json_go_back_to_the_model(
+    fake_openai: FakeOpenAIServer, fake_backend: OpenAIBackend
+) -> None:
+    fake_openai.enqueue(
+        Reply(pieces=(), tool_calls=({"id": "call_9", "name": "add", "arguments": "{oops"},)),
+        Reply(pieces=("Sorry, 5.",)),
+    )
+    runner = AgentRunner(Agent("calc", tools=[add]), model=fake_backend)
+    try:
+        reply = runner.get_or_create_session("bad-args").run("2+3?")
+    finally:
+        runner.shutdown()
+    assert reply.text == "Sorry, 5." and reply.finish_reason == "stop"
+    (result,) = [e for e in reply.events if isinstance(e, FunctionResponse)]
+    assert "not a JSON object" in result.response["error"] and "{oops" in result.response["error"]
+    tool_message = fake_openai.requests[1]["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_9"
+    assert "not a JSON object" in tool_message["content"]
+
+
 ERRORS = [
     pytest.param(Status(500, "boom"), r"HTTP 500.*boom.*log", id="500"),
     pytest.param(Status(401, "bad key"), r"HTTP 401.*OPENAI_API_KEY", id="401"),
@@ -199,11 +219,6 @@ ERRORS = [
         RawBody(b'data: {"error": {"message": "mid-stream crash"}}\n\n'),
         r"mid-stream crash",
         id="sse-error",
-    ),
-    pytest.param(
-        Reply(pieces=(), tool_calls=({"name": "add", "arguments": "{oops"},)),
-        r"not JSON",
-        id="bad-tool-args",
     ),
 ]
 

@@ -239,3 +239,24 @@ def test_user_messages_are_text_messages_by_user(runner: AgentRunner) -> None:
     s.run("hello")
     first = s.history[0]
     assert isinstance(first, TextMessage) and first.author == "user"
+
+
+def test_unreadable_tool_arguments_reach_the_model_and_the_tool_does_not_run() -> None:
+    ran: list[int] = []
+
+    def add(a: int, b: int) -> int:
+        """Add."""
+        ran.append(1)
+        return a + b
+
+    bad = ToolCallChunk("add", {}, error="the arguments were not a JSON object: '{oops'")
+    backend = ScriptedBackend([bad, "fixed it"])
+    runner = AgentRunner(Agent(tools=[add]), model=backend)
+    try:
+        s = runner.get_or_create_session("s")
+        assert s.run("x").text == "fixed it"
+        response = next(e.response for e in s.history if isinstance(e, FunctionResponse))
+        assert response == {"error": "the arguments were not a JSON object: '{oops'"}
+        assert ran == []
+    finally:
+        runner.shutdown()

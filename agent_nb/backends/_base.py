@@ -35,11 +35,18 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class ToolCallChunk:
-    """A complete tool call (backends assemble streamed fragments first)."""
+    """A complete tool call (backends assemble streamed fragments first).
+
+    ``error`` is set when the model named a tool but its arguments could not
+    be read (not a JSON object): the tool does not run, and the model gets the
+    error as the tool's result, so it can correct itself as with a tool that
+    raised.
+    """
 
     name: str
     args: dict[str, Any] = field(default_factory=dict)
     call_id: str = field(default_factory=new_id)
+    error: str | None = None
 
 
 @dataclass(frozen=True)

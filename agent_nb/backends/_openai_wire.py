@@ -163,27 +163,29 @@ class StreamAssembler:
                 pending.arguments.append(args)
 
     def tool_calls(self) -> list[ToolCallChunk]:
-        """The assembled calls; arguments that are not a JSON object fail the turn."""
+        """The assembled calls. Arguments that are not a JSON object reach the
+        model as the tool's error; a call with no tool name fails the turn."""
         out: list[ToolCallChunk] = []
         for _, pending in sorted(self._calls.items()):
             raw = "".join(pending.arguments).strip() or "{}"
+            if not pending.name:
+                raise BackendError(
+                    f"The model at {self.base_url} sent a tool call without a tool name "
+                    f"(arguments {raw[:120]!r}); retry the turn."
+                )
+            error = None
             try:
                 args = json.loads(raw)
-            except ValueError as exc:
-                raise BackendError(
-                    f"The model at {self.base_url} called tool {pending.name!r} with arguments "
-                    f"that are not JSON ({raw[:120]!r}); retry the turn, use temperature 0 "
-                    "or a model trained for tool calling."
-                ) from exc
-            if not isinstance(args, dict) or not pending.name:
-                raise BackendError(
-                    f"The model at {self.base_url} sent a malformed tool call "
-                    f"(name {pending.name!r}, arguments {raw[:120]!r}); retry the turn."
+            except ValueError:
+                args = None
+            if not isinstance(args, dict):
+                args = {}
+                error = (
+                    f"the arguments were not a JSON object: {raw[:200]!r}; "
+                    "call the tool again with a JSON object of arguments"
                 )
-            if pending.call_id:
-                out.append(ToolCallChunk(pending.name, args, pending.call_id))
-            else:
-                out.append(ToolCallChunk(pending.name, args))
+            ids = {"call_id": pending.call_id} if pending.call_id else {}
+            out.append(ToolCallChunk(pending.name, args, error=error, **ids))
         return out
 
     def usage(self) -> Usage:
