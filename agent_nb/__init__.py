@@ -31,7 +31,7 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
-    from ._widget import ChatWidget
+    from ._jupyter.widget import ChatWidget
 
 __version__ = "0.1.0"
 
@@ -67,7 +67,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "ChatWidget":  # anywidget is imported only when the widget is used
-        from ._widget import ChatWidget
+        from ._jupyter.widget import ChatWidget
 
         return ChatWidget
     raise AttributeError(f"module 'agent_nb' has no attribute {name!r}")
@@ -75,12 +75,12 @@ def __getattr__(name: str) -> Any:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext agent_nb``: register ``%%agent`` / ``%agent`` on the kernel runner."""
-    from ._magics import load_ipython_extension as load
+    from ._jupyter.magics import load_ipython_extension as load
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    from ._magics import unload_ipython_extension as unload
+    from ._jupyter.magics import unload_ipython_extension as unload
 
     unload(ipython)

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from agent_nb import AgentRunner, GenerationConfig
-from agent_nb._embedded import CONVERTER_VERSION, MARKER, ensure_embedded_model, find_gguf
+from agent_nb.backends._embedded import CONVERTER_VERSION, MARKER, ensure_embedded_model, find_gguf
 from agent_nb.backends.mlx import MLXBackend
 
 pytestmark = pytest.mark.mlx

@@ -10,7 +10,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import Agent, AgentRunner, TextMessage, get_runner, set_runner
 from agent_nb._codec import event_from_dict
-from agent_nb._magic_commands import sessions_html
+from agent_nb._jupyter.magic_commands import sessions_html
 from agent_nb._runner import SessionInfo
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from tests.fixtures_magics import final_bundle, magics, run, usage_error
@@ -93,7 +93,7 @@ def test_export_markdown_and_json(
 
 
 def test_widget_command(shell: InteractiveShell) -> None:
-    from agent_nb._widget import ChatWidget
+    from agent_nb._jupyter.widget import ChatWidget
 
     run(shell, "%%agent chat\nhello")
     result, _ = run(shell, "%agent widget chat")

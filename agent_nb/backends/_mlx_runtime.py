@@ -173,7 +173,7 @@ def _load_now(source: ModelSource, progress: bool) -> LoadedModel:
     from mlx_lm import load
 
     if source.kind == "embedded":
-        from .._embedded import ensure_embedded_model
+        from ._embedded import ensure_embedded_model
 
         location = str(ensure_embedded_model(progress=progress))
     else:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
-from ._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
+from .._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
 
 __all__ = [
     "DELTA_INTERVAL_S",

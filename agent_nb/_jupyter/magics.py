@@ -35,13 +35,13 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
-from ._data_summary import summarize
-from ._ids import check_session_id
-from ._magic_commands import CommandsMixin
-from ._magic_stream import DisplaySink, TerminalSink, drive
-from ._runner import DEFAULT_MODEL, AgentRunner, get_runner, set_runner
-from ._types import GenerationConfig
-from .errors import AgentError, SessionBusyError
+from .._ids import check_session_id
+from .._runner import DEFAULT_MODEL, AgentRunner, get_runner, set_runner
+from .._types import GenerationConfig
+from ..errors import AgentError, SessionBusyError
+from .data_summary import summarize
+from .magic_commands import CommandsMixin
+from .magic_stream import DisplaySink, TerminalSink, drive
 
 __all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
 

@@ -33,7 +33,10 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets
 
-from ._protocol import (
+from .._session import AgentSession
+from .._types import Event, GenerationConfig, TextMessage, TurnComplete
+from ..errors import AgentError
+from .protocol import (
     DELTA_INTERVAL_S,
     DeltaMsg,
     EntryMsg,
@@ -46,18 +49,15 @@ from ._protocol import (
     parse_from_js,
     usage_dict,
 )
-from ._session import AgentSession
-from ._types import Event, GenerationConfig, TextMessage, TurnComplete
-from .errors import AgentError
 
 if TYPE_CHECKING:
-    from ._runner import AgentRunner
+    from .._runner import AgentRunner
 
 __all__ = ["ChatWidget"]
 
 log = logging.getLogger("agent_nb")
 
-_STATIC = pathlib.Path(__file__).parent / "static"
+_STATIC = pathlib.Path(__file__).parent.parent / "static"
 _BUNDLE = _STATIC / "widget.js"
 _STYLES = _STATIC / "widget.css"
 _MISSING = (
@@ -383,7 +383,7 @@ def _resolve_session(
             raise ValueError("session belongs to another runner; pass one or the other")
         return session
     if runner is None:
-        from ._runner import get_runner
+        from .._runner import get_runner
 
         runner = get_runner()
     if session is None:

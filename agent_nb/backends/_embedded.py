@@ -37,7 +37,7 @@ import zipfile
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import BackendError, ModelNotFoundError
+from ..errors import BackendError, ModelNotFoundError
 
 __all__ = [
     "CONVERTER_VERSION",

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
-from ._export import EXPORT_FORMATS, session_json, session_markdown
-from ._ids import check_session_id
-from ._render import safe_markdown
-from ._runner import AgentRunner, SessionInfo, get_runner
-from .errors import AgentError
+from .._ids import check_session_id
+from .._render import safe_markdown
+from .._runner import AgentRunner, SessionInfo, get_runner
+from ..errors import AgentError
+from .export import EXPORT_FORMATS, session_json, session_markdown
 
 if TYPE_CHECKING:
-    from ._session import AgentSession
+    from .._session import AgentSession
 
 __all__ = ["COMMANDS", "CommandsMixin", "sessions_html"]
 
@@ -212,7 +212,7 @@ class CommandsMixin:
         session_id = args[0] if args else self.default_session
         try:
             check_session_id(session_id)
-            from ._widget import ChatWidget
+            from .widget import ChatWidget
         except AgentError as exc:
             raise UsageError(str(exc)) from None
         except ModuleNotFoundError as exc:

@@ -25,11 +25,11 @@ import threading
 import time
 from typing import Any, Literal, Protocol
 
-from ._export import call_line, response_line
-from ._render import safe_markdown
-from ._reply import Reply
-from ._stream import EventStream
-from ._types import Event, FunctionCall, FunctionResponse, TextMessage
+from .._render import safe_markdown
+from .._reply import Reply
+from .._stream import EventStream
+from .._types import Event, FunctionCall, FunctionResponse, TextMessage
+from .export import call_line, response_line
 
 __all__ = ["DisplaySink", "Outcome", "Sink", "TerminalSink", "drive", "render_bundle"]
 
