@@ -13,7 +13,12 @@ from typing import Any
 
 from ._ids import check_session_id
 
-__all__ = ["ConversationReference", "DataAgentContext", "InlineContext"]
+__all__ = [
+    "ConversationReference",
+    "DataAgentContext",
+    "InlineContext",
+    "check_chat_mode",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,3 +48,23 @@ class InlineContext:
     def __init__(self, instructions: str = "", tools: Iterable[Callable[..., Any]] = ()) -> None:
         object.__setattr__(self, "instructions", instructions)
         object.__setattr__(self, "tools", tuple(tools))
+
+
+def check_chat_mode(
+    conversation: ConversationReference | None,
+    data_agent: DataAgentContext | None,
+    inline: InlineContext | None,
+    history: object | None,
+) -> None:
+    """Exactly one mode, and ``history=`` only with a stateless one."""
+    modes = [m for m in (conversation, data_agent, inline) if m is not None]
+    if len(modes) != 1:
+        raise ValueError(
+            "chat() needs exactly one of conversation=ConversationReference(session_id), "
+            "data_agent=DataAgentContext(agent_name) or inline=InlineContext(...); "
+            f"got {len(modes)}"
+        )
+    if conversation is not None and history is not None:
+        raise ValueError(
+            "history= is for the stateless modes; in conversation mode the runner keeps the history"
+        )

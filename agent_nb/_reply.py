@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
 from ._types import Event, FinishReason, TextMessage, Usage
 
-__all__ = ["Reply"]
+__all__ = ["Reply", "final_texts", "is_final_text"]
+
+
+def is_final_text(event: Event) -> bool:
+    """A complete model message: not a partial chunk, not the user's text."""
+    return isinstance(event, TextMessage) and not event.is_partial and event.author != "user"
+
+
+def final_texts(events: Iterable[Event]) -> list[str]:
+    """The model's complete messages among ``events``, in order."""
+    return [e.text for e in events if isinstance(e, TextMessage) and is_final_text(e)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,11 +37,7 @@ class Reply:
 
     @property
     def messages(self) -> list[str]:
-        return [
-            e.text
-            for e in self.events
-            if isinstance(e, TextMessage) and not e.is_partial and e.author != "user"
-        ]
+        return final_texts(self.events)
 
     def __str__(self) -> str:
         return self.text

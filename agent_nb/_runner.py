@@ -1,36 +1,45 @@
-"""`AgentRunner`: the kernel-scoped owner of sessions, agents, backends and the store.
+"""`AgentRunner`: the kernel-scoped registry of sessions and agents, and the public API.
 
 ``get_runner()`` hands out one runner per process (one kernel), created on
 first use and shut down at interpreter exit. Closing a session only flags it
 and schedules the eviction on the worker loop, so ``close()`` returns in
 microseconds whatever the history size; ``delete_session`` does the same work
 but waits for it.
+
+The runner is the `SessionHost` its sessions see; the backends it has
+resolved live in a `BackendPool`, which owns everything keyed by a cache key.
 """
 
 from __future__ import annotations
 
-import asyncio
 import atexit
-import concurrent.futures
-import contextlib
 import dataclasses
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._agent import Agent
-from ._contexts import ConversationReference, DataAgentContext, InlineContext
+from ._contexts import (
+    ConversationReference,
+    DataAgentContext,
+    InlineContext,
+    check_chat_mode,
+)
+from ._direct import start_direct
+from ._eviction import Evictions
 from ._history import contents_to_events
 from ._ids import check_session_id
 from ._reply import Reply
 from ._session import AgentSession
-from ._stream import EventStream
+from ._stream import EventStream, wait_interruptibly
 from ._turn import close_unfinished_turn
 from ._types import Content, GenerateContentRequest
 from ._worker import Worker
-from .backends import Backend, resolve_backend
+from .backends import Backend
+from .backends._pool import BackendPool, model_label
+from .errors import RunnerShutDownError, UnknownAgentError
 from .stores import SessionStore, resolve_store
 
 __all__ = ["AgentRunner", "SessionInfo", "get_runner", "set_runner"]
@@ -50,6 +59,21 @@ class SessionInfo:
     closed: bool = False
     evicting: bool = False
     busy: bool = False
+
+    @classmethod
+    def of(cls, session: AgentSession, *, kv_bytes: int, evicting: bool) -> SessionInfo:
+        return cls(
+            id=session.id,
+            user_id=session.user_id,
+            turns=session.turns,
+            tokens=session.tokens,
+            history_bytes=session.history_bytes(),
+            kv_bytes=kv_bytes,
+            last_used=session.last_used,
+            closed=session.closed,
+            evicting=evicting,
+            busy=session.busy,
+        )
 
 
 class AgentRunner:
@@ -75,13 +99,44 @@ class AgentRunner:
         self.app_name = app_name
         self.store = resolve_store(store)
         self._model: str | Backend = model
-        self._backends: dict[str, Backend] = {}
+        self._pool = BackendPool()
         self._agents: dict[str, Agent] = {self.agent.name: self.agent}
         self._lock = threading.RLock()
         self._sessions: dict[str, AgentSession] = {}
-        self._evicting: dict[str, tuple[AgentSession, concurrent.futures.Future[None]]] = {}
         self._worker = Worker()
+        self._evictions = Evictions(self._worker, self._evict_now)
         self._shut_down = False
+
+    # -- what sessions see (SessionHost) ----------------------------------------
+
+    @property
+    def worker(self) -> Worker:
+        return self._worker
+
+    def backend_for(self, model: str | Backend | None) -> Backend:
+        return self._pool.get(self._model if model is None else model)
+
+    def wait(self, stream: EventStream) -> Reply:
+        return wait_interruptibly(stream)
+
+    def session_closing(self, session: AgentSession) -> None:
+        with self._lock:
+            if session.closed:
+                return
+            turn = session.mark_closed()
+            if self._sessions.get(session.id) is session:
+                del self._sessions[session.id]
+            done = self._evictions.add(session)
+        self._evictions.start(session, turn, done)
+
+    def session_rewound(
+        self, session: AgentSession, build: Callable[[], GenerateContentRequest]
+    ) -> None:
+        self._pool.rewind(session.id, build)
+
+    def turn_finished(self, session: AgentSession) -> None:
+        if session.ephemeral:
+            self._discard_ephemeral(session)
 
     # -- model ----------------------------------------------------------------
 
@@ -91,34 +146,23 @@ class AgentRunner:
 
     @model.setter
     def model(self, spec: str | Backend) -> None:
-        self._backend(spec)  # fail now on a bad spec, not at the next turn
+        self._pool.get(spec)  # fail now on a bad spec, not at the next turn
         self._model = spec
 
-    def _backend(self, spec: str | Backend | None = None) -> Backend:
-        spec = self._model if spec is None else spec
-        if isinstance(spec, Backend):
-            key = spec.spec or f"instance:{id(spec)}"
-            with self._lock:
-                if self._backends.get(key, spec) is not spec:
-                    # Same spec, different settings (api key, timeout): keep both.
-                    key = f"{key}#{id(spec)}"
-                return self._backends.setdefault(key, spec)
-        with self._lock:
-            backend = self._backends.get(spec)
-            if backend is None:
-                backend = resolve_backend(spec)
-                self._backends[spec] = backend
-            return backend
+    @property
+    def model_label(self) -> str:
+        """The default model as a person reads it (a spec string or a backend's name)."""
+        return model_label(self._model)
 
     def check_model(self, spec: str | Backend) -> Backend:
         """Resolve ``spec`` now (raising `ModelNotFoundError` for a bad one) without
         making it the default; turns started with ``model=spec`` then reuse it."""
-        return self._backend(spec)
+        return self._pool.get(spec)
 
     @property
     def backend(self) -> Backend:
         """The default model's backend (resolved now if needed)."""
-        return self._backend()
+        return self.backend_for(None)
 
     # -- agents ---------------------------------------------------------------
 
@@ -133,7 +177,7 @@ class AgentRunner:
         try:
             return self._agents[name]
         except KeyError:
-            raise KeyError(
+            raise UnknownAgentError(
                 f"no agent named {name!r}; registered: {sorted(self._agents)}. "
                 "Call runner.register_agent(Agent(name=...)) first"
             ) from None
@@ -152,10 +196,8 @@ class AgentRunner:
                 if agent is not None:
                     live.agent = self._resolve_agent(agent)
                 return live
-            evicting = self._evicting.get(session_id)
-        if evicting is not None and not self._worker.in_worker():
-            # Never hand out a half-evicted session: wait for its eviction.
-            evicting[1].result()
+        # Never hand out a half-evicted session: wait for its eviction.
+        self._evictions.wait(session_id)
         return self._open(session_id, agent, ephemeral=False)
 
     def _resolve_agent(self, agent: Agent | str | None) -> Agent:
@@ -166,7 +208,12 @@ class AgentRunner:
         return agent
 
     def _open(
-        self, session_id: str, agent: Agent | str | None, *, ephemeral: bool
+        self,
+        session_id: str,
+        agent: Agent | str | None,
+        *,
+        ephemeral: bool,
+        history: Sequence[Content] = (),
     ) -> AgentSession:
         resolved = self._resolve_agent(agent)
         with self._lock:
@@ -178,6 +225,8 @@ class AgentRunner:
                 record = self.store.create_session(self.app_name, self.user_id, session_id)
             elif self.store.persistent:
                 close_unfinished_turn(self.store, record)
+            for event in contents_to_events(history, author=resolved.name, invocation_id="history"):
+                self.store.append_event(record, event)
             session = AgentSession(self, record, resolved, ephemeral=ephemeral)
             self._sessions[session_id] = session
             return session
@@ -186,26 +235,12 @@ class AgentRunner:
         """Live and evicting sessions (hidden single-turn ones only on request)."""
         with self._lock:
             live = list(self._sessions.values())
-            evicting = [s for s, _ in self._evicting.values()]
-        infos = []
-        for session in live + evicting:
-            if session.ephemeral and not include_hidden:
-                continue
-            infos.append(
-                SessionInfo(
-                    id=session.id,
-                    user_id=session.user_id,
-                    turns=session.turns,
-                    tokens=session.tokens,
-                    history_bytes=session.history_bytes(),
-                    kv_bytes=self._kv_bytes(session.id),
-                    last_used=session.last_used,
-                    closed=session.closed,
-                    evicting=session in evicting,
-                    busy=session.busy,
-                )
-            )
-        return infos
+            evicting = self._evictions.sessions()
+        return [
+            SessionInfo.of(s, kv_bytes=self._pool.kv_bytes(s.id), evicting=s in evicting)
+            for s in live + evicting
+            if include_hidden or not s.ephemeral
+        ]
 
     def stored_session_ids(self) -> list[str]:
         """Ids the store holds for this user (with SQLite: also from past kernels)."""
@@ -213,87 +248,15 @@ class AgentRunner:
         # Single-turn sessions of a kernel that died mid-turn are not the user's.
         return [i for i in ids if not i.startswith("_st-")]
 
-    def _kv_bytes(self, key: str) -> int:
-        with self._lock:
-            backends = list(self._backends.values())
-        return sum(b.cache_bytes(key) for b in backends)
-
-    def _drop_caches(self, key: str) -> None:
-        with self._lock:
-            backends = list(self._backends.values())
-        for backend in backends:
-            backend.drop_cache(key)
-
-    def _after_rewind(self, session: AgentSession) -> None:
-        from ._turn import build_request
-
-        with self._lock:
-            backends = [b for b in self._backends.values() if b.supports_prompt_cache]
-        if not backends:
-            return
-        try:
-            # Render with the options of the session's last turn, so the system
-            # text matches and the common prefix survives the trim.
-            request = build_request(session, session.agent, session.last_options, {})
-        except Exception:  # e.g. instructions need a state key the rewind removed
-            request = None
-        for backend in backends:
-            if request is None or not request.contents:
-                backend.drop_cache(session.id)
-                continue
-            try:
-                backend.rewind_cache(session.id, request)
-            except Exception:  # history is already cut; a fresh cache is always correct
-                backend.drop_cache(session.id)
-
     def rewind_session(self, session_id: str, before_invocation_id: str) -> int:
         """`AgentSession.rewind` by id."""
         return self.get_or_create_session(session_id).rewind(before_invocation_id)
 
-    def _close_session(self, session: AgentSession) -> None:
-        with self._lock:
-            if session.closed:
-                return
-            turn = session._mark_closed()
-            if self._sessions.get(session.id) is session:
-                del self._sessions[session.id]
-            done: concurrent.futures.Future[None] = concurrent.futures.Future()
-            self._evicting[session.id] = (session, done)
-        try:
-            self._worker.submit(self._evict(session, turn, done))
-        except RuntimeError:  # worker gone (shutdown): evict inline
-            self._evict_now(session)
-            done.set_result(None)
-
-    async def _evict(
-        self,
-        session: AgentSession,
-        turn: Any,
-        done: concurrent.futures.Future[None],
-    ) -> None:
-        try:
-            if turn is not None:
-                await asyncio.wrap_future(turn.future)
-        except BaseException:  # the turn's own failure was reported to its stream
-            pass
-        try:
-            # Model work (freeing MLX buffers) must not stall other sessions'
-            # streaming on this loop.
-            await asyncio.to_thread(self._evict_now, session)
-        finally:
-            with self._lock:
-                if self._evicting.get(session.id, (None,))[0] is session:
-                    del self._evicting[session.id]
-            done.set_result(None)
-
     def _evict_now(self, session: AgentSession) -> None:
-        self._drop_caches(session.id)
+        self._pool.drop(session.id)
         if not self.store.persistent or session.ephemeral:
             self.store.delete_session(self.app_name, self.user_id, session.id)
-        session._notify(None)
-        session._listeners.clear()
-        # Let the history go now (the session object may live on in user code).
-        session._record = dataclasses.replace(session._record, events=[], state={})
+        session.release()
 
     def close_session(self, session_id: str) -> None:
         """`AgentSession.close` by id; unknown ids are ignored."""
@@ -309,17 +272,14 @@ class AgentRunner:
             session = self._sessions.get(session_id)
         if session is not None:
             session.close()
-        with self._lock:
-            evicting = self._evicting.get(session_id)
-        if evicting is not None and not self._worker.in_worker():
-            evicting[1].result()
-        self._drop_caches(session_id)
+        self._evictions.wait(session_id)
+        self._pool.drop(session_id)
         self.store.delete_session(self.app_name, self.user_id, session_id)
 
     def clear_all_sessions(self) -> None:
         """Delete every session of this user, synchronously (sign-out / clear data)."""
         with self._lock:
-            ids = set(self._sessions) | set(self._evicting)
+            ids = set(self._sessions) | self._evictions.ids()
         for session_id in ids:
             self.delete_session(session_id)
         self.store.clear_user(self.app_name, self.user_id)
@@ -330,43 +290,37 @@ class AgentRunner:
         with self._lock:
             if self._sessions.get(session.id) is session:
                 del self._sessions[session.id]
-        session._closed = True
+        session.mark_closed()
         self._evict_now(session)
 
-    def _ephemeral(
-        self, agent: Agent | str | None = None, history: Sequence[Content] = ()
-    ) -> AgentSession:
-        session = self._open(f"_st-{uuid.uuid4()}", agent, ephemeral=True)
-        if history:
-            for event in contents_to_events(
-                history, author=session.agent.name, invocation_id="history"
-            ):
-                self.store.append_event(session._record, event)
-        return session
-
-    def run_single_turn_async(self, content: str | Content, **kwargs: Any) -> EventStream:
-        """A turn on a hidden temporary session that is removed when the turn ends."""
-        self._check_running()
-        session = self._ephemeral()
+    def _run_ephemeral(
+        self,
+        content: str | Content,
+        agent: Agent | str | None = None,
+        history: Sequence[Content] = (),
+        **kwargs: Any,
+    ) -> EventStream:
+        session = self._open(f"_st-{uuid.uuid4()}", agent, ephemeral=True, history=history)
         try:
             return session.run_async(content, **kwargs)
         except BaseException:
             self._discard_ephemeral(session)
             raise
 
+    def run_single_turn_async(self, content: str | Content, **kwargs: Any) -> EventStream:
+        """A turn on a hidden temporary session that is removed when the turn ends."""
+        self._check_running()
+        return self._run_ephemeral(content, **kwargs)
+
     def run_single_turn(self, content: str | Content, **kwargs: Any) -> Reply:
-        return self._wait(self.run_single_turn_async(content, **kwargs))
+        return self.wait(self.run_single_turn_async(content, **kwargs))
 
     def generate_content_async(self, request: GenerateContentRequest) -> EventStream:
         """Direct model access: the caller supplies all history; nothing is stored."""
-        from ._direct import start_direct
-
         if not isinstance(request, GenerateContentRequest):
-            raise TypeError(
-                f"expected a GenerateContentRequest, got {type(request).__name__}"
-            )
+            raise TypeError(f"expected a GenerateContentRequest, got {type(request).__name__}")
         self._check_running()
-        return start_direct(self, request)
+        return start_direct(self._worker, self.backend_for(None), request)
 
     def chat(
         self,
@@ -378,61 +332,26 @@ class AgentRunner:
         history: Sequence[Content] | None = None,
     ) -> EventStream:
         """One message in exactly one of three modes (see the README table)."""
-        modes = [m for m in (conversation, data_agent, inline) if m is not None]
-        if len(modes) != 1:
-            raise ValueError(
-                "chat() needs exactly one of conversation=ConversationReference(session_id), "
-                "data_agent=DataAgentContext(agent_name) or inline=InlineContext(...); "
-                f"got {len(modes)}"
-            )
+        check_chat_mode(conversation, data_agent, inline, history)
         if conversation is not None:
-            if history is not None:
-                raise ValueError(
-                    "history= is for the stateless modes; in conversation mode the runner "
-                    "keeps the history"
-                )
             return self.get_or_create_session(conversation.session_id).run_async(message)
         if data_agent is not None:
             agent: Agent = self.get_agent(data_agent.agent_name)
         else:
             assert inline is not None
             agent = Agent(name="inline", instructions=inline.instructions, tools=inline.tools)
-        session = self._ephemeral(agent, history or ())
-        try:
-            return session.run_async(message)
-        except BaseException:
-            self._discard_ephemeral(session)
-            raise
-
-    # -- waiting from sync code ------------------------------------------------
-
-    def _wait(self, stream: EventStream) -> Reply:
-        """Block for a turn; KeyboardInterrupt cancels it, waits for the record, re-raises."""
-        try:
-            while True:
-                # Short waits keep the main thread responsive to Ctrl-C / kernel interrupts.
-                try:
-                    return stream.result(timeout=0.1)
-                except concurrent.futures.TimeoutError:
-                    continue
-        except KeyboardInterrupt:
-            stream.cancel()
-            with contextlib.suppress(Exception):
-                stream.result(timeout=10)
-            raise
+        return self._run_ephemeral(message, agent, history or ())
 
     # -- memory ---------------------------------------------------------------
 
     def memory(self) -> dict[str, Any]:
         """Backend memory figures plus each session's history and KV bytes."""
-        with self._lock:
-            backends = dict(self._backends)
         sessions = {
             info.id: {"history_bytes": info.history_bytes, "kv_bytes": info.kv_bytes}
             for info in self.sessions()
         }
         return {
-            "backends": {spec: b.memory() for spec, b in backends.items()},
+            "backends": self._pool.memory(),
             "sessions": sessions,
             "kv_bytes_total": sum(s["kv_bytes"] for s in sessions.values()),
         }
@@ -441,14 +360,13 @@ class AgentRunner:
         """Drop the KV caches of idle sessions; returns bytes freed."""
         with self._lock:
             busy = frozenset(s.id for s in self._sessions.values() if s.busy)
-            backends = list(self._backends.values())
-        return sum(b.trim_memory(keep=busy) for b in backends)
+        return self._pool.trim(busy)
 
     # -- shutdown -------------------------------------------------------------
 
     def _check_running(self) -> None:
         if self._shut_down:
-            raise RuntimeError("this runner was shut down; use get_runner() for a new one")
+            raise RunnerShutDownError("this runner was shut down; use get_runner() for a new one")
 
     def shutdown(self) -> None:
         """Cancel every turn, stop the worker, release models and the store."""
@@ -458,25 +376,18 @@ class AgentRunner:
         with self._lock:
             sessions = list(self._sessions.values())
         for session in sessions:
-            session._mark_closed()
+            session.mark_closed()
         deadline = time.monotonic() + 5
         for session in sessions:
-            turn = session._active
-            if turn is not None:
-                with contextlib.suppress(Exception):
-                    turn.future.result(timeout=max(0.0, deadline - time.monotonic()))
+            session.join(timeout=max(0.0, deadline - time.monotonic()))
         self._worker.stop()
         with self._lock:
-            backends = list(self._backends.values())
-            self._backends.clear()
             self._sessions.clear()
-        for backend in backends:
-            backend.close()
+        self._pool.close()
         self.store.close()
 
     def __repr__(self) -> str:
-        model = self._model if isinstance(self._model, str) else type(self._model).__name__
-        return f"<AgentRunner model={model!r} sessions={len(self._sessions)}>"
+        return f"<AgentRunner model={self.model_label!r} sessions={len(self._sessions)}>"
 
 
 _runner: AgentRunner | None = None
@@ -506,4 +417,3 @@ def set_runner(runner: AgentRunner) -> AgentRunner | None:
 def _shutdown_at_exit() -> None:
     if _runner is not None:
         _runner.shutdown()
-

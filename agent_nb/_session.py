@@ -4,83 +4,43 @@ A turn runs as a task on the worker loop (`_turn.run_turn`). The session
 object itself is touched from the kernel thread (start, close, read history)
 and from the worker (recording events), so the few fields both sides write
 are guarded by one lock.
+
+The session knows its runner only as a `SessionHost` (worker, store, backend
+lookup, wait, close / rewind / turn-end notices). The runner and the turn
+engine use the methods under "runtime side" below, never private attributes.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
+import contextlib
 import copy
 import dataclasses
 import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ._agent import Agent
+from ._host import SessionHost
+from ._invocation import Invocation
+from ._reply import Reply
 from ._state import check_json_value
 from ._stream import EventStream
-from ._types import (
-    Content,
-    Event,
-    GenerationConfig,
-    Role,
-    TextMessage,
-    TurnComplete,
-    new_id,
-)
+from ._turn import TurnOptions, build_request, run_turn
+from ._types import Content, Event, GenerationConfig, Role, TextMessage, TurnComplete
+from .backends import Backend
 from .errors import SessionBusyError, SessionClosedError
+from .stores import SessionRecord
 
 if TYPE_CHECKING:
-    from ._reply import Reply
     from ._runner import AgentRunner
-    from .backends import Backend
-    from .stores import SessionRecord
 
-__all__ = ["AgentSession", "TurnOptions"]
+__all__ = ["AgentSession"]
 
 log = logging.getLogger("agent_nb")
 
 Listener = Callable[[Event | None], None]
-
-
-@dataclasses.dataclass(frozen=True)
-class TurnOptions:
-    """Per-turn overrides (the magic's ``-m``, ``-s``, ``-t``, ``--max-tokens``)."""
-
-    model: str | Backend | None = None
-    system: str | None = None
-    config: GenerationConfig | None = None
-    agent: Agent | None = None
-
-
-class _ActiveTurn:
-    def __init__(self, invocation_id: str, session: AgentSession) -> None:
-        from .backends import CancelToken
-
-        self.invocation_id = invocation_id
-        self.cancel_token = CancelToken()
-        self.future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
-        self.task: Any = None  # the asyncio.Task on the worker loop, once started
-        self.stream = EventStream(self.future, self.request_cancel)
-        self._session = session
-
-    def request_cancel(self) -> None:
-        """Stop the turn: the backend sees the token at once; a tool or HTTP wait
-        that ignores it is cancelled as an asyncio task shortly after."""
-        if self.future.done():
-            return
-        self.cancel_token.set()
-        worker = self._session._runner._worker
-
-        def cancel_task() -> None:
-            if self.task is not None and not self.task.done():
-                self.task.cancel()
-
-        try:
-            worker.loop.call_soon_threadsafe(worker.loop.call_later, 0.25, cancel_task)
-        except RuntimeError:  # worker already stopped
-            pass
 
 
 class AgentSession:
@@ -88,18 +48,18 @@ class AgentSession:
 
     def __init__(
         self,
-        runner: AgentRunner,
+        host: SessionHost,
         record: SessionRecord,
         agent: Agent,
         *,
         ephemeral: bool = False,
     ) -> None:
-        self._runner = runner
+        self._host = host
         self._record = record
         self.agent = agent
         self.ephemeral = ephemeral
         self._lock = threading.Lock()
-        self._active: _ActiveTurn | None = None
+        self._active: Invocation | None = None
         self._closed = False
         self._listeners: list[tuple[Listener, Listener | None]] = []
         self.last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
@@ -123,7 +83,12 @@ class AgentSession:
 
     @property
     def runner(self) -> AgentRunner:
-        return self._runner
+        """The runner that hosts this session."""
+        return cast("AgentRunner", self._host)
+
+    @property
+    def host(self) -> SessionHost:
+        return self._host
 
     @property
     def closed(self) -> bool:
@@ -154,7 +119,7 @@ class AgentSession:
     @property
     def state(self) -> dict[str, Any]:
         """App, user and session state merged with prefixes (a deep copy)."""
-        return self._runner.store.merged_state(self._record)
+        return self._host.store.merged_state(self._record)
 
     def invocations(self) -> list[str]:
         """Invocation ids of the stored turns, oldest first."""
@@ -191,7 +156,8 @@ class AgentSession:
 
         return unsubscribe
 
-    def _notify(self, event: Event | None) -> None:
+    def notify(self, event: Event | None) -> None:
+        """Send ``event`` to the listeners (None: history was reset or the session closed)."""
         with self._lock:
             listeners = list(self._listeners)
         for on_event, on_reset in listeners:
@@ -234,7 +200,7 @@ class AgentSession:
                     f"session {self.id!r} is already running a turn; wait for it, call "
                     "stream.aclose() / session.cancel(), or use another session"
                 )
-            turn = _ActiveTurn(new_id(), self)
+            turn = Invocation(self._host.worker)
             self._active = turn
         user_event = TextMessage(
             text=text,
@@ -242,43 +208,22 @@ class AgentSession:
             invocation_id=turn.invocation_id,
             state_delta=copy.deepcopy(delta),
         )
-        from ._turn import run_turn
-
         try:
-            self._runner._worker.submit(run_turn(self, turn, user_event, options))
+            return turn.start(run_turn(self, turn, user_event, options))
         except BaseException:
             with self._lock:
                 self._active = None
             raise
-        return turn.stream
 
     def run(self, content: str | Content, **kwargs: Any) -> Reply:
         """Run a turn and wait for it (sync). Ctrl-C / kernel interrupt cancels it."""
-        stream = self.run_async(content, **kwargs)
-        return self._runner._wait(stream)
+        return self._host.wait(self.run_async(content, **kwargs))
 
     def cancel(self) -> None:
         """Cancel the running turn, if any; returns at once."""
         turn = self._active
         if turn is not None:
             turn.request_cancel()
-
-    def _finish_turn(self, turn: _ActiveTurn) -> None:
-        with self._lock:
-            if self._active is turn:
-                self._active = None
-        self.last_used = time.time()
-
-    def _record_event(self, event: Event) -> Event:
-        stored = self._runner.store.append_event(self._record, event)
-        if isinstance(stored, TurnComplete):
-            self.turns += 1
-            self.tokens += stored.usage.prompt_tokens + stored.usage.generated_tokens
-        self.last_used = stored.timestamp
-        return stored
-
-    def _backend_for(self, options: TurnOptions) -> Backend:
-        return self._runner._backend(options.model)
 
     # -- rewind ---------------------------------------------------------------
 
@@ -303,23 +248,53 @@ class AgentSession:
                     f"known turns: {self.invocations()}"
                 )
             removed = len(events) - index
-            self._runner.store.truncate_events(self._record, index)
+            self._host.store.truncate_events(self._record, index)
             self.turns = sum(isinstance(e, TurnComplete) for e in self._record.events)
-        self._runner._after_rewind(self)
-        self._notify(None)
+        # Render with the options of the session's last turn, so the system
+        # text matches and the common prefix survives the cache trim.
+        self._host.session_rewound(
+            self, lambda: build_request(self, self.agent, self.last_options, {})
+        )
+        self.notify(None)
         return removed
 
     # -- lifecycle ------------------------------------------------------------
 
     def close(self) -> None:
         """Return at once; cancel the turn and evict history and KV in the background."""
-        self._runner._close_session(self)
+        self._host.session_closing(self)
 
     def delete(self) -> None:
         """Cancel the turn and free everything before returning."""
-        self._runner.delete_session(self.id)
+        self.runner.delete_session(self.id)
 
-    def _mark_closed(self) -> _ActiveTurn | None:
+    def __enter__(self) -> AgentSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- runtime side (the runner and the turn engine; not for notebooks) -----
+
+    def record_event(self, event: Event) -> Event:
+        """Store a final event of the running turn; returns the stored copy."""
+        stored = self._host.store.append_event(self._record, event)
+        if isinstance(stored, TurnComplete):
+            self.turns += 1
+            self.tokens += stored.usage.prompt_tokens + stored.usage.generated_tokens
+        self.last_used = stored.timestamp
+        return stored
+
+    def finish_turn(self, turn: Invocation) -> None:
+        """The turn recorded its last event: the session is free again."""
+        with self._lock:
+            if self._active is turn:
+                self._active = None
+        self.last_used = time.time()
+        self._host.turn_finished(self)
+
+    def mark_closed(self) -> Invocation | None:
+        """Refuse new turns and cancel the running one; returns it on the first call."""
         with self._lock:
             already = self._closed
             self._closed = True
@@ -328,11 +303,20 @@ class AgentSession:
             turn.request_cancel()
         return None if already else turn
 
-    def __enter__(self) -> AgentSession:
-        return self
+    def join(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the running turn to finish recording."""
+        turn = self._active
+        if turn is not None:
+            with contextlib.suppress(Exception):
+                turn.future.result(timeout=timeout)
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def release(self) -> None:
+        """Tell the listeners the session is gone and let its history go from
+        memory now (the object may live on in user code)."""
+        self.notify(None)
+        with self._lock:
+            self._listeners.clear()
+        self._record = dataclasses.replace(self._record, events=[], state={})
 
 
 def _user_text(content: str | Content) -> str:

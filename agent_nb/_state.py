@@ -15,6 +15,8 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import MissingStateKeyError
+
 __all__ = [
     "APP_PREFIX",
     "TEMP_PREFIX",
@@ -118,7 +120,7 @@ def render_instructions(template: str, state: Mapping[str, Any]) -> str:
 
     Braces around anything that is not a state key name are left untouched,
     so JSON examples in instructions survive. A missing key without ``?``
-    raises KeyError naming the key.
+    raises `MissingStateKeyError` (a KeyError) naming the key.
     """
 
     def fill(match: re.Match[str]) -> str:
@@ -134,7 +136,7 @@ def render_instructions(template: str, state: Mapping[str, Any]) -> str:
             return str(state[name])
         if optional:
             return ""
-        raise KeyError(
+        raise MissingStateKeyError(
             f"agent instructions use {{{name}}} but state has no {name!r}; set it with "
             f"state_delta={{{name!r}: ...}} or write {{{name}?}} to make it optional"
         )

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ._reply import Reply, is_final_text
 from ._types import Event, TextMessage
+from .errors import StreamConsumedError
 
-if TYPE_CHECKING:
-    from ._reply import Reply
-
-__all__ = ["EventStream"]
+__all__ = ["EventStream", "wait_interruptibly"]
 
 
 class EventStream:
@@ -77,7 +77,7 @@ class EventStream:
 
     def __aiter__(self) -> EventStream:
         if self._iterated:
-            raise RuntimeError("this EventStream was already iterated; start a new turn")
+            raise StreamConsumedError("this EventStream was already iterated; start a new turn")
         self._iterated = True
         return self
 
@@ -110,7 +110,7 @@ class EventStream:
     async def text_messages(self) -> AsyncIterator[str]:
         """Final (complete) model texts."""
         async for event in self:
-            if isinstance(event, TextMessage) and not event.is_partial and event.author != "user":
+            if isinstance(event, TextMessage) and is_final_text(event):
                 yield event.text
 
     @property
@@ -149,3 +149,20 @@ class EventStream:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def wait_interruptibly(stream: EventStream) -> Reply:
+    """Block for a turn from sync code; KeyboardInterrupt cancels it, waits for
+    the record, and re-raises."""
+    try:
+        while True:
+            # Short waits keep the main thread responsive to Ctrl-C / kernel interrupts.
+            try:
+                return stream.result(timeout=0.1)
+            except concurrent.futures.TimeoutError:
+                continue
+    except KeyboardInterrupt:
+        stream.cancel()
+        with contextlib.suppress(Exception):
+            stream.result(timeout=10)
+        raise

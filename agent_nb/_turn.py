@@ -10,31 +10,48 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
+import json
 from typing import TYPE_CHECKING, Any
 
+from ._agent import Agent
+from ._history import events_to_contents
+from ._invocation import Invocation, Progress, Recorder, run_invocation, stream_model
 from ._reply import Reply
 from ._state import TEMP_PREFIX, State, render_instructions
 from ._tools import ToolContext
 from ._types import (
-    Event,
-    FinishReason,
     FunctionCall,
     FunctionResponse,
     GenerateContentRequest,
+    GenerationConfig,
     TextMessage,
     TurnComplete,
-    Usage,
 )
-from .backends import Finish, TextDelta, ToolCallChunk
-from .errors import AgentError, MaxTurnsExceededError
+from .backends import Backend, ToolCallChunk
+from .errors import MaxTurnsExceededError
+from .stores import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
-    from ._agent import Agent
-    from ._session import AgentSession, TurnOptions, _ActiveTurn
-    from .backends import Backend
-    from .stores import SessionRecord, SessionStore
+    from ._session import AgentSession
 
-__all__ = ["close_unfinished_turn", "run_turn", "tool_result_payload"]
+__all__ = [
+    "TurnOptions",
+    "build_request",
+    "close_unfinished_turn",
+    "run_turn",
+    "tool_result_payload",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnOptions:
+    """Per-turn overrides (the magic's ``-m``, ``-s``, ``-t``, ``--max-tokens``)."""
+
+    model: str | Backend | None = None
+    system: str | None = None
+    config: GenerationConfig | None = None
+    agent: Agent | None = None
 
 
 def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
@@ -74,72 +91,19 @@ def tool_result_payload(result: Any) -> dict[str, Any]:
     """Tool results travel as JSON objects; anything else is wrapped or stringified."""
     payload = result if isinstance(result, dict) else {"result": result}
     try:
-        import json
-
         json.dumps(payload)
         return copy.deepcopy(payload)
     except (TypeError, ValueError):
         return {"result": repr(result)}
 
 
-class _TurnRecorder:
-    """Records events into the session and pushes them to stream and listeners."""
-
-    def __init__(self, session: AgentSession, turn: _ActiveTurn, author: str) -> None:
-        self.session = session
-        self.turn = turn
-        self.author = author
-        self.events: list[Event] = []
-
-    def emit(self, event: Event, *, store: bool = True) -> Event:
-        if store:
-            event = self.session._record_event(event)
-            self.events.append(event)
-        self.turn.stream.push(event)
-        self.session._notify(event)
-        return event
-
-
-async def _one_model_call(
-    backend: Backend,
-    request: GenerateContentRequest,
-    session: AgentSession,
-    turn: _ActiveTurn,
-    rec: _TurnRecorder,
-    text: list[str],
-    calls: list[ToolCallChunk],
-) -> Finish:
-    finish = Finish()
-    cache = session.id if backend.supports_prompt_cache else None
-    async for chunk in backend.stream(request, cache=cache, cancel=turn.cancel_token):
-        if isinstance(chunk, TextDelta):
-            if chunk.text:
-                text.append(chunk.text)
-                rec.emit(
-                    TextMessage(
-                        text=chunk.text,
-                        is_partial=True,
-                        author=rec.author,
-                        invocation_id=turn.invocation_id,
-                    ),
-                    store=False,
-                )
-        elif isinstance(chunk, ToolCallChunk):
-            calls.append(chunk)
-        elif isinstance(chunk, Finish):
-            finish = chunk
-    return finish
-
-
 def build_request(
     session: AgentSession, agent: Agent, options: TurnOptions, temp: dict[str, Any]
 ) -> GenerateContentRequest:
-    from ._history import events_to_contents
-
     state = {**session.state, **temp}
     system = options.system if options.system is not None else agent.instructions
     return GenerateContentRequest(
-        contents=events_to_contents(session._record.events),
+        contents=events_to_contents(session.history),
         system_instruction=render_instructions(system, state),
         tools=[t.spec for t in agent.tools],
         config=options.config or agent.config,
@@ -150,7 +114,7 @@ def build_request(
 async def _run_tool(
     session: AgentSession,
     agent: Agent,
-    turn: _ActiveTurn,
+    invocation: Invocation,
     call: ToolCallChunk,
     temp: dict[str, Any],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -166,9 +130,9 @@ async def _run_tool(
     context = ToolContext(
         state=state,
         session_id=session.id,
-        invocation_id=turn.invocation_id,
+        invocation_id=invocation.invocation_id,
         user_id=session.user_id,
-        app_name=session.runner.app_name,
+        app_name=session.host.app_name,
     )
     try:
         result = await tool.call(call.args, context)
@@ -180,133 +144,42 @@ async def _run_tool(
 
 
 async def run_turn(
-    session: AgentSession, turn: _ActiveTurn, user_event: TextMessage, options: TurnOptions
+    session: AgentSession, invocation: Invocation, user_event: TextMessage, options: TurnOptions
 ) -> Reply:
-    turn.task = asyncio.current_task()
+    """The session's turn on the worker: user message, model <-> tool rounds, final text."""
     session.last_options = options
     agent = options.agent or session.agent
-    rec = _TurnRecorder(session, turn, agent.name)
-    usage = Usage()
-    finish: FinishReason = "stop"
-    error: BaseException | None = None
-    text: list[str] = []
-    open_call: FunctionCall | None = None
+    rec = Recorder(invocation, agent.name, store=session.record_event, notify=session.notify)
     temp: dict[str, Any] = {
         k: v for k, v in user_event.state_delta.items() if k.startswith(TEMP_PREFIX)
     }
-    try:
+
+    async def body(progress: Progress) -> None:
         rec.emit(user_event)
-        backend = session._backend_for(options)
+        backend = session.host.backend_for(options.model)
         for _ in range(agent.max_turns):
-            text = []
             calls: list[ToolCallChunk] = []
             request = build_request(session, agent, options, temp)
-            result = await _one_model_call(backend, request, session, turn, rec, text, calls)
-            usage = usage + result.usage
-            finish = result.finish_reason
-            if turn.cancel_token.is_set():
-                finish = "cancelled"
-            if text:
-                rec.emit(
-                    TextMessage(
-                        text="".join(text),
-                        author=agent.name,
-                        invocation_id=turn.invocation_id,
-                        interrupted=finish == "cancelled",
-                    )
-                )
-                text = []
-            if finish == "cancelled" or not calls:
-                break
+            await stream_model(
+                backend, request, cache=session.id, rec=rec, progress=progress, on_call=calls.append
+            )
+            progress.flush_text(rec, interrupted=progress.finish == "cancelled")
+            if progress.finish == "cancelled" or not calls:
+                return
             for call in calls:
-                open_call = FunctionCall(
-                    name=call.name,
-                    args=call.args,
-                    call_id=call.call_id,
-                    author=agent.name,
-                    invocation_id=turn.invocation_id,
-                )
-                rec.emit(open_call)
-                response, delta = await _run_tool(session, agent, turn, call, temp)
+                progress.open_call = rec.call(call)
+                response, delta = await _run_tool(session, agent, invocation, call, temp)
                 temp.update({k: v for k, v in delta.items() if k.startswith(TEMP_PREFIX)})
-                rec.emit(
-                    FunctionResponse(
-                        name=call.name,
-                        response=response,
-                        call_id=call.call_id,
-                        author=agent.name,
-                        invocation_id=turn.invocation_id,
-                        state_delta=delta,
-                    )
-                )
-                open_call = None
-                if turn.cancel_token.is_set():
-                    finish = "cancelled"
-                    break
-            if finish == "cancelled":
-                break
-        else:
-            raise MaxTurnsExceededError(
-                f"agent {agent.name!r} called tools for {agent.max_turns} rounds without a "
-                "final answer; raise Agent(max_turns=...) or make the tools' results clearer"
-            )
-    except asyncio.CancelledError:
-        finish = "cancelled"
-        # We cancelled our own task to stop the turn; the turn ends normally.
-        uncancel = getattr(asyncio.current_task(), "uncancel", None)  # Python >= 3.11
-        if uncancel is not None:
-            uncancel()
-    except (AgentError, KeyError, ValueError, TypeError) as exc:
-        finish, error = "error", exc
-    except Exception as exc:
-        finish, error = "error", exc
-    try:
-        if text:  # cut off mid-stream: keep what the user already saw
-            rec.emit(
-                TextMessage(
-                    text="".join(text),
-                    author=agent.name,
-                    invocation_id=turn.invocation_id,
-                    interrupted=True,
-                )
-            )
-        if open_call is not None:
-            rec.emit(
-                FunctionResponse(
-                    name=open_call.name,
-                    response={"error": "cancelled before the tool finished"},
-                    call_id=open_call.call_id,
-                    author=agent.name,
-                    invocation_id=turn.invocation_id,
-                )
-            )
-        rec.emit(
-            TurnComplete(
-                usage=usage,
-                finish_reason=finish,
-                interrupted=finish == "cancelled",
-                error=None if error is None else f"{type(error).__name__}: {error}",
-                author=agent.name,
-                invocation_id=turn.invocation_id,
-            )
+                rec.response(call, response, delta)
+                progress.open_call = None
+                if invocation.cancelled:
+                    progress.finish = "cancelled"
+                    return
+        raise MaxTurnsExceededError(
+            f"agent {agent.name!r} called tools for {agent.max_turns} rounds without a "
+            "final answer; raise Agent(max_turns=...) or make the tools' results clearer"
         )
-    except Exception as exc:  # the store itself failed; report that, not a hang
-        error = error or exc
-    final = [e for e in rec.events if isinstance(e, TextMessage) and e.author != "user"]
-    reply = Reply(
-        text=final[-1].text if final else "",
-        events=tuple(rec.events),
-        usage=usage,
-        finish_reason=finish,
-        session_id=session.id,
-        invocation_id=turn.invocation_id,
+
+    return await run_invocation(
+        rec, body, session_id=session.id, on_end=lambda: session.finish_turn(invocation)
     )
-    session._finish_turn(turn)
-    if session.ephemeral:
-        session.runner._discard_ephemeral(session)
-    turn.stream.finish(error)
-    if error is not None:
-        turn.future.set_exception(error)
-    else:
-        turn.future.set_result(reply)
-    return reply

@@ -3,13 +3,33 @@
 ::
 
     AgentError
-    ├── InvalidSessionIdError (also ValueError)  bad session id; the message states the rule
-    ├── SessionBusyError                         a turn is already running on that session
-    ├── SessionClosedError                       the session was closed or deleted
-    ├── MaxTurnsExceededError                    too many model<->tool rounds in one turn
-    ├── BackendError                             the model failed to load or answer
-    │   └── ModelNotFoundError                   the model spec names nothing that exists
-    └── StaleSessionError                        a persistent store was written by someone else
+    ├── InvalidSessionIdError (also ValueError)    bad session id; the message states the rule
+    ├── SessionBusyError                           a turn is already running on that session
+    ├── SessionClosedError                         the session was closed or deleted
+    ├── MaxTurnsExceededError                      too many model<->tool rounds in one turn
+    ├── MissingStateKeyError (also KeyError)       instructions name a state key nobody set
+    ├── UnknownAgentError (also KeyError)          no agent registered under that name
+    ├── RunnerShutDownError (also RuntimeError)    the runner was shut down
+    ├── StreamConsumedError (also RuntimeError)    an EventStream was iterated twice
+    ├── FrontendNotBuiltError (also RuntimeError)  the ChatWidget's JS bundle is missing
+    ├── BackendError                               the model failed to load or answer
+    │   └── ModelNotFoundError                     the model spec names nothing that exists
+    └── StoreError                                 the session store failed
+        ├── StaleSessionError                      a persistent store was written by someone else
+        ├── StoreLockedError (also TimeoutError)   another writer held the lock too long
+        ├── StoreFormatError (also ValueError)     the file is not an agent_nb session database
+        ├── StoreClosedError (also RuntimeError)   the store was closed
+        ├── StoreVersionError (also RuntimeError)  the file's schema is newer than this agent_nb
+        └── StoreIOError (also OSError)            the file cannot be opened, read or written
+            ├── StoreNotFoundError (also FileNotFoundError)
+            ├── StoreIsADirectoryError (also IsADirectoryError)
+            └── StorePermissionError (also PermissionError)
+
+Every error agent_nb raises on purpose is an `AgentError`. Where agent_nb
+raised a builtin before, the class also inherits that builtin, as httpx does,
+so an existing ``except KeyError`` / ``except TimeoutError`` keeps working.
+Arguments of the wrong type or out of range are the caller's bug and stay
+plain `TypeError` / `ValueError`, as in the standard library.
 
 Foreign exceptions (mlx, openai, httpx, sqlite3) are translated where they are
 caught, with ``raise ... from exc`` so the cause stays visible. Every message
@@ -21,12 +41,26 @@ from __future__ import annotations
 __all__ = [
     "AgentError",
     "BackendError",
+    "FrontendNotBuiltError",
     "InvalidSessionIdError",
     "MaxTurnsExceededError",
+    "MissingStateKeyError",
     "ModelNotFoundError",
+    "RunnerShutDownError",
     "SessionBusyError",
     "SessionClosedError",
     "StaleSessionError",
+    "StoreClosedError",
+    "StoreError",
+    "StoreFormatError",
+    "StoreIOError",
+    "StoreIsADirectoryError",
+    "StoreLockedError",
+    "StoreNotFoundError",
+    "StorePermissionError",
+    "StoreVersionError",
+    "StreamConsumedError",
+    "UnknownAgentError",
 ]
 
 
@@ -50,6 +84,32 @@ class MaxTurnsExceededError(AgentError):
     """The model kept calling tools past the agent's ``max_turns``."""
 
 
+class MissingStateKeyError(AgentError, KeyError):
+    """Agent instructions use ``{key}`` but the session state has no such key."""
+
+    def __str__(self) -> str:  # KeyError would show the message in quotes
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownAgentError(AgentError, KeyError):
+    """No agent is registered under the name asked for."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class RunnerShutDownError(AgentError, RuntimeError):
+    """The runner was shut down; `get_runner()` makes a new one."""
+
+
+class StreamConsumedError(AgentError, RuntimeError):
+    """An `EventStream` can be iterated once; start a new turn for another."""
+
+
+class FrontendNotBuiltError(AgentError, RuntimeError):
+    """The ChatWidget's JavaScript bundle was not built (``npm run build``)."""
+
+
 class BackendError(AgentError):
     """The model failed to load or to answer; the message says what to try."""
 
@@ -58,5 +118,41 @@ class ModelNotFoundError(BackendError):
     """A model spec names no model that exists; the message lists what does."""
 
 
-class StaleSessionError(AgentError):
+class StoreError(AgentError):
+    """The session store failed; the message names the store and the next step."""
+
+
+class StaleSessionError(StoreError):
     """A persistent session changed under this writer (revision mismatch)."""
+
+
+class StoreLockedError(StoreError, TimeoutError):
+    """Another process held the store's write lock longer than the timeout."""
+
+
+class StoreFormatError(StoreError, ValueError):
+    """The file is not a session database agent_nb can use."""
+
+
+class StoreClosedError(StoreError, RuntimeError):
+    """The store was closed; open a new one on the same path."""
+
+
+class StoreVersionError(StoreError, RuntimeError):
+    """The file's schema is newer than this agent_nb knows, or has no migration."""
+
+
+class StoreIOError(StoreError, OSError):
+    """The store's file cannot be opened, read or written."""
+
+
+class StoreNotFoundError(StoreIOError, FileNotFoundError):
+    """The store's directory does not exist."""
+
+
+class StoreIsADirectoryError(StoreIOError, IsADirectoryError):
+    """The store path names a directory, not a file."""
+
+
+class StorePermissionError(StoreIOError, PermissionError):
+    """The store's file or directory is not writable."""

@@ -21,8 +21,8 @@ from IPython.core.magic_arguments import MagicArgumentParser
 from .._ids import check_session_id
 from .._render import safe_markdown
 from .._runner import AgentRunner, SessionInfo, get_runner
-from ..errors import AgentError
 from .export import EXPORT_FORMATS, session_json, session_markdown
+from .usage import usage_errors
 
 if TYPE_CHECKING:
     from .._session import AgentSession
@@ -84,6 +84,7 @@ class CommandsMixin:
 
         def _rich_output(self) -> bool: ...
 
+    @usage_errors
     def run_command(self, line: str) -> Any:
         try:
             argv = shlex.split(line)
@@ -119,10 +120,7 @@ class CommandsMixin:
         if len(args) > 1:
             raise UsageError(f"%agent {command} takes at most one session id, got {args}")
         session_id = args[0] if args else self.default_session
-        try:
-            check_session_id(session_id)
-        except AgentError as exc:
-            raise UsageError(str(exc)) from None
+        check_session_id(session_id)
         known = self._known_ids(runner)
         if session_id not in known:
             listing = ", ".join(map(repr, known)) or "none yet; run a %%agent cell first"
@@ -177,15 +175,10 @@ class CommandsMixin:
         if len(args) > 1:
             raise UsageError("usage: %agent model [SPEC]")
         if args:
-            try:
-                runner.model = args[0]
-            except (AgentError, ValueError, TypeError) as exc:
-                raise UsageError(str(exc)) from None
+            runner.model = args[0]
             if self.default_model:
                 self.default_model = args[0]
-        model = runner.model
-        name = model if isinstance(model, str) else (model.spec or type(model).__name__)
-        print(f"model: {name}")
+        print(f"model: {runner.model_label}")
 
     def _cmd_export(self, args: list[str]) -> None:
         parser = MagicArgumentParser(prog="%agent export", add_help=False)
@@ -210,21 +203,16 @@ class CommandsMixin:
         if len(args) > 1:
             raise UsageError("usage: %agent widget [ID]")
         session_id = args[0] if args else self.default_session
+        check_session_id(session_id)
         try:
-            check_session_id(session_id)
             from .widget import ChatWidget
-        except AgentError as exc:
-            raise UsageError(str(exc)) from None
         except ModuleNotFoundError as exc:
             if exc.name == "anywidget":
                 raise UsageError("the chat widget needs anywidget: pip install anywidget") from None
             raise
-        try:
-            # The session belongs to the %%agent cells too: closing this view
-            # must not evict it.
-            return ChatWidget(session=session_id, evict_on_close=False)
-        except RuntimeError as exc:  # the JS bundle is missing (source checkout, no npm build)
-            raise UsageError(str(exc)) from None
+        # The session belongs to the %%agent cells too: closing this view must
+        # not evict it. (A missing JS bundle raises FrontendNotBuiltError.)
+        return ChatWidget(session=session_id, evict_on_close=False)
 
     def _cmd_memory(self, args: list[str]) -> None:
         if args:

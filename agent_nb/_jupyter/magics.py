@@ -38,10 +38,11 @@ from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 from .._ids import check_session_id
 from .._runner import DEFAULT_MODEL, AgentRunner, get_runner, set_runner
 from .._types import GenerationConfig
-from ..errors import AgentError, SessionBusyError
+from ..errors import SessionBusyError
 from .data_summary import summarize
 from .magic_commands import CommandsMixin
 from .magic_stream import DisplaySink, TerminalSink, drive
+from .usage import usage_errors
 
 __all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -195,6 +196,7 @@ class AgentMagics(CommandsMixin, Magics):
     @argument("--format", choices=["markdown", "text", "code"], default="markdown",
               help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
     @cell_magic("agent")  # type: ignore[arg-type]  # IPython types only the bare form
+    @usage_errors
     def agent_cell(self, line: str, cell: str) -> None:
         """Send the cell to a model and stream the reply into the output.
 
@@ -217,26 +219,20 @@ class AgentMagics(CommandsMixin, Magics):
         message = self._message(cell, args.data)
         if args.output and (not args.output.isidentifier() or keyword.iskeyword(args.output)):
             raise UsageError(f"-o needs a Python variable name, got {args.output!r}")
-        try:
-            config = GenerationConfig(
-                temperature=self.temperature if args.temperature is None else args.temperature,
-                max_tokens=self.max_tokens if args.max_tokens is None else args.max_tokens,
-            )
-            if not args.once:
-                check_session_id(session_id)
-            model = args.model or self.default_model or None
-            runner.check_model(model or runner.model)  # a bad model fails here, not mid-turn
-        except (AgentError, ValueError, TypeError) as exc:
-            raise UsageError(str(exc)) from None
+        config = GenerationConfig(
+            temperature=self.temperature if args.temperature is None else args.temperature,
+            max_tokens=self.max_tokens if args.max_tokens is None else args.max_tokens,
+        )
+        if not args.once:
+            check_session_id(session_id)
+        model = args.model or self.default_model or None
+        runner.check_model(model or runner.model)  # a bad model fails here, not mid-turn
         system = args.system if args.system is not None else (self.system_prompt or None)
         options = {"model": model, "system": system, "config": config}
-        try:
-            if args.once:
-                stream = runner.run_single_turn_async(message, **options)
-            else:
-                stream = self._start(runner, session_id, message, args.new, options)
-        except AgentError as exc:
-            raise UsageError(str(exc)) from None
+        if args.once:
+            stream = runner.run_single_turn_async(message, **options)
+        else:
+            stream = self._start(runner, session_id, message, args.new, options)
         sink = DisplaySink(args.format) if self._rich_output() else TerminalSink()
         outcome = drive(stream, sink, self.stream_interval)
         if not args.once and outcome.invocation_id:

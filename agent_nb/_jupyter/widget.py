@@ -35,7 +35,7 @@ import traitlets
 
 from .._session import AgentSession
 from .._types import Event, GenerationConfig, TextMessage, TurnComplete
-from ..errors import AgentError
+from ..errors import AgentError, FrontendNotBuiltError
 from .protocol import (
     DELTA_INTERVAL_S,
     DeltaMsg,
@@ -143,11 +143,6 @@ def _new_session_id() -> str:
     return f"chat-{uuid.uuid4().hex[:12]}"
 
 
-def _model_label(runner: AgentRunner) -> str:
-    model = runner.model
-    return model if isinstance(model, str) else (model.spec or type(model).__name__)
-
-
 class ChatWidget(anywidget.AnyWidget):
     """A chat on a session of the kernel runner: streaming, Stop, New chat.
 
@@ -176,7 +171,7 @@ class ChatWidget(anywidget.AnyWidget):
         **kwargs: Any,
     ) -> None:
         if not _BUNDLE.is_file():
-            raise RuntimeError(_MISSING)
+            raise FrontendNotBuiltError(_MISSING)
         resolved = _resolve_session(session, runner)
         self._runner: AgentRunner = resolved.runner
         self.evict_on_close = evict_on_close
@@ -216,7 +211,7 @@ class ChatWidget(anywidget.AnyWidget):
         session = self._live_session()
         try:
             session.run_async(text, config=self.config)
-        except (AgentError, ValueError, TypeError, RuntimeError) as exc:
+        except (AgentError, ValueError, TypeError) as exc:
             self._send_msg(ErrorMsg(type="error", message=str(exc)))
 
     def stop(self) -> None:
@@ -252,7 +247,7 @@ class ChatWidget(anywidget.AnyWidget):
             self._session = session
             self._unsubscribe = session.subscribe(self._on_event, self._on_reset)
             with self.hold_sync():
-                self.model_label = _model_label(self._runner)
+                self.model_label = self._runner.model_label
                 self.session_id = session.id
                 self.session_closed = session.closed
                 self.busy = session.busy

@@ -35,6 +35,7 @@ from typing import Any, ClassVar, TypeVar
 
 import openai
 
+from .._aio import uncancel
 from .._types import GenerateContentRequest
 from ..errors import BackendError
 from ._base import Backend, CancelToken, Chunk, Finish, TextDelta
@@ -104,9 +105,7 @@ class _CancelWatch:
         except asyncio.CancelledError:
             if not self._fired:
                 raise  # someone else cancelled the consumer: let it through
-            uncancel = getattr(self._task, "uncancel", None)  # Python >= 3.11
-            if uncancel is not None:
-                uncancel()
+            uncancel(self._task)
             return _CANCELLED
         finally:
             self._reading = False

@@ -42,7 +42,17 @@ from typing import Any, ClassVar
 from .._codec import event_from_dict, event_to_dict
 from .._state import ScopedDelta
 from .._types import Event
-from ..errors import StaleSessionError
+from ..errors import (
+    StaleSessionError,
+    StoreClosedError,
+    StoreFormatError,
+    StoreIOError,
+    StoreIsADirectoryError,
+    StoreLockedError,
+    StoreNotFoundError,
+    StorePermissionError,
+    StoreVersionError,
+)
 from ._base import SessionRecord, SessionStore
 
 __all__ = ["SCHEMA_VERSION", "Migration", "SQLiteStore"]
@@ -112,19 +122,19 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
 def _check_path(path: Path) -> None:
     """Fail before sqlite does, with a message that names the path."""
     if path.is_dir():
-        raise IsADirectoryError(
+        raise StoreIsADirectoryError(
             f"SQLiteStore path {str(path)!r} is a directory; give a file name inside it, "
             f"e.g. {str(path / 'sessions.db')!r}"
         )
     parent = path.parent
     if not parent.is_dir():
-        raise FileNotFoundError(
+        raise StoreNotFoundError(
             f"cannot open SQLiteStore at {str(path)!r}: directory {str(parent)!r} does not "
             "exist; create it first (os.makedirs) or choose another path"
         )
     target = path if path.exists() else parent
     if not os.access(target, os.W_OK) or not os.access(parent, os.W_OK):
-        raise PermissionError(
+        raise StorePermissionError(
             f"cannot write SQLiteStore at {str(path)!r}: {str(target)!r} is not writable "
             "(SQLite also needs to create journal files next to it); choose a writable path"
         )
@@ -167,7 +177,7 @@ class SQLiteStore(SessionStore):
                 self.path, timeout=timeout, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise OSError(f"cannot open SQLiteStore at {self.path!r}: {exc}") from exc
+            raise StoreIOError(f"cannot open SQLiteStore at {self.path!r}: {exc}") from exc
         self._conn: sqlite3.Connection | None = conn
         try:
             self.journal_mode = str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
@@ -179,7 +189,7 @@ class SQLiteStore(SessionStore):
             if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
                 raise self._translate(exc) from exc
             if isinstance(exc, sqlite3.DatabaseError):
-                raise ValueError(
+                raise StoreFormatError(
                     f"{self.path!r} is not a usable agent_nb session database ({exc}); "
                     "point SQLiteStore at a new file or at one agent_nb created"
                 ) from exc
@@ -211,18 +221,18 @@ class SQLiteStore(SessionStore):
         """A consistent snapshot for reads (WAL readers do not wait for writers)."""
         return self._tx("BEGIN")
 
-    def _translate(self, exc: sqlite3.OperationalError) -> Exception:
+    def _translate(self, exc: sqlite3.OperationalError) -> StoreIOError | StoreLockedError:
         if _is_busy(exc):
-            return TimeoutError(
+            return StoreLockedError(
                 f"SQLiteStore {self.path!r} stayed locked by another writer for more than "
                 f"{self._timeout:g}s; another kernel is writing to it: retry, pass a larger "
                 "timeout=, or give this runner its own file"
             )
-        return OSError(f"SQLiteStore {self.path!r} failed: {exc}")
+        return StoreIOError(f"SQLiteStore {self.path!r} failed: {exc}")
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            raise RuntimeError(
+            raise StoreClosedError(
                 f"SQLiteStore({self.path!r}) is closed; open a new SQLiteStore (or AgentRunner) "
                 "on the same path to get the stored sessions back"
             )
@@ -233,7 +243,7 @@ class SQLiteStore(SessionStore):
         while True:
             current = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if current > target:
-                raise RuntimeError(
+                raise StoreVersionError(
                     f"{self.path!r} has session schema version {current}, but this agent_nb "
                     f"only knows up to {target}; upgrade agent_nb or use another file"
                 )
@@ -241,7 +251,7 @@ class SQLiteStore(SessionStore):
                 return
             step = self.migrations.get(current + 1)
             if step is None:
-                raise RuntimeError(
+                raise StoreVersionError(
                     f"no migration from session schema version {current} to {current + 1}"
                 )
             conn.execute("BEGIN IMMEDIATE")
