@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from ._agent import Agent
 from ._contexts import ConversationReference, DataAgentContext, InlineContext
+from ._kernel_runner import get_runner, set_runner
 from ._reply import Reply
-from ._runner import AgentRunner, SessionInfo, get_runner, set_runner
+from ._runner import AgentRunner
 from ._session import AgentSession
+from ._session_info import SessionInfo
 from ._stream import EventStream
 from ._tools import ToolContext
 from ._types import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from ._render import safe_markdown
 from ._types import Event, FinishReason, TextMessage, Usage
 
 __all__ = ["Reply", "final_texts", "is_final_text"]
@@ -44,6 +45,4 @@ class Reply:
 
     def _repr_markdown_(self) -> str:
         # Model output is untrusted: raw HTML is escaped before Markdown rendering.
-        from ._render import safe_markdown
-
         return safe_markdown(self.text) + ("\n\n*(interrupted)*" if self.interrupted else "")

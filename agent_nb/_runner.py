@@ -12,8 +12,6 @@ resolved live in a `BackendPool`, which owns everything keyed by a cache key.
 
 from __future__ import annotations
 
-import atexit
-import dataclasses
 import threading
 import time
 import uuid
@@ -21,18 +19,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._agent import Agent
-from ._contexts import (
-    ConversationReference,
-    DataAgentContext,
-    InlineContext,
-    check_chat_mode,
-)
+from ._contexts import ConversationReference, DataAgentContext, InlineContext, check_chat_mode
 from ._direct import start_direct
 from ._eviction import Evictions
 from ._history import contents_to_events
 from ._ids import check_session_id
 from ._reply import Reply
 from ._session import AgentSession
+from ._session_info import SessionInfo
 from ._stream import EventStream, wait_interruptibly
 from ._turn import close_unfinished_turn
 from ._types import Content, GenerateContentRequest
@@ -42,38 +36,9 @@ from .backends._pool import BackendPool, model_label
 from .errors import RunnerShutDownError, UnknownAgentError
 from .stores import SessionStore, resolve_store
 
-__all__ = ["AgentRunner", "SessionInfo", "get_runner", "set_runner"]
+__all__ = ["DEFAULT_MODEL", "AgentRunner"]
 
 DEFAULT_MODEL = "mlx:smollm2-135m"
-
-
-@dataclasses.dataclass(frozen=True)
-class SessionInfo:
-    id: str
-    user_id: str
-    turns: int
-    tokens: int
-    history_bytes: int
-    kv_bytes: int
-    last_used: float
-    closed: bool = False
-    evicting: bool = False
-    busy: bool = False
-
-    @classmethod
-    def of(cls, session: AgentSession, *, kv_bytes: int, evicting: bool) -> SessionInfo:
-        return cls(
-            id=session.id,
-            user_id=session.user_id,
-            turns=session.turns,
-            tokens=session.tokens,
-            history_bytes=session.history_bytes(),
-            kv_bytes=kv_bytes,
-            last_used=session.last_used,
-            closed=session.closed,
-            evicting=evicting,
-            busy=session.busy,
-        )
 
 
 class AgentRunner:
@@ -364,6 +329,10 @@ class AgentRunner:
 
     # -- shutdown -------------------------------------------------------------
 
+    @property
+    def is_shut_down(self) -> bool:
+        return self._shut_down
+
     def _check_running(self) -> None:
         if self._shut_down:
             raise RunnerShutDownError("this runner was shut down; use get_runner() for a new one")
@@ -388,32 +357,3 @@ class AgentRunner:
 
     def __repr__(self) -> str:
         return f"<AgentRunner model={self.model_label!r} sessions={len(self._sessions)}>"
-
-
-_runner: AgentRunner | None = None
-_runner_lock = threading.Lock()
-
-
-def get_runner() -> AgentRunner:
-    """The kernel-scoped runner, created on first use."""
-    global _runner
-    with _runner_lock:
-        if _runner is None or _runner._shut_down:
-            _runner = AgentRunner()
-        return _runner
-
-
-def set_runner(runner: AgentRunner) -> AgentRunner | None:
-    """Replace the kernel-scoped runner; returns the previous one (not shut down)."""
-    global _runner
-    if not isinstance(runner, AgentRunner):
-        raise TypeError(f"expected an AgentRunner, got {type(runner).__name__}")
-    with _runner_lock:
-        previous, _runner = _runner, runner
-    return previous
-
-
-@atexit.register
-def _shutdown_at_exit() -> None:
-    if _runner is not None:
-        _runner.shutdown()

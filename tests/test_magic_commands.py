@@ -8,10 +8,9 @@ from typing import Any
 
 from IPython.core.interactiveshell import InteractiveShell
 
-from agent_nb import Agent, AgentRunner, TextMessage, get_runner, set_runner
+from agent_nb import Agent, AgentRunner, SessionInfo, TextMessage, get_runner, set_runner
 from agent_nb._codec import event_from_dict
 from agent_nb._jupyter.magic_commands import sessions_html
-from agent_nb._runner import SessionInfo
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from tests.fixtures_magics import final_bundle, magics, run, usage_error
 from tests.html_safety import assert_inert, render_all

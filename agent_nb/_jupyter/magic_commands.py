@@ -19,8 +19,10 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from .._ids import check_session_id
+from .._kernel_runner import get_runner
 from .._render import safe_markdown
-from .._runner import AgentRunner, SessionInfo, get_runner
+from .._runner import AgentRunner
+from .._session_info import SessionInfo
 from .export import EXPORT_FORMATS, session_json, session_markdown
 from .usage import usage_errors
 

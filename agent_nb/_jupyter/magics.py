@@ -36,7 +36,8 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from .._ids import check_session_id
-from .._runner import DEFAULT_MODEL, AgentRunner, get_runner, set_runner
+from .._kernel_runner import get_runner, set_runner
+from .._runner import DEFAULT_MODEL, AgentRunner
 from .._types import GenerationConfig
 from ..errors import SessionBusyError
 from .data_summary import summarize

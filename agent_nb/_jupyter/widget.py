@@ -28,11 +28,13 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anywidget
 import traitlets
 
+from .._kernel_runner import get_runner
+from .._runner import AgentRunner
 from .._session import AgentSession
 from .._types import Event, GenerationConfig, TextMessage, TurnComplete
 from ..errors import AgentError, FrontendNotBuiltError
@@ -49,9 +51,6 @@ from .protocol import (
     parse_from_js,
     usage_dict,
 )
-
-if TYPE_CHECKING:
-    from .._runner import AgentRunner
 
 __all__ = ["ChatWidget"]
 
@@ -378,8 +377,6 @@ def _resolve_session(
             raise ValueError("session belongs to another runner; pass one or the other")
         return session
     if runner is None:
-        from .._runner import get_runner
-
         runner = get_runner()
     if session is None:
         return runner.get_or_create_session(_new_session_id())

@@ -1,0 +1,38 @@
+"""`SessionInfo`: one row of `AgentRunner.sessions()` (and of ``%agent sessions``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ._session import AgentSession
+
+__all__ = ["SessionInfo"]
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    user_id: str
+    turns: int
+    tokens: int
+    history_bytes: int
+    kv_bytes: int
+    last_used: float
+    closed: bool = False
+    evicting: bool = False
+    busy: bool = False
+
+    @classmethod
+    def of(cls, session: AgentSession, *, kv_bytes: int, evicting: bool) -> SessionInfo:
+        return cls(
+            id=session.id,
+            user_id=session.user_id,
+            turns=session.turns,
+            tokens=session.tokens,
+            history_bytes=session.history_bytes(),
+            kv_bytes=kv_bytes,
+            last_used=session.last_used,
+            closed=session.closed,
+            evicting=evicting,
+            busy=session.busy,
+        )
