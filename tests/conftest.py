@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from agent_nb import AgentRunner
 from agent_nb.backends import ScriptedBackend
 
 pytest_plugins = [
+    "tests.fixtures_runtime",
     "tests.fixtures_mlx",
     "tests.fixtures_server",
     "tests.fixtures_lab",
@@ -20,10 +18,3 @@ pytest_plugins = [
 @pytest.fixture
 def scripted() -> ScriptedBackend:
     return ScriptedBackend()
-
-
-@pytest.fixture
-def runner(scripted: ScriptedBackend) -> Iterator[AgentRunner]:
-    r = AgentRunner(model=scripted)
-    yield r
-    r.shutdown()

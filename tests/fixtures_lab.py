@@ -19,16 +19,14 @@ import pathlib
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from tests.net import free_port, wait_http
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "Lab", "jupyter_lab", "lab", "lab_browser"]
 
@@ -68,12 +66,6 @@ _SETTINGS = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _notebook() -> dict[str, Any]:
     return {
         "cells": [
@@ -93,20 +85,6 @@ def _notebook() -> dict[str, Any]:
         "nbformat": 4,
         "nbformat_minor": 5,
     }
-
-
-def _wait_http(url: str, proc: subprocess.Popen[bytes], log: pathlib.Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"jupyter lab exited early:\n{log.read_text()[-4000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            time.sleep(0.25)
-    raise RuntimeError(f"jupyter lab did not answer in {timeout}s:\n{log.read_text()[-4000:]}")
 
 
 @pytest.fixture(scope="session")
@@ -133,7 +111,7 @@ def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     )
     notebook = root / "widget.ipynb"
     notebook.write_text(json.dumps(_notebook()))
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(base / "config"),
@@ -173,7 +151,7 @@ def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_http(f"{url}/api/status?token={token}", proc, log, timeout=90)
+        wait_http(f"{url}/api/status?token={token}", proc, log, name="jupyter lab", timeout=90)
         yield {"url": url, "token": token, "root": root, "notebook": notebook.name, "log": log}
     finally:
         if proc.poll() is None:

@@ -18,19 +18,17 @@ import json
 import os
 import pathlib
 import queue
-import socket
 import subprocess
 import sys
 import threading
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeAlias
 
 import pytest
+
+from tests.net import free_port, wait_http
 
 __all__ = [
     "FakeOpenAIServer",
@@ -41,17 +39,9 @@ __all__ = [
     "Status",
     "closed_port_url",
     "fake_openai",
-    "free_port",
     "mlx_server",
     "start_mlx_server",
 ]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 # -- the fake server's scripted answers ------------------------------------------
@@ -251,27 +241,6 @@ class MlxServer:
         return f"openai:{self.model}@{self.base_url}"
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: pathlib.Path, limit: float) -> None:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(
-                f"mlx_lm.server exited with code {proc.returncode} before it was healthy:\n"
-                + log.read_text(errors="replace")[-3000:]
-            )
-        try:
-            with urllib.request.urlopen(url, timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(
-        f"mlx_lm.server did not answer {url} within {limit:.0f}s:\n"
-        + log.read_text(errors="replace")[-3000:]
-    )
-
-
 @contextlib.contextmanager
 def start_mlx_server(model_dir: pathlib.Path, log: pathlib.Path) -> Iterator[MlxServer]:
     """Run ``mlx_lm.server`` on a free 127.0.0.1 port until the block exits.
@@ -290,7 +259,7 @@ def start_mlx_server(model_dir: pathlib.Path, log: pathlib.Path) -> Iterator[Mlx
     with log.open("wb") as sink:
         proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
     try:
-        _wait_healthy(f"http://127.0.0.1:{port}/health", proc, log, limit=180)
+        wait_http(f"http://127.0.0.1:{port}/health", proc, log, name="mlx_lm.server", timeout=180)
         yield MlxServer(base_url=f"http://127.0.0.1:{port}/v1", model=model, log=log)
     finally:
         proc.terminate()

@@ -8,9 +8,10 @@ import shutil
 
 import pytest
 
-from agent_nb import AgentRunner, GenerationConfig
+from agent_nb import GenerationConfig
 from agent_nb.backends._embedded import CONVERTER_VERSION, MARKER, ensure_embedded_model, find_gguf
 from agent_nb.backends.mlx import MLXBackend
+from tests.fixtures_runtime import RunnerFactory
 
 pytestmark = pytest.mark.mlx
 
@@ -65,13 +66,12 @@ def test_tokenizer_round_trips_and_renders_the_chat_template(mlx_backend: MLXBac
     assert tokenizer.eos_token_ids == {tokenizer.convert_tokens_to_ids("<|im_end|>")}
 
 
-def test_the_converted_model_answers_a_simple_factual_question(mlx_backend: MLXBackend) -> None:
-    runner = AgentRunner(model=mlx_backend)
-    try:
-        reply = runner.run_single_turn(
-            "What is the capital of France?", config=GenerationConfig(max_tokens=16)
-        )
-    finally:
-        runner.shutdown()
+def test_the_converted_model_answers_a_simple_factual_question(
+    mlx_backend: MLXBackend, make_runner: RunnerFactory
+) -> None:
+    runner = make_runner(model=mlx_backend)
+    reply = runner.run_single_turn(
+        "What is the capital of France?", config=GenerationConfig(max_tokens=16)
+    )
     assert "Paris" in reply.text, reply.text
     assert reply.finish_reason == "stop"

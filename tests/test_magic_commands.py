@@ -13,6 +13,7 @@ from agent_nb._codec import event_from_dict
 from agent_nb._jupyter.magic_commands import sessions_html
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from tests.fixtures_magics import final_bundle, magics, run, usage_error
+from tests.fixtures_runtime import RunnerFactory
 from tests.html_safety import assert_inert, render_all
 
 # -- %agent commands -------------------------------------------------------------
@@ -117,7 +118,7 @@ def test_memory_and_unknown_command(shell: InteractiveShell) -> None:
 
 
 def test_store_setting_installs_a_persistent_runner(
-    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any
+    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any, make_runner: RunnerFactory
 ) -> None:
     path = tmp_path / "sessions.db"
     run(shell, "%config AgentMagics.store = 'postgres://x'")  # %config logs the TraitError
@@ -127,14 +128,10 @@ def test_store_setting_installs_a_persistent_runner(
     assert type(runner.store).__name__ == "SQLiteStore"
     runner.model = backend
     run(shell, "%%agent kept\nremember me")
-    later = AgentRunner(model=backend, store=f"sqlite:///{path}")
-    try:
-        history = later.get_or_create_session("kept").history
-        texts = [e.text for e in history if isinstance(e, TextMessage)]
-        assert texts == ["remember me", "You said: remember me"]
-    finally:
-        later.shutdown()
-
+    later = make_runner(model=backend, store=f"sqlite:///{path}")
+    history = later.get_or_create_session("kept").history
+    texts = [e.text for e in history if isinstance(e, TextMessage)]
+    assert texts == ["remember me", "You said: remember me"]
 
 
 def test_tool_rounds_show_in_the_cell(shell: InteractiveShell, backend: ScriptedBackend) -> None:

@@ -23,6 +23,7 @@ from agent_nb.backends import TextDelta, ToolCallChunk
 from agent_nb.backends._mlx_chat import TextGate
 from agent_nb.backends.mlx import MLXBackend
 from agent_nb.errors import ModelNotFoundError
+from tests.fixtures_runtime import RunnerFactory
 
 pytestmark = pytest.mark.mlx
 
@@ -173,19 +174,18 @@ def test_close_frees_the_sessions_kv_bytes(
     assert "close-me" not in mlx_runner.memory()["backends"]["mlx:smollm2-135m"]["kv_bytes"]
 
 
-def test_kv_budget_evicts_the_least_recently_used_idle_cache(mlx_backend: MLXBackend) -> None:
+def test_kv_budget_evicts_the_least_recently_used_idle_cache(
+    mlx_backend: MLXBackend, make_runner: RunnerFactory
+) -> None:
     small = MLXBackend("smollm2-135m", kv_budget_bytes=1, progress=False)
-    runner = AgentRunner(model=small)
-    try:
-        session = runner.get_or_create_session("over-budget")
-        reply = session.run("Hi!", config=GenerationConfig(max_tokens=2))
-        assert reply.text
-        # Alone over a one-byte budget: evicted once idle; history stays.
-        assert small.cache_bytes("over-budget") == 0
-        assert small.memory()["kv_evictions"] >= 1
-        assert len(session.history) == 3
-    finally:
-        runner.shutdown()
+    runner = make_runner(model=small)
+    session = runner.get_or_create_session("over-budget")
+    reply = session.run("Hi!", config=GenerationConfig(max_tokens=2))
+    assert reply.text
+    # Alone over a one-byte budget: evicted once idle; history stays.
+    assert small.cache_bytes("over-budget") == 0
+    assert small.memory()["kv_evictions"] >= 1
+    assert len(session.history) == 3
 
 
 def test_stop_strings_end_the_turn_without_showing_the_stop_string(
@@ -200,19 +200,16 @@ def test_stop_strings_end_the_turn_without_showing_the_stop_string(
     assert_consistent(mlx_backend, session.id)
 
 
-def test_bad_model_path_says_what_exists_and_what_to_do() -> None:
+def test_bad_model_path_says_what_exists_and_what_to_do(make_runner: RunnerFactory) -> None:
     with pytest.raises(ModelNotFoundError) as caught:
         MLXBackend("/nonexistent/agent_nb/model")
     message = str(caught.value)
     assert "/nonexistent/agent_nb/model does not exist" in message
     assert "config.json" in message and "mlx:smollm2-135m" in message
 
-    runner = AgentRunner(model="scripted")
-    try:
-        with pytest.raises(ModelNotFoundError, match="nearest existing folder"):
-            runner.model = "mlx:./no-such-model-folder"
-    finally:
-        runner.shutdown()
+    runner = make_runner(model="scripted")
+    with pytest.raises(ModelNotFoundError, match="nearest existing folder"):
+        runner.model = "mlx:./no-such-model-folder"
 
 
 def test_importing_the_backend_does_not_import_mlx() -> None:

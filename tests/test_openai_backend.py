@@ -30,6 +30,7 @@ from agent_nb import (
 from agent_nb.backends import CancelToken, Chunk, Finish, TextDelta, resolve_backend
 from agent_nb.backends.openai import OpenAIBackend, parse_spec
 from agent_nb.errors import BackendError, ModelNotFoundError
+from tests.fixtures_runtime import RunnerFactory
 from tests.fixtures_server import FakeOpenAIServer, MlxServer, RawBody, Reply, Stall, Status
 
 SHORT = GenerationConfig(max_tokens=8, temperature=0.0)
@@ -105,7 +106,9 @@ def test_import_agent_nb_does_not_import_openai() -> None:
 
 
 def test_streams_text_usage_and_sends_options(
-    fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+    fake_openai: FakeOpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    make_runner: RunnerFactory,
 ) -> None:
     monkeypatch.setenv("AGENT_NB_TEST_KEY", "sk-test-123")
     backend = OpenAIBackend(
@@ -115,14 +118,11 @@ def test_streams_text_usage_and_sends_options(
         extra_headers={"X-Agent-Nb": "yes"},
         max_retries=0,
     )
-    runner = _runner(backend)
-    try:
-        session = runner.get_or_create_session("wire")
-        stream = session.run_async("hi", system="Be brief.", config=GenerationConfig(top_k=5))
-        partial = asyncio.run(_collect_partials(stream))
-        reply = session.history
-    finally:
-        runner.shutdown()
+    runner = make_runner.adopt(_runner(backend))
+    session = runner.get_or_create_session("wire")
+    stream = session.run_async("hi", system="Be brief.", config=GenerationConfig(top_k=5))
+    partial = asyncio.run(_collect_partials(stream))
+    reply = session.history
     assert partial == ["Hello", " there", "."]
     done = reply[-1]
     assert isinstance(done, TurnComplete) and done.finish_reason == "stop"
@@ -156,18 +156,17 @@ def add(a: int, b: int) -> int:
 
 
 def test_tool_call_fragments_are_assembled(
-    fake_openai: FakeOpenAIServer, fake_backend: OpenAIBackend
+    fake_openai: FakeOpenAIServer,
+    fake_backend: OpenAIBackend,
+    make_runner: RunnerFactory,
 ) -> None:
     call = {"id": "call_7", "name": "add", "arguments": {"a": 2, "b": 3}}
     fake_openai.enqueue(
         Reply(pieces=(), tool_calls=(call,), split_arguments=3),
         Reply(pieces=("The sum is 5.",)),
     )
-    runner = AgentRunner(Agent("calc", tools=[add]), model=fake_backend)
-    try:
-        reply = runner.get_or_create_session("tools").run("2+3?")
-    finally:
-        runner.shutdown()
+    runner = make_runner(Agent("calc", tools=[add]), model=fake_backend)
+    reply = runner.get_or_create_session("tools").run("2+3?")
     assert reply.text == "The sum is 5."
     calls = [e for e in reply.events if isinstance(e, FunctionCall)]
     results = [e for e in reply.events if isinstance(e, FunctionResponse)]
@@ -185,17 +184,16 @@ def test_tool_call_fragments_are_assembled(
 
 
 def test_tool_arguments_that_are_not_json_go_back_to_the_model(
-    fake_openai: FakeOpenAIServer, fake_backend: OpenAIBackend
+    fake_openai: FakeOpenAIServer,
+    fake_backend: OpenAIBackend,
+    make_runner: RunnerFactory,
 ) -> None:
     fake_openai.enqueue(
         Reply(pieces=(), tool_calls=({"id": "call_9", "name": "add", "arguments": "{oops"},)),
         Reply(pieces=("Sorry, 5.",)),
     )
-    runner = AgentRunner(Agent("calc", tools=[add]), model=fake_backend)
-    try:
-        reply = runner.get_or_create_session("bad-args").run("2+3?")
-    finally:
-        runner.shutdown()
+    runner = make_runner(Agent("calc", tools=[add]), model=fake_backend)
+    reply = runner.get_or_create_session("bad-args").run("2+3?")
     assert reply.text == "Sorry, 5." and reply.finish_reason == "stop"
     (result,) = [e for e in reply.events if isinstance(e, FunctionResponse)]
     assert "not a JSON object" in result.response["error"] and "{oops" in result.response["error"]
@@ -225,23 +223,23 @@ ERRORS = [
 
 @pytest.mark.parametrize(("answer", "message"), ERRORS)
 def test_errors_become_backend_errors_and_the_next_turn_works(
-    fake_openai: FakeOpenAIServer, answer: object, message: str
+    fake_openai: FakeOpenAIServer,
+    answer: object,
+    message: str,
+    make_runner: RunnerFactory,
 ) -> None:
     backend = OpenAIBackend("fake-model", base_url=fake_openai.base_url, timeout=1, max_retries=0)
-    runner = _runner(backend)
-    try:
-        session = runner.get_or_create_session("errors")
-        session.run("first", config=SHORT)
-        fake_openai.enqueue(answer)  # type: ignore[arg-type]
-        with pytest.raises(BackendError, match=message) as info:
-            session.run("second", config=SHORT)
-        assert fake_openai.base_url in str(info.value)
-        assert info.value.__cause__ is not None or "completion chunk" in str(info.value)
-        failed = session.history[-1]
-        assert isinstance(failed, TurnComplete) and failed.finish_reason == "error"
-        reply = session.run("third", config=SHORT)
-    finally:
-        runner.shutdown()
+    runner = make_runner.adopt(_runner(backend))
+    session = runner.get_or_create_session("errors")
+    session.run("first", config=SHORT)
+    fake_openai.enqueue(answer)  # type: ignore[arg-type]
+    with pytest.raises(BackendError, match=message) as info:
+        session.run("second", config=SHORT)
+    assert fake_openai.base_url in str(info.value)
+    assert info.value.__cause__ is not None or "completion chunk" in str(info.value)
+    failed = session.history[-1]
+    assert isinstance(failed, TurnComplete) and failed.finish_reason == "error"
+    reply = session.run("third", config=SHORT)
     assert reply.text == "Hello there."
     users = [m["content"] for m in fake_openai.requests[-1]["messages"] if m["role"] == "user"]
     # The failed turn's message is kept; with no answer between, it joins the next one
@@ -249,16 +247,13 @@ def test_errors_become_backend_errors_and_the_next_turn_works(
     assert users == ["first", "second\n\nthird"]
 
 
-def test_connection_refused(closed_port_url: str) -> None:
-    runner = _runner(OpenAIBackend("m", base_url=closed_port_url, max_retries=0))
-    try:
-        session = runner.get_or_create_session("refused")
-        with pytest.raises(BackendError, match=r"Cannot reach.*Is the server running") as info:
-            session.run("hello", config=SHORT)
-        assert closed_port_url in str(info.value)
-        assert [e.text for e in session.history if isinstance(e, TextMessage)] == ["hello"]
-    finally:
-        runner.shutdown()
+def test_connection_refused(closed_port_url: str, make_runner: RunnerFactory) -> None:
+    runner = make_runner.adopt(_runner(OpenAIBackend("m", base_url=closed_port_url, max_retries=0)))
+    session = runner.get_or_create_session("refused")
+    with pytest.raises(BackendError, match=r"Cannot reach.*Is the server running") as info:
+        session.run("hello", config=SHORT)
+    assert closed_port_url in str(info.value)
+    assert [e.text for e in session.history if isinstance(e, TextMessage)] == ["hello"]
 
 
 @pytest.mark.parametrize("after_headers", [True, False], ids=["after-headers", "before-headers"])
@@ -402,13 +397,13 @@ def test_real_server_backend_stream_directly(mlx_server: MlxServer) -> None:
 
 
 @pytest.mark.mlx
-def test_real_server_unknown_model_is_a_404(mlx_server: MlxServer) -> None:
+def test_real_server_unknown_model_is_a_404(
+    mlx_server: MlxServer, make_runner: RunnerFactory
+) -> None:
     """Last on purpose: mlx_lm.server unloads its model when a load fails."""
-    runner = _runner(OpenAIBackend("no-such-model", base_url=mlx_server.base_url, max_retries=0))
-    try:
-        session = runner.get_or_create_session("missing")
-        with pytest.raises(BackendError, match=r"no model 'no-such-model'.*HTTP 404"):
-            session.run("hello", config=SHORT)
-        assert [e.text for e in session.history if isinstance(e, TextMessage)] == ["hello"]
-    finally:
-        runner.shutdown()
+    backend = OpenAIBackend("no-such-model", base_url=mlx_server.base_url, max_retries=0)
+    runner = make_runner.adopt(_runner(backend))
+    session = runner.get_or_create_session("missing")
+    with pytest.raises(BackendError, match=r"no model 'no-such-model'.*HTTP 404"):
+        session.run("hello", config=SHORT)
+    assert [e.text for e in session.history if isinstance(e, TextMessage)] == ["hello"]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_nb import AgentRunner, FunctionCall, FunctionResponse, TextMessage, TurnComplete
+from agent_nb import FunctionCall, FunctionResponse, TextMessage, TurnComplete
 from agent_nb.stores import SQLiteStore
+from tests.fixtures_runtime import RunnerFactory
 
 
-def test_resume_closes_a_turn_that_a_dead_kernel_left_open(tmp_path: Path) -> None:
+def test_resume_closes_a_turn_that_a_dead_kernel_left_open(
+    tmp_path: Path, make_runner: RunnerFactory
+) -> None:
     db = tmp_path / "sessions.db"
     store = SQLiteStore(db)
     record = store.create_session("agent_nb", "default", "s")
@@ -23,15 +26,12 @@ def test_resume_closes_a_turn_that_a_dead_kernel_left_open(tmp_path: Path) -> No
     )
     store.close()
 
-    runner = AgentRunner(model="scripted", store=f"sqlite:///{db}")
-    try:
-        session = runner.get_or_create_session("s")
-        history = session.history
-        response = history[2]
-        assert isinstance(response, FunctionResponse) and response.call_id == "c1"
-        assert "kernel stopped" in response.response["error"]
-        assert isinstance(history[3], TurnComplete) and history[3].interrupted
-        assert session.run("next").text == "You said: next"
-        assert runner.stored_session_ids() == ["s"]  # the dead single-turn session is hidden
-    finally:
-        runner.shutdown()
+    runner = make_runner(model="scripted", store=f"sqlite:///{db}")
+    session = runner.get_or_create_session("s")
+    history = session.history
+    response = history[2]
+    assert isinstance(response, FunctionResponse) and response.call_id == "c1"
+    assert "kernel stopped" in response.response["error"]
+    assert isinstance(history[3], TurnComplete) and history[3].interrupted
+    assert session.run("next").text == "You said: next"
+    assert runner.stored_session_ids() == ["s"]  # the dead single-turn session is hidden

@@ -26,6 +26,7 @@ from agent_nb.errors import (
     SessionBusyError,
     SessionClosedError,
 )
+from tests.fixtures_runtime import RunnerFactory
 
 
 def kinds(events: list) -> list[str]:
@@ -119,29 +120,26 @@ def test_second_concurrent_turn_is_busy(runner: AgentRunner, scripted: ScriptedB
     assert all(e.text != "second" for e in session.history if isinstance(e, TextMessage))
 
 
-def test_32_concurrent_sessions_keep_isolated_histories() -> None:
+def test_32_concurrent_sessions_keep_isolated_histories(make_runner: RunnerFactory) -> None:
     backend = ScriptedBackend(token_delay=0.002)  # echoes each session's own message
-    runner = AgentRunner(model=backend)
-    try:
-        sessions = [runner.get_or_create_session(f"s{i}") for i in range(32)]
+    runner = make_runner(model=backend)
+    sessions = [runner.get_or_create_session(f"s{i}") for i in range(32)]
 
-        async def one(i: int) -> None:
-            for turn in range(3):
-                async for _ in sessions[i].run_async(f"msg-{i}-{turn}"):
-                    pass
+    async def one(i: int) -> None:
+        for turn in range(3):
+            async for _ in sessions[i].run_async(f"msg-{i}-{turn}"):
+                pass
 
-        async def main() -> None:
-            await asyncio.gather(*(one(i) for i in range(32)))
+    async def main() -> None:
+        await asyncio.gather(*(one(i) for i in range(32)))
 
-        asyncio.run(main())
-        for i, session in enumerate(sessions):
-            texts = [e.text for e in session.history if isinstance(e, TextMessage)]
-            expected = []
-            for turn in range(3):
-                expected += [f"msg-{i}-{turn}", f"You said: msg-{i}-{turn}"]
-            assert texts == expected
-    finally:
-        runner.shutdown()
+    asyncio.run(main())
+    for i, session in enumerate(sessions):
+        texts = [e.text for e in session.history if isinstance(e, TextMessage)]
+        expected = []
+        for turn in range(3):
+            expected += [f"msg-{i}-{turn}", f"You said: msg-{i}-{turn}"]
+        assert texts == expected
 
 
 def test_cancel_keeps_user_message_and_partial_text(
@@ -174,7 +172,9 @@ def test_cancel_keeps_user_message_and_partial_text(
     assert session.run("again").text == "You said: again"
 
 
-def test_cancel_during_a_tool_never_leaves_a_call_without_response() -> None:
+def test_cancel_during_a_tool_never_leaves_a_call_without_response(
+    make_runner: RunnerFactory,
+) -> None:
     started = threading.Event()
 
     def slow(seconds: float) -> str:
@@ -191,23 +191,20 @@ def test_cancel_during_a_tool_never_leaves_a_call_without_response() -> None:
     from agent_nb.backends import ToolCallChunk
 
     backend = ScriptedBackend([ToolCallChunk("slow", {"seconds": 2.0}), "never"])
-    runner = AgentRunner(Agent(tools=[slow]), model=backend)
-    try:
-        session = runner.get_or_create_session("s")
-        stream = session.run_async("go")
-        assert started.wait(5)
-        stream.cancel()
-        deadline = time.time() + 5
-        while session.busy and time.time() < deadline:
-            time.sleep(0.01)
-        history = session.history
-        calls = [e for e in history if isinstance(e, FunctionCall)]
-        responses = [e for e in history if isinstance(e, FunctionResponse)]
-        assert [c.call_id for c in calls] == [r.call_id for r in responses]
-        assert "error" in responses[0].response
-        assert history[-1].finish_reason == "cancelled"
-    finally:
-        runner.shutdown()
+    runner = make_runner(Agent(tools=[slow]), model=backend)
+    session = runner.get_or_create_session("s")
+    stream = session.run_async("go")
+    assert started.wait(5)
+    stream.cancel()
+    deadline = time.time() + 5
+    while session.busy and time.time() < deadline:
+        time.sleep(0.01)
+    history = session.history
+    calls = [e for e in history if isinstance(e, FunctionCall)]
+    responses = [e for e in history if isinstance(e, FunctionResponse)]
+    assert [c.call_id for c in calls] == [r.call_id for r in responses]
+    assert "error" in responses[0].response
+    assert history[-1].finish_reason == "cancelled"
 
 
 def test_keyboard_interrupt_while_waiting_cancels_the_turn(

@@ -20,6 +20,7 @@ from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import StaleSessionError
 from agent_nb.stores import SQLiteStore, resolve_store
 from agent_nb.stores._sqlite import MIGRATIONS, SCHEMA_VERSION, Migration
+from tests.fixtures_runtime import RunnerFactory
 
 APP, USER = "agent_nb", "default"
 
@@ -252,7 +253,7 @@ def runner_on(db: Path, *replies: Any, user_id: str = USER) -> AgentRunner:
     )
 
 
-def test_a_new_runner_resumes_history_and_state(tmp_path: Path) -> None:
+def test_a_new_runner_resumes_history_and_state(tmp_path: Path, make_runner: RunnerFactory) -> None:
     db = tmp_path / "s.db"
     first = runner_on(db, ToolCallChunk("remember", {"fact": "cats purr"}), "Noted.")
     session = first.get_or_create_session("demo")
@@ -260,31 +261,28 @@ def test_a_new_runner_resumes_history_and_state(tmp_path: Path) -> None:
     before, state_before = session.history, session.state
     first.shutdown()
 
-    second = runner_on(db, "Cats purr.")
-    try:
-        again = second.get_or_create_session("demo")
-        assert again.history == before
-        assert (
-            again.state
-            == state_before
-            == {
-                "topic": "cats",
-                "fact": "cats purr",
-                "user:facts": ["cats purr"],
-                "app:theme": "dark",
-            }
-        )
-        assert again.turns == 1
-        assert second.stored_session_ids() == ["demo"]
-        reply = again.run("what do cats do?")
-        assert reply.text == "Cats purr."
-        # The model saw the resumed history: the KV cache is rebuilt from it.
-        backend = second.backend
-        assert isinstance(backend, ScriptedBackend)
-        seen = [c.text for c in backend.requests[-1].contents if c.text]
-        assert seen == ["remember cats", "Noted.", "what do cats do?"]
-    finally:
-        second.shutdown()
+    second = make_runner.adopt(runner_on(db, "Cats purr."))
+    again = second.get_or_create_session("demo")
+    assert again.history == before
+    assert (
+        again.state
+        == state_before
+        == {
+            "topic": "cats",
+            "fact": "cats purr",
+            "user:facts": ["cats purr"],
+            "app:theme": "dark",
+        }
+    )
+    assert again.turns == 1
+    assert second.stored_session_ids() == ["demo"]
+    reply = again.run("what do cats do?")
+    assert reply.text == "Cats purr."
+    # The model saw the resumed history: the KV cache is rebuilt from it.
+    backend = second.backend
+    assert isinstance(backend, ScriptedBackend)
+    seen = [c.text for c in backend.requests[-1].contents if c.text]
+    assert seen == ["remember cats", "Noted.", "what do cats do?"]
 
 
 _CHILD = textwrap.dedent(
@@ -303,7 +301,9 @@ _CHILD = textwrap.dedent(
 )
 
 
-def test_a_new_process_resumes_what_another_process_stored(tmp_path: Path) -> None:
+def test_a_new_process_resumes_what_another_process_stored(
+    tmp_path: Path, make_runner: RunnerFactory
+) -> None:
     db = tmp_path / "s.db"
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, f"sqlite:///{db}"],
@@ -313,43 +313,41 @@ def test_a_new_process_resumes_what_another_process_stored(tmp_path: Path) -> No
         check=True,
     )
     ids = json.loads(done.stdout.strip().splitlines()[-1])
-    runner = runner_on(db)
-    try:
-        session = runner.get_or_create_session("kernel-a")
-        assert [e.id for e in session.history] == ids
-        assert texts(session.history) == ["first", "One.", "second", "Two."]
-        assert session.state == {"n": 2, "user:name": "Ada"}
-        assert session.turns == 2
-    finally:
-        runner.shutdown()
+    runner = make_runner.adopt(runner_on(db))
+    session = runner.get_or_create_session("kernel-a")
+    assert [e.id for e in session.history] == ids
+    assert texts(session.history) == ["first", "One.", "second", "Two."]
+    assert session.state == {"n": 2, "user:name": "Ada"}
+    assert session.turns == 2
+    runner.shutdown()
     assert raw(db, "PRAGMA integrity_check") == [("ok",)]
 
 
-def test_close_keeps_the_data_and_delete_removes_it(tmp_path: Path) -> None:
+def test_close_keeps_the_data_and_delete_removes_it(
+    tmp_path: Path, make_runner: RunnerFactory
+) -> None:
     db = tmp_path / "s.db"
-    runner = runner_on(db, "Kept.", "Gone.")
-    try:
-        kept = runner.get_or_create_session("kept")
-        kept.run("keep me")
-        gone = runner.get_or_create_session("gone")
-        gone.run("delete me")
+    runner = make_runner.adopt(runner_on(db, "Kept.", "Gone."))
+    kept = runner.get_or_create_session("kept")
+    kept.run("keep me")
+    gone = runner.get_or_create_session("gone")
+    gone.run("delete me")
 
-        kept.close()  # memory only
-        back = runner.get_or_create_session("kept")  # waits for the eviction
-        assert back is not kept
-        assert texts(back.history) == ["keep me", "Kept."]
+    kept.close()  # memory only
+    back = runner.get_or_create_session("kept")  # waits for the eviction
+    assert back is not kept
+    assert texts(back.history) == ["keep me", "Kept."]
 
-        gone.delete()
-        assert runner.store.get_session(APP, USER, "gone") is None
-        assert runner.stored_session_ids() == ["kept"]
-        assert runner.get_or_create_session("gone").history == []
-    finally:
-        runner.shutdown()
+    gone.delete()
+    assert runner.store.get_session(APP, USER, "gone") is None
+    assert runner.stored_session_ids() == ["kept"]
+    assert runner.get_or_create_session("gone").history == []
+    runner.shutdown()
     assert raw(db, "SELECT id FROM sessions ORDER BY id") == [("gone",), ("kept",)]
     assert raw(db, "SELECT COUNT(*) FROM events WHERE session_id='gone'") == [(0,)]
 
 
-def test_rewind_is_stored(tmp_path: Path) -> None:
+def test_rewind_is_stored(tmp_path: Path, make_runner: RunnerFactory) -> None:
     db = tmp_path / "s.db"
     runner = runner_on(db, "A.", "B.")
     session = runner.get_or_create_session("s")
@@ -357,16 +355,15 @@ def test_rewind_is_stored(tmp_path: Path) -> None:
     second = session.run("two", state_delta={"n": 2})
     session.rewind(second.invocation_id)
     runner.shutdown()
-    runner = runner_on(db)
-    try:
-        again = runner.get_or_create_session("s")
-        assert texts(again.history) == ["one", "A."]
-        assert again.state == {"n": 1}
-    finally:
-        runner.shutdown()
+    runner = make_runner.adopt(runner_on(db))
+    again = runner.get_or_create_session("s")
+    assert texts(again.history) == ["one", "A."]
+    assert again.state == {"n": 1}
 
 
-def test_clear_all_sessions_clears_stored_sessions_of_this_user_only(tmp_path: Path) -> None:
+def test_clear_all_sessions_clears_stored_sessions_of_this_user_only(
+    tmp_path: Path, make_runner: RunnerFactory
+) -> None:
     db = tmp_path / "s.db"
     earlier = runner_on(db, "x", "y")
     for sid in ("old-1", "old-2"):
@@ -376,31 +373,28 @@ def test_clear_all_sessions_clears_stored_sessions_of_this_user_only(tmp_path: P
     bob.get_or_create_session("bobs").run("hi")
     bob.shutdown()
 
-    runner = runner_on(db, "w")
-    try:
-        runner.get_or_create_session("live").run("hi")
-        assert runner.stored_session_ids() == ["old-1", "old-2", "live"]
-        runner.clear_all_sessions()
-        assert runner.stored_session_ids() == []
-        assert runner.get_or_create_session("old-1").history == []
-    finally:
-        runner.shutdown()
+    runner = make_runner.adopt(runner_on(db, "w"))
+    runner.get_or_create_session("live").run("hi")
+    assert runner.stored_session_ids() == ["old-1", "old-2", "live"]
+    runner.clear_all_sessions()
+    assert runner.stored_session_ids() == []
+    assert runner.get_or_create_session("old-1").history == []
+    runner.shutdown()
     assert raw(db, "SELECT user_id, id FROM sessions WHERE user_id='bob'") == [("bob", "bobs")]
 
 
-def test_a_stale_runner_gets_stale_session_error(tmp_path: Path) -> None:
+def test_a_stale_runner_gets_stale_session_error(
+    tmp_path: Path, make_runner: RunnerFactory
+) -> None:
     db = tmp_path / "s.db"
-    one, two = runner_on(db, "from one"), runner_on(db, "from two")
-    try:
-        a = one.get_or_create_session("shared")
-        b = two.get_or_create_session("shared")
-        a.run("hello from one")
-        with pytest.raises(StaleSessionError, match="get_or_create_session"):
-            b.run("hello from two")
-        record = one.store.get_session(APP, USER, "shared")
-        assert record is not None
-        assert texts(record.events) == ["hello from one", "from one"]
-        assert isinstance(record.events[-1], TurnComplete)
-    finally:
-        one.shutdown()
-        two.shutdown()
+    one = make_runner.adopt(runner_on(db, "from one"))
+    two = make_runner.adopt(runner_on(db, "from two"))
+    a = one.get_or_create_session("shared")
+    b = two.get_or_create_session("shared")
+    a.run("hello from one")
+    with pytest.raises(StaleSessionError, match="get_or_create_session"):
+        b.run("hello from two")
+    record = one.store.get_session(APP, USER, "shared")
+    assert record is not None
+    assert texts(record.events) == ["hello from one", "from one"]
+    assert isinstance(record.events[-1], TurnComplete)

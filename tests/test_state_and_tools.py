@@ -18,20 +18,20 @@ from agent_nb import (
 from agent_nb._tools import as_tool
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import MaxTurnsExceededError
+from tests.fixtures_runtime import RunnerFactory
 
 
-def test_user_and_app_state_are_shared_session_state_is_not(runner: AgentRunner) -> None:
+def test_user_and_app_state_are_shared_session_state_is_not(
+    runner: AgentRunner, make_runner: RunnerFactory
+) -> None:
     a = runner.get_or_create_session("a")
     b = runner.get_or_create_session("b")
     a.run("x", state_delta={"user:lang": "fr", "app:theme": "dark", "topic": "cats"})
     assert b.state == {"user:lang": "fr", "app:theme": "dark"}
     assert a.state["topic"] == "cats"
-    other_user = AgentRunner(model="scripted", store=runner.store, user_id="bob")
-    try:
-        c = other_user.get_or_create_session("c")
-        assert c.state == {"app:theme": "dark"}  # app: crosses users, user: does not
-    finally:
-        other_user.shutdown()
+    other_user = make_runner(model="scripted", store=runner.store, user_id="bob")
+    c = other_user.get_or_create_session("c")
+    assert c.state == {"app:theme": "dark"}  # app: crosses users, user: does not
 
 
 def test_state_reads_are_deep_copies(runner: AgentRunner) -> None:
@@ -48,7 +48,9 @@ def test_state_values_must_be_json(runner: AgentRunner) -> None:
     assert s.history == []
 
 
-def test_temp_state_is_visible_to_later_tools_in_the_turn_and_then_gone() -> None:
+def test_temp_state_is_visible_to_later_tools_in_the_turn_and_then_gone(
+    make_runner: RunnerFactory
+) -> None:
     seen: list[object] = []
 
     def remember(value: str, tool_context: ToolContext) -> str:
@@ -66,42 +68,35 @@ def test_temp_state_is_visible_to_later_tools_in_the_turn_and_then_gone() -> Non
         [ToolCallChunk("remember", {"value": "v1"}), ToolCallChunk("recall", {}), "done",
          ToolCallChunk("recall", {}), "done again"]
     )  # fmt: skip
-    runner = AgentRunner(Agent(tools=[remember, recall]), model=backend)
-    try:
-        s = runner.get_or_create_session("s")
-        s.run("first turn")
-        assert seen == ["v1"]
-        assert s.state == {"kept": "V1"}
-        assert all("temp:scratch" not in e.state_delta for e in s.history)
-        s.run("second turn")
-        assert seen == ["v1", None]
-    finally:
-        runner.shutdown()
+    runner = make_runner(Agent(tools=[remember, recall]), model=backend)
+    s = runner.get_or_create_session("s")
+    s.run("first turn")
+    assert seen == ["v1"]
+    assert s.state == {"kept": "V1"}
+    assert all("temp:scratch" not in e.state_delta for e in s.history)
+    s.run("second turn")
+    assert seen == ["v1", None]
 
 
-def test_instructions_are_templated_from_state() -> None:
+def test_instructions_are_templated_from_state(make_runner: RunnerFactory) -> None:
     backend = ScriptedBackend()
     agent = Agent(instructions="Reply in {user:language}. {missing?}JSON like {\"a\": 1} stays.")
-    runner = AgentRunner(agent, model=backend)
-    try:
-        s = runner.get_or_create_session("s")
-        s.run("hi", state_delta={"user:language": "French"})
-        expected = 'Reply in French. JSON like {"a": 1} stays.'
-        assert backend.requests[-1].system_instruction == expected
-    finally:
-        runner.shutdown()
+    runner = make_runner(agent, model=backend)
+    s = runner.get_or_create_session("s")
+    s.run("hi", state_delta={"user:language": "French"})
+    expected = 'Reply in French. JSON like {"a": 1} stays.'
+    assert backend.requests[-1].system_instruction == expected
 
 
-def test_missing_instruction_key_fails_the_turn_with_a_clear_error() -> None:
-    runner = AgentRunner(Agent(instructions="Use {tone}"), model=ScriptedBackend())
-    try:
-        s = runner.get_or_create_session("s")
-        with pytest.raises(KeyError, match="state has no 'tone'"):
-            s.run("hi")
-        assert s.history[0].text == "hi"  # nothing recorded is lost
-        assert s.run("again", state_delta={"tone": "dry"}).text.startswith("You said")
-    finally:
-        runner.shutdown()
+def test_missing_instruction_key_fails_the_turn_with_a_clear_error(
+    make_runner: RunnerFactory
+) -> None:
+    runner = make_runner(Agent(instructions="Use {tone}"), model=ScriptedBackend())
+    s = runner.get_or_create_session("s")
+    with pytest.raises(KeyError, match="state has no 'tone'"):
+        s.run("hi")
+    assert s.history[0].text == "hi"  # nothing recorded is lost
+    assert s.run("again", state_delta={"tone": "dry"}).text.startswith("You said")
 
 
 def test_schema_from_type_hints_and_docstring() -> None:
@@ -142,7 +137,7 @@ def test_tool_context_parameter_is_hidden_from_the_model() -> None:
     assert "ctx" not in tool.spec.parameters["properties"]
 
 
-def test_tool_loop_sync_and_async_tools() -> None:
+def test_tool_loop_sync_and_async_tools(make_runner: RunnerFactory) -> None:
     def add(a: int, b: int) -> int:
         """Add two numbers."""
         return a + b
@@ -156,73 +151,63 @@ def test_tool_loop_sync_and_async_tools() -> None:
         [[ToolCallChunk("add", {"a": 2, "b": 3}), ToolCallChunk("mul", {"a": 2, "b": 3})],
          "5 and 6"]
     )  # fmt: skip
-    runner = AgentRunner(Agent(tools=[add, mul]), model=backend)
-    try:
-        s = runner.get_or_create_session("s")
-        reply = s.run("compute")
-        responses = [e.response for e in s.history if isinstance(e, FunctionResponse)]
-        assert responses == [{"result": 5}, {"product": 6}]
-        assert reply.text == "5 and 6"
-        # The second model call saw the calls and their results.
-        second = backend.requests[1]
-        assert [p.function_response.name for c in second.contents for p in c.parts
-                if p.function_response] == ["add", "mul"]  # fmt: skip
-        assert [t.name for t in second.tools] == ["add", "mul"]
-    finally:
-        runner.shutdown()
+    runner = make_runner(Agent(tools=[add, mul]), model=backend)
+    s = runner.get_or_create_session("s")
+    reply = s.run("compute")
+    responses = [e.response for e in s.history if isinstance(e, FunctionResponse)]
+    assert responses == [{"result": 5}, {"product": 6}]
+    assert reply.text == "5 and 6"
+    # The second model call saw the calls and their results.
+    second = backend.requests[1]
+    assert [p.function_response.name for c in second.contents for p in c.parts
+            if p.function_response] == ["add", "mul"]  # fmt: skip
+    assert [t.name for t in second.tools] == ["add", "mul"]
 
 
-def test_tool_exception_becomes_an_error_response_the_model_sees() -> None:
+def test_tool_exception_becomes_an_error_response_the_model_sees(
+    make_runner: RunnerFactory
+) -> None:
     def boom() -> None:
         """Always fails."""
         raise ZeroDivisionError("division by zero")
 
     backend = ScriptedBackend([ToolCallChunk("boom", {}), ToolCallChunk("nope", {}), "sorry"])
-    runner = AgentRunner(Agent(tools=[boom]), model=backend)
-    try:
-        s = runner.get_or_create_session("s")
-        assert s.run("x").text == "sorry"
-        responses = [e.response for e in s.history if isinstance(e, FunctionResponse)]
-        assert responses[0] == {"error": "ZeroDivisionError: division by zero"}
-        assert "unknown tool 'nope'" in responses[1]["error"]
-        assert "boom" in responses[1]["error"]
-    finally:
-        runner.shutdown()
+    runner = make_runner(Agent(tools=[boom]), model=backend)
+    s = runner.get_or_create_session("s")
+    assert s.run("x").text == "sorry"
+    responses = [e.response for e in s.history if isinstance(e, FunctionResponse)]
+    assert responses[0] == {"error": "ZeroDivisionError: division by zero"}
+    assert "unknown tool 'nope'" in responses[1]["error"]
+    assert "boom" in responses[1]["error"]
 
 
-def test_bad_tool_arguments_become_an_error_response() -> None:
+def test_bad_tool_arguments_become_an_error_response(make_runner: RunnerFactory) -> None:
     def add(a: int, b: int) -> int:
         """Add."""
         return a + b
 
     backend = ScriptedBackend([ToolCallChunk("add", {"a": 1}), "fine"])
-    runner = AgentRunner(Agent(tools=[add]), model=backend)
-    try:
-        s = runner.get_or_create_session("s")
-        s.run("x")
-        response = next(e.response for e in s.history if isinstance(e, FunctionResponse))
-        assert "TypeError" in response["error"] and "'b'" in response["error"]
-    finally:
-        runner.shutdown()
+    runner = make_runner(Agent(tools=[add]), model=backend)
+    s = runner.get_or_create_session("s")
+    s.run("x")
+    response = next(e.response for e in s.history if isinstance(e, FunctionResponse))
+    assert "TypeError" in response["error"] and "'b'" in response["error"]
 
 
-def test_max_turns_bounds_the_tool_loop() -> None:
+def test_max_turns_bounds_the_tool_loop(make_runner: RunnerFactory) -> None:
     def again() -> str:
         """Loop."""
         return "more"
 
     backend = ScriptedBackend([ToolCallChunk("again", {})] * 5)
-    runner = AgentRunner(Agent(tools=[again], max_turns=3), model=backend)
-    try:
-        s = runner.get_or_create_session("s")
-        with pytest.raises(MaxTurnsExceededError, match="max_turns"):
-            s.run("x")
-        calls = [e for e in s.history if isinstance(e, FunctionCall)]
-        responses = [e for e in s.history if isinstance(e, FunctionResponse)]
-        assert len(calls) == len(responses) == 3
-        assert s.history[-1].finish_reason == "error"
-    finally:
-        runner.shutdown()
+    runner = make_runner(Agent(tools=[again], max_turns=3), model=backend)
+    s = runner.get_or_create_session("s")
+    with pytest.raises(MaxTurnsExceededError, match="max_turns"):
+        s.run("x")
+    calls = [e for e in s.history if isinstance(e, FunctionCall)]
+    responses = [e for e in s.history if isinstance(e, FunctionResponse)]
+    assert len(calls) == len(responses) == 3
+    assert s.history[-1].finish_reason == "error"
 
 
 def test_agent_validation() -> None:
@@ -241,7 +226,9 @@ def test_user_messages_are_text_messages_by_user(runner: AgentRunner) -> None:
     assert isinstance(first, TextMessage) and first.author == "user"
 
 
-def test_unreadable_tool_arguments_reach_the_model_and_the_tool_does_not_run() -> None:
+def test_unreadable_tool_arguments_reach_the_model_and_the_tool_does_not_run(
+    make_runner: RunnerFactory
+) -> None:
     ran: list[int] = []
 
     def add(a: int, b: int) -> int:
@@ -251,12 +238,9 @@ def test_unreadable_tool_arguments_reach_the_model_and_the_tool_does_not_run() -
 
     bad = ToolCallChunk("add", {}, error="the arguments were not a JSON object: '{oops'")
     backend = ScriptedBackend([bad, "fixed it"])
-    runner = AgentRunner(Agent(tools=[add]), model=backend)
-    try:
-        s = runner.get_or_create_session("s")
-        assert s.run("x").text == "fixed it"
-        response = next(e.response for e in s.history if isinstance(e, FunctionResponse))
-        assert response == {"error": "the arguments were not a JSON object: '{oops'"}
-        assert ran == []
-    finally:
-        runner.shutdown()
+    runner = make_runner(Agent(tools=[add]), model=backend)
+    s = runner.get_or_create_session("s")
+    assert s.run("x").text == "fixed it"
+    response = next(e.response for e in s.history if isinstance(e, FunctionResponse))
+    assert response == {"error": "the arguments were not a JSON object: '{oops'"}
+    assert ran == []

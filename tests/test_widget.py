@@ -25,6 +25,7 @@ from agent_nb._jupyter.protocol import DELTA_INTERVAL_S, entries_from_events, pa
 from agent_nb._jupyter.widget import ChatWidget, _DeltaBatcher
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import InvalidSessionIdError
+from tests.fixtures_runtime import RunnerFactory
 
 
 class RecordingComm(BaseComm):
@@ -97,12 +98,30 @@ def turn_done(c: RecordingComm, n: int = 1) -> Callable[[], bool]:
     return lambda: len(c.custom("turn_complete")) >= n
 
 
+def send_and_wait(widget: ChatWidget, text: str, *, turns: int = 1) -> RecordingComm:
+    """Send ``text`` as the front end would and wait for the widget's ``turns``-th turn end."""
+    widget.send_message(text)
+    c = comm_of(widget)
+    wait_for(turn_done(c, turns))
+    return c
+
+
+WidgetFactory = Callable[..., ChatWidget]
+
+
 @pytest.fixture
-def widgets() -> Iterator[list[ChatWidget]]:
+def open_widget() -> Iterator[WidgetFactory]:
+    """``open_widget(...)`` takes `ChatWidget`'s arguments; each widget is closed after the test."""
     made: list[ChatWidget] = []
-    yield made
-    for w in made:
-        w.close()
+
+    def make(*args: Any, **kwargs: Any) -> ChatWidget:
+        widget = ChatWidget(*args, **kwargs)
+        made.append(widget)
+        return widget
+
+    yield make
+    for widget in made:
+        widget.close()
 
 
 # -- protocol -------------------------------------------------------------------
@@ -122,28 +141,26 @@ def test_parse_from_js_accepts_the_three_requests_and_names_them_on_error() -> N
 
 
 def test_bad_frontend_message_is_answered_with_an_error(
-    runner: AgentRunner, widgets: list[ChatWidget]
+    runner: AgentRunner, open_widget: WidgetFactory
 ) -> None:
-    w = ChatWidget("proto", runner=runner)
-    widgets.append(w)
+    w = open_widget("proto", runner=runner)
     comm_of(w).from_frontend({"type": "explode"})
     (error,) = comm_of(w).custom("error")
     assert "unknown widget message type 'explode'" in error["message"]
 
 
-def test_transcript_entries_cover_user_tools_model_and_turn(scripted: ScriptedBackend) -> None:
+def test_transcript_entries_cover_user_tools_model_and_turn(
+    scripted: ScriptedBackend, make_runner: RunnerFactory
+) -> None:
     def add(a: int, b: int) -> int:
         """Add."""
         return a + b
 
-    r = AgentRunner(Agent(tools=[add]), model=scripted)
-    try:
-        scripted.enqueue(ToolCallChunk("add", {"a": 2, "b": 3}, call_id="c1"), "It is 5.")
-        s = r.get_or_create_session("tools")
-        s.run("2+3?")
-        entries = entries_from_events(s.history)
-    finally:
-        r.shutdown()
+    r = make_runner(Agent(tools=[add]), model=scripted)
+    scripted.enqueue(ToolCallChunk("add", {"a": 2, "b": 3}, call_id="c1"), "It is 5.")
+    s = r.get_or_create_session("tools")
+    s.run("2+3?")
+    entries = entries_from_events(s.history)
     assert [e["kind"] for e in entries] == ["user", "tool_call", "tool_result", "model", "turn"]
     assert entries[1]["args"] == {"a": 2, "b": 3}  # type: ignore[typeddict-item]
     assert entries[2]["response"] == {"result": 5}  # type: ignore[typeddict-item]
@@ -155,13 +172,12 @@ def test_transcript_entries_cover_user_tools_model_and_turn(scripted: ScriptedBa
 
 
 def test_send_streams_deltas_then_entry_then_turn_complete_then_transcript(
-    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+    runner: AgentRunner, scripted: ScriptedBackend, open_widget: WidgetFactory
 ) -> None:
     reply = " ".join(f"token{i}" for i in range(60))
     scripted.enqueue(reply)
     scripted.token_delay = 0.002
-    w = ChatWidget("stream", runner=runner)
-    widgets.append(w)
+    w = open_widget("stream", runner=runner)
     c = comm_of(w)
     c.from_frontend({"type": "send", "text": "hello"})
     wait_for(turn_done(c))
@@ -201,7 +217,7 @@ def _rate_check(c: RecordingComm, reply: str, since: float) -> tuple[int, int]:
 def test_streams_are_batched_to_at_most_40_messages_a_second(
     runner: AgentRunner,
     scripted: ScriptedBackend,
-    widgets: list[ChatWidget],
+    open_widget: WidgetFactory,
     tokens: int,
     delay: float,
     min_deltas: int,
@@ -210,8 +226,7 @@ def test_streams_are_batched_to_at_most_40_messages_a_second(
     scripted.enqueue(reply)
     scripted.token_delay = delay
     config = GenerationConfig(max_tokens=tokens + 100)
-    w = ChatWidget(f"rate-{tokens}", runner=runner, config=config)
-    widgets.append(w)
+    w = open_widget(f"rate-{tokens}", runner=runner, config=config)
     c = comm_of(w)
     started = time.monotonic()
     w.send_message("go")
@@ -256,21 +271,23 @@ def test_batcher_spacing_and_invocation_switch() -> None:
 # -- stop, new chat, errors -----------------------------------------------------------
 
 
-def start_long_turn(runner: AgentRunner, scripted: ScriptedBackend, session_id: str) -> ChatWidget:
-    """A widget whose front end sent a message that takes ~10 s to answer, now streaming."""
+def start_long_turn(
+    make: WidgetFactory, runner: AgentRunner, scripted: ScriptedBackend, session_id: str
+) -> ChatWidget:
+    """A widget (from ``make``) whose front end sent a message that takes ~10 s to
+    answer, now streaming."""
     scripted.enqueue(" ".join(["word"] * 500))
     scripted.token_delay = 0.02
-    w = ChatWidget(session_id, runner=runner)
+    w = make(session_id, runner=runner)
     comm_of(w).from_frontend({"type": "send", "text": "long please"})
     wait_for(lambda: comm_of(w).custom("delta"))
     return w
 
 
 def test_stop_from_frontend_cancels_within_half_a_second(
-    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+    runner: AgentRunner, scripted: ScriptedBackend, open_widget: WidgetFactory
 ) -> None:
-    w = start_long_turn(runner, scripted, "stop")
-    widgets.append(w)
+    w = start_long_turn(open_widget, runner, scripted, "stop")
     c = comm_of(w)
     started = time.monotonic()
     c.from_frontend({"type": "stop"})
@@ -287,10 +304,9 @@ def test_stop_from_frontend_cancels_within_half_a_second(
 
 
 def test_a_view_opened_mid_turn_catches_up(
-    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+    runner: AgentRunner, scripted: ScriptedBackend, open_widget: WidgetFactory
 ) -> None:
-    w = start_long_turn(runner, scripted, "late-view")
-    widgets.append(w)
+    w = start_long_turn(open_widget, runner, scripted, "late-view")
     c = comm_of(w)
     wait_for(lambda: len(c.custom("delta")) >= 3)
     c.from_frontend({"type": "catch_up"})  # what a view rendered now sends
@@ -313,10 +329,9 @@ def test_a_view_opened_mid_turn_catches_up(
 
 
 def test_send_while_busy_reports_the_busy_error(
-    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+    runner: AgentRunner, scripted: ScriptedBackend, open_widget: WidgetFactory
 ) -> None:
-    w = start_long_turn(runner, scripted, "busy")
-    widgets.append(w)
+    w = start_long_turn(open_widget, runner, scripted, "busy")
     c = comm_of(w)
     assert w.busy
     w.send_message("second")
@@ -328,10 +343,9 @@ def test_send_while_busy_reports_the_busy_error(
 
 
 def test_new_chat_switches_to_a_fresh_session_and_closes_the_old(
-    runner: AgentRunner, widgets: list[ChatWidget]
+    runner: AgentRunner, open_widget: WidgetFactory
 ) -> None:
-    w = ChatWidget("old-chat", runner=runner)
-    widgets.append(w)
+    w = open_widget("old-chat", runner=runner)
     c = comm_of(w)
     w.send_message("hi")
     wait_for(turn_done(c))
@@ -342,8 +356,7 @@ def test_new_chat_switches_to_a_fresh_session_and_closes_the_old(
     assert w.transcript == [] and c.states()[-1]["session_id"] == w.session_id
     wait_for(lambda: "old-chat" not in [s.id for s in runner.sessions()])
 
-    keeper = ChatWidget("kept-chat", runner=runner, evict_on_close=False)
-    widgets.append(keeper)
+    keeper = open_widget("kept-chat", runner=runner, evict_on_close=False)
     kept = keeper.session
     keeper.new_chat()
     assert not kept.closed and "kept-chat" in [s.id for s in runner.sessions()]
@@ -354,8 +367,7 @@ def test_new_chat_switches_to_a_fresh_session_and_closes_the_old(
 
 def test_close_evicts_the_session_unless_told_not_to(runner: AgentRunner) -> None:
     w = ChatWidget("closing", runner=runner)
-    w.send_message("hi")
-    wait_for(turn_done(comm_of(w)))
+    send_and_wait(w, "hi")
     session = w.session
     w.close()
     assert session.closed and w.comm is None
@@ -381,7 +393,7 @@ def test_frontend_closing_the_comm_evicts_the_session(runner: AgentRunner) -> No
 def test_close_during_a_turn_cancels_it(
     runner: AgentRunner, scripted: ScriptedBackend
 ) -> None:
-    w = start_long_turn(runner, scripted, "close-busy")
+    w = start_long_turn(ChatWidget, runner, scripted, "close-busy")
     w.close()
     wait_for(lambda: "close-busy" not in [s.id for s in runner.sessions()], timeout=3)
 
@@ -390,12 +402,11 @@ def test_close_during_a_turn_cancels_it(
 
 
 def test_two_widgets_and_plain_code_share_one_session(
-    runner: AgentRunner, scripted: ScriptedBackend, widgets: list[ChatWidget]
+    runner: AgentRunner, scripted: ScriptedBackend, open_widget: WidgetFactory
 ) -> None:
     scripted.token_delay = 0.001
-    a = ChatWidget("shared", runner=runner)
-    b = ChatWidget(runner.get_or_create_session("shared"), evict_on_close=False)
-    widgets.extend([a, b])
+    a = open_widget("shared", runner=runner)
+    b = open_widget(runner.get_or_create_session("shared"), evict_on_close=False)
     assert a.session is b.session
     runner.get_or_create_session("shared").run("from a cell")  # as %%agent would
     wait_for(turn_done(comm_of(a)))
@@ -412,29 +423,23 @@ def test_two_widgets_and_plain_code_share_one_session(
 
 
 def test_reexecuting_a_named_widget_keeps_history(
-    runner: AgentRunner, widgets: list[ChatWidget]
+    runner: AgentRunner, open_widget: WidgetFactory
 ) -> None:
-    first = ChatWidget("named", runner=runner)
-    widgets.append(first)
-    first.send_message("remember me")
-    wait_for(turn_done(comm_of(first)))
-    second = ChatWidget("named", runner=runner)
-    widgets.append(second)
+    first = open_widget("named", runner=runner)
+    send_and_wait(first, "remember me")
+    second = open_widget("named", runner=runner)
     assert second.session is first.session
     assert second.transcript[0]["text"] == "remember me"
 
 
 def test_session_closed_elsewhere_is_shown_then_reopened_on_send(
-    runner: AgentRunner, widgets: list[ChatWidget]
+    runner: AgentRunner, open_widget: WidgetFactory
 ) -> None:
-    w = ChatWidget("elsewhere", runner=runner)
-    widgets.append(w)
-    w.send_message("one")
-    wait_for(turn_done(comm_of(w)))
+    w = open_widget("elsewhere", runner=runner)
+    send_and_wait(w, "one")
     runner.delete_session("elsewhere")
     assert w.session_closed
-    w.send_message("two")
-    wait_for(turn_done(comm_of(w), 2))
+    send_and_wait(w, "two", turns=2)
     assert not w.session.closed and w.session.id == "elsewhere"
     assert [e["kind"] for e in w.transcript] == ["user", "model", "turn"]
 
@@ -442,29 +447,26 @@ def test_session_closed_elsewhere_is_shown_then_reopened_on_send(
 # -- construction -----------------------------------------------------------------------
 
 
-def test_session_argument_forms(runner: AgentRunner, widgets: list[ChatWidget]) -> None:
-    fresh = ChatWidget(runner=runner)
-    widgets.append(fresh)
+def test_session_argument_forms(
+    runner: AgentRunner, open_widget: WidgetFactory, make_runner: RunnerFactory
+) -> None:
+    fresh = open_widget(runner=runner)
     assert fresh.session_id.startswith("chat-") and fresh.model_label == "scripted"
     with pytest.raises(InvalidSessionIdError, match="1 to 128 characters"):
         ChatWidget("no spaces allowed", runner=runner)
     with pytest.raises(TypeError, match="session id string or an AgentSession"):
         ChatWidget(42, runner=runner)  # type: ignore[arg-type]
-    other = AgentRunner(model=ScriptedBackend())
-    try:
-        with pytest.raises(ValueError, match="another runner"):
-            ChatWidget(other.get_or_create_session("x"), runner=runner)
-    finally:
-        other.shutdown()
+    other = make_runner(model=ScriptedBackend())
+    with pytest.raises(ValueError, match="another runner"):
+        ChatWidget(other.get_or_create_session("x"), runner=runner)
 
 
 def test_default_runner_is_the_kernel_runner(
-    runner: AgentRunner, widgets: list[ChatWidget]
+    runner: AgentRunner, open_widget: WidgetFactory
 ) -> None:
     previous = set_runner(runner)
     try:
-        w = ChatWidget("default-runner")
-        widgets.append(w)
+        w = open_widget("default-runner")
         assert w.runner is get_runner() is runner
     finally:
         if previous is not None:
