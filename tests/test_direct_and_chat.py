@@ -20,6 +20,7 @@ from agent_nb import (
     TurnComplete,
 )
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
+from agent_nb.errors import BackendError
 
 
 def collect(stream) -> list:  # type: ignore[no-untyped-def]
@@ -54,6 +55,50 @@ def test_generate_content_reports_tool_calls_without_running_them(
     calls = [e for e in events if isinstance(e, FunctionCall)]
     assert [(c.name, dict(c.args)) for c in calls] == [("search", {"q": "mlx"})]
     assert not any(isinstance(e, FunctionResponse) for e in events)
+
+
+def test_generate_content_cancel_keeps_the_partial_text_marked_interrupted(
+    runner: AgentRunner, scripted: ScriptedBackend
+) -> None:
+    """Direct access runs on the session turn engine: same cancel, same closing steps."""
+    scripted.enqueue(" ".join(["word"] * 200))
+    scripted.token_delay = 0.01
+    stream = runner.generate_content_async(GenerateContentRequest([Content.user("go")]))
+
+    async def main() -> list:
+        events = []
+        async for event in stream:
+            events.append(event)
+            if len(events) == 3:
+                stream.cancel()
+        return events
+
+    events = asyncio.run(main())
+    final = [e for e in events if isinstance(e, TextMessage) and not e.is_partial]
+    assert len(final) == 1 and final[0].interrupted and final[0].author == "model"
+    done = events[-1]
+    assert isinstance(done, TurnComplete) and done.finish_reason == "cancelled" and done.interrupted
+    reply = stream.result(timeout=5)
+    assert reply.interrupted and reply.text == final[0].text
+    assert len({e.invocation_id for e in events}) == 1
+
+
+def test_generate_content_failure_is_recorded_then_raised(
+    runner: AgentRunner, scripted: ScriptedBackend
+) -> None:
+    scripted.enqueue(RuntimeError("model fell over"))
+    stream = runner.generate_content_async(GenerateContentRequest([Content.user("go")]))
+    seen: list = []
+
+    async def main() -> None:
+        async for event in stream:
+            seen.append(event)
+
+    with pytest.raises(BackendError, match="model fell over"):
+        asyncio.run(main())
+    (done,) = seen
+    assert isinstance(done, TurnComplete) and done.finish_reason == "error"
+    assert done.error == "BackendError: scripted failure: model fell over"
 
 
 def test_generate_content_rejects_non_requests(runner: AgentRunner) -> None:
