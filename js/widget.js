@@ -2,18 +2,20 @@
 // `transcript` trait, streams `delta` messages into a live block, and sends
 // `send` / `stop` / `new_chat` requests. Nothing the model writes is ever
 // inserted as HTML without going through markdown.js (escape + DOMPurify).
+//
+// The parts: format.js (pure text helpers), transcript.js (entries -> DOM),
+// live.js (the streaming text), markdown.js (untrusted text -> safe DOM);
+// this module builds the view and wires the model's events to them.
 
 import "./widget.css";
+import { turnStatus } from "./format.js";
+import { mountLive } from "./live.js";
 import { addCopyButtons, renderMarkdown } from "./markdown.js";
+import { addToolResult, h as make, renderEntries } from "./transcript.js";
 
 /** @typedef {import("./protocol.js").WidgetState} WidgetState */
-/** @typedef {import("./protocol.js").Entry} Entry */
 /** @typedef {import("./protocol.js").FromPython} FromPython */
 /** @typedef {import("./protocol.js").FromJs} FromJs */
-/** @typedef {import("./protocol.js").UsageDict} UsageDict */
-/** @typedef {import("./protocol.js").TurnEntry} TurnEntry */
-/** @typedef {import("./protocol.js").ToolCallEntry} ToolCallEntry */
-/** @typedef {import("./protocol.js").ToolResultEntry} ToolResultEntry */
 
 /**
  * @template {keyof HTMLElementTagNameMap} K
@@ -23,132 +25,13 @@ import { addCopyButtons, renderMarkdown } from "./markdown.js";
  * @returns {HTMLElementTagNameMap[K]}
  */
 function h(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-/** @param {UsageDict} usage */
-export function formatUsage(usage) {
-  const parts = [];
-  if (usage.time_to_first_token_s != null) {
-    parts.push(`TTFT ${usage.time_to_first_token_s.toFixed(2)} s`);
-  }
-  if (usage.tokens_per_s != null) parts.push(`${usage.tokens_per_s.toFixed(1)} tokens/s`);
-  parts.push(`${usage.generated_tokens} tokens`);
-  return parts.join(" · ");
-}
-
-/** @param {unknown} value */
-function pretty(value) {
-  try {
-    return JSON.stringify(value, null, 2);
-  } catch {
-    return String(value);
-  }
-}
-
-/**
- * ``a=2, b=3`` for the summary line, shortened so the line stays one line.
- * @param {Record<string, unknown>} args
- */
-function argsPreview(args) {
-  const text = Object.entries(args)
-    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
-    .join(", ");
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+  return make(document, tag, className, text);
 }
 
 /** @param {HTMLElement} body @param {string} text */
 function fillMarkdown(body, text) {
   body.replaceChildren(renderMarkdown(text));
   addCopyButtons(body);
-}
-
-/**
- * @param {string} role
- * @param {string} label
- */
-function bubble(role, label) {
-  const box = h("div", `anb-msg anb-${role}`);
-  box.append(h("div", "anb-role", label));
-  const body = h("div", "anb-body");
-  box.append(body);
-  return { box, body };
-}
-
-/**
- * Build the DOM for a whole transcript. Tool calls and their results share one
- * collapsible block (matched by call_id); ``openTools`` remembers which blocks
- * the user opened, so a re-render at the end of a turn keeps them open.
- * @param {Entry[]} entries
- * @param {Set<string>} openTools
- * @returns {HTMLElement[]}
- */
-function renderEntries(entries, openTools) {
-  /** @type {HTMLElement[]} */
-  const out = [];
-  /** @type {Map<string, HTMLDetailsElement>} */
-  const tools = new Map();
-  for (const entry of entries) {
-    if (entry.kind === "user") {
-      const { box, body } = bubble("user", "You");
-      body.textContent = entry.text;
-      out.push(box);
-    } else if (entry.kind === "model") {
-      const { box, body } = bubble("model", entry.author);
-      fillMarkdown(body, entry.text);
-      if (entry.interrupted) box.append(h("div", "anb-note", "stopped"));
-      out.push(box);
-    } else if (entry.kind === "tool_call") {
-      const block = toolBlock(entry, entry.name, openTools);
-      tools.set(entry.call_id, block);
-      out.push(block);
-    } else if (entry.kind === "tool_result") {
-      const block = tools.get(entry.call_id) ?? toolBlock(null, entry.name, openTools);
-      if (!tools.has(entry.call_id)) out.push(block);
-      addToolResult(block, entry);
-    } else if (entry.kind === "turn" && entry.error) {
-      out.push(h("div", "anb-error", entry.error));
-    }
-  }
-  return out;
-}
-
-/**
- * @param {ToolCallEntry | null} call
- * @param {string} name
- * @param {Set<string>} openTools
- */
-function toolBlock(call, name, openTools) {
-  const block = h("details", "anb-tool");
-  const key = call ? call.call_id : "";
-  if (key) {
-    block.dataset.callId = key;
-    block.open = openTools.has(key);
-    block.addEventListener("toggle", () => {
-      if (block.open) openTools.add(key);
-      else openTools.delete(key);
-    });
-  }
-  const summary = h("summary");
-  summary.append(h("span", "anb-tool-tag", "tool"), h("span", "anb-tool-name", name));
-  if (call) summary.append(h("span", "anb-tool-args", `(${argsPreview(call.args)})`));
-  block.append(summary);
-  if (call) {
-    block.append(h("div", "anb-tool-label", "arguments"));
-    block.append(h("pre", "anb-tool-json", pretty(call.args)));
-  }
-  return block;
-}
-
-/** @param {HTMLDetailsElement} block @param {ToolResultEntry} result */
-function addToolResult(block, result) {
-  const failed = typeof result.response === "object" && result.response && "error" in result.response;
-  if (failed) block.classList.add("anb-tool-failed");
-  block.append(h("div", "anb-tool-label", failed ? "error" : "result"));
-  block.append(h("pre", "anb-tool-json", pretty(result.response)));
 }
 
 /** @type {import("@anywidget/types").Render<WidgetState>} */
@@ -184,21 +67,18 @@ function render({ model, el }) {
   root.append(header, log, composer, status);
   el.append(root);
 
-  /** Streaming state of the current turn (if any). */
-  let liveText = "";
-  let liveId = "";
-  /** @type {{box: HTMLElement, body: HTMLElement} | null} */
-  let liveBubble = null;
-  let frame = 0;
   let pending = false; // a send is on its way and not yet confirmed
   /** @type {Set<string>} */
   const openTools = new Set();
 
-  const nearBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-  /** @param {boolean} stick */
-  const scroll = (stick) => {
-    if (stick) log.scrollTop = log.scrollHeight;
+  /** Keep the log pinned to the bottom across a change if it was there before. */
+  const keepScroll = () => {
+    const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+    return () => {
+      if (stick) log.scrollTop = log.scrollHeight;
+    };
   };
+  const streaming = mountLive({ doc: document, live, fillMarkdown, keepScroll });
 
   function busy() {
     return model.get("busy") || pending;
@@ -218,34 +98,14 @@ function render({ model, el }) {
   }
 
   function renderTranscript() {
-    const stick = nearBottom();
-    past.replaceChildren(...renderEntries(model.get("transcript"), openTools));
+    const restore = keepScroll();
+    past.replaceChildren(
+      ...renderEntries(document, model.get("transcript"), openTools, fillMarkdown),
+    );
     if (model.get("session_closed")) {
       past.append(h("div", "anb-note", "This session was closed; a new message starts it afresh."));
     }
-    scroll(stick);
-  }
-
-  function paintLive() {
-    frame = 0;
-    if (!liveText) return;
-    const stick = nearBottom();
-    if (!liveBubble) {
-      liveBubble = bubble("model", "model");
-      liveBubble.box.classList.add("anb-streaming-msg");
-      live.replaceChildren(liveBubble.box);
-    }
-    fillMarkdown(liveBubble.body, liveText);
-    scroll(stick);
-  }
-
-  function clearLive() {
-    liveText = "";
-    liveId = "";
-    liveBubble = null;
-    if (frame) cancelAnimationFrame(frame);
-    frame = 0;
-    live.replaceChildren();
+    restore();
   }
 
   /** @param {string} text @param {string} [kind] */
@@ -272,45 +132,34 @@ function render({ model, el }) {
   /** @param {FromPython} msg */
   function onMessage(msg) {
     if (msg.type === "delta") {
-      if (msg.invocation_id !== liveId) {
-        clearLive();
-        liveId = msg.invocation_id;
-        setStatus("streaming…");
-      }
-      liveText += msg.text;
-      if (!frame) frame = requestAnimationFrame(paintLive);
+      if (streaming.delta(msg)) setStatus("streaming…");
     } else if (msg.type === "entry") {
       const entry = msg.entry;
       if (entry.kind === "user") {
         pending = false;
         setStatus("waiting for the model…");
       }
-      if (entry.kind === "model") clearLive();
-      const stick = nearBottom();
+      if (entry.kind === "model") streaming.clear();
+      const restore = keepScroll();
       const call =
         entry.kind === "tool_result"
           ? past.querySelector(`details[data-call-id="${CSS.escape(entry.call_id)}"]`)
           : null;
       if (call instanceof HTMLDetailsElement && entry.kind === "tool_result") {
-        addToolResult(call, entry);
+        addToolResult(document, call, entry);
       } else {
-        past.append(...renderEntries([entry], openTools));
+        past.append(...renderEntries(document, [entry], openTools, fillMarkdown));
       }
-      scroll(stick);
+      restore();
     } else if (msg.type === "turn_complete") {
       pending = false;
-      clearLive();
-      if (msg.error) setStatus(`error: ${msg.error}`, "anb-status-error");
-      else if (msg.interrupted) setStatus(`stopped · ${formatUsage(msg.usage)}`);
-      else setStatus(formatUsage(msg.usage));
+      streaming.clear();
+      setStatus(...turnStatus(msg));
     } else if (msg.type === "error") {
       pending = false;
       setStatus(msg.message, "anb-status-error");
     } else if (msg.type === "snapshot") {
-      clearLive();
-      liveId = msg.invocation_id;
-      liveText = msg.text;
-      if (liveText) frame = requestAnimationFrame(paintLive);
+      streaming.snapshot(msg);
       setStatus("streaming…");
     }
     syncControls();
@@ -329,12 +178,12 @@ function render({ model, el }) {
   const onSend = () => submit();
   const onStop = () => post({ type: "stop" });
   const onNew = () => {
-    clearLive();
+    streaming.clear();
     setStatus("");
     post({ type: "new_chat" });
   };
   const onTranscript = () => {
-    clearLive();
+    streaming.clear();
     renderTranscript();
   };
   const onState = () => {
@@ -371,7 +220,7 @@ function render({ model, el }) {
   }
 
   return () => {
-    if (frame) cancelAnimationFrame(frame);
+    streaming.dispose();
     for (const [name, handler] of modelEvents) model.off(name, handler);
     root.remove();
   };

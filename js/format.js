@@ -1,0 +1,61 @@
+// Pure text helpers of the ChatWidget: no DOM, no imports, so `node --test`
+// runs them as they are (tests/js/).
+
+/** @typedef {import("./protocol.js").UsageDict} UsageDict */
+/** @typedef {import("./protocol.js").TurnCompleteMsg} TurnCompleteMsg */
+
+/**
+ * ``TTFT 0.12 s · 7.3 tokens/s · 16 tokens`` for the status line.
+ * @param {UsageDict} usage
+ */
+export function formatUsage(usage) {
+  const parts = [];
+  if (usage.time_to_first_token_s != null) {
+    parts.push(`TTFT ${usage.time_to_first_token_s.toFixed(2)} s`);
+  }
+  if (usage.tokens_per_s != null) parts.push(`${usage.tokens_per_s.toFixed(1)} tokens/s`);
+  parts.push(`${usage.generated_tokens} tokens`);
+  return parts.join(" · ");
+}
+
+/**
+ * JSON for a tool's arguments or result, indented; anything JSON cannot hold as text.
+ * @param {unknown} value
+ */
+export function pretty(value) {
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * ``a=2, b=3`` for a tool block's summary line, shortened so the line stays one line.
+ * @param {Record<string, unknown>} args
+ */
+export function argsPreview(args) {
+  const text = Object.entries(args)
+    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+    .join(", ");
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/**
+ * A tool result that reports a failure (the tool raised, or was cancelled).
+ * @param {unknown} response
+ */
+export function toolFailed(response) {
+  return typeof response === "object" && response !== null && "error" in response;
+}
+
+/**
+ * What the status line says when a turn ends: [text, css class].
+ * @param {TurnCompleteMsg} msg
+ * @returns {[string, string]}
+ */
+export function turnStatus(msg) {
+  if (msg.error) return [`error: ${msg.error}`, "anb-status-error"];
+  if (msg.interrupted) return [`stopped · ${formatUsage(msg.usage)}`, ""];
+  return [formatUsage(msg.usage), ""];
+}

@@ -1,0 +1,121 @@
+// The transcript: entries (from the `transcript` trait or one `entry` message)
+// into DOM nodes. Everything here takes the `document` to build with and the
+// Markdown filler to use, so it is testable without a browser (tests/js/) and
+// the untrusted-text path stays in markdown.js.
+
+import { argsPreview, pretty, toolFailed } from "./format.js";
+
+/** @typedef {import("./protocol.js").Entry} Entry */
+/** @typedef {import("./protocol.js").ToolCallEntry} ToolCallEntry */
+/** @typedef {import("./protocol.js").ToolResultEntry} ToolResultEntry */
+/** @typedef {(body: HTMLElement, text: string) => void} FillMarkdown */
+
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {Document} doc
+ * @param {K} tag
+ * @param {string} [className]
+ * @param {string} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function h(doc, tag, className, text) {
+  const node = doc.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/**
+ * A message: a role label over a body.
+ * @param {Document} doc
+ * @param {string} role
+ * @param {string} label
+ */
+export function bubble(doc, role, label) {
+  const box = h(doc, "div", `anb-msg anb-${role}`);
+  box.append(h(doc, "div", "anb-role", label));
+  const body = h(doc, "div", "anb-body");
+  box.append(body);
+  return { box, body };
+}
+
+/**
+ * Build the DOM for a run of entries. Tool calls and their results share one
+ * collapsible block (matched by call_id); ``openTools`` remembers which blocks
+ * the user opened, so a re-render at the end of a turn keeps them open.
+ * @param {Document} doc
+ * @param {Entry[]} entries
+ * @param {Set<string>} openTools
+ * @param {FillMarkdown} fillMarkdown
+ * @returns {HTMLElement[]}
+ */
+export function renderEntries(doc, entries, openTools, fillMarkdown) {
+  /** @type {HTMLElement[]} */
+  const out = [];
+  /** @type {Map<string, HTMLDetailsElement>} */
+  const tools = new Map();
+  for (const entry of entries) {
+    if (entry.kind === "user") {
+      const { box, body } = bubble(doc, "user", "You");
+      body.textContent = entry.text;
+      out.push(box);
+    } else if (entry.kind === "model") {
+      const { box, body } = bubble(doc, "model", entry.author);
+      fillMarkdown(body, entry.text);
+      if (entry.interrupted) box.append(h(doc, "div", "anb-note", "stopped"));
+      out.push(box);
+    } else if (entry.kind === "tool_call") {
+      const block = toolBlock(doc, entry, entry.name, openTools);
+      tools.set(entry.call_id, block);
+      out.push(block);
+    } else if (entry.kind === "tool_result") {
+      const block = tools.get(entry.call_id) ?? toolBlock(doc, null, entry.name, openTools);
+      if (!tools.has(entry.call_id)) out.push(block);
+      addToolResult(doc, block, entry);
+    } else if (entry.kind === "turn" && entry.error) {
+      out.push(h(doc, "div", "anb-error", entry.error));
+    }
+  }
+  return out;
+}
+
+/**
+ * @param {Document} doc
+ * @param {ToolCallEntry | null} call
+ * @param {string} name
+ * @param {Set<string>} openTools
+ */
+function toolBlock(doc, call, name, openTools) {
+  const block = h(doc, "details", "anb-tool");
+  const key = call ? call.call_id : "";
+  if (key) {
+    block.dataset.callId = key;
+    block.open = openTools.has(key);
+    block.addEventListener("toggle", () => {
+      if (block.open) openTools.add(key);
+      else openTools.delete(key);
+    });
+  }
+  const summary = h(doc, "summary");
+  summary.append(h(doc, "span", "anb-tool-tag", "tool"), h(doc, "span", "anb-tool-name", name));
+  if (call) summary.append(h(doc, "span", "anb-tool-args", `(${argsPreview(call.args)})`));
+  block.append(summary);
+  if (call) {
+    block.append(h(doc, "div", "anb-tool-label", "arguments"));
+    block.append(h(doc, "pre", "anb-tool-json", pretty(call.args)));
+  }
+  return block;
+}
+
+/**
+ * Add a result under its call's block (also for a block already on screen).
+ * @param {Document} doc
+ * @param {HTMLDetailsElement} block
+ * @param {ToolResultEntry} result
+ */
+export function addToolResult(doc, block, result) {
+  const failed = toolFailed(result.response);
+  if (failed) block.classList.add("anb-tool-failed");
+  block.append(h(doc, "div", "anb-tool-label", failed ? "error" : "result"));
+  block.append(h(doc, "pre", "anb-tool-json", pretty(result.response)));
+}

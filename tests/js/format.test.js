@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { argsPreview, formatUsage, pretty, toolFailed, turnStatus } from "../../js/format.js";
+
+const usage = {
+  prompt_tokens: 12,
+  cached_tokens: 0,
+  generated_tokens: 16,
+  time_to_first_token_s: 0.123,
+  tokens_per_s: 7.04,
+};
+
+test("formatUsage shows TTFT, speed and tokens", () => {
+  assert.equal(formatUsage(usage), "TTFT 0.12 s · 7.0 tokens/s · 16 tokens");
+});
+
+test("formatUsage leaves out figures the backend did not measure", () => {
+  const bare = { ...usage, time_to_first_token_s: null, tokens_per_s: null };
+  assert.equal(formatUsage(bare), "16 tokens");
+});
+
+test("argsPreview lists key=JSON pairs", () => {
+  assert.equal(argsPreview({ a: 2, b: "x" }), 'a=2, b="x"');
+  assert.equal(argsPreview({}), "");
+});
+
+test("argsPreview cuts a long line at 60 characters with an ellipsis", () => {
+  const preview = argsPreview({ text: "y".repeat(100) });
+  assert.equal(preview.length, 58);
+  assert.ok(preview.endsWith("…"));
+  assert.ok(preview.startsWith('text="yyy'));
+});
+
+test("pretty indents JSON and falls back to String for what JSON cannot hold", () => {
+  assert.equal(pretty({ a: [1] }), '{\n  "a": [\n    1\n  ]\n}');
+  const loop = {};
+  loop.self = loop;
+  assert.equal(pretty(loop), "[object Object]");
+});
+
+test("toolFailed is true only for an object with an error key", () => {
+  assert.equal(toolFailed({ error: "boom" }), true);
+  assert.equal(toolFailed({ result: 5 }), false);
+  assert.equal(toolFailed(null), false);
+  assert.equal(toolFailed("error"), false);
+});
+
+test("turnStatus names errors, stops and normal ends", () => {
+  const base = { type: "turn_complete", invocation_id: "i", usage, finish_reason: "stop" };
+  assert.deepEqual(turnStatus({ ...base, interrupted: false, error: null }), [
+    "TTFT 0.12 s · 7.0 tokens/s · 16 tokens",
+    "",
+  ]);
+  assert.deepEqual(turnStatus({ ...base, interrupted: true, error: null }), [
+    "stopped · TTFT 0.12 s · 7.0 tokens/s · 16 tokens",
+    "",
+  ]);
+  assert.deepEqual(turnStatus({ ...base, interrupted: false, error: "BackendError: down" }), [
+    "error: BackendError: down",
+    "anb-status-error",
+  ]);
+});

@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { addToolResult, renderEntries } from "../../js/transcript.js";
+import { miniDocument, plainText } from "./mini_dom.js";
+
+const ids = { id: "e", invocation_id: "inv" };
+
+/** @param {any[]} entries @param {Set<string>} [open] */
+function render(entries, open = new Set()) {
+  // @ts-ignore: the mini document stands in for a real one
+  return renderEntries(miniDocument, entries, open, plainText);
+}
+
+test("user and model messages become bubbles; the model's text goes through the filler", () => {
+  const nodes = render([
+    { ...ids, kind: "user", text: "<b>hi</b>" },
+    { ...ids, kind: "model", author: "helper", text: "**Hello**", interrupted: false },
+  ]);
+  assert.deepEqual(
+    nodes.map((n) => n.className),
+    ["anb-msg anb-user", "anb-msg anb-model"],
+  );
+  assert.equal(nodes[0].textContent, "You<b>hi</b>");
+  assert.equal(nodes[1].textContent, "helper**Hello**");
+});
+
+test("an interrupted model message is marked stopped", () => {
+  const [box] = render([{ ...ids, kind: "model", author: "m", text: "par", interrupted: true }]);
+  assert.equal(box.findAll("anb-note")[0].textContent, "stopped");
+});
+
+test("a tool call and its result share one block, matched by call_id", () => {
+  const nodes = render([
+    { ...ids, kind: "tool_call", name: "add", call_id: "c1", args: { a: 2, b: 3 } },
+    { ...ids, kind: "tool_call", name: "boom", call_id: "c2", args: {} },
+    { ...ids, kind: "tool_result", name: "add", call_id: "c1", response: { result: 5 } },
+    { ...ids, kind: "tool_result", name: "boom", call_id: "c2", response: { error: "no" } },
+  ]);
+  assert.equal(nodes.length, 2);
+  const [add, boom] = nodes;
+  assert.equal(add.tagName, "DETAILS");
+  assert.equal(add.dataset.callId, "c1");
+  assert.equal(add.findAll("anb-tool-args")[0].textContent, "(a=2, b=3)");
+  assert.deepEqual(
+    add.findAll("anb-tool-label").map((n) => n.textContent),
+    ["arguments", "result"],
+  );
+  assert.ok(!add.classList.contains("anb-tool-failed"));
+  assert.ok(boom.classList.contains("anb-tool-failed"));
+  assert.equal(boom.findAll("anb-tool-label")[1].textContent, "error");
+});
+
+test("a result whose call is not in the run gets a block of its own", () => {
+  const [block] = render([
+    { ...ids, kind: "tool_result", name: "late", call_id: "c9", response: { result: 1 } },
+  ]);
+  assert.equal(block.findAll("anb-tool-name")[0].textContent, "late");
+  assert.equal(block.dataset.callId, undefined);
+});
+
+test("blocks the user opened stay open on a re-render, and toggling is remembered", () => {
+  const open = new Set(["c1"]);
+  const call = { ...ids, kind: "tool_call", name: "add", call_id: "c1", args: {} };
+  const [block] = render([call], open);
+  assert.equal(block.open, true);
+  block.open = false;
+  block.dispatch("toggle");
+  assert.deepEqual([...open], []);
+  block.open = true;
+  block.dispatch("toggle");
+  assert.deepEqual([...open], ["c1"]);
+});
+
+test("a turn shows only when it failed", () => {
+  const turn = { ...ids, kind: "turn", usage: {}, finish_reason: "stop", interrupted: false };
+  assert.deepEqual(render([{ ...turn, error: null }]), []);
+  const [error] = render([{ ...turn, error: "BackendError: down" }]);
+  assert.equal(error.className, "anb-error");
+  assert.equal(error.textContent, "BackendError: down");
+});
+
+test("addToolResult adds to a block already on screen", () => {
+  const [block] = render([{ ...ids, kind: "tool_call", name: "f", call_id: "c1", args: {} }]);
+  // @ts-ignore: the mini document stands in for a real one
+  addToolResult(miniDocument, block, { ...ids, kind: "tool_result", name: "f", call_id: "c1", response: { result: 1 } });
+  assert.equal(block.findAll("anb-tool-json")[1].textContent, '{\n  "result": 1\n}');
+});

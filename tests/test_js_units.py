@@ -1,0 +1,38 @@
+"""The widget's pure JS helpers, unit-tested with ``node --test`` (tests/js/).
+
+They run here so that CI, which only runs pytest, runs them too. Node comes
+with the JS build (``.ci/setup`` installs it); the browser tests cover the
+real DOM.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+JS_TESTS = sorted((ROOT / "tests" / "js").glob("*.test.js"))
+
+
+def test_there_are_js_unit_tests() -> None:
+    assert {p.name for p in JS_TESTS} >= {"format.test.js", "transcript.test.js", "live.test.js"}
+
+
+def test_node_unit_tests_pass() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed; .ci/setup installs it (apt-get install nodejs npm)")
+    done = subprocess.run(
+        [node, "--test", *map(str, JS_TESTS)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    passed = re.search(r"^# pass (\d+)$", done.stdout, re.M)
+    assert passed is not None and int(passed.group(1)) >= 17, done.stdout[-2000:]
