@@ -30,21 +30,24 @@ def _quantised_modules(model: Any) -> list[Any]:
     return [m for _, m in model.named_modules() if "scales" in m and hasattr(m, "bits")]
 
 
-def weight_bytes(model: Any) -> int:
-    """Bytes of every parameter (packed weights, scales and biases included)."""
+def _flat(parameters: Any) -> list[tuple[str, Any]]:
     from mlx.utils import tree_flatten
 
-    return sum(int(v.nbytes) for _, v in tree_flatten(model.parameters()))
+    flat: Any = tree_flatten(parameters)
+    return list(flat)
+
+
+def weight_bytes(model: Any) -> int:
+    """Bytes of every parameter (packed weights, scales and biases included)."""
+    return sum(int(v.nbytes) for _, v in _flat(model.parameters()))
 
 
 def weight_format(model: Any) -> str:
     """``"quantised"`` if any layer is, else the dtype of most parameter bytes."""
-    from mlx.utils import tree_flatten
-
     if _quantised_modules(model):
         return "quantised"
     by_dtype: dict[str, int] = {}
-    for _, value in tree_flatten(model.parameters()):
+    for _, value in _flat(model.parameters()):
         name = str(value.dtype).rsplit(".", 1)[-1]
         by_dtype[name] = by_dtype.get(name, 0) + int(value.nbytes)
     return max(by_dtype, key=by_dtype.__getitem__) if by_dtype else "empty"
@@ -52,12 +55,10 @@ def weight_format(model: Any) -> str:
 
 def float32_bytes(model: Any) -> int:
     """What the weights would take with every layer dequantised to float32."""
-    from mlx.utils import tree_flatten
-
     total = 0
     for _, module in model.named_modules():
         quantised = "scales" in module and hasattr(module, "bits")
-        for name, value in tree_flatten(module.parameters()):
+        for name, value in _flat(module.parameters()):
             if "." in name:  # a child module's parameter: counted with the child
                 continue
             if quantised and name in ("scales", "biases"):
