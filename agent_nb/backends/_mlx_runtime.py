@@ -9,6 +9,10 @@ callables; their results come back as `concurrent.futures.Future`s.
 Models are loaded once per process and shared by every backend that names the
 same folder or repo, so two runners (or a runner and a benchmark) never hold
 two copies of the weights.
+
+This thread is also where the process first imports ``mlx.core``, so it
+settles the CPU BLAS just before (`_cpu_blas`), and a model loaded on the
+OpenBLAS path gets float32 weights (`_mlx_weights`).
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ import os
 import pathlib
 import queue
 import re
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import BackendError, ModelNotFoundError
+from ._cpu_blas import prepare_cpu_blas, take_hint
 
 __all__ = [
     "EMBEDDED_ALIASES",
@@ -72,6 +78,7 @@ class MLXThread:
                 continue
             try:
                 if self.stream is None:
+                    prepare_cpu_blas()  # must come before the first mlx.core import
                     import mlx.core as mx
 
                     self.stream = mx.new_stream(mx.default_device())
@@ -158,6 +165,14 @@ class LoadedModel:
     model: Any
     tokenizer: Any
     config: dict[str, Any]
+    cpu_blas: str | None = None  # "openblas" | "reference" | None (not the Linux CPU wheel)
+    weights: str = "quantised"  # "quantised" or the dtype most weight bytes have
+    weight_bytes: int = 0
+
+    @property
+    def cpu_fast(self) -> bool:
+        """On MLX's CPU with OpenBLAS and float32 weights: larger prefill chunks pay."""
+        return self.cpu_blas == "openblas" and self.weights == "float32"
 
 
 _models: dict[str, LoadedModel] = {}
@@ -193,7 +208,26 @@ def _load_now(source: ModelSource, progress: bool) -> LoadedModel:
             "'mlx:/path/to/that/folder', or use the embedded 'mlx:smollm2-135m'."
         ) from exc
     model.eval()
-    return LoadedModel(source, location, model, tokenizer, dict(config))
+    return _settle_weights(LoadedModel(source, location, model, tokenizer, dict(config)))
+
+
+def _settle_weights(loaded: LoadedModel) -> LoadedModel:
+    """float32 weights on the OpenBLAS path (see `_mlx_weights`); the hint once if slow."""
+    import mlx.core as mx
+
+    from ._mlx_weights import dequantise_to_float32, weight_bytes, weight_format
+
+    blas = prepare_cpu_blas()
+    if mx.default_device() == mx.cpu:
+        loaded.cpu_blas = blas.blas
+        if blas.fast:
+            dequantise_to_float32(loaded.model)
+        hint = take_hint()
+        if hint:
+            print(hint, file=sys.stderr, flush=True)
+    loaded.weights = weight_format(loaded.model)
+    loaded.weight_bytes = weight_bytes(loaded.model)
+    return loaded
 
 
 def load_model(source: ModelSource, *, progress: bool = True) -> LoadedModel:
