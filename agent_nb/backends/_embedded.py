@@ -311,7 +311,7 @@ def _check(out: pathlib.Path) -> None:
 
 
 def _convert(gguf: pathlib.Path, out: pathlib.Path, progress: bool) -> None:
-    from .backends._cpu_blas import prepare_cpu_blas
+    from ._cpu_blas import prepare_cpu_blas
 
     prepare_cpu_blas()  # converting may be this process's first mlx import
     import mlx.core as mx
