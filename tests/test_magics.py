@@ -52,12 +52,13 @@ def test_cell_help_lists_every_option(shell: InteractiveShell) -> None:
     with capture_output() as cap:
         shell.run_cell("%%agent?")
     for option in ("--new", "--once", "--model", "--system", "--temperature", "--max-tokens",
-                   "--output", "--data", "--format", "{name}", "%%agent"):  # fmt: skip
+                   "--output", "--data", "--format", "--code", "--cells", "--outputs",
+                   "{name}", "{In[3]}", "{Out[3]}", "%agent explain", "%%agent"):  # fmt: skip
         assert option in cap.stdout, option
     with capture_output() as cap:
         shell.run_cell("%agent?")
     for command in ("sessions", "history", "state", "delete", "clear", "model", "export",
-                    "widget", "memory"):  # fmt: skip
+                    "widget", "memory", "explain"):  # fmt: skip
         assert command in cap.stdout
 
 
