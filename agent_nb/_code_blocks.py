@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FENCED", "first_code_block"]
+__all__ = ["FENCED", "first_code_block", "opens_a_block"]
 
 FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+_OPENING = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
 
 def first_code_block(text: str) -> str | None:
@@ -23,3 +24,8 @@ def first_code_block(text: str) -> str | None:
     if match is None:
         return None
     return match.group(3).removesuffix("\n")
+
+
+def opens_a_block(text: str) -> bool:
+    """True when a fence opens somewhere in ``text`` (closed or not)."""
+    return _OPENING.search(text) is not None

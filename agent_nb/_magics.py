@@ -36,7 +36,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ._cell_context import cells_context, recent_cells
-from ._code_blocks import first_code_block
+from ._code_blocks import first_code_block, opens_a_block
 from ._data_summary import summarize
 from ._ids import check_session_id
 from ._last_error import LastError, error_from_result
@@ -324,7 +324,9 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         """``--code``: the first code block becomes the next cell (the front end inserts it)."""
         code = first_code_block(reply)
         if code is None:
-            print("--code: the reply has no fenced code block; no cell was added")
+            why = ("its code block was cut off before the closing fence (raise --max-tokens)"
+                   if opens_a_block(reply) else "it has no fenced code block")  # fmt: skip
+            print(f"--code: no cell was added: {why}")
             return
         self.shell.set_next_input(code, replace=False)
         print("--code: the reply's first code block is in a new cell below (not run)")

@@ -250,7 +250,7 @@ async def _notebook_help_explain_code_and_cells() -> None:
         )
         without = await run(kernel, "%%agent --code\nanother")
         assert replies[kernel.nb.cells.index(without)]["payload"] == []
-        assert "no fenced code block" in stdout(without)
+        assert stdout(without).strip() == "--code: no cell was added: it has no fenced code block"
         # --cells 2: exactly the last two cells' code, labelled with their counts.
         first = await run(kernel, "a = 40")
         second = await run(kernel, "b = 2\nprint(a + b)")

@@ -154,17 +154,21 @@ def test_code_puts_the_first_block_in_the_next_cell(
 
 
 @pytest.mark.parametrize(
-    ("reply", "options"),
-    [("No code, just words.", ""), ("```python\nprint(1)\nprint(2)\n```", "--max-tokens 3")],
+    ("reply", "options", "why"),
+    [
+        ("No code, just words.", "", "it has no fenced code block"),
+        ("```python\nprint(1)\nprint(2)\n```", "--max-tokens 3",
+         "its code block was cut off before the closing fence (raise --max-tokens)"),
+    ],
     ids=["no-block", "cut-mid-block"],
-)
+)  # fmt: skip
 def test_code_without_a_complete_block_adds_no_cell(
-    shell: InteractiveShell, backend: ScriptedBackend, reply: str, options: str
+    shell: InteractiveShell, backend: ScriptedBackend, reply: str, options: str, why: str
 ) -> None:
     shell.rl_next_input = None
     backend.enqueue(reply)
     _, cap = run(shell, f"%%agent --code {options}\nwrite code")
-    assert cap.stdout.strip() == "--code: the reply has no fenced code block; no cell was added"
+    assert cap.stdout.strip() == f"--code: no cell was added: {why}"
     assert shell.rl_next_input is None
 
 
