@@ -359,6 +359,9 @@ def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBacke
         ("-o 2bad", "-o needs a Python variable name"),
         ("--format html", "invalid choice"),
         ('-s "unclosed', "cannot parse"),
+        ("--cells 0", "--cells needs a number of cells of at least 1, got 0"),
+        ("--cells two", "argument --cells: invalid int value: 'two'"),
+        ("--outputs", "--outputs goes with --cells N"),
     ],
 )
 def test_bad_input_is_one_line_and_changes_nothing(

@@ -219,23 +219,6 @@ def test_cells_context_fits_its_budget(shell: InteractiveShell, backend: Scripte
     assert "lines left out" in prompt and "characters left out" in prompt
 
 
-@pytest.mark.parametrize(
-    ("options", "fragment"),
-    [
-        ("--cells 0", "--cells needs a number of cells of at least 1, got 0"),
-        ("--cells two", "argument --cells: invalid int value: 'two'"),
-        ("--outputs", "--outputs goes with --cells N"),
-    ],
-)
-def test_bad_cells_options_are_one_line(
-    shell: InteractiveShell, backend: ScriptedBackend, options: str, fragment: str
-) -> None:
-    run(shell, "%%agent\nkeep me")
-    result, cap = run(shell, f"%%agent {options}\nhello")
-    usage_error(result, cap, fragment)
-    assert turns() == ["keep me"] and len(backend.requests) == 1
-
-
 def test_cells_with_nothing_run_before(shell: InteractiveShell, backend: ScriptedBackend) -> None:
     shell.reset(new_session=True)
     result, cap = run(shell, "%%agent --cells 2\nhello")
