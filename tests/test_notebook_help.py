@@ -70,7 +70,8 @@ def test_explain_sends_the_error_the_cell_and_only_user_frames(
 
 
 def test_explain_without_an_error_is_one_line(shell: InteractiveShell) -> None:
-    shell.reset(new_session=True)  # a fresh kernel: nothing has failed
+    # A fresh kernel: nothing has failed (pytest also clears sys.last_value per test).
+    shell.reset(new_session=True)
     magics(shell).last_error = None
     result, cap = run(shell, "%agent explain")
     usage_error(result, cap, "no error to explain yet: %agent explain explains the last cell")
