@@ -52,12 +52,13 @@ def test_cell_help_lists_every_option(shell: InteractiveShell) -> None:
     with capture_output() as cap:
         shell.run_cell("%%agent?")
     for option in ("--new", "--once", "--model", "--system", "--temperature", "--max-tokens",
-                   "--output", "--data", "--format", "{name}", "%%agent"):  # fmt: skip
+                   "--output", "--data", "--format", "--code", "--cells", "--outputs",
+                   "{name}", "{In[3]}", "{Out[3]}", "%agent explain", "%%agent"):  # fmt: skip
         assert option in cap.stdout, option
     with capture_output() as cap:
         shell.run_cell("%agent?")
     for command in ("sessions", "history", "state", "delete", "clear", "model", "export",
-                    "widget", "memory"):  # fmt: skip
+                    "widget", "memory", "explain"):  # fmt: skip
         assert command in cap.stdout
 
 
@@ -359,6 +360,9 @@ def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBacke
         ("-o 2bad", "-o needs a Python variable name"),
         ("--format html", "invalid choice"),
         ('-s "unclosed', "cannot parse"),
+        ("--cells 0", "--cells needs a number of cells of at least 1, got 0"),
+        ("--cells two", "argument --cells: invalid int value: 'two'"),
+        ("--outputs", "--outputs goes with --cells N"),
     ],
 )
 def test_bad_input_is_one_line_and_changes_nothing(

@@ -202,3 +202,64 @@ async def _xss_reply_is_inert_in_the_output_bundle() -> None:
             for rendered in [*render_all(source).values(), marked_html]:
                 assert_inert(rendered, XSS)
         assert "<b>shown as code</b>" in markdown[-1]  # code stays readable
+
+
+def test_notebook_help_explain_code_and_cells() -> None:
+    asyncio.run(_notebook_help_explain_code_and_cells())
+
+
+async def _notebook_help_explain_code_and_cells() -> None:
+    async with started_kernel() as kernel:
+        replies: dict[int, dict[str, Any]] = {}
+
+        def keep_reply(cell: Any, cell_index: int, execute_reply: Any) -> None:
+            replies[cell_index] = execute_reply["content"]
+
+        kernel.on_cell_executed = keep_reply
+        await run(kernel, "%load_ext agent_nb")
+        # A fresh kernel has nothing to explain: one line, no traceback.
+        with pytest.raises(CellExecutionError) as fresh:
+            await run(kernel, "%agent explain")
+        assert fresh.value.ename == "UsageError" and fresh.value.evalue.startswith(
+            "no error to explain yet"
+        )
+        failing = new_code_cell(
+            "total = 10\nshare = total / 0", metadata={"tags": ["raises-exception"]}
+        )
+        await run_cell(kernel, failing)
+        number = failing.execution_count
+        cell = await run(kernel, "%agent explain -m scripted")
+        assert stdout(cell).startswith(
+            f"explaining ZeroDivisionError: division by zero in In [{number}]"
+        )
+        echoed = displays(cell)[-1]["data"]["text/plain"]  # the scripted model echoes the prompt
+        assert "ZeroDivisionError: division by zero" in echoed
+        assert "```python\ntotal = 10\nshare = total / 0\n```" in echoed
+        assert f"  In [{number}], line 2, in <module>\n    share = total / 0" in echoed
+        for internal in ("interactiveshell", "IPython", "ipykernel", "site-packages", "run_code"):
+            assert internal not in echoed
+        # --code: exactly the first block goes into the reply's set_next_input payload.
+        block = "import math\nprint(math.tau)"
+        await use_scripted_model(kernel, [f"Here:\n```python\n{block}\n```\n```\nother\n```",
+                                          "Only words."])  # fmt: skip
+        with_code = await run(kernel, "%%agent --code\nprint tau")
+        payloads = replies[kernel.nb.cells.index(with_code)]["payload"]
+        assert payloads == [{"source": "set_next_input", "text": block, "replace": False}]
+        assert stdout(with_code).strip() == (
+            "--code: the reply's first code block is in a new cell below (not run)"
+        )
+        without = await run(kernel, "%%agent --code\nanother")
+        assert replies[kernel.nb.cells.index(without)]["payload"] == []
+        assert stdout(without).strip() == "--code: no cell was added: it has no fenced code block"
+        # --cells 2: exactly the last two cells' code, labelled with their counts.
+        first = await run(kernel, "a = 40")
+        second = await run(kernel, "b = 2\nprint(a + b)")
+        asked = await run(kernel, "%%agent --cells 2 --outputs\nwhat did I do?")
+        context = displays(asked)[-1]["data"]["text/plain"].removeprefix("You said: ")
+        assert context == (
+            "Context: the code and outputs of the last 2 cells I ran in this notebook.\n\n"
+            f"In [{first.execution_count}]:\n```python\na = 40\n```\n\n"
+            f"In [{second.execution_count}]:\n```python\nb = 2\nprint(a + b)\n```\n\n"
+            f"Out[{second.execution_count}]:\n```text\n42\n```\n\n"
+            "what did I do?"
+        )

@@ -53,6 +53,8 @@ def test_notebook_executes(path: Path, embedded_model_dir: Path, tmp_path: Path)
     if path.stem == "01_quickstart":
         assert "Paris" in text  # the embedded model answered the first cell
         assert "events removed: 3" in text
+        assert "--code: " in text  # a new cell below, or one line saying why not
+        assert "explaining ZeroDivisionError: division by zero in In [" in text
     elif path.stem == "02_teaching_demo":
         assert "You got a B" in text and "stored state: {'grades_given': 1}" in text
         assert "chat() needs exactly one of" in text

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "CommandsMixin", "sessions_html"]
 
 COMMANDS = ("sessions", "history", "state", "delete", "clear", "model", "export", "widget",
-            "memory")  # fmt: skip
+            "memory", "explain")  # fmt: skip
 
 
 def _size(n: int) -> str:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import queue
-import re
 import sys
 import threading
 import time
@@ -29,13 +28,13 @@ from .._render import safe_markdown
 from .._reply import Reply
 from .._stream import EventStream
 from .._types import Event, FunctionCall, FunctionResponse, TextMessage
+from .code_blocks import FENCED
 from .export import call_line, response_line
 
 __all__ = ["DisplaySink", "Outcome", "Sink", "TerminalSink", "drive", "render_bundle"]
 
 Format = Literal["markdown", "text", "code"]
 _END = object()
-_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
 
 
 @dataclasses.dataclass
@@ -55,7 +54,7 @@ class Sink(Protocol):
 
 def _code_only(text: str) -> str:
     """``--format code``: the fenced blocks of a reply, or all of it when it has none."""
-    blocks = _FENCED.findall(text)
+    blocks = FENCED.findall(text)
     if not blocks:
         return f"```\n{text}\n```" if text else ""
     return "\n\n".join(f"```{info.strip()}\n{body}```" for _, info, body in blocks)

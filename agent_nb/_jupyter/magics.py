@@ -40,8 +40,12 @@ from .._kernel_runner import get_runner, set_runner
 from .._runner import DEFAULT_MODEL, AgentRunner
 from .._types import GenerationConfig
 from ..errors import SessionBusyError
+from .cell_context import cells_context, recent_cells
+from .code_blocks import first_code_block, opens_a_block
 from .data_summary import summarize
+from .last_error import LastError, error_from_result
 from .magic_commands import CommandsMixin
+from .magic_explain import ExplainMixin
 from .magic_stream import DisplaySink, TerminalSink, drive
 from .usage import usage_errors
 
@@ -71,7 +75,7 @@ def interpolate(template: str, namespace: dict[str, Any]) -> str:
 
 
 @magics_class
-class AgentMagics(CommandsMixin, Magics):
+class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     """``%%agent`` / ``%agent``; configure with ``%config AgentMagics.<trait> = ...``."""
 
     default_session = Unicode(
@@ -103,6 +107,12 @@ class AgentMagics(CommandsMixin, Magics):
     data_budget = Int(
         600, min=40, help="Token budget shared by the --data summaries of one cell."
     ).tag(config=True)
+    cells_budget = Int(
+        800, min=40, help="Token budget shared by the cells that --cells N sends."
+    ).tag(config=True)
+    error_budget = Int(
+        800, min=200, help="Token budget for the error that %agent explain sends."
+    ).tag(config=True)
     store = Unicode(
         "",
         help="Session store for the kernel runner: '' keeps the current runner, "
@@ -117,6 +127,8 @@ class AgentMagics(CommandsMixin, Magics):
         self._run = 0
         self._cell_run: dict[str, int] = {}
         self._own_runner: AgentRunner | None = None
+        self.last_error: LastError | None = None  # the latest failed cell, for %agent explain
+        self._history_len: int | None = None  # input history length when this cell started
         if shell is not None:
             shell.events.register("pre_run_cell", self._pre_run_cell)
             shell.events.register("post_run_cell", self._post_run_cell)
@@ -161,10 +173,13 @@ class AgentMagics(CommandsMixin, Magics):
     def _pre_run_cell(self, info: Any) -> None:
         self._run += 1
         self._cell_id = getattr(info, "cell_id", None) or self._parent_cell_id()
+        self._history_len = len(self.shell.history_manager.input_hist_raw)
 
     def _post_run_cell(self, result: Any) -> None:
         # A %%agent call from outside any cell (a widget callback) is no cell's turn.
         self._cell_id = None
+        self._history_len = None
+        self.last_error = error_from_result(result) or self.last_error
 
     def _parent_cell_id(self) -> str | None:
         """ipykernel without ``cell_id`` support: read the request metadata."""
@@ -196,15 +211,26 @@ class AgentMagics(CommandsMixin, Magics):
     )  # fmt: skip
     @argument("--format", choices=["markdown", "text", "code"], default="markdown",
               help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
+    @argument("--code", action="store_true",
+              help="Put the reply's first code block into a new cell below (never run).")
+    @argument("--cells", type=int, metavar="N",
+              help="Send the code of the last N executed cells (In [n]) as context.")
+    @argument("--outputs", action="store_true",
+              help="With --cells: their text outputs too (printed text, results, errors).")
     @cell_magic("agent")  # type: ignore[arg-type]  # IPython types only the bare form
     @usage_errors
     def agent_cell(self, line: str, cell: str) -> None:
         """Send the cell to a model and stream the reply into the output.
 
         The cell body is the message. ``{name}`` inserts a notebook variable
-        (``{{`` and ``}}`` for literal braces). The session outlives the cell;
+        (``{{`` and ``}}`` for literal braces); ``{In[3]}`` is the code of cell
+        3 and ``{Out[3]}`` its result. The session outlives the cell;
         re-running a cell replaces its earlier turn (see AgentMagics.on_rerun).
         Interrupt the kernel to stop a reply; the session stays usable.
+        ``--cells N`` sends the last N executed cells as context (cut to
+        AgentMagics.cells_budget tokens); ``--code`` puts the reply's first
+        fenced code block into a new cell below, which you run yourself.
+        ``%agent explain`` asks about the last error.
 
         Examples::
 
@@ -213,11 +239,19 @@ class AgentMagics(CommandsMixin, Magics):
 
             %%agent review -s "You are a terse reviewer." --data df -o answer
             What stands out in this table?
+
+            %%agent --cells 3 --outputs --code
+            Plot the column I computed above as a histogram.
         """
         args = self._parse(line)
+        message = self._message(cell, args.data)
+        context = self._cells(args)
+        self._send(args, f"{context}\n\n{message}" if context else message)
+
+    def _send(self, args: Any, message: str) -> None:
+        """Check the options, start the turn (rewinding a re-run cell) and stream it."""
         runner = get_runner()
         session_id = args.session or self.default_session
-        message = self._message(cell, args.data)
         if args.output and (not args.output.isidentifier() or keyword.iskeyword(args.output)):
             raise UsageError(f"-o needs a Python variable name, got {args.output!r}")
         config = GenerationConfig(
@@ -240,6 +274,8 @@ class AgentMagics(CommandsMixin, Magics):
             self._remember(session_id, outcome.invocation_id)
         if args.output and outcome.reply is not None:
             self.shell.user_ns[args.output] = outcome.reply
+        if args.code and outcome.reply is not None and not outcome.interrupted:
+            self._next_cell(outcome.reply.text)
         if outcome.error is not None:
             raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
         if outcome.interrupted:
@@ -265,6 +301,32 @@ class AgentMagics(CommandsMixin, Magics):
         budget = self.data_budget // max(1, len(data))
         summaries = [summarize(name, ns[name], budget) for name in dict.fromkeys(data)]
         return "\n\n".join([text, *summaries])
+
+    def _cells(self, args: Any) -> str:
+        """The ``--cells N [--outputs]`` context, or ""."""
+        if args.cells is None:
+            if args.outputs:
+                raise UsageError("--outputs goes with --cells N (the outputs of those cells)")
+            return ""
+        if args.cells < 1:
+            raise UsageError(f"--cells needs a number of cells of at least 1, got {args.cells}")
+        cells = recent_cells(self.shell, args.cells, before=self._history_len)
+        if not cells:
+            raise UsageError("--cells: no cell has run before this one in this kernel yet")
+        return cells_context(
+            self.shell, cells, outputs=args.outputs, budget_tokens=self.cells_budget
+        )
+
+    def _next_cell(self, reply: str) -> None:
+        """``--code``: the first code block becomes the next cell (the front end inserts it)."""
+        code = first_code_block(reply)
+        if code is None:
+            why = ("its code block was cut off before the closing fence (raise --max-tokens)"
+                   if opens_a_block(reply) else "it has no fenced code block")  # fmt: skip
+            print(f"--code: no cell was added: {why}")
+            return
+        self.shell.set_next_input(code, replace=False)
+        print("--code: the reply's first code block is in a new cell below (not run)")
 
     def _start(
         self, runner: AgentRunner, session_id: str, message: str, new: bool, options: Any
@@ -326,6 +388,8 @@ class AgentMagics(CommandsMixin, Magics):
                                      the transcript as Markdown or JSON
             widget [ID]              a ChatWidget on the session
             memory                   model and KV-cache memory figures
+            explain [ID] [-m SPEC] [--max-tokens N]
+                                     ask the model why the last failing cell failed
 
         ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
         """
