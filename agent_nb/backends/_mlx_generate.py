@@ -27,6 +27,10 @@ from ._mlx_kv import KVSlot
 __all__ = ["GenerationJob", "run_generation"]
 
 
+#: The smallest adaptive prefill chunk: below it per-call overhead dominates.
+MIN_PREFILL_CHUNK = 8
+
+
 @dataclass
 class GenerationJob:
     model: Any
@@ -38,7 +42,18 @@ class GenerationJob:
     emit: Callable[[Chunk], None]
     cancelled: Callable[[], bool]
     prefill_step: int = 512
+    #: When set, prefill chunks are sized so each takes about this many seconds
+    #: (at most ``prefill_step`` tokens): cancellation is checked between chunks,
+    #: and how long a chunk takes on a CPU depends on the machine and its load.
+    prefill_chunk_s: float | None = None
     tools: list[dict[str, Any]] | None = None
+
+
+def _next_chunk(n: int, took: float, job: GenerationJob) -> int:
+    """The next prefill chunk, sized from how fast the last one went."""
+    assert job.prefill_chunk_s is not None
+    rate = n / max(took, 1e-3)
+    return max(MIN_PREFILL_CHUNK, min(job.prefill_step, int(rate * job.prefill_chunk_s)))
 
 
 def _sampling(job: GenerationJob) -> tuple[Any, list[Any]]:
@@ -122,16 +137,20 @@ def run_generation(job: GenerationJob) -> Finish:
                 logits = processor(context, logits)
         return sampler(logits - mx.logsumexp(logits, keepdims=True))
 
+    piece = job.prefill_step if job.prefill_chunk_s is None else min(job.prefill_step, 32)
     with mx.stream(job.stream):
         while len(rest) > 1:
             if job.cancelled():
                 mx.eval([c.state for c in cache])
                 return Finish(usage(), "cancelled")
-            n = min(job.prefill_step, len(rest) - 1)
+            n = min(piece, len(rest) - 1)
+            chunk_started = time.perf_counter()
             model(mx.array(rest[:n])[None], cache=cache)
             mx.eval([c.state for c in cache])
             slot.tokens.extend(rest[:n])
             rest = rest[n:]
+            if job.prefill_chunk_s is not None:
+                piece = _next_chunk(n, time.perf_counter() - chunk_started, job)
         if job.cancelled():
             return Finish(usage(), "cancelled")
         context = mx.array(job.prompt[: len(job.prompt) - len(rest)], dtype=mx.int32)

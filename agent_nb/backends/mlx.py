@@ -37,9 +37,9 @@ from ._mlx_kv import KVSlot, KVStore
 from ._mlx_runtime import LoadedModel, ModelSource, load_model, mlx_thread, resolve_source
 
 __all__ = [
-    "CPU_FAST_PREFILL_STEP",
-    "CPU_SLOW_PREFILL_STEP",
+    "CPU_PREFILL_CHUNK_S",
     "DEFAULT_KV_BUDGET_BYTES",
+    "MAX_PREFILL_STEP",
     "MLXBackend",
     "from_spec",
 ]
@@ -61,21 +61,23 @@ def _budget_from_env() -> int:
         ) from None
 
 
-#: Prefill chunk (tokens) on the CPU fast path: about 0.8 s on two cores, so
-#: Stop answers within about a second; larger chunks use OpenBLAS better.
-CPU_FAST_PREFILL_STEP = 128
-#: On the slow CPU path a 32-token chunk already takes about 3 s, and its
-#: throughput does not depend on the chunk size.
-CPU_SLOW_PREFILL_STEP = 32
+#: On a CPU, each prefill chunk is sized to take about this long, so Stop and
+#: Ctrl-C answer within about a second however fast the machine is (OpenBLAS
+#: or not, busy or idle); chunks grow up to `MAX_PREFILL_STEP` tokens.
+CPU_PREFILL_CHUNK_S = 0.4
+#: The largest prefill chunk (a GPU always uses it).
+MAX_PREFILL_STEP = 512
 
 
-def _default_prefill_step(loaded: LoadedModel) -> int:
-    """512 on a GPU; on the CPU small enough that cancellation stays prompt."""
+def _prefill_plan(prefill_step: int | None) -> tuple[int, float | None]:
+    """(largest chunk, seconds per chunk or None for fixed chunks)."""
     import mlx.core as mx
 
+    if prefill_step is not None:
+        return prefill_step, None
     if mx.default_device() == mx.gpu:
-        return 512
-    return CPU_FAST_PREFILL_STEP if loaded.cpu_fast else CPU_SLOW_PREFILL_STEP
+        return MAX_PREFILL_STEP, None
+    return MAX_PREFILL_STEP, CPU_PREFILL_CHUNK_S
 
 
 def from_spec(arg: str) -> MLXBackend:
@@ -212,6 +214,7 @@ class MLXBackend(Backend):
         prompt = render_prompt(loaded.tokenizer, request)
         slot = self._kv.acquire(key) if key is not None else KVSlot("")
         tools = [t.to_openai() for t in request.tools] or None
+        largest_chunk, chunk_s = _prefill_plan(self.prefill_step)
         job = GenerationJob(
             model=loaded.model,
             tokenizer=loaded.tokenizer,
@@ -221,7 +224,8 @@ class MLXBackend(Backend):
             slot=slot,
             emit=emit,
             cancelled=cancelled,
-            prefill_step=self.prefill_step or _default_prefill_step(loaded),
+            prefill_step=largest_chunk,
+            prefill_chunk_s=chunk_s,
             tools=tools,
         )
         freed = 0
