@@ -29,6 +29,7 @@ from ._types import (
     TurnComplete,
     new_id,
 )
+from ._window import ContextPolicy, WindowMemory, check_policy
 from .errors import SessionBusyError, SessionClosedError
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class TurnOptions:
     system: str | None = None
     config: GenerationConfig | None = None
     agent: Agent | None = None
+    context_policy: ContextPolicy | None = None  # None: the agent's
 
 
 class _ActiveTurn:
@@ -104,6 +106,11 @@ class AgentSession:
         self._listeners: list[tuple[Listener, Listener | None]] = []
         self.last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
         self.last_used = record.last_update_time
+        # Context window (issue 14): the sticky cut, restored from stored history.
+        self.window = WindowMemory.from_history(record.events)
+        self.last_usage = next(
+            (e.usage for e in reversed(record.events) if isinstance(e, TurnComplete)), None
+        )
         self.turns = sum(isinstance(e, TurnComplete) for e in record.events)
         self.tokens = sum(
             e.usage.prompt_tokens + e.usage.generated_tokens
@@ -220,13 +227,23 @@ class AgentSession:
         model: str | Backend | None = None,
         system: str | None = None,
         config: GenerationConfig | None = None,
+        context_policy: ContextPolicy | None = None,
     ) -> EventStream:
-        """Start a turn now; returns its `EventStream`."""
+        """Start a turn now; returns its `EventStream`.
+
+        ``context_policy`` overrides the agent's for this turn (``"window"`` or
+        ``"error"``); a turn that cannot fit the model's window fails with
+        `ContextWindowError` before anything is sent or recorded.
+        """
         text = _user_text(content)
+        if context_policy is not None:
+            check_policy(context_policy)
         delta = dict(state_delta or {})
         for key, value in delta.items():
             check_json_value(key, value)
-        options = TurnOptions(model=model, system=system, config=config)
+        options = TurnOptions(
+            model=model, system=system, config=config, context_policy=context_policy
+        )
         with self._lock:
             self._check_open()
             if self._active is not None:
@@ -272,6 +289,7 @@ class AgentSession:
     def _record_event(self, event: Event) -> Event:
         stored = self._runner.store.append_event(self._record, event)
         if isinstance(stored, TurnComplete):
+            self.last_usage = stored.usage
             self.turns += 1
             self.tokens += stored.usage.prompt_tokens + stored.usage.generated_tokens
         self.last_used = stored.timestamp

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from ._reply import Reply
@@ -25,8 +26,9 @@ from ._types import (
     TurnComplete,
     Usage,
 )
+from ._window import ContextPolicy, Window, fit_window
 from .backends import Finish, TextDelta, ToolCallChunk
-from .errors import AgentError, MaxTurnsExceededError
+from .errors import AgentError, ContextWindowError, MaxTurnsExceededError
 
 if TYPE_CHECKING:
     from ._agent import Agent
@@ -132,14 +134,20 @@ async def _one_model_call(
 
 
 def build_request(
-    session: AgentSession, agent: Agent, options: TurnOptions, temp: dict[str, Any]
+    session: AgentSession,
+    agent: Agent,
+    options: TurnOptions,
+    temp: dict[str, Any],
+    pending: Event | None = None,
 ) -> GenerateContentRequest:
+    """The whole history as a request; ``pending`` is appended as if already recorded."""
     from ._history import events_to_contents
 
     state = {**session.state, **temp}
     system = options.system if options.system is not None else agent.instructions
+    events = session._record.events if pending is None else [*session._record.events, pending]
     return GenerateContentRequest(
-        contents=events_to_contents(session._record.events),
+        contents=events_to_contents(events),
         system_instruction=render_instructions(system, state),
         tools=[t.spec for t in agent.tools],
         config=options.config or agent.config,
@@ -179,6 +187,37 @@ async def _run_tool(
     return tool_result_payload(result), delta
 
 
+# -- context window (issue 14) ---------------------------------------------------
+
+
+def _fit(
+    session: AgentSession,
+    backend: Backend,
+    request: GenerateContentRequest,
+    policy: ContextPolicy,
+    window: int | None,
+) -> Window:
+    """Fit ``request`` to the window with the session's sticky cut (see `_window`)."""
+    fitted = fit_window(
+        request,
+        count=backend.count_tokens,
+        window=session.window.effective(window),
+        policy=policy,
+        start=session.window.start,
+    )
+    session.window.start = fitted.omitted
+    return fitted
+
+
+def _windowed(usage: Usage, fitted: Window) -> Usage:
+    return dataclasses.replace(
+        usage,
+        context_tokens=fitted.tokens,
+        context_window=fitted.window,
+        omitted_turns=fitted.omitted,
+    )
+
+
 async def run_turn(
     session: AgentSession, turn: _ActiveTurn, user_event: TextMessage, options: TurnOptions
 ) -> Reply:
@@ -194,15 +233,29 @@ async def run_turn(
     temp: dict[str, Any] = {
         k: v for k, v in user_event.state_delta.items() if k.startswith(TEMP_PREFIX)
     }
+    recorded = False
+    window: int | None = None
     try:
-        rec.emit(user_event)
         backend = session._backend_for(options)
+        # Context window: fit the request as if the message were recorded, and
+        # only then record it, so a turn that cannot fit leaves history as it was.
+        policy = options.context_policy or agent.context_policy
+        window = await backend.resolve_context_window()
+        fitted: Window | None = _fit(
+            session, backend, build_request(session, agent, options, temp, user_event),
+            policy, window,
+        )  # fmt: skip
+        rec.emit(user_event)
+        recorded = True
         for _ in range(agent.max_turns):
             text = []
             calls: list[ToolCallChunk] = []
-            request = build_request(session, agent, options, temp)
-            result = await _one_model_call(backend, request, session, turn, rec, text, calls)
-            usage = usage + result.usage
+            if fitted is None:  # a later tool round: the request grew
+                fitted = _fit(session, backend, build_request(session, agent, options, temp),
+                              policy, window)  # fmt: skip
+            result = await _one_model_call(backend, fitted.request, session, turn, rec, text, calls)
+            usage = usage + _windowed(result.usage, fitted)
+            fitted = None
             finish = result.finish_reason
             if turn.cancel_token.is_set():
                 finish = "cancelled"
@@ -256,11 +309,20 @@ async def run_turn(
         uncancel = getattr(asyncio.current_task(), "uncancel", None)  # Python >= 3.11
         if uncancel is not None:
             uncancel()
+    except ContextWindowError as exc:
+        finish, error = "error", exc
+        if recorded:  # the server counted more than we did: fit tighter next turn
+            session.window.learn(exc, window)
     except (AgentError, KeyError, ValueError, TypeError) as exc:
         finish, error = "error", exc
     except Exception as exc:
         finish, error = "error", exc
+    if not recorded and isinstance(error, ContextWindowError):
+        # Nothing was sent or recorded: the turn ends with its error alone.
+        return _end_turn(session, turn, rec, usage, finish, error)
     try:
+        if not recorded:  # failed before the model was asked: keep the message
+            rec.emit(user_event)
         if text:  # cut off mid-stream: keep what the user already saw
             rec.emit(
                 TextMessage(
@@ -292,6 +354,17 @@ async def run_turn(
         )
     except Exception as exc:  # the store itself failed; report that, not a hang
         error = error or exc
+    return _end_turn(session, turn, rec, usage, finish, error)
+
+
+def _end_turn(
+    session: AgentSession,
+    turn: _ActiveTurn,
+    rec: _TurnRecorder,
+    usage: Usage,
+    finish: FinishReason,
+    error: BaseException | None,
+) -> Reply:
     final = [e for e in rec.events if isinstance(e, TextMessage) and e.author != "user"]
     reply = Reply(
         text=final[-1].text if final else "",

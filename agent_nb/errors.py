@@ -9,6 +9,7 @@
     ├── MaxTurnsExceededError                    too many model<->tool rounds in one turn
     ├── BackendError                             the model failed to load or answer
     │   └── ModelNotFoundError                   the model spec names nothing that exists
+    ├── ContextWindowError                       a request cannot fit the model's context window
     └── StaleSessionError                        a persistent store was written by someone else
 
 Foreign exceptions (mlx, openai, httpx, sqlite3) are translated where they are
@@ -21,6 +22,7 @@ from __future__ import annotations
 __all__ = [
     "AgentError",
     "BackendError",
+    "ContextWindowError",
     "InvalidSessionIdError",
     "MaxTurnsExceededError",
     "ModelNotFoundError",
@@ -60,3 +62,27 @@ class ModelNotFoundError(BackendError):
 
 class StaleSessionError(AgentError):
     """A persistent session changed under this writer (revision mismatch)."""
+
+
+class ContextWindowError(AgentError):
+    """A request cannot fit the model's context window.
+
+    Raised by the turn before anything is sent or recorded (``context_policy=
+    "error"``, or a current message that alone does not fit), and by a backend
+    whose server refused a request for its length. ``overshoot`` is by how many
+    tokens it did not fit, when known; the next turn of the same session then
+    shrinks its window by that much.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        tokens: int | None = None,
+        window: int | None = None,
+        overshoot: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.tokens = tokens
+        self.window = window
+        self.overshoot = overshoot
