@@ -41,6 +41,7 @@ from ._magic_commands import CommandsMixin
 from ._magic_stream import DisplaySink, TerminalSink, drive
 from ._runner import DEFAULT_MODEL, AgentRunner, get_runner, set_runner
 from ._types import GenerationConfig
+from ._window import omitted_line
 from .errors import AgentError, SessionBusyError
 
 __all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
@@ -97,6 +98,13 @@ class AgentMagics(CommandsMixin, Magics):
     )
     stream_interval = Float(
         0.05, min=0.0, help="Seconds between output updates while streaming (0.05 = 20/s)."
+    ).tag(config=True)
+    context_policy = Enum(
+        ["window", "error"],
+        default_value="window",
+        help="A conversation longer than the model's window: 'window' leaves the oldest "
+        "whole turns out of what the model sees (history keeps them); 'error' stops "
+        "with an error instead.",
     ).tag(config=True)
     data_budget = Int(
         600, min=40, help="Token budget shared by the --data summaries of one cell."
@@ -187,6 +195,9 @@ class AgentMagics(CommandsMixin, Magics):
     @argument("-s", "--system", help="System instructions for this turn.")
     @argument("-t", "--temperature", type=float, help="Sampling temperature (0 = greedy).")
     @argument("--max-tokens", type=int, help="Cap on generated tokens for this turn.")
+    @argument("--context", choices=["window", "error"],
+              help="Past the model's window: leave the oldest turns out (window) or fail "
+              "(error); default AgentMagics.context_policy.")  # fmt: skip
     @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
     @argument(
         "--data", nargs="+", action="extend", default=[], metavar="VAR",
@@ -202,6 +213,10 @@ class AgentMagics(CommandsMixin, Magics):
         (``{{`` and ``}}`` for literal braces). The session outlives the cell;
         re-running a cell replaces its earlier turn (see AgentMagics.on_rerun).
         Interrupt the kernel to stop a reply; the session stays usable.
+        When the conversation outgrows the model's context window, the oldest
+        whole turns are left out of what the model sees (a line says so; history
+        keeps them), or with ``--context error`` the turn fails before anything
+        is sent.
 
         Examples::
 
@@ -229,7 +244,8 @@ class AgentMagics(CommandsMixin, Magics):
         except (AgentError, ValueError, TypeError) as exc:
             raise UsageError(str(exc)) from None
         system = args.system if args.system is not None else (self.system_prompt or None)
-        options = {"model": model, "system": system, "config": config}
+        options = {"model": model, "system": system, "config": config,
+                   "context_policy": args.context or self.context_policy}  # fmt: skip
         try:
             if args.once:
                 stream = runner.run_single_turn_async(message, **options)
@@ -243,6 +259,9 @@ class AgentMagics(CommandsMixin, Magics):
             self._remember(session_id, outcome.invocation_id)
         if args.output and outcome.reply is not None:
             self.shell.user_ns[args.output] = outcome.reply
+        if outcome.reply is not None and outcome.reply.usage.omitted_turns:  # context window
+            usage = outcome.reply.usage
+            print(omitted_line(usage.omitted_turns, usage.context_window))
         if outcome.error is not None:
             raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
         if outcome.interrupted:

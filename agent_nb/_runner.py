@@ -50,6 +50,8 @@ class SessionInfo:
     closed: bool = False
     evicting: bool = False
     busy: bool = False
+    context_tokens: int | None = None  # the latest request's tokens (what the model saw)
+    context_window: int | None = None  # the window it was fitted to (None: unknown)
 
 
 class AgentRunner:
@@ -191,6 +193,7 @@ class AgentRunner:
         for session in live + evicting:
             if session.ephemeral and not include_hidden:
                 continue
+            usage = session.last_usage
             infos.append(
                 SessionInfo(
                     id=session.id,
@@ -203,6 +206,8 @@ class AgentRunner:
                     closed=session.closed,
                     evicting=session in evicting,
                     busy=session.busy,
+                    context_tokens=usage.context_tokens if usage else None,
+                    context_window=usage.context_window if usage else None,
                 )
             )
         return infos

@@ -71,7 +71,8 @@ class ContextWindowError(AgentError):
     "error"``, or a current message that alone does not fit), and by a backend
     whose server refused a request for its length. ``overshoot`` is by how many
     tokens it did not fit, when known; the next turn of the same session then
-    shrinks its window by that much.
+    shrinks its window by that much. ``sent`` is True for a server's refusal
+    (the turn was recorded, with this error), False when nothing was sent.
     """
 
     def __init__(
@@ -81,8 +82,10 @@ class ContextWindowError(AgentError):
         tokens: int | None = None,
         window: int | None = None,
         overshoot: int | None = None,
+        sent: bool = False,
     ) -> None:
         super().__init__(message)
+        self.sent = sent
         self.tokens = tokens
         self.window = window
         self.overshoot = overshoot

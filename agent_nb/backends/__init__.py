@@ -62,4 +62,6 @@ def resolve_backend(spec: str | Backend) -> Backend:
         return _load("mlx", "from_spec", spec, rest)
     if sep and kind == "openai" and rest:
         return _load("openai", "from_spec", spec, rest)
-    raise ModelNotFoundError(f"Unknown model spec {spec!r}. Use one of: {', '.join(KNOWN_SPECS)}.")
+    raise ModelNotFoundError(
+        f"Unknown model spec {spec!r}. Use one of: {', '.join(KNOWN_SPECS)}."
+    )

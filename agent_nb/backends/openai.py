@@ -324,6 +324,7 @@ class OpenAIBackend(Backend):
                 "with %agent delete SESSION.",
                 window=window,
                 overshoot=overshoot,
+                sent=True,
             )
         if code in (401, 403):
             return BackendError(
