@@ -231,6 +231,7 @@ class AgentRunner:
 
     def _after_rewind(self, session: AgentSession) -> None:
         from ._turn import build_request
+        from ._window import shown
 
         with self._lock:
             backends = [b for b in self._backends.values() if b.supports_prompt_cache]
@@ -240,6 +241,7 @@ class AgentRunner:
             # Render with the options of the session's last turn, so the system
             # text matches and the common prefix survives the trim.
             request = build_request(session, session.agent, session.last_options, {})
+            request = shown(request, session.window.start)  # what the next turn shows
         except Exception:  # e.g. instructions need a state key the rewind removed
             request = None
         for backend in backends:

@@ -43,6 +43,7 @@ __all__ = [
     "estimate_tokens",
     "fit_window",
     "omitted_line",
+    "shown",
     "turn_starts",
 ]
 
@@ -111,6 +112,13 @@ def _without_oldest(
     if not omitted:
         return request
     return dataclasses.replace(request, contents=request.contents[starts[omitted] :])
+
+
+def shown(request: GenerateContentRequest, omitted: int) -> GenerateContentRequest:
+    """``request`` without its ``omitted`` oldest whole turns (the current one always stays):
+    what a sticky cut shows the model, e.g. to trim a KV cache after a rewind."""
+    starts = turn_starts(request.contents)
+    return _without_oldest(request, starts, min(max(omitted, 0), max(len(starts) - 1, 0)))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -363,8 +363,7 @@ def test_magic_says_when_turns_are_left_out_and_sessions_show_the_window(
     assert "oldest turn" not in lines[0]
     left_out = [s for s in lines if "no longer fit" in s]
     assert left_out and all(
-        "-token window; they stay in history" in s or "it stays in history" in s
-        for s in left_out
+        "-token window; they stay in history" in s or "it stays in history" in s for s in left_out
     )
     assert all("no longer fit the 80-token window" in s or "no longer fits the 80-token" in s
                for s in left_out)  # fmt: skip
