@@ -47,9 +47,7 @@ def windowed(mlx_backend: MLXBackend) -> Iterator[MLXBackend]:
     backend.close()
 
 
-def test_twelve_turns_in_a_256_token_window(
-    windowed: MLXBackend, mlx_backend: MLXBackend
-) -> None:
+def test_twelve_turns_in_a_256_token_window(windowed: MLXBackend, mlx_backend: MLXBackend) -> None:
     assert mlx_backend.context_window == 8192  # max_position_embeddings in config.json
     runner = AgentRunner(model=windowed)
     try:

@@ -68,8 +68,13 @@ class RecordingComm(BaseComm):
     def from_frontend(self, content: dict[str, Any]) -> None:
         """Deliver a custom message as the kernel would."""
         self.handle_msg(
-            {"content": {"comm_id": self.comm_id, "data": {"method": "custom", "content": content}},
-             "buffers": []}
+            {
+                "content": {
+                    "comm_id": self.comm_id,
+                    "data": {"method": "custom", "content": content},
+                },
+                "buffers": [],
+            }
         )
 
 
@@ -378,9 +383,7 @@ def test_frontend_closing_the_comm_evicts_the_session(runner: AgentRunner) -> No
     wait_for(lambda: "fe-close" not in [s.id for s in runner.sessions()])
 
 
-def test_close_during_a_turn_cancels_it(
-    runner: AgentRunner, scripted: ScriptedBackend
-) -> None:
+def test_close_during_a_turn_cancels_it(runner: AgentRunner, scripted: ScriptedBackend) -> None:
     w = start_long_turn(runner, scripted, "close-busy")
     w.close()
     wait_for(lambda: "close-busy" not in [s.id for s in runner.sessions()], timeout=3)
@@ -469,3 +472,33 @@ def test_default_runner_is_the_kernel_runner(
     finally:
         if previous is not None:
             set_runner(previous)
+
+
+# -- context window --------------------------------------------------------------
+
+
+def test_footer_data_carries_the_window_and_a_too_big_message_is_reported(
+    widgets: list[ChatWidget],
+) -> None:
+    backend = ScriptedBackend(context_window=60)
+    runner = AgentRunner(model=backend)
+    try:
+        w = ChatWidget("windowed", runner=runner, config=GenerationConfig(max_tokens=4))
+        widgets.append(w)
+        c = comm_of(w)
+        for i in range(8):
+            c.from_frontend({"type": "send", "text": f"question {i} about the data frame"})
+            wait_for(turn_done(c, i + 1))
+        usage = c.custom("turn_complete")[-1]["usage"]
+        assert usage["context_window"] == 60 and 0 < usage["context_tokens"] <= 56
+        assert usage["window_note"].endswith(
+            "no longer fit the 60-token window; they stay in history"
+        )
+        assert c.custom("turn_complete")[0]["usage"]["window_note"] is None
+        # A message too big for the window records nothing, so only this says so.
+        c.from_frontend({"type": "send", "text": "word " * 70})
+        error = wait_for(lambda: c.custom("error"))[0]
+        assert error["message"].startswith("the current message needs")
+        assert len(c.custom("turn_complete")) == 8 and not w.busy
+    finally:
+        runner.shutdown()
