@@ -68,13 +68,8 @@ class RecordingComm(BaseComm):
     def from_frontend(self, content: dict[str, Any]) -> None:
         """Deliver a custom message as the kernel would."""
         self.handle_msg(
-            {
-                "content": {
-                    "comm_id": self.comm_id,
-                    "data": {"method": "custom", "content": content},
-                },
-                "buffers": [],
-            }
+            {"content": {"comm_id": self.comm_id, "data": {"method": "custom", "content": content}},
+             "buffers": []}
         )
 
 
@@ -383,7 +378,9 @@ def test_frontend_closing_the_comm_evicts_the_session(runner: AgentRunner) -> No
     wait_for(lambda: "fe-close" not in [s.id for s in runner.sessions()])
 
 
-def test_close_during_a_turn_cancels_it(runner: AgentRunner, scripted: ScriptedBackend) -> None:
+def test_close_during_a_turn_cancels_it(
+    runner: AgentRunner, scripted: ScriptedBackend
+) -> None:
     w = start_long_turn(runner, scripted, "close-busy")
     w.close()
     wait_for(lambda: "close-busy" not in [s.id for s in runner.sessions()], timeout=3)
