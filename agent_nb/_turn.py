@@ -143,7 +143,8 @@ def build_request(
     """The whole history as a request; ``pending`` is appended as if already recorded."""
     from ._history import events_to_contents
 
-    state = {**session.state, **temp}
+    delta = {} if pending is None else dict(pending.state_delta)  # applied when recorded
+    state = {**session.state, **delta, **temp}
     system = options.system if options.system is not None else agent.instructions
     events = session._record.events if pending is None else [*session._record.events, pending]
     return GenerateContentRequest(
