@@ -312,7 +312,7 @@ async def run_turn(
             uncancel()
     except ContextWindowError as exc:
         finish, error = "error", exc
-        if recorded:  # the server counted more than we did: fit tighter next turn
+        if exc.sent:  # the server counted more than we did: fit tighter next turn
             session.window.learn(exc, window)
     except (AgentError, KeyError, ValueError, TypeError) as exc:
         finish, error = "error", exc
