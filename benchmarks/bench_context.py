@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -114,6 +115,7 @@ def ttft_pair(turns: int, window: int, max_tokens: int) -> tuple[list[float], li
 
 
 def main() -> None:
+    sys.stdout.reconfigure(line_buffering=True)  # a long run shows its figures as they come
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=100)
     parser.add_argument("--window", type=int, default=512)
