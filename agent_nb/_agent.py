@@ -8,6 +8,7 @@ from typing import Any
 
 from ._tools import Tool, as_tool
 from ._types import GenerationConfig
+from ._window import ContextPolicy, check_policy
 
 __all__ = ["Agent"]
 
@@ -17,7 +18,10 @@ class Agent:
     """What answers in a session.
 
     ``instructions`` may reference state, e.g. ``"Reply in {user:language}"``;
-    ``max_turns`` bounds model<->tool rounds in one turn.
+    ``max_turns`` bounds model<->tool rounds in one turn. ``context_policy``
+    says what happens when the history outgrows the model's window:
+    ``"window"`` leaves the oldest whole turns out of what the model is shown
+    (history keeps them), ``"error"`` raises `ContextWindowError` (see `_window`).
     """
 
     name: str
@@ -25,6 +29,7 @@ class Agent:
     tools: tuple[Tool, ...]
     max_turns: int
     config: GenerationConfig
+    context_policy: ContextPolicy
 
     def __init__(
         self,
@@ -33,6 +38,7 @@ class Agent:
         tools: Iterable[Callable[..., Any] | Tool] = (),
         max_turns: int = 10,
         config: GenerationConfig | None = None,
+        context_policy: ContextPolicy = "window",
     ) -> None:
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"agent name must be a Python identifier, got {name!r}")
@@ -47,6 +53,7 @@ class Agent:
         object.__setattr__(self, "tools", built)
         object.__setattr__(self, "max_turns", max_turns)
         object.__setattr__(self, "config", config or GenerationConfig())
+        object.__setattr__(self, "context_policy", check_policy(context_policy))
 
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)

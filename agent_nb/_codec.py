@@ -37,5 +37,5 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     except KeyError as exc:
         raise ValueError(f"not an agent_nb event (kind must be one of {sorted(_KINDS)})") from exc
     if cls is TurnComplete:
-        data["usage"] = Usage(**data.get("usage") or {})
+        data["usage"] = Usage.from_dict(data.get("usage"))
     return cls(**data)

@@ -36,6 +36,7 @@ from ._types import (
 )
 from ._worker import Worker
 from .backends import Backend, CancelToken, Finish, TextDelta, ToolCallChunk
+from .errors import ContextWindowError
 
 __all__ = [
     "CANCEL_GRACE_S",
@@ -209,6 +210,11 @@ async def stream_model(
     progress.finish = "cancelled" if invocation.cancelled else finish.finish_reason
 
 
+def _nothing_sent(error: BaseException | None) -> bool:
+    """A request refused before it was sent (too big for the window) leaves no trace."""
+    return isinstance(error, ContextWindowError) and not error.sent
+
+
 async def run_invocation(
     rec: Recorder,
     body: Callable[[Progress], Awaitable[None]],
@@ -220,8 +226,10 @@ async def run_invocation(
 
     A cancel keeps the partial text (marked interrupted) and answers a tool
     call left open; a failure is recorded in the `TurnComplete` and raised to
-    the stream's consumer. ``on_end`` runs after the last event, before the
-    stream ends (the session frees its busy flag there).
+    the stream's consumer (a request that did not fit the context window and
+    was never sent is only raised: the body recorded nothing). ``on_end``
+    runs after the last event, before the stream ends (the session frees its
+    busy flag there).
     """
     invocation = rec.invocation
     invocation.task = asyncio.current_task()
@@ -236,10 +244,11 @@ async def run_invocation(
     except Exception as exc:
         progress.finish, error = "error", exc
     try:
-        progress.flush_text(rec, interrupted=True)  # cut off mid-stream: keep what was seen
-        if progress.open_call is not None:
-            rec.response(progress.open_call, {"error": "cancelled before the tool finished"})
-        rec.complete(progress.usage, progress.finish, error)
+        if not _nothing_sent(error):
+            progress.flush_text(rec, interrupted=True)  # cut off mid-stream: keep what was seen
+            if progress.open_call is not None:
+                rec.response(progress.open_call, {"error": "cancelled before the tool finished"})
+            rec.complete(progress.usage, progress.finish, error)
     except Exception as exc:  # the store itself failed; report that, not a hang
         error = error or exc
     texts = final_texts(rec.events)

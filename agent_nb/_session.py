@@ -29,6 +29,7 @@ from ._state import check_json_value
 from ._stream import EventStream
 from ._turn import TurnOptions, build_request, run_turn
 from ._types import Content, Event, GenerationConfig, Role, TextMessage, TurnComplete
+from ._window import ContextPolicy, WindowMemory, check_policy, shown
 from .backends import Backend
 from .errors import SessionBusyError, SessionClosedError
 from .stores import SessionRecord
@@ -64,6 +65,11 @@ class AgentSession:
         self._listeners: list[tuple[Listener, Listener | None]] = []
         self.last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
         self.last_used = record.last_update_time
+        # Context window: the sticky cut, restored from stored history.
+        self.window = WindowMemory.from_history(record.events)
+        self.last_usage = next(
+            (e.usage for e in reversed(record.events) if isinstance(e, TurnComplete)), None
+        )
         self.turns = sum(isinstance(e, TurnComplete) for e in record.events)
         self.tokens = sum(
             e.usage.prompt_tokens + e.usage.generated_tokens
@@ -186,13 +192,23 @@ class AgentSession:
         model: str | Backend | None = None,
         system: str | None = None,
         config: GenerationConfig | None = None,
+        context_policy: ContextPolicy | None = None,
     ) -> EventStream:
-        """Start a turn now; returns its `EventStream`."""
+        """Start a turn now; returns its `EventStream`.
+
+        ``context_policy`` overrides the agent's for this turn (``"window"`` or
+        ``"error"``); a turn that cannot fit the model's window fails with
+        `ContextWindowError` before anything is sent or recorded.
+        """
         text = _user_text(content)
+        if context_policy is not None:
+            check_policy(context_policy)
         delta = dict(state_delta or {})
         for key, value in delta.items():
             check_json_value(key, value)
-        options = TurnOptions(model=model, system=system, config=config)
+        options = TurnOptions(
+            model=model, system=system, config=config, context_policy=context_policy
+        )
         with self._lock:
             self._check_open()
             if self._active is not None:
@@ -252,8 +268,12 @@ class AgentSession:
             self.turns = sum(isinstance(e, TurnComplete) for e in self._record.events)
         # Render with the options of the session's last turn, so the system
         # text matches and the common prefix survives the cache trim.
+        # What the next turn shows: the same sticky window cut.
         self._host.session_rewound(
-            self, lambda: build_request(self, self.agent, self.last_options, {})
+            self,
+            lambda: shown(
+                build_request(self, self.agent, self.last_options, {}), self.window.start
+            ),
         )
         self.notify(None)
         return removed
@@ -280,6 +300,7 @@ class AgentSession:
         """Store a final event of the running turn; returns the stored copy."""
         stored = self._host.store.append_event(self._record, event)
         if isinstance(stored, TurnComplete):
+            self.last_usage = stored.usage
             self.turns += 1
             self.tokens += stored.usage.prompt_tokens + stored.usage.generated_tokens
         self.last_used = stored.timestamp

@@ -21,9 +21,12 @@ class SessionInfo:
     closed: bool = False
     evicting: bool = False
     busy: bool = False
+    context_tokens: int | None = None  # the latest request's tokens (what the model saw)
+    context_window: int | None = None  # the window it was fitted to (None: unknown)
 
     @classmethod
     def of(cls, session: AgentSession, *, kv_bytes: int, evicting: bool) -> SessionInfo:
+        usage = session.last_usage
         return cls(
             id=session.id,
             user_id=session.user_id,
@@ -35,4 +38,6 @@ class SessionInfo:
             closed=session.closed,
             evicting=evicting,
             busy=session.busy,
+            context_tokens=usage.context_tokens if usage else None,
+            context_window=usage.context_window if usage else None,
         )

@@ -125,6 +125,10 @@ class EventStream:
         """
         return self._done.result(timeout)
 
+    def add_done_callback(self, fn: Callable[[concurrent.futures.Future[Any]], None]) -> None:
+        """Call ``fn(future)`` once the turn has ended (its reply or error is set)."""
+        self._done.add_done_callback(fn)
+
     def cancel(self) -> None:
         """Ask the turn to stop; returns at once."""
         self._cancel()

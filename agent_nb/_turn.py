@@ -21,15 +21,18 @@ from ._reply import Reply
 from ._state import TEMP_PREFIX, State, render_instructions
 from ._tools import ToolContext
 from ._types import (
+    Event,
     FunctionCall,
     FunctionResponse,
     GenerateContentRequest,
     GenerationConfig,
     TextMessage,
     TurnComplete,
+    Usage,
 )
+from ._window import ContextPolicy, Window, fit_window
 from .backends import Backend, ToolCallChunk
-from .errors import MaxTurnsExceededError
+from .errors import ContextWindowError, MaxTurnsExceededError
 from .stores import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
@@ -52,6 +55,7 @@ class TurnOptions:
     system: str | None = None
     config: GenerationConfig | None = None
     agent: Agent | None = None
+    context_policy: ContextPolicy | None = None  # None: the agent's
 
 
 def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
@@ -98,12 +102,19 @@ def tool_result_payload(result: Any) -> dict[str, Any]:
 
 
 def build_request(
-    session: AgentSession, agent: Agent, options: TurnOptions, temp: dict[str, Any]
+    session: AgentSession,
+    agent: Agent,
+    options: TurnOptions,
+    temp: dict[str, Any],
+    pending: Event | None = None,
 ) -> GenerateContentRequest:
-    state = {**session.state, **temp}
+    """The whole history as a request; ``pending`` is appended as if already recorded."""
+    delta = {} if pending is None else dict(pending.state_delta)  # applied when recorded
+    state = {**session.state, **delta, **temp}
     system = options.system if options.system is not None else agent.instructions
+    events = session.history if pending is None else [*session.history, pending]
     return GenerateContentRequest(
-        contents=events_to_contents(session.history),
+        contents=events_to_contents(events),
         system_instruction=render_instructions(system, state),
         tools=[t.spec for t in agent.tools],
         config=options.config or agent.config,
@@ -143,6 +154,37 @@ async def _run_tool(
     return tool_result_payload(result), delta
 
 
+# -- context window ---------------------------------------------------
+
+
+def _fit(
+    session: AgentSession,
+    backend: Backend,
+    request: GenerateContentRequest,
+    policy: ContextPolicy,
+    window: int | None,
+) -> Window:
+    """Fit ``request`` to the window with the session's sticky cut (see `_window`)."""
+    fitted = fit_window(
+        request,
+        count=backend.count_tokens,
+        window=session.window.effective(window),
+        policy=policy,
+        start=session.window.start,
+    )
+    session.window.start = fitted.omitted
+    return fitted
+
+
+def _windowed(usage: Usage, fitted: Window) -> Usage:
+    return dataclasses.replace(
+        usage,
+        context_tokens=fitted.tokens,
+        context_window=fitted.window,
+        omitted_turns=fitted.omitted,
+    )
+
+
 async def run_turn(
     session: AgentSession, invocation: Invocation, user_event: TextMessage, options: TurnOptions
 ) -> Reply:
@@ -153,16 +195,38 @@ async def run_turn(
     temp: dict[str, Any] = {
         k: v for k, v in user_event.state_delta.items() if k.startswith(TEMP_PREFIX)
     }
+    policy = options.context_policy or agent.context_policy
 
     async def body(progress: Progress) -> None:
+        try:
+            backend = session.host.backend_for(options.model)
+            window = await backend.resolve_context_window()
+            # Fit the request as if the message were recorded, and only then
+            # record it, so a turn that cannot fit leaves history as it was.
+            pending = build_request(session, agent, options, temp, user_event)
+            fitted: Window | None = _fit(session, backend, pending, policy, window)
+        except ContextWindowError:
+            raise  # nothing sent, nothing recorded
+        except Exception:
+            rec.emit(user_event)  # failed before the model was asked: keep the message
+            raise
         rec.emit(user_event)
-        backend = session.host.backend_for(options.model)
         for _ in range(agent.max_turns):
             calls: list[ToolCallChunk] = []
-            request = build_request(session, agent, options, temp)
-            await stream_model(
-                backend, request, cache=session.id, rec=rec, progress=progress, on_call=calls.append
-            )
+            if fitted is None:  # a later tool round: the request grew
+                request = build_request(session, agent, options, temp)
+                fitted = _fit(session, backend, request, policy, window)
+            try:
+                await stream_model(
+                    backend, fitted.request, cache=session.id, rec=rec, progress=progress,
+                    on_call=calls.append,
+                )  # fmt: skip
+            except ContextWindowError as exc:
+                if exc.sent:  # the server counted more than we did: fit tighter next turn
+                    session.window.learn(exc, window)
+                raise
+            progress.usage = _windowed(progress.usage, fitted)
+            fitted = None
             progress.flush_text(rec, interrupted=progress.finish == "cancelled")
             if progress.finish == "cancelled" or not calls:
                 return

@@ -9,6 +9,7 @@ its own dict afterwards cannot rewrite history.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import enum
 import time
 import uuid
@@ -177,6 +178,10 @@ class Usage:
     time_to_first_token_s: float | None = None
     tokens_per_s: float | None = None
     peak_memory_bytes: int | None = None
+    # The context window as the model saw it (latest model call of the turn):
+    context_tokens: int | None = None  # tokens of the request (prompt), counted before sending
+    context_window: int | None = None  # the model's window in tokens (None: unknown)
+    omitted_turns: int = 0  # oldest whole turns left out so the request fits
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -195,6 +200,13 @@ class Usage:
                 (m for m in (self.peak_memory_bytes, other.peak_memory_bytes) if m is not None),
                 default=None,
             ),
+            context_tokens=(
+                other.context_tokens if other.context_tokens is not None else self.context_tokens
+            ),
+            context_window=(
+                other.context_window if other.context_window is not None else self.context_window
+            ),
+            omitted_turns=max(self.omitted_turns, other.omitted_turns),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -205,7 +217,17 @@ class Usage:
             "time_to_first_token_s": self.time_to_first_token_s,
             "tokens_per_s": self.tokens_per_s,
             "peak_memory_bytes": self.peak_memory_bytes,
+            "context_tokens": self.context_tokens,
+            "context_window": self.context_window,
+            "omitted_turns": self.omitted_turns,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Usage:
+        """The inverse of `as_dict`; rows written before a field existed get its default,
+        and fields this version does not know are ignored (a newer writer's rows)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in (data or {}).items() if k in known})
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,6 +14,7 @@
     ├── FrontendNotBuiltError (also RuntimeError)  the ChatWidget's JS bundle is missing
     ├── BackendError                               the model failed to load or answer
     │   └── ModelNotFoundError                     the model spec names nothing that exists
+    ├── ContextWindowError                         a request cannot fit the model's context window
     └── StoreError                                 the session store failed
         ├── StaleSessionError                      a persistent store was written by someone else
         ├── StoreLockedError (also TimeoutError)   another writer held the lock too long
@@ -41,6 +42,7 @@ from __future__ import annotations
 __all__ = [
     "AgentError",
     "BackendError",
+    "ContextWindowError",
     "FrontendNotBuiltError",
     "InvalidSessionIdError",
     "MaxTurnsExceededError",
@@ -156,3 +158,28 @@ class StoreIsADirectoryError(StoreIOError, IsADirectoryError):
 
 class StorePermissionError(StoreIOError, PermissionError):
     """The store's file or directory is not writable."""
+class ContextWindowError(AgentError):
+    """A request cannot fit the model's context window.
+
+    Raised by the turn before anything is sent or recorded (``context_policy=
+    "error"``, or a current message that alone does not fit), and by a backend
+    whose server refused a request for its length. ``overshoot`` is by how many
+    tokens it did not fit, when known; the next turn of the same session then
+    shrinks its window by that much. ``sent`` is True for a server's refusal
+    (the turn was recorded, with this error), False when nothing was sent.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        tokens: int | None = None,
+        window: int | None = None,
+        overshoot: int | None = None,
+        sent: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.sent = sent
+        self.tokens = tokens
+        self.window = window
+        self.overshoot = overshoot

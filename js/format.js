@@ -15,6 +15,13 @@ export function formatUsage(usage) {
   }
   if (usage.tokens_per_s != null) parts.push(`${usage.tokens_per_s.toFixed(1)} tokens/s`);
   parts.push(`${usage.generated_tokens} tokens`);
+  if (usage.context_tokens != null) {
+    const used = usage.context_tokens.toLocaleString("en-US");
+    const window =
+      usage.context_window != null ? usage.context_window.toLocaleString("en-US") : "?";
+    parts.push(`${used} / ${window} in context`);
+  }
+  if (usage.window_note) parts.push(usage.window_note);
   return parts.join(" · ");
 }
 

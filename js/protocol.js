@@ -8,6 +8,9 @@
  * @property {number} generated_tokens
  * @property {number | null} time_to_first_token_s
  * @property {number | null} tokens_per_s
+ * @property {number | null} context_tokens
+ * @property {number | null} context_window
+ * @property {string | null} window_note
  */
 
 /**

@@ -136,6 +136,8 @@ class FakeOpenAIServer:
         self.headers: list[dict[str, str]] = []
         self.release = threading.Event()
         self.disconnected = threading.Event()  # a stalled handler saw the client go
+        # What GET /v1/models lists (vLLM adds "max_model_len"); None answers 404.
+        self.models: list[dict[str, Any]] | None = None
         handler = self._handler_class()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -167,6 +169,15 @@ class FakeOpenAIServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # keep pytest output clean
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models") and server.models is not None:
+                    body = json.dumps({"object": "list", "data": server.models})
+                    self._head(200, "application/json")
+                else:
+                    body = json.dumps({"error": {"message": "not found", "code": 404}})
+                    self._head(404, "application/json")
+                self.wfile.write(body.encode())
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

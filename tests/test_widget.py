@@ -471,3 +471,28 @@ def test_default_runner_is_the_kernel_runner(
     finally:
         if previous is not None:
             set_runner(previous)
+
+
+# -- context window --------------------------------------------------------------
+
+
+def test_footer_data_carries_the_window_and_a_too_big_message_is_reported(
+    open_widget: WidgetFactory, make_runner: RunnerFactory
+) -> None:
+    runner = make_runner(model=ScriptedBackend(context_window=60))
+    w = open_widget("windowed", runner=runner, config=GenerationConfig(max_tokens=4))
+    c = comm_of(w)
+    for i in range(8):
+        c.from_frontend({"type": "send", "text": f"question {i} about the data frame"})
+        wait_for(turn_done(c, i + 1))
+    usage = c.custom("turn_complete")[-1]["usage"]
+    assert usage["context_window"] == 60 and 0 < usage["context_tokens"] <= 56
+    assert usage["window_note"].endswith(
+        "no longer fit the 60-token window; they stay in history"
+    )
+    assert c.custom("turn_complete")[0]["usage"]["window_note"] is None
+    # A message too big for the window records nothing, so only this says so.
+    c.from_frontend({"type": "send", "text": "word " * 70})
+    error = wait_for(lambda: c.custom("error"))[0]
+    assert error["message"].startswith("the current message needs")
+    assert len(c.custom("turn_complete")) == 8 and not w.busy

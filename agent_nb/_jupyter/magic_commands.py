@@ -48,29 +48,38 @@ def _when(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(timestamp)) if timestamp else ""
 
 
+def _context(info: SessionInfo) -> str:
+    """"used / window" tokens of the latest request ("" before the first turn)."""
+    if info.context_tokens is None:
+        return ""
+    window = f"{info.context_window:,}" if info.context_window else "?"
+    return f"{info.context_tokens:,} / {window}"
+
+
 def sessions_html(infos: list[SessionInfo], stored_only: list[str]) -> str:
     """An HTML table; every value is escaped (ids come from user input)."""
     head = "".join(
-        f"<th>{h}</th>" for h in ("id", "turns", "tokens", "KV bytes", "last used", "status")
+        f"<th>{h}</th>"
+        for h in ("id", "turns", "tokens", "context", "KV bytes", "last used", "status")
     )
     rows = []
     for info in infos:
         status = "evicting" if info.evicting else "busy" if info.busy else "idle"
-        cells = (info.id, info.turns, info.tokens, _size(info.kv_bytes), _when(info.last_used),
-                 status)  # fmt: skip
+        cells = (info.id, info.turns, info.tokens, _context(info), _size(info.kv_bytes),
+                 _when(info.last_used), status)  # fmt: skip
         rows.append("".join(f"<td>{html.escape(str(c))}</td>" for c in cells))
     for session_id in stored_only:
-        blanks = (session_id, "", "", "", "", "stored (not loaded)")
+        blanks = (session_id, "", "", "", "", "", "stored (not loaded)")
         rows.append("".join(f"<td>{html.escape(c)}</td>" for c in blanks))
     body = "".join(f"<tr>{r}</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _sessions_text(infos: list[SessionInfo], stored_only: list[str]) -> str:
-    lines = [f"{'id':24} {'turns':>5} {'tokens':>7} {'KV':>9}  last used"]
+    lines = [f"{'id':24} {'turns':>5} {'tokens':>7} {'context':>15} {'KV':>9}  last used"]
     for i in infos:
-        lines.append(f"{i.id:24} {i.turns:5} {i.tokens:7} {_size(i.kv_bytes):>9}  "
-                     f"{_when(i.last_used)}")  # fmt: skip
+        lines.append(f"{i.id:24} {i.turns:5} {i.tokens:7} {_context(i):>15} "
+                     f"{_size(i.kv_bytes):>9}  {_when(i.last_used)}")  # fmt: skip
     lines += [f"{s:24} (stored, not loaded)" for s in stored_only]
     return "\n".join(lines)
 

@@ -39,6 +39,7 @@ from .._ids import check_session_id
 from .._kernel_runner import get_runner, set_runner
 from .._runner import DEFAULT_MODEL, AgentRunner
 from .._types import GenerationConfig
+from .._window import omitted_line
 from ..errors import SessionBusyError
 from .cell_context import cells_context, recent_cells
 from .code_blocks import first_code_block, opens_a_block
@@ -103,6 +104,13 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     )
     stream_interval = Float(
         0.05, min=0.0, help="Seconds between output updates while streaming (0.05 = 20/s)."
+    ).tag(config=True)
+    context_policy = Enum(
+        ["window", "error"],
+        default_value="window",
+        help="A conversation longer than the model's window: 'window' leaves the oldest "
+        "whole turns out of what the model sees (history keeps them); 'error' stops "
+        "with an error instead.",
     ).tag(config=True)
     data_budget = Int(
         600, min=40, help="Token budget shared by the --data summaries of one cell."
@@ -204,6 +212,9 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     @argument("-s", "--system", help="System instructions for this turn.")
     @argument("-t", "--temperature", type=float, help="Sampling temperature (0 = greedy).")
     @argument("--max-tokens", type=int, help="Cap on generated tokens for this turn.")
+    @argument("--context", choices=["window", "error"],
+              help="Past the model's window: leave the oldest turns out (window) or fail "
+              "(error); default AgentMagics.context_policy.")  # fmt: skip
     @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
     @argument(
         "--data", nargs="+", action="extend", default=[], metavar="VAR",
@@ -231,6 +242,10 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         AgentMagics.cells_budget tokens); ``--code`` puts the reply's first
         fenced code block into a new cell below, which you run yourself.
         ``%agent explain`` asks about the last error.
+        When the conversation outgrows the model's context window, the oldest
+        whole turns are left out of what the model sees (a line says so; history
+        keeps them), or with ``--context error`` the turn fails before anything
+        is sent.
 
         Examples::
 
@@ -263,7 +278,8 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         model = args.model or self.default_model or None
         runner.check_model(model or runner.model)  # a bad model fails here, not mid-turn
         system = args.system if args.system is not None else (self.system_prompt or None)
-        options = {"model": model, "system": system, "config": config}
+        options = {"model": model, "system": system, "config": config,
+                   "context_policy": args.context or self.context_policy}  # fmt: skip
         if args.once:
             stream = runner.run_single_turn_async(message, **options)
         else:
@@ -276,6 +292,9 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
             self.shell.user_ns[args.output] = outcome.reply
         if args.code and outcome.reply is not None and not outcome.interrupted:
             self._next_cell(outcome.reply.text)
+        if outcome.reply is not None and outcome.reply.usage.omitted_turns:  # context window
+            usage = outcome.reply.usage
+            print(omitted_line(usage.omitted_turns, usage.context_window))
         if outcome.error is not None:
             raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
         if outcome.interrupted:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from .._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
+from .._window import omitted_line
 
 __all__ = [
     "DELTA_INTERVAL_S",
@@ -59,6 +60,9 @@ class UsageDict(TypedDict):
     generated_tokens: int
     time_to_first_token_s: float | None
     tokens_per_s: float | None
+    context_tokens: int | None
+    context_window: int | None
+    window_note: str | None  # "3 oldest turns no longer fit ..." when turns were left out
 
 
 class UserEntry(TypedDict):
@@ -210,6 +214,13 @@ def usage_dict(usage: Usage) -> UsageDict:
         generated_tokens=usage.generated_tokens,
         time_to_first_token_s=usage.time_to_first_token_s,
         tokens_per_s=usage.tokens_per_s,
+        context_tokens=usage.context_tokens,
+        context_window=usage.context_window,
+        window_note=(
+            omitted_line(usage.omitted_turns, usage.context_window)
+            if usage.omitted_turns
+            else None
+        ),
     )
 
 

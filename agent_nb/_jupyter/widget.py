@@ -22,6 +22,7 @@ otherwise it is left alive for whoever else uses it.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import pathlib
 import threading
@@ -37,7 +38,7 @@ from .._kernel_runner import get_runner
 from .._runner import AgentRunner
 from .._session import AgentSession
 from .._types import Event, GenerationConfig, TextMessage, TurnComplete
-from ..errors import AgentError, FrontendNotBuiltError
+from ..errors import AgentError, ContextWindowError, FrontendNotBuiltError
 from .protocol import (
     DELTA_INTERVAL_S,
     DeltaMsg,
@@ -209,9 +210,18 @@ class ChatWidget(anywidget.AnyWidget):
         """Start a turn as if typed into the widget; failures are shown in it."""
         session = self._live_session()
         try:
-            session.run_async(text, config=self.config)
+            stream = session.run_async(text, config=self.config)
         except (AgentError, ValueError, TypeError) as exc:
             self._send_msg(ErrorMsg(type="error", message=str(exc)))
+            return
+        stream.add_done_callback(self._turn_ended)
+
+    def _turn_ended(self, future: concurrent.futures.Future[Any]) -> None:
+        """A turn too big for the model's window records nothing, so no event tells
+        the front end: say it here (any thread)."""
+        error = future.exception()
+        if isinstance(error, ContextWindowError) and not error.sent:
+            self._send_msg(ErrorMsg(type="error", message=str(error)))
 
     def stop(self) -> None:
         """Cancel the running turn (returns at once; the turn records itself as stopped)."""

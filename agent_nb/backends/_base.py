@@ -6,6 +6,11 @@ A backend turns a `GenerateContentRequest` into an async stream of chunks
 method. Backends that keep a prompt (KV) cache per conversation get the cache
 key in ``cache`` and manage the caches themselves; the runner only tells them
 when a key is rewound or dropped.
+
+Every backend also knows its context window (`context_window`, tokens, or
+None when unknown) and counts a request's tokens (`count_tokens`: the real
+tokenizer where the backend has one, else `agent_nb._window.estimate_tokens`),
+so the turn can fit the history into the window before sending.
 """
 
 from __future__ import annotations
@@ -87,6 +92,24 @@ class Backend(ABC):
 
     #: The spec string this backend answers to, e.g. ``"mlx:smollm2-135m"``.
     spec: str = ""
+    #: A window size given at construction (``context_window=N``); wins over discovery.
+    _context_window: int | None = None
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's context window in tokens, or None when (not yet) known."""
+        return self._context_window
+
+    async def resolve_context_window(self) -> int | None:
+        """`context_window`, after whatever discovery the backend needs (loading the
+        model, asking the server); called by the turn before counting."""
+        return self.context_window
+
+    def count_tokens(self, request: GenerateContentRequest) -> int:
+        """Prompt tokens ``request`` takes; by default `estimate_tokens` (documented there)."""
+        from .._window import estimate_tokens
+
+        return estimate_tokens(request)
 
     @abstractmethod
     def stream(

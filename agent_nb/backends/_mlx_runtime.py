@@ -39,6 +39,7 @@ __all__ = [
     "loaded_models",
     "mlx_thread",
     "resolve_source",
+    "window_of",
 ]
 
 T = TypeVar("T")
@@ -248,3 +249,15 @@ def load_model(source: ModelSource, *, progress: bool = True) -> LoadedModel:
         return loaded
 
     return mlx_thread().call(job)
+
+
+def window_of(loaded: LoadedModel) -> int | None:
+    """A model's context window: ``max_position_embeddings`` from its config, else
+    the tokenizer's ``model_max_length`` (ignoring the huge "no limit" sentinel)."""
+    value = loaded.config.get("max_position_embeddings")
+    if not isinstance(value, int) or value < 1:
+        value = getattr(loaded.tokenizer, "model_max_length", None)
+        if value is None:
+            inner = getattr(loaded.tokenizer, "_tokenizer", None)
+            value = getattr(inner, "model_max_length", None)
+    return value if isinstance(value, int) and 0 < value < 10**8 else None

@@ -25,6 +25,7 @@ __all__ = [
     "SPEC_HELP",
     "StreamAssembler",
     "check_base_url",
+    "context_overflow",
     "create_kwargs",
     "parse_spec",
     "request_messages",
@@ -207,3 +208,50 @@ class StreamAssembler:
             time_to_first_token_s=None if first is None else first - self.started,
             tokens_per_s=(generated - 1) / decode_s if generated > 1 and decode_s > 0 else None,
         )
+
+
+_LENGTH_HINTS = ("context length", "context window", "context size", "too long", "exceeds")
+_WINDOW = re.compile(
+    r"(?:maximum context length is|context length|context size|limit of|context window of)"
+    r"\D{0,12}?(\d[\d,]*)",
+    re.I,
+)
+# (pattern, whether the number already includes the completion's max_tokens)
+_REQUESTED = (
+    (re.compile(r"requested (\d[\d,]*) tokens \(", re.I), True),
+    (re.compile(r"requested (\d[\d,]*) tokens", re.I), False),
+    (re.compile(r"resulted in (\d[\d,]*) tokens", re.I), False),
+    (re.compile(r"request has (\d[\d,]*) input tokens", re.I), False),
+    (re.compile(r"total length (\d[\d,]*)", re.I), False),
+    (re.compile(r"prompt \((\d[\d,]*) tokens\)", re.I), False),
+)
+
+
+def _number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def context_overflow(message: str, max_tokens: int) -> tuple[int | None, int | None] | None:
+    """Read a server's "request too long" refusal: (window, overshoot), None when it is not one.
+
+    Covers the texts of vLLM ("This model's maximum context length is 4096
+    tokens. However, you requested 5000 tokens (4500 in the messages, 500 in
+    the completion)", "... your request has 600 input tokens", "The prompt
+    (total length 5000) is too long to fit into the model (context length
+    4096)") and OpenAI ("... However, your messages resulted in 9000 tokens").
+    The overshoot counts the completion's ``max_tokens`` when the server's
+    number does not; either figure is None when the text does not give it.
+    """
+    lowered = message.lower()
+    if not any(hint in lowered for hint in _LENGTH_HINTS):
+        return None
+    found = _WINDOW.search(message)
+    if found is None:
+        return None
+    window = _number(found[1])
+    for pattern, with_completion in _REQUESTED:
+        match = pattern.search(message)
+        if match is not None:
+            requested = _number(match[1]) + (0 if with_completion else max_tokens)
+            return window, max(requested - window, 1)
+    return window, None

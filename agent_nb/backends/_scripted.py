@@ -48,20 +48,34 @@ class ScriptedBackend(Backend):
     >>> backend.enqueue(ToolCallChunk("add", {"a": 1, "b": 2}), "The sum is 3.")
 
     ``token_delay`` seconds pass between streamed tokens. Every request the
-    backend receives is kept in ``requests`` for inspection.
+    backend receives is kept in ``requests`` for inspection. ``context_window``
+    gives it a window, in the tokens it counts: one per whitespace-separated
+    word of the request (and one per tool call or result), as its usage does.
     """
 
     supports_tools: ClassVar[bool] = True
     supports_prompt_cache: ClassVar[bool] = False
     spec = "scripted"
 
-    def __init__(self, replies: Iterable[ScriptedReply] = (), *, token_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        replies: Iterable[ScriptedReply] = (),
+        *,
+        token_delay: float = 0.0,
+        context_window: int | None = None,
+    ) -> None:
+        if context_window is not None and context_window < 1:
+            raise ValueError(f"context_window must be >= 1 token, got {context_window}")
+        self._context_window = context_window
         self._queue: deque[ScriptedReply] = deque(replies)
         self.token_delay = token_delay
         self.requests: list[GenerateContentRequest] = []
 
     def enqueue(self, *replies: ScriptedReply) -> None:
         self._queue.extend(replies)
+
+    def count_tokens(self, request: GenerateContentRequest) -> int:
+        return _count_prompt_tokens(request)
 
     @property
     def pending(self) -> int:

@@ -34,7 +34,14 @@ from ._cpu_blas import cpu_fast_enabled
 from ._mlx_chat import common_prefix, render_prompt
 from ._mlx_generate import GenerationJob, run_generation
 from ._mlx_kv import KVSlot, KVStore
-from ._mlx_runtime import LoadedModel, ModelSource, load_model, mlx_thread, resolve_source
+from ._mlx_runtime import (
+    LoadedModel,
+    ModelSource,
+    load_model,
+    mlx_thread,
+    resolve_source,
+    window_of,
+)
 
 __all__ = [
     "CPU_PREFILL_CHUNK_S",
@@ -91,6 +98,8 @@ class MLXBackend(Backend):
     ``model`` is what follows ``mlx:`` in a spec. The model loads on first use
     (or `load()`); bad local paths fail here, at construction.
     ``kv_budget_bytes`` caps the KV caches of all conversations together.
+    ``context_window`` overrides the window read from the model (its config's
+    ``max_position_embeddings``, else the tokenizer's ``model_max_length``).
     """
 
     supports_prompt_cache: ClassVar[bool] = True
@@ -105,7 +114,10 @@ class MLXBackend(Backend):
         kv_budget_bytes: int | None = None,
         prefill_step: int | None = None,
         progress: bool = True,
+        context_window: int | None = None,
     ) -> None:
+        if context_window is not None and context_window < 1:
+            raise ValueError(f"context_window must be >= 1 token, got {context_window}")
         if prefill_step is not None and not 1 <= prefill_step <= 512:
             raise ValueError(f"prefill_step must be between 1 and 512, got {prefill_step}")
         self.source: ModelSource = resolve_source(model)
@@ -117,6 +129,10 @@ class MLXBackend(Backend):
         self._loaded: LoadedModel | None = None
         self._lock = threading.Lock()
         self._epoch = 0  # bumped by close(): generations of an older epoch stop
+        self._context_window = context_window
+        # The latest prompt counted per cache key, so a turn's count and its
+        # generation render the chat template once between them.
+        self._counted: dict[str | None, tuple[GenerateContentRequest, list[int]]] = {}
 
     def __repr__(self) -> str:
         state = "loaded" if self._loaded else "not loaded"
@@ -139,6 +155,24 @@ class MLXBackend(Backend):
     @property
     def has_tool_parser(self) -> bool:
         return bool(self.load().tokenizer.has_tool_calling)
+
+    @property
+    def context_window(self) -> int | None:
+        """The override, else the loaded model's window (None before it is loaded)."""
+        if self._context_window is not None:
+            return self._context_window
+        return None if self._loaded is None else window_of(self._loaded)
+
+    async def resolve_context_window(self) -> int | None:
+        if self._context_window is None and self._loaded is None:
+            await asyncio.to_thread(self.load)  # not on the worker loop: it would stall
+        return self.context_window
+
+    def count_tokens(self, request: GenerateContentRequest) -> int:
+        """Exact: the chat template applied and tokenized, as generation will."""
+        ids = render_prompt(self.load().tokenizer, request)
+        self._counted[request.session_id] = (request, ids)
+        return len(ids)
 
     def prompt_tokens(self, request: GenerateContentRequest) -> list[int]:
         """The token ids a turn for ``request`` starts from (chat template applied)."""
@@ -211,7 +245,11 @@ class MLXBackend(Backend):
         if cancelled():
             return Finish(finish_reason="cancelled")
         loaded = self.load()
-        prompt = render_prompt(loaded.tokenizer, request)
+        counted = self._counted.pop(request.session_id, None)
+        if counted is not None and counted[0] is request:
+            prompt = counted[1]
+        else:
+            prompt = render_prompt(loaded.tokenizer, request)
         slot = self._kv.acquire(key) if key is not None else KVSlot("")
         tools = [t.to_openai() for t in request.tools] or None
         largest_chunk, chunk_s = _prefill_plan(self.prefill_step)
@@ -269,6 +307,7 @@ class MLXBackend(Backend):
             self.drop_cache(cache)
 
     def drop_cache(self, cache: str) -> None:
+        self._counted.pop(cache, None)
         if self._kv.drop(cache) and self._loaded is not None:
             self._clear_mlx_cache()
 
@@ -312,5 +351,6 @@ class MLXBackend(Backend):
         share them) and the backend stays usable: the next turn starts fresh.
         """
         self._epoch += 1
+        self._counted.clear()
         if self._kv.drop_all() and self._loaded is not None:
             self._clear_mlx_cache()

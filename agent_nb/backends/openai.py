@@ -37,11 +37,12 @@ import openai
 
 from .._aio import uncancel
 from .._types import GenerateContentRequest
-from ..errors import BackendError
+from ..errors import AgentError, BackendError, ContextWindowError
 from ._base import Backend, CancelToken, Chunk, Finish, TextDelta
 from ._openai_wire import (
     StreamAssembler,
     check_base_url,
+    context_overflow,
     create_kwargs,
     parse_spec,
     request_messages,
@@ -122,7 +123,11 @@ class OpenAIBackend(Backend):
     ``timeout`` is the seconds the server may stay silent (connecting, before
     the first token, between tokens) before the turn fails; ``max_retries``
     is passed to the SDK (it retries connection errors, 429 and 5xx with
-    backoff). The API key comes from ``api_key`` or the environment variable
+    backoff). ``context_window`` gives the model's window in tokens; without
+    it the backend asks the server's ``/v1/models`` once and uses the
+    ``max_model_len`` it reports (vLLM does). Requests are counted with
+    `agent_nb._window.estimate_tokens`; a refusal for length becomes
+    `ContextWindowError`. The API key comes from ``api_key`` or the environment variable
     named by ``api_key_env``; local servers need none.
     """
 
@@ -139,7 +144,10 @@ class OpenAIBackend(Backend):
         timeout: float = 120.0,
         max_retries: int = 2,
         extra_headers: Mapping[str, str] | None = None,
+        context_window: int | None = None,
     ) -> None:
+        if context_window is not None and context_window < 1:
+            raise ValueError(f"context_window must be >= 1 token, got {context_window}")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty string, got {model!r}")
         if timeout <= 0:
@@ -156,6 +164,8 @@ class OpenAIBackend(Backend):
         self.spec = f"openai:{model}@{self.base_url}"
         self._client: openai.AsyncOpenAI | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._context_window = context_window
+        self._probed = context_window is not None
 
     def __repr__(self) -> str:
         return f"OpenAIBackend({self.model!r}, base_url={self.base_url!r})"
@@ -198,6 +208,25 @@ class OpenAIBackend(Backend):
     def memory(self) -> dict[str, Any]:
         return {"server": self.base_url, "model": self.model}
 
+    async def resolve_context_window(self) -> int | None:
+        """Ask ``/v1/models`` once for this model's ``max_model_len`` (vLLM reports it).
+
+        A server without that endpoint or field leaves the window unknown; a
+        refusal for length later teaches the turn the window anyway.
+        """
+        if not self._probed:
+            self._probed = True
+            try:
+                client = self._client_for_loop().with_options(max_retries=0)
+                page = await asyncio.wait_for(client.models.list(), min(self.timeout, 10.0))
+                for entry in page.data:
+                    value = (getattr(entry, "model_extra", None) or {}).get("max_model_len")
+                    if entry.id == self.model and isinstance(value, int) and value > 0:
+                        self._context_window = value
+            except (openai.OpenAIError, asyncio.TimeoutError, ValueError, TypeError):
+                pass  # no /v1/models (or no such field): the window stays unknown
+        return self._context_window
+
     # -- streaming --------------------------------------------------------------
 
     async def stream(
@@ -215,7 +244,7 @@ class OpenAIBackend(Backend):
             )
         except Exception as exc:
             watch.stop()
-            raise self._translate(exc) from exc
+            raise self._translate(exc, request.config.max_tokens) from exc
         if isinstance(opened, _Cancelled):
             watch.stop()
             yield Finish(answer.usage(), finish_reason="cancelled")
@@ -250,7 +279,7 @@ class OpenAIBackend(Backend):
 
     # -- errors -----------------------------------------------------------------
 
-    def _translate(self, exc: BaseException) -> BackendError:
+    def _translate(self, exc: BaseException, max_tokens: int = 0) -> AgentError:
         """One `BackendError` per failure kind, each naming the server and a next step."""
         url = self.base_url
         if isinstance(exc, BackendError):
@@ -269,7 +298,7 @@ class OpenAIBackend(Backend):
                 f"{self.spec!r}."
             )
         if isinstance(exc, openai.APIStatusError):
-            return self._status_error(exc)
+            return self._status_error(exc, max_tokens)
         if isinstance(exc, openai.APIError):
             return BackendError(
                 f"The server at {url} reported an error mid-stream: {_short(exc.message)}. "
@@ -281,8 +310,21 @@ class OpenAIBackend(Backend):
             "ends in /v1."
         )
 
-    def _status_error(self, exc: openai.APIStatusError) -> BackendError:
+    def _status_error(self, exc: openai.APIStatusError, max_tokens: int) -> AgentError:
         url, code, detail = self.base_url, exc.status_code, _short(exc.message)
+        overflow = context_overflow(exc.message, max_tokens) if code in (400, 413, 422) else None
+        if overflow is not None:
+            window, overshoot = overflow
+            over = f" by {overshoot:,} tokens" if overshoot else ""
+            return ContextWindowError(
+                f"The server at {url} refused the request as too long for the model's "
+                f"window{over} (HTTP {code}: {detail}). The next turn of this session fits "
+                "a smaller window; or shorten the input, lower --max-tokens, or start over "
+                "with %agent delete SESSION.",
+                window=window,
+                overshoot=overshoot,
+                sent=True,
+            )
         if code in (401, 403):
             return BackendError(
                 f"The server at {url} refused the API key (HTTP {code}: {detail}). Put the key "

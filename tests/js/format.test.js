@@ -20,6 +20,24 @@ test("formatUsage leaves out figures the backend did not measure", () => {
   assert.equal(formatUsage(bare), "16 tokens");
 });
 
+test("formatUsage shows the context used / window and the window note", () => {
+  const windowed = {
+    ...usage,
+    context_tokens: 7012,
+    context_window: 8192,
+    window_note: "3 oldest turns no longer fit the 8,192-token window; they stay in history",
+  };
+  assert.equal(
+    formatUsage(windowed),
+    "TTFT 0.12 s · 7.0 tokens/s · 16 tokens · 7,012 / 8,192 in context · " +
+      "3 oldest turns no longer fit the 8,192-token window; they stay in history",
+  );
+  assert.equal(
+    formatUsage({ ...usage, context_tokens: 40, context_window: null }),
+    "TTFT 0.12 s · 7.0 tokens/s · 16 tokens · 40 / ? in context",
+  );
+});
+
 test("argsPreview lists key=JSON pairs", () => {
   assert.equal(argsPreview({ a: 2, b: "x" }), 'a=2, b="x"');
   assert.equal(argsPreview({}), "");
