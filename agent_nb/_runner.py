@@ -1,7 +1,10 @@
 """`AgentRunner`: the kernel-scoped owner of sessions, agents, backends and the store.
 
 ``get_runner()`` hands out one runner per process (one kernel), created on
-first use and shut down at interpreter exit. Closing a session only flags it
+first use. Every runner still alive at interpreter exit -- the kernel's and
+any made with ``AgentRunner()`` directly -- is shut down by an ``atexit``
+hook, so its worker thread ends while Python can still run it, with or
+without an explicit ``shutdown()``. Closing a session only flags it
 and schedules the eviction on the worker loop, so ``close()`` returns in
 microseconds whatever the history size; ``delete_session`` does the same work
 but waits for it.
@@ -17,6 +20,7 @@ import dataclasses
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,6 +86,7 @@ class AgentRunner:
         self._evicting: dict[str, tuple[AgentSession, concurrent.futures.Future[None]]] = {}
         self._worker = Worker()
         self._shut_down = False
+        _live_runners.add(self)
 
     # -- model ----------------------------------------------------------------
 
@@ -480,6 +485,7 @@ class AgentRunner:
 
 
 _runner: AgentRunner | None = None
+_live_runners: weakref.WeakSet[AgentRunner] = weakref.WeakSet()
 _runner_lock = threading.Lock()
 
 
@@ -504,6 +510,7 @@ def set_runner(runner: AgentRunner) -> AgentRunner | None:
 
 @atexit.register
 def _shutdown_at_exit() -> None:
-    if _runner is not None:
-        _runner.shutdown()
+    for runner in list(_live_runners):
+        with contextlib.suppress(Exception):  # one failing runner must not keep others alive
+            runner.shutdown()
 

@@ -14,9 +14,11 @@ stored.
 
 Lifetime: `close()` (or the front end closing the comm) unsubscribes and calls
 ``session.close()`` (background eviction) unless ``evict_on_close=False``.
-**New chat** switches the widget to a fresh session id; the old session is
-closed the same way when the widget owns it (``evict_on_close=True``),
-otherwise it is left alive for whoever else uses it.
+**New chat** switches the widget to a fresh session id and leaves the old
+session alive and listed (``%agent sessions``): the widget cannot know who
+else uses it -- ``%%agent`` cells, plain code, another widget -- and one click
+must never lose a conversation. Delete it explicitly (``%agent delete ID``)
+when it is no longer wanted.
 """
 
 from __future__ import annotations
@@ -225,10 +227,8 @@ class ChatWidget(anywidget.AnyWidget):
             self._session.cancel()
 
     def new_chat(self) -> AgentSession:
-        """Switch to a fresh session id; close the old session if this widget owns it."""
-        old = self._detach()
-        if old is not None and self.evict_on_close:
-            old.close()
+        """Switch to a fresh session id; the old session stays alive for its other users."""
+        self._detach()
         session = self._runner.get_or_create_session(_new_session_id())
         self._attach(session)
         return session

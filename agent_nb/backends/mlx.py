@@ -154,9 +154,12 @@ class MLXBackend(Backend):
                 abandoned.set()
 
         epoch = self._epoch
+        thread = mlx_thread()
 
         def cancelled() -> bool:
-            return cancel.is_set() or abandoned.is_set() or epoch != self._epoch
+            return (
+                cancel.is_set() or abandoned.is_set() or epoch != self._epoch or thread.stopping
+            )
 
         def job() -> None:
             try:
@@ -165,7 +168,7 @@ class MLXBackend(Backend):
                 emit(exc)
             emit(_DONE)
 
-        future = mlx_thread().submit(job)
+        future = thread.submit(job)
         try:
             while True:
                 item = await queue.get()
