@@ -38,6 +38,7 @@ from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 from ._data_summary import summarize
 from ._ids import check_session_id
 from ._magic_commands import CommandsMixin
+from ._numbers import check_real
 from ._magic_stream import DisplaySink, TerminalSink, drive
 from ._runner import DEFAULT_MODEL, AgentRunner, get_runner, set_runner
 from ._types import GenerationConfig
@@ -131,6 +132,14 @@ class AgentMagics(CommandsMixin, Magics):
                 f"AgentMagics.store must be '', 'memory' or 'sqlite:///path', got {value!r}"
             )
         return value
+
+    @validate("temperature", "stream_interval")
+    def _check_finite(self, proposal: Any) -> float:
+        name = f"AgentMagics.{proposal['trait'].name}"
+        try:
+            return check_real(name, proposal["value"], low=0)
+        except (TypeError, ValueError) as exc:
+            raise TraitError(str(exc)) from None
 
     @observe("store")
     def _store_changed(self, change: Any) -> None:

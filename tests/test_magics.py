@@ -352,9 +352,11 @@ def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBacke
         ("--bogus", "unrecognized arguments: --bogus"),
         ("bad/id", "invalid session id 'bad/id'"),
         ("-m nosuch:model", "Unknown model spec 'nosuch:model'"),
-        ("-t -1", "temperature must be >= 0"),
+        ("-t -1", "temperature must be a finite number >= 0, got -1.0"),
+        ("-t nan", "temperature must be a finite number >= 0, got nan"),
+        ("-t inf", "temperature must be a finite number >= 0, got inf"),
         ("-t warm", "invalid float value"),
-        ("--max-tokens 0", "max_tokens must be >= 1"),
+        ("--max-tokens 0", "max_tokens must be a whole number >= 1"),
         ("-o 2bad", "-o needs a Python variable name"),
         ("--format html", "invalid choice"),
         ('-s "unclosed', "cannot parse"),
@@ -368,3 +370,20 @@ def test_bad_input_is_one_line_and_changes_nothing(
     usage_error(result, cap, fragment)
     assert len(backend.requests) == 1 and turns() == ["keep me"]
     assert cap.outputs == []
+
+
+@pytest.mark.parametrize(
+    ("setting", "fragment"),
+    [
+        ("temperature = float('nan')", "AgentMagics.temperature must be a finite number >= 0"),
+        ("temperature = float('inf')", "AgentMagics.temperature must be a finite number >= 0"),
+        ("stream_interval = float('nan')", "AgentMagics.stream_interval must be a finite"),
+    ],
+)
+def test_non_finite_settings_are_refused(
+    shell: InteractiveShell, caplog: pytest.LogCaptureFixture, setting: str, fragment: str
+) -> None:
+    before = magics(shell).temperature, magics(shell).stream_interval
+    shell.run_line_magic("config", f"AgentMagics.{setting}")  # %config logs the TraitError
+    assert [fragment in r.getMessage() for r in caplog.records] == [True]
+    assert (magics(shell).temperature, magics(shell).stream_interval) == before
