@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import keyword
-import re
 import shlex
-import string
 from typing import Any
 
 from IPython.core.displaypub import DisplayPublisher
@@ -37,6 +35,7 @@ from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ._data_summary import summarize
 from ._ids import check_session_id
+from ._interpolate import interpolate
 from ._magic_commands import CommandsMixin
 from ._numbers import check_real
 from ._magic_stream import DisplaySink, TerminalSink, drive
@@ -45,29 +44,6 @@ from ._types import GenerationConfig
 from .errors import AgentError, SessionBusyError
 
 __all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
-
-_FIELD_NAME = re.compile(r"[^.\[]*")
-
-
-def interpolate(template: str, namespace: dict[str, Any]) -> str:
-    """``str.format`` with notebook variables; unknown names fail before anything runs."""
-    hint = "write {{ and }} for literal braces"
-    formatter = string.Formatter()
-    try:
-        fields = [f for _, f, _, _ in formatter.parse(template) if f is not None]
-    except ValueError as exc:
-        raise UsageError(f"cannot interpolate the cell ({exc}); {hint}") from None
-    for field in fields:
-        name = _FIELD_NAME.match(field)[0]  # type: ignore[index]
-        if not name.isidentifier():
-            raise UsageError(f"{{{field}}} does not name a variable; {hint}")
-        if name not in namespace:
-            raise UsageError(f"unknown variable {name!r} in {{{field}}}; define it first or {hint}")
-    try:
-        return formatter.vformat(template, (), namespace)
-    except Exception as exc:  # a bad format spec, a missing key or attribute...
-        raise UsageError(f"cannot interpolate the cell: {type(exc).__name__}: {exc}") from None
-
 
 @magics_class
 class AgentMagics(CommandsMixin, Magics):
@@ -203,12 +179,16 @@ class AgentMagics(CommandsMixin, Magics):
     )  # fmt: skip
     @argument("--format", choices=["markdown", "text", "code"], default="markdown",
               help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
+    @argument("--raw", action="store_true",
+              help="Send the cell as typed: no {name} interpolation.")  # fmt: skip
     @cell_magic("agent")  # type: ignore[arg-type]  # IPython types only the bare form
     def agent_cell(self, line: str, cell: str) -> None:
         """Send the cell to a model and stream the reply into the output.
 
-        The cell body is the message. ``{name}`` inserts a notebook variable
-        (``{{`` and ``}}`` for literal braces). The session outlives the cell;
+        The cell body is the message. ``{name}``, ``{name.attr}``,
+        ``{name[key]}`` and ``{name!r:spec}`` insert a notebook variable; any
+        other braces (code, JSON) stay as typed. ``{{name}}`` is a literal
+        ``{name}``; ``--raw`` sends the whole cell as typed. The session outlives the cell;
         re-running a cell replaces its earlier turn (see AgentMagics.on_rerun).
         Interrupt the kernel to stop a reply; the session stays usable.
 
@@ -223,7 +203,7 @@ class AgentMagics(CommandsMixin, Magics):
         args = self._parse(line)
         runner = get_runner()
         session_id = args.session or self.default_session
-        message = self._message(cell, args.data)
+        message = self._message(cell, args.data, raw=args.raw)
         if args.output and (not args.output.isidentifier() or keyword.iskeyword(args.output)):
             raise UsageError(f"-o needs a Python variable name, got {args.output!r}")
         try:
@@ -266,9 +246,12 @@ class AgentMagics(CommandsMixin, Magics):
         # The parser's error() raises UsageError with argparse's one-line message.
         return self.agent_cell.parser.parse_args(argv)
 
-    def _message(self, cell: str, data: list[str]) -> str:
+    def _message(self, cell: str, data: list[str], *, raw: bool = False) -> str:
         ns = self.shell.user_ns
-        text = interpolate(cell, ns).strip()
+        try:
+            text = (cell if raw else interpolate(cell, ns)).strip()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         missing = [name for name in data if name not in ns]
         if missing:
             raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")

@@ -186,18 +186,43 @@ def test_per_turn_model(shell: InteractiveShell, backend: ScriptedBackend) -> No
 
 def test_interpolation(shell: InteractiveShell, backend: ScriptedBackend) -> None:
     shell.user_ns.update(topic="owls", info={"n": 3}, pi=3.14159)
-    run(shell, "%%agent\nTell me about {topic} ({info[n]}, {pi:.2f}) as {{json}}")
-    assert turns() == ["Tell me about owls (3, 3.14) as {json}"]
+    run(shell, "%%agent\nTell me about {topic} ({info[n]}, {pi:.2f}, {topic!r}) as {{json}}")
+    assert turns() == ["Tell me about owls (3, 3.14, 'owls') as {json}"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "What does d = {'a': 1} do?",
+        'Is {"k": {"j": [1, 2]}} valid JSON?',
+        "A set {1, 2}, an empty {} and { spaced }",
+        "def f():\n    return {**kw, 'x': [i for i in range(3)]}",
+        "Format strings: {0} {} {:>8}",
+        "Doubled {{ braces }} stay",
+    ],
+)
+def test_other_braces_stay_as_typed(
+    shell: InteractiveShell, backend: ScriptedBackend, body: str
+) -> None:
+    result, cap = run(shell, f"%%agent\n{body}")
+    assert result.error_in_exec is None, cap.stderr
+    assert turns() == [body]
+
+
+def test_raw_sends_the_cell_as_typed(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    shell.user_ns["topic"] = "owls"
+    run(shell, "%%agent --raw\nprint(f'{topic} and {undefined_name}')")
+    assert turns() == ["print(f'{topic} and {undefined_name}')"]
 
 
 @pytest.mark.parametrize(
     ("body", "fragment"),
     [
-        ("about {nothing_here}", "unknown variable 'nothing_here'"),
-        ("a dict {'a': 1}", "does not name a variable"),
-        ("open { brace", "literal braces"),
-        ("positional {}", "does not name a variable"),
-        ("{topic.nope}", "AttributeError"),
+        ("about {nothing_here}", "unknown variable 'nothing_here' in {nothing_here}"),
+        ("about {nothing_here.attr}", "unknown variable 'nothing_here'"),
+        ("{topic.nope}", "cannot interpolate {topic.nope}: AttributeError"),
+        ("{topic:zz}", "cannot interpolate {topic:zz}: ValueError"),
+        ("{topic[9]}", "cannot interpolate {topic[9]}: IndexError"),
         ("   ", "the cell is empty"),
     ],
 )
@@ -207,7 +232,8 @@ def test_bad_interpolation_sends_nothing(
     shell.user_ns["topic"] = "owls"
     run(shell, "%%agent\nkeep me")
     result, cap = run(shell, f"%%agent\n{body}")
-    usage_error(result, cap, fragment)
+    line = usage_error(result, cap, fragment)
+    assert "--raw" in line or "empty" in line
     assert len(backend.requests) == 1 and turns() == ["keep me"]
 
 
