@@ -28,7 +28,8 @@ _FIELD = (
     r"(?:![rsa])?"  # a conversion
     r"(?::[^{}]*)?"  # a format spec (no nested fields)
 )
-_PATTERN = re.compile(r"\{\{(?P<literal>" + _FIELD.replace("name", "lname") + r")\}\}|\{" + _FIELD + r"\}")
+_LITERAL = _FIELD.replace("?P<name>", "")
+_PATTERN = re.compile(r"\{\{(?P<literal>" + _LITERAL + r")\}\}|\{" + _FIELD + r"\}")
 _HINT = "write {{name}} for a literal {name}, or use %%agent --raw to send the cell as typed"
 
 

@@ -37,11 +37,13 @@ from ._data_summary import summarize
 from ._ids import check_session_id
 from ._interpolate import interpolate
 from ._magic_commands import CommandsMixin
-from ._numbers import check_real
 from ._magic_stream import DisplaySink, TerminalSink, drive
+from ._numbers import check_real
 from ._runner import DEFAULT_MODEL, AgentRunner, get_runner, set_runner
+from ._store_switch import check_move, move_sessions
 from ._types import GenerationConfig
 from .errors import AgentError, SessionBusyError
+from .stores import resolve_store
 
 __all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -107,6 +109,14 @@ class AgentMagics(CommandsMixin, Magics):
             raise TraitError(
                 f"AgentMagics.store must be '', 'memory' or 'sqlite:///path', got {value!r}"
             )
+        if value and value.startswith("sqlite:///"):  # a memory store starts empty
+            target = resolve_store(value)
+            try:
+                check_move(get_runner(), target)
+            except ValueError as exc:
+                raise TraitError(f"AgentMagics.store = {value!r}: {exc}") from None
+            finally:
+                target.close()
         return value
 
     @validate("temperature", "stream_interval")
@@ -123,8 +133,21 @@ class AgentMagics(CommandsMixin, Magics):
             self._install_runner()
 
     def _install_runner(self) -> None:
-        """Make the kernel runner use ``store`` (replacing only a runner made here)."""
-        runner = AgentRunner(store=self.store, model=self.default_model or DEFAULT_MODEL)
+        """Make the kernel runner use ``store``, taking the live sessions along
+        (see `_store_switch`); only a runner made here is shut down."""
+        current = get_runner()
+        runner = AgentRunner(
+            current.agent,
+            store=self.store,
+            model=self.default_model or current.model or DEFAULT_MODEL,
+            user_id=current.user_id,
+            app_name=current.app_name,
+        )
+        try:
+            move_sessions(current, runner.store)
+        except BaseException:
+            runner.shutdown()
+            raise
         previous = set_runner(runner)
         if previous is not None and previous is self._own_runner:
             previous.shutdown()
