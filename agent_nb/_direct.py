@@ -97,6 +97,7 @@ def start_direct(runner: AgentRunner, request: GenerateContentRequest) -> EventS
                              interrupted=finish == "cancelled"))
         emit(TurnComplete(usage=usage, finish_reason=finish, interrupted=finish == "cancelled",
                           error=None if error is None else str(error), author=AUTHOR,
+                          max_tokens=request.config.max_tokens if finish == "length" else None,
                           invocation_id=invocation_id))
         stream.finish(error)
         if error is not None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import keyword
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from IPython.core.displaypub import DisplayPublisher
@@ -240,6 +241,7 @@ class AgentMagics(CommandsMixin, Magics):
             runner.check_model(model or runner.model)  # a bad model fails here, not mid-turn
         except (AgentError, ValueError, TypeError) as exc:
             raise UsageError(str(exc)) from None
+        waiting_for = _waiting_note(runner, runner.check_model(model or runner.model))
         system = args.system if args.system is not None else (self.system_prompt or None)
         options = {"model": model, "system": system, "config": config}
         try:
@@ -250,7 +252,7 @@ class AgentMagics(CommandsMixin, Magics):
         except AgentError as exc:
             raise UsageError(str(exc)) from None
         sink = DisplaySink(args.format) if self._rich_output() else TerminalSink()
-        outcome = drive(stream, sink, self.stream_interval)
+        outcome = drive(stream, sink, self.stream_interval, waiting_for)
         if not args.once and outcome.invocation_id:
             self._remember(session_id, outcome.invocation_id)
         if args.output and outcome.reply is not None:
@@ -348,6 +350,22 @@ class AgentMagics(CommandsMixin, Magics):
         ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
         """
         return self.run_command(line)
+
+
+def _waiting_note(runner: AgentRunner, backend: Any) -> Callable[[], str]:
+    """What a new turn waits for: the turns already running on a one-at-a-time model."""
+    if not backend.one_turn_at_a_time:
+        return lambda: ""
+    ahead = [s.id for s in runner.sessions(include_hidden=True) if s.busy]
+
+    def note() -> str:
+        busy = {s.id for s in runner.sessions(include_hidden=True) if s.busy}
+        names = ["a --once turn" if i.startswith("_st-") else repr(i) for i in ahead if i in busy]
+        if not names:
+            return ""
+        return f"waiting for session {', '.join(names)} to finish its turn on the model"
+
+    return note
 
 
 def load_ipython_extension(ipython: Any) -> None:

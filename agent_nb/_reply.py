@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from ._types import Event, FinishReason, TextMessage, Usage
+from ._types import Event, FinishReason, TextMessage, TurnComplete, Usage
 
-__all__ = ["Reply"]
+__all__ = ["Reply", "cut_off_note"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,6 +25,23 @@ class Reply:
         return self.finish_reason == "cancelled"
 
     @property
+    def truncated_at(self) -> int | None:
+        """The ``max_tokens`` limit that cut this reply off (``finish_reason == "length"``)."""
+        if self.finish_reason != "length":
+            return None
+        ends = [e for e in self.events if isinstance(e, TurnComplete)]
+        return ends[-1].max_tokens if ends else None
+
+    @property
+    def note(self) -> str:
+        """What a reader should know beyond the text: interrupted, or cut off at a limit."""
+        if self.interrupted:
+            return "(interrupted)"
+        if self.finish_reason == "length":
+            return cut_off_note(self.truncated_at)
+        return ""
+
+    @property
     def messages(self) -> list[str]:
         return [
             e.text
@@ -39,4 +56,10 @@ class Reply:
         # Model output is untrusted: raw HTML is escaped before Markdown rendering.
         from ._render import safe_markdown
 
-        return safe_markdown(self.text) + ("\n\n*(interrupted)*" if self.interrupted else "")
+        return safe_markdown(self.text) + (f"\n\n*{self.note}*" if self.note else "")
+
+
+def cut_off_note(limit: int | None) -> str:
+    """The one wording for a reply stopped by its token limit (cell, Reply, export)."""
+    at = f"the {limit}-token limit" if limit else "the token limit"
+    return f"(cut off at {at}; raise --max-tokens / GenerationConfig.max_tokens for more)"

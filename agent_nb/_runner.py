@@ -34,7 +34,7 @@ from ._stream import EventStream
 from ._turn import close_unfinished_turn
 from ._types import Content, GenerateContentRequest
 from ._worker import Worker
-from .backends import Backend, resolve_backend
+from .backends import Backend, check_spec, resolve_backend
 from .stores import SessionStore, resolve_store
 
 __all__ = ["AgentRunner", "SessionInfo", "get_runner", "set_runner"]
@@ -74,6 +74,7 @@ class AgentRunner:
     ) -> None:
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
+        check_spec(model)  # a typo fails here, not at the first turn
         self.agent = agent or Agent()
         self.user_id = user_id
         self.app_name = app_name

@@ -286,6 +286,9 @@ async def run_turn(
                 finish_reason=finish,
                 interrupted=finish == "cancelled",
                 error=None if error is None else f"{type(error).__name__}: {error}",
+                max_tokens=(options.config or agent.config).max_tokens
+                if finish == "length"
+                else None,
                 author=agent.name,
                 invocation_id=turn.invocation_id,
             )

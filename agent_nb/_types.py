@@ -279,3 +279,5 @@ class TurnComplete(Event):
     finish_reason: FinishReason = "stop"
     interrupted: bool = False
     error: str | None = None
+    #: With ``finish_reason == "length"``: the ``max_tokens`` limit that cut the reply.
+    max_tokens: int | None = None

@@ -167,6 +167,8 @@ class ChatWidget(anywidget.AnyWidget):
     busy = traitlets.Bool(False).tag(sync=True)
     session_closed = traitlets.Bool(False).tag(sync=True)
     model_label = traitlets.Unicode("").tag(sync=True)
+    #: The role label of model messages, the same while streaming and after.
+    agent_name = traitlets.Unicode("assistant").tag(sync=True)
 
     def __init__(
         self,
@@ -253,6 +255,7 @@ class ChatWidget(anywidget.AnyWidget):
             self._unsubscribe = session.subscribe(self._on_event, self._on_reset)
             with self.hold_sync():
                 self.model_label = _model_label(self._runner)
+                self.agent_name = session.agent.name
                 self.session_id = session.id
                 self.session_closed = session.closed
                 self.busy = session.busy
@@ -299,6 +302,7 @@ class ChatWidget(anywidget.AnyWidget):
                         finish_reason=event.finish_reason,
                         interrupted=event.interrupted,
                         error=event.error,
+                        max_tokens=event.max_tokens,
                         usage=usage_dict(event.usage),
                     )
                 )

@@ -56,6 +56,7 @@
  * @property {string} finish_reason
  * @property {boolean} interrupted
  * @property {string | null} error
+ * @property {number | null} max_tokens the limit that cut the reply (finish_reason "length")
  * @property {UsageDict} usage
  */
 
@@ -83,6 +84,7 @@
  * @property {string} finish_reason
  * @property {boolean} interrupted
  * @property {string | null} error
+ * @property {number | null} max_tokens the limit that cut the reply (finish_reason "length")
  * @property {UsageDict} usage
  */
 

@@ -67,6 +67,15 @@ function fillMarkdown(body, text) {
 }
 
 /**
+ * The same words as the cell's note (agent_nb/_reply.py `cut_off_note`).
+ * @param {number | null} limit
+ */
+function cutOffNote(limit) {
+  const at = limit ? `the ${limit}-token limit` : "the token limit";
+  return `cut off at ${at}; raise max_tokens for more`;
+}
+
+/**
  * @param {string} role
  * @param {string} label
  */
@@ -111,6 +120,8 @@ function renderEntries(entries, openTools) {
       addToolResult(block, entry);
     } else if (entry.kind === "turn" && entry.error) {
       out.push(h("div", "anb-error", entry.error));
+    } else if (entry.kind === "turn" && entry.finish_reason === "length") {
+      out.push(h("div", "anb-note anb-cut", cutOffNote(entry.max_tokens)));
     }
   }
   return out;
@@ -231,7 +242,7 @@ function render({ model, el }) {
     if (!liveText) return;
     const stick = nearBottom();
     if (!liveBubble) {
-      liveBubble = bubble("model", "model");
+      liveBubble = bubble("model", model.get("agent_name"));
       liveBubble.box.classList.add("anb-streaming-msg");
       live.replaceChildren(liveBubble.box);
     }
@@ -302,6 +313,8 @@ function render({ model, el }) {
       clearLive();
       if (msg.error) setStatus(`error: ${msg.error}`, "anb-status-error");
       else if (msg.interrupted) setStatus(`stopped · ${formatUsage(msg.usage)}`);
+      else if (msg.finish_reason === "length")
+        setStatus(`${cutOffNote(msg.max_tokens)} · ${formatUsage(msg.usage)}`);
       else setStatus(formatUsage(msg.usage));
     } else if (msg.type === "error") {
       pending = false;

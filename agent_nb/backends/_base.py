@@ -84,6 +84,9 @@ class Backend(ABC):
 
     supports_tools: ClassVar[bool] = False
     supports_prompt_cache: ClassVar[bool] = False
+    #: Turns queue behind each other (a local model answers one at a time), so a
+    #: new turn may wait for another session's; ``%%agent`` then says so.
+    one_turn_at_a_time: bool = False
 
     #: The spec string this backend answers to, e.g. ``"mlx:smollm2-135m"``.
     spec: str = ""

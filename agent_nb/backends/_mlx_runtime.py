@@ -202,7 +202,15 @@ def resolve_source(arg: str) -> ModelSource:
         return ModelSource("embedded", EMBEDDED_ALIASES[0])
     path = pathlib.Path(arg).expanduser()
     looks_local = arg.startswith(("/", "~", ".", os.sep)) or path.exists()
-    if looks_local or not _HF_REPO.fullmatch(arg):
+    if not looks_local and not _HF_REPO.fullmatch(arg):
+        # A bare name: not a path, so the current folder's files are beside the point.
+        raise ModelNotFoundError(
+            f"no mlx model named {arg!r}. Built in: 'mlx:{EMBEDDED_ALIASES[0]}' (also "
+            f"{', '.join(repr(a) for a in EMBEDDED_ALIASES[1:])}). For another model, point "
+            "at its folder: 'mlx:/path/to/mlx-model-dir' (config.json, *.safetensors and "
+            "tokenizer files, e.g. made by `mlx_lm.convert`), or 'mlx:org/hf-repo'."
+        )
+    if looks_local:
         if (path / "config.json").is_file():
             return ModelSource("local", str(path.resolve()))
         raise ModelNotFoundError(

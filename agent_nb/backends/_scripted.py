@@ -48,16 +48,26 @@ class ScriptedBackend(Backend):
     >>> backend.enqueue(ToolCallChunk("add", {"a": 1, "b": 2}), "The sum is 3.")
 
     ``token_delay`` seconds pass between streamed tokens. Every request the
-    backend receives is kept in ``requests`` for inspection.
+    backend receives is kept in ``requests`` for inspection. With
+    ``one_turn_at_a_time=True`` replies queue behind each other, as on a local
+    model.
     """
 
     supports_tools: ClassVar[bool] = True
     supports_prompt_cache: ClassVar[bool] = False
     spec = "scripted"
 
-    def __init__(self, replies: Iterable[ScriptedReply] = (), *, token_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        replies: Iterable[ScriptedReply] = (),
+        *,
+        token_delay: float = 0.0,
+        one_turn_at_a_time: bool = False,
+    ) -> None:
         self._queue: deque[ScriptedReply] = deque(replies)
         self.token_delay = token_delay
+        self.one_turn_at_a_time = one_turn_at_a_time
+        self._one_at_a_time: asyncio.Lock | None = None
         self.requests: list[GenerateContentRequest] = []
 
     def enqueue(self, *replies: ScriptedReply) -> None:
@@ -77,6 +87,19 @@ class ScriptedBackend(Backend):
 
     async def stream(
         self, request: GenerateContentRequest, *, cache: str | None, cancel: CancelToken
+    ) -> AsyncIterator[Chunk]:
+        if not self.one_turn_at_a_time:
+            async for chunk in self._reply(request, cancel):
+                yield chunk
+            return
+        if self._one_at_a_time is None:  # made on the worker loop that uses it
+            self._one_at_a_time = asyncio.Lock()
+        async with self._one_at_a_time:
+            async for chunk in self._reply(request, cancel):
+                yield chunk
+
+    async def _reply(
+        self, request: GenerateContentRequest, cancel: CancelToken
     ) -> AsyncIterator[Chunk]:
         self.requests.append(request)
         reply = self._next_reply(request)

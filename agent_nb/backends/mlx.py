@@ -75,6 +75,7 @@ class MLXBackend(Backend):
     # The chat template always sees the tools; calls are parsed when the
     # model's tokenizer has an mlx-lm tool parser (see `has_tool_parser`).
     supports_tools: ClassVar[bool] = True
+    one_turn_at_a_time = True  # one MLX thread per process
 
     def __init__(
         self,
