@@ -34,7 +34,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
-from ._data_summary import summarize
+from ._data_summary import estimate_tokens, summarize
 from ._ids import check_session_id
 from ._interpolate import interpolate
 from ._magic_commands import CommandsMixin
@@ -227,7 +227,6 @@ class AgentMagics(CommandsMixin, Magics):
         args = self._parse(line)
         runner = get_runner()
         session_id = args.session or self.default_session
-        message = self._message(cell, args.data, raw=args.raw)
         if args.output and (not args.output.isidentifier() or keyword.iskeyword(args.output)):
             raise UsageError(f"-o needs a Python variable name, got {args.output!r}")
         try:
@@ -241,7 +240,9 @@ class AgentMagics(CommandsMixin, Magics):
             runner.check_model(model or runner.model)  # a bad model fails here, not mid-turn
         except (AgentError, ValueError, TypeError) as exc:
             raise UsageError(str(exc)) from None
-        waiting_for = _waiting_note(runner, runner.check_model(model or runner.model))
+        backend = runner.check_model(model or runner.model)
+        message = self._message(cell, args.data, raw=args.raw, count=backend.count_tokens)
+        waiting_for = _waiting_note(runner, backend)
         system = args.system if args.system is not None else (self.system_prompt or None)
         options = {"model": model, "system": system, "config": config}
         try:
@@ -271,7 +272,14 @@ class AgentMagics(CommandsMixin, Magics):
         # The parser's error() raises UsageError with argparse's one-line message.
         return self.agent_cell.parser.parse_args(argv)
 
-    def _message(self, cell: str, data: list[str], *, raw: bool = False) -> str:
+    def _message(
+        self,
+        cell: str,
+        data: list[str],
+        *,
+        raw: bool = False,
+        count: Callable[[str], int | None] = lambda _: None,
+    ) -> str:
         ns = self.shell.user_ns
         try:
             text = (cell if raw else interpolate(cell, ns)).strip()
@@ -283,7 +291,12 @@ class AgentMagics(CommandsMixin, Magics):
         if not text:
             raise UsageError("the cell is empty; write the message below the %%agent line")
         budget = self.data_budget // max(1, len(data))
-        summaries = [summarize(name, ns[name], budget) for name in dict.fromkeys(data)]
+
+        def tokens(text: str) -> int:  # the model's tokenizer when it has one
+            counted = count(text)
+            return estimate_tokens(text) if counted is None else counted
+
+        summaries = [summarize(name, ns[name], budget, tokens) for name in dict.fromkeys(data)]
         return "\n\n".join([text, *summaries])
 
     def _start(

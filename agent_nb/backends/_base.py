@@ -91,6 +91,11 @@ class Backend(ABC):
     #: The spec string this backend answers to, e.g. ``"mlx:smollm2-135m"``.
     spec: str = ""
 
+    def count_tokens(self, text: str) -> int | None:
+        """Tokens ``text`` takes in this model, or None without a local tokenizer
+        (callers then estimate; see `agent_nb._data_summary`)."""
+        return None
+
     @abstractmethod
     def stream(
         self,

@@ -247,6 +247,11 @@ class MLXBackend(Backend):
         else:
             self.drop_cache(cache)
 
+    def count_tokens(self, text: str) -> int:
+        """With the model's tokenizer (loads the model on first use). Runs on the
+        caller's thread: encoding touches no MLX state."""
+        return len(self.load().tokenizer.encode(text, add_special_tokens=False))
+
     def drop_cache(self, cache: str) -> None:
         if self._kv.drop(cache) and self._loaded is not None:
             self._clear_mlx_cache()
