@@ -195,11 +195,13 @@ class AgentMagics(CommandsMixin, Magics):
     @argument("-m", "--model", help="Model spec for this turn, e.g. mlx:smollm2-135m.")
     @argument("-s", "--system", help="System instructions for this turn.")
     @argument("-t", "--temperature", type=float, help="Sampling temperature (0 = greedy).")
-    @argument("--max-tokens", type=int, help="Cap on generated tokens for this turn.")
+    @argument("--max-tokens", type=int,
+              help="Cap on generated tokens (a reply cut off there is marked).")  # fmt: skip
     @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
     @argument(
         "--data", nargs="+", action="extend", default=[], metavar="VAR",
-        help="Attach a bounded summary of these variables (DataFrame, array, any object).",
+        help="Attach a summary of these variables (DataFrame, array, any object) within "
+        "AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
     )  # fmt: skip
     @argument("--format", choices=["markdown", "text", "code"], default="markdown",
               help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
