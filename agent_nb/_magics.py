@@ -214,8 +214,9 @@ class AgentMagics(CommandsMixin, Magics):
         The cell body is the message. ``{name}``, ``{name.attr}``,
         ``{name[key]}`` and ``{name!r:spec}`` insert a notebook variable; any
         other braces (code, JSON) stay as typed. ``{{name}}`` is a literal
-        ``{name}``; ``--raw`` sends the whole cell as typed. The session outlives the cell;
-        re-running a cell replaces its earlier turn (see AgentMagics.on_rerun).
+        ``{name}``; ``--raw`` sends the whole cell as typed. The session
+        outlives the cell; re-running a cell replaces its earlier turn (see
+        AgentMagics.on_rerun).
         Interrupt the kernel to stop a reply; the session stays usable.
 
         Examples::
@@ -239,10 +240,9 @@ class AgentMagics(CommandsMixin, Magics):
             if not args.once:
                 check_session_id(session_id)
             model = args.model or self.default_model or None
-            runner.check_model(model or runner.model)  # a bad model fails here, not mid-turn
+            backend = runner.check_model(model or runner.model)  # fails here, not mid-turn
         except (AgentError, ValueError, TypeError) as exc:
             raise UsageError(str(exc)) from None
-        backend = runner.check_model(model or runner.model)
         message = self._message(cell, args.data, raw=args.raw, count=backend.count_tokens)
         waiting_for = _waiting_note(runner, backend)
         system = args.system if args.system is not None else (self.system_prompt or None)
