@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ._numbers import check_int
 from ._tools import Tool, as_tool
 from ._types import GenerationConfig
 from ._window import ContextPolicy, check_policy
@@ -42,8 +43,7 @@ class Agent:
     ) -> None:
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"agent name must be a Python identifier, got {name!r}")
-        if max_turns < 1:
-            raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+        max_turns = check_int("max_turns", max_turns, low=1)
         built = tuple(as_tool(t) for t in tools)
         names = [t.name for t in built]
         if len(set(names)) != len(names):

@@ -156,13 +156,15 @@ class Recorder:
             )
         )
 
-    def complete(self, usage: Usage, finish: FinishReason, error: BaseException | None) -> None:
+    def complete(self, progress: Progress, error: BaseException | None) -> None:
+        finish = progress.finish
         self.emit(
             TurnComplete(
-                usage=usage,
+                usage=progress.usage,
                 finish_reason=finish,
                 interrupted=finish == "cancelled",
                 error=None if error is None else f"{type(error).__name__}: {error}",
+                max_tokens=progress.max_tokens if finish == "length" else None,
                 **self._ids(),
             )
         )
@@ -176,6 +178,7 @@ class Progress:
     finish: FinishReason = "stop"
     text: list[str] = dataclasses.field(default_factory=list)  # streamed, not yet recorded
     open_call: FunctionCall | None = None  # a tool that is running
+    max_tokens: int | None = None  # the latest model call's limit (names a "length" finish)
 
     def flush_text(self, rec: Recorder, *, interrupted: bool) -> None:
         """Record the streamed text as one final message (if any) and start afresh."""
@@ -207,6 +210,7 @@ async def stream_model(
         elif isinstance(chunk, Finish):
             finish = chunk
     progress.usage = progress.usage + finish.usage
+    progress.max_tokens = request.config.max_tokens
     progress.finish = "cancelled" if invocation.cancelled else finish.finish_reason
 
 
@@ -248,7 +252,7 @@ async def run_invocation(
             progress.flush_text(rec, interrupted=True)  # cut off mid-stream: keep what was seen
             if progress.open_call is not None:
                 rec.response(progress.open_call, {"error": "cancelled before the tool finished"})
-            rec.complete(progress.usage, progress.finish, error)
+            rec.complete(progress, error)
     except Exception as exc:  # the store itself failed; report that, not a hang
         error = error or exc
     texts = final_texts(rec.events)

@@ -1,13 +1,12 @@
 """The kernel-scoped runner: one `AgentRunner` per process, shared by the magics and widgets.
 
-Created on first use (or by ``%load_ext agent_nb``), replaced only by
-`set_runner`, and shut down at interpreter exit so the worker thread, the
-model and the store are released cleanly.
+Created on first use (or by ``%load_ext agent_nb``) and replaced only by
+`set_runner`. Like every runner, it is shut down at interpreter exit (see
+`agent_nb._runner`).
 """
 
 from __future__ import annotations
 
-import atexit
 import threading
 
 from ._runner import AgentRunner
@@ -36,8 +35,3 @@ def set_runner(runner: AgentRunner) -> AgentRunner | None:
         previous, _runner = _runner, runner
     return previous
 
-
-@atexit.register
-def _shutdown_at_exit() -> None:
-    if _runner is not None:
-        _runner.shutdown()

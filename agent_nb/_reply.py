@@ -6,9 +6,9 @@ import dataclasses
 from collections.abc import Iterable
 
 from ._render import safe_markdown
-from ._types import Event, FinishReason, TextMessage, Usage
+from ._types import Event, FinishReason, TextMessage, TurnComplete, Usage
 
-__all__ = ["Reply", "final_texts", "is_final_text"]
+__all__ = ["Reply", "cut_off_note", "final_texts", "is_final_text"]
 
 
 def is_final_text(event: Event) -> bool:
@@ -37,6 +37,23 @@ class Reply:
         return self.finish_reason == "cancelled"
 
     @property
+    def truncated_at(self) -> int | None:
+        """The ``max_tokens`` limit that cut this reply off (``finish_reason == "length"``)."""
+        if self.finish_reason != "length":
+            return None
+        ends = [e for e in self.events if isinstance(e, TurnComplete)]
+        return ends[-1].max_tokens if ends else None
+
+    @property
+    def note(self) -> str:
+        """What a reader should know beyond the text: interrupted, or cut off at a limit."""
+        if self.interrupted:
+            return "(interrupted)"
+        if self.finish_reason == "length":
+            return cut_off_note(self.truncated_at)
+        return ""
+
+    @property
     def messages(self) -> list[str]:
         return final_texts(self.events)
 
@@ -45,4 +62,10 @@ class Reply:
 
     def _repr_markdown_(self) -> str:
         # Model output is untrusted: raw HTML is escaped before Markdown rendering.
-        return safe_markdown(self.text) + ("\n\n*(interrupted)*" if self.interrupted else "")
+        return safe_markdown(self.text) + (f"\n\n*{self.note}*" if self.note else "")
+
+
+def cut_off_note(limit: int | None) -> str:
+    """The one wording for a reply stopped by its token limit (cell, Reply, export)."""
+    at = f"the {limit}-token limit" if limit else "the token limit"
+    return f"(cut off at {at}; raise --max-tokens / GenerationConfig.max_tokens for more)"

@@ -1,7 +1,10 @@
 """`AgentRunner`: the kernel-scoped registry of sessions and agents, and the public API.
 
 ``get_runner()`` hands out one runner per process (one kernel), created on
-first use and shut down at interpreter exit. Closing a session only flags it
+first use. Every runner still alive at interpreter exit -- the kernel's and
+any made with ``AgentRunner()`` directly -- is shut down by an ``atexit``
+hook, so its worker thread ends while Python can still run it, with or
+without an explicit ``shutdown()``. Closing a session only flags it
 and schedules the eviction on the worker loop, so ``close()`` returns in
 microseconds whatever the history size; ``delete_session`` does the same work
 but waits for it.
@@ -12,9 +15,12 @@ resolved live in a `BackendPool`, which owns everything keyed by a cache key.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,7 +37,7 @@ from ._stream import EventStream, wait_interruptibly
 from ._turn import close_unfinished_turn
 from ._types import Content, GenerateContentRequest
 from ._worker import Worker
-from .backends import Backend
+from .backends import Backend, check_spec
 from .backends._pool import BackendPool, model_label
 from .errors import RunnerShutDownError, UnknownAgentError
 from .stores import SessionStore, resolve_store
@@ -59,6 +65,7 @@ class AgentRunner:
     ) -> None:
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
+        check_spec(model)  # a typo fails here, not at the first turn
         self.agent = agent or Agent()
         self.user_id = user_id
         self.app_name = app_name
@@ -71,6 +78,7 @@ class AgentRunner:
         self._worker = Worker()
         self._evictions = Evictions(self._worker, self._evict_now)
         self._shut_down = False
+        _live_runners.add(self)
 
     # -- what sessions see (SessionHost) ----------------------------------------
 
@@ -357,3 +365,14 @@ class AgentRunner:
 
     def __repr__(self) -> str:
         return f"<AgentRunner model={self.model_label!r} sessions={len(self._sessions)}>"
+
+
+#: Every runner not yet garbage-collected: all are shut down at interpreter exit.
+_live_runners: weakref.WeakSet[AgentRunner] = weakref.WeakSet()
+
+
+@atexit.register
+def _shutdown_at_exit() -> None:
+    for runner in list(_live_runners):
+        with contextlib.suppress(Exception):  # one failing runner must not keep others alive
+            runner.shutdown()

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from ._numbers import check_int, check_real
+
 __all__ = [
     "Content",
     "Event",
@@ -104,14 +106,21 @@ class GenerationConfig:
     stop: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
-        if not 0 < self.top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
-        if self.top_k < 0:
-            raise ValueError(f"top_k must be >= 0 (0 disables it), got {self.top_k}")
-        if self.max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        # Every number is checked for finiteness too: NaN slips past `< 0`.
+        checked = {
+            "temperature": check_real("temperature", self.temperature, low=0),
+            "top_p": check_real("top_p", self.top_p, low=0, high=1, low_open=True),
+            "top_k": check_int("top_k (0 disables it)", self.top_k, low=0),
+            "max_tokens": check_int("max_tokens", self.max_tokens, low=1),
+        }
+        if self.seed is not None:
+            checked["seed"] = check_int("seed", self.seed, low=0, high=2**64 - 1)
+        if self.repetition_penalty is not None:
+            checked["repetition_penalty"] = check_real(
+                "repetition_penalty", self.repetition_penalty, low=0, low_open=True
+            )
+        for key, value in checked.items():
+            object.__setattr__(self, key, value)
         if isinstance(self.stop, str):
             object.__setattr__(self, "stop", (self.stop,))
 
@@ -292,3 +301,5 @@ class TurnComplete(Event):
     finish_reason: FinishReason = "stop"
     interrupted: bool = False
     error: str | None = None
+    #: With ``finish_reason == "length"``: the ``max_tokens`` limit that cut the reply.
+    max_tokens: int | None = None

@@ -57,6 +57,15 @@ export function toolFailed(response) {
 }
 
 /**
+ * The same words as the cell's note (agent_nb/_reply.py `cut_off_note`).
+ * @param {number | null} limit
+ */
+export function cutOffNote(limit) {
+  const at = limit ? `the ${limit}-token limit` : "the token limit";
+  return `cut off at ${at}; raise max_tokens for more`;
+}
+
+/**
  * What the status line says when a turn ends: [text, css class].
  * @param {TurnCompleteMsg} msg
  * @returns {[string, string]}
@@ -64,5 +73,8 @@ export function toolFailed(response) {
 export function turnStatus(msg) {
   if (msg.error) return [`error: ${msg.error}`, "anb-status-error"];
   if (msg.interrupted) return [`stopped · ${formatUsage(msg.usage)}`, ""];
+  if (msg.finish_reason === "length") {
+    return [`${cutOffNote(msg.max_tokens)} · ${formatUsage(msg.usage)}`, ""];
+  }
   return [formatUsage(msg.usage), ""];
 }

@@ -57,8 +57,9 @@ export class LiveText {
  * @param {HTMLElement} options.live  where the streaming bubble goes
  * @param {FillMarkdown} options.fillMarkdown
  * @param {() => (() => void)} options.keepScroll  call before a change; call its result after
+ * @param {() => string} options.label  the agent's name, the same label as the transcript's
  */
-export function mountLive({ doc, live, fillMarkdown, keepScroll }) {
+export function mountLive({ doc, live, fillMarkdown, keepScroll, label }) {
   const state = new LiveText();
   /** @type {{box: HTMLElement, body: HTMLElement} | null} */
   let shown = null;
@@ -69,7 +70,7 @@ export function mountLive({ doc, live, fillMarkdown, keepScroll }) {
     if (!state.text) return;
     const restore = keepScroll();
     if (!shown) {
-      shown = bubble(doc, "model", "model");
+      shown = bubble(doc, "model", label());
       shown.box.classList.add("anb-streaming-msg");
       live.replaceChildren(shown.box);
     }

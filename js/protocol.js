@@ -59,6 +59,7 @@
  * @property {string} finish_reason
  * @property {boolean} interrupted
  * @property {string | null} error
+ * @property {number | null} max_tokens the limit that cut the reply (finish_reason "length")
  * @property {UsageDict} usage
  */
 
@@ -86,6 +87,7 @@
  * @property {string} finish_reason
  * @property {boolean} interrupted
  * @property {string | null} error
+ * @property {number | null} max_tokens the limit that cut the reply (finish_reason "length")
  * @property {UsageDict} usage
  */
 
@@ -140,6 +142,7 @@
  * @property {boolean} busy
  * @property {boolean} session_closed
  * @property {string} model_label
+ * @property {string} agent_name  the role label of the model's messages, streaming or not
  */
 
 export {};

@@ -3,7 +3,7 @@
 // Markdown filler to use, so it is testable without a browser (tests/js/) and
 // the untrusted-text path stays in markdown.js.
 
-import { argsPreview, pretty, toolFailed } from "./format.js";
+import { argsPreview, cutOffNote, pretty, toolFailed } from "./format.js";
 
 /** @typedef {import("./protocol.js").Entry} Entry */
 /** @typedef {import("./protocol.js").ToolCallEntry} ToolCallEntry */
@@ -74,6 +74,8 @@ export function renderEntries(doc, entries, openTools, fillMarkdown) {
       addToolResult(doc, block, entry);
     } else if (entry.kind === "turn" && entry.error) {
       out.push(h(doc, "div", "anb-error", entry.error));
+    } else if (entry.kind === "turn" && entry.finish_reason === "length") {
+      out.push(h(doc, "div", "anb-note anb-cut", cutOffNote(entry.max_tokens)));
     }
   }
   return out;

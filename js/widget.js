@@ -78,7 +78,13 @@ function render({ model, el }) {
       if (stick) log.scrollTop = log.scrollHeight;
     };
   };
-  const streaming = mountLive({ doc: document, live, fillMarkdown, keepScroll });
+  const streaming = mountLive({
+    doc: document,
+    live,
+    fillMarkdown,
+    keepScroll,
+    label: () => model.get("agent_name"),
+  });
 
   function busy() {
     return model.get("busy") || pending;

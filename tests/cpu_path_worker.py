@@ -84,6 +84,9 @@ def main(argv: list[str] | None = None) -> None:
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "agent_nb")
     shell.run_line_magic("config", f"AgentMagics.max_tokens = {args.max_tokens}")
+    # --data budgets are counted with the model's tokenizer: 900 tokens for the two
+    # summaries make the data turn the 600+ token prompt the comparison is about.
+    shell.run_line_magic("config", "AgentMagics.data_budget = 900")
     sales = sales_frame()
     totals = sales.groupby("region")["revenue"].sum().sort_values(ascending=False)
     totals = {region: round(float(value), 2) for region, value in totals.items()}

@@ -134,6 +134,55 @@ def test_store_setting_installs_a_persistent_runner(
     assert texts == ["remember me", "You said: remember me"]
 
 
+def test_setting_a_store_moves_the_live_sessions(
+    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any
+) -> None:
+    run(shell, "%%agent pre\nfirst", cell_id="cell-a")
+    get_runner().get_or_create_session("pre").run("second", state_delta={"n": 1, "user:lang": "nb"})
+    run(shell, "%%agent before\nhello")
+    path = tmp_path / "moved.db"
+    shell.run_cell(f"%config AgentMagics.store = 'sqlite:///{path}'")
+    runner = get_runner()
+    assert type(runner.store).__name__ == "SQLiteStore" and runner.model is backend
+    _, cap = run(shell, "%agent sessions")
+    listing = final_bundle(cap)["text/plain"]
+    assert "pre" in listing and "before" in listing, listing
+    pre = runner.get_or_create_session("pre")
+    texts = [e.text for e in pre.history if isinstance(e, TextMessage)]
+    assert texts == ["first", "You said: first", "second", "You said: second"]
+    assert pre.state == {"n": 1, "user:lang": "nb"}
+    # Re-running the first cell still rewinds its own turn in the moved session.
+    run(shell, "%%agent pre\nfirst again", cell_id="cell-a")
+    assert [e.text for e in pre.history if isinstance(e, TextMessage)][:2] == [
+        "first again", "You said: first again"
+    ]
+    # And the file holds them: a later kernel sees them.
+    later = AgentRunner(model=backend, store=f"sqlite:///{path}")
+    try:
+        assert sorted(later.stored_session_ids()) == ["before", "pre"]
+    finally:
+        later.shutdown()
+
+
+def test_a_store_that_cannot_take_the_sessions_is_refused(
+    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any,
+    caplog: Any,
+) -> None:
+    path = tmp_path / "taken.db"
+    earlier = AgentRunner(model=backend, store=f"sqlite:///{path}")
+    earlier.get_or_create_session("pre").run("from an earlier kernel")
+    earlier.shutdown()
+    run(shell, "%%agent pre\nmine")
+    runner = get_runner()
+    shell.run_cell(f"%config AgentMagics.store = 'sqlite:///{path}'")
+    (record,) = [r for r in caplog.records if "AgentMagics.store" in r.getMessage()]
+    assert "already holds session(s) 'pre'" in record.getMessage()
+    assert "\n" not in record.getMessage()
+    assert magics(shell).store == "" and get_runner() is runner
+    history = runner.get_or_create_session("pre").history
+    assert [e.text for e in history if isinstance(e, TextMessage)] == ["mine", "You said: mine"]
+
+
 def test_tool_rounds_show_in_the_cell(shell: InteractiveShell, backend: ScriptedBackend) -> None:
     def add(a: int, b: int) -> int:
         """Add two numbers."""

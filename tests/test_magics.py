@@ -187,18 +187,43 @@ def test_per_turn_model(shell: InteractiveShell, backend: ScriptedBackend) -> No
 
 def test_interpolation(shell: InteractiveShell, backend: ScriptedBackend) -> None:
     shell.user_ns.update(topic="owls", info={"n": 3}, pi=3.14159)
-    run(shell, "%%agent\nTell me about {topic} ({info[n]}, {pi:.2f}) as {{json}}")
-    assert turns() == ["Tell me about owls (3, 3.14) as {json}"]
+    run(shell, "%%agent\nTell me about {topic} ({info[n]}, {pi:.2f}, {topic!r}) as {{json}}")
+    assert turns() == ["Tell me about owls (3, 3.14, 'owls') as {json}"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "What does d = {'a': 1} do?",
+        'Is {"k": {"j": [1, 2]}} valid JSON?',
+        "A set {1, 2}, an empty {} and { spaced }",
+        "def f():\n    return {**kw, 'x': [i for i in range(3)]}",
+        "Format strings: {0} {} {:>8}",
+        "Doubled {{ braces }} stay",
+    ],
+)
+def test_other_braces_stay_as_typed(
+    shell: InteractiveShell, backend: ScriptedBackend, body: str
+) -> None:
+    result, cap = run(shell, f"%%agent\n{body}")
+    assert result.error_in_exec is None, cap.stderr
+    assert turns() == [body]
+
+
+def test_raw_sends_the_cell_as_typed(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    shell.user_ns["topic"] = "owls"
+    run(shell, "%%agent --raw\nprint(f'{topic} and {undefined_name}')")
+    assert turns() == ["print(f'{topic} and {undefined_name}')"]
 
 
 @pytest.mark.parametrize(
     ("body", "fragment"),
     [
-        ("about {nothing_here}", "unknown variable 'nothing_here'"),
-        ("a dict {'a': 1}", "does not name a variable"),
-        ("open { brace", "literal braces"),
-        ("positional {}", "does not name a variable"),
-        ("{topic.nope}", "AttributeError"),
+        ("about {nothing_here}", "unknown variable 'nothing_here' in {nothing_here}"),
+        ("about {nothing_here.attr}", "unknown variable 'nothing_here'"),
+        ("{topic.nope}", "cannot interpolate {topic.nope}: AttributeError"),
+        ("{topic:zz}", "cannot interpolate {topic:zz}: ValueError"),
+        ("{topic[9]}", "cannot interpolate {topic[9]}: IndexError"),
         ("   ", "the cell is empty"),
     ],
 )
@@ -208,7 +233,8 @@ def test_bad_interpolation_sends_nothing(
     shell.user_ns["topic"] = "owls"
     run(shell, "%%agent\nkeep me")
     result, cap = run(shell, f"%%agent\n{body}")
-    usage_error(result, cap, fragment)
+    line = usage_error(result, cap, fragment)
+    assert "--raw" in line or "empty" in line
     assert len(backend.requests) == 1 and turns() == ["keep me"]
 
 
@@ -354,9 +380,11 @@ def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBacke
         ("--bogus", "unrecognized arguments: --bogus"),
         ("bad/id", "invalid session id 'bad/id'"),
         ("-m nosuch:model", "Unknown model spec 'nosuch:model'"),
-        ("-t -1", "temperature must be >= 0"),
+        ("-t -1", "temperature must be a finite number >= 0, got -1.0"),
+        ("-t nan", "temperature must be a finite number >= 0, got nan"),
+        ("-t inf", "temperature must be a finite number >= 0, got inf"),
         ("-t warm", "invalid float value"),
-        ("--max-tokens 0", "max_tokens must be >= 1"),
+        ("--max-tokens 0", "max_tokens must be a whole number >= 1"),
         ("-o 2bad", "-o needs a Python variable name"),
         ("--format html", "invalid choice"),
         ('-s "unclosed', "cannot parse"),
@@ -373,3 +401,20 @@ def test_bad_input_is_one_line_and_changes_nothing(
     usage_error(result, cap, fragment)
     assert len(backend.requests) == 1 and turns() == ["keep me"]
     assert cap.outputs == []
+
+
+@pytest.mark.parametrize(
+    ("setting", "fragment"),
+    [
+        ("temperature = float('nan')", "AgentMagics.temperature must be a finite number >= 0"),
+        ("temperature = float('inf')", "AgentMagics.temperature must be a finite number >= 0"),
+        ("stream_interval = float('nan')", "AgentMagics.stream_interval must be a finite"),
+    ],
+)
+def test_non_finite_settings_are_refused(
+    shell: InteractiveShell, caplog: pytest.LogCaptureFixture, setting: str, fragment: str
+) -> None:
+    before = magics(shell).temperature, magics(shell).stream_interval
+    shell.run_line_magic("config", f"AgentMagics.{setting}")  # %config logs the TraitError
+    assert [fragment in r.getMessage() for r in caplog.records] == [True]
+    assert (magics(shell).temperature, magics(shell).stream_interval) == before

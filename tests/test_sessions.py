@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from typing import Any
 
 import pytest
 
 from agent_nb import (
+    Agent,
     AgentRunner,
     Content,
     FunctionCall,
@@ -20,6 +22,7 @@ from agent_nb import (
     set_runner,
 )
 from agent_nb.backends import ScriptedBackend
+from agent_nb.backends._mlx_kv import KVStore
 from agent_nb.errors import (
     BackendError,
     ModelNotFoundError,
@@ -346,11 +349,39 @@ def test_bad_content_is_refused_before_anything_is_recorded(runner: AgentRunner)
     assert session.history == [] and not session.busy
 
 
-def test_generation_config_is_validated() -> None:
-    with pytest.raises(ValueError, match="temperature"):
-        GenerationConfig(temperature=-1)
-    with pytest.raises(ValueError, match="max_tokens"):
-        GenerationConfig(max_tokens=0)
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"temperature": -1}, "temperature must be a finite number >= 0, got -1"),
+        ({"temperature": float("nan")}, "temperature must be a finite number >= 0, got nan"),
+        ({"temperature": float("inf")}, "temperature must be a finite number >= 0, got inf"),
+        ({"top_p": float("nan")}, "top_p must be a finite number between 0 (exclusive) and 1"),
+        ({"top_p": 0}, "top_p must be a finite number between 0 (exclusive) and 1"),
+        ({"top_k": -1}, "top_k (0 disables it) must be a whole number >= 0"),
+        ({"top_k": float("nan")}, "top_k (0 disables it) must be a whole number >= 0"),
+        ({"max_tokens": 0}, "max_tokens must be a whole number >= 1"),
+        ({"max_tokens": float("inf")}, "max_tokens must be a whole number >= 1"),
+        ({"max_tokens": 2.5}, "max_tokens must be a whole number >= 1"),
+        ({"seed": -1}, "seed must be a whole number between 0 (inclusive) and"),
+        ({"seed": float("nan")}, "seed must be a whole number"),
+        ({"repetition_penalty": float("nan")}, "repetition_penalty must be a finite number > 0"),
+        ({"repetition_penalty": 0}, "repetition_penalty must be a finite number > 0"),
+    ],
+)
+def test_generation_config_is_validated(options: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        GenerationConfig(**options)
+    assert fragment in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_other_numbers_are_finite_and_in_range() -> None:
+    with pytest.raises(ValueError, match="max_turns must be a whole number >= 1"):
+        Agent(max_turns=float("nan"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"KV budget \(bytes\) must be a whole number >= 0"):
+        KVStore(float("nan"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="temperature must be a finite number"):
+        GenerationConfig(temperature="0.5")  # type: ignore[arg-type]
+    assert GenerationConfig(temperature=1, seed=3).temperature == 1.0
 
 
 def test_max_tokens_reaches_the_backend(runner: AgentRunner, scripted: ScriptedBackend) -> None:

@@ -342,24 +342,29 @@ def test_send_while_busy_reports_the_busy_error(
     wait_for(turn_done(c))
 
 
-def test_new_chat_switches_to_a_fresh_session_and_closes_the_old(
+def test_new_chat_switches_to_a_fresh_session_and_keeps_the_old(
     runner: AgentRunner, open_widget: WidgetFactory
 ) -> None:
-    w = open_widget("old-chat", runner=runner)
+    # The README pattern: cells talk in a session, a widget opens on it, New chat.
+    runner.get_or_create_session("old-chat").run("from a cell")
+    w = open_widget("old-chat", runner=runner)  # evict_on_close=True, the default
     c = comm_of(w)
     w.send_message("hi")
     wait_for(turn_done(c))
     old = w.session
     c.from_frontend({"type": "new_chat"})
-    assert old.closed
     assert w.session_id != "old-chat" and w.session_id.startswith("chat-")
     assert w.transcript == [] and c.states()[-1]["session_id"] == w.session_id
-    wait_for(lambda: "old-chat" not in [s.id for s in runner.sessions()])
-
-    keeper = open_widget("kept-chat", runner=runner, evict_on_close=False)
-    kept = keeper.session
-    keeper.new_chat()
-    assert not kept.closed and "kept-chat" in [s.id for s in runner.sessions()]
+    # The old conversation is untouched, listed, and still usable by its other users.
+    time.sleep(0.2)  # an eviction, had one been dispatched, would have run by now
+    assert not old.closed and "old-chat" in [s.id for s in runner.sessions()]
+    assert runner.get_or_create_session("old-chat") is old
+    assert [e["text"] for e in entries_from_events(old.history) if "text" in e] == [
+        "from a cell", "You said: from a cell", "hi", "You said: hi"
+    ]
+    assert old.run("still here").text == "You said: still here"
+    # Events of the old session no longer reach the widget.
+    assert w.transcript == []
 
 
 # -- close hooks ------------------------------------------------------------------------

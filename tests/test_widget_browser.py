@@ -226,8 +226,16 @@ def test_closing_the_widget_evicts_its_session(lab: Lab) -> None:
     again.locator(".anb-note", has_text="session was closed").wait_for(timeout=10_000)
 
 
-def test_new_chat_button_switches_session(lab: Lab) -> None:
+def test_new_chat_button_switches_session_and_keeps_the_cells_one(lab: Lab) -> None:
+    # The README pattern: %%agent cells in a session, then a widget on it.
+    cell = lab.run("%load_ext agent_nb\n%config AgentMagics.stream_interval = 0")
+    assert "Error" not in lab.text(cell), lab.text(cell)
+    cell = lab.run("%%agent browser-new\nfrom a cell")
+    assert "Error" not in lab.text(cell), lab.text(cell)
     _, widget = show(lab, "browser-new")
+    widget.locator(".anb-past .anb-model", has_text="You said: from a cell").wait_for(
+        timeout=10_000
+    )
     type_and_send(widget, "first chat")
     widget.locator(".anb-past .anb-model", has_text="You said: first chat").wait_for(
         timeout=10_000
@@ -243,7 +251,33 @@ def test_new_chat_button_switches_session(lab: Lab) -> None:
         timeout=10_000
     )
     ids = lab.eval("[s.id for s in runner.sessions()]")
-    assert new_id in ids and "browser-new" not in ids, ids
+    assert new_id in ids and "browser-new" in ids, ids
+    # The cells' conversation is whole and the cells can go on with it.
+    shown = lab.cell(lab.run("%agent history browser-new")).locator(".jp-OutputArea-output")
+    history = shown.inner_text()
+    for text in ("from a cell", "You said: from a cell", "first chat", "You said: first chat"):
+        assert text in history, history
+    cell = lab.run("%%agent browser-new\nstill there?")
+    assert "Error" not in lab.text(cell), lab.text(cell)
+    assert lab.eval("get_runner().get_or_create_session('browser-new').turns") == "3"
+
+
+def test_one_role_label_and_a_cut_off_reply_is_marked(lab: Lab) -> None:
+    lab.run("backend.enqueue(' '.join(['tick'] * 60))")
+    _, widget = show(lab, "browser-cut", ", config=GenerationConfig(max_tokens=40)")
+    type_and_send(widget, "go on")
+    streaming = widget.locator(".anb-live .anb-streaming-msg .anb-role")
+    streaming.wait_for(timeout=10_000)
+    assert streaming.inner_text() == "assistant"  # not "model" while streaming
+    widget.locator(".anb-past .anb-model").wait_for(timeout=20_000)
+    wait_idle(widget)
+    labels = widget.locator(".anb-past .anb-model .anb-role").all_inner_texts()
+    assert labels == ["assistant"], labels
+    note = widget.locator(".anb-past .anb-cut")
+    assert note.inner_text() == "cut off at the 40-token limit; raise max_tokens for more"
+    status = widget.locator(".anb-status").inner_text()
+    assert status.startswith("cut off at the 40-token limit"), status
+    assert model_texts(widget)[0].split() == ["tick"] * 40
 
 
 def test_screenshots_light_and_dark(lab: Lab) -> None:

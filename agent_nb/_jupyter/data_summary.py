@@ -5,6 +5,14 @@ real time on CPU, so a DataFrame is never pasted whole: the summary holds the
 parts that answer most questions (shape, dtypes, a few rows, ``describe()``)
 and is cut to a token budget, dropping the least useful parts first.
 
+Tokens are counted with the model's own tokenizer when the backend has one
+(`Backend.count_text_tokens`; the MLX backend does), because the usual estimate of
+four characters per token is badly wrong for numeric tables: digits, signs
+and column padding tokenise to about 1.8 characters each, so a table
+"budgeted" at 600 tokens came out at 1,343. Backends without a local
+tokenizer (an OpenAI-compatible server, the scripted fake) fall back to that
+estimate, which is then only approximate.
+
 pandas and numpy are never imported here: an object can only be a DataFrame
 if pandas is already in ``sys.modules``, so the check looks there.
 """
@@ -18,27 +26,54 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CHARS_PER_TOKEN", "summarize"]
+__all__ = ["CHARS_PER_TOKEN", "estimate_tokens", "summarize"]
 
 CHARS_PER_TOKEN = 4  # a conservative average for English and numbers with BPE tokenizers
 _TRUNCATED = "\n… (truncated to fit the token budget)"
 
 
-def summarize(name: str, obj: Any, budget_tokens: int = 600) -> str:
-    """A text summary of ``obj`` no longer than about ``budget_tokens`` tokens."""
-    limit = max(40, budget_tokens) * CHARS_PER_TOKEN
+def estimate_tokens(text: str) -> int:
+    """Tokens by the character estimate (no tokenizer at hand)."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def summarize(
+    name: str,
+    obj: Any,
+    budget_tokens: int = 600,
+    count_tokens: Callable[[str], int] | None = None,
+) -> str:
+    """A text summary of ``obj`` of at most ``budget_tokens`` tokens as
+    ``count_tokens`` counts them (default: the character estimate)."""
+    budget = max(40, budget_tokens)
+    count = count_tokens or estimate_tokens
+    limit = budget * CHARS_PER_TOKEN  # no summary is longer than this many characters
     header = f"Data `{name}` ({_type_name(obj)}):\n"
     for attempt in _attempts(obj, limit):
         text = header + attempt()
-        if len(text) <= limit:
+        if len(text) <= limit and count(text) <= budget:
             return text
-    return _cut(header + _plain_repr(obj, limit), limit)
+    return _cut_to(header + _plain_repr(obj, limit), budget, count)
 
 
 def _type_name(obj: Any) -> str:
     cls = type(obj)
     module = cls.__module__.split(".")[0]
     return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+def _cut_to(text: str, budget: int, count: Callable[[str], int]) -> str:
+    """The longest prefix (plus the truncation mark) that fits ``budget`` tokens."""
+    if count(text) <= budget:
+        return text
+    low, high = 0, len(text)  # binary search: about a dozen tokenizer calls
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count(text[:middle] + _TRUNCATED) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] + _TRUNCATED
 
 
 def _cut(text: str, limit: int) -> str:

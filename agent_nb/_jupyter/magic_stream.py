@@ -12,6 +12,11 @@ Output goes through one display handle, updated at most every
 as Markdown made safe by `safe_markdown`. A terminal
 IPython cannot update a display in place, so there the text is printed as it
 streams.
+
+Until the first token the output says what the turn is doing: waiting for
+another session's turn (a local model answers one turn at a time, so a cell
+can sit behind a widget's long reply) or, once that is done, just "…". A
+reply stopped by its token limit ends with a note naming the limit.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from .._render import safe_markdown
-from .._reply import Reply
+from .._reply import Reply, cut_off_note
 from .._stream import EventStream
 from .._types import Event, FunctionCall, FunctionResponse, TextMessage
 from .code_blocks import FENCED
@@ -49,7 +55,10 @@ class Outcome:
 
 
 class Sink(Protocol):
-    def show(self, text: str, *, final: bool, interrupted: bool) -> None: ...
+    def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None: ...
+
+    def waiting(self, note: str) -> None:
+        """Before any text: say why nothing shows yet ("" = nothing to say)."""
 
 
 def _code_only(text: str) -> str:
@@ -60,10 +69,13 @@ def _code_only(text: str) -> str:
     return "\n\n".join(f"```{info.strip()}\n{body}```" for _, info, body in blocks)
 
 
-def render_bundle(text: str, fmt: Format, *, final: bool, interrupted: bool) -> dict[str, str]:
+def render_bundle(
+    text: str, fmt: Format, *, final: bool, interrupted: bool, note: str = ""
+) -> dict[str, str]:
     """The MIME bundle for the cell: safe Markdown plus the raw text as text/plain."""
-    note = "\n\n*(interrupted)*" if interrupted else ""
-    plain = text + ("\n(interrupted)" if interrupted else "")
+    note = "(interrupted)" if interrupted else note
+    plain = text + (f"\n{note}" if note else "")
+    note = f"\n\n*{note}*" if note else ""
     if fmt == "text":
         return {"text/plain": plain or "…"}
     source = _code_only(text) if fmt == "code" else text
@@ -84,9 +96,14 @@ class DisplaySink:
             render_bundle("", fmt, final=False, interrupted=False), raw=True, display_id=True
         )
 
-    def show(self, text: str, *, final: bool, interrupted: bool) -> None:
-        bundle = render_bundle(text, self.fmt, final=final, interrupted=interrupted)
+    def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
+        bundle = render_bundle(text, self.fmt, final=final, interrupted=interrupted, note=note)
         self._handle.update(bundle, raw=True)
+
+    def waiting(self, note: str) -> None:
+        plain = f"⏳ {note}" if note else "…"
+        self._handle.update({"text/markdown": f"*{plain}*" if note else plain,
+                             "text/plain": plain}, raw=True)  # fmt: skip
 
 
 class TerminalSink:
@@ -95,14 +112,20 @@ class TerminalSink:
     def __init__(self) -> None:
         self._printed = ""
 
-    def show(self, text: str, *, final: bool, interrupted: bool) -> None:
+    def waiting(self, note: str) -> None:
+        if note:
+            sys.stdout.write(f"({note})\n")
+            sys.stdout.flush()
+
+    def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
         if text.startswith(self._printed):
             sys.stdout.write(text[len(self._printed) :])
         else:  # a tool round replaced the partial text: start a new line
             sys.stdout.write("\n" + text)
         self._printed = text
         if final:
-            sys.stdout.write(" [interrupted]\n" if interrupted else "\n")
+            note = "[interrupted]" if interrupted else note
+            sys.stdout.write(f" {note}\n" if note else "\n")
         sys.stdout.flush()
 
 
@@ -147,8 +170,17 @@ class _Transcript:
         return "\n\n".join(parts)
 
 
-def drive(stream: EventStream, sink: Sink, interval: float) -> Outcome:
-    """Show ``stream`` in ``sink`` until the turn is recorded; Ctrl-C cancels it."""
+def drive(
+    stream: EventStream,
+    sink: Sink,
+    interval: float,
+    waiting_for: Callable[[], str] = lambda: "",
+) -> Outcome:
+    """Show ``stream`` in ``sink`` until the turn is recorded; Ctrl-C cancels it.
+
+    ``waiting_for()`` is polled until the first text arrives; what it returns
+    (e.g. "waiting for session 'a' to finish its turn") is shown meanwhile.
+    """
     events: queue.SimpleQueue[Any] = queue.SimpleQueue()
     thread = threading.Thread(
         target=_pump, args=(stream, events), name="agent_nb-cell-stream", daemon=True
@@ -158,6 +190,7 @@ def drive(stream: EventStream, sink: Sink, interval: float) -> Outcome:
     transcript = _Transcript()
     next_show = 0.0
     dirty = False
+    waiting = ""
     while True:
         try:
             try:
@@ -172,6 +205,11 @@ def drive(stream: EventStream, sink: Sink, interval: float) -> Outcome:
             elif isinstance(item, Event):
                 outcome.invocation_id = outcome.invocation_id or item.invocation_id
                 dirty = transcript.add(item) or dirty
+            if not transcript.text and not dirty:
+                note = waiting_for()
+                if note != waiting:
+                    sink.waiting(note)
+                    waiting = note
             now = time.monotonic()
             if dirty and now >= next_show:
                 sink.show(transcript.text, final=False, interrupted=False)
@@ -188,5 +226,7 @@ def drive(stream: EventStream, sink: Sink, interval: float) -> Outcome:
         outcome.reply = stream.result()  # set before the stream ends
         outcome.interrupted = outcome.reply.interrupted
     outcome.text = transcript.text
-    sink.show(outcome.text, final=True, interrupted=outcome.interrupted)
+    reply = outcome.reply
+    note = cut_off_note(reply.truncated_at) if reply and reply.finish_reason == "length" else ""
+    sink.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
     return outcome

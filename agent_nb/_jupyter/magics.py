@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import keyword
-import re
 import shlex
-import string
+from collections.abc import Callable
 from typing import Any
 
 from IPython.core.displaypub import DisplayPublisher
@@ -37,43 +36,25 @@ from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from .._ids import check_session_id
 from .._kernel_runner import get_runner, set_runner
+from .._numbers import check_real
 from .._runner import DEFAULT_MODEL, AgentRunner
 from .._types import GenerationConfig
 from .._window import omitted_line
+from ..backends import Backend
 from ..errors import SessionBusyError
+from ..stores import resolve_store
 from .cell_context import cells_context, recent_cells
 from .code_blocks import first_code_block, opens_a_block
-from .data_summary import summarize
+from .data_summary import estimate_tokens, summarize
+from .interpolate import interpolate
 from .last_error import LastError, error_from_result
 from .magic_commands import CommandsMixin
 from .magic_explain import ExplainMixin
 from .magic_stream import DisplaySink, TerminalSink, drive
+from .store_switch import check_move, move_sessions
 from .usage import usage_errors
 
 __all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
-
-_FIELD_NAME = re.compile(r"[^.\[]*")
-
-
-def interpolate(template: str, namespace: dict[str, Any]) -> str:
-    """``str.format`` with notebook variables; unknown names fail before anything runs."""
-    hint = "write {{ and }} for literal braces"
-    formatter = string.Formatter()
-    try:
-        fields = [f for _, f, _, _ in formatter.parse(template) if f is not None]
-    except ValueError as exc:
-        raise UsageError(f"cannot interpolate the cell ({exc}); {hint}") from None
-    for field in fields:
-        name = _FIELD_NAME.match(field)[0]  # type: ignore[index]
-        if not name.isidentifier():
-            raise UsageError(f"{{{field}}} does not name a variable; {hint}")
-        if name not in namespace:
-            raise UsageError(f"unknown variable {name!r} in {{{field}}}; define it first or {hint}")
-    try:
-        return formatter.vformat(template, (), namespace)
-    except Exception as exc:  # a bad format spec, a missing key or attribute...
-        raise UsageError(f"cannot interpolate the cell: {type(exc).__name__}: {exc}") from None
-
 
 @magics_class
 class AgentMagics(CommandsMixin, ExplainMixin, Magics):
@@ -152,7 +133,23 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
             raise TraitError(
                 f"AgentMagics.store must be '', 'memory' or 'sqlite:///path', got {value!r}"
             )
+        if value and value.startswith("sqlite:///"):  # a memory store starts empty
+            target = resolve_store(value)
+            try:
+                check_move(get_runner(), target)
+            except ValueError as exc:
+                raise TraitError(f"AgentMagics.store = {value!r}: {exc}") from None
+            finally:
+                target.close()
         return value
+
+    @validate("temperature", "stream_interval")
+    def _check_finite(self, proposal: Any) -> float:
+        name = f"AgentMagics.{proposal['trait'].name}"
+        try:
+            return check_real(name, proposal["value"], low=0)
+        except (TypeError, ValueError) as exc:
+            raise TraitError(str(exc)) from None
 
     @observe("store")
     def _store_changed(self, change: Any) -> None:
@@ -160,8 +157,21 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
             self._install_runner()
 
     def _install_runner(self) -> None:
-        """Make the kernel runner use ``store`` (replacing only a runner made here)."""
-        runner = AgentRunner(store=self.store, model=self.default_model or DEFAULT_MODEL)
+        """Make the kernel runner use ``store``, taking the live sessions along
+        (see `_store_switch`); only a runner made here is shut down."""
+        current = get_runner()
+        runner = AgentRunner(
+            current.agent,
+            store=self.store,
+            model=self.default_model or current.model or DEFAULT_MODEL,
+            user_id=current.user_id,
+            app_name=current.app_name,
+        )
+        try:
+            move_sessions(current, runner.store)
+        except BaseException:
+            runner.shutdown()
+            raise
         previous = set_runner(runner)
         if previous is not None and previous is self._own_runner:
             previous.shutdown()
@@ -211,14 +221,16 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     @argument("-m", "--model", help="Model spec for this turn, e.g. mlx:smollm2-135m.")
     @argument("-s", "--system", help="System instructions for this turn.")
     @argument("-t", "--temperature", type=float, help="Sampling temperature (0 = greedy).")
-    @argument("--max-tokens", type=int, help="Cap on generated tokens for this turn.")
+    @argument("--max-tokens", type=int,
+              help="Cap on generated tokens (a reply cut off there is marked).")  # fmt: skip
     @argument("--context", choices=["window", "error"],
               help="Past the model's window: leave the oldest turns out (window) or fail "
               "(error); default AgentMagics.context_policy.")  # fmt: skip
     @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
     @argument(
         "--data", nargs="+", action="extend", default=[], metavar="VAR",
-        help="Attach a bounded summary of these variables (DataFrame, array, any object).",
+        help="Attach a summary of these variables (DataFrame, array, any object) within "
+        "AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
     )  # fmt: skip
     @argument("--format", choices=["markdown", "text", "code"], default="markdown",
               help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
@@ -228,16 +240,21 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
               help="Send the code of the last N executed cells (In [n]) as context.")
     @argument("--outputs", action="store_true",
               help="With --cells: their text outputs too (printed text, results, errors).")
+    @argument("--raw", action="store_true",
+              help="Send the cell as typed: no {name} interpolation.")  # fmt: skip
     @cell_magic("agent")  # type: ignore[arg-type]  # IPython types only the bare form
     @usage_errors
     def agent_cell(self, line: str, cell: str) -> None:
         """Send the cell to a model and stream the reply into the output.
 
-        The cell body is the message. ``{name}`` inserts a notebook variable
-        (``{{`` and ``}}`` for literal braces); ``{In[3]}`` is the code of cell
-        3 and ``{Out[3]}`` its result. The session outlives the cell;
-        re-running a cell replaces its earlier turn (see AgentMagics.on_rerun).
-        Interrupt the kernel to stop a reply; the session stays usable.
+        The cell body is the message. ``{name}``, ``{name.attr}``,
+        ``{name[key]}`` and ``{name!r:spec}`` insert a notebook variable; any
+        other braces (code, JSON) stay as typed. ``{{name}}`` is a literal
+        ``{name}``; ``--raw`` sends the whole cell as typed. ``{In[3]}`` is the
+        code of cell 3 and ``{Out[3]}`` its result. The session outlives the
+        cell; re-running a cell replaces its earlier turn (see
+        AgentMagics.on_rerun). Interrupt the kernel to stop a reply; the
+        session stays usable.
         ``--cells N`` sends the last N executed cells as context (cut to
         AgentMagics.cells_budget tokens); ``--code`` puts the reply's first
         fenced code block into a new cell below, which you run yourself.
@@ -259,9 +276,15 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
             Plot the column I computed above as a histogram.
         """
         args = self._parse(line)
-        message = self._message(cell, args.data)
+        count = self._turn_backend(args).count_text_tokens  # --data budgets in model tokens
+        message = self._message(cell, args.data, raw=args.raw, count=count)
         context = self._cells(args)
         self._send(args, f"{context}\n\n{message}" if context else message)
+
+    def _turn_backend(self, args: Any) -> Backend:
+        """The model the turn will run on; a bad spec fails here, not mid-turn."""
+        runner = get_runner()
+        return runner.check_model(args.model or self.default_model or runner.model)
 
     def _send(self, args: Any, message: str) -> None:
         """Check the options, start the turn (rewinding a re-run cell) and stream it."""
@@ -276,7 +299,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         if not args.once:
             check_session_id(session_id)
         model = args.model or self.default_model or None
-        runner.check_model(model or runner.model)  # a bad model fails here, not mid-turn
+        waiting_for = _waiting_note(runner, self._turn_backend(args))
         system = args.system if args.system is not None else (self.system_prompt or None)
         options = {"model": model, "system": system, "config": config,
                    "context_policy": args.context or self.context_policy}  # fmt: skip
@@ -285,7 +308,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         else:
             stream = self._start(runner, session_id, message, args.new, options)
         sink = DisplaySink(args.format) if self._rich_output() else TerminalSink()
-        outcome = drive(stream, sink, self.stream_interval)
+        outcome = drive(stream, sink, self.stream_interval, waiting_for)
         if not args.once and outcome.invocation_id:
             self._remember(session_id, outcome.invocation_id)
         if args.output and outcome.reply is not None:
@@ -309,16 +332,31 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         # The parser's error() raises UsageError with argparse's one-line message.
         return self.agent_cell.parser.parse_args(argv)
 
-    def _message(self, cell: str, data: list[str]) -> str:
+    def _message(
+        self,
+        cell: str,
+        data: list[str],
+        *,
+        raw: bool = False,
+        count: Callable[[str], int | None] = lambda _: None,
+    ) -> str:
         ns = self.shell.user_ns
-        text = interpolate(cell, ns).strip()
+        try:
+            text = (cell if raw else interpolate(cell, ns)).strip()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         missing = [name for name in data if name not in ns]
         if missing:
             raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
         if not text:
             raise UsageError("the cell is empty; write the message below the %%agent line")
         budget = self.data_budget // max(1, len(data))
-        summaries = [summarize(name, ns[name], budget) for name in dict.fromkeys(data)]
+
+        def tokens(text: str) -> int:  # the model's tokenizer when it has one
+            counted = count(text)
+            return estimate_tokens(text) if counted is None else counted
+
+        summaries = [summarize(name, ns[name], budget, tokens) for name in dict.fromkeys(data)]
         return "\n\n".join([text, *summaries])
 
     def _cells(self, args: Any) -> str:
@@ -413,6 +451,22 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
         """
         return self.run_command(line)
+
+
+def _waiting_note(runner: AgentRunner, backend: Any) -> Callable[[], str]:
+    """What a new turn waits for: the turns already running on a one-at-a-time model."""
+    if not backend.one_turn_at_a_time:
+        return lambda: ""
+    ahead = [s.id for s in runner.sessions(include_hidden=True) if s.busy]
+
+    def note() -> str:
+        busy = {s.id for s in runner.sessions(include_hidden=True) if s.busy}
+        names = ["a --once turn" if i.startswith("_st-") else repr(i) for i in ahead if i in busy]
+        if not names:
+            return ""
+        return f"waiting for session {', '.join(names)} to finish its turn on the model"
+
+    return note
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -106,6 +106,7 @@ class TurnEntry(TypedDict):
     finish_reason: str
     interrupted: bool
     error: str | None
+    max_tokens: int | None  # the limit that cut the reply (finish_reason "length")
     usage: UsageDict
 
 
@@ -136,6 +137,7 @@ class TurnCompleteMsg(TypedDict):
     finish_reason: str
     interrupted: bool
     error: str | None
+    max_tokens: int | None  # the limit that cut the reply (finish_reason "length")
     usage: UsageDict
 
 
@@ -265,6 +267,7 @@ def entry_from_event(event: Event) -> Entry | None:
             finish_reason=event.finish_reason,
             interrupted=event.interrupted,
             error=event.error,
+            max_tokens=event.max_tokens,
             usage=usage_dict(event.usage),
             id=event.id,
             invocation_id=event.invocation_id,

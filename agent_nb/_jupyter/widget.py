@@ -14,9 +14,11 @@ stored.
 
 Lifetime: `close()` (or the front end closing the comm) unsubscribes and calls
 ``session.close()`` (background eviction) unless ``evict_on_close=False``.
-**New chat** switches the widget to a fresh session id; the old session is
-closed the same way when the widget owns it (``evict_on_close=True``),
-otherwise it is left alive for whoever else uses it.
+**New chat** switches the widget to a fresh session id and leaves the old
+session alive and listed (``%agent sessions``): the widget cannot know who
+else uses it -- ``%%agent`` cells, plain code, another widget -- and one click
+must never lose a conversation. Delete it explicitly (``%agent delete ID``)
+when it is no longer wanted.
 """
 
 from __future__ import annotations
@@ -160,6 +162,8 @@ class ChatWidget(anywidget.AnyWidget):
     busy = traitlets.Bool(False).tag(sync=True)
     session_closed = traitlets.Bool(False).tag(sync=True)
     model_label = traitlets.Unicode("").tag(sync=True)
+    #: The role label of model messages, the same while streaming and after.
+    agent_name = traitlets.Unicode("assistant").tag(sync=True)
 
     def __init__(
         self,
@@ -229,10 +233,8 @@ class ChatWidget(anywidget.AnyWidget):
             self._session.cancel()
 
     def new_chat(self) -> AgentSession:
-        """Switch to a fresh session id; close the old session if this widget owns it."""
-        old = self._detach()
-        if old is not None and self.evict_on_close:
-            old.close()
+        """Switch to a fresh session id; the old session stays alive for its other users."""
+        self._detach()
         session = self._runner.get_or_create_session(_new_session_id())
         self._attach(session)
         return session
@@ -257,6 +259,7 @@ class ChatWidget(anywidget.AnyWidget):
             self._unsubscribe = session.subscribe(self._on_event, self._on_reset)
             with self.hold_sync():
                 self.model_label = self._runner.model_label
+                self.agent_name = session.agent.name
                 self.session_id = session.id
                 self.session_closed = session.closed
                 self.busy = session.busy
@@ -303,6 +306,7 @@ class ChatWidget(anywidget.AnyWidget):
                         finish_reason=event.finish_reason,
                         interrupted=event.interrupted,
                         error=event.error,
+                        max_tokens=event.max_tokens,
                         usage=usage_dict(event.usage),
                     )
                 )

@@ -23,6 +23,7 @@ __all__ = [
     "ScriptedBackend",
     "TextDelta",
     "ToolCallChunk",
+    "check_spec",
     "resolve_backend",
 ]
 
@@ -49,19 +50,33 @@ def _load(module: str, factory: str, spec: str, argument: str) -> Backend:
     return backend
 
 
-def resolve_backend(spec: str | Backend) -> Backend:
-    """Turn a model spec into a backend instance (a Backend passes through)."""
+def check_spec(spec: str | Backend) -> None:
+    """Fail on a spec no backend answers to, without importing or loading anything.
+
+    `AgentRunner` calls this at construction, so a typo fails there rather
+    than at the first turn; whether the model itself exists is found out when
+    it is resolved (`resolve_backend`).
+    """
     if isinstance(spec, Backend):
-        return spec
+        return
     if not isinstance(spec, str):
         raise TypeError(f"model must be a spec string or a Backend, got {type(spec).__name__}")
     kind, sep, rest = spec.partition(":")
-    if spec == "scripted":
-        return ScriptedBackend()
-    if sep and kind == "mlx" and rest:
-        return _load("mlx", "from_spec", spec, rest)
-    if sep and kind == "openai" and rest:
-        return _load("openai", "from_spec", spec, rest)
+    if spec == "scripted" or (sep and kind in ("mlx", "openai") and rest):
+        return
     raise ModelNotFoundError(
         f"Unknown model spec {spec!r}. Use one of: {', '.join(KNOWN_SPECS)}."
     )
+
+
+def resolve_backend(spec: str | Backend) -> Backend:
+    """Turn a model spec into a backend instance (a Backend passes through)."""
+    check_spec(spec)
+    if isinstance(spec, Backend):
+        return spec
+    kind, _, rest = spec.partition(":")
+    if spec == "scripted":
+        return ScriptedBackend()
+    if kind == "mlx":
+        return _load("mlx", "from_spec", spec, rest)
+    return _load("openai", "from_spec", spec, rest)

@@ -89,6 +89,9 @@ class Backend(ABC):
 
     supports_tools: ClassVar[bool] = False
     supports_prompt_cache: ClassVar[bool] = False
+    #: Turns queue behind each other (a local model answers one at a time), so a
+    #: new turn may wait for another session's; ``%%agent`` then says so.
+    one_turn_at_a_time: bool = False
 
     #: The spec string this backend answers to, e.g. ``"mlx:smollm2-135m"``.
     spec: str = ""
@@ -110,6 +113,11 @@ class Backend(ABC):
         from .._window import estimate_tokens
 
         return estimate_tokens(request)
+
+    def count_text_tokens(self, text: str) -> int | None:
+        """Tokens ``text`` takes in this model, or None without a local tokenizer
+        (callers then estimate; see `agent_nb._jupyter.data_summary`)."""
+        return None
 
     @abstractmethod
     def stream(

@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._numbers import check_int
+
 __all__ = ["KVSlot", "KVStore"]
 
 
@@ -56,8 +58,7 @@ class KVStore:
     """The table of slots, the budget, and LRU eviction of idle slots."""
 
     def __init__(self, budget_bytes: int) -> None:
-        if budget_bytes < 0:
-            raise ValueError(f"the KV budget must be >= 0 bytes, got {budget_bytes}")
+        budget_bytes = check_int("the KV budget (bytes)", budget_bytes, low=0)
         self.budget_bytes = budget_bytes
         self._slots: dict[str, KVSlot] = {}
         self._lock = threading.Lock()

@@ -6,6 +6,16 @@ piece of MLX work in agent_nb -- loading, prefill, decoding -- runs on one
 daemon thread owned by this module, one job at a time. Jobs are plain
 callables; their results come back as `concurrent.futures.Future`s.
 
+At interpreter exit the thread is stopped by an ``atexit`` hook, which runs
+before finalisation: a running generation sees `MLXThread.stopping` at its
+next token and ends, the thread leaves its loop, and the hook waits until the
+OS thread is really gone -- past its C++ thread-local destructors, which mlx
+uses to release Python objects and which therefore take the GIL.
+``Thread.join`` alone returns before those run. A thread whose destructors (or
+whose last MLX job) meet a finalising interpreter is killed inside a
+``noexcept`` destructor: ``terminate called without an active exception``,
+exit code 134, after the script had printed its answer.
+
 Models are loaded once per process and shared by every backend that names the
 same folder or repo, so two runners (or a runner and a benchmark) never hold
 two copies of the weights.
@@ -17,6 +27,7 @@ OpenBLAS path gets float32 weights (`_mlx_weights`).
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import os
 import pathlib
@@ -24,6 +35,7 @@ import queue
 import re
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -55,15 +67,26 @@ class MLXThread:
         self._jobs: queue.SimpleQueue[tuple[concurrent.futures.Future[Any], Callable[[], Any]]]
         self._jobs = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._main, name=name, daemon=True)
+        self._stop_lock = threading.Lock()
+        self._stopping = False
         self.stream: Any = None
         self._thread.start()
+
+    @property
+    def stopping(self) -> bool:
+        """True once `stop` was called: running jobs should end at their next check."""
+        return self._stopping
 
     def is_current(self) -> bool:
         return threading.current_thread() is self._thread
 
     def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        self._jobs.put((future, fn))
+        with self._stop_lock:
+            if self._stopping:
+                future.set_exception(_stopped())
+            else:
+                self._jobs.put((future, fn))
         return future
 
     def call(self, fn: Callable[[], T]) -> T:
@@ -72,9 +95,24 @@ class MLXThread:
             return fn()
         return self.submit(fn).result()
 
+    def stop(self, timeout: float = 30.0) -> None:
+        """Let the running job end (it sees `stopping`), fail queued ones, end the thread."""
+        with self._stop_lock:
+            if self._stopping:
+                return
+            self._stopping = True
+            self._jobs.put(_STOP)
+        if not self.is_current():
+            deadline = time.monotonic() + timeout
+            self._thread.join(timeout)
+            _wait_until_gone(self._thread.native_id, deadline)
+
     def _main(self) -> None:
         while True:
-            future, fn = self._jobs.get()
+            item = self._jobs.get()
+            if item is _STOP:
+                break
+            future, fn = item
             if not future.set_running_or_notify_cancel():
                 continue
             try:
@@ -88,6 +126,32 @@ class MLXThread:
                 future.set_exception(exc)
             else:
                 future.set_result(result)
+        with self._stop_lock:  # nothing is queued after _STOP; fail what came before it
+            while not self._jobs.empty():
+                left = self._jobs.get_nowait()
+                if left is not _STOP and left[0].set_running_or_notify_cancel():
+                    left[0].set_exception(_stopped())
+
+
+_STOP: Any = object()
+
+
+def _wait_until_gone(native_id: int | None, deadline: float) -> None:
+    """Wait for an OS thread that left Python to finish its thread-local destructors.
+
+    Sleeping releases the GIL, which those destructors need. Linux lists live
+    threads in /proc; elsewhere a short grace period stands in for that.
+    """
+    if native_id is None or not pathlib.Path("/proc/self/task").is_dir():
+        time.sleep(0.05)
+        return
+    task = pathlib.Path(f"/proc/self/task/{native_id}")
+    while task.exists() and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+def _stopped() -> BackendError:
+    return BackendError("the MLX thread has stopped (the interpreter is exiting)")
 
 
 _thread: MLXThread | None = None
@@ -95,11 +159,12 @@ _thread_lock = threading.Lock()
 
 
 def mlx_thread() -> MLXThread:
-    """The process's MLX thread, started on first use."""
+    """The process's MLX thread, started on first use and stopped at exit."""
     global _thread
     with _thread_lock:
         if _thread is None:
             _thread = MLXThread()
+            atexit.register(_thread.stop)
         return _thread
 
 
@@ -145,7 +210,15 @@ def resolve_source(arg: str) -> ModelSource:
         return ModelSource("embedded", EMBEDDED_ALIASES[0])
     path = pathlib.Path(arg).expanduser()
     looks_local = arg.startswith(("/", "~", ".", os.sep)) or path.exists()
-    if looks_local or not _HF_REPO.fullmatch(arg):
+    if not looks_local and not _HF_REPO.fullmatch(arg):
+        # A bare name: not a path, so the current folder's files are beside the point.
+        raise ModelNotFoundError(
+            f"no mlx model named {arg!r}. Built in: 'mlx:{EMBEDDED_ALIASES[0]}' (also "
+            f"{', '.join(repr(a) for a in EMBEDDED_ALIASES[1:])}). For another model, point "
+            "at its folder: 'mlx:/path/to/mlx-model-dir' (config.json, *.safetensors and "
+            "tokenizer files, e.g. made by `mlx_lm.convert`), or 'mlx:org/hf-repo'."
+        )
+    if looks_local:
         if (path / "config.json").is_file():
             return ModelSource("local", str(path.resolve()))
         raise ModelNotFoundError(

@@ -51,6 +51,8 @@ class ScriptedBackend(Backend):
     backend receives is kept in ``requests`` for inspection. ``context_window``
     gives it a window, in the tokens it counts: one per whitespace-separated
     word of the request (and one per tool call or result), as its usage does.
+    With ``one_turn_at_a_time=True`` replies queue behind each other, as on a
+    local model.
     """
 
     supports_tools: ClassVar[bool] = True
@@ -63,12 +65,15 @@ class ScriptedBackend(Backend):
         *,
         token_delay: float = 0.0,
         context_window: int | None = None,
+        one_turn_at_a_time: bool = False,
     ) -> None:
         if context_window is not None and context_window < 1:
             raise ValueError(f"context_window must be >= 1 token, got {context_window}")
         self._context_window = context_window
         self._queue: deque[ScriptedReply] = deque(replies)
         self.token_delay = token_delay
+        self.one_turn_at_a_time = one_turn_at_a_time
+        self._one_at_a_time: asyncio.Lock | None = None
         self.requests: list[GenerateContentRequest] = []
 
     def enqueue(self, *replies: ScriptedReply) -> None:
@@ -91,6 +96,19 @@ class ScriptedBackend(Backend):
 
     async def stream(
         self, request: GenerateContentRequest, *, cache: str | None, cancel: CancelToken
+    ) -> AsyncIterator[Chunk]:
+        if not self.one_turn_at_a_time:
+            async for chunk in self._reply(request, cancel):
+                yield chunk
+            return
+        if self._one_at_a_time is None:  # made on the worker loop that uses it
+            self._one_at_a_time = asyncio.Lock()
+        async with self._one_at_a_time:
+            async for chunk in self._reply(request, cancel):
+                yield chunk
+
+    async def _reply(
+        self, request: GenerateContentRequest, cancel: CancelToken
     ) -> AsyncIterator[Chunk]:
         self.requests.append(request)
         reply = self._next_reply(request)

@@ -106,6 +106,7 @@ class MLXBackend(Backend):
     # The chat template always sees the tools; calls are parsed when the
     # model's tokenizer has an mlx-lm tool parser (see `has_tool_parser`).
     supports_tools: ClassVar[bool] = True
+    one_turn_at_a_time = True  # one MLX thread per process
 
     def __init__(
         self,
@@ -211,9 +212,12 @@ class MLXBackend(Backend):
                 abandoned.set()
 
         epoch = self._epoch
+        thread = mlx_thread()
 
         def cancelled() -> bool:
-            return cancel.is_set() or abandoned.is_set() or epoch != self._epoch
+            return (
+                cancel.is_set() or abandoned.is_set() or epoch != self._epoch or thread.stopping
+            )
 
         def job() -> None:
             try:
@@ -222,7 +226,7 @@ class MLXBackend(Backend):
                 emit(exc)
             emit(_DONE)
 
-        future = mlx_thread().submit(job)
+        future = thread.submit(job)
         try:
             while True:
                 item = await queue.get()
@@ -305,6 +309,11 @@ class MLXBackend(Backend):
             del slot.tokens[keep:]
         else:
             self.drop_cache(cache)
+
+    def count_text_tokens(self, text: str) -> int:
+        """With the model's tokenizer (loads the model on first use). Runs on the
+        caller's thread: encoding touches no MLX state."""
+        return len(self.load().tokenizer.encode(text, add_special_tokens=False))
 
     def drop_cache(self, cache: str) -> None:
         self._counted.pop(cache, None)

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { argsPreview, formatUsage, pretty, toolFailed, turnStatus } from "../../js/format.js";
+import {
+  argsPreview,
+  cutOffNote,
+  formatUsage,
+  pretty,
+  toolFailed,
+  turnStatus,
+} from "../../js/format.js";
 
 const usage = {
   prompt_tokens: 12,
@@ -78,4 +85,21 @@ test("turnStatus names errors, stops and normal ends", () => {
     "error: BackendError: down",
     "anb-status-error",
   ]);
+});
+
+test("a reply cut off at its limit says so in the status line, with the limit", () => {
+  const msg = {
+    type: "turn_complete",
+    invocation_id: "i",
+    finish_reason: "length",
+    interrupted: false,
+    error: null,
+    max_tokens: 16,
+    usage,
+  };
+  const [text, cls] = turnStatus(msg);
+  assert.equal(text, `${cutOffNote(16)} · ${formatUsage(usage)}`);
+  assert.ok(text.startsWith("cut off at the 16-token limit"));
+  assert.equal(cls, "");
+  assert.equal(cutOffNote(null), "cut off at the token limit; raise max_tokens for more");
 });

@@ -53,6 +53,7 @@ function mount() {
     keepScroll: () => () => {
       scrolls += 1;
     },
+    label: () => "tutor",
   });
   return { live, view, scrolls: () => scrolls };
 }
@@ -67,6 +68,7 @@ test("deltas paint once per animation frame into one streaming bubble", () => {
   assert.equal(live.children.length, 1);
   const [bubble] = live.children;
   assert.ok(bubble.classList.contains("anb-streaming-msg"));
+  assert.equal(bubble.findAll("anb-role")[0].textContent, "tutor"); // the agent's name, as after
   assert.equal(bubble.findAll("anb-body")[0].textContent, "Hello");
   assert.equal(scrolls(), 1);
   view.delta(delta("a", "!"));
