@@ -1,4 +1,4 @@
-"""The cell, the widget and the API say what is happening (issue 11, item 7).
+"""The cell, the widget and the API say what is happening.
 
 A real IPython shell on the ScriptedBackend: waiting behind another
 session's turn, replies cut off by their token limit, and model specs that
