@@ -219,6 +219,11 @@ function render({ model, el }) {
   syncHeader();
   renderTranscript();
   syncControls();
+  // The view is laid out only once the front end attaches it: open a long
+  // conversation at its latest message, as chat UIs do.
+  const firstLayout = requestAnimationFrame(() => {
+    log.scrollTop = log.scrollHeight;
+  });
   if (model.get("busy")) {
     // Opened mid-turn: ask for the turn's entries and the text streamed so far.
     setStatus("streaming…");
@@ -226,6 +231,7 @@ function render({ model, el }) {
   }
 
   return () => {
+    cancelAnimationFrame(firstLayout);
     streaming.dispose();
     for (const [name, handler] of modelEvents) model.off(name, handler);
     root.remove();

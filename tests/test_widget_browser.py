@@ -262,6 +262,25 @@ def test_new_chat_button_switches_session_and_keeps_the_cells_one(lab: Lab) -> N
     assert lab.eval("get_runner().get_or_create_session('browser-new').turns") == "3"
 
 
+def test_a_long_conversation_opens_at_its_latest_message(lab: Lab) -> None:
+    lab.run(
+        "long_session = get_runner().get_or_create_session('browser-long')\n"
+        "for n in range(12):\n"
+        "    long_session.run(f'question {n}')"
+    )
+    _, widget = show(lab, "browser-long")
+    latest = widget.locator(".anb-past .anb-model", has_text="You said: question 11")
+    latest.wait_for(timeout=10_000)
+    log = widget.locator(".anb-log")
+    log.evaluate("(log) => new Promise((done) => requestAnimationFrame(() => done(null)))")
+    overflow, distance = log.evaluate(
+        "(log) => [log.scrollHeight > log.clientHeight,"
+        " log.scrollHeight - log.scrollTop - log.clientHeight]"
+    )
+    assert overflow, "the test needs a transcript taller than the log"
+    assert distance < 5, distance  # scrolled to the bottom: the latest message is in view
+
+
 def test_one_role_label_and_a_cut_off_reply_is_marked(lab: Lab) -> None:
     lab.run("backend.enqueue(' '.join(['tick'] * 60))")
     _, widget = show(lab, "browser-cut", ", config=GenerationConfig(max_tokens=40)")
