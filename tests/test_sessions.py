@@ -257,6 +257,9 @@ def test_close_cancels_the_running_turn(runner: AgentRunner, scripted: ScriptedB
     scripted.enqueue(" ".join(["word"] * 200))
     session = runner.get_or_create_session("s")
     stream = session.run_async("long")
+    deadline = time.monotonic() + 5
+    while not scripted.requests and time.monotonic() < deadline:  # the model is streaming
+        time.sleep(0.001)
     session.close()
     # close() did not wait: the turn is still winding down (the task is
     # cancelled after a 0.25 s grace period), and the id is being evicted.
