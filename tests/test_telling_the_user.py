@@ -81,7 +81,7 @@ def test_a_cut_off_reply_is_marked_in_the_terminal(
     backend.enqueue("one two three four")
     assert shell.run_cell("%%agent --max-tokens 2\nhi").success
     assert capsys.readouterr().out == (
-        "one two (cut off at the 2-token limit; raise --max-tokens / "
+        "one two\n(cut off at the 2-token limit; raise --max-tokens / "
         "GenerationConfig.max_tokens for more)\n"
     )
 

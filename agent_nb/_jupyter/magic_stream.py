@@ -124,8 +124,10 @@ class TerminalSink:
             sys.stdout.write("\n" + text)
         self._printed = text
         if final:
-            note = "[interrupted]" if interrupted else note
-            sys.stdout.write(f" {note}\n" if note else "\n")
+            if interrupted:
+                sys.stdout.write(" [interrupted]\n")
+            else:  # the cut-off note is a sentence of its own: its own line
+                sys.stdout.write(f"\n{note}\n" if note else "\n")
         sys.stdout.flush()
 
 
