@@ -341,10 +341,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         count: Callable[[str], int | None] = lambda _: None,
     ) -> str:
         ns = self.shell.user_ns
-        try:
-            text = (cell if raw else interpolate(cell, ns)).strip()
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        text = (cell if raw else interpolate(cell, ns)).strip()  # ValueError: see usage_errors
         missing = [name for name in data if name not in ns]
         if missing:
             raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
