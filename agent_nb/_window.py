@@ -150,9 +150,20 @@ def fit_window(
     starts = turn_starts(request.contents)
     last = max(len(starts) - 1, 0)  # the current turn is never left out
     start = 0 if policy == "error" else min(max(start, 0), last)
-    tokens = count(_without_oldest(request, starts, start))
+    # Each candidate is built and counted once, and the one returned is the very
+    # object counted (a backend may keep what counting rendered, e.g. MLX's ids).
+    shown_: dict[int, GenerateContentRequest] = {}
+    counted: dict[int, int] = {}
+
+    def tokens_without(omitted: int) -> int:
+        if omitted not in counted:
+            shown_[omitted] = _without_oldest(request, starts, omitted)
+            counted[omitted] = count(shown_[omitted])
+        return counted[omitted]
+
+    tokens = tokens_without(start)
     if window is None or tokens + reserve <= window:
-        return Window(_without_oldest(request, starts, start), start, tokens, window)
+        return Window(shown_[start], start, tokens, window)
     if policy == "error":
         raise ContextWindowError(
             f"this turn needs {tokens + reserve:,} tokens ({tokens:,} of conversation + "
@@ -162,7 +173,7 @@ def fit_window(
             tokens=tokens + reserve,
             window=window,
         )
-    alone = count(_without_oldest(request, starts, last))
+    alone = tokens_without(last)
     if alone + reserve > window:
         raise ContextWindowError(
             f"the current message needs {alone + reserve:,} tokens ({alone:,} of prompt + "
@@ -173,22 +184,18 @@ def fit_window(
         )
     # Slide: the fewest turns out that bring the prompt to about ¾ of the window
     # (or, when even the current turn takes more than that, to the window).
-    counted = {last: alone}
     for budget in (int(window * SLIDE_TO) - reserve, window - reserve):
         if alone > budget:
             continue
         low, high = start + 1, last  # counts only fall as turns are left out
         while low < high:
             middle = (low + high) // 2
-            if middle not in counted:
-                counted[middle] = count(_without_oldest(request, starts, middle))
-            if counted[middle] <= budget:
+            if tokens_without(middle) <= budget:
                 high = middle
             else:
                 low = middle + 1
-        if low not in counted:
-            counted[low] = count(_without_oldest(request, starts, low))
-        return Window(_without_oldest(request, starts, low), low, counted[low], window)
+        tokens = tokens_without(low)
+        return Window(shown_[low], low, tokens, window)
     raise AssertionError("unreachable: the current turn alone fits the window")
 
 

@@ -22,8 +22,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from agent_nb import (
     Agent,
     AgentRunner,
+    Content,
     FunctionCall,
     FunctionResponse,
+    GenerateContentRequest,
     GenerationConfig,
     Role,
     TextMessage,
@@ -33,7 +35,7 @@ from agent_nb import (
 from agent_nb._codec import event_from_dict, event_to_dict
 from agent_nb._jupyter.export import session_json
 from agent_nb._types import Usage
-from agent_nb._window import SLIDE_TO, omitted_line, turn_starts
+from agent_nb._window import SLIDE_TO, fit_window, omitted_line, turn_starts
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.backends._openai_wire import context_overflow
 from agent_nb.backends.openai import OpenAIBackend
@@ -243,7 +245,7 @@ def test_usage_rows_written_before_the_window_fields_still_read() -> None:
 
 
 def test_turn_starts_group_whole_turns() -> None:
-    from agent_nb import Content, Part
+    from agent_nb import Part
 
     call = FunctionCall(name="t", call_id="x")
     contents = [
@@ -388,3 +390,26 @@ def test_magic_context_error_option_and_config(windowed_shell: InteractiveShell)
     assert "no longer fit" in cap.stdout
     result, cap = run(shell, "%%agent --context drop\nhi")
     usage_error(result, cap, "invalid choice")
+
+
+def test_the_request_shown_is_the_one_counted() -> None:
+    # A backend may keep what counting rendered (MLX keeps the token ids) and reuse
+    # it when that very request is sent: fitting must hand back the object it counted.
+    contents = []
+    for n in range(12):
+        contents += [Content.user(f"question {n} " + "word " * 8), Content.model("answer " * 4)]
+    contents.append(Content.user("the current question"))
+    request = GenerateContentRequest(contents, config=GenerationConfig(max_tokens=4))
+    counted: list[GenerateContentRequest] = []
+
+    def count(candidate: GenerateContentRequest) -> int:
+        counted.append(candidate)
+        return sum(len(c.text.split()) for c in candidate.contents)
+
+    for start in (0, 3):  # fits as it is, with and without turns already left out
+        counted.clear()
+        fitted = fit_window(request, count=count, window=1_000, policy="window", start=start)
+        assert fitted.omitted == start and [fitted.request] == counted
+    slid = fit_window(request, count=count, window=80, policy="window", start=0)
+    assert slid.omitted > 0 and any(slid.request is c for c in counted)
+    assert len(counted) == len({id(c) for c in counted})  # no candidate counted twice
