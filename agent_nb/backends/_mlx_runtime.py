@@ -243,11 +243,6 @@ class LoadedModel:
     weights: str = "quantised"  # "quantised" or the dtype most weight bytes have
     weight_bytes: int = 0
 
-    @property
-    def cpu_fast(self) -> bool:
-        """On MLX's CPU with OpenBLAS and float32 weights: larger prefill chunks pay."""
-        return self.cpu_blas == "openblas" and self.weights == "float32"
-
 
 _models: dict[str, LoadedModel] = {}
 _models_lock = threading.Lock()
