@@ -152,18 +152,18 @@ def fit_window(
     start = 0 if policy == "error" else min(max(start, 0), last)
     # Each candidate is built and counted once, and the one returned is the very
     # object counted (a backend may keep what counting rendered, e.g. MLX's ids).
-    shown_: dict[int, GenerateContentRequest] = {}
+    candidates: dict[int, GenerateContentRequest] = {}
     counted: dict[int, int] = {}
 
     def tokens_without(omitted: int) -> int:
         if omitted not in counted:
-            shown_[omitted] = _without_oldest(request, starts, omitted)
-            counted[omitted] = count(shown_[omitted])
+            candidates[omitted] = _without_oldest(request, starts, omitted)
+            counted[omitted] = count(candidates[omitted])
         return counted[omitted]
 
     tokens = tokens_without(start)
     if window is None or tokens + reserve <= window:
-        return Window(shown_[start], start, tokens, window)
+        return Window(candidates[start], start, tokens, window)
     if policy == "error":
         raise ContextWindowError(
             f"this turn needs {tokens + reserve:,} tokens ({tokens:,} of conversation + "
@@ -195,7 +195,7 @@ def fit_window(
             else:
                 low = middle + 1
         tokens = tokens_without(low)
-        return Window(shown_[low], low, tokens, window)
+        return Window(candidates[low], low, tokens, window)
     raise AssertionError("unreachable: the current turn alone fits the window")
 
 
