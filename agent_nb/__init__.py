@@ -9,16 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._agent import Agent
-from ._contexts import ConversationReference, DataAgentContext, InlineContext
-from ._kernel_runner import get_runner, set_runner
-from ._reply import Reply
-from ._runner import AgentRunner
-from ._session import AgentSession
-from ._session_info import SessionInfo
-from ._stream import EventStream
-from ._tools import ToolContext
-from ._types import (
+from ._core.agent import Agent
+from ._core.contexts import ConversationReference, DataAgentContext, InlineContext
+from ._core.reply import Reply
+from ._core.tools import ToolContext
+from ._core.types import (
     Content,
     Event,
     FunctionCall,
@@ -31,9 +26,14 @@ from ._types import (
     TurnComplete,
     Usage,
 )
+from ._runtime.kernel_runner import get_runner, set_runner
+from ._runtime.runner import AgentRunner
+from ._runtime.session import AgentSession
+from ._runtime.session_info import SessionInfo
+from ._runtime.stream import EventStream
 
 if TYPE_CHECKING:
-    from ._jupyter.widget import ChatWidget
+    from ._jupyter.widget.chat_widget import ChatWidget
 
 __version__ = "0.1.0"
 
@@ -69,7 +69,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "ChatWidget":  # anywidget is imported only when the widget is used
-        from ._jupyter.widget import ChatWidget
+        from ._jupyter.widget.chat_widget import ChatWidget
 
         return ChatWidget
     raise AttributeError(f"module 'agent_nb' has no attribute {name!r}")
@@ -77,12 +77,12 @@ def __getattr__(name: str) -> Any:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext agent_nb``: register ``%%agent`` / ``%agent`` on the kernel runner."""
-    from ._jupyter.magics import load_ipython_extension as load
+    from ._jupyter.magics.agent_magics import load_ipython_extension as load
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    from ._jupyter.magics import unload_ipython_extension as unload
+    from ._jupyter.magics.agent_magics import unload_ipython_extension as unload
 
     unload(ipython)

@@ -17,7 +17,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from agent_nb import AgentRunner, set_runner
-from agent_nb._render import safe_markdown
+from agent_nb._core.render import safe_markdown
 from agent_nb.backends import ScriptedBackend
 
 REPLY = " ".join(f"word{i}" for i in range(100))

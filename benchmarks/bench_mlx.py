@@ -122,7 +122,7 @@ def _rate(times: list[float], tokens: int) -> float:
 def raw_decode(backend: MLXBackend, prompt: list[int], max_tokens: int) -> float:
     from mlx_lm import stream_generate
 
-    from agent_nb.backends._mlx_runtime import mlx_thread
+    from agent_nb.backends.mlx.runtime import mlx_thread
 
     loaded = backend.load()
 

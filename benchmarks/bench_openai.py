@@ -33,7 +33,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from agent_nb import AgentRunner, Content, GenerateContentRequest, GenerationConfig
 from agent_nb.backends import CancelToken, TextDelta
-from agent_nb.backends._embedded import ensure_embedded_model
+from agent_nb.backends.mlx.embedded import ensure_embedded_model
 from agent_nb.backends.openai import OpenAIBackend
 from tests.fixtures_server import FakeOpenAIServer, Reply, start_mlx_server
 

@@ -19,7 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_nb import AgentRunner
-from agent_nb._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
+from agent_nb._core.types import (
+    Event,
+    FunctionCall,
+    FunctionResponse,
+    TextMessage,
+    TurnComplete,
+    Usage,
+)
 from agent_nb.backends import ScriptedBackend
 from agent_nb.stores import MemoryStore, SessionStore, SQLiteStore
 

@@ -11,7 +11,7 @@ from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
 from IPython.utils.capture import CapturedIO, capture_output
 
 from agent_nb import AgentRunner, TextMessage, get_runner, set_runner
-from agent_nb._jupyter.magics import AgentMagics
+from agent_nb._jupyter.magics.agent_magics import AgentMagics
 from agent_nb.backends import ScriptedBackend
 
 __all__ = ["final_bundle", "magics", "run", "turns", "usage_error"]

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 
 from agent_nb import AgentRunner
-from agent_nb.backends._embedded import ensure_embedded_model
 from agent_nb.backends.mlx import MLXBackend
+from agent_nb.backends.mlx.embedded import ensure_embedded_model
 
 __all__ = ["embedded_model_dir", "mlx_backend", "mlx_runner"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agent_nb import Content, FunctionCall, FunctionResponse, GenerateContentRequest, Part, Role
-from agent_nb.backends._mlx_chat import to_messages
-from agent_nb.backends._openai_wire import request_messages
+from agent_nb.backends.mlx.chat import to_messages
+from agent_nb.backends.openai.wire import request_messages
 
 CALL = FunctionCall(name="add", args={"a": 1, "b": 2}, call_id="c1")
 RESULT = FunctionResponse(name="add", response={"result": 3}, call_id="c1")

@@ -3,7 +3,7 @@
 A script that printed its answer used to end, about one run in three when
 three ran at once, with ``terminate called without an active exception`` and
 exit code 134: the MLX thread met the finalising interpreter (see
-`agent_nb.backends._mlx_runtime`). These tests run real scripts in fresh
+`agent_nb.backends.mlx.runtime`). These tests run real scripts in fresh
 interpreters, on the embedded model, the way the issue reported them.
 """
 

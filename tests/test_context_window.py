@@ -32,13 +32,13 @@ from agent_nb import (
     TurnComplete,
     get_runner,
 )
-from agent_nb._codec import event_from_dict, event_to_dict
+from agent_nb._core.codec import event_from_dict, event_to_dict
+from agent_nb._core.types import Usage
+from agent_nb._core.window import SLIDE_TO, fit_window, omitted_line, turn_starts
 from agent_nb._jupyter.export import session_json
-from agent_nb._types import Usage
-from agent_nb._window import SLIDE_TO, fit_window, omitted_line, turn_starts
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
-from agent_nb.backends._openai_wire import context_overflow
 from agent_nb.backends.openai import OpenAIBackend
+from agent_nb.backends.openai.wire import context_overflow
 from agent_nb.errors import AgentError, ContextWindowError
 from tests.fixtures_magics import run, usage_error
 from tests.fixtures_server import FakeOpenAIServer, Reply, Status

@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from agent_nb.backends._cpu_blas import INSTALL_COMMAND, find_openblas, well_known_paths
+from agent_nb.backends.mlx.cpu_blas import INSTALL_COMMAND, find_openblas, well_known_paths
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = INSTALL_COMMAND.split()[-1]

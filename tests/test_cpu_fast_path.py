@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from agent_nb import AgentRunner, GenerationConfig, TurnComplete
-from agent_nb.backends._cpu_blas import INSTALL_COMMAND, _is_linux_cpu_wheel, find_openblas
 from agent_nb.backends.mlx import CPU_PREFILL_CHUNK_S, MLXBackend
+from agent_nb.backends.mlx.cpu_blas import INSTALL_COMMAND, _is_linux_cpu_wheel, find_openblas
 from tests.cpu_path_worker import TURNS, parse_result
 
 pytestmark = [

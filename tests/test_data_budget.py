@@ -14,7 +14,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import TextMessage, get_runner
-from agent_nb._jupyter.data_summary import estimate_tokens, summarize
+from agent_nb._jupyter.prompts.data_summary import estimate_tokens, summarize
 from agent_nb.backends import ScriptedBackend
 from agent_nb.backends.mlx import MLXBackend
 from tests.fixtures_magics import magics, run

@@ -9,8 +9,13 @@ import shutil
 import pytest
 
 from agent_nb import GenerationConfig
-from agent_nb.backends._embedded import CONVERTER_VERSION, MARKER, ensure_embedded_model, find_gguf
 from agent_nb.backends.mlx import MLXBackend
+from agent_nb.backends.mlx.embedded import (
+    CONVERTER_VERSION,
+    MARKER,
+    ensure_embedded_model,
+    find_gguf,
+)
 from tests.fixtures_runtime import RunnerFactory
 
 pytestmark = pytest.mark.mlx

@@ -57,7 +57,7 @@ def test_the_runtime_never_imports_the_jupyter_surface() -> None:
 def test_the_ast_check_sees_a_lazy_surface_import() -> None:
     """The check above would catch an import hidden inside a function."""
     imported = _imported(PACKAGE / "__init__.py")
-    assert "agent_nb._jupyter.widget.ChatWidget" in imported
+    assert "agent_nb._jupyter.widget.chat_widget.ChatWidget" in imported
 
 
 def test_importing_every_runtime_module_loads_no_surface_module() -> None:

@@ -9,8 +9,8 @@ from typing import Any
 from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import Agent, AgentRunner, SessionInfo, TextMessage, get_runner, set_runner
-from agent_nb._codec import event_from_dict
-from agent_nb._jupyter.magic_commands import sessions_html
+from agent_nb._core.codec import event_from_dict
+from agent_nb._jupyter.magics.commands import sessions_html
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from tests.fixtures_magics import final_bundle, magics, run, usage_error
 from tests.fixtures_runtime import RunnerFactory
@@ -93,7 +93,7 @@ def test_export_markdown_and_json(
 
 
 def test_widget_command(shell: InteractiveShell) -> None:
-    from agent_nb._jupyter.widget import ChatWidget
+    from agent_nb._jupyter.widget.chat_widget import ChatWidget
 
     run(shell, "%%agent chat\nhello")
     result, _ = run(shell, "%agent widget chat")

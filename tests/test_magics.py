@@ -21,9 +21,9 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from agent_nb import Reply, TurnComplete, get_runner
-from agent_nb._jupyter.data_summary import summarize
-from agent_nb._jupyter.magics import AgentMagics
-from agent_nb._render import safe_markdown
+from agent_nb._core.render import safe_markdown
+from agent_nb._jupyter.magics.agent_magics import AgentMagics
+from agent_nb._jupyter.prompts.data_summary import summarize
 from agent_nb.backends import ScriptedBackend
 from tests.fixtures_magics import final_bundle, magics, run, turns, usage_error
 from tests.html_safety import assert_inert, render_all
@@ -268,7 +268,7 @@ def test_summaries_fit_their_budget() -> None:
 def test_summarize_imports_nothing() -> None:
     import subprocess
 
-    code = ("import sys; from agent_nb._jupyter.data_summary import summarize;"
+    code = ("import sys; from agent_nb._jupyter.prompts.data_summary import summarize;"
             "summarize('x', [1]*9);"
             "assert 'pandas' not in sys.modules and 'numpy' not in sys.modules")  # fmt: skip
     subprocess.run([sys.executable, "-c", code], check=True)

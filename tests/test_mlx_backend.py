@@ -20,8 +20,8 @@ from agent_nb import (
     TurnComplete,
 )
 from agent_nb.backends import TextDelta, ToolCallChunk
-from agent_nb.backends._mlx_chat import TextGate
 from agent_nb.backends.mlx import MLXBackend
+from agent_nb.backends.mlx.chat import TextGate
 from agent_nb.errors import ModelNotFoundError
 from tests.fixtures_runtime import RunnerFactory
 

@@ -18,7 +18,7 @@ from IPython.utils.capture import CapturedIO, capture_output
 
 from agent_nb import AgentRunner, TextMessage, get_runner, set_runner
 from agent_nb._jupyter.code_blocks import first_code_block
-from agent_nb._jupyter.trim import cut_middle
+from agent_nb._jupyter.prompts.trim import cut_middle
 from agent_nb.backends import ScriptedBackend
 from agent_nb.backends.mlx import MLXBackend
 from tests.fixtures_magics import final_bundle, magics, turns, usage_error

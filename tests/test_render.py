@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_nb import Reply, Usage
-from agent_nb._render import safe_markdown
+from agent_nb._core.render import safe_markdown
 from tests.html_safety import assert_inert, render_all, render_marked
 
 PAYLOADS = [

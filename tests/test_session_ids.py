@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_nb import AgentRunner
-from agent_nb._ids import SESSION_ID_RULE
+from agent_nb._core.ids import SESSION_ID_RULE
 from agent_nb.errors import InvalidSessionIdError
 
 BAD = ["", "x" * 129, ".", "..", "a b", "a/b", "a\n", "café", "名前", " a", "a\t", "a:b"]
@@ -45,7 +45,7 @@ def _rule(s: str) -> bool:
 
 @given(st.text(max_size=140) | st.text(alphabet="ab._-/ \n", max_size=4))
 def test_acceptance_equals_the_rule(candidate: str) -> None:
-    from agent_nb._ids import check_session_id
+    from agent_nb._core.ids import check_session_id
 
     try:
         check_session_id(candidate)

@@ -22,7 +22,7 @@ from agent_nb import (
     set_runner,
 )
 from agent_nb.backends import ScriptedBackend
-from agent_nb.backends._mlx_kv import KVStore
+from agent_nb.backends.mlx.kv import KVStore
 from agent_nb.errors import (
     BackendError,
     ModelNotFoundError,

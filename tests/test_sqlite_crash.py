@@ -32,7 +32,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent_nb._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
+from agent_nb._core.types import (
+    Event,
+    FunctionCall,
+    FunctionResponse,
+    TextMessage,
+    TurnComplete,
+    Usage,
+)
 from agent_nb.stores import SQLiteStore
 
 APP, USER, SID = "crash", "u", "victim"

@@ -15,7 +15,7 @@ from agent_nb import (
     TextMessage,
     ToolContext,
 )
-from agent_nb._tools import as_tool
+from agent_nb._core.tools import as_tool
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import MaxTurnsExceededError
 from tests.fixtures_runtime import RunnerFactory

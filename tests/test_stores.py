@@ -16,7 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_nb._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
+from agent_nb._core.types import (
+    Event,
+    FunctionCall,
+    FunctionResponse,
+    TextMessage,
+    TurnComplete,
+    Usage,
+)
 from agent_nb.errors import StaleSessionError
 from agent_nb.stores import MemoryStore, SessionRecord, SessionStore, SQLiteStore
 

@@ -14,7 +14,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import AgentRunner, GenerationConfig, TurnComplete, get_runner
-from agent_nb._codec import event_from_dict, event_to_dict
+from agent_nb._core.codec import event_from_dict, event_to_dict
 from agent_nb.backends import ScriptedBackend
 from agent_nb.errors import ModelNotFoundError
 from tests.fixtures_magics import final_bundle, run, usage_error

@@ -21,8 +21,8 @@ import pytest
 from comm.base_comm import BaseComm
 
 from agent_nb import Agent, AgentRunner, GenerationConfig, get_runner, set_runner
-from agent_nb._jupyter.protocol import DELTA_INTERVAL_S, entries_from_events, parse_from_js
-from agent_nb._jupyter.widget import ChatWidget, _DeltaBatcher
+from agent_nb._jupyter.widget.chat_widget import ChatWidget, _DeltaBatcher
+from agent_nb._jupyter.widget.protocol import DELTA_INTERVAL_S, entries_from_events, parse_from_js
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import InvalidSessionIdError
 from tests.fixtures_runtime import RunnerFactory

@@ -11,11 +11,11 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from .._codec import event_to_dict
-from .._types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete
+from .._core.codec import event_to_dict
+from .._core.types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete
 
 if TYPE_CHECKING:
-    from .._session import AgentSession
+    from .._runtime.session import AgentSession
 
 __all__ = [
     "EXPORT_FORMATS",

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias
 
-from .._types import FinishReason, GenerateContentRequest, Usage, new_id
+from .._core.types import FinishReason, GenerateContentRequest, Usage, new_id
 
 __all__ = [
     "Backend",
@@ -110,7 +110,7 @@ class Backend(ABC):
 
     def count_tokens(self, request: GenerateContentRequest) -> int:
         """Prompt tokens ``request`` takes; by default `estimate_tokens` (documented there)."""
-        from .._window import estimate_tokens
+        from .._core.window import estimate_tokens
 
         return estimate_tokens(request)
 

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import ClassVar, TypeAlias
 
-from .._types import GenerateContentRequest, Role, Usage
+from .._core.types import GenerateContentRequest, Role, Usage
 from ..errors import BackendError
 from ._base import Backend, CancelToken, Chunk, Finish, TextDelta, ToolCallChunk
 

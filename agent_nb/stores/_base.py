@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .._state import TEMP_PREFIX, ScopedDelta, merge_scopes, split_delta
-from .._types import Event, TextMessage
+from .._core.state import TEMP_PREFIX, ScopedDelta, merge_scopes, split_delta
+from .._core.types import Event, TextMessage
 
 __all__ = ["SessionRecord", "SessionStore"]
 

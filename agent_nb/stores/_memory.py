@@ -13,8 +13,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from .._state import ScopedDelta
-from .._types import Event
+from .._core.state import ScopedDelta
+from .._core.types import Event
 from ..errors import StaleSessionError
 from ._base import SessionRecord, SessionStore
 

@@ -39,9 +39,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .._codec import event_from_dict, event_to_dict
-from .._state import ScopedDelta
-from .._types import Event
+from .._core.codec import event_from_dict, event_to_dict
+from .._core.state import ScopedDelta
+from .._core.types import Event
 from ..errors import (
     StaleSessionError,
     StoreClosedError,

@@ -1,0 +1,144 @@
+"""ADK-style scoped state: one flat dict, scope chosen by key prefix.
+
+No prefix: this session. ``user:``: every session of the same user.
+``app:``: every session of the runner's app. ``temp:``: this invocation only,
+never stored. Values must survive a JSON round trip, because the SQLite store
+keeps them as JSON and a value that only works in memory would break on resume.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import MissingStateKeyError
+
+__all__ = [
+    "APP_PREFIX",
+    "TEMP_PREFIX",
+    "USER_PREFIX",
+    "ScopedDelta",
+    "State",
+    "check_json_value",
+    "render_instructions",
+    "split_delta",
+]
+
+APP_PREFIX = "app:"
+USER_PREFIX = "user:"
+TEMP_PREFIX = "temp:"
+
+
+def check_json_value(key: str, value: Any) -> None:
+    if not isinstance(key, str):
+        raise TypeError(f"state keys must be str, got {type(key).__name__}")
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"state[{key!r}] must be JSON-serialisable (str, int, float, bool, None, "
+            f"list, dict with str keys); got {type(value).__name__}: {exc}"
+        ) from None
+
+
+@dataclass
+class ScopedDelta:
+    app: dict[str, Any] = field(default_factory=dict)
+    user: dict[str, Any] = field(default_factory=dict)
+    session: dict[str, Any] = field(default_factory=dict)
+
+
+def split_delta(delta: Mapping[str, Any]) -> ScopedDelta:
+    """Split a delta by prefix (prefixes stripped); ``temp:`` keys are dropped."""
+    out = ScopedDelta()
+    for key, value in delta.items():
+        if key.startswith(TEMP_PREFIX):
+            continue
+        if key.startswith(APP_PREFIX):
+            out.app[key[len(APP_PREFIX) :]] = value
+        elif key.startswith(USER_PREFIX):
+            out.user[key[len(USER_PREFIX) :]] = value
+        else:
+            out.session[key] = value
+    return out
+
+
+def merge_scopes(
+    app: Mapping[str, Any], user: Mapping[str, Any], session: Mapping[str, Any]
+) -> dict[str, Any]:
+    merged = dict(session)
+    merged.update({APP_PREFIX + k: v for k, v in app.items()})
+    merged.update({USER_PREFIX + k: v for k, v in user.items()})
+    return copy.deepcopy(merged)
+
+
+class State(MutableMapping[str, Any]):
+    """State as a tool sees it: committed values overlaid by this turn's delta.
+
+    Writes are validated, land in ``delta`` (recorded with the tool's response
+    event) and are visible to later reads in the same turn, ``temp:`` included.
+    Reads return deep copies so a tool cannot mutate history by accident.
+    """
+
+    def __init__(self, committed: Mapping[str, Any], delta: dict[str, Any]) -> None:
+        self._committed = committed
+        self.delta = delta
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.delta:
+            return copy.deepcopy(self.delta[key])
+        return copy.deepcopy(self._committed[key])
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        check_json_value(key, value)
+        self.delta[key] = copy.deepcopy(value)
+
+    def __delitem__(self, key: str) -> None:
+        raise TypeError("state keys cannot be deleted; set the value to None instead")
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._committed
+        yield from (k for k in self.delta if k not in self._committed)
+
+    def __len__(self) -> int:
+        return len(set(self._committed) | set(self.delta))
+
+    def to_dict(self) -> dict[str, Any]:
+        return copy.deepcopy({**self._committed, **self.delta})
+
+
+_PLACEHOLDER = re.compile(r"\{+([^{}]*)\}+")
+_KEY = re.compile(r"^((app|user|temp):)?[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def render_instructions(template: str, state: Mapping[str, Any]) -> str:
+    """Fill ``{key}`` / ``{user:key}`` / ``{key?}`` from state, as ADK does.
+
+    Braces around anything that is not a state key name are left untouched,
+    so JSON examples in instructions survive. A missing key without ``?``
+    raises `MissingStateKeyError` (a KeyError) naming the key.
+    """
+
+    def fill(match: re.Match[str]) -> str:
+        whole = match.group(0)
+        if whole.startswith("{{") or whole.endswith("}}"):
+            return whole
+        name = match.group(1).strip()
+        optional = name.endswith("?")
+        name = name.rstrip("?")
+        if not _KEY.match(name):
+            return whole
+        if name in state:
+            return str(state[name])
+        if optional:
+            return ""
+        raise MissingStateKeyError(
+            f"agent instructions use {{{name}}} but state has no {name!r}; set it with "
+            f"state_delta={{{name!r}: ...}} or write {{{name}?}} to make it optional"
+        )
+
+    return _PLACEHOLDER.sub(fill, template)

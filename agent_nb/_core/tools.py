@@ -1,0 +1,141 @@
+"""Tools: plain functions whose JSON schema comes from type hints and docstring.
+
+A parameter annotated `ToolContext` is filled in by the runner (state and
+session id) and hidden from the model. The docstring's first paragraph is the
+description; an ``Args:`` section (Google style) describes the parameters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import enum
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, Union, get_args, get_origin
+
+from .state import State
+from .types import ToolSpec
+
+__all__ = ["Tool", "ToolContext", "as_tool"]
+
+
+@dataclasses.dataclass
+class ToolContext:
+    """What a tool can see of its turn: scoped state (read/write) and who called."""
+
+    state: State
+    session_id: str
+    invocation_id: str
+    user_id: str = "default"
+    app_name: str = "agent_nb"
+
+
+_SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _schema(annotation: Any) -> dict[str, Any]:
+    if annotation in _SIMPLE:
+        return {"type": _SIMPLE[annotation]}
+    if annotation is type(None):
+        return {"type": "null"}
+    if annotation in (Any, inspect.Parameter.empty):
+        return {}
+    if inspect.isclass(annotation) and issubclass(annotation, enum.Enum):
+        return {"enum": [m.value for m in annotation]}
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return {"enum": list(args)}
+    if origin in (Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        if len(options) == 1:
+            return _schema(options[0])
+        return {"anyOf": [_schema(a) for a in options]}
+    if origin in (list, tuple, set, frozenset, typing.Sequence, typing.Iterable) or annotation in (
+        list,
+        tuple,
+    ):
+        item = _schema(args[0]) if args else {}
+        return {"type": "array", "items": item} if item else {"type": "array"}
+    if origin in (dict, Mapping) or annotation is dict:
+        return {"type": "object"}
+    return {}
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    doc = inspect.cleandoc(doc or "")
+    parts = re.split(r"\n\s*(?:Args|Arguments|Parameters):\s*\n", doc, maxsplit=1)
+    description = parts[0].split("\n\n")[0].replace("\n", " ").strip()
+    params: dict[str, str] = {}
+    if len(parts) == 2:
+        current = None
+        for line in parts[1].splitlines():
+            if re.match(r"^\s*(Returns|Raises|Yields|Examples?):", line):
+                break
+            m = re.match(r"^\s*(\w+)\s*(\([^)]*\))?\s*:\s*(.*)$", line)
+            if m:
+                current = m.group(1)
+                params[current] = m.group(3).strip()
+            elif current and line.strip():
+                params[current] += " " + line.strip()
+    return description, params
+
+
+@dataclasses.dataclass(frozen=True)
+class Tool:
+    """A callable the model may use, with its schema worked out once."""
+
+    func: Callable[..., Any]
+    spec: ToolSpec
+    context_param: str | None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    async def call(self, args: Mapping[str, Any], context: ToolContext) -> Any:
+        kwargs = dict(args)
+        if self.context_param:
+            kwargs[self.context_param] = context
+        if inspect.iscoroutinefunction(self.func):
+            return await self.func(**kwargs)
+        # Sync tools run off the worker loop so a slow pandas call cannot
+        # stall other sessions' streaming.
+        return await asyncio.to_thread(self.func, **kwargs)
+
+
+def as_tool(func: Callable[..., Any] | Tool) -> Tool:
+    """Build a `Tool` from a function (a `Tool` passes through)."""
+    if isinstance(func, Tool):
+        return func
+    if not callable(func):
+        raise TypeError(f"a tool must be a function, got {type(func).__name__}")
+    name = getattr(func, "__name__", "")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", name):
+        raise ValueError(f"tool name {name!r} must match [A-Za-z_][A-Za-z0-9_-]{{0,63}}")
+    hints = typing.get_type_hints(func)
+    description, param_docs = _parse_docstring(func.__doc__ or "")
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    context_param = None
+    for pname, param in inspect.signature(func).parameters.items():
+        annotation = hints.get(pname, param.annotation)
+        if annotation is ToolContext:
+            context_param = pname
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        schema = _schema(annotation)
+        if pname in param_docs:
+            schema["description"] = param_docs[pname]
+        if param.default is param.empty:
+            required.append(pname)
+        properties[pname] = schema
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        parameters["required"] = required
+    spec = ToolSpec(name=name, description=description or name, parameters=parameters)
+    return Tool(func=func, spec=spec, context_param=context_param)

@@ -1,0 +1,305 @@
+"""Value types shared by every layer: contents, requests, events, usage.
+
+Everything here is a frozen dataclass so an event handed to a stream, a store
+and a widget is the same immutable value. Mutable payloads (tool arguments and
+results, state deltas) are deep-copied on the way in, so a caller that mutates
+its own dict afterwards cannot rewrite history.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import enum
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from .numbers import check_int, check_real
+
+__all__ = [
+    "Content",
+    "Event",
+    "FinishReason",
+    "FunctionCall",
+    "FunctionResponse",
+    "GenerateContentRequest",
+    "GenerationConfig",
+    "Part",
+    "Role",
+    "TextMessage",
+    "ToolSpec",
+    "TurnComplete",
+    "Usage",
+    "new_id",
+]
+
+FinishReason: TypeAlias = Literal["stop", "length", "cancelled", "error"]
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _frozen_copy(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    return copy.deepcopy(dict(value)) if value else {}
+
+
+class Role(str, enum.Enum):
+    """Who produced a `Content`: the person (or a tool result) or the model."""
+
+    USER = "user"
+    MODEL = "model"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One piece of a `Content`: text, a function call or a function response."""
+
+    text: str | None = None
+    function_call: FunctionCall | None = None
+    function_response: FunctionResponse | None = None
+
+    @classmethod
+    def from_text(cls, text: str) -> Part:
+        return cls(text=text)
+
+
+@dataclass(frozen=True)
+class Content:
+    """A message in a caller-managed history (`generate_content_async`, `chat`)."""
+
+    role: Role
+    parts: tuple[Part, ...]
+
+    def __init__(self, role: Role | str, parts: Iterable[Part] | str) -> None:
+        object.__setattr__(self, "role", Role(role))
+        if isinstance(parts, str):
+            parts = (Part(text=parts),)
+        object.__setattr__(self, "parts", tuple(parts))
+
+    @classmethod
+    def user(cls, text: str) -> Content:
+        return cls(Role.USER, text)
+
+    @classmethod
+    def model(cls, text: str) -> Content:
+        return cls(Role.MODEL, text)
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if p.text)
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    """Sampling options; backends ignore what they cannot honour."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    top_k: int = 0
+    max_tokens: int = 512
+    seed: int | None = None
+    repetition_penalty: float | None = None
+    stop: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Every number is checked for finiteness too: NaN slips past `< 0`.
+        checked = {
+            "temperature": check_real("temperature", self.temperature, low=0),
+            "top_p": check_real("top_p", self.top_p, low=0, high=1, low_open=True),
+            "top_k": check_int("top_k (0 disables it)", self.top_k, low=0),
+            "max_tokens": check_int("max_tokens", self.max_tokens, low=1),
+        }
+        if self.seed is not None:
+            checked["seed"] = check_int("seed", self.seed, low=0, high=2**64 - 1)
+        if self.repetition_penalty is not None:
+            checked["repetition_penalty"] = check_real(
+                "repetition_penalty", self.repetition_penalty, low=0, low_open=True
+            )
+        for key, value in checked.items():
+            object.__setattr__(self, key, value)
+        if isinstance(self.stop, str):
+            object.__setattr__(self, "stop", (self.stop,))
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What a backend is told about a tool: the OpenAI function-calling shape."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+    def to_openai(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": copy.deepcopy(dict(self.parameters)),
+            },
+        }
+
+
+@dataclass(frozen=True)
+class GenerateContentRequest:
+    """One model call: the whole history, the system text, tools and sampling.
+
+    ``session_id`` is only a cache-affinity key: backends that keep a prompt
+    (KV) cache reuse it across calls with the same key. It never adds history.
+    """
+
+    contents: tuple[Content, ...]
+    system_instruction: str = ""
+    tools: tuple[ToolSpec, ...] = ()
+    config: GenerationConfig = field(default_factory=GenerationConfig)
+    session_id: str | None = None
+
+    def __init__(
+        self,
+        contents: Iterable[Content],
+        system_instruction: str = "",
+        tools: Iterable[ToolSpec] = (),
+        config: GenerationConfig | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        contents = tuple(contents)
+        for item in contents:
+            if not isinstance(item, Content):
+                raise TypeError(f"contents must be Content objects, got {type(item).__name__}")
+        object.__setattr__(self, "contents", contents)
+        object.__setattr__(self, "system_instruction", system_instruction)
+        object.__setattr__(self, "tools", tuple(tools))
+        object.__setattr__(self, "config", config or GenerationConfig())
+        object.__setattr__(self, "session_id", session_id)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts and speed of one turn (summed over its model calls)."""
+
+    prompt_tokens: int = 0  # tokens actually fed through the model (prefill)
+    cached_tokens: int = 0  # prompt tokens reused from the KV cache
+    generated_tokens: int = 0
+    time_to_first_token_s: float | None = None
+    tokens_per_s: float | None = None
+    peak_memory_bytes: int | None = None
+    # The context window as the model saw it (latest model call of the turn):
+    context_tokens: int | None = None  # tokens of the request (prompt), counted before sending
+    context_window: int | None = None  # the model's window in tokens (None: unknown)
+    omitted_turns: int = 0  # oldest whole turns left out so the request fits
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            generated_tokens=self.generated_tokens + other.generated_tokens,
+            time_to_first_token_s=(
+                self.time_to_first_token_s
+                if self.time_to_first_token_s is not None
+                else other.time_to_first_token_s
+            ),
+            tokens_per_s=(
+                other.tokens_per_s if other.tokens_per_s is not None else self.tokens_per_s
+            ),
+            peak_memory_bytes=max(
+                (m for m in (self.peak_memory_bytes, other.peak_memory_bytes) if m is not None),
+                default=None,
+            ),
+            context_tokens=(
+                other.context_tokens if other.context_tokens is not None else self.context_tokens
+            ),
+            context_window=(
+                other.context_window if other.context_window is not None else self.context_window
+            ),
+            omitted_turns=max(self.omitted_turns, other.omitted_turns),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "cached_tokens": self.cached_tokens,
+            "generated_tokens": self.generated_tokens,
+            "time_to_first_token_s": self.time_to_first_token_s,
+            "tokens_per_s": self.tokens_per_s,
+            "peak_memory_bytes": self.peak_memory_bytes,
+            "context_tokens": self.context_tokens,
+            "context_window": self.context_window,
+            "omitted_turns": self.omitted_turns,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Usage:
+        """The inverse of `as_dict`; rows written before a field existed get its default,
+        and fields this version does not know are ignored (a newer writer's rows)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in (data or {}).items() if k in known})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of every event. ``state_delta`` is the state change the event carries."""
+
+    id: str = field(default_factory=new_id)
+    invocation_id: str = ""
+    author: str = ""
+    timestamp: float = field(default_factory=time.time)
+    state_delta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "state_delta", _frozen_copy(self.state_delta))
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextMessage(Event):
+    """Text from the user (``author == "user"``) or the model.
+
+    Partial chunks stream with ``is_partial=True`` and are never stored; the
+    final message holds the full text. ``interrupted`` marks text cut short by
+    a cancelled turn.
+    """
+
+    text: str
+    is_partial: bool = False
+    interrupted: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class FunctionCall(Event):
+    """The model asked for a tool; emitted just before the tool runs."""
+
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    call_id: str = field(default_factory=new_id)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "args", _frozen_copy(self.args))
+
+
+@dataclass(frozen=True, kw_only=True)
+class FunctionResponse(Event):
+    """A tool's result; a tool that raised gives ``{"error": "..."}``."""
+
+    name: str
+    response: Mapping[str, Any] = field(default_factory=dict)
+    call_id: str = ""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "response", _frozen_copy(self.response))
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnComplete(Event):
+    """Last event of every turn, stored so history knows where turns end."""
+
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: FinishReason = "stop"
+    interrupted: bool = False
+    error: str | None = None
+    #: With ``finish_reason == "length"``: the ``max_tokens`` limit that cut the reply.
+    max_tokens: int | None = None

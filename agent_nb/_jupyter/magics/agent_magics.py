@@ -1,0 +1,487 @@
+"""``%%agent`` and ``%agent``: the notebook's conversation surface.
+
+Both magics work on the kernel-scoped runner (`get_runner()`), so a session
+started in a cell is the same object a `ChatWidget` shows. Two decisions shape
+this module:
+
+* **Re-running a cell replaces its turn.** A notebook is edited and re-run,
+  not appended to like a chat log, so the second run of a cell first rewinds
+  the session to just before that cell's earlier turn (dropping later turns
+  too, since they answered a conversation that no longer exists). Cells are
+  known by the Jupyter ``cellId`` the front end puts in the execute request,
+  which IPython hands to ``pre_run_cell`` listeners. Without one (terminal,
+  old front ends) there is nothing to match, so turns are appended.
+* **Bad input never reaches the model.** Options, session id, interpolated
+  names, ``--data`` names, the output variable, sampling values and the model
+  are all checked before anything is rewound or sent, and every problem is a
+  one-line `UsageError` rather than a traceback.
+
+A kernel interrupt cancels the turn; the cell keeps what was generated, marks
+it interrupted and ends with a one-line error so that "Run all" stops there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import keyword
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+from IPython.core.displaypub import DisplayPublisher
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments
+from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
+
+from ..._core.ids import check_session_id
+from ..._core.numbers import check_real
+from ..._core.types import GenerationConfig
+from ..._core.window import omitted_line
+from ..._runtime.kernel_runner import get_runner, set_runner
+from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
+from ...backends import Backend
+from ...errors import SessionBusyError
+from ...stores import resolve_store
+from ..code_blocks import first_code_block, opens_a_block
+from ..prompts.cell_context import cells_context, recent_cells
+from ..prompts.data_summary import estimate_tokens, summarize
+from ..prompts.interpolate import interpolate
+from ..prompts.last_error import LastError, error_from_result
+from .commands import CommandsMixin
+from .explain import ExplainMixin
+from .store_switch import check_move, move_sessions
+from .stream import DisplaySink, TerminalSink, drive
+from .usage import usage_errors
+
+__all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
+
+@magics_class
+class AgentMagics(CommandsMixin, ExplainMixin, Magics):
+    """``%%agent`` / ``%agent``; configure with ``%config AgentMagics.<trait> = ...``."""
+
+    default_session = Unicode(
+        "default", help="Session a %%agent cell talks to when it names none."
+    ).tag(config=True)
+    default_model = Unicode(
+        "",
+        help="Model spec for %%agent cells without -m (e.g. 'mlx:smollm2-135m'); "
+        "empty means the runner's model.",
+    ).tag(config=True)
+    system_prompt = Unicode(
+        "", help="System instructions for %%agent turns without -s; empty means the agent's."
+    ).tag(config=True)
+    on_rerun = Enum(
+        ["rewind", "append"],
+        default_value="rewind",
+        help="Re-running a cell: 'rewind' replaces its earlier turn (and drops later "
+        "ones); 'append' adds a new turn and keeps everything.",
+    ).tag(config=True)
+    max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(
+        config=True
+    )
+    temperature = Float(0.0, min=0.0, help="Default sampling temperature (0 = greedy).").tag(
+        config=True
+    )
+    stream_interval = Float(
+        0.05, min=0.0, help="Seconds between output updates while streaming (0.05 = 20/s)."
+    ).tag(config=True)
+    context_policy = Enum(
+        ["window", "error"],
+        default_value="window",
+        help="A conversation longer than the model's window: 'window' leaves the oldest "
+        "whole turns out of what the model sees (history keeps them); 'error' stops "
+        "with an error instead.",
+    ).tag(config=True)
+    data_budget = Int(
+        600, min=40, help="Token budget shared by the --data summaries of one cell."
+    ).tag(config=True)
+    cells_budget = Int(
+        800, min=40, help="Token budget shared by the cells that --cells N sends."
+    ).tag(config=True)
+    error_budget = Int(
+        800, min=200, help="Token budget for the error that %agent explain sends."
+    ).tag(config=True)
+    store = Unicode(
+        "",
+        help="Session store for the kernel runner: '' keeps the current runner, "
+        "'memory', or 'sqlite:///path/to/sessions.db' (sessions survive restarts).",
+    ).tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        # cellId -> (session id, invocation id of the cell's latest turn)
+        self.cells: dict[str, tuple[str, str]] = {}
+        self._cell_id: str | None = None
+        self._run = 0
+        self._cell_run: dict[str, int] = {}
+        self._own_runner: AgentRunner | None = None
+        self.last_error: LastError | None = None  # the latest failed cell, for %agent explain
+        self._history_len: int | None = None  # input history length when this cell started
+        if shell is not None:
+            shell.events.register("pre_run_cell", self._pre_run_cell)
+            shell.events.register("post_run_cell", self._post_run_cell)
+        if self.store:
+            self._install_runner()
+
+    # -- configuration ------------------------------------------------------
+
+    @validate("store")
+    def _check_store(self, proposal: Any) -> str:
+        value: str = proposal["value"]
+        if value not in ("", "memory") and not value.startswith("sqlite:///"):
+            raise TraitError(
+                f"AgentMagics.store must be '', 'memory' or 'sqlite:///path', got {value!r}"
+            )
+        if value and value.startswith("sqlite:///"):  # a memory store starts empty
+            target = resolve_store(value)
+            try:
+                check_move(get_runner(), target)
+            except ValueError as exc:
+                raise TraitError(f"AgentMagics.store = {value!r}: {exc}") from None
+            finally:
+                target.close()
+        return value
+
+    @validate("temperature", "stream_interval")
+    def _check_finite(self, proposal: Any) -> float:
+        name = f"AgentMagics.{proposal['trait'].name}"
+        try:
+            return check_real(name, proposal["value"], low=0)
+        except (TypeError, ValueError) as exc:
+            raise TraitError(str(exc)) from None
+
+    @observe("store")
+    def _store_changed(self, change: Any) -> None:
+        if change["new"]:
+            self._install_runner()
+
+    def _install_runner(self) -> None:
+        """Make the kernel runner use ``store``, taking the live sessions along
+        (see `_store_switch`); only a runner made here is shut down."""
+        current = get_runner()
+        runner = AgentRunner(
+            current.agent,
+            store=self.store,
+            model=self.default_model or current.model or DEFAULT_MODEL,
+            user_id=current.user_id,
+            app_name=current.app_name,
+        )
+        try:
+            move_sessions(current, runner.store)
+        except BaseException:
+            runner.shutdown()
+            raise
+        previous = set_runner(runner)
+        if previous is not None and previous is self._own_runner:
+            previous.shutdown()
+        self._own_runner = runner
+
+    def close(self) -> None:
+        """Detach from the shell (``%unload_ext``)."""
+        if self.shell is None:
+            return
+        for event, callback in (("pre_run_cell", self._pre_run_cell),
+                                ("post_run_cell", self._post_run_cell)):  # fmt: skip
+            with contextlib.suppress(ValueError):
+                self.shell.events.unregister(event, callback)
+
+    # -- cell identity ------------------------------------------------------
+
+    def _pre_run_cell(self, info: Any) -> None:
+        self._run += 1
+        self._cell_id = getattr(info, "cell_id", None) or self._parent_cell_id()
+        self._history_len = len(self.shell.history_manager.input_hist_raw)
+
+    def _post_run_cell(self, result: Any) -> None:
+        # A %%agent call from outside any cell (a widget callback) is no cell's turn.
+        self._cell_id = None
+        self._history_len = None
+        self.last_error = error_from_result(result) or self.last_error
+
+    def _parent_cell_id(self) -> str | None:
+        """ipykernel without ``cell_id`` support: read the request metadata."""
+        kernel = getattr(self.shell, "kernel", None)
+        try:
+            cell_id = kernel.get_parent()["metadata"].get("cellId")  # type: ignore[union-attr]
+        except Exception:
+            return None
+        return cell_id if isinstance(cell_id, str) else None
+
+    def _rich_output(self) -> bool:
+        """False in a terminal, whose publisher can only print text/plain."""
+        return type(self.shell.display_pub) is not DisplayPublisher
+
+    # -- %%agent ------------------------------------------------------------
+
+    @magic_arguments(name="%agent")
+    @argument("session", nargs="?", help="Session id (default: AgentMagics.default_session).")
+    @argument("--new", action="store_true", help="Delete the session's history first.")
+    @argument("--once", action="store_true", help="A single turn on a hidden, temporary session.")
+    @argument("-m", "--model", help="Model spec for this turn, e.g. mlx:smollm2-135m.")
+    @argument("-s", "--system", help="System instructions for this turn.")
+    @argument("-t", "--temperature", type=float, help="Sampling temperature (0 = greedy).")
+    @argument("--max-tokens", type=int,
+              help="Cap on generated tokens (a reply cut off there is marked).")  # fmt: skip
+    @argument("--context", choices=["window", "error"],
+              help="Past the model's window: leave the oldest turns out (window) or fail "
+              "(error); default AgentMagics.context_policy.")  # fmt: skip
+    @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
+    @argument(
+        "--data", nargs="+", action="extend", default=[], metavar="VAR",
+        help="Attach a summary of these variables (DataFrame, array, any object) within "
+        "AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
+    )  # fmt: skip
+    @argument("--format", choices=["markdown", "text", "code"], default="markdown",
+              help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
+    @argument("--code", action="store_true",
+              help="Put the reply's first code block into a new cell below (never run).")
+    @argument("--cells", type=int, metavar="N",
+              help="Send the code of the last N executed cells (In [n]) as context.")
+    @argument("--outputs", action="store_true",
+              help="With --cells: their text outputs too (printed text, results, errors).")
+    @argument("--raw", action="store_true",
+              help="Send the cell as typed: no {name} interpolation.")  # fmt: skip
+    @cell_magic("agent")  # type: ignore[arg-type]  # IPython types only the bare form
+    @usage_errors
+    def agent_cell(self, line: str, cell: str) -> None:
+        """Send the cell to a model and stream the reply into the output.
+
+        The cell body is the message. ``{name}``, ``{name.attr}``,
+        ``{name[key]}`` and ``{name!r:spec}`` insert a notebook variable; any
+        other braces (code, JSON) stay as typed. ``{{name}}`` is a literal
+        ``{name}``; ``--raw`` sends the whole cell as typed. ``{In[3]}`` is the
+        code of cell 3 and ``{Out[3]}`` its result. The session outlives the
+        cell; re-running a cell replaces its earlier turn (see
+        AgentMagics.on_rerun). Interrupt the kernel to stop a reply; the
+        session stays usable.
+        ``--cells N`` sends the last N executed cells as context (cut to
+        AgentMagics.cells_budget tokens); ``--code`` puts the reply's first
+        fenced code block into a new cell below, which you run yourself.
+        ``%agent explain`` asks about the last error.
+        When the conversation outgrows the model's context window, the oldest
+        whole turns are left out of what the model sees (a line says so; history
+        keeps them), or with ``--context error`` the turn fails before anything
+        is sent.
+
+        Examples::
+
+            %%agent
+            Explain {topic} in one sentence.
+
+            %%agent review -s "You are a terse reviewer." --data df -o answer
+            What stands out in this table?
+
+            %%agent --cells 3 --outputs --code
+            Plot the column I computed above as a histogram.
+        """
+        args = self._parse(line)
+        count = self._turn_backend(args).count_text_tokens  # --data budgets in model tokens
+        message = self._message(cell, args.data, raw=args.raw, count=count)
+        context = self._cells(args)
+        self._send(args, f"{context}\n\n{message}" if context else message)
+
+    def _turn_backend(self, args: Any) -> Backend:
+        """The model the turn will run on; a bad spec fails here, not mid-turn."""
+        runner = get_runner()
+        return runner.check_model(args.model or self.default_model or runner.model)
+
+    def _send(self, args: Any, message: str) -> None:
+        """Check the options, start the turn (rewinding a re-run cell) and stream it."""
+        runner = get_runner()
+        session_id = args.session or self.default_session
+        if args.output and (not args.output.isidentifier() or keyword.iskeyword(args.output)):
+            raise UsageError(f"-o needs a Python variable name, got {args.output!r}")
+        config = GenerationConfig(
+            temperature=self.temperature if args.temperature is None else args.temperature,
+            max_tokens=self.max_tokens if args.max_tokens is None else args.max_tokens,
+        )
+        if not args.once:
+            check_session_id(session_id)
+        model = args.model or self.default_model or None
+        waiting_for = _waiting_note(runner, self._turn_backend(args))
+        system = args.system if args.system is not None else (self.system_prompt or None)
+        options = {"model": model, "system": system, "config": config,
+                   "context_policy": args.context or self.context_policy}  # fmt: skip
+        if args.once:
+            stream = runner.run_single_turn_async(message, **options)
+        else:
+            stream = self._start(runner, session_id, message, args.new, options)
+        sink = DisplaySink(args.format) if self._rich_output() else TerminalSink()
+        outcome = drive(stream, sink, self.stream_interval, waiting_for)
+        if not args.once and outcome.invocation_id:
+            self._remember(session_id, outcome.invocation_id)
+        if args.output and outcome.reply is not None:
+            self.shell.user_ns[args.output] = outcome.reply
+        if args.code and outcome.reply is not None and not outcome.interrupted:
+            self._next_cell(outcome.reply.text)
+        if outcome.reply is not None and outcome.reply.usage.omitted_turns:  # context window
+            usage = outcome.reply.usage
+            print(omitted_line(usage.omitted_turns, usage.context_window))
+        if outcome.error is not None:
+            raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
+        if outcome.interrupted:
+            where = "a temporary session" if args.once else f"session {session_id!r}"
+            raise UsageError(f"interrupted; the partial reply is kept in {where}, which is ready")
+
+    def _parse(self, line: str) -> Any:
+        try:
+            argv = shlex.split(line)
+        except ValueError as exc:  # unbalanced quotes
+            raise UsageError(f"cannot parse %%agent options: {exc}") from None
+        # The parser's error() raises UsageError with argparse's one-line message.
+        return self.agent_cell.parser.parse_args(argv)
+
+    def _message(
+        self,
+        cell: str,
+        data: list[str],
+        *,
+        raw: bool = False,
+        count: Callable[[str], int | None] = lambda _: None,
+    ) -> str:
+        ns = self.shell.user_ns
+        text = (cell if raw else interpolate(cell, ns)).strip()  # ValueError: see usage_errors
+        missing = [name for name in data if name not in ns]
+        if missing:
+            raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
+        if not text:
+            raise UsageError("the cell is empty; write the message below the %%agent line")
+        budget = self.data_budget // max(1, len(data))
+
+        def tokens(text: str) -> int:  # the model's tokenizer when it has one
+            counted = count(text)
+            return estimate_tokens(text) if counted is None else counted
+
+        summaries = [summarize(name, ns[name], budget, tokens) for name in dict.fromkeys(data)]
+        return "\n\n".join([text, *summaries])
+
+    def _cells(self, args: Any) -> str:
+        """The ``--cells N [--outputs]`` context, or ""."""
+        if args.cells is None:
+            if args.outputs:
+                raise UsageError("--outputs goes with --cells N (the outputs of those cells)")
+            return ""
+        if args.cells < 1:
+            raise UsageError(f"--cells needs a number of cells of at least 1, got {args.cells}")
+        cells = recent_cells(self.shell, args.cells, before=self._history_len)
+        if not cells:
+            raise UsageError("--cells: no cell has run before this one in this kernel yet")
+        return cells_context(
+            self.shell, cells, outputs=args.outputs, budget_tokens=self.cells_budget
+        )
+
+    def _next_cell(self, reply: str) -> None:
+        """``--code``: the first code block becomes the next cell (the front end inserts it)."""
+        code = first_code_block(reply)
+        if code is None:
+            why = ("its code block was cut off before the closing fence (raise --max-tokens)"
+                   if opens_a_block(reply) else "it has no fenced code block")  # fmt: skip
+            print(f"--code: no cell was added: {why}")
+            return
+        self.shell.set_next_input(code, replace=False)
+        print("--code: the reply's first code block is in a new cell below (not run)")
+
+    def _start(
+        self, runner: AgentRunner, session_id: str, message: str, new: bool, options: Any
+    ) -> Any:
+        """Rewind for a re-run cell (or start afresh with --new), then start the turn."""
+        session = runner.get_or_create_session(session_id)
+        if session.busy:  # checked first: --new and a rewind must not cancel someone's turn
+            raise SessionBusyError(
+                f"session {session_id!r} is already running a turn (a widget or another "
+                "thread); wait for it or stop it, or use another session"
+            )
+        earlier = self._earlier_turn(session_id)
+        if new:
+            runner.delete_session(session_id)
+            session = runner.get_or_create_session(session_id)
+            print(f"started a new session {session_id!r}")
+        elif earlier is not None and earlier in session.invocations():
+            turns = session.invocations()
+            dropped = len(turns) - turns.index(earlier) - 1
+            session.rewind(earlier)
+            later = f" and {dropped} later turn{'s' * (dropped != 1)}" if dropped else ""
+            print(f"↺ re-run: replaced this cell's earlier turn{later} in session {session_id!r}")
+        return session.run_async(message, **options)
+
+    def _earlier_turn(self, session_id: str) -> str | None:
+        """The invocation to rewind to, or None (append)."""
+        cell = self._cell_id
+        if cell is None or self.on_rerun != "rewind":
+            return None
+        if self._cell_run.get(cell) == self._run:
+            return None  # a second %%agent call within one cell execution appends
+        previous = self.cells.get(cell)
+        if previous is None or previous[0] != session_id:
+            return None  # the cell now talks to another session: leave the old one alone
+        return previous[1]
+
+    def _remember(self, session_id: str, invocation_id: str) -> None:
+        cell = self._cell_id
+        if cell is None or self._cell_run.get(cell) == self._run:
+            return
+        self.cells[cell] = (session_id, invocation_id)
+        self._cell_run[cell] = self._run
+
+    # -- %agent ---------------------------------------------------------------
+
+    @line_magic("agent")  # type: ignore[arg-type]
+    def agent_line(self, line: str) -> Any:
+        """Manage agent sessions: ``%agent COMMAND [ARGS]``.
+
+        Commands::
+
+            sessions                 table of sessions: id, turns, tokens, KV bytes, last used
+            history [ID]             the conversation so far
+            state [ID]               the session state (returned as a dict)
+            delete ID                delete a session (history, state, KV cache)
+            clear                    delete every session
+            model [SPEC]             show or set the runner's model
+            export [ID] [--format md|json] [--to FILE]
+                                     the transcript as Markdown or JSON
+            widget [ID]              a ChatWidget on the session
+            memory                   model and KV-cache memory figures
+            explain [ID] [-m SPEC] [--max-tokens N]
+                                     ask the model why the last failing cell failed
+
+        ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
+        """
+        return self.run_command(line)
+
+
+def _waiting_note(runner: AgentRunner, backend: Any) -> Callable[[], str]:
+    """What a new turn waits for: the turns already running on a one-at-a-time model."""
+    if not backend.one_turn_at_a_time:
+        return lambda: ""
+    ahead = [s.id for s in runner.sessions(include_hidden=True) if s.busy]
+
+    def note() -> str:
+        busy = {s.id for s in runner.sessions(include_hidden=True) if s.busy}
+        names = ["a --once turn" if i.startswith("_st-") else repr(i) for i in ahead if i in busy]
+        if not names:
+            return ""
+        return f"waiting for session {', '.join(names)} to finish its turn on the model"
+
+    return note
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    magics = AgentMagics(shell=ipython)
+    get_runner()  # the kernel-scoped runner exists from here on (cheap: no model loads yet)
+    ipython.register_magics(magics)
+    if magics not in ipython.configurables:
+        ipython.configurables.append(magics)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    manager = ipython.magics_manager
+    magics = manager.registry.pop("AgentMagics", None)
+    for kind in ("line", "cell"):
+        func = manager.magics[kind].get("agent")
+        if func is not None and getattr(func, "__self__", None) is magics:
+            del manager.magics[kind]["agent"]
+    if magics is not None:
+        magics.close()
+        if magics in ipython.configurables:
+            ipython.configurables.remove(magics)

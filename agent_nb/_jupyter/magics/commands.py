@@ -1,0 +1,232 @@
+"""The ``%agent COMMAND`` subcommands: inspect and manage the kernel's sessions.
+
+Read-only commands never create a session: asking for the history of an id
+that does not exist is an error listing the ids that do, not a silent new
+empty session. Every id is shown escaped, since ids come from user input.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import pathlib
+import shlex
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import MagicArgumentParser
+
+from ..._core.ids import check_session_id
+from ..._core.render import safe_markdown
+from ..._runtime.kernel_runner import get_runner
+from ..._runtime.runner import AgentRunner
+from ..._runtime.session_info import SessionInfo
+from ..export import EXPORT_FORMATS, session_json, session_markdown
+from .usage import usage_errors
+
+if TYPE_CHECKING:
+    from ..._runtime.session import AgentSession
+
+__all__ = ["COMMANDS", "CommandsMixin", "sessions_html"]
+
+COMMANDS = ("sessions", "history", "state", "delete", "clear", "model", "export", "widget",
+            "memory", "explain")  # fmt: skip
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"  # unreachable; keeps mypy sure of a return
+
+
+def _when(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(timestamp)) if timestamp else ""
+
+
+def _context(info: SessionInfo) -> str:
+    """"used / window" tokens of the latest request ("" before the first turn)."""
+    if info.context_tokens is None:
+        return ""
+    window = f"{info.context_window:,}" if info.context_window else "?"
+    return f"{info.context_tokens:,} / {window}"
+
+
+def sessions_html(infos: list[SessionInfo], stored_only: list[str]) -> str:
+    """An HTML table; every value is escaped (ids come from user input)."""
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("id", "turns", "tokens", "context", "KV bytes", "last used", "status")
+    )
+    rows = []
+    for info in infos:
+        status = "evicting" if info.evicting else "busy" if info.busy else "idle"
+        cells = (info.id, info.turns, info.tokens, _context(info), _size(info.kv_bytes),
+                 _when(info.last_used), status)  # fmt: skip
+        rows.append("".join(f"<td>{html.escape(str(c))}</td>" for c in cells))
+    for session_id in stored_only:
+        blanks = (session_id, "", "", "", "", "", "stored (not loaded)")
+        rows.append("".join(f"<td>{html.escape(c)}</td>" for c in blanks))
+    body = "".join(f"<tr>{r}</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _sessions_text(infos: list[SessionInfo], stored_only: list[str]) -> str:
+    lines = [f"{'id':24} {'turns':>5} {'tokens':>7} {'context':>15} {'KV':>9}  last used"]
+    for i in infos:
+        lines.append(f"{i.id:24} {i.turns:5} {i.tokens:7} {_context(i):>15} "
+                     f"{_size(i.kv_bytes):>9}  {_when(i.last_used)}")  # fmt: skip
+    lines += [f"{s:24} (stored, not loaded)" for s in stored_only]
+    return "\n".join(lines)
+
+
+class CommandsMixin:
+    """Mixed into `AgentMagics`; uses its shell, traits and cell map."""
+
+    if TYPE_CHECKING:
+        shell: Any
+        default_session: str
+        default_model: str
+        cells: dict[str, tuple[str, str]]
+
+        def _rich_output(self) -> bool: ...
+
+    @usage_errors
+    def run_command(self, line: str) -> Any:
+        try:
+            argv = shlex.split(line)
+        except ValueError as exc:
+            raise UsageError(f"cannot parse %agent arguments: {exc}") from None
+        if not argv:
+            raise UsageError(f"%agent needs a command: {', '.join(COMMANDS)} (see %agent?)")
+        command, rest = argv[0], argv[1:]
+        if command not in COMMANDS:
+            raise UsageError(
+                f"unknown %agent command {command!r}; use one of: {', '.join(COMMANDS)}. "
+                "Send a message with %%agent"
+            )
+        handler: Callable[[list[str]], Any] = getattr(self, f"_cmd_{command}")
+        return handler(rest)
+
+    # -- helpers --------------------------------------------------------------
+
+    def _show(self, bundle: dict[str, str]) -> None:
+        if self._rich_output():
+            from IPython.display import display
+
+            display(bundle, raw=True)
+        else:
+            print(bundle["text/plain"])
+
+    def _known_ids(self, runner: AgentRunner) -> list[str]:
+        ids = {i.id for i in runner.sessions()} | set(runner.stored_session_ids())
+        return sorted(ids)
+
+    def _existing(self, runner: AgentRunner, args: list[str], command: str) -> AgentSession:
+        """The session named by ``args`` (or the default); never creates one."""
+        if len(args) > 1:
+            raise UsageError(f"%agent {command} takes at most one session id, got {args}")
+        session_id = args[0] if args else self.default_session
+        check_session_id(session_id)
+        known = self._known_ids(runner)
+        if session_id not in known:
+            listing = ", ".join(map(repr, known)) or "none yet; run a %%agent cell first"
+            raise UsageError(f"no session {session_id!r}; sessions: {listing}")
+        return runner.get_or_create_session(session_id)
+
+    # -- commands ---------------------------------------------------------------
+
+    def _cmd_sessions(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("%agent sessions takes no arguments")
+        runner = get_runner()
+        infos = sorted(runner.sessions(), key=lambda i: i.id)
+        live = {i.id for i in infos}
+        stored_only = [s for s in sorted(runner.stored_session_ids()) if s not in live]
+        if not infos and not stored_only:
+            print("No sessions yet; start one with %%agent.")
+            return
+        self._show({"text/html": sessions_html(infos, stored_only),
+                    "text/plain": _sessions_text(infos, stored_only)})  # fmt: skip
+
+    def _cmd_history(self, args: list[str]) -> None:
+        session = self._existing(get_runner(), args, "history")
+        text = session_markdown(session, level=4)
+        self._show({"text/markdown": safe_markdown(text), "text/plain": text})
+
+    def _cmd_state(self, args: list[str]) -> dict[str, Any]:
+        return self._existing(get_runner(), args, "state").state
+
+    def _cmd_delete(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise UsageError("usage: %agent delete ID (use %agent clear to delete every session)")
+        runner = get_runner()
+        session = self._existing(runner, args, "delete")
+        runner.delete_session(session.id)
+        for cell, (session_id, _) in list(self.cells.items()):
+            if session_id == session.id:
+                del self.cells[cell]
+        print(f"deleted session {session.id!r}")
+
+    def _cmd_clear(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("%agent clear takes no arguments; it deletes every session")
+        runner = get_runner()
+        count = len(self._known_ids(runner))
+        runner.clear_all_sessions()
+        self.cells.clear()
+        print(f"deleted {count} session{'s' * (count != 1)}")
+
+    def _cmd_model(self, args: list[str]) -> None:
+        runner = get_runner()
+        if len(args) > 1:
+            raise UsageError("usage: %agent model [SPEC]")
+        if args:
+            runner.model = args[0]
+            if self.default_model:
+                self.default_model = args[0]
+        print(f"model: {runner.model_label}")
+
+    def _cmd_export(self, args: list[str]) -> None:
+        parser = MagicArgumentParser(prog="%agent export", add_help=False)
+        parser.add_argument("session", nargs="?")
+        parser.add_argument("--format", choices=EXPORT_FORMATS, default="md")
+        parser.add_argument("--to", metavar="FILE")
+        options = parser.parse_args(args)
+        runner = get_runner()
+        ids = [options.session] if options.session else []
+        session = self._existing(runner, ids, "export")
+        text = session_json(session) if options.format == "json" else session_markdown(session)
+        if options.to is None:
+            self._show({"text/plain": text})
+            return
+        try:
+            pathlib.Path(options.to).expanduser().write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {options.to!r}: {exc.strerror or exc}") from None
+        print(f"exported session {session.id!r} ({len(session.history)} events) to {options.to}")
+
+    def _cmd_widget(self, args: list[str]) -> Any:
+        if len(args) > 1:
+            raise UsageError("usage: %agent widget [ID]")
+        session_id = args[0] if args else self.default_session
+        check_session_id(session_id)
+        try:
+            from ..widget.chat_widget import ChatWidget
+        except ModuleNotFoundError as exc:
+            if exc.name == "anywidget":
+                raise UsageError("the chat widget needs anywidget: pip install anywidget") from None
+            raise
+        # The session belongs to the %%agent cells too: closing this view must
+        # not evict it. (A missing JS bundle raises FrontendNotBuiltError.)
+        return ChatWidget(session=session_id, evict_on_close=False)
+
+    def _cmd_memory(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("%agent memory takes no arguments")
+        figures = get_runner().memory()
+        self._show({"text/plain": json.dumps(figures, indent=2, default=repr)})

@@ -1,0 +1,234 @@
+"""Streaming one turn into a cell's output for ``%%agent``.
+
+The kernel's main thread runs the magic while an event loop may already be
+running in that thread (ipykernel), so the turn's async `EventStream` is read
+by a short-lived helper thread with its own loop, which hands events over
+through a queue. The main thread only waits on that queue, which keeps it
+responsive to a kernel interrupt: ``KeyboardInterrupt`` cancels the turn and
+the loop keeps draining until the turn is recorded (as interrupted).
+
+Output goes through one display handle, updated at most every
+``interval`` seconds (less often when a long reply makes each render costly),
+as Markdown made safe by `safe_markdown`. A terminal
+IPython cannot update a display in place, so there the text is printed as it
+streams.
+
+Until the first token the output says what the turn is doing: waiting for
+another session's turn (a local model answers one turn at a time, so a cell
+can sit behind a widget's long reply) or, once that is done, just "…". A
+reply stopped by its token limit ends with a note naming the limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
+
+from ..._core.render import safe_markdown
+from ..._core.reply import Reply, cut_off_note
+from ..._core.types import Event, FunctionCall, FunctionResponse, TextMessage
+from ..._runtime.stream import EventStream
+from ..code_blocks import FENCED
+from ..export import call_line, response_line
+
+__all__ = ["DisplaySink", "Outcome", "Sink", "TerminalSink", "drive", "render_bundle"]
+
+Format = Literal["markdown", "text", "code"]
+_END = object()
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What the cell saw: shown text, the reply (if the turn ended cleanly), any error."""
+
+    text: str = ""
+    reply: Reply | None = None
+    error: BaseException | None = None
+    interrupted: bool = False
+    invocation_id: str | None = None
+
+
+class Sink(Protocol):
+    def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None: ...
+
+    def waiting(self, note: str) -> None:
+        """Before any text: say why nothing shows yet ("" = nothing to say)."""
+
+
+def _code_only(text: str) -> str:
+    """``--format code``: the fenced blocks of a reply, or all of it when it has none."""
+    blocks = FENCED.findall(text)
+    if not blocks:
+        return f"```\n{text}\n```" if text else ""
+    return "\n\n".join(f"```{info.strip()}\n{body}```" for _, info, body in blocks)
+
+
+def render_bundle(
+    text: str, fmt: Format, *, final: bool, interrupted: bool, note: str = ""
+) -> dict[str, str]:
+    """The MIME bundle for the cell: safe Markdown plus the raw text as text/plain."""
+    note = "(interrupted)" if interrupted else note
+    plain = text + (f"\n{note}" if note else "")
+    note = f"\n\n*{note}*" if note else ""
+    if fmt == "text":
+        return {"text/plain": plain or "…"}
+    source = _code_only(text) if fmt == "code" else text
+    markdown = safe_markdown(source) + note
+    if not final:
+        markdown += " …"
+    return {"text/markdown": markdown or "…", "text/plain": plain or "…"}
+
+
+class DisplaySink:
+    """One display handle, created at once (so a slow prefill shows activity)."""
+
+    def __init__(self, fmt: Format) -> None:
+        from IPython.display import display
+
+        self.fmt = fmt
+        self._handle = display(
+            render_bundle("", fmt, final=False, interrupted=False), raw=True, display_id=True
+        )
+
+    def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
+        bundle = render_bundle(text, self.fmt, final=final, interrupted=interrupted, note=note)
+        self._handle.update(bundle, raw=True)
+
+    def waiting(self, note: str) -> None:
+        plain = f"⏳ {note}" if note else "…"
+        self._handle.update({"text/markdown": f"*{plain}*" if note else plain,
+                             "text/plain": plain}, raw=True)  # fmt: skip
+
+
+class TerminalSink:
+    """Plain text printed as it streams (terminal IPython: no display updates)."""
+
+    def __init__(self) -> None:
+        self._printed = ""
+
+    def waiting(self, note: str) -> None:
+        if note:
+            sys.stdout.write(f"({note})\n")
+            sys.stdout.flush()
+
+    def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
+        if text.startswith(self._printed):
+            sys.stdout.write(text[len(self._printed) :])
+        else:  # a tool round replaced the partial text: start a new line
+            sys.stdout.write("\n" + text)
+        self._printed = text
+        if final:
+            if interrupted:
+                sys.stdout.write(" [interrupted]\n")
+            else:  # the cut-off note is a sentence of its own: its own line
+                sys.stdout.write(f"\n{note}\n" if note else "\n")
+        sys.stdout.flush()
+
+
+def _pump(stream: EventStream, out: queue.SimpleQueue[Any]) -> None:
+    async def main() -> None:
+        try:
+            async for event in stream:
+                out.put(event)
+        except Exception as exc:  # the turn failed; the cell reports it
+            out.put(exc)
+        finally:
+            out.put(_END)
+
+    asyncio.run(main())
+
+
+class _Transcript:
+    """The turn as shown: finished model texts and tool lines, then the streaming text."""
+
+    def __init__(self) -> None:
+        self.done: list[str] = []
+        self.partial: list[str] = []
+
+    def add(self, event: Event) -> bool:
+        if isinstance(event, TextMessage) and event.author != "user":
+            if event.is_partial:
+                self.partial.append(event.text)
+            else:
+                self.done.append(event.text)
+                self.partial = []
+        elif isinstance(event, FunctionCall):
+            self.done.append(call_line(event))
+        elif isinstance(event, FunctionResponse):
+            self.done.append(response_line(event, limit=300))
+        else:
+            return False
+        return True
+
+    @property
+    def text(self) -> str:
+        parts = [*self.done, "".join(self.partial)] if self.partial else self.done
+        return "\n\n".join(parts)
+
+
+def drive(
+    stream: EventStream,
+    sink: Sink,
+    interval: float,
+    waiting_for: Callable[[], str] = lambda: "",
+) -> Outcome:
+    """Show ``stream`` in ``sink`` until the turn is recorded; Ctrl-C cancels it.
+
+    ``waiting_for()`` is polled until the first text arrives; what it returns
+    (e.g. "waiting for session 'a' to finish its turn") is shown meanwhile.
+    """
+    events: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    thread = threading.Thread(
+        target=_pump, args=(stream, events), name="agent_nb-cell-stream", daemon=True
+    )
+    thread.start()
+    outcome = Outcome()
+    transcript = _Transcript()
+    next_show = 0.0
+    dirty = False
+    waiting = ""
+    while True:
+        try:
+            try:
+                wait = max(0.001, next_show - time.monotonic()) if dirty else 0.1
+                item = events.get(timeout=wait)
+            except queue.Empty:
+                item = None
+            if item is _END:
+                break
+            if isinstance(item, BaseException):
+                outcome.error = item
+            elif isinstance(item, Event):
+                outcome.invocation_id = outcome.invocation_id or item.invocation_id
+                dirty = transcript.add(item) or dirty
+            if not transcript.text and not dirty:
+                note = waiting_for()
+                if note != waiting:
+                    sink.waiting(note)
+                    waiting = note
+            now = time.monotonic()
+            if dirty and now >= next_show:
+                sink.show(transcript.text, final=False, interrupted=False)
+                # A long reply costs more to render each time: back off so that
+                # rendering never takes more than about a fifth of the time.
+                spent = time.monotonic() - now
+                next_show, dirty = now + max(interval, 5 * spent), False
+        except KeyboardInterrupt:
+            # Kernel interrupt: stop the turn, keep draining until it is recorded.
+            outcome.interrupted = True
+            stream.cancel()
+    thread.join(timeout=5)
+    if outcome.error is None:
+        outcome.reply = stream.result()  # set before the stream ends
+        outcome.interrupted = outcome.reply.interrupted
+    outcome.text = transcript.text
+    reply = outcome.reply
+    note = cut_off_note(reply.truncated_at) if reply and reply.finish_reason == "length" else ""
+    sink.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
+    return outcome

@@ -1,0 +1,43 @@
+"""`SessionInfo`: one row of `AgentRunner.sessions()` (and of ``%agent sessions``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .session import AgentSession
+
+__all__ = ["SessionInfo"]
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    user_id: str
+    turns: int
+    tokens: int
+    history_bytes: int
+    kv_bytes: int
+    last_used: float
+    closed: bool = False
+    evicting: bool = False
+    busy: bool = False
+    context_tokens: int | None = None  # the latest request's tokens (what the model saw)
+    context_window: int | None = None  # the window it was fitted to (None: unknown)
+
+    @classmethod
+    def of(cls, session: AgentSession, *, kv_bytes: int, evicting: bool) -> SessionInfo:
+        usage = session.last_usage
+        return cls(
+            id=session.id,
+            user_id=session.user_id,
+            turns=session.turns,
+            tokens=session.tokens,
+            history_bytes=session.history_bytes(),
+            kv_bytes=kv_bytes,
+            last_used=session.last_used,
+            closed=session.closed,
+            evicting=evicting,
+            busy=session.busy,
+            context_tokens=usage.context_tokens if usage else None,
+            context_window=usage.context_window if usage else None,
+        )

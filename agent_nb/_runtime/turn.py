@@ -1,0 +1,249 @@
+"""One turn: user message -> model <-> tools rounds -> final text -> TurnComplete.
+
+Runs on the worker loop. Whatever happens (cancel, backend failure, a tool
+loop that never ends), the turn finishes by recording a `TurnComplete`, so
+history never holds a function call without its response and never loses the
+user's message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import json
+from typing import TYPE_CHECKING, Any
+
+from .._core.agent import Agent
+from .._core.history import events_to_contents
+from .._core.reply import Reply
+from .._core.state import TEMP_PREFIX, State, render_instructions
+from .._core.tools import ToolContext
+from .._core.types import (
+    Event,
+    FunctionCall,
+    FunctionResponse,
+    GenerateContentRequest,
+    GenerationConfig,
+    TextMessage,
+    TurnComplete,
+    Usage,
+)
+from .._core.window import ContextPolicy, Window, fit_window
+from ..backends import Backend, ToolCallChunk
+from ..errors import ContextWindowError, MaxTurnsExceededError
+from ..stores import SessionRecord, SessionStore
+from .invocation import Invocation, Progress, Recorder, run_invocation, stream_model
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+__all__ = [
+    "TurnOptions",
+    "build_request",
+    "close_unfinished_turn",
+    "run_turn",
+    "tool_result_payload",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnOptions:
+    """Per-turn overrides (the magic's ``-m``, ``-s``, ``-t``, ``--max-tokens``)."""
+
+    model: str | Backend | None = None
+    system: str | None = None
+    config: GenerationConfig | None = None
+    agent: Agent | None = None
+    context_policy: ContextPolicy | None = None  # None: the agent's
+
+
+def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
+    """Finish a stored turn that a dead kernel left open (persistent stores only).
+
+    A kernel killed mid-turn leaves a prefix of that turn: maybe a function
+    call without its response, and no `TurnComplete`. Recording the missing
+    pieces keeps the rule that no call is ever left unanswered.
+    """
+    events = record.events
+    if not events or isinstance(events[-1], TurnComplete):
+        return
+    invocation_id = events[-1].invocation_id
+    answered = {e.call_id for e in events if isinstance(e, FunctionResponse)}
+    reason = "the kernel stopped before this turn finished"
+    for event in [e for e in events if e.invocation_id == invocation_id]:
+        if isinstance(event, FunctionCall) and event.call_id not in answered:
+            store.append_event(
+                record,
+                FunctionResponse(
+                    name=event.name,
+                    response={"error": reason},
+                    call_id=event.call_id,
+                    author=event.author,
+                    invocation_id=invocation_id,
+                ),
+            )
+    store.append_event(
+        record,
+        TurnComplete(
+            finish_reason="error", interrupted=True, error=reason, invocation_id=invocation_id
+        ),
+    )
+
+
+def tool_result_payload(result: Any) -> dict[str, Any]:
+    """Tool results travel as JSON objects; anything else is wrapped or stringified."""
+    payload = result if isinstance(result, dict) else {"result": result}
+    try:
+        json.dumps(payload)
+        return copy.deepcopy(payload)
+    except (TypeError, ValueError):
+        return {"result": repr(result)}
+
+
+def build_request(
+    session: AgentSession,
+    agent: Agent,
+    options: TurnOptions,
+    temp: dict[str, Any],
+    pending: Event | None = None,
+) -> GenerateContentRequest:
+    """The whole history as a request; ``pending`` is appended as if already recorded."""
+    delta = {} if pending is None else dict(pending.state_delta)  # applied when recorded
+    state = {**session.state, **delta, **temp}
+    system = options.system if options.system is not None else agent.instructions
+    events = session.history if pending is None else [*session.history, pending]
+    return GenerateContentRequest(
+        contents=events_to_contents(events),
+        system_instruction=render_instructions(system, state),
+        tools=[t.spec for t in agent.tools],
+        config=options.config or agent.config,
+        session_id=session.id,
+    )
+
+
+async def _run_tool(
+    session: AgentSession,
+    agent: Agent,
+    invocation: Invocation,
+    call: ToolCallChunk,
+    temp: dict[str, Any],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run one tool; returns (response payload, state delta it wrote)."""
+    if call.error is not None:
+        return {"error": call.error}, {}
+    tool = agent.tool(call.name)
+    if tool is None:
+        names = ", ".join(t.name for t in agent.tools) or "none"
+        return {"error": f"unknown tool {call.name!r}; available tools: {names}"}, {}
+    delta: dict[str, Any] = {}
+    state = State({**session.state, **temp}, delta)
+    context = ToolContext(
+        state=state,
+        session_id=session.id,
+        invocation_id=invocation.invocation_id,
+        user_id=session.user_id,
+        app_name=session.host.app_name,
+    )
+    try:
+        result = await tool.call(call.args, context)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # the model sees the failure and may recover
+        return {"error": f"{type(exc).__name__}: {exc}"}, delta
+    return tool_result_payload(result), delta
+
+
+# -- context window ---------------------------------------------------
+
+
+def _fit(
+    session: AgentSession,
+    backend: Backend,
+    request: GenerateContentRequest,
+    policy: ContextPolicy,
+    window: int | None,
+) -> Window:
+    """Fit ``request`` to the window with the session's sticky cut (see `_window`)."""
+    fitted = fit_window(
+        request,
+        count=backend.count_tokens,
+        window=session.window.effective(window),
+        policy=policy,
+        start=session.window.start,
+    )
+    session.window.start = fitted.omitted
+    return fitted
+
+
+def _windowed(usage: Usage, fitted: Window) -> Usage:
+    return dataclasses.replace(
+        usage,
+        context_tokens=fitted.tokens,
+        context_window=fitted.window,
+        omitted_turns=fitted.omitted,
+    )
+
+
+async def run_turn(
+    session: AgentSession, invocation: Invocation, user_event: TextMessage, options: TurnOptions
+) -> Reply:
+    """The session's turn on the worker: user message, model <-> tool rounds, final text."""
+    session.last_options = options
+    agent = options.agent or session.agent
+    rec = Recorder(invocation, agent.name, store=session.record_event, notify=session.notify)
+    temp: dict[str, Any] = {
+        k: v for k, v in user_event.state_delta.items() if k.startswith(TEMP_PREFIX)
+    }
+    policy = options.context_policy or agent.context_policy
+
+    async def body(progress: Progress) -> None:
+        try:
+            backend = session.host.backend_for(options.model)
+            window = await backend.resolve_context_window()
+            # Fit the request as if the message were recorded, and only then
+            # record it, so a turn that cannot fit leaves history as it was.
+            pending = build_request(session, agent, options, temp, user_event)
+            fitted: Window | None = _fit(session, backend, pending, policy, window)
+        except ContextWindowError:
+            raise  # nothing sent, nothing recorded
+        except Exception:
+            rec.emit(user_event)  # failed before the model was asked: keep the message
+            raise
+        rec.emit(user_event)
+        for _ in range(agent.max_turns):
+            calls: list[ToolCallChunk] = []
+            if fitted is None:  # a later tool round: the request grew
+                request = build_request(session, agent, options, temp)
+                fitted = _fit(session, backend, request, policy, window)
+            try:
+                await stream_model(
+                    backend, fitted.request, cache=session.id, rec=rec, progress=progress,
+                    on_call=calls.append,
+                )  # fmt: skip
+            except ContextWindowError as exc:
+                if exc.sent:  # the server counted more than we did: fit tighter next turn
+                    session.window.learn(exc, window)
+                raise
+            progress.usage = _windowed(progress.usage, fitted)
+            fitted = None
+            progress.flush_text(rec, interrupted=progress.finish == "cancelled")
+            if progress.finish == "cancelled" or not calls:
+                return
+            for call in calls:
+                progress.open_call = rec.call(call)
+                response, delta = await _run_tool(session, agent, invocation, call, temp)
+                temp.update({k: v for k, v in delta.items() if k.startswith(TEMP_PREFIX)})
+                rec.response(call, response, delta)
+                progress.open_call = None
+                if invocation.cancelled:
+                    progress.finish = "cancelled"
+                    return
+        raise MaxTurnsExceededError(
+            f"agent {agent.name!r} called tools for {agent.max_turns} rounds without a "
+            "final answer; raise Agent(max_turns=...) or make the tools' results clearer"
+        )
+
+    return await run_invocation(
+        rec, body, session_id=session.id, on_end=lambda: session.finish_turn(invocation)
+    )

@@ -1,0 +1,365 @@
+"""The MLX backend (``"mlx:..."``): local models through mlx-lm, the default.
+
+Three things make it fit a notebook agent rather than a one-shot CLI:
+
+* **One MLX thread per process** (`_mlx_runtime`): loading and generation
+  run there; tokens cross to the asyncio worker loop with
+  ``loop.call_soon_threadsafe``. The model is loaded once per process.
+* **KV reuse per conversation** (`_mlx_generate`, `_mlx_kv`): each turn
+  renders the whole chat, keeps the longest common token prefix with what the
+  conversation's cache holds and feeds only the rest, so turn N costs its new
+  tokens instead of the whole history.
+* **One byte budget** for all those caches, least recently used out first;
+  dropping a cache frees its arrays and calls ``mx.clear_cache()``.
+
+On MLX's Linux CPU wheel the backend loads a system OpenBLAS before the first
+``import mlx.core`` and runs float32 weights on it (`_cpu_blas`,
+`_mlx_weights`); `memory()` says which path this process is on.
+
+Importing this module is cheap: mlx and mlx-lm are imported on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
+
+from ..._core.types import GenerateContentRequest
+from ...errors import AgentError, BackendError
+from .._base import Backend, CancelToken, Chunk, Finish
+from .chat import common_prefix, render_prompt
+from .cpu_blas import cpu_fast_enabled
+from .generate import GenerationJob, run_generation
+from .kv import KVSlot, KVStore
+from .runtime import (
+    LoadedModel,
+    ModelSource,
+    load_model,
+    mlx_thread,
+    resolve_source,
+    window_of,
+)
+
+__all__ = [
+    "CPU_PREFILL_CHUNK_S",
+    "DEFAULT_KV_BUDGET_BYTES",
+    "MAX_PREFILL_STEP",
+    "MLXBackend",
+    "from_spec",
+]
+
+#: Default byte budget for all KV caches of one backend; ``$AGENT_NB_KV_BUDGET_BYTES`` overrides.
+DEFAULT_KV_BUDGET_BYTES = 1 << 30
+_DONE = object()
+
+
+def _budget_from_env() -> int:
+    raw = os.environ.get("AGENT_NB_KV_BUDGET_BYTES")
+    if not raw:
+        return DEFAULT_KV_BUDGET_BYTES
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(
+            f"AGENT_NB_KV_BUDGET_BYTES must be a whole number of bytes, got {raw!r}"
+        ) from None
+
+
+#: On a CPU, each prefill chunk is sized to take about this long, so Stop and
+#: Ctrl-C answer within about a second however fast the machine is (OpenBLAS
+#: or not, busy or idle); chunks grow up to `MAX_PREFILL_STEP` tokens.
+CPU_PREFILL_CHUNK_S = 0.4
+#: The largest prefill chunk (a GPU always uses it).
+MAX_PREFILL_STEP = 512
+
+
+def _prefill_plan(prefill_step: int | None) -> tuple[int, float | None]:
+    """(largest chunk, seconds per chunk or None for fixed chunks)."""
+    import mlx.core as mx
+
+    if prefill_step is not None:
+        return prefill_step, None
+    if mx.default_device() == mx.gpu:
+        return MAX_PREFILL_STEP, None
+    return MAX_PREFILL_STEP, CPU_PREFILL_CHUNK_S
+
+
+def from_spec(arg: str) -> MLXBackend:
+    """``mlx:smollm2-135m`` (embedded), ``mlx:/local/dir`` or ``mlx:org/repo``."""
+    return MLXBackend(arg)
+
+
+class MLXBackend(Backend):
+    """A local mlx-lm model with per-conversation KV caches.
+
+    ``model`` is what follows ``mlx:`` in a spec. The model loads on first use
+    (or `load()`); bad local paths fail here, at construction.
+    ``kv_budget_bytes`` caps the KV caches of all conversations together.
+    ``context_window`` overrides the window read from the model (its config's
+    ``max_position_embeddings``, else the tokenizer's ``model_max_length``).
+    """
+
+    supports_prompt_cache: ClassVar[bool] = True
+    # The chat template always sees the tools; calls are parsed when the
+    # model's tokenizer has an mlx-lm tool parser (see `has_tool_parser`).
+    supports_tools: ClassVar[bool] = True
+    one_turn_at_a_time = True  # one MLX thread per process
+
+    def __init__(
+        self,
+        model: str = "smollm2-135m",
+        *,
+        kv_budget_bytes: int | None = None,
+        prefill_step: int | None = None,
+        progress: bool = True,
+        context_window: int | None = None,
+    ) -> None:
+        if context_window is not None and context_window < 1:
+            raise ValueError(f"context_window must be >= 1 token, got {context_window}")
+        if prefill_step is not None and not 1 <= prefill_step <= 512:
+            raise ValueError(f"prefill_step must be between 1 and 512, got {prefill_step}")
+        self.source: ModelSource = resolve_source(model)
+        cpu_fast_enabled()  # a bad $AGENT_NB_CPU_FAST fails here, not on the MLX thread
+        self.spec = f"mlx:{model}"
+        self.prefill_step = prefill_step
+        self.progress = progress
+        self._kv = KVStore(_budget_from_env() if kv_budget_bytes is None else kv_budget_bytes)
+        self._loaded: LoadedModel | None = None
+        self._lock = threading.Lock()
+        self._epoch = 0  # bumped by close(): generations of an older epoch stop
+        self._context_window = context_window
+        # The latest prompt counted per cache key, so a turn's count and its
+        # generation render the chat template once between them.
+        self._counted: dict[str | None, tuple[GenerateContentRequest, list[int]]] = {}
+
+    def __repr__(self) -> str:
+        state = "loaded" if self._loaded else "not loaded"
+        return f"<MLXBackend {self.spec!r} {state}>"
+
+    # -- model --------------------------------------------------------------------
+
+    def load(self) -> LoadedModel:
+        """Load the model now (on the MLX thread) unless this process already has it."""
+        if self._loaded is None:
+            loaded = load_model(self.source, progress=self.progress)
+            with self._lock:
+                self._loaded = loaded
+        return self._loaded
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.load().tokenizer
+
+    @property
+    def has_tool_parser(self) -> bool:
+        return bool(self.load().tokenizer.has_tool_calling)
+
+    @property
+    def context_window(self) -> int | None:
+        """The override, else the loaded model's window (None before it is loaded)."""
+        if self._context_window is not None:
+            return self._context_window
+        return None if self._loaded is None else window_of(self._loaded)
+
+    async def resolve_context_window(self) -> int | None:
+        if self._context_window is None and self._loaded is None:
+            await asyncio.to_thread(self.load)  # not on the worker loop: it would stall
+        return self.context_window
+
+    def count_tokens(self, request: GenerateContentRequest) -> int:
+        """Exact: the chat template applied and tokenized, as generation will."""
+        ids = render_prompt(self.load().tokenizer, request)
+        self._counted[request.session_id] = (request, ids)
+        return len(ids)
+
+    def prompt_tokens(self, request: GenerateContentRequest) -> list[int]:
+        """The token ids a turn for ``request`` starts from (chat template applied)."""
+        return render_prompt(self.load().tokenizer, request)
+
+    def cached_tokens(self, cache: str) -> list[int]:
+        """The token ids the KV cache under ``cache`` holds (a copy)."""
+        slot = self._kv.get(cache)
+        return list(slot.tokens) if slot is not None else []
+
+    def cache_info(self, cache: str) -> dict[str, Any]:
+        """Token ids count, the cache's own offset and bytes: equal counts mean consistent."""
+        slot = self._kv.get(cache)
+        if slot is None:
+            return {"tokens": 0, "offset": 0, "bytes": 0, "busy": False}
+        return {
+            "tokens": len(slot.tokens),
+            "offset": slot.offset(),
+            "bytes": slot.nbytes,
+            "busy": slot.busy,
+        }
+
+    # -- generation ---------------------------------------------------------------
+
+    async def stream(
+        self, request: GenerateContentRequest, *, cache: str | None, cancel: CancelToken
+    ) -> AsyncIterator[Chunk]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        abandoned = threading.Event()
+
+        def emit(item: Any) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the worker loop is gone: nobody is listening
+                abandoned.set()
+
+        epoch = self._epoch
+        thread = mlx_thread()
+
+        def cancelled() -> bool:
+            return (
+                cancel.is_set() or abandoned.is_set() or epoch != self._epoch or thread.stopping
+            )
+
+        def job() -> None:
+            try:
+                emit(self._generate(request, cache, emit, cancelled))
+            except BaseException as exc:
+                emit(exc)
+            emit(_DONE)
+
+        future = thread.submit(job)
+        try:
+            while True:
+                item = await queue.get()
+                if item is _DONE:
+                    break
+                if isinstance(item, BaseException):
+                    if isinstance(item, AgentError):
+                        raise item
+                    raise BackendError(f"MLX generation failed: {item}") from item
+                yield item
+        finally:
+            # The consumer left early (aclose, task cancelled): stop the MLX job
+            # at its next check; it leaves the cache consistent on its own.
+            abandoned.set()
+            future.cancel()
+
+    def _generate(
+        self, request: GenerateContentRequest, key: str | None, emit: Any, cancelled: Any
+    ) -> Finish:
+        if cancelled():
+            return Finish(finish_reason="cancelled")
+        loaded = self.load()
+        counted = self._counted.pop(request.session_id, None)
+        if counted is not None and counted[0] is request:
+            prompt = counted[1]
+        else:
+            prompt = render_prompt(loaded.tokenizer, request)
+        slot = self._kv.acquire(key) if key is not None else KVSlot("")
+        tools = [t.to_openai() for t in request.tools] or None
+        largest_chunk, chunk_s = _prefill_plan(self.prefill_step)
+        job = GenerationJob(
+            model=loaded.model,
+            tokenizer=loaded.tokenizer,
+            stream=mlx_thread().stream,
+            prompt=prompt,
+            config=request.config,
+            slot=slot,
+            emit=emit,
+            cancelled=cancelled,
+            prefill_step=largest_chunk,
+            prefill_chunk_s=chunk_s,
+            tools=tools,
+        )
+        freed = 0
+        try:
+            return run_generation(job)
+        except Exception as exc:
+            slot.clear()  # never keep a cache whose contents are unknown
+            raise BackendError(f"MLX generation failed: {exc}") from exc
+        finally:
+            freed = self._kv.release(slot) if key is not None else slot.clear()
+            if freed:
+                self._clear_mlx_cache()
+
+    # -- caches -------------------------------------------------------------------
+
+    @staticmethod
+    def _clear_mlx_cache() -> None:
+        import mlx.core as mx
+
+        mx.clear_cache()
+
+    def rewind_cache(self, cache: str, request: GenerateContentRequest) -> None:
+        """Trim the cache under ``cache`` to what ``request`` renders to."""
+        if self._loaded is None:
+            return
+        slot = self._kv.get(cache)
+        if slot is None or slot.busy or not slot.cache:
+            return
+        prompt = render_prompt(self._loaded.tokenizer, request)
+        from mlx_lm.models.cache import can_trim_prompt_cache, trim_prompt_cache
+
+        # Trimming a plain KV cache only moves its offset: no MLX work, so it
+        # need not wait behind another conversation's generation.
+        keep = common_prefix(slot.tokens, prompt)
+        drop = len(slot.tokens) - keep
+        if not drop or slot.busy:
+            return
+        if can_trim_prompt_cache(slot.cache) and trim_prompt_cache(slot.cache, drop) == drop:
+            del slot.tokens[keep:]
+        else:
+            self.drop_cache(cache)
+
+    def count_text_tokens(self, text: str) -> int:
+        """With the model's tokenizer (loads the model on first use). Runs on the
+        caller's thread: encoding touches no MLX state."""
+        return len(self.load().tokenizer.encode(text, add_special_tokens=False))
+
+    def drop_cache(self, cache: str) -> None:
+        self._counted.pop(cache, None)
+        if self._kv.drop(cache) and self._loaded is not None:
+            self._clear_mlx_cache()
+
+    def cache_bytes(self, cache: str) -> int:
+        return self._kv.bytes_of(cache)
+
+    def trim_memory(self, keep: frozenset[str] = frozenset()) -> int:
+        freed = self._kv.trim(keep)
+        if freed and self._loaded is not None:
+            self._clear_mlx_cache()
+        return freed
+
+    def memory(self) -> dict[str, Any]:
+        per_key = self._kv.by_key()
+        figures: dict[str, Any] = {
+            "model": self.spec,
+            "loaded": self._loaded is not None,
+            "kv_bytes": per_key,
+            "kv_bytes_total": sum(per_key.values()),
+            "kv_budget_bytes": self._kv.budget_bytes,
+            "kv_evictions": self._kv.evictions,
+        }
+        if self._loaded is not None:
+            import mlx.core as mx
+
+            loaded = self._loaded
+            figures.update(
+                cpu_blas=loaded.cpu_blas,
+                weights=loaded.weights,
+                weight_bytes=loaded.weight_bytes,
+                active_bytes=int(mx.get_active_memory()),
+                cache_bytes=int(mx.get_cache_memory()),
+                peak_bytes=int(mx.get_peak_memory()),
+            )
+        return figures
+
+    def close(self) -> None:
+        """Stop running generations and free every KV cache.
+
+        The weights stay loaded for the rest of the process (other runners may
+        share them) and the backend stays usable: the next turn starts fresh.
+        """
+        self._epoch += 1
+        self._counted.clear()
+        if self._kv.drop_all() and self._loaded is not None:
+            self._clear_mlx_cache()

@@ -1,0 +1,331 @@
+"""The MLX thread, the process-wide model registry and model-spec resolution.
+
+MLX streams are thread-local (mlx-lm #1179/#1256): arrays built on one
+thread's stream and evaluated on another's can deadlock or crash. So every
+piece of MLX work in agent_nb -- loading, prefill, decoding -- runs on one
+daemon thread owned by this module, one job at a time. Jobs are plain
+callables; their results come back as `concurrent.futures.Future`s.
+
+At interpreter exit the thread is stopped by an ``atexit`` hook, which runs
+before finalisation: a running generation sees `MLXThread.stopping` at its
+next token and ends, the thread leaves its loop, and the hook waits until the
+OS thread is really gone -- past its C++ thread-local destructors, which mlx
+uses to release Python objects and which therefore take the GIL.
+``Thread.join`` alone returns before those run. A thread whose destructors (or
+whose last MLX job) meet a finalising interpreter is killed inside a
+``noexcept`` destructor: ``terminate called without an active exception``,
+exit code 134, after the script had printed its answer.
+
+Models are loaded once per process and shared by every backend that names the
+same folder or repo, so two runners (or a runner and a benchmark) never hold
+two copies of the weights.
+
+This thread is also where the process first imports ``mlx.core``, so it
+settles the CPU BLAS just before (`_cpu_blas`), and a model loaded on the
+OpenBLAS path gets float32 weights (`_mlx_weights`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures
+import os
+import pathlib
+import queue
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ...errors import BackendError, ModelNotFoundError
+from .cpu_blas import prepare_cpu_blas, take_hint
+
+__all__ = [
+    "EMBEDDED_ALIASES",
+    "LoadedModel",
+    "ModelSource",
+    "load_model",
+    "loaded_models",
+    "mlx_thread",
+    "resolve_source",
+    "window_of",
+]
+
+T = TypeVar("T")
+
+EMBEDDED_ALIASES = ("smollm2-135m", "smollm2", "smollm2-135m-instruct")
+_HF_REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+class MLXThread:
+    """One daemon thread that runs MLX jobs in order, with its own stream."""
+
+    def __init__(self, name: str = "agent_nb-mlx") -> None:
+        self._jobs: queue.SimpleQueue[tuple[concurrent.futures.Future[Any], Callable[[], Any]]]
+        self._jobs = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._main, name=name, daemon=True)
+        self._stop_lock = threading.Lock()
+        self._stopping = False
+        self.stream: Any = None
+        self._thread.start()
+
+    @property
+    def stopping(self) -> bool:
+        """True once `stop` was called: running jobs should end at their next check."""
+        return self._stopping
+
+    def is_current(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._stop_lock:
+            if self._stopping:
+                future.set_exception(_stopped())
+            else:
+                self._jobs.put((future, fn))
+        return future
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the MLX thread and wait (inline when already on it)."""
+        if self.is_current():
+            return fn()
+        return self.submit(fn).result()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Let the running job end (it sees `stopping`), fail queued ones, end the thread."""
+        with self._stop_lock:
+            if self._stopping:
+                return
+            self._stopping = True
+            self._jobs.put(_STOP)
+        if not self.is_current():
+            deadline = time.monotonic() + timeout
+            self._thread.join(timeout)
+            _wait_until_gone(self._thread.native_id, deadline)
+
+    def _main(self) -> None:
+        while True:
+            item = self._jobs.get()
+            if item is _STOP:
+                break
+            future, fn = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                if self.stream is None:
+                    prepare_cpu_blas()  # must come before the first mlx.core import
+                    import mlx.core as mx
+
+                    self.stream = mx.new_stream(mx.default_device())
+                result = fn()
+            except BaseException as exc:
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+        with self._stop_lock:  # nothing is queued after _STOP; fail what came before it
+            while not self._jobs.empty():
+                left = self._jobs.get_nowait()
+                if left is not _STOP and left[0].set_running_or_notify_cancel():
+                    left[0].set_exception(_stopped())
+
+
+_STOP: Any = object()
+
+
+def _wait_until_gone(native_id: int | None, deadline: float) -> None:
+    """Wait for an OS thread that left Python to finish its thread-local destructors.
+
+    Sleeping releases the GIL, which those destructors need. Linux lists live
+    threads in /proc; elsewhere a short grace period stands in for that.
+    """
+    if native_id is None or not pathlib.Path("/proc/self/task").is_dir():
+        time.sleep(0.05)
+        return
+    task = pathlib.Path(f"/proc/self/task/{native_id}")
+    while task.exists() and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+def _stopped() -> BackendError:
+    return BackendError("the MLX thread has stopped (the interpreter is exiting)")
+
+
+_thread: MLXThread | None = None
+_thread_lock = threading.Lock()
+
+
+def mlx_thread() -> MLXThread:
+    """The process's MLX thread, started on first use and stopped at exit."""
+    global _thread
+    with _thread_lock:
+        if _thread is None:
+            _thread = MLXThread()
+            atexit.register(_thread.stop)
+        return _thread
+
+
+# -- model specs -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """What ``mlx:ARG`` names: the embedded model, a local folder or a Hub repo."""
+
+    kind: str  # "embedded" | "local" | "hub"
+    location: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.location}"
+
+
+def _describe_missing(path: pathlib.Path) -> str:
+    parent = path
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if path.is_dir():
+        names = sorted(p.name for p in path.iterdir())[:12]
+        return f"{path} exists but holds no config.json (it holds: {', '.join(names) or 'nothing'})"
+    if path.exists():
+        return f"{path} is a file, not an mlx-lm model folder"
+    entries = sorted(p.name for p in parent.iterdir())[:12] if parent.is_dir() else []
+    return (
+        f"{path} does not exist (nearest existing folder: {parent}, holding: "
+        f"{', '.join(entries) or 'nothing'})"
+    )
+
+
+def resolve_source(arg: str) -> ModelSource:
+    """Turn the part after ``mlx:`` into a `ModelSource`, or say what would work."""
+    if not isinstance(arg, str) or not arg.strip():
+        raise ModelNotFoundError(
+            "empty mlx model spec; use 'mlx:smollm2-135m', 'mlx:/path/to/mlx-model-dir' "
+            "or 'mlx:org/hf-repo'"
+        )
+    if arg.lower() in EMBEDDED_ALIASES:
+        return ModelSource("embedded", EMBEDDED_ALIASES[0])
+    path = pathlib.Path(arg).expanduser()
+    looks_local = arg.startswith(("/", "~", ".", os.sep)) or path.exists()
+    if not looks_local and not _HF_REPO.fullmatch(arg):
+        # A bare name: not a path, so the current folder's files are beside the point.
+        raise ModelNotFoundError(
+            f"no mlx model named {arg!r}. Built in: 'mlx:{EMBEDDED_ALIASES[0]}' (also "
+            f"{', '.join(repr(a) for a in EMBEDDED_ALIASES[1:])}). For another model, point "
+            "at its folder: 'mlx:/path/to/mlx-model-dir' (config.json, *.safetensors and "
+            "tokenizer files, e.g. made by `mlx_lm.convert`), or 'mlx:org/hf-repo'."
+        )
+    if looks_local:
+        if (path / "config.json").is_file():
+            return ModelSource("local", str(path.resolve()))
+        raise ModelNotFoundError(
+            f"no mlx-lm model at {arg!r}: {_describe_missing(path)}. Point mlx: at a folder "
+            "with config.json, *.safetensors and tokenizer files (e.g. made by "
+            "`mlx_lm.convert`), use 'mlx:org/hf-repo', or the embedded 'mlx:smollm2-135m'."
+        )
+    return ModelSource("hub", arg)
+
+
+# -- loading ------------------------------------------------------------------
+
+
+@dataclass
+class LoadedModel:
+    source: ModelSource
+    path: str
+    model: Any
+    tokenizer: Any
+    config: dict[str, Any]
+    cpu_blas: str | None = None  # "openblas" | "reference" | None (not the Linux CPU wheel)
+    weights: str = "quantised"  # "quantised" or the dtype most weight bytes have
+    weight_bytes: int = 0
+
+
+_models: dict[str, LoadedModel] = {}
+_models_lock = threading.Lock()
+
+
+def loaded_models() -> dict[str, LoadedModel]:
+    with _models_lock:
+        return dict(_models)
+
+
+def _load_now(source: ModelSource, progress: bool) -> LoadedModel:
+    from mlx_lm import load
+
+    if source.kind == "embedded":
+        from .embedded import ensure_embedded_model
+
+        location = str(ensure_embedded_model(progress=progress))
+    else:
+        location = source.location
+    try:
+        result: Any = load(location, return_config=True)
+        model, tokenizer, config = result
+    except Exception as exc:
+        if source.kind != "hub":
+            raise BackendError(
+                f"mlx-lm could not load the model in {location} ({exc}); check that the folder "
+                "holds a complete mlx-lm model (config.json, *.safetensors, tokenizer files)"
+            ) from exc
+        raise ModelNotFoundError(
+            f"could not load {location!r} from the Hugging Face Hub ({exc}). Download it "
+            f"where the Hub is reachable (`huggingface-cli download {location}`) and use "
+            "'mlx:/path/to/that/folder', or use the embedded 'mlx:smollm2-135m'."
+        ) from exc
+    model.eval()
+    return _settle_weights(LoadedModel(source, location, model, tokenizer, dict(config)))
+
+
+def _settle_weights(loaded: LoadedModel) -> LoadedModel:
+    """float32 weights on the OpenBLAS path (see `_mlx_weights`); the hint once if slow."""
+    import mlx.core as mx
+
+    from .weights import dequantise_to_float32, weight_bytes, weight_format
+
+    blas = prepare_cpu_blas()
+    if mx.default_device() == mx.cpu:
+        loaded.cpu_blas = blas.blas
+        if blas.fast:
+            dequantise_to_float32(loaded.model)
+        hint = take_hint()
+        if hint:
+            print(hint, file=sys.stderr, flush=True)
+    loaded.weights = weight_format(loaded.model)
+    loaded.weight_bytes = weight_bytes(loaded.model)
+    return loaded
+
+
+def load_model(source: ModelSource, *, progress: bool = True) -> LoadedModel:
+    """The loaded model for ``source``; loads it (on the MLX thread) the first time."""
+    with _models_lock:
+        found = _models.get(source.key)
+    if found is not None:
+        return found
+
+    def job() -> LoadedModel:
+        with _models_lock:
+            again = _models.get(source.key)
+        if again is not None:
+            return again
+        loaded = _load_now(source, progress)
+        with _models_lock:
+            _models[source.key] = loaded
+        return loaded
+
+    return mlx_thread().call(job)
+
+
+def window_of(loaded: LoadedModel) -> int | None:
+    """A model's context window: ``max_position_embeddings`` from its config, else
+    the tokenizer's ``model_max_length`` (ignoring the huge "no limit" sentinel)."""
+    value = loaded.config.get("max_position_embeddings")
+    if not isinstance(value, int) or value < 1:
+        value = getattr(loaded.tokenizer, "model_max_length", None)
+        if value is None:
+            inner = getattr(loaded.tokenizer, "_tokenizer", None)
+            value = getattr(inner, "model_max_length", None)
+    return value if isinstance(value, int) and 0 < value < 10**8 else None
