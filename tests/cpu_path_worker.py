@@ -5,7 +5,7 @@ Which path it takes is whatever ``AGENT_NB_CPU_FAST`` / ``AGENT_NB_BLAS`` make o
 this process: the BLAS is settled at the first ``mlx.core`` import, so each
 path needs a process of its own. The last stdout line is ``RESULT {json}``:
 each turn's greedy text and usage, the backend's ``memory()`` figures and the
-resident memory. Used by ``tests/test_cpu_fast_path.py`` and
+resident memory. Used by ``tests/backends/test_cpu_fast_path.py`` and
 ``benchmarks/bench_cpu.py``.
 """
 

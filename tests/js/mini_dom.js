@@ -1,6 +1,6 @@
 // A minimal stand-in for `document`, enough for the DOM-building helpers in
 // js/transcript.js and js/live.js to run under `node --test`. The real DOM is
-// covered by the browser tests (tests/test_widget_browser.py).
+// covered by the browser tests (tests/jupyter/test_widget_browser.py).
 
 class MiniElement {
   /** @param {string} tag */

@@ -5,7 +5,7 @@ so execution counts, ``In``/``Out`` and IPython's output history are real.
 The ScriptedBackend echoes the last user message when nothing is enqueued,
 and keeps every request, so each test reads exactly what the model was sent.
 The kernel-side checks (the ``set_next_input`` payload in the execute reply)
-are in `tests.test_magics_kernel`.
+are in `tests.jupyter.test_magics_kernel`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 JS_TESTS = sorted((ROOT / "tests" / "js").glob("*.test.js"))
 
 

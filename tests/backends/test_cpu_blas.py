@@ -8,7 +8,7 @@ import pytest
 
 from agent_nb.backends.mlx.cpu_blas import INSTALL_COMMAND, find_openblas, well_known_paths
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE = INSTALL_COMMAND.split()[-1]
 
 

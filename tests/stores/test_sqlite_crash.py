@@ -44,7 +44,7 @@ from agent_nb.stores import SQLiteStore
 
 APP, USER, SID = "crash", "u", "victim"
 STEPS = 5  # events per planned turn
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def planned_event(i: int) -> Event:
@@ -81,7 +81,7 @@ _WRITER = textwrap.dedent(
     """
     import sys
     from agent_nb.stores import SQLiteStore
-    from tests.test_sqlite_crash import APP, USER, SID, planned_event
+    from tests.stores.test_sqlite_crash import APP, USER, SID, planned_event
 
     store = SQLiteStore(sys.argv[1], durable=sys.argv[2] == "durable")
     record = store.get_session(APP, USER, SID) or store.create_session(APP, USER, SID)

@@ -33,7 +33,7 @@ pytestmark = [
     ),
 ]
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _FAST_ENV = ("AGENT_NB_CPU_FAST", "AGENT_NB_BLAS")
 
 
