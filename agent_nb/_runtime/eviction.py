@@ -15,20 +15,20 @@ import threading
 from collections.abc import Callable
 
 from .invocation import Invocation
-from .session import AgentSession
+from .session_core import SessionCore
 from .worker import Worker
 
 __all__ = ["Evictions"]
 
 
 class Evictions:
-    def __init__(self, worker: Worker, evict_now: Callable[[AgentSession], None]) -> None:
+    def __init__(self, worker: Worker, evict_now: Callable[[SessionCore], None]) -> None:
         self._worker = worker
         self._evict_now = evict_now
         self._lock = threading.Lock()
-        self._pending: dict[str, tuple[AgentSession, concurrent.futures.Future[None]]] = {}
+        self._pending: dict[str, tuple[SessionCore, concurrent.futures.Future[None]]] = {}
 
-    def add(self, session: AgentSession) -> concurrent.futures.Future[None]:
+    def add(self, session: SessionCore) -> concurrent.futures.Future[None]:
         """Register ``session`` as evicting; call `start` next, outside other locks."""
         done: concurrent.futures.Future[None] = concurrent.futures.Future()
         with self._lock:
@@ -37,7 +37,7 @@ class Evictions:
 
     def start(
         self,
-        session: AgentSession,
+        session: SessionCore,
         turn: Invocation | None,
         done: concurrent.futures.Future[None],
     ) -> None:
@@ -51,7 +51,7 @@ class Evictions:
 
     async def _evict(
         self,
-        session: AgentSession,
+        session: SessionCore,
         turn: Invocation | None,
         done: concurrent.futures.Future[None],
     ) -> None:
@@ -68,7 +68,7 @@ class Evictions:
             self._forget(session)
             done.set_result(None)
 
-    def _forget(self, session: AgentSession) -> None:
+    def _forget(self, session: SessionCore) -> None:
         with self._lock:
             if self._pending.get(session.id, (None,))[0] is session:
                 del self._pending[session.id]
@@ -80,7 +80,7 @@ class Evictions:
         if pending is not None and not self._worker.in_worker():
             pending[1].result()
 
-    def sessions(self) -> list[AgentSession]:
+    def sessions(self) -> list[SessionCore]:
         with self._lock:
             return [session for session, _ in self._pending.values()]
 

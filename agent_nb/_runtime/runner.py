@@ -22,7 +22,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._core.agent import Agent
 from .._core.contexts import ConversationReference, DataAgentContext, InlineContext, check_chat_mode
@@ -37,6 +37,7 @@ from .direct import start_direct
 from .eviction import Evictions
 from .pool import BackendPool, model_label
 from .session import AgentSession
+from .session_core import Lifecycle, SessionCore
 from .session_info import SessionInfo
 from .stream import EventStream, wait_interruptibly
 from .turn import close_unfinished_turn
@@ -45,6 +46,13 @@ from .worker import Worker
 __all__ = ["DEFAULT_MODEL", "AgentRunner"]
 
 DEFAULT_MODEL = "mlx:smollm2-135m"
+
+
+class _Live(NamedTuple):
+    """A live session: what the user holds, and the runtime side the runner drives."""
+
+    session: AgentSession
+    core: SessionCore
 
 
 class AgentRunner:
@@ -66,19 +74,44 @@ class AgentRunner:
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
         check_spec(model)  # a typo fails here, not at the first turn
-        self.agent = agent or Agent()
-        self.user_id = user_id
-        self.app_name = app_name
-        self.store = resolve_store(store)
+        self._agent = agent or Agent()
+        self._user_id = user_id
+        self._app_name = app_name
+        self._store = resolve_store(store)
         self._model: str | Backend = model
         self._pool = BackendPool()
-        self._agents: dict[str, Agent] = {self.agent.name: self.agent}
+        self._agents: dict[str, Agent] = {self._agent.name: self._agent}
         self._lock = threading.RLock()
-        self._sessions: dict[str, AgentSession] = {}
+        self._sessions: dict[str, _Live] = {}
+        self._lifecycle = Lifecycle(
+            closing=self._session_closing,
+            rewound=self._session_rewound,
+            turn_finished=self._turn_finished,
+        )
         self._worker = Worker()
         self._evictions = Evictions(self._worker, self._evict_now)
         self._shut_down = False
         _live_runners.add(self)
+
+    # -- identity -------------------------------------------------------------
+
+    @property
+    def agent(self) -> Agent:
+        """The default agent of new sessions."""
+        return self._agent
+
+    @property
+    def user_id(self) -> str:
+        return self._user_id
+
+    @property
+    def app_name(self) -> str:
+        return self._app_name
+
+    @property
+    def store(self) -> SessionStore:
+        """Where sessions are kept (``%config AgentMagics.store`` moves them to another)."""
+        return self._store
 
     # -- what sessions see (SessionHost) ----------------------------------------
 
@@ -92,24 +125,31 @@ class AgentRunner:
     def wait(self, stream: EventStream) -> Reply:
         return wait_interruptibly(stream)
 
-    def session_closing(self, session: AgentSession) -> None:
+    # -- what sessions tell the runner (their Lifecycle) -------------------------
+
+    def _forget(self, core: SessionCore) -> None:
+        """Unregister ``core`` as live (call under the lock)."""
+        live = self._sessions.get(core.id)
+        if live is not None and live.core is core:
+            del self._sessions[core.id]
+
+    def _session_closing(self, core: SessionCore) -> None:
         with self._lock:
-            if session.closed:
+            if core.closed:
                 return
-            turn = session.mark_closed()
-            if self._sessions.get(session.id) is session:
-                del self._sessions[session.id]
-            done = self._evictions.add(session)
-        self._evictions.start(session, turn, done)
+            turn = core.mark_closed()
+            self._forget(core)
+            done = self._evictions.add(core)
+        self._evictions.start(core, turn, done)
 
-    def session_rewound(
-        self, session: AgentSession, build: Callable[[], GenerateContentRequest]
+    def _session_rewound(
+        self, core: SessionCore, build: Callable[[], GenerateContentRequest]
     ) -> None:
-        self._pool.rewind(session.id, build)
+        self._pool.rewind(core.id, build)
 
-    def turn_finished(self, session: AgentSession) -> None:
-        if session.ephemeral:
-            self._discard_ephemeral(session)
+    def _turn_finished(self, core: SessionCore) -> None:
+        if core.ephemeral:
+            self._discard_ephemeral(core)
 
     # -- model ----------------------------------------------------------------
 
@@ -165,17 +205,17 @@ class AgentRunner:
         self._check_running()
         with self._lock:
             live = self._sessions.get(session_id)
-            if live is not None and not live.closed:
+            if live is not None and not live.core.closed:
                 if agent is not None:
-                    live.agent = self._resolve_agent(agent)
-                return live
+                    live.core.agent = self._resolve_agent(agent)
+                return live.session
         # Never hand out a half-evicted session: wait for its eviction.
         self._evictions.wait(session_id)
-        return self._open(session_id, agent, ephemeral=False)
+        return self._open(session_id, agent, ephemeral=False).session
 
     def _resolve_agent(self, agent: Agent | str | None) -> Agent:
         if agent is None:
-            return self.agent
+            return self._agent
         if isinstance(agent, str):
             return self.get_agent(agent)
         return agent
@@ -187,11 +227,11 @@ class AgentRunner:
         *,
         ephemeral: bool,
         history: Sequence[Content] = (),
-    ) -> AgentSession:
+    ) -> _Live:
         resolved = self._resolve_agent(agent)
         with self._lock:
             live = self._sessions.get(session_id)
-            if live is not None and not live.closed:
+            if live is not None and not live.core.closed:
                 return live
             record = self.store.get_session(self.app_name, self.user_id, session_id)
             if record is None:
@@ -200,14 +240,15 @@ class AgentRunner:
                 close_unfinished_turn(self.store, record)
             for event in contents_to_events(history, author=resolved.name, invocation_id="history"):
                 self.store.append_event(record, event)
-            session = AgentSession(self, record, resolved, ephemeral=ephemeral)
-            self._sessions[session_id] = session
-            return session
+            core = SessionCore(self, self._lifecycle, record, resolved, ephemeral=ephemeral)
+            live = _Live(AgentSession(core), core)
+            self._sessions[session_id] = live
+            return live
 
     def sessions(self, *, include_hidden: bool = False) -> list[SessionInfo]:
         """Live and evicting sessions (hidden single-turn ones only on request)."""
         with self._lock:
-            live = list(self._sessions.values())
+            live = [entry.core for entry in self._sessions.values()]
             evicting = self._evictions.sessions()
         return [
             SessionInfo.of(s, kv_bytes=self._pool.kv_bytes(s.id), evicting=s in evicting)
@@ -225,7 +266,7 @@ class AgentRunner:
         """`AgentSession.rewind` by id."""
         return self.get_or_create_session(session_id).rewind(before_invocation_id)
 
-    def _evict_now(self, session: AgentSession) -> None:
+    def _evict_now(self, session: SessionCore) -> None:
         self._pool.drop(session.id)
         if not self.store.persistent or session.ephemeral:
             self.store.delete_session(self.app_name, self.user_id, session.id)
@@ -234,17 +275,17 @@ class AgentRunner:
     def close_session(self, session_id: str) -> None:
         """`AgentSession.close` by id; unknown ids are ignored."""
         with self._lock:
-            session = self._sessions.get(session_id)
-        if session is not None:
-            session.close()
+            live = self._sessions.get(session_id)
+        if live is not None:
+            live.core.close()
 
     def delete_session(self, session_id: str) -> None:
         """Cancel the session's turn and free history, KV cache and state before returning."""
         check_session_id(session_id)
         with self._lock:
-            session = self._sessions.get(session_id)
-        if session is not None:
-            session.close()
+            live = self._sessions.get(session_id)
+        if live is not None:
+            live.core.close()
         self._evictions.wait(session_id)
         self._pool.drop(session_id)
         self.store.delete_session(self.app_name, self.user_id, session_id)
@@ -259,12 +300,11 @@ class AgentRunner:
 
     # -- single turns, direct access, chat modes ----------------------------
 
-    def _discard_ephemeral(self, session: AgentSession) -> None:
+    def _discard_ephemeral(self, core: SessionCore) -> None:
         with self._lock:
-            if self._sessions.get(session.id) is session:
-                del self._sessions[session.id]
-        session.mark_closed()
-        self._evict_now(session)
+            self._forget(core)
+        core.mark_closed()
+        self._evict_now(core)
 
     def _run_ephemeral(
         self,
@@ -273,11 +313,11 @@ class AgentRunner:
         history: Sequence[Content] = (),
         **kwargs: Any,
     ) -> EventStream:
-        session = self._open(f"_st-{uuid.uuid4()}", agent, ephemeral=True, history=history)
+        live = self._open(f"_st-{uuid.uuid4()}", agent, ephemeral=True, history=history)
         try:
-            return session.run_async(content, **kwargs)
+            return live.session.run_async(content, **kwargs)
         except BaseException:
-            self._discard_ephemeral(session)
+            self._discard_ephemeral(live.core)
             raise
 
     def run_single_turn_async(self, content: str | Content, **kwargs: Any) -> EventStream:
@@ -332,7 +372,7 @@ class AgentRunner:
     def trim_memory(self) -> int:
         """Drop the KV caches of idle sessions; returns bytes freed."""
         with self._lock:
-            busy = frozenset(s.id for s in self._sessions.values() if s.busy)
+            busy = frozenset(s.core.id for s in self._sessions.values() if s.core.busy)
         return self._pool.trim(busy)
 
     # -- shutdown -------------------------------------------------------------
@@ -351,7 +391,7 @@ class AgentRunner:
             return
         self._shut_down = True
         with self._lock:
-            sessions = list(self._sessions.values())
+            sessions = [entry.core for entry in self._sessions.values()]
         for session in sessions:
             session.mark_closed()
         deadline = time.monotonic() + 5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .session import AgentSession
+from .session_core import SessionCore
 
 __all__ = ["SessionInfo"]
 
@@ -25,7 +25,7 @@ class SessionInfo:
     context_window: int | None = None  # the window it was fitted to (None: unknown)
 
     @classmethod
-    def of(cls, session: AgentSession, *, kv_bytes: int, evicting: bool) -> SessionInfo:
+    def of(cls, session: SessionCore, *, kv_bytes: int, evicting: bool) -> SessionInfo:
         usage = session.last_usage
         return cls(
             id=session.id,

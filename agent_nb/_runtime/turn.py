@@ -12,50 +12,37 @@ import asyncio
 import copy
 import dataclasses
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from .._core.agent import Agent
 from .._core.history import events_to_contents
 from .._core.reply import Reply
-from .._core.state import TEMP_PREFIX, State, render_instructions
+from .._core.state import State, render_instructions
 from .._core.tools import ToolContext
 from .._core.types import (
     Event,
     FunctionCall,
     FunctionResponse,
     GenerateContentRequest,
-    GenerationConfig,
     TextMessage,
     TurnComplete,
     Usage,
 )
-from .._core.window import ContextPolicy, Window, fit_window
-from ..backends import Backend, ToolCallChunk
+from .._core.window import Window, fit_window
+from ..backends import ToolCallChunk
 from ..errors import ContextWindowError, MaxTurnsExceededError
 from ..stores import SessionRecord, SessionStore
-from .invocation import Invocation, Progress, Recorder, run_invocation, stream_model
-
-if TYPE_CHECKING:
-    from .session import AgentSession
+from .context import InvocationContext, TurnOptions
+from .invocation import Progress, run_invocation, stream_model
 
 __all__ = [
-    "TurnOptions",
     "build_request",
     "close_unfinished_turn",
+    "context_request",
     "run_turn",
     "tool_result_payload",
 ]
-
-
-@dataclasses.dataclass(frozen=True)
-class TurnOptions:
-    """Per-turn overrides (the magic's ``-m``, ``-s``, ``-t``, ``--max-tokens``)."""
-
-    model: str | Backend | None = None
-    system: str | None = None
-    config: GenerationConfig | None = None
-    agent: Agent | None = None
-    context_policy: ContextPolicy | None = None  # None: the agent's
 
 
 def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
@@ -102,48 +89,56 @@ def tool_result_payload(result: Any) -> dict[str, Any]:
 
 
 def build_request(
-    session: AgentSession,
+    *,
+    history: list[Event],
+    state: dict[str, Any],
     agent: Agent,
     options: TurnOptions,
-    temp: dict[str, Any],
+    session_id: str,
     pending: Event | None = None,
 ) -> GenerateContentRequest:
     """The whole history as a request; ``pending`` is appended as if already recorded."""
     delta = {} if pending is None else dict(pending.state_delta)  # applied when recorded
-    state = {**session.state, **delta, **temp}
     system = options.system if options.system is not None else agent.instructions
-    events = session.history if pending is None else [*session.history, pending]
+    events = history if pending is None else [*history, pending]
     return GenerateContentRequest(
         contents=events_to_contents(events),
-        system_instruction=render_instructions(system, state),
+        system_instruction=render_instructions(system, {**state, **delta}),
         tools=[t.spec for t in agent.tools],
         config=options.config or agent.config,
-        session_id=session.id,
+        session_id=session_id,
+    )
+
+
+def context_request(ctx: InvocationContext, pending: Event | None = None) -> GenerateContentRequest:
+    """`build_request` for the running turn: its history, state (``temp:`` on top), agent."""
+    return build_request(
+        history=ctx.history(),
+        state=ctx.state(),
+        agent=ctx.agent,
+        options=ctx.options,
+        session_id=ctx.session_id,
+        pending=pending,
     )
 
 
 async def _run_tool(
-    session: AgentSession,
-    agent: Agent,
-    invocation: Invocation,
-    call: ToolCallChunk,
-    temp: dict[str, Any],
+    ctx: InvocationContext, call: ToolCallChunk
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run one tool; returns (response payload, state delta it wrote)."""
     if call.error is not None:
         return {"error": call.error}, {}
-    tool = agent.tool(call.name)
+    tool = ctx.agent.tool(call.name)
     if tool is None:
-        names = ", ".join(t.name for t in agent.tools) or "none"
+        names = ", ".join(t.name for t in ctx.agent.tools) or "none"
         return {"error": f"unknown tool {call.name!r}; available tools: {names}"}, {}
     delta: dict[str, Any] = {}
-    state = State({**session.state, **temp}, delta)
     context = ToolContext(
-        state=state,
-        session_id=session.id,
-        invocation_id=invocation.invocation_id,
-        user_id=session.user_id,
-        app_name=session.host.app_name,
+        state=State(ctx.state(), delta),
+        session_id=ctx.session_id,
+        invocation_id=ctx.invocation_id,
+        user_id=ctx.user_id,
+        app_name=ctx.app_name,
     )
     try:
         result = await tool.call(call.args, context)
@@ -158,21 +153,17 @@ async def _run_tool(
 
 
 def _fit(
-    session: AgentSession,
-    backend: Backend,
-    request: GenerateContentRequest,
-    policy: ContextPolicy,
-    window: int | None,
+    ctx: InvocationContext, request: GenerateContentRequest, window: int | None
 ) -> Window:
-    """Fit ``request`` to the window with the session's sticky cut (see `_window`)."""
+    """Fit ``request`` to the window with the session's sticky cut (see `_core.window`)."""
     fitted = fit_window(
         request,
-        count=backend.count_tokens,
-        window=session.window.effective(window),
-        policy=policy,
-        start=session.window.start,
+        count=ctx.backend().count_tokens,
+        window=ctx.window.effective(window),
+        policy=ctx.policy,
+        start=ctx.window.start,
     )
-    session.window.start = fitted.omitted
+    ctx.window.start = fitted.omitted
     return fitted
 
 
@@ -186,25 +177,23 @@ def _windowed(usage: Usage, fitted: Window) -> Usage:
 
 
 async def run_turn(
-    session: AgentSession, invocation: Invocation, user_event: TextMessage, options: TurnOptions
+    ctx: InvocationContext, user_event: TextMessage, on_end: Callable[[], None]
 ) -> Reply:
-    """The session's turn on the worker: user message, model <-> tool rounds, final text."""
-    session.last_options = options
-    agent = options.agent or session.agent
-    rec = Recorder(invocation, agent.name, store=session.record_event, notify=session.notify)
-    temp: dict[str, Any] = {
-        k: v for k, v in user_event.state_delta.items() if k.startswith(TEMP_PREFIX)
-    }
-    policy = options.context_policy or agent.context_policy
+    """The turn on the worker: user message, model <-> tool rounds, final text.
+
+    ``on_end`` runs after the last event is recorded (the session frees its
+    busy flag there).
+    """
+    agent, rec = ctx.agent, ctx.recorder
+    ctx.keep_temp(user_event.state_delta)
 
     async def body(progress: Progress) -> None:
         try:
-            backend = session.host.backend_for(options.model)
+            backend = ctx.backend()
             window = await backend.resolve_context_window()
             # Fit the request as if the message were recorded, and only then
             # record it, so a turn that cannot fit leaves history as it was.
-            pending = build_request(session, agent, options, temp, user_event)
-            fitted: Window | None = _fit(session, backend, pending, policy, window)
+            fitted: Window | None = _fit(ctx, context_request(ctx, user_event), window)
         except ContextWindowError:
             raise  # nothing sent, nothing recorded
         except Exception:
@@ -214,16 +203,15 @@ async def run_turn(
         for _ in range(agent.max_turns):
             calls: list[ToolCallChunk] = []
             if fitted is None:  # a later tool round: the request grew
-                request = build_request(session, agent, options, temp)
-                fitted = _fit(session, backend, request, policy, window)
+                fitted = _fit(ctx, context_request(ctx), window)
             try:
                 await stream_model(
-                    backend, fitted.request, cache=session.id, rec=rec, progress=progress,
+                    backend, fitted.request, cache=ctx.session_id, rec=rec, progress=progress,
                     on_call=calls.append,
                 )  # fmt: skip
             except ContextWindowError as exc:
                 if exc.sent:  # the server counted more than we did: fit tighter next turn
-                    session.window.learn(exc, window)
+                    ctx.window.learn(exc, window)
                 raise
             progress.usage = _windowed(progress.usage, fitted)
             fitted = None
@@ -232,11 +220,11 @@ async def run_turn(
                 return
             for call in calls:
                 progress.open_call = rec.call(call)
-                response, delta = await _run_tool(session, agent, invocation, call, temp)
-                temp.update({k: v for k, v in delta.items() if k.startswith(TEMP_PREFIX)})
+                response, delta = await _run_tool(ctx, call)
+                ctx.keep_temp(delta)
                 rec.response(call, response, delta)
                 progress.open_call = None
-                if invocation.cancelled:
+                if ctx.cancelled:
                     progress.finish = "cancelled"
                     return
         raise MaxTurnsExceededError(
@@ -244,6 +232,4 @@ async def run_turn(
             "final answer; raise Agent(max_turns=...) or make the tools' results clearer"
         )
 
-    return await run_invocation(
-        rec, body, session_id=session.id, on_end=lambda: session.finish_turn(invocation)
-    )
+    return await run_invocation(rec, body, session_id=ctx.session_id, on_end=on_end)

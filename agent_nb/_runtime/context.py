@@ -1,0 +1,107 @@
+"""`InvocationContext`: everything one turn works on, made when the turn starts.
+
+The turn engine (`turn`, `invocation`) is handed this object and never reads a
+session's attributes (the model: adk-python's ``invocation_context.py``). It
+holds the invocation (id, cancel token, stream), the agent, the turn's
+options, the recorder every event goes through, the window memory, and the
+``temp:`` layer, which lives exactly as long as the invocation: every agent
+and tool of the turn sees it, nothing stores it.
+
+Reading history and state goes through callables the session supplies, so a
+tool round sees what the previous round recorded, and the context never holds
+a second copy of a session's data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._core.agent import Agent
+from .._core.state import TEMP_PREFIX
+from .._core.types import Event, GenerationConfig
+from .._core.window import ContextPolicy, WindowMemory
+from ..backends import Backend, CancelToken
+from .invocation import Invocation, Recorder
+
+__all__ = ["InvocationContext", "TurnOptions"]
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnOptions:
+    """Per-turn overrides (the magic's ``-m``, ``-s``, ``-t``, ``--max-tokens``)."""
+
+    model: str | Backend | None = None
+    system: str | None = None
+    config: GenerationConfig | None = None
+    agent: Agent | None = None
+    context_policy: ContextPolicy | None = None  # None: the agent's
+
+
+class InvocationContext:
+    """One turn's working set (see the module docstring)."""
+
+    def __init__(
+        self,
+        invocation: Invocation,
+        *,
+        agent: Agent,
+        options: TurnOptions,
+        recorder: Recorder,
+        window: WindowMemory,
+        session_id: str,
+        user_id: str,
+        app_name: str,
+        history: Callable[[], list[Event]],
+        session_state: Callable[[], dict[str, Any]],
+        backend_for: Callable[[str | Backend | None], Backend],
+        temp: dict[str, Any] | None = None,
+    ) -> None:
+        self.invocation = invocation
+        self.agent = agent
+        self.options = options
+        self.recorder = recorder
+        self.window = window
+        self.session_id = session_id
+        self.user_id = user_id
+        self.app_name = app_name
+        self.temp: dict[str, Any] = dict(temp or {})
+        self._history = history
+        self._session_state = session_state
+        self._backend_for = backend_for
+        self._backend: Backend | None = None
+
+    @property
+    def invocation_id(self) -> str:
+        return self.invocation.invocation_id
+
+    @property
+    def cancel_token(self) -> CancelToken:
+        return self.invocation.cancel_token
+
+    @property
+    def cancelled(self) -> bool:
+        return self.invocation.cancelled
+
+    @property
+    def policy(self) -> ContextPolicy:
+        return self.options.context_policy or self.agent.context_policy
+
+    def backend(self) -> Backend:
+        """The turn's backend, resolved on first use (a bad spec fails inside the turn)."""
+        if self._backend is None:
+            self._backend = self._backend_for(self.options.model)
+        return self._backend
+
+    def history(self) -> list[Event]:
+        """The session's recorded events (this turn's so far included)."""
+        return self._history()
+
+    def state(self) -> dict[str, Any]:
+        """Stored state with the ``temp:`` layer on top (a fresh dict)."""
+        return {**self._session_state(), **self.temp}
+
+    def keep_temp(self, delta: Mapping[str, Any]) -> None:
+        """Carry the ``temp:`` keys of a state delta for the rest of the invocation."""
+        self.temp.update({k: v for k, v in delta.items() if k.startswith(TEMP_PREFIX)})

@@ -1,0 +1,313 @@
+"""`SessionCore`: the runtime's side of one session.
+
+A user holds an `AgentSession`; the runner, the eviction and the turn engine
+hold this. Everything that can break an invariant when called at the wrong
+time (recording an event, freeing the history, marking the session closed)
+lives here, out of a notebook user's reach, and `AgentSession` forwards only
+the documented API to it.
+
+The core is touched from the kernel thread (start, close, read history) and
+from the worker (recording events), so the few fields both sides write are
+guarded by one lock. It knows its runner only as a `SessionHost` (resources)
+and a `Lifecycle` (three notices), both handed in at construction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._core.agent import Agent
+from .._core.reply import Reply
+from .._core.state import check_json_value
+from .._core.types import Content, Event, GenerateContentRequest, Role, TextMessage, TurnComplete
+from .._core.window import WindowMemory, shown
+from ..errors import SessionBusyError, SessionClosedError
+from ..stores import SessionRecord
+from .context import InvocationContext, TurnOptions
+from .host import SessionHost
+from .invocation import Invocation, Recorder
+from .stream import EventStream
+from .turn import build_request, run_turn
+
+__all__ = ["Lifecycle", "Listener", "SessionCore"]
+
+log = logging.getLogger("agent_nb")
+
+Listener = Callable[[Event | None], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Lifecycle:
+    """What a session tells its runner: closing, rewound (trim the KV caches), turn ended."""
+
+    closing: Callable[[SessionCore], None]
+    rewound: Callable[[SessionCore, Callable[[], GenerateContentRequest]], None]
+    turn_finished: Callable[[SessionCore], None]
+
+
+class SessionCore:
+    """One conversation's record, busy lock, listeners and turn start (runtime side)."""
+
+    def __init__(
+        self,
+        host: SessionHost,
+        lifecycle: Lifecycle,
+        record: SessionRecord,
+        agent: Agent,
+        *,
+        ephemeral: bool = False,
+    ) -> None:
+        self.host = host
+        self.agent = agent
+        self.ephemeral = ephemeral
+        self._lifecycle = lifecycle
+        self._record = record
+        self._lock = threading.Lock()
+        self._active: Invocation | None = None
+        self._closed = False
+        self._listeners: list[tuple[Listener, Listener | None]] = []
+        self._last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
+        self.last_used = record.last_update_time
+        # Context window: the sticky cut, restored from stored history.
+        self._window = WindowMemory.from_history(record.events)
+        completes = [e for e in record.events if isinstance(e, TurnComplete)]
+        self.last_usage = completes[-1].usage if completes else None
+        self.turns = len(completes)
+        self.tokens = sum(e.usage.prompt_tokens + e.usage.generated_tokens for e in completes)
+
+    # -- reads ----------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self._record.session_id
+
+    @property
+    def user_id(self) -> str:
+        return self._record.user_id
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def busy(self) -> bool:
+        return self._active is not None
+
+    def history(self) -> list[Event]:
+        """Stored events, oldest first (a new list each time)."""
+        return list(self._record.events)
+
+    def state(self) -> dict[str, Any]:
+        """App, user and session state merged with prefixes (a deep copy)."""
+        return self.host.store.merged_state(self._record)
+
+    def history_bytes(self) -> int:
+        """A cheap estimate of what the history holds in text."""
+        return sum(len(getattr(e, "text", "")) + 200 for e in self._record.events)
+
+    # -- listeners (widget sync) ----------------------------------------------
+
+    def subscribe(self, on_event: Listener, on_reset: Listener | None = None) -> Callable[[], None]:
+        entry = (on_event, on_reset)
+        with self._lock:
+            self._listeners.append(entry)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if entry in self._listeners:
+                    self._listeners.remove(entry)
+
+        return unsubscribe
+
+    def notify(self, event: Event | None) -> None:
+        """Send ``event`` to the listeners (None: history was reset or the session closed)."""
+        with self._lock:
+            listeners = list(self._listeners)
+        for on_event, on_reset in listeners:
+            callback = on_event if event is not None else on_reset
+            if callback is None:
+                continue
+            try:
+                callback(event)
+            except Exception:  # a broken listener must not break the turn
+                log.exception("agent_nb session listener failed")
+
+    # -- turns --------------------------------------------------------------
+
+    def check_open(self) -> None:
+        if self._closed:
+            raise SessionClosedError(
+                f"session {self.id!r} is closed; call get_runner().get_or_create_session"
+                f"({self.id!r}) for a fresh one"
+            )
+
+    def start_turn(
+        self, content: str | Content, state_delta: Mapping[str, Any] | None, options: TurnOptions
+    ) -> EventStream:
+        """Check the input, claim the busy flag, make the turn's context, start it."""
+        text = _user_text(content)
+        delta = dict(state_delta or {})
+        for key, value in delta.items():
+            check_json_value(key, value)
+        with self._lock:
+            self.check_open()
+            if self._active is not None:
+                raise SessionBusyError(
+                    f"session {self.id!r} is already running a turn; wait for it, call "
+                    "stream.aclose() / session.cancel(), or use another session"
+                )
+            invocation = Invocation(self.host.worker)
+            self._active = invocation
+        try:
+            ctx = self._context(invocation, options)
+            user_event = TextMessage(
+                text=text,
+                author="user",
+                invocation_id=invocation.invocation_id,
+                state_delta=copy.deepcopy(delta),
+            )
+            self._last_options = options
+            return invocation.start(
+                run_turn(ctx, user_event, on_end=lambda: self._finish_turn(invocation))
+            )
+        except BaseException:
+            with self._lock:
+                self._active = None
+            raise
+
+    def _context(self, invocation: Invocation, options: TurnOptions) -> InvocationContext:
+        agent = options.agent or self.agent
+        return InvocationContext(
+            invocation,
+            agent=agent,
+            options=options,
+            recorder=Recorder(invocation, agent.name, store=self._record_event, notify=self.notify),
+            window=self._window,
+            session_id=self.id,
+            user_id=self.user_id,
+            app_name=self.host.app_name,
+            history=self.history,
+            session_state=self.state,
+            backend_for=self.host.backend_for,
+        )
+
+    def wait(self, stream: EventStream) -> Reply:
+        return self.host.wait(stream)
+
+    def cancel(self) -> None:
+        turn = self._active
+        if turn is not None:
+            turn.request_cancel()
+
+    def _record_event(self, event: Event) -> Event:
+        """Store a final event of the running turn; returns the stored copy."""
+        stored = self.host.store.append_event(self._record, event)
+        if isinstance(stored, TurnComplete):
+            self.last_usage = stored.usage
+            self.turns += 1
+            self.tokens += stored.usage.prompt_tokens + stored.usage.generated_tokens
+        self.last_used = stored.timestamp
+        return stored
+
+    def _finish_turn(self, turn: Invocation) -> None:
+        """The turn recorded its last event: the session is free again."""
+        with self._lock:
+            if self._active is turn:
+                self._active = None
+        self.last_used = time.time()
+        self._lifecycle.turn_finished(self)
+
+    # -- rewind ---------------------------------------------------------------
+
+    def invocations(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for event in self._record.events:
+            seen.setdefault(event.invocation_id, None)
+        return list(seen)
+
+    def rewind(self, before_invocation_id: str) -> int:
+        with self._lock:
+            self.check_open()
+            if self._active is not None:
+                raise SessionBusyError(f"session {self.id!r} is running a turn; cannot rewind now")
+            events = self._record.events
+            index = next(
+                (i for i, e in enumerate(events) if e.invocation_id == before_invocation_id),
+                None,
+            )
+            if index is None:
+                raise ValueError(
+                    f"session {self.id!r} has no turn {before_invocation_id!r}; "
+                    f"known turns: {self.invocations()}"
+                )
+            removed = len(events) - index
+            self.host.store.truncate_events(self._record, index)
+            self.turns = sum(isinstance(e, TurnComplete) for e in self._record.events)
+        # Render with the options of the session's last turn, so the system
+        # text matches and the common prefix survives the cache trim; what the
+        # next turn shows is the same sticky window cut.
+        self._lifecycle.rewound(self, self._request_after_rewind)
+        self.notify(None)
+        return removed
+
+    def _request_after_rewind(self) -> GenerateContentRequest:
+        options = self._last_options
+        request = build_request(
+            history=self.history(),
+            state=self.state(),
+            agent=options.agent or self.agent,
+            options=options,
+            session_id=self.id,
+        )
+        return shown(request, self._window.start)
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def close(self) -> None:
+        self._lifecycle.closing(self)
+
+    def mark_closed(self) -> Invocation | None:
+        """Refuse new turns and cancel the running one; returns it on the first call."""
+        with self._lock:
+            already = self._closed
+            self._closed = True
+            turn = self._active
+        if turn is not None:
+            turn.request_cancel()
+        return None if already else turn
+
+    def join(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the running turn to finish recording."""
+        turn = self._active
+        if turn is not None:
+            with contextlib.suppress(Exception):
+                turn.future.result(timeout=timeout)
+
+    def release(self) -> None:
+        """Tell the listeners the session is gone and let its history go from
+        memory now (the `AgentSession` may live on in user code)."""
+        self.notify(None)
+        with self._lock:
+            self._listeners.clear()
+        self._record = dataclasses.replace(self._record, events=[], state={})
+
+
+def _user_text(content: str | Content) -> str:
+    if isinstance(content, Content):
+        if content.role is not Role.USER:
+            raise ValueError("a turn's content must have role USER")
+        text = content.text
+    elif isinstance(content, str):
+        text = content
+    else:
+        raise TypeError(f"content must be a str or Content, got {type(content).__name__}")
+    if not text.strip():
+        raise ValueError("the message is empty; say something for the model to answer")
+    return text
