@@ -67,6 +67,10 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))  # ChatWidget too, before it is loaded
+
+
 def __getattr__(name: str) -> Any:
     if name == "ChatWidget":  # anywidget is imported only when the widget is used
         from ._jupyter.widget.chat_widget import ChatWidget

@@ -22,10 +22,10 @@ def test_top_level_names_are_pinned() -> None:
     }  # fmt: skip
 
 
-def test_design_names_exist() -> None:
-    for name in agent_nb.__all__:
-        if name != "ChatWidget":  # needs anywidget; covered by the widget tests
-            assert getattr(agent_nb, name) is not None
+def test_each_name_is_the_object_it_names() -> None:
+    """Not merely "something": the class or function of that very name."""
+    named = {name: getattr(getattr(agent_nb, name), "__name__", None) for name in agent_nb.__all__}
+    assert named == {name: name for name in agent_nb.__all__}
 
 
 def test_error_tree() -> None:
@@ -37,8 +37,15 @@ def test_error_tree() -> None:
 
 
 def test_subpackages_pin_their_names() -> None:
-    assert set(agent_nb.backends.__all__) >= {"Backend", "ScriptedBackend", "resolve_backend"}
-    assert set(agent_nb.stores.__all__) >= {"SessionStore", "MemoryStore", "SQLiteStore"}
+    assert set(agent_nb.backends.__all__) == {
+        "KNOWN_SPECS", "Backend", "CancelToken", "Chunk", "Finish", "ScriptedBackend",
+        "TextDelta", "ToolCallChunk", "check_spec", "resolve_backend",
+    }  # fmt: skip
+    assert set(agent_nb.stores.__all__) == {
+        "SessionStore", "SessionRecord", "MemoryStore", "SQLiteStore", "resolve_store",
+    }  # fmt: skip
+    assert agent_nb.stores.SQLiteStore.__name__ == "SQLiteStore"
+    assert "SQLiteStore" in dir(agent_nb.stores) and "ChatWidget" in dir(agent_nb)
 
 
 def test_import_is_light() -> None:

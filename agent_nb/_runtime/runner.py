@@ -85,6 +85,7 @@ class AgentRunner:
         self._sessions: dict[str, _Live] = {}
         self._lifecycle = Lifecycle(
             closing=self._session_closing,
+            deleting=lambda core: self.delete_session(core.id),
             rewound=self._session_rewound,
             turn_finished=self._turn_finished,
         )

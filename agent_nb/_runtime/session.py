@@ -9,7 +9,7 @@ history or mark it closed without closing it. ``dir(session)`` is the API.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from .._core.agent import Agent
 from .._core.reply import Reply
@@ -17,11 +17,9 @@ from .._core.types import Content, Event, GenerationConfig
 from .._core.window import ContextPolicy, check_policy
 from ..backends import Backend
 from .context import TurnOptions
+from .host import SessionHost
 from .session_core import Listener, SessionCore
 from .stream import EventStream
-
-if TYPE_CHECKING:
-    from .runner import AgentRunner
 
 __all__ = ["AgentSession"]
 
@@ -50,9 +48,10 @@ class AgentSession:
         return self._core.agent
 
     @property
-    def runner(self) -> AgentRunner:
-        """The runner that hosts this session."""
-        return cast("AgentRunner", self._core.host)
+    def runner(self) -> SessionHost:
+        """The `AgentRunner` that hosts this session (typed by the part a session
+        uses, so this module needs no import of the runner's)."""
+        return self._core.host
 
     @property
     def closed(self) -> bool:
@@ -153,7 +152,7 @@ class AgentSession:
 
     def delete(self) -> None:
         """Cancel the turn and free everything before returning."""
-        self.runner.delete_session(self.id)
+        self._core.delete()
 
     def __enter__(self) -> AgentSession:
         return self

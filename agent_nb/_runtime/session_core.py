@@ -45,9 +45,11 @@ Listener = Callable[[Event | None], None]
 
 @dataclasses.dataclass(frozen=True)
 class Lifecycle:
-    """What a session tells its runner: closing, rewound (trim the KV caches), turn ended."""
+    """What a session tells its runner: closing, deleting, rewound (trim the KV
+    caches), turn ended."""
 
     closing: Callable[[SessionCore], None]
+    deleting: Callable[[SessionCore], None]
     rewound: Callable[[SessionCore, Callable[[], GenerateContentRequest]], None]
     turn_finished: Callable[[SessionCore], None]
 
@@ -272,6 +274,9 @@ class SessionCore:
 
     def close(self) -> None:
         self._lifecycle.closing(self)
+
+    def delete(self) -> None:
+        self._lifecycle.deleting(self)
 
     def mark_closed(self) -> Invocation | None:
         """Refuse new turns and cancel the running one; returns it on the first call."""

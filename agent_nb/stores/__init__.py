@@ -13,6 +13,10 @@ if TYPE_CHECKING:
 __all__ = ["MemoryStore", "SQLiteStore", "SessionRecord", "SessionStore", "resolve_store"]
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))  # SQLiteStore too, before it is loaded
+
+
 def __getattr__(name: str) -> Any:
     if name == "SQLiteStore":
         from ._sqlite import SQLiteStore

@@ -23,6 +23,7 @@ from agent_nb import AgentRunner, GenerationConfig, TurnComplete
 from agent_nb.backends.mlx import CPU_PREFILL_CHUNK_S, MLXBackend
 from agent_nb.backends.mlx.cpu_blas import INSTALL_COMMAND, _is_linux_cpu_wheel, find_openblas
 from tests.cpu_path_worker import TURNS, parse_result
+from tests.waiting import async_wait_until
 
 pytestmark = [
     pytest.mark.mlx,
@@ -152,15 +153,18 @@ def test_stop_during_a_long_prefill_answers_within_about_a_second(
         task = asyncio.create_task(consume())
         # Wait until a chunk past the cached first turn is in: the prefill is under way.
         start = mlx_backend.cache_info(session.id)["tokens"]
-        while mlx_backend.cache_info(session.id)["tokens"] <= start:
+        def prefilling() -> bool:
             assert not task.done(), "the turn ended before its prefill got going"
-            await asyncio.sleep(0.01)
+            return bool(mlx_backend.cache_info(session.id)["tokens"] > start)
+
+        await async_wait_until(prefilling, timeout=60, what="a prefill chunk to land")
         cancelled_at = time.perf_counter()
         stream.cancel()
         await task
         timings["answer"] = time.perf_counter() - cancelled_at
-        while mlx_backend.cache_info(session.id)["busy"]:  # the MLX thread let go
-            await asyncio.sleep(0.01)
+        await async_wait_until(  # the MLX thread let go
+            lambda: not mlx_backend.cache_info(session.id)["busy"], timeout=30
+        )
         timings["mlx_idle"] = time.perf_counter() - cancelled_at
         return done[0]
 

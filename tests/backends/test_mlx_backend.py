@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -24,6 +23,7 @@ from agent_nb.backends.mlx import MLXBackend
 from agent_nb.backends.mlx.chat import TextGate
 from agent_nb.errors import ModelNotFoundError
 from tests.fixtures_runtime import RunnerFactory
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.mlx
 
@@ -45,9 +45,8 @@ def assert_consistent(backend: MLXBackend, key: str) -> None:
     A cancelled turn can end (for the caller) a moment before the MLX thread
     notices; wait for the cache to be released first.
     """
-    deadline = time.monotonic() + 30
-    while backend.cache_info(key)["busy"] and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: not backend.cache_info(key)["busy"], timeout=30, interval=0.05,
+               what=f"the MLX thread to release {key!r}")  # fmt: skip
     info = backend.cache_info(key)
     assert not info["busy"] and info["tokens"] == info["offset"], info
 

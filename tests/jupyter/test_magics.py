@@ -27,6 +27,7 @@ from agent_nb._jupyter.prompts.data_summary import summarize
 from agent_nb.backends import ScriptedBackend
 from tests.fixtures_magics import final_bundle, magics, run, turns, usage_error
 from tests.html_safety import assert_inert, render_all
+from tests.waiting import wait_until
 
 # -- extension lifecycle and help ------------------------------------------------
 
@@ -369,8 +370,7 @@ def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBacke
         assert session.busy  # --new did not cancel the other turn
     finally:
         stream.cancel()
-    while session.busy:
-        time.sleep(0.01)
+    wait_until(lambda: not session.busy, what="the cancelled widget turn to end")
     assert turns() == ["widget turn"]
 
 

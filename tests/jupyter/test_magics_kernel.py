@@ -22,6 +22,7 @@ from nbclient.exceptions import CellExecutionError
 from nbformat.v4 import new_code_cell, new_notebook
 
 from tests.html_safety import assert_inert, render_all, render_marked
+from tests.waiting import async_wait_until
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(600)]
 
@@ -162,13 +163,11 @@ async def _interrupt_mid_stream_keeps_a_usable_session() -> None:
         await use_scripted_model(kernel, [words, "after"], token_delay=0.02)
         cell = new_code_cell("%%agent -o partial\ncount slowly")
         task = asyncio.ensure_future(run_cell(kernel, cell))
-        for _ in range(600):  # wait until the reply is visibly streaming
-            await asyncio.sleep(0.05)
+        def streaming() -> bool:  # the reply is visibly streaming
             shown = displays(cell)
-            if shown and "w3" in shown[-1]["data"]["text/plain"]:
-                break
-        else:
-            raise AssertionError(f"no streamed output: {cell.outputs}")
+            return bool(shown) and "w3" in shown[-1]["data"]["text/plain"]
+
+        await async_wait_until(streaming, timeout=30, interval=0.05, what="streamed output")
         await kernel.km.interrupt_kernel()
         # The cell fails (so "Run all" stops there) with one line, no traceback.
         with pytest.raises(CellExecutionError, match="UsageError"):

@@ -26,6 +26,7 @@ from agent_nb._jupyter.widget.protocol import DELTA_INTERVAL_S, entries_from_eve
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import InvalidSessionIdError
 from tests.fixtures_runtime import RunnerFactory
+from tests.waiting import wait_until
 
 
 class RecordingComm(BaseComm):
@@ -85,13 +86,7 @@ def comm_of(widget: ChatWidget) -> RecordingComm:
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError(f"condition not met within {timeout}s")
+    return wait_until(predicate, timeout=timeout)
 
 
 def turn_done(c: RecordingComm, n: int = 1) -> Callable[[], bool]:

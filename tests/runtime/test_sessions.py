@@ -30,6 +30,7 @@ from agent_nb.errors import (
     SessionClosedError,
 )
 from tests.fixtures_runtime import RunnerFactory
+from tests.waiting import wait_until
 
 
 def kinds(events: list) -> list[str]:
@@ -199,9 +200,7 @@ def test_cancel_during_a_tool_never_leaves_a_call_without_response(
     stream = session.run_async("go")
     assert started.wait(5)
     stream.cancel()
-    deadline = time.time() + 5
-    while session.busy and time.time() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: not session.busy, timeout=5, what="the cancelled turn to end")
     history = session.history
     calls = [e for e in history if isinstance(e, FunctionCall)]
     responses = [e for e in history if isinstance(e, FunctionResponse)]
@@ -257,9 +256,7 @@ def test_close_cancels_the_running_turn(runner: AgentRunner, scripted: ScriptedB
     scripted.enqueue(" ".join(["word"] * 200))
     session = runner.get_or_create_session("s")
     stream = session.run_async("long")
-    deadline = time.monotonic() + 5
-    while not scripted.requests and time.monotonic() < deadline:  # the model is streaming
-        time.sleep(0.001)
+    wait_until(lambda: scripted.requests, timeout=5, interval=0.001, what="the model to stream")
     session.close()
     # close() did not wait: the turn is still winding down (the task is
     # cancelled after a 0.25 s grace period), and the id is being evicted.

@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import anywidget
 import traitlets
@@ -177,7 +177,7 @@ class ChatWidget(anywidget.AnyWidget):
         if not _BUNDLE.is_file():
             raise FrontendNotBuiltError(_MISSING)
         resolved = _resolve_session(session, runner)
-        self._runner: AgentRunner = resolved.runner
+        self._runner = cast(AgentRunner, resolved.runner)
         self.evict_on_close = evict_on_close
         self.config = config
         self._session: AgentSession | None = None

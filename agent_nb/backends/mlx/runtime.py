@@ -324,8 +324,6 @@ def window_of(loaded: LoadedModel) -> int | None:
     the tokenizer's ``model_max_length`` (ignoring the huge "no limit" sentinel)."""
     value = loaded.config.get("max_position_embeddings")
     if not isinstance(value, int) or value < 1:
+        # mlx-lm's TokenizerWrapper forwards unknown attributes to the HF tokenizer.
         value = getattr(loaded.tokenizer, "model_max_length", None)
-        if value is None:
-            inner = getattr(loaded.tokenizer, "_tokenizer", None)
-            value = getattr(inner, "model_max_length", None)
     return value if isinstance(value, int) and 0 < value < 10**8 else None
