@@ -71,7 +71,7 @@ class AgentError(Exception):
 
 
 class InvalidSessionIdError(AgentError, ValueError):
-    """A session id broke the rule in `agent_nb._ids.SESSION_ID_RULE`."""
+    """A session id broke the rule in `agent_nb._core.ids.SESSION_ID_RULE`."""
 
 
 class SessionBusyError(AgentError):

@@ -22,7 +22,7 @@ class Agent:
     ``max_turns`` bounds model<->tool rounds in one turn. ``context_policy``
     says what happens when the history outgrows the model's window:
     ``"window"`` leaves the oldest whole turns out of what the model is shown
-    (history keeps them), ``"error"`` raises `ContextWindowError` (see `_window`).
+    (history keeps them), ``"error"`` raises `ContextWindowError` (see `agent_nb._core.window`).
     """
 
     name: str

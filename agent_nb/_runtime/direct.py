@@ -1,6 +1,6 @@
 """Direct model access (`AgentRunner.generate_content_async`): stream, store nothing.
 
-It runs through the same turn engine as a session turn (`_invocation`), minus
+It runs through the same turn engine as a session turn (`invocation`), minus
 the store and the tool loop. Tool calls the model makes are reported as
 `FunctionCall` events and not run: the caller owns the history, so it also
 decides what to do with them.

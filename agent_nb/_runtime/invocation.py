@@ -1,6 +1,6 @@
 """The turn engine: one invocation of a model, from first chunk to `TurnComplete`.
 
-Session turns (`_turn`) and direct model access (`_direct`) run through the
+Session turns (`turn`) and direct model access (`direct`) run through the
 same code: an `Invocation` (id, cancel token, result future, event stream),
 a `Recorder` that builds every event of the invocation in one place, the
 chunk loop `stream_model`, and `run_invocation`, which turns whatever happens

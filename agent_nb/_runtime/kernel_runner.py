@@ -2,7 +2,7 @@
 
 Created on first use (or by ``%load_ext agent_nb``) and replaced only by
 `set_runner`. Like every runner, it is shut down at interpreter exit (see
-`agent_nb._runner`).
+`agent_nb._runtime.runner`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ when a key is rewound or dropped.
 
 Every backend also knows its context window (`context_window`, tokens, or
 None when unknown) and counts a request's tokens (`count_tokens`: the real
-tokenizer where the backend has one, else `agent_nb._window.estimate_tokens`),
+tokenizer where the backend has one, else `agent_nb._core.window.estimate_tokens`),
 so the turn can fit the history into the window before sending.
 """
 

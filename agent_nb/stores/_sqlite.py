@@ -5,7 +5,7 @@ Why it looks the way it does:
 * **ADK-like tables** (``app_states``, ``user_states``, ``sessions``,
   ``events``) so the layout is familiar and a session is a plain query away.
   State is kept as one JSON object per row; every event keeps its full JSON
-  (`agent_nb._codec`) plus a few columns for ordering and look-ups.
+  (`agent_nb._core.codec`) plus a few columns for ordering and look-ups.
 * **One transaction per appended event.** The event row, the session's state
   and revision, and any ``app:``/``user:`` state change are committed together
   (``BEGIN IMMEDIATE`` ... ``COMMIT``), so a crash leaves either all of an

@@ -158,7 +158,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
 
     def _install_runner(self) -> None:
         """Make the kernel runner use ``store``, taking the live sessions along
-        (see `_store_switch`); only a runner made here is shut down."""
+        (see `store_switch`); only a runner made here is shut down."""
         current = get_runner()
         runner = AgentRunner(
             current.agent,

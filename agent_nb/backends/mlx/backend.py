@@ -2,10 +2,10 @@
 
 Three things make it fit a notebook agent rather than a one-shot CLI:
 
-* **One MLX thread per process** (`_mlx_runtime`): loading and generation
+* **One MLX thread per process** (`runtime`): loading and generation
   run there; tokens cross to the asyncio worker loop with
   ``loop.call_soon_threadsafe``. The model is loaded once per process.
-* **KV reuse per conversation** (`_mlx_generate`, `_mlx_kv`): each turn
+* **KV reuse per conversation** (`generate`, `kv`): each turn
   renders the whole chat, keeps the longest common token prefix with what the
   conversation's cache holds and feeds only the rest, so turn N costs its new
   tokens instead of the whole history.
@@ -13,8 +13,8 @@ Three things make it fit a notebook agent rather than a one-shot CLI:
   dropping a cache frees its arrays and calls ``mx.clear_cache()``.
 
 On MLX's Linux CPU wheel the backend loads a system OpenBLAS before the first
-``import mlx.core`` and runs float32 weights on it (`_cpu_blas`,
-`_mlx_weights`); `memory()` says which path this process is on.
+``import mlx.core`` and runs float32 weights on it (`cpu_blas`,
+`weights`); `memory()` says which path this process is on.
 
 Importing this module is cheap: mlx and mlx-lm are imported on first use.
 """

@@ -10,7 +10,7 @@ those symbols instead (tens of times faster, same results). Once
 changes nothing, which is why this must run before the first
 ``import mlx.core`` and why a process that imported mlx first stays slow.
 
-Float32 weights go with it (`_mlx_weights`): MLX's CPU quantised matmul is not
+Float32 weights go with it (`weights`): MLX's CPU quantised matmul is not
 vectorised, float32 matmuls are plain sgemm calls -- but on the reference BLAS
 float32 is *slower* than 4-bit, so the weights follow whichever BLAS won here.
 

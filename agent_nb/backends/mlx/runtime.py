@@ -21,8 +21,8 @@ same folder or repo, so two runners (or a runner and a benchmark) never hold
 two copies of the weights.
 
 This thread is also where the process first imports ``mlx.core``, so it
-settles the CPU BLAS just before (`_cpu_blas`), and a model loaded on the
-OpenBLAS path gets float32 weights (`_mlx_weights`).
+settles the CPU BLAS just before (`cpu_blas`), and a model loaded on the
+OpenBLAS path gets float32 weights (`weights`).
 """
 
 from __future__ import annotations
@@ -281,7 +281,7 @@ def _load_now(source: ModelSource, progress: bool) -> LoadedModel:
 
 
 def _settle_weights(loaded: LoadedModel) -> LoadedModel:
-    """float32 weights on the OpenBLAS path (see `_mlx_weights`); the hint once if slow."""
+    """float32 weights on the OpenBLAS path (see `weights`); the hint once if slow."""
     import mlx.core as mx
 
     from .weights import dequantise_to_float32, weight_bytes, weight_format

@@ -2,7 +2,7 @@
 
 MLX's quantised matmul on the CPU is not vectorised, while a float32
 ``nn.Linear``/``nn.Embedding`` is one sgemm call -- fast once OpenBLAS serves
-it (`_cpu_blas`), slow on the bundled reference BLAS. So the weights are
+it (`cpu_blas`), slow on the bundled reference BLAS. So the weights are
 dequantised exactly when OpenBLAS won, at load, once per process.
 
 The scales and biases are widened to float32 *before* dequantising, so each
