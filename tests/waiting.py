@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 __all__ = ["async_wait_until", "wait_until"]
@@ -18,27 +18,34 @@ __all__ = ["async_wait_until", "wait_until"]
 T = TypeVar("T")
 
 
-def wait_until(
-    predicate: Callable[[], T], *, timeout: float = 10.0, interval: float = 0.01, what: str = ""
-) -> T:
+def _attempts(predicate: Callable[[], T], timeout: float, what: str) -> Iterator[T | None]:
+    """The predicate's value at each attempt (None: not yet), until the deadline."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
-            return value
+            yield value
+            return
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up after {timeout} s waiting for {what or predicate}")
+        yield None
+
+
+def wait_until(
+    predicate: Callable[[], T], *, timeout: float = 10.0, interval: float = 0.01, what: str = ""
+) -> T:
+    for value in _attempts(predicate, timeout, what):
+        if value:
+            return value
         time.sleep(interval)
+    raise AssertionError("unreachable")
 
 
 async def async_wait_until(
     predicate: Callable[[], T], *, timeout: float = 10.0, interval: float = 0.01, what: str = ""
 ) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
+    for value in _attempts(predicate, timeout, what):
         if value:
             return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout} s waiting for {what or predicate}")
         await asyncio.sleep(interval)
+    raise AssertionError("unreachable")
