@@ -18,3 +18,10 @@ pytest_plugins = [
 @pytest.fixture
 def scripted() -> ScriptedBackend:
     return ScriptedBackend()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests run last. Playwright's sync API keeps an event loop running
+    on the main thread from the first browser test until the session ends,
+    and every later ``asyncio.run`` in that thread would fail."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
