@@ -34,6 +34,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
+from ..._core.fences import first_code_block, opens_a_block
 from ..._core.ids import check_session_id
 from ..._core.numbers import check_real
 from ..._core.types import GenerationConfig
@@ -43,7 +44,6 @@ from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
 from ...errors import SessionBusyError
 from ...stores import resolve_store
-from ..code_blocks import first_code_block, opens_a_block
 from ..prompts.cell_context import cells_context, recent_cells
 from ..prompts.data_summary import estimate_tokens, summarize
 from ..prompts.interpolate import interpolate
