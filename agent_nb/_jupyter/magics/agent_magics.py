@@ -35,7 +35,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ..._core.fences import first_code_block, opens_a_block
-from ..._core.ids import check_session_id
+from ..._core.ids import check_session_id, is_single_turn_id
 from ..._core.numbers import check_real
 from ..._core.types import GenerationConfig
 from ..._core.window import omitted_line
@@ -458,7 +458,7 @@ def _waiting_note(runner: AgentRunner, backend: Any) -> Callable[[], str]:
 
     def note() -> str:
         busy = {s.id for s in runner.sessions(include_hidden=True) if s.busy}
-        names = ["a --once turn" if i.startswith("_st-") else repr(i) for i in ahead if i in busy]
+        names = ["a --once turn" if is_single_turn_id(i) else repr(i) for i in ahead if i in busy]
         if not names:
             return ""
         return f"waiting for session {', '.join(names)} to finish its turn on the model"
