@@ -14,7 +14,8 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import TextMessage, get_runner
-from agent_nb._jupyter.prompts.data_summary import estimate_tokens, summarize
+from agent_nb._core.tokens import estimate_text_tokens
+from agent_nb._jupyter.prompts.data_summary import summarize
 from agent_nb.backends import ScriptedBackend
 from agent_nb.backends.mlx import MLXBackend
 from tests.fixtures_magics import magics, run
@@ -38,7 +39,7 @@ def test_summaries_hold_the_budget_of_any_counter(budget: int) -> None:
 def test_backends_without_a_tokenizer_keep_the_estimate() -> None:
     assert ScriptedBackend().count_text_tokens("anything at all") is None
     text = summarize("df", wide_numbers(300, 50), 300)
-    assert estimate_tokens(text) <= 300
+    assert estimate_text_tokens(text) <= 300
 
 
 @pytest.mark.mlx

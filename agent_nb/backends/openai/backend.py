@@ -126,7 +126,7 @@ class OpenAIBackend(Backend):
     backoff). ``context_window`` gives the model's window in tokens; without
     it the backend asks the server's ``/v1/models`` once and uses the
     ``max_model_len`` it reports (vLLM does). Requests are counted with
-    `agent_nb._window.estimate_tokens`; a refusal for length becomes
+    `agent_nb._core.tokens.estimate_request_tokens`; a refusal for length becomes
     `ContextWindowError`. The API key comes from ``api_key`` or the environment variable
     named by ``api_key_env``; local servers need none.
     """
