@@ -2,7 +2,7 @@
 
 Exports are documents for the user, not renderings: model text goes in as
 written. Anything that shows one inside the notebook passes it through
-`agent_nb._render.safe_markdown` (``%agent history``) or as plain text.
+`agent_nb._core.render.safe_markdown` (``%agent history``) or as plain text.
 """
 
 from __future__ import annotations
