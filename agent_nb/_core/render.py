@@ -12,11 +12,13 @@ code block. So the text is split into prose and code first:
   (``javascript:``, ``vbscript:``, ``data:``, ``file:``), so no link target
   can use one, and between ``!`` and ``[`` so images (which load remote URLs
   on their own) become plain links the reader may choose to follow.
-* **Fenced code** is re-emitted in a canonical form: a blank line, a backtick
+* **Fenced code** (found by `agent_nb._core.fences`, the finder ``--code``
+  uses too) is re-emitted in a canonical form: a blank line, a backtick
   fence longer than any backtick run inside, the raw lines, the closing fence,
   a blank line. Whatever the model's fence looked like, the renderer sees a
   code block exactly where this module does, so the raw text inside is safe.
-  An unclosed fence (mid-stream) runs to the end, as CommonMark says.
+  An unclosed fence (mid-stream) runs to the end, as CommonMark says. A fence
+  inside a list item or a quote becomes a block of its own.
 * **Inline code** becomes ``<code>`` with every ASCII punctuation character
   as an entity. No raw model character is left that could open markup, and
   a ``$`` inside code cannot start Jupyter math.
@@ -33,12 +35,11 @@ import html
 import re
 import string
 
+from .fences import fence_markdown, fences, normalize_newlines
+
 __all__ = ["safe_markdown"]
 
 _ZWSP = "\u200b"
-_FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
-_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
-_LANG = re.compile(r"[A-Za-z0-9_+#.-]{1,40}")
 _BACKTICKS = re.compile(r"`+")
 _SCHEME = re.compile(r"(?i)(javascript|vbscript|data|file)(?=\s*\\?:)")
 _IMAGE = re.compile(r"!(?=\[)")
@@ -48,48 +49,18 @@ _PUNCT = frozenset(string.punctuation)
 
 def safe_markdown(text: str) -> str:
     """Markdown for ``text`` in which no model character acts as HTML, JS or an image."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+    text = normalize_newlines(text)
     lines = text.split("\n")
     pieces: list[str] = []
-    prose: list[str] = []
-    i = 0
-    while i < len(lines):
-        opened = _FENCE_OPEN.match(lines[i])
-        if opened is None or (opened[2][0] == "`" and "`" in opened[3]):
-            prose.append(lines[i])
-            i += 1
-            continue
-        indent, fence, info = opened.groups()
-        body: list[str] = []
-        i += 1
-        while i < len(lines):
-            closed = _FENCE_CLOSE.match(lines[i])
-            if closed and closed[1][0] == fence[0] and len(closed[1]) >= len(fence):
-                i += 1
-                break
-            body.append(_dedent(lines[i], len(indent)))
-            i += 1
-        if prose:
-            pieces.append(_prose("\n".join(prose)))
-            prose = []
-        pieces.append(_code_block(body, info))
-    if prose:
-        pieces.append(_prose("\n".join(prose)))
+    line = 0
+    for fence in fences(text):
+        if fence.start > line:
+            pieces.append(_prose("\n".join(lines[line : fence.start])))
+        pieces.append(f"\n\n{fence_markdown(fence.lines, fence.lang)}\n\n")
+        line = fence.end
+    if line < len(lines):
+        pieces.append(_prose("\n".join(lines[line:])))
     return "".join(pieces).strip("\n")
-
-
-def _dedent(line: str, width: int) -> str:
-    """Drop up to ``width`` leading spaces, as CommonMark does for an indented fence."""
-    stripped = line.lstrip(" ")
-    return line[min(width, len(line) - len(stripped)) :]
-
-
-def _code_block(body: list[str], info: str) -> str:
-    lang = _LANG.match(info.strip())
-    longest = max((len(m) for line in body for m in _BACKTICKS.findall(line)), default=0)
-    fence = "`" * max(3, longest + 1)
-    inner = "".join(line + "\n" for line in body)
-    return f"\n\n{fence}{lang[0] if lang else ''}\n{inner}{fence}\n\n"
 
 
 def _prose(text: str) -> str:

@@ -26,7 +26,6 @@ cut, and a shrink learned from a server that refused a request for length).
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, TypeAlias, get_args
 
@@ -40,7 +39,6 @@ __all__ = [
     "Window",
     "WindowMemory",
     "check_policy",
-    "estimate_tokens",
     "fit_window",
     "omitted_line",
     "shown",
@@ -66,28 +64,6 @@ def check_policy(value: object) -> ContextPolicy:
             f"context_policy must be one of {', '.join(map(repr, CONTEXT_POLICIES))}, got {value!r}"
         )
     return value  # type: ignore[return-value]
-
-
-def estimate_tokens(request: GenerateContentRequest) -> int:
-    """The documented estimate for backends without a tokenizer at hand.
-
-    One token per 3 bytes of UTF-8 text (message texts, tool calls and
-    results as JSON, tool schemas) plus 4 per message for the chat markup.
-    English averages about 4 characters per token, so this overestimates on
-    purpose: an overestimate costs a little window, an underestimate a
-    refused request (which `ContextWindowError` then corrects).
-    """
-    from .messages import chat_messages
-
-    total = 3
-    for message in chat_messages(request, for_template=False):
-        text = message.get("content") or ""
-        if message.get("tool_calls"):
-            text += json.dumps(message["tool_calls"])
-        total += 4 + len(text.encode()) // 3
-    for tool in request.tools:
-        total += len(json.dumps(tool.to_openai()).encode()) // 3
-    return total
 
 
 def turn_starts(contents: Sequence[Content]) -> list[int]:

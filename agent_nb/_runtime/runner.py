@@ -19,7 +19,6 @@ import atexit
 import contextlib
 import threading
 import time
-import uuid
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -27,7 +26,7 @@ from typing import Any, NamedTuple
 from .._core.agent import Agent
 from .._core.contexts import ConversationReference, DataAgentContext, InlineContext, check_chat_mode
 from .._core.history import contents_to_events
-from .._core.ids import check_session_id
+from .._core.ids import check_session_id, is_single_turn_id, new_single_turn_id
 from .._core.reply import Reply
 from .._core.types import Content, GenerateContentRequest
 from ..backends import Backend, check_spec
@@ -261,7 +260,7 @@ class AgentRunner:
         """Ids the store holds for this user (with SQLite: also from past kernels)."""
         ids = self.store.list_sessions(self.app_name, self.user_id)
         # Single-turn sessions of a kernel that died mid-turn are not the user's.
-        return [i for i in ids if not i.startswith("_st-")]
+        return [i for i in ids if not is_single_turn_id(i)]
 
     def rewind_session(self, session_id: str, before_invocation_id: str) -> int:
         """`AgentSession.rewind` by id."""
@@ -314,7 +313,7 @@ class AgentRunner:
         history: Sequence[Content] = (),
         **kwargs: Any,
     ) -> EventStream:
-        live = self._open(f"_st-{uuid.uuid4()}", agent, ephemeral=True, history=history)
+        live = self._open(new_single_turn_id(), agent, ephemeral=True, history=history)
         try:
             return live.session.run_async(content, **kwargs)
         except BaseException:

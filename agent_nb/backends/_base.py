@@ -9,7 +9,8 @@ when a key is rewound or dropped.
 
 Every backend also knows its context window (`context_window`, tokens, or
 None when unknown) and counts a request's tokens (`count_tokens`: the real
-tokenizer where the backend has one, else `agent_nb._core.window.estimate_tokens`),
+tokenizer where the backend has one, else the documented estimate of
+`agent_nb._core.tokens`),
 so the turn can fit the history into the window before sending.
 """
 
@@ -21,6 +22,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias
 
+from .._core.tokens import estimate_request_tokens
 from .._core.types import FinishReason, GenerateContentRequest, Usage, new_id
 
 __all__ = [
@@ -109,14 +111,12 @@ class Backend(ABC):
         return self.context_window
 
     def count_tokens(self, request: GenerateContentRequest) -> int:
-        """Prompt tokens ``request`` takes; by default `estimate_tokens` (documented there)."""
-        from .._core.window import estimate_tokens
-
-        return estimate_tokens(request)
+        """Prompt tokens ``request`` takes; by default the estimate (`agent_nb._core.tokens`)."""
+        return estimate_request_tokens(request)
 
     def count_text_tokens(self, text: str) -> int | None:
         """Tokens ``text`` takes in this model, or None without a local tokenizer
-        (callers then estimate; see `agent_nb._jupyter.data_summary`)."""
+        (callers then estimate: `agent_nb._core.tokens.text_counter`)."""
         return None
 
     @abstractmethod

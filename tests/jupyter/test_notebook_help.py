@@ -17,7 +17,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import CapturedIO, capture_output
 
 from agent_nb import AgentRunner, TextMessage, get_runner, set_runner
-from agent_nb._jupyter.code_blocks import first_code_block
+from agent_nb._core.fences import first_code_block
 from agent_nb._jupyter.prompts.trim import cut_middle
 from agent_nb.backends import ScriptedBackend
 from agent_nb.backends.mlx import MLXBackend

@@ -34,8 +34,10 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
-from ..._core.ids import check_session_id
+from ..._core.fences import first_code_block, opens_a_block
+from ..._core.ids import check_session_id, is_single_turn_id
 from ..._core.numbers import check_real
+from ..._core.tokens import TextCounter, text_counter
 from ..._core.types import GenerationConfig
 from ..._core.window import omitted_line
 from ..._runtime.kernel_runner import get_runner, set_runner
@@ -43,13 +45,12 @@ from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
 from ...errors import SessionBusyError
 from ...stores import resolve_store
-from ..code_blocks import first_code_block, opens_a_block
 from ..prompts.cell_context import cells_context, recent_cells
-from ..prompts.data_summary import estimate_tokens, summarize
+from ..prompts.data_summary import summarize
 from ..prompts.interpolate import interpolate
 from ..prompts.last_error import LastError, error_from_result
-from .commands import CommandsMixin
-from .explain import ExplainMixin
+from .commands import Commands
+from .explain import explain
 from .store_switch import check_move, move_sessions
 from .stream import DisplaySink, TerminalSink, drive
 from .usage import usage_errors
@@ -57,8 +58,10 @@ from .usage import usage_errors
 __all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
 
 @magics_class
-class AgentMagics(CommandsMixin, ExplainMixin, Magics):
+class AgentMagics(Magics):
     """``%%agent`` / ``%agent``; configure with ``%config AgentMagics.<trait> = ...``."""
+
+    shell: Any  # IPython types it Optional; the registered instance always has one
 
     default_session = Unicode(
         "default", help="Session a %%agent cell talks to when it names none."
@@ -118,6 +121,13 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         self._own_runner: AgentRunner | None = None
         self.last_error: LastError | None = None  # the latest failed cell, for %agent explain
         self._history_len: int | None = None  # input history length when this cell started
+        self._commands = Commands(
+            default_session=lambda: self.default_session,
+            show=self._show,
+            cells=self.cells,
+            model_changed=self._model_changed,
+            explain=self._explain,
+        )
         if shell is not None:
             shell.events.register("pre_run_cell", self._pre_run_cell)
             shell.events.register("post_run_cell", self._post_run_cell)
@@ -212,6 +222,15 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         """False in a terminal, whose publisher can only print text/plain."""
         return type(self.shell.display_pub) is not DisplayPublisher
 
+    def _show(self, bundle: dict[str, str]) -> None:
+        """A MIME bundle into the output (a terminal prints its text/plain)."""
+        if self._rich_output():
+            from IPython.display import display
+
+            display(bundle, raw=True)
+        else:
+            print(bundle["text/plain"])
+
     # -- %%agent ------------------------------------------------------------
 
     @magic_arguments(name="%agent")
@@ -276,15 +295,19 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
             Plot the column I computed above as a histogram.
         """
         args = self._parse(line)
-        count = self._turn_backend(args).count_text_tokens  # --data budgets in model tokens
+        count = self._counter(args)  # budgets in the turn's model's tokens
         message = self._message(cell, args.data, raw=args.raw, count=count)
-        context = self._cells(args)
+        context = self._cells(args, count)
         self._send(args, f"{context}\n\n{message}" if context else message)
 
     def _turn_backend(self, args: Any) -> Backend:
         """The model the turn will run on; a bad spec fails here, not mid-turn."""
         runner = get_runner()
         return runner.check_model(args.model or self.default_model or runner.model)
+
+    def _counter(self, args: Any) -> TextCounter:
+        """Tokens as the turn's model counts them (its tokenizer, else the estimate)."""
+        return text_counter(self._turn_backend(args).count_text_tokens)
 
     def _send(self, args: Any, message: str) -> None:
         """Check the options, start the turn (rewinding a re-run cell) and stream it."""
@@ -338,7 +361,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         data: list[str],
         *,
         raw: bool = False,
-        count: Callable[[str], int | None] = lambda _: None,
+        count: TextCounter,
     ) -> str:
         ns = self.shell.user_ns
         text = (cell if raw else interpolate(cell, ns)).strip()  # ValueError: see usage_errors
@@ -348,15 +371,10 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         if not text:
             raise UsageError("the cell is empty; write the message below the %%agent line")
         budget = self.data_budget // max(1, len(data))
-
-        def tokens(text: str) -> int:  # the model's tokenizer when it has one
-            counted = count(text)
-            return estimate_tokens(text) if counted is None else counted
-
-        summaries = [summarize(name, ns[name], budget, tokens) for name in dict.fromkeys(data)]
+        summaries = [summarize(name, ns[name], budget, count) for name in dict.fromkeys(data)]
         return "\n\n".join([text, *summaries])
 
-    def _cells(self, args: Any) -> str:
+    def _cells(self, args: Any, count: TextCounter) -> str:
         """The ``--cells N [--outputs]`` context, or ""."""
         if args.cells is None:
             if args.outputs:
@@ -368,7 +386,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         if not cells:
             raise UsageError("--cells: no cell has run before this one in this kernel yet")
         return cells_context(
-            self.shell, cells, outputs=args.outputs, budget_tokens=self.cells_budget
+            self.shell, cells, outputs=args.outputs, budget_tokens=self.cells_budget, count=count
         )
 
     def _next_cell(self, reply: str) -> None:
@@ -447,7 +465,23 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
 
         ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
         """
-        return self.run_command(line)
+        return self._commands.run(line)
+
+    def _model_changed(self, spec: str) -> None:
+        """``%agent model SPEC``: a set default_model follows the runner's new model."""
+        if self.default_model:
+            self.default_model = spec
+
+    def _explain(self, argv: list[str]) -> None:
+        explain(
+            argv,
+            shell=self.shell,
+            last_error=self.last_error,
+            budget_tokens=self.error_budget,
+            turn_defaults=lambda: self.agent_cell.parser.parse_args([]),
+            counter=self._counter,
+            send=self._send,
+        )
 
 
 def _waiting_note(runner: AgentRunner, backend: Any) -> Callable[[], str]:
@@ -458,7 +492,7 @@ def _waiting_note(runner: AgentRunner, backend: Any) -> Callable[[], str]:
 
     def note() -> str:
         busy = {s.id for s in runner.sessions(include_hidden=True) if s.busy}
-        names = ["a --once turn" if i.startswith("_st-") else repr(i) for i in ahead if i in busy]
+        names = ["a --once turn" if is_single_turn_id(i) else repr(i) for i in ahead if i in busy]
         if not names:
             return ""
         return f"waiting for session {', '.join(names)} to finish its turn on the model"

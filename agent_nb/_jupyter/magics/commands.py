@@ -29,7 +29,7 @@ from .usage import usage_errors
 if TYPE_CHECKING:
     from ..._runtime.session import AgentSession
 
-__all__ = ["COMMANDS", "CommandsMixin", "sessions_html"]
+__all__ = ["COMMANDS", "Commands", "sessions_html"]
 
 COMMANDS = ("sessions", "history", "state", "delete", "clear", "model", "export", "widget",
             "memory", "explain")  # fmt: skip
@@ -84,19 +84,39 @@ def _sessions_text(infos: list[SessionInfo], stored_only: list[str]) -> str:
     return "\n".join(lines)
 
 
-class CommandsMixin:
-    """Mixed into `AgentMagics`; uses its shell, traits and cell map."""
+class Commands:
+    """The ``%agent`` subcommands, given what they need by `AgentMagics`:
 
-    if TYPE_CHECKING:
-        shell: Any
-        default_session: str
-        default_model: str
-        cells: dict[str, tuple[str, str]]
+    * ``default_session``: the session an id-less command means (read at each call);
+    * ``show``: puts a MIME bundle into the cell output (or prints its text);
+    * ``cells``: the magics' cell map (cellId -> session, invocation), which
+      ``delete`` and ``clear`` keep in step;
+    * ``model_changed``: told the spec ``%agent model SPEC`` set;
+    * ``explain``: runs ``%agent explain`` (a turn, so the magics own it).
+    """
 
-        def _rich_output(self) -> bool: ...
+    def __init__(
+        self,
+        *,
+        default_session: Callable[[], str],
+        show: Callable[[dict[str, str]], None],
+        cells: dict[str, tuple[str, str]],
+        model_changed: Callable[[str], None],
+        explain: Callable[[list[str]], None],
+    ) -> None:
+        self._default_session = default_session
+        self._show = show
+        self._cells = cells
+        self._model_changed = model_changed
+        self._handlers: dict[str, Callable[[list[str]], Any]] = {
+            "sessions": self._sessions, "history": self._history, "state": self._state,
+            "delete": self._delete, "clear": self._clear, "model": self._model,
+            "export": self._export, "widget": self._widget, "memory": self._memory,
+            "explain": explain,
+        }  # fmt: skip
 
     @usage_errors
-    def run_command(self, line: str) -> Any:
+    def run(self, line: str) -> Any:
         try:
             argv = shlex.split(line)
         except ValueError as exc:
@@ -109,18 +129,9 @@ class CommandsMixin:
                 f"unknown %agent command {command!r}; use one of: {', '.join(COMMANDS)}. "
                 "Send a message with %%agent"
             )
-        handler: Callable[[list[str]], Any] = getattr(self, f"_cmd_{command}")
-        return handler(rest)
+        return self._handlers[command](rest)
 
     # -- helpers --------------------------------------------------------------
-
-    def _show(self, bundle: dict[str, str]) -> None:
-        if self._rich_output():
-            from IPython.display import display
-
-            display(bundle, raw=True)
-        else:
-            print(bundle["text/plain"])
 
     def _known_ids(self, runner: AgentRunner) -> list[str]:
         ids = {i.id for i in runner.sessions()} | set(runner.stored_session_ids())
@@ -130,7 +141,7 @@ class CommandsMixin:
         """The session named by ``args`` (or the default); never creates one."""
         if len(args) > 1:
             raise UsageError(f"%agent {command} takes at most one session id, got {args}")
-        session_id = args[0] if args else self.default_session
+        session_id = args[0] if args else self._default_session()
         check_session_id(session_id)
         known = self._known_ids(runner)
         if session_id not in known:
@@ -140,7 +151,7 @@ class CommandsMixin:
 
     # -- commands ---------------------------------------------------------------
 
-    def _cmd_sessions(self, args: list[str]) -> None:
+    def _sessions(self, args: list[str]) -> None:
         if args:
             raise UsageError("%agent sessions takes no arguments")
         runner = get_runner()
@@ -153,45 +164,44 @@ class CommandsMixin:
         self._show({"text/html": sessions_html(infos, stored_only),
                     "text/plain": _sessions_text(infos, stored_only)})  # fmt: skip
 
-    def _cmd_history(self, args: list[str]) -> None:
+    def _history(self, args: list[str]) -> None:
         session = self._existing(get_runner(), args, "history")
         text = session_markdown(session, level=4)
         self._show({"text/markdown": safe_markdown(text), "text/plain": text})
 
-    def _cmd_state(self, args: list[str]) -> dict[str, Any]:
+    def _state(self, args: list[str]) -> dict[str, Any]:
         return self._existing(get_runner(), args, "state").state
 
-    def _cmd_delete(self, args: list[str]) -> None:
+    def _delete(self, args: list[str]) -> None:
         if len(args) != 1:
             raise UsageError("usage: %agent delete ID (use %agent clear to delete every session)")
         runner = get_runner()
         session = self._existing(runner, args, "delete")
         runner.delete_session(session.id)
-        for cell, (session_id, _) in list(self.cells.items()):
+        for cell, (session_id, _) in list(self._cells.items()):
             if session_id == session.id:
-                del self.cells[cell]
+                del self._cells[cell]
         print(f"deleted session {session.id!r}")
 
-    def _cmd_clear(self, args: list[str]) -> None:
+    def _clear(self, args: list[str]) -> None:
         if args:
             raise UsageError("%agent clear takes no arguments; it deletes every session")
         runner = get_runner()
         count = len(self._known_ids(runner))
         runner.clear_all_sessions()
-        self.cells.clear()
+        self._cells.clear()
         print(f"deleted {count} session{'s' * (count != 1)}")
 
-    def _cmd_model(self, args: list[str]) -> None:
+    def _model(self, args: list[str]) -> None:
         runner = get_runner()
         if len(args) > 1:
             raise UsageError("usage: %agent model [SPEC]")
         if args:
             runner.model = args[0]
-            if self.default_model:
-                self.default_model = args[0]
+            self._model_changed(args[0])
         print(f"model: {runner.model_label}")
 
-    def _cmd_export(self, args: list[str]) -> None:
+    def _export(self, args: list[str]) -> None:
         parser = MagicArgumentParser(prog="%agent export", add_help=False)
         parser.add_argument("session", nargs="?")
         parser.add_argument("--format", choices=EXPORT_FORMATS, default="md")
@@ -210,10 +220,10 @@ class CommandsMixin:
             raise UsageError(f"cannot write {options.to!r}: {exc.strerror or exc}") from None
         print(f"exported session {session.id!r} ({len(session.history)} events) to {options.to}")
 
-    def _cmd_widget(self, args: list[str]) -> Any:
+    def _widget(self, args: list[str]) -> Any:
         if len(args) > 1:
             raise UsageError("usage: %agent widget [ID]")
-        session_id = args[0] if args else self.default_session
+        session_id = args[0] if args else self._default_session()
         check_session_id(session_id)
         try:
             from ..widget.chat_widget import ChatWidget
@@ -225,7 +235,7 @@ class CommandsMixin:
         # not evict it. (A missing JS bundle raises FrontendNotBuiltError.)
         return ChatWidget(session=session_id, evict_on_close=False)
 
-    def _cmd_memory(self, args: list[str]) -> None:
+    def _memory(self, args: list[str]) -> None:
         if args:
             raise UsageError("%agent memory takes no arguments")
         figures = get_runner().memory()

@@ -30,11 +30,11 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
+from ..._core.fences import code_blocks, fence_markdown
 from ..._core.render import safe_markdown
 from ..._core.reply import Reply, cut_off_note
 from ..._core.types import Event, FunctionCall, FunctionResponse, TextMessage
 from ..._runtime.stream import EventStream
-from ..code_blocks import FENCED
 from ..export import call_line, response_line
 
 __all__ = ["DisplaySink", "Outcome", "Sink", "TerminalSink", "drive", "render_bundle"]
@@ -63,10 +63,10 @@ class Sink(Protocol):
 
 def _code_only(text: str) -> str:
     """``--format code``: the fenced blocks of a reply, or all of it when it has none."""
-    blocks = FENCED.findall(text)
+    blocks = code_blocks(text)
     if not blocks:
-        return f"```\n{text}\n```" if text else ""
-    return "\n\n".join(f"```{info.strip()}\n{body}```" for _, info, body in blocks)
+        return fence_markdown(text.split("\n")) if text else ""
+    return "\n\n".join(fence_markdown(block.lines, block.lang) for block in blocks)
 
 
 def render_bundle(

@@ -10,16 +10,19 @@ interpolation.
 Outputs are text only. IPython 9 keeps each cell's printed text, results and
 error in ``history_manager.outputs`` / ``exceptions``; with IPython 8 only the
 cell's result value (``Out[n]``) is known. Everything is cut to a token
-budget shared evenly by the cells, each cut in its middle, like ``--data``.
+budget shared evenly by the cells, each cut in its middle, and counted like
+``--data``: with the model's tokenizer when the backend has one, else the one
+estimate (`agent_nb._core.tokens`). Labels and fences count too.
 """
 
 from __future__ import annotations
 
+import functools
 import reprlib
 from typing import Any
 
-from .data_summary import CHARS_PER_TOKEN
-from .trim import cut_middle
+from ..._core.tokens import TextCounter, estimate_text_tokens
+from .trim import fit_middle
 
 __all__ = ["cells_context", "recent_cells"]
 
@@ -59,16 +62,29 @@ def _outputs(shell: Any, count: int) -> str:
 
 
 def cells_context(
-    shell: Any, cells: list[tuple[int, str]], *, outputs: bool, budget_tokens: int
+    shell: Any,
+    cells: list[tuple[int, str]],
+    *,
+    outputs: bool,
+    budget_tokens: int,
+    count: TextCounter = estimate_text_tokens,
 ) -> str:
-    """The labelled cells (oldest first), within about ``budget_tokens`` tokens."""
-    share = max(40, budget_tokens // max(1, len(cells))) * CHARS_PER_TOKEN
+    """The labelled cells (oldest first), within about ``budget_tokens`` tokens
+    as ``count`` counts them (each cell gets an even share, at least 40)."""
     what = "code and outputs" if outputs else "code"
-    parts = [f"Context: the {what} of the last {len(cells)} cells I ran in this notebook."]
-    for count, source in cells:
-        code = cut_middle(source.strip("\n"), share * 2 // 3 if outputs else share)
-        parts.append(f"In [{count}]:\n```python\n{code}\n```")
-        shown = _outputs(shell, count) if outputs else ""
+    header = f"Context: the {what} of the last {len(cells)} cells I ran in this notebook."
+    share = max(40, (budget_tokens - count(header)) // max(1, len(cells)))
+    parts = [header]
+    for number, source in cells:
+        shown = _outputs(shell, number) if outputs else ""
+        code_share = share * 2 // 3 if shown else share
+        code_block = functools.partial(_block, f"In [{number}]", "python")
+        parts.append(fit_middle(source.strip("\n"), code_share, count, code_block))
         if shown:
-            parts.append(f"Out[{count}]:\n```text\n{cut_middle(shown, share // 3)}\n```")
+            output_block = functools.partial(_block, f"Out[{number}]", "text")
+            parts.append(fit_middle(shown, share - code_share, count, output_block))
     return "\n\n".join(parts)
+
+
+def _block(label: str, lang: str, text: str) -> str:
+    return f"{label}:\n```{lang}\n{text}\n```"

@@ -6,12 +6,12 @@ parts that answer most questions (shape, dtypes, a few rows, ``describe()``)
 and is cut to a token budget, dropping the least useful parts first.
 
 Tokens are counted with the model's own tokenizer when the backend has one
-(`Backend.count_text_tokens`; the MLX backend does), because the usual estimate of
-four characters per token is badly wrong for numeric tables: digits, signs
-and column padding tokenise to about 1.8 characters each, so a table
-"budgeted" at 600 tokens came out at 1,343. Backends without a local
-tokenizer (an OpenAI-compatible server, the scripted fake) fall back to that
-estimate, which is then only approximate.
+(`Backend.count_text_tokens`; the MLX backend does), because a character
+estimate is badly wrong for numeric tables: digits, signs and column padding
+tokenise to about 1.8 characters each, so a table "budgeted" at 600 tokens by
+four characters per token came out at 1,343. Backends without a local
+tokenizer (an OpenAI-compatible server, the scripted fake) fall back to the
+one estimate of `agent_nb._core.tokens`, which is then only approximate.
 
 pandas and numpy are never imported here: an object can only be a DataFrame
 if pandas is already in ``sys.modules``, so the check looks there.
@@ -26,15 +26,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CHARS_PER_TOKEN", "estimate_tokens", "summarize"]
+from ..._core.tokens import CHARS_PER_TOKEN_CAP, estimate_text_tokens
 
-CHARS_PER_TOKEN = 4  # a conservative average for English and numbers with BPE tokenizers
+__all__ = ["summarize"]
+
 _TRUNCATED = "\n… (truncated to fit the token budget)"
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens by the character estimate (no tokenizer at hand)."""
-    return -(-len(text) // CHARS_PER_TOKEN)
 
 
 def summarize(
@@ -44,10 +40,10 @@ def summarize(
     count_tokens: Callable[[str], int] | None = None,
 ) -> str:
     """A text summary of ``obj`` of at most ``budget_tokens`` tokens as
-    ``count_tokens`` counts them (default: the character estimate)."""
+    ``count_tokens`` counts them (default: the estimate)."""
     budget = max(40, budget_tokens)
-    count = count_tokens or estimate_tokens
-    limit = budget * CHARS_PER_TOKEN  # no summary is longer than this many characters
+    count = count_tokens or estimate_text_tokens
+    limit = budget * CHARS_PER_TOKEN_CAP  # no summary is longer than this many characters
     header = f"Data `{name}` ({_type_name(obj)}):\n"
     for attempt in _attempts(obj, limit):
         text = header + attempt()

@@ -27,8 +27,8 @@ import traceback
 from collections.abc import Mapping
 from typing import Any
 
-from .data_summary import CHARS_PER_TOKEN
-from .trim import cut_middle
+from ..._core.tokens import CHARS_PER_TOKEN_CAP, TextCounter, estimate_text_tokens
+from .trim import cut_middle, fit_middle
 
 __all__ = ["LastError", "error_from_result", "error_from_sys", "explain_prompt"]
 
@@ -164,22 +164,27 @@ def _exception_text(error: BaseException, cell_numbers: Mapping[str, int]) -> st
 
 
 def explain_prompt(
-    last: LastError, cell_numbers: Mapping[str, int], budget_tokens: int = 800
+    last: LastError,
+    cell_numbers: Mapping[str, int],
+    budget_tokens: int = 800,
+    count: TextCounter = estimate_text_tokens,
 ) -> str:
     """The ``%agent explain`` message: instructions, error, cell code, user frames.
 
-    About ``budget_tokens`` long at most: each part is cut in its middle to its
+    About ``budget_tokens`` long at most, as ``count`` counts tokens (the
+    model's tokenizer, or the estimate): each part is cut in its middle to its
     share (a quarter for the message, the rest split between code and frames).
     """
-    limit = max(200, budget_tokens) * CHARS_PER_TOKEN
-    parts = [INSTRUCTIONS, "Error:\n" + cut_middle(_exception_text(last.error, cell_numbers),
-                                                   limit // 4)]  # fmt: skip
+    budget = max(200, budget_tokens) - count(INSTRUCTIONS)
+    # cut by characters first (generously) so a huge message is never counted whole
+    error = cut_middle(_exception_text(last.error, cell_numbers), budget * CHARS_PER_TOKEN_CAP)
+    parts = [INSTRUCTIONS, fit_middle(error, budget // 4, count, "Error:\n{}".format)]
     if last.cell and last.cell.strip():
         where = f" (In [{last.execution_count}])" if last.execution_count else ""
-        code = cut_middle(last.cell.strip("\n"), limit * 3 // 8)
-        parts.append(f"The failing cell{where}:\n```python\n{code}\n```")
+        label = f"The failing cell{where}:\n```python\n{{}}\n```".format
+        parts.append(fit_middle(last.cell.strip("\n"), budget * 3 // 8, count, label))
     frames = _user_frames(last.error, cell_numbers)
     if frames:
-        text = cut_middle("\n".join(frames), limit * 3 // 8)
-        parts.append(f"Traceback of my code (most recent call last):\n{text}")
+        label = "Traceback of my code (most recent call last):\n{}".format
+        parts.append(fit_middle("\n".join(frames), budget * 3 // 8, count, label))
     return "\n\n".join(parts)

@@ -48,11 +48,10 @@ from .protocol import (
     ErrorMsg,
     FromPython,
     SnapshotMsg,
-    TurnCompleteMsg,
     entries_from_events,
     entry_from_event,
     parse_from_js,
-    usage_dict,
+    turn_complete_msg,
 )
 
 __all__ = ["ChatWidget"]
@@ -299,17 +298,7 @@ class ChatWidget(anywidget.AnyWidget):
             self._batcher.flush()
             self._live_text.clear()
             if isinstance(event, TurnComplete):
-                self._send_msg(
-                    TurnCompleteMsg(
-                        type="turn_complete",
-                        invocation_id=event.invocation_id,
-                        finish_reason=event.finish_reason,
-                        interrupted=event.interrupted,
-                        error=event.error,
-                        max_tokens=event.max_tokens,
-                        usage=usage_dict(event.usage),
-                    )
-                )
+                self._send_msg(turn_complete_msg(event))
                 self._sync(busy=False)
                 return
             entry = entry_from_event(event)

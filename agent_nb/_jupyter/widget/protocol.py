@@ -3,8 +3,9 @@
 Everything that crosses the comm is one of the `TypedDict` shapes below, tagged
 by a ``type`` (custom messages) or ``kind`` (transcript entries) literal. The
 JS side mirrors them as JSDoc typedefs in ``js/protocol.js``; keep the two in
-step. Events are converted to entries here, in one place, so the widget and a
-test agree on what the front end sees.
+step. Events are converted to entries here, in one place, from the event
+codec's dicts (`agent_nb._core.codec`), so the widget, the stores, the JSON
+export and a test agree on what an event holds.
 
 Streaming text does not travel as entries: it goes as batched `DeltaMsg`
 chunks (at most one per ``DELTA_INTERVAL_S``), and the final model entry that
@@ -17,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
-from ..._core.types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
+from ..._core.codec import event_to_dict
+from ..._core.types import Event, TurnComplete
 from ..._core.window import omitted_line
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "entries_from_events",
     "entry_from_event",
     "parse_from_js",
+    "turn_complete_msg",
     "usage_dict",
 ]
 
@@ -207,71 +210,67 @@ def parse_from_js(content: object) -> FromJs:
 
 
 # -- events -> entries -----------------------------------------------------------
+#
+# Entries are read off the event codec's dict (`agent_nb._core.codec`), the one
+# place that turns events into dicts; the widget only renames the kind for its
+# view (user / model / tool_call / ...) and adds view fields (``window_note``).
 
 
-def usage_dict(usage: Usage) -> UsageDict:
+def usage_dict(usage: Mapping[str, Any]) -> UsageDict:
+    """The wire usage for the codec's usage dict (``event_to_dict(e)["usage"]``)."""
+    omitted = usage.get("omitted_turns") or 0
     return UsageDict(
-        prompt_tokens=usage.prompt_tokens,
-        cached_tokens=usage.cached_tokens,
-        generated_tokens=usage.generated_tokens,
-        time_to_first_token_s=usage.time_to_first_token_s,
-        tokens_per_s=usage.tokens_per_s,
-        context_tokens=usage.context_tokens,
-        context_window=usage.context_window,
-        window_note=(
-            omitted_line(usage.omitted_turns, usage.context_window)
-            if usage.omitted_turns
-            else None
-        ),
+        prompt_tokens=usage["prompt_tokens"],
+        cached_tokens=usage["cached_tokens"],
+        generated_tokens=usage["generated_tokens"],
+        time_to_first_token_s=usage["time_to_first_token_s"],
+        tokens_per_s=usage["tokens_per_s"],
+        context_tokens=usage["context_tokens"],
+        context_window=usage["context_window"],
+        window_note=omitted_line(omitted, usage["context_window"]) if omitted else None,
+    )
+
+
+def turn_complete_msg(event: TurnComplete) -> TurnCompleteMsg:
+    """The message that ends a turn in the front end."""
+    data = event_to_dict(event)
+    return TurnCompleteMsg(
+        type="turn_complete",
+        invocation_id=data["invocation_id"],
+        finish_reason=data["finish_reason"],
+        interrupted=data["interrupted"],
+        error=data["error"],
+        max_tokens=data["max_tokens"],
+        usage=usage_dict(data["usage"]),
     )
 
 
 def entry_from_event(event: Event) -> Entry | None:
     """The transcript entry for a stored event (None for partial text)."""
-    if isinstance(event, TextMessage):
-        if event.is_partial:
+    data = event_to_dict(event)
+    kind, event_id, invocation_id = data["kind"], data["id"], data["invocation_id"]
+    if kind == "text":
+        if data["is_partial"]:
             return None
-        if event.author == "user":
-            return UserEntry(
-                kind="user", id=event.id, invocation_id=event.invocation_id, text=event.text
-            )
-        return ModelEntry(
-            kind="model",
-            author=event.author,
-            text=event.text,
-            interrupted=event.interrupted,
-            id=event.id,
-            invocation_id=event.invocation_id,
-        )
-    if isinstance(event, FunctionCall):
-        return ToolCallEntry(
-            kind="tool_call",
-            name=event.name,
-            call_id=event.call_id,
-            args=dict(event.args),
-            id=event.id,
-            invocation_id=event.invocation_id,
-        )
-    if isinstance(event, FunctionResponse):
-        return ToolResultEntry(
-            kind="tool_result",
-            name=event.name,
-            call_id=event.call_id,
-            response=dict(event.response),
-            id=event.id,
-            invocation_id=event.invocation_id,
-        )
-    if isinstance(event, TurnComplete):
-        return TurnEntry(
-            kind="turn",
-            finish_reason=event.finish_reason,
-            interrupted=event.interrupted,
-            error=event.error,
-            max_tokens=event.max_tokens,
-            usage=usage_dict(event.usage),
-            id=event.id,
-            invocation_id=event.invocation_id,
-        )
+        if data["author"] == "user":
+            return UserEntry(kind="user", id=event_id, invocation_id=invocation_id,
+                             text=data["text"])  # fmt: skip
+        return ModelEntry(kind="model", id=event_id, invocation_id=invocation_id,
+                          author=data["author"], text=data["text"],
+                          interrupted=data["interrupted"])  # fmt: skip
+    if kind == "function_call":
+        return ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
+                             name=data["name"], call_id=data["call_id"],
+                             args=data["args"])  # fmt: skip
+    if kind == "function_response":
+        return ToolResultEntry(kind="tool_result", id=event_id, invocation_id=invocation_id,
+                               name=data["name"], call_id=data["call_id"],
+                               response=data["response"])  # fmt: skip
+    if kind == "turn_complete":
+        return TurnEntry(kind="turn", id=event_id, invocation_id=invocation_id,
+                         finish_reason=data["finish_reason"], interrupted=data["interrupted"],
+                         error=data["error"], max_tokens=data["max_tokens"],
+                         usage=usage_dict(data["usage"]))  # fmt: skip
     return None
 
 

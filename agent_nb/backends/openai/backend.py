@@ -19,7 +19,7 @@ Two things the SDK does not do for us:
   ``raise ... from exc`` so the cause stays visible.
 
 The wire format (messages, request arguments, folding streamed fragments)
-lives in `wire`. This module imports ``openai`` at the top: it is
+lives in `_openai_wire`. This module imports ``openai`` at the top: it is
 only ever imported on demand, by `agent_nb.backends.resolve_backend` or by a
 caller who asked for it.
 """
@@ -126,7 +126,7 @@ class OpenAIBackend(Backend):
     backoff). ``context_window`` gives the model's window in tokens; without
     it the backend asks the server's ``/v1/models`` once and uses the
     ``max_model_len`` it reports (vLLM does). Requests are counted with
-    `agent_nb._core.window.estimate_tokens`; a refusal for length becomes
+    `agent_nb._core.tokens.estimate_request_tokens`; a refusal for length becomes
     `ContextWindowError`. The API key comes from ``api_key`` or the environment variable
     named by ``api_key_env``; local servers need none.
     """
