@@ -119,7 +119,7 @@ def _private_reaches(source: str, where: str) -> list[str]:
 #: Reaches into other projects' objects, each for want of a public way.
 THIRD_PARTY = {
     # IPython keeps no public map from a cell's file name to its In[] number.
-    "_jupyter/magics/explain.py: getattr(self.shell.compile, '_filename_map', {})",
+    "_jupyter/magics/explain.py: getattr(shell.compile, '_filename_map', {})",
 }
 
 
