@@ -131,7 +131,18 @@
  * @property {"catch_up"} type
  */
 
-/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg} FromJs */
+/** @typedef {"attached" | "detached" | "destroyed" | "page_gone"} ViewEvent */
+
+/**
+ * What happened to one view (lifecycle.py); view_id is "" for page_gone.
+ * @typedef {object} ViewMsg
+ * @property {"view"} type
+ * @property {ViewEvent} event
+ * @property {string} page_id
+ * @property {string} view_id
+ */
+
+/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg} FromJs */
 
 // -- synced traits -----------------------------------------------------------
 
@@ -143,6 +154,7 @@
  * @property {boolean} session_closed
  * @property {string} model_label
  * @property {string} agent_name  the role label of the model's messages, streaming or not
+ * @property {string} closed_note  set when the widget closed: what became of its session
  */
 
 export {};
