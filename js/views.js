@@ -8,6 +8,12 @@
 // notebook's panel out of the document before it disposes the outputs inside,
 // while clearing an output or deleting a cell leaves the panel in place.
 // Measured in JupyterLab 4 (tests/jupyter/test_widget_lifecycle_browser.py).
+//
+// A closing notebook also drops its kernel connection before its views go,
+// so their last message is lost. Every message therefore carries the page's
+// whole list of this widget's live views (`live`), kept here per page: the
+// next message from the page (a view of the reopened notebook) corrects the
+// kernel's count.
 
 /** @typedef {import("./protocol.js").ViewEvent} ViewEvent */
 /** @typedef {import("./protocol.js").ViewMsg} ViewMsg */
@@ -44,16 +50,33 @@ export function removalEvent(host) {
 }
 
 /**
+ * This page's live views per widget.
+ * @param {any} win
+ * @returns {Map<string, Set<string>>}
+ */
+function registry(win) {
+  if (!(win.__agentNbViews instanceof Map)) win.__agentNbViews = new Map();
+  return win.__agentNbViews;
+}
+
+/**
  * Report this view: attached now, then destroyed / detached on removal, and
  * page_gone when the page unloads. Returns the cleanup for `render`'s.
  * @param {object} options
  * @param {HTMLElement} options.el
+ * @param {string} options.key  the widget's id (its ``view_key`` trait)
  * @param {(msg: ViewMsg) => void} options.post
  * @param {Window} options.win
  */
-export function trackView({ el, post, win }) {
+export function trackView({ el, key, post, win }) {
   const page = pageId(/** @type {any} */ (win));
   const view = randomId();
+  const views = registry(win);
+  const mine = views.get(key) ?? new Set();
+  views.set(key, mine);
+  /** @param {ViewEvent} event @param {string} viewId */
+  const tell = (event, viewId) =>
+    post({ type: "view", event, page_id: page, view_id: viewId, live: [...mine] });
   /** @type {Element | null} */
   let host = null;
   let timer = 0;
@@ -64,14 +87,17 @@ export function trackView({ el, post, win }) {
     else timer = win.setTimeout(findHost, 100);
   };
   findHost();
-  const onPageHide = () => post({ type: "view", event: "page_gone", page_id: page, view_id: "" });
+  const onPageHide = () => tell("page_gone", "");
   win.addEventListener("pagehide", onPageHide);
-  post({ type: "view", event: "attached", page_id: page, view_id: view });
+  mine.add(view);
+  tell("attached", view);
   return () => {
     if (timer) win.clearTimeout(timer);
     win.removeEventListener("pagehide", onPageHide);
+    mine.delete(view);
+    if (!mine.size) views.delete(key);
     try {
-      post({ type: "view", event: removalEvent(host), page_id: page, view_id: view });
+      tell(removalEvent(host), view);
     } catch {
       // The widget closed first (its comm is gone): nothing left to tell.
     }

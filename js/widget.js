@@ -241,7 +241,7 @@ function render({ model, el }) {
     post({ type: "catch_up" });
   }
 
-  const untrack = trackView({ el, post, win: window });
+  const untrack = trackView({ el, key: model.get("view_key"), post, win: window });
 
   return () => {
     untrack();

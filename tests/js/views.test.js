@@ -37,17 +37,23 @@ test("trackView reports attached, page_gone on unload, and the removal kind", ()
   const el = { isConnected: true, closest: () => panel };
   const win = fakeWindow();
   const sent = [];
-  const cleanup = trackView({ el, post: (m) => sent.push(m), win });
+  const cleanup = trackView({ el, key: "w1", post: (m) => sent.push(m), win });
   assert.equal(sent[0].event, "attached");
   const { page_id, view_id } = sent[0];
   win.listeners.get("pagehide")();
-  assert.deepEqual(sent[1], { type: "view", event: "page_gone", page_id, view_id: "" });
+  assert.deepEqual(sent[0].live, [view_id]);
+  assert.deepEqual(sent[1], {
+    type: "view", event: "page_gone", page_id, view_id: "", live: [view_id],
+  });
 
   cleanup(); // output cleared: the notebook panel is still there
-  assert.deepEqual(sent[2], { type: "view", event: "destroyed", page_id, view_id });
+  assert.deepEqual(sent[2], { type: "view", event: "destroyed", page_id, view_id, live: [] });
   assert.equal(win.listeners.size, 0);
 
-  const second = trackView({ el, post: (m) => sent.push(m), win });
+  const second = trackView({ el, key: "w1", post: (m) => sent.push(m), win });
+  const third = trackView({ el, key: "w1", post: (m) => sent.push(m), win });
+  assert.equal(sent.at(-1).live.length, 2); // the page's views of this widget
+  third();
   panel.isConnected = false; // the notebook's tab closes: its panel left the page first
   second();
   assert.equal(sent.at(-1).event, "detached");
@@ -58,6 +64,7 @@ test("a cleanup after the widget closed does not throw", () => {
   const el = { isConnected: false, closest: () => null };
   const cleanup = trackView({
     el,
+    key: "w2",
     post: (m) => {
       if (m.event !== "attached") throw new Error("comm closed");
     },

@@ -165,8 +165,11 @@ def test_reload_and_a_reopened_tab_keep_the_widget(lc: Lab) -> None:
     # Close the notebook's tab (the kernel runs on), then open it again.
     _save(lc)
     lc.page.evaluate("() => window.jupyterapp.shell.currentWidget.close()")
-    lc.page.wait_for_function("() => !window.jupyterapp.shell.currentWidget ||"
-                              " !window.jupyterapp.shell.currentWidget.content", timeout=10_000)
+    lc.page.wait_for_function(
+        "() => ![...window.jupyterapp.shell.widgets('main')].some("
+        "(w) => w.context && w.context.path === 'widget.ipynb')",
+        timeout=10_000,
+    )
     lc.page.wait_for_timeout(int(GRACE * 1000) + 1000)  # longer than the grace period
     lc.page.evaluate(
         "(path) => window.jupyterapp.commands.execute('docmanager:open', {path})",
@@ -187,7 +190,7 @@ def test_kernel_settings_apply_and_the_badge_names_the_model(lc: Lab) -> None:
     lc.run("%load_ext agent_nb")
     lc.run("%config AgentMagics.max_tokens = 8\n%config AgentMagics.stream_interval = 0\n"
            "backend.enqueue(' '.join(['tick'] * 30))")  # fmt: skip
-    index, widget = show(lc, "w_cfg = ChatWidget('lc-cfg')\nw_cfg")
+    _, widget = show(lc, "w_cfg = ChatWidget('lc-cfg')\nw_cfg")
     box = widget.locator("textarea.anb-input")
     box.fill("count")
     box.press("Enter")
@@ -197,7 +200,8 @@ def test_kernel_settings_apply_and_the_badge_names_the_model(lc: Lab) -> None:
     stored = lc.eval("w_cfg.session.history[1].text.split()")
     assert stored == str(["tick"] * 8), stored
 
-    lc.run("%config AgentMagics.default_model = 'mlx:smollm2-135m'\n%config AgentMagics.max_tokens = 512")
+    lc.run("%config AgentMagics.default_model = 'mlx:smollm2-135m'\n"
+           "%config AgentMagics.max_tokens = 512")  # fmt: skip
     lc.run("w_cfg.model_label = w_cfg._badge()")  # what a view attaching does
     widget.locator(".anb-badge", has_text="mlx:smollm2-135m").wait_for(timeout=5_000)
     cell = lc.run("%%agent lc-cfg -m scripted\nwhich model?")
@@ -210,7 +214,7 @@ def test_kernel_settings_apply_and_the_badge_names_the_model(lc: Lab) -> None:
 
 
 def test_a_closed_widget_says_so(lc: Lab) -> None:
-    index, widget = show(lc, "w_gone = ChatWidget('lc-gone')\nw_gone")
+    index, _ = show(lc, "w_gone = ChatWidget('lc-gone')\nw_gone")
     second = lc.widget(lc.run("w_gone"))  # a second view keeps it open ...
     on_cell(lc, index, "notebook:clear-cell-output")
     lc.page.wait_for_timeout(int(GRACE * 1000) + 1000)

@@ -196,6 +196,8 @@ class ChatWidget(anywidget.AnyWidget):
     model_label = traitlets.Unicode("").tag(sync=True)
     #: The role label of model messages, the same while streaming and after.
     agent_name = traitlets.Unicode("assistant").tag(sync=True)
+    #: The widget's id as its views in one page know it (they count each other).
+    view_key = traitlets.Unicode("").tag(sync=True)
     #: Set when the widget closes: what a view still shown tells the person.
     closed_note = traitlets.Unicode("").tag(sync=True)
 
@@ -237,7 +239,9 @@ class ChatWidget(anywidget.AnyWidget):
         self._live_text: list[str] = []
         self._live_invocation = ""
         super().__init__(**kwargs)
-        self._holder = f"ChatWidget {(self.model_id or uuid.uuid4().hex)[:8]}"
+        key = self.model_id or uuid.uuid4().hex
+        self.view_key = key
+        self._holder = f"ChatWidget {key[:8]}"
         self.on_msg(self._on_frontend_msg)
         if evict_on_close or (created and evict_on_close is None):
             _OWNED.add(resolved)
@@ -472,15 +476,15 @@ class ChatWidget(anywidget.AnyWidget):
             self.new_chat()
 
     def _on_view(self, msg: ViewMsg) -> None:
-        event, page, view = msg["event"], msg["page_id"], msg["view_id"]
+        event, page, view, live = msg["event"], msg["page_id"], msg["view_id"], msg["live"]
         if event == "attached":
-            self._views.attached(page, view)
+            self._views.attached(page, view, live)
             if self._session is not None:
                 self.model_label = self._badge()  # %config may have changed the model
         elif event == "page_gone":
             self._views.page_gone(page)
         else:
-            self._views.detached(page, view, destroyed=event == "destroyed")
+            self._views.detached(page, view, live, destroyed=event == "destroyed")
 
     def _catch_up(self) -> None:
         """Bring a view opened mid-turn up to date: the turn's stored entries go

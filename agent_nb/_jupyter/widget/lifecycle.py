@@ -16,6 +16,11 @@ Activities. The front end tells the kernel what happens to each view
 * ``page_gone``: the page unloads (reload, browser tab closed); its views
   will not send anything again.
 
+Each message also lists the page's live views of the widget, which replace
+what the kernel knew of that page: a closing notebook drops its kernel
+connection before its views go, so their own messages are lost, and the
+reopened notebook's first view sets the page's count right.
+
 Only ``destroyed`` leaving no live view anywhere starts the grace timer;
 any view attaching before it fires cancels it. A whole page going away
 never closes a widget: the kernel runs on and a new page re-renders it.
@@ -24,7 +29,7 @@ never closes a widget: the kernel runs on and a new page re-renders it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 __all__ = ["CLOSE_GRACE_S", "ViewTracker"]
 
@@ -61,16 +66,19 @@ class ViewTracker:
         with self._lock:
             return self._timer is not None
 
-    def attached(self, page_id: str, view_id: str) -> None:
+    def attached(self, page_id: str, view_id: str, live: Iterable[str] = ()) -> None:
         with self._lock:
-            self._views.setdefault(page_id, set()).add(view_id)
+            self._views[page_id] = {*live, view_id}
             self._cancel_locked()
 
-    def detached(self, page_id: str, view_id: str, *, destroyed: bool) -> None:
+    def detached(
+        self, page_id: str, view_id: str, live: Iterable[str] = (), *, destroyed: bool
+    ) -> None:
         with self._lock:
-            views = self._views.get(page_id, set())
-            views.discard(view_id)
-            if not views:
+            views = set(live) - {view_id}
+            if views:
+                self._views[page_id] = views
+            else:
                 self._views.pop(page_id, None)
             if destroyed and not self._views and self._timer is None:
                 self._arm_locked()

@@ -190,12 +190,14 @@ VIEW_EVENTS: tuple[ViewEvent, ...] = ("attached", "detached", "destroyed", "page
 
 class ViewMsg(TypedDict):
     """What happened to one view (see `lifecycle`); ``view_id`` is "" for ``page_gone``.
-    The ids are the front end's own: one per page load, one per rendered view."""
+    The ids are the front end's own: one per page load, one per rendered view;
+    ``live`` is every view of this widget still live in that page."""
 
     type: Literal["view"]
     event: ViewEvent
     page_id: str
     view_id: str
+    live: list[str]
 
 
 FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg
@@ -231,7 +233,10 @@ def _parse_view(content: Mapping[str, Any]) -> ViewMsg:
         raise ValueError(f"a 'view' message needs an 'event' in {list(VIEW_EVENTS)}, got {event!r}")
     if not isinstance(page_id, str) or not page_id or not isinstance(view_id, str):
         raise ValueError("a 'view' message needs a non-empty string 'page_id' and a 'view_id'")
-    return ViewMsg(type="view", event=event, page_id=page_id, view_id=view_id)
+    live = content.get("live", [])
+    if not isinstance(live, list) or not all(isinstance(v, str) for v in live):
+        raise ValueError("a 'view' message's 'live' must be a list of view id strings")
+    return ViewMsg(type="view", event=event, page_id=page_id, view_id=view_id, live=list(live))
 
 
 # -- events -> entries -----------------------------------------------------------
