@@ -21,7 +21,7 @@ from agent_nb.errors import SessionClosedError
 from agent_nb.stores import SQLiteStore
 from tests.fixtures_magics import run
 from tests.fixtures_runtime import RunnerFactory
-from tests.test_widget import RecordingComm, comm_of, send_and_wait, wait_for
+from tests.jupyter.test_widget import RecordingComm, comm_of, send_and_wait, wait_for
 
 GRACE = 0.3
 

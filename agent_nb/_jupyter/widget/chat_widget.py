@@ -330,7 +330,7 @@ class ChatWidget(anywidget.AnyWidget):
             freed = [s for s in [*self._left, current] if s is not None and self._close_unheld(s)]
             self._left.clear()
             if current is not None:
-                self.closed_note = _closed_note(current, current in freed)
+                self.closed_note = _closed_note(self._runner, current, current in freed)
         super().close()
 
     def _close_unheld(self, session: AgentSession) -> bool:
@@ -381,7 +381,7 @@ class ChatWidget(anywidget.AnyWidget):
     def _badge(self) -> str:
         """The model of the session's latest turn in this kernel, else the next turn's."""
         session = self._session
-        used = session.last_options.model if session is not None and session.turns else None
+        used = session.last_model if session is not None and session.turns else None
         if used is None:
             used = kernel_settings(model=self._model).model
         return model_label(used) if used is not None else self._runner.model_label
@@ -512,14 +512,14 @@ class ChatWidget(anywidget.AnyWidget):
         self.close()
 
 
-def _closed_note(session: AgentSession, freed: bool) -> str:
+def _closed_note(runner: AgentRunner, session: AgentSession, freed: bool) -> str:
     """What a view of a closed widget says: what became of the session, how to reopen it."""
     reopen = f"run ChatWidget({session.id!r}) in a cell to open it again"
     if not freed:
-        held = session.runner.session_holders(session.id)
+        held = runner.session_holders(session.id)
         users = f" (used by {', '.join(held)})" if held else ""
         return f"This chat widget was closed; session {session.id!r} lives on{users}: {reopen}."
-    if session.runner.store.persistent:
+    if runner.store.persistent:
         return (f"This chat widget was closed and session {session.id!r} left memory; "
                 f"the store keeps it: {reopen}.")  # fmt: skip
     return (f"This chat widget was closed and session {session.id!r} was freed (the memory "
