@@ -131,7 +131,19 @@
  * @property {"catch_up"} type
  */
 
-/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg} FromJs */
+/** @typedef {"attached" | "detached" | "destroyed" | "page_gone"} ViewEvent */
+
+/**
+ * What happened to one view (lifecycle.py); view_id is "" for page_gone.
+ * @typedef {object} ViewMsg
+ * @property {"view"} type
+ * @property {ViewEvent} event
+ * @property {string} page_id
+ * @property {string} view_id
+ * @property {string[]} live  every view of this widget still live in the page
+ */
+
+/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg} FromJs */
 
 // -- synced traits -----------------------------------------------------------
 
@@ -143,6 +155,8 @@
  * @property {boolean} session_closed
  * @property {string} model_label
  * @property {string} agent_name  the role label of the model's messages, streaming or not
+ * @property {string} view_key  the widget's id, shared by its views in a page
+ * @property {string} closed_note  set when the widget closed: what became of its session
  */
 
 export {};

@@ -12,6 +12,7 @@ import { turnStatus } from "./format.js";
 import { mountLive } from "./live.js";
 import { addCopyButtons, renderMarkdown } from "./markdown.js";
 import { addToolResult, h as make, renderEntries } from "./transcript.js";
+import { trackView } from "./views.js";
 
 /** @typedef {import("./protocol.js").WidgetState} WidgetState */
 /** @typedef {import("./protocol.js").FromPython} FromPython */
@@ -92,10 +93,13 @@ function render({ model, el }) {
 
   function syncControls() {
     const streaming = busy();
-    input.disabled = streaming;
-    send.disabled = streaming || !input.value.trim();
-    stop.disabled = !model.get("busy");
+    const closed = Boolean(model.get("closed_note"));
+    input.disabled = streaming || closed;
+    send.disabled = streaming || closed || !input.value.trim();
+    stop.disabled = closed || !model.get("busy");
+    fresh.disabled = closed;
     root.classList.toggle("anb-streaming", streaming);
+    root.classList.toggle("anb-closed", closed);
   }
 
   function syncHeader() {
@@ -108,7 +112,10 @@ function render({ model, el }) {
     past.replaceChildren(
       ...renderEntries(document, model.get("transcript"), openTools, fillMarkdown),
     );
-    if (model.get("session_closed")) {
+    const closedNote = model.get("closed_note");
+    if (closedNote) {
+      past.append(h("div", "anb-note anb-closed-note", closedNote));
+    } else if (model.get("session_closed")) {
       past.append(h("div", "anb-note", "This session was closed; a new message starts it afresh."));
     }
     restore();
@@ -196,7 +203,10 @@ function render({ model, el }) {
     syncHeader();
     syncControls();
   };
-  const onClosed = () => renderTranscript();
+  const onClosed = () => {
+    renderTranscript();
+    syncControls();
+  };
   /** @param {FromPython} msg */
   const onCustom = (msg) => onMessage(msg);
 
@@ -208,6 +218,7 @@ function render({ model, el }) {
     ["change:session_id", onState],
     ["change:model_label", onState],
     ["change:session_closed", onClosed],
+    ["change:closed_note", onClosed],
   ];
   for (const [name, handler] of modelEvents) model.on(name, handler);
   input.addEventListener("keydown", onKey);
@@ -230,7 +241,10 @@ function render({ model, el }) {
     post({ type: "catch_up" });
   }
 
+  const untrack = trackView({ el, key: model.get("view_key"), post, win: window });
+
   return () => {
+    untrack();
     cancelAnimationFrame(firstLayout);
     streaming.dispose();
     for (const [name, handler] of modelEvents) model.off(name, handler);

@@ -163,9 +163,11 @@ def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
                 proc.wait(5)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab_browser() -> Iterator[Any]:
-    """Debian chromium under Playwright."""
+    """Debian chromium under Playwright, per module: Playwright's sync API keeps an
+    event loop running on the main thread, so `asyncio.run` in later modules
+    (kernel and runtime tests) would fail while it lives."""
     if not shutil.which(CHROMIUM) and not pathlib.Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
     try:

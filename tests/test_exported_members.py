@@ -29,14 +29,15 @@ PUBLIC_MODULES = [
 
 SESSION_API = {
     "agent", "busy", "cancel", "close", "closed", "delete", "get_history", "history", "id",
-    "invocations", "rewind", "run", "run_async", "runner", "state", "subscribe", "turns",
-    "user_id",
+    "invocations", "last_model", "rewind", "run", "run_async", "runner", "state", "subscribe",
+    "turns", "user_id",
 }  # fmt: skip
 RUNNER_API = {
     "agent", "app_name", "backend", "backend_for", "chat", "check_model", "clear_all_sessions",
     "close_session", "delete_session", "generate_content_async", "get_agent",
-    "get_or_create_session", "is_shut_down", "memory", "model", "model_label",
-    "register_agent", "rewind_session", "run_single_turn", "run_single_turn_async",
+    "get_or_create_session", "hold_session", "is_shut_down", "memory", "model", "model_label",
+    "register_agent", "release_session", "session_holders", "rewind_session",
+    "run_single_turn", "run_single_turn_async",
     "sessions", "shutdown", "store", "stored_session_ids", "trim_memory", "user_id", "wait",
     "worker",
 }  # fmt: skip

@@ -34,6 +34,7 @@ from ..errors import RunnerShutDownError, UnknownAgentError
 from ..stores import SessionStore, resolve_store
 from .direct import start_direct
 from .eviction import Evictions
+from .holders import Holders
 from .pool import BackendPool, model_label
 from .session import AgentSession
 from .session_core import Lifecycle, SessionCore
@@ -90,6 +91,7 @@ class AgentRunner:
         )
         self._worker = Worker()
         self._evictions = Evictions(self._worker, self._evict_now)
+        self._holders = Holders()
         self._shut_down = False
         _live_runners.add(self)
 
@@ -132,6 +134,7 @@ class AgentRunner:
         live = self._sessions.get(core.id)
         if live is not None and live.core is core:
             del self._sessions[core.id]
+            self._holders.forget(core.id)
 
     def _session_closing(self, core: SessionCore) -> None:
         with self._lock:
@@ -245,13 +248,30 @@ class AgentRunner:
             self._sessions[session_id] = live
             return live
 
+    def hold_session(self, session_id: str, holder: str) -> None:
+        """Record that ``holder`` (``"%%agent cells"``, ``"ChatWidget 1a2b"``) uses the
+        session, for ``%agent sessions`` and for surfaces deciding whether to close it."""
+        self._holders.add(session_id, holder)
+
+    def release_session(self, session_id: str, holder: str) -> tuple[str, ...]:
+        """``holder`` no longer uses the session; returns who still does."""
+        return self._holders.remove(session_id, holder)
+
+    def session_holders(self, session_id: str) -> tuple[str, ...]:
+        return self._holders.of(session_id)
+
     def sessions(self, *, include_hidden: bool = False) -> list[SessionInfo]:
         """Live and evicting sessions (hidden single-turn ones only on request)."""
         with self._lock:
             live = [entry.core for entry in self._sessions.values()]
             evicting = self._evictions.sessions()
         return [
-            SessionInfo.of(s, kv_bytes=self._pool.kv_bytes(s.id), evicting=s in evicting)
+            SessionInfo.of(
+                s,
+                kv_bytes=self._pool.kv_bytes(s.id),
+                evicting=s in evicting,
+                holders=self._holders.of(s.id) if s in live else (),
+            )
             for s in live + evicting
             if include_hidden or not s.ephemeral
         ]
@@ -287,6 +307,7 @@ class AgentRunner:
         if live is not None:
             live.core.close()
         self._evictions.wait(session_id)
+        self._holders.forget(session_id)
         self._pool.drop(session_id)
         self.store.delete_session(self.app_name, self.user_id, session_id)
 

@@ -58,6 +58,12 @@ class AgentSession:
         return self._core.closed
 
     @property
+    def last_model(self) -> str | Backend | None:
+        """The model spec (or backend) the latest turn in this kernel asked for;
+        None: the runner's default, or no turn yet (what a widget's badge names)."""
+        return self._core.last_model
+
+    @property
     def busy(self) -> bool:
         return self._core.busy
 

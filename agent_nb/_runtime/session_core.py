@@ -28,6 +28,7 @@ from .._core.reply import Reply
 from .._core.state import check_json_value
 from .._core.types import Content, Event, GenerateContentRequest, Role, TextMessage, TurnComplete
 from .._core.window import WindowMemory, shown
+from ..backends import Backend
 from ..errors import SessionBusyError, SessionClosedError
 from ..stores import SessionRecord
 from .context import InvocationContext, TurnOptions
@@ -85,6 +86,11 @@ class SessionCore:
         self.tokens = sum(e.usage.prompt_tokens + e.usage.generated_tokens for e in completes)
 
     # -- reads ----------------------------------------------------------------
+
+    @property
+    def last_model(self) -> str | Backend | None:
+        """The model the latest turn in this process asked for (None: the default)."""
+        return self._last_options.model
 
     @property
     def id(self) -> str:

@@ -23,9 +23,17 @@ class SessionInfo:
     busy: bool = False
     context_tokens: int | None = None  # the latest request's tokens (what the model saw)
     context_window: int | None = None  # the window it was fitted to (None: unknown)
+    holders: tuple[str, ...] = ()  # surfaces using it: "%%agent cells", "ChatWidget 1a2b"
 
     @classmethod
-    def of(cls, session: SessionCore, *, kv_bytes: int, evicting: bool) -> SessionInfo:
+    def of(
+        cls,
+        session: SessionCore,
+        *,
+        kv_bytes: int,
+        evicting: bool,
+        holders: tuple[str, ...] = (),
+    ) -> SessionInfo:
         usage = session.last_usage
         return cls(
             id=session.id,
@@ -40,4 +48,5 @@ class SessionInfo:
             busy=session.busy,
             context_tokens=usage.context_tokens if usage else None,
             context_window=usage.context_window if usage else None,
+            holders=holders,
         )

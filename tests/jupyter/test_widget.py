@@ -127,7 +127,7 @@ def test_parse_from_js_accepts_the_three_requests_and_names_them_on_error() -> N
     assert parse_from_js({"type": "stop"}) == {"type": "stop"}
     assert parse_from_js({"type": "new_chat", "extra": 1}) == {"type": "new_chat"}
     assert parse_from_js({"type": "catch_up"}) == {"type": "catch_up"}
-    with pytest.raises(ValueError, match="'send', 'stop', 'new_chat' or 'catch_up'"):
+    with pytest.raises(ValueError, match="'send', 'stop', 'new_chat', 'catch_up' or 'view'"):
         parse_from_js({"type": "rm -rf"})
     with pytest.raises(ValueError, match="string 'text'"):
         parse_from_js({"type": "send", "text": 3})

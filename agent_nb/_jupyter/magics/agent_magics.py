@@ -55,7 +55,17 @@ from .store_switch import check_move, move_sessions
 from .stream import DisplaySink, TerminalSink, drive
 from .usage import usage_errors
 
-__all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = [
+    "CELLS_HOLDER",
+    "AgentMagics",
+    "interpolate",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+]
+
+CELLS_HOLDER = "%%agent cells"
+"""How ``%agent sessions`` names the cells that use a session."""
+
 
 @magics_class
 class AgentMagics(Magics):
@@ -405,6 +415,8 @@ class AgentMagics(Magics):
     ) -> Any:
         """Rewind for a re-run cell (or start afresh with --new), then start the turn."""
         session = runner.get_or_create_session(session_id)
+        # A widget closing on this session must leave the cells' conversation alone.
+        runner.hold_session(session_id, CELLS_HOLDER)
         if session.busy:  # checked first: --new and a rewind must not cancel someone's turn
             raise SessionBusyError(
                 f"session {session_id!r} is already running a turn (a widget or another "
@@ -414,6 +426,7 @@ class AgentMagics(Magics):
         if new:
             runner.delete_session(session_id)
             session = runner.get_or_create_session(session_id)
+            runner.hold_session(session_id, CELLS_HOLDER)
             print(f"started a new session {session_id!r}")
         elif earlier is not None and earlier in session.invocations():
             turns = session.invocations()

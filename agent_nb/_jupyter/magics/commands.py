@@ -58,18 +58,16 @@ def _context(info: SessionInfo) -> str:
 
 def sessions_html(infos: list[SessionInfo], stored_only: list[str]) -> str:
     """An HTML table; every value is escaped (ids come from user input)."""
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in ("id", "turns", "tokens", "context", "KV bytes", "last used", "status")
-    )
+    columns = ("id", "turns", "tokens", "context", "KV bytes", "last used", "status", "held by")
+    head = "".join(f"<th>{h}</th>" for h in columns)
     rows = []
     for info in infos:
         status = "evicting" if info.evicting else "busy" if info.busy else "idle"
         cells = (info.id, info.turns, info.tokens, _context(info), _size(info.kv_bytes),
-                 _when(info.last_used), status)  # fmt: skip
+                 _when(info.last_used), status, ", ".join(info.holders))  # fmt: skip
         rows.append("".join(f"<td>{html.escape(str(c))}</td>" for c in cells))
     for session_id in stored_only:
-        blanks = (session_id, "", "", "", "", "", "stored (not loaded)")
+        blanks = (session_id, "", "", "", "", "", "stored (not loaded)", "")
         rows.append("".join(f"<td>{html.escape(c)}</td>" for c in blanks))
     body = "".join(f"<tr>{r}</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -79,7 +77,8 @@ def _sessions_text(infos: list[SessionInfo], stored_only: list[str]) -> str:
     lines = [f"{'id':24} {'turns':>5} {'tokens':>7} {'context':>15} {'KV':>9}  last used"]
     for i in infos:
         lines.append(f"{i.id:24} {i.turns:5} {i.tokens:7} {_context(i):>15} "
-                     f"{_size(i.kv_bytes):>9}  {_when(i.last_used)}")  # fmt: skip
+                     f"{_size(i.kv_bytes):>9}  {_when(i.last_used)}"
+                     + (f"  held by {', '.join(i.holders)}" if i.holders else ""))  # fmt: skip
     lines += [f"{s:24} (stored, not loaded)" for s in stored_only]
     return "\n".join(lines)
 

@@ -12,13 +12,16 @@ per `DELTA_INTERVAL_S`, whatever the model's speed, and the final model entry
 that follows carries the full text, so what streamed always equals what is
 stored.
 
-Lifetime: `close()` (or the front end closing the comm) unsubscribes and calls
-``session.close()`` (background eviction) unless ``evict_on_close=False``.
-**New chat** switches the widget to a fresh session id and leaves the old
-session alive and listed (``%agent sessions``): the widget cannot know who
-else uses it -- ``%%agent`` cells, plain code, another widget -- and one click
-must never lose a conversation. Delete it explicitly (``%agent delete ID``)
-when it is no longer wanted.
+Lifetime is the seed's ViewModel (`lifecycle`): page reloads, a closed and
+reopened notebook tab and second views keep the widget; its output cleared,
+its cell deleted or re-run close it after `CLOSE_GRACE_S`, as does `close()`.
+Closing unsubscribes, cancels the turn the widget started, and closes the
+sessions it **owns** -- ones a widget created (``ChatWidget()``, a new id,
+*New chat*) or was handed with ``evict_on_close=True`` -- unless something
+else still holds them (``%%agent`` cells, another open widget: the runner's
+holders). A session anyone else made is only detached. Ownership belongs to
+the session, not to one widget, so re-running ``ChatWidget("x")`` hands it
+on: the last widget to let go closes it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import pathlib
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -38,9 +42,13 @@ import traitlets
 
 from ..._core.types import Event, GenerationConfig, TextMessage, TurnComplete
 from ..._runtime.kernel_runner import get_runner
+from ..._runtime.pool import model_label
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session import AgentSession
+from ..._runtime.stream import EventStream
+from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
+from .lifecycle import CLOSE_GRACE_S, ViewTracker
 from .protocol import (
     DELTA_INTERVAL_S,
     DeltaMsg,
@@ -48,13 +56,15 @@ from .protocol import (
     ErrorMsg,
     FromPython,
     SnapshotMsg,
+    ViewMsg,
     entries_from_events,
     entry_from_event,
     parse_from_js,
     turn_complete_msg,
 )
+from .settings import kernel_settings
 
-__all__ = ["ChatWidget"]
+__all__ = ["CLOSE_GRACE_S", "ChatWidget"]
 
 log = logging.getLogger("agent_nb")
 
@@ -144,13 +154,35 @@ def _new_session_id() -> str:
     return f"chat-{uuid.uuid4().hex[:12]}"
 
 
+_OWNED: weakref.WeakSet[AgentSession] = weakref.WeakSet()
+"""Sessions that widgets own. Per session, not per widget: a widget re-run on
+the same id takes the session over, and the last widget holding it closes it."""
+
+
 class ChatWidget(anywidget.AnyWidget):
     """A chat on a session of the kernel runner: streaming, Stop, New chat.
 
     ``session`` is None (a new session with a fresh id), a session id (the live
     session with that id, so re-running the cell keeps its history) or an
-    `AgentSession`. ``config`` overrides the agent's sampling for the turns
-    this widget starts.
+    `AgentSession`. Turns take the kernel's ``%config AgentMagics`` settings
+    (max_tokens, temperature, system_prompt, default_model, context_policy);
+    ``config`` and ``model`` override them for the turns this widget starts.
+
+    **Lifetime.** Reloading the page, closing the notebook's tab and opening
+    it again, a second view: the widget and its conversation stay. Clearing
+    its output, deleting or re-running its cell: after ``CLOSE_GRACE_S``
+    seconds with no view left, it closes, as ``close()`` does at once.
+
+    **Ownership: what a close frees.** The widget owns a session it created
+    (``ChatWidget()``, an id no live session has, *New chat*) or one given
+    with ``evict_on_close=True``. Closing closes the owned sessions --
+    background eviction of history and KV cache; with a persistent store
+    (SQLite) only from memory, the session reloads when asked for -- unless
+    ``%%agent`` cells or another open widget use them too: those, and every
+    session the widget does not own, are only detached, and ``%agent
+    sessions`` shows who still holds them. ``evict_on_close=False``: this
+    widget never closes a session. *New chat* from an owned session without a
+    turn discards it.
     """
 
     _esm = _BUNDLE if _BUNDLE.is_file() else "export default {};"
@@ -163,31 +195,55 @@ class ChatWidget(anywidget.AnyWidget):
     model_label = traitlets.Unicode("").tag(sync=True)
     #: The role label of model messages, the same while streaming and after.
     agent_name = traitlets.Unicode("assistant").tag(sync=True)
+    #: The widget's id as its views in one page know it (they count each other).
+    view_key = traitlets.Unicode("").tag(sync=True)
+    #: Set when the widget closes: what a view still shown tells the person.
+    closed_note = traitlets.Unicode("").tag(sync=True)
+
+    #: Seconds from the last view destroyed to the close (class-wide or per widget).
+    close_grace_s: float = CLOSE_GRACE_S
 
     def __init__(
         self,
         session: AgentSession | str | None = None,
         *,
         runner: AgentRunner | None = None,
-        evict_on_close: bool = True,
+        model: str | Backend | None = None,
         config: GenerationConfig | None = None,
+        evict_on_close: bool | None = None,
         **kwargs: Any,
     ) -> None:
         if not _BUNDLE.is_file():
             raise FrontendNotBuiltError(_MISSING)
-        resolved = _resolve_session(session, runner)
+        if evict_on_close is not None and not isinstance(evict_on_close, bool):
+            raise TypeError(
+                "evict_on_close must be None (close only sessions the widget created), "
+                f"True or False, got {evict_on_close!r}"
+            )
+        resolved, created = _resolve_session(session, runner)
         self._runner = cast(AgentRunner, resolved.runner)
+        if model is not None:
+            self._runner.check_model(model)  # a typo fails here, not at the first message
         self.evict_on_close = evict_on_close
         self.config = config
+        self._model = model
         self._session: AgentSession | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._closing = False
+        self._left: list[AgentSession] = []  # owned sessions left by New chat
+        self._turn: EventStream | None = None  # the latest turn this widget started
+        self._views = ViewTracker(self._grace_expired, grace_s=self.close_grace_s)
         self._batcher = _DeltaBatcher(self._send_msg)
         # Text of the running model message, for views that open mid-turn.
         self._live_text: list[str] = []
         self._live_invocation = ""
         super().__init__(**kwargs)
+        key = self.model_id or uuid.uuid4().hex
+        self.view_key = key
+        self._holder = f"ChatWidget {key[:8]}"
         self.on_msg(self._on_frontend_msg)
+        if evict_on_close or (created and evict_on_close is None):
+            _OWNED.add(resolved)
         self._attach(resolved)
 
     # -- public -----------------------------------------------------------
@@ -209,14 +265,27 @@ class ChatWidget(anywidget.AnyWidget):
             return "ChatWidget(closed)"
         return f"ChatWidget(session={session.id!r}, turns={session.turns})"
 
+    @property
+    def closed(self) -> bool:
+        """The widget was closed (by `close()`, its comm or its lifecycle)."""
+        return self._closing
+
+    @property
+    def owned_sessions(self) -> list[AgentSession]:
+        """The live sessions a close of this widget would close if nobody else held them."""
+        sessions = [*self._left, *([self._session] if self._session else [])]
+        return [s for s in sessions if s in _OWNED and not s.closed]
+
     def send_message(self, text: str) -> None:
         """Start a turn as if typed into the widget; failures are shown in it."""
         session = self._live_session()
+        options = kernel_settings(model=self._model, config=self.config).options()
         try:
-            stream = session.run_async(text, config=self.config)
+            stream = session.run_async(text, **options)
         except (AgentError, ValueError, TypeError) as exc:
             self._send_msg(ErrorMsg(type="error", message=str(exc)))
             return
+        self._turn = stream
         stream.add_done_callback(self._turn_ended)
 
     def _turn_ended(self, future: concurrent.futures.Future[Any]) -> None:
@@ -232,23 +301,55 @@ class ChatWidget(anywidget.AnyWidget):
             self._session.cancel()
 
     def new_chat(self) -> AgentSession:
-        """Switch to a fresh session id; the old session stays alive for its other users."""
-        self._detach()
+        """Switch to a fresh session id. The old conversation stays for its other
+        users (and until this widget closes, if it owns it); an owned one
+        without a turn is discarded."""
+        old = self._detach()
+        if old is not None and old in _OWNED and not old.closed:
+            if old.turns == 0 and not old.busy:
+                self._close_unheld(old)
+            else:
+                self._left.append(old)
         session = self._runner.get_or_create_session(_new_session_id())
+        if self.evict_on_close is not False:
+            _OWNED.add(session)
         self._attach(session)
         return session
 
     def close(self) -> None:
-        """Close the comm and, unless ``evict_on_close=False``, the session."""
+        """Close now: unsubscribe, cancel this widget's turn, close the sessions it
+        owns that nobody else holds, close the comm. A second call does nothing."""
         if not getattr(self, "_closing", True):
             self._closing = True
-            old = self._detach()
-            if old is not None and self.evict_on_close:
-                try:
-                    old.close()
-                except Exception:  # runner already shut down at interpreter exit
-                    log.debug("closing session %s failed", old.id, exc_info=True)
+            self._views.cancel()
+            turn = self._turn
+            if turn is not None and not turn.done:
+                turn.cancel()
+            current = self._detach()
+            freed = [s for s in [*self._left, current] if s is not None and self._close_unheld(s)]
+            self._left.clear()
+            if current is not None:
+                self.closed_note = _closed_note(self._runner, current, current in freed)
         super().close()
+
+    def _close_unheld(self, session: AgentSession) -> bool:
+        """Close an owned session nobody else holds; True when it was closed."""
+        if self.evict_on_close is False or session not in _OWNED or session.closed:
+            return False
+        if self._runner.session_holders(session.id):
+            return False
+        try:
+            session.close()
+        except Exception:  # runner already shut down at interpreter exit
+            log.debug("closing session %s failed", session.id, exc_info=True)
+            return False
+        return True
+
+    def _grace_expired(self) -> None:
+        """No view came back within the grace period (timer thread)."""
+        log.debug("ChatWidget on %r displayed nowhere for %.1f s: closing",
+                  self.session_id, self._views.grace_s)  # fmt: skip
+        self.close()
 
     # -- session wiring ------------------------------------------------------
 
@@ -256,8 +357,9 @@ class ChatWidget(anywidget.AnyWidget):
         with self._batcher.lock:
             self._session = session
             self._unsubscribe = session.subscribe(self._on_event, self._on_reset)
+            self._runner.hold_session(session.id, self._holder)
             with self.hold_sync():
-                self.model_label = self._runner.model_label
+                self.model_label = self._badge()
                 self.agent_name = session.agent.name
                 self.session_id = session.id
                 self.session_closed = session.closed
@@ -271,14 +373,27 @@ class ChatWidget(anywidget.AnyWidget):
                 self._unsubscribe()
                 self._unsubscribe = None
             old, self._session = self._session, None
+            if old is not None:
+                self._runner.release_session(old.id, self._holder)
             return old
+
+    def _badge(self) -> str:
+        """The model of the session's latest turn in this kernel, else the next turn's."""
+        session = self._session
+        used = session.last_model if session is not None and session.turns else None
+        if used is None:
+            used = kernel_settings(model=self._model).model
+        return model_label(used) if used is not None else self._runner.model_label
 
     def _live_session(self) -> AgentSession:
         """The widget's session, reopened under the same id if someone closed it."""
         session = self.session
         if session.closed:
+            owned = session in _OWNED
             self._detach()
             session = self._runner.get_or_create_session(session.id)
+            if owned:
+                _OWNED.add(session)
             self._attach(session)
         return session
 
@@ -322,6 +437,7 @@ class ChatWidget(anywidget.AnyWidget):
             self.transcript = entries_from_events(session.history)
             self.session_closed = session.closed
             self.busy = busy
+            self.model_label = self._badge()
 
     # -- comm ---------------------------------------------------------------------
 
@@ -343,8 +459,21 @@ class ChatWidget(anywidget.AnyWidget):
             self.stop()
         elif msg["type"] == "catch_up":
             self._catch_up()
+        elif msg["type"] == "view":
+            self._on_view(msg)
         else:
             self.new_chat()
+
+    def _on_view(self, msg: ViewMsg) -> None:
+        event, page, view, live = msg["event"], msg["page_id"], msg["view_id"], msg["live"]
+        if event == "attached":
+            self._views.attached(page, view, live)
+            if self._session is not None:
+                self.model_label = self._badge()  # %config may have changed the model
+        elif event == "page_gone":
+            self._views.page_gone(page)
+        else:
+            self._views.detached(page, view, live, destroyed=event == "destroyed")
 
     def _catch_up(self) -> None:
         """Bring a view opened mid-turn up to date: the turn's stored entries go
@@ -372,19 +501,35 @@ class ChatWidget(anywidget.AnyWidget):
         self.close()
 
 
+def _closed_note(runner: AgentRunner, session: AgentSession, freed: bool) -> str:
+    """What a view of a closed widget says: what became of the session, how to reopen it."""
+    reopen = f"run ChatWidget({session.id!r}) in a cell to open it again"
+    if not freed:
+        held = runner.session_holders(session.id)
+        users = f" (used by {', '.join(held)})" if held else ""
+        return f"This chat widget was closed; session {session.id!r} lives on{users}: {reopen}."
+    if runner.store.persistent:
+        return (f"This chat widget was closed and session {session.id!r} left memory; "
+                f"the store keeps it: {reopen}.")  # fmt: skip
+    return (f"This chat widget was closed and session {session.id!r} was freed (the memory "
+            "store keeps nothing after a close); run ChatWidget() for a new chat.")  # fmt: skip
+
+
 def _resolve_session(
     session: AgentSession | str | None, runner: AgentRunner | None
-) -> AgentSession:
+) -> tuple[AgentSession, bool]:
+    """The session and whether this call created it (it was not live before)."""
     if isinstance(session, AgentSession):
         if runner is not None and session.runner is not runner:
             raise ValueError("session belongs to another runner; pass one or the other")
-        return session
+        return session, False
     if runner is None:
         runner = get_runner()
     if session is None:
-        return runner.get_or_create_session(_new_session_id())
+        return runner.get_or_create_session(_new_session_id()), True
     if isinstance(session, str):
-        return runner.get_or_create_session(session)
+        live = {info.id for info in runner.sessions()}
+        return runner.get_or_create_session(session), session not in live
     raise TypeError(
         "session must be None, a session id string or an AgentSession, "
         f"got {type(session).__name__}"

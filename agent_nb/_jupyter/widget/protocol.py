@@ -42,6 +42,8 @@ __all__ = [
     "TurnEntry",
     "UsageDict",
     "UserEntry",
+    "ViewEvent",
+    "ViewMsg",
     "entries_from_events",
     "entry_from_event",
     "parse_from_js",
@@ -185,7 +187,23 @@ class CatchUpMsg(TypedDict):
     type: Literal["catch_up"]
 
 
-FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg
+ViewEvent = Literal["attached", "detached", "destroyed", "page_gone"]
+VIEW_EVENTS: tuple[ViewEvent, ...] = ("attached", "detached", "destroyed", "page_gone")
+
+
+class ViewMsg(TypedDict):
+    """What happened to one view (see `lifecycle`); ``view_id`` is "" for ``page_gone``.
+    The ids are the front end's own: one per page load, one per rendered view;
+    ``live`` is every view of this widget still live in that page."""
+
+    type: Literal["view"]
+    event: ViewEvent
+    page_id: str
+    view_id: str
+    live: list[str]
+
+
+FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg
 
 
 def parse_from_js(content: object) -> FromJs:
@@ -204,9 +222,24 @@ def parse_from_js(content: object) -> FromJs:
         return NewChatMsg(type="new_chat")
     if kind == "catch_up":
         return CatchUpMsg(type="catch_up")
+    if kind == "view":
+        return _parse_view(content)
     raise ValueError(
-        f"unknown widget message type {kind!r}; expected 'send', 'stop', 'new_chat' or 'catch_up'"
+        f"unknown widget message type {kind!r}; expected 'send', 'stop', 'new_chat', "
+        "'catch_up' or 'view'"
     )
+
+
+def _parse_view(content: Mapping[str, Any]) -> ViewMsg:
+    event, page_id, view_id = (content.get(k) for k in ("event", "page_id", "view_id"))
+    if event not in VIEW_EVENTS:
+        raise ValueError(f"a 'view' message needs an 'event' in {list(VIEW_EVENTS)}, got {event!r}")
+    if not isinstance(page_id, str) or not page_id or not isinstance(view_id, str):
+        raise ValueError("a 'view' message needs a non-empty string 'page_id' and a 'view_id'")
+    live = content.get("live", [])
+    if not isinstance(live, list) or not all(isinstance(v, str) for v in live):
+        raise ValueError("a 'view' message's 'live' must be a list of view id strings")
+    return ViewMsg(type="view", event=event, page_id=page_id, view_id=view_id, live=list(live))
 
 
 # -- events -> entries -----------------------------------------------------------

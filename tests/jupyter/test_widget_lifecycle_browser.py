@@ -1,0 +1,230 @@
+"""ChatWidget lifecycle in a real JupyterLab (chromium): what closes it and what keeps it.
+
+Every outcome is read through the kernel (``runner.sessions()``, the widget's
+``closed``), never from the page alone. The module shortens the grace period
+to `GRACE` s (the default, 5 s, is pinned by tests/jupyter/test_widget_lifecycle.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.fixtures_lab import OUTPUT_DIR, Lab
+
+pytestmark = pytest.mark.browser
+
+GRACE = 2.0
+
+HELPERS = f"""\
+import time
+ChatWidget.close_grace_s = {GRACE}
+
+def live(sid):
+    return any(s.id == sid and not s.closed and not s.evicting for s in runner.sessions())
+
+def closed_within(sid, limit):
+    '''Seconds until session `sid` is closed, or None if it is still live after `limit`.'''
+    start = time.monotonic()
+    while time.monotonic() - start < limit:
+        if not live(sid):
+            return round(time.monotonic() - start, 2)
+        time.sleep(0.05)
+    return None
+print("HELPERS-OK")
+"""
+
+
+@pytest.fixture(scope="module")
+def lc(lab: Lab) -> Lab:
+    index = lab.run(HELPERS)
+    assert "HELPERS-OK" in lab.text(index), lab.outputs(index)
+    return lab
+
+
+def on_cell(lab: Lab, index: int, command: str) -> None:
+    """Make cell ``index`` active and run a notebook command on it (waits for it)."""
+    lab.page.evaluate(
+        """async ([index, command]) => {
+            const app = window.jupyterapp;
+            const nb = app.shell.currentWidget.content;
+            nb.activeCellIndex = index;
+            await app.commands.execute(command);
+        }""",
+        [index, command],
+    )
+
+
+def send(widget: Any, text: str) -> None:
+    box = widget.locator("textarea.anb-input")
+    box.click()
+    box.fill(text)
+    box.press("Enter")
+    widget.locator(".anb-past .anb-model", has_text=f"You said: {text}").wait_for(timeout=10_000)
+    widget.locator(".anb-stop:disabled").wait_for(timeout=10_000)
+
+
+def show(lab: Lab, code: str) -> tuple[int, Any]:
+    index = lab.run(code)
+    return index, lab.widget(index)
+
+
+def closed_after(lab: Lab, sid: str) -> float | None:
+    """Let the view's message reach the kernel, then wait for the close there."""
+    lab.page.wait_for_timeout(300)
+    value = lab.eval(f"closed_within({sid!r}, {GRACE + 4})")
+    return None if value == "None" else float(value)
+
+
+def test_clearing_the_output_closes_the_owned_session(lc: Lab) -> None:
+    index, widget = show(lc, "w_clear = ChatWidget('lc-clear')\nw_clear")
+    send(widget, "remember")
+    on_cell(lc, index, "notebook:clear-cell-output")
+    assert lc.eval("live('lc-clear')") == "True"  # not at once: the grace period runs
+    waited = closed_after(lc, "lc-clear")
+    assert waited is not None and waited <= GRACE + 1, waited
+    assert lc.eval("w_clear.closed") == "True"
+
+
+def test_deleting_the_cell_closes_the_owned_session(lc: Lab) -> None:
+    index, widget = show(lc, "w_del = ChatWidget()\nw_del")
+    sid = widget.locator(".anb-title").inner_text().split("· ")[1]
+    send(widget, "delete me")
+    on_cell(lc, index, "notebook:delete-cell")
+    waited = closed_after(lc, sid)
+    assert waited is not None and waited <= GRACE + 1, waited
+
+
+def test_rerunning_a_widget_cell_five_times_leaves_one_widget(lc: Lab) -> None:
+    lc.run("made = []")
+    index = lc.run("w5 = ChatWidget()\nmade.append(w5)\nw5")
+    lc.widget(index)
+    for _ in range(4):
+        on_cell(lc, index, "notebook:run-cell")
+        lc.page.wait_for_timeout(200)
+    lc.page.wait_for_function(
+        "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount",
+        arg=index,
+    )
+    lc.widget(index)
+    lc.page.wait_for_timeout(int(GRACE * 1000) + 1500)
+    assert lc.eval("len(made)") == "5"
+    assert lc.eval("[w.closed for w in made]") == "[True, True, True, True, False]"
+    assert lc.eval("sum(live(w.session_id) for w in made)") == "1"
+
+
+def test_a_session_the_cells_use_is_only_detached(lc: Lab) -> None:
+    lc.run("%load_ext agent_nb\n%config AgentMagics.stream_interval = 0")
+    cell = lc.run("%%agent lc-demo\nfrom a cell")
+    assert "Error" not in lc.text(cell), lc.text(cell)
+    index, widget = show(lc, "w_demo = ChatWidget('lc-demo')\nw_demo")
+    send(widget, "from the widget")
+    shown = lc.cell(lc.run("%agent sessions")).inner_text()
+    assert "%%agent cells" in shown and "ChatWidget" in shown, shown
+    on_cell(lc, index, "notebook:clear-cell-output")
+    lc.page.wait_for_timeout(int(GRACE * 1000) + 1000)
+    assert lc.eval("w_demo.closed") == "True"  # the widget is gone ...
+    assert lc.eval("live('lc-demo')") == "True"  # ... the conversation is not
+    assert lc.eval("runner.session_holders('lc-demo')") == "('%%agent cells',)"
+    cell = lc.run("%%agent lc-demo\nstill there?")
+    assert "You said: still there?" in lc.cell(cell).inner_text()
+    assert lc.eval("get_runner().get_or_create_session('lc-demo').turns") == "3"
+
+
+def _reopened(lab: Lab) -> None:
+    lab.page.wait_for_function(
+        """() => {
+            const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+            const k = w && w.sessionContext && w.sessionContext.session &&
+                w.sessionContext.session.kernel;
+            return k && k.status === 'idle' && w.content.widgets.length > 1;
+        }""",
+        timeout=90_000,
+    )
+
+
+def _save(lab: Lab) -> None:
+    lab.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    lab.page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=10_000
+    )
+
+
+def test_reload_and_a_reopened_tab_keep_the_widget(lc: Lab) -> None:
+    index, widget = show(lc, "w_keep = ChatWidget('lc-keep')\nw_keep")
+    send(widget, "survive a reload")
+    _save(lc)
+    lc.page.reload(wait_until="domcontentloaded")
+    _reopened(lc)
+    widget = lc.widget(index)
+    widget.locator(".anb-past .anb-user", has_text="survive a reload").wait_for(timeout=30_000)
+    lc.page.wait_for_timeout(int(GRACE * 1000) + 1000)
+    assert lc.eval("(w_keep.closed, live('lc-keep'))") == "(False, True)"
+
+    # Close the notebook's tab (the kernel runs on), then open it again.
+    _save(lc)
+    lc.page.evaluate("() => window.jupyterapp.shell.currentWidget.close()")
+    lc.page.wait_for_function(
+        "() => ![...window.jupyterapp.shell.widgets('main')].some("
+        "(w) => w.context && w.context.path === 'widget.ipynb')",
+        timeout=10_000,
+    )
+    lc.page.wait_for_timeout(int(GRACE * 1000) + 1000)  # longer than the grace period
+    lc.page.evaluate(
+        "(path) => window.jupyterapp.commands.execute('docmanager:open', {path})",
+        "widget.ipynb",
+    )
+    _reopened(lc)
+    widget = lc.widget(index)
+    widget.locator(".anb-past .anb-user", has_text="survive a reload").wait_for(timeout=30_000)
+    assert lc.eval("(w_keep.closed, live('lc-keep'))") == "(False, True)"
+    send(widget, "still here")
+
+    # After all that, clearing the output still closes it: the old pages' views are not counted.
+    on_cell(lc, index, "notebook:clear-cell-output")
+    assert closed_after(lc, "lc-keep") is not None
+
+
+def test_kernel_settings_apply_and_the_badge_names_the_model(lc: Lab) -> None:
+    lc.run("%load_ext agent_nb")
+    lc.run("%config AgentMagics.max_tokens = 8\n%config AgentMagics.stream_interval = 0\n"
+           "backend.enqueue(' '.join(['tick'] * 30))")  # fmt: skip
+    _, widget = show(lc, "w_cfg = ChatWidget('lc-cfg')\nw_cfg")
+    box = widget.locator("textarea.anb-input")
+    box.fill("count")
+    box.press("Enter")
+    note = widget.locator(".anb-past .anb-cut")
+    note.wait_for(timeout=10_000)
+    assert note.inner_text() == "cut off at the 8-token limit; raise max_tokens for more"
+    stored = lc.eval("w_cfg.session.history[1].text.split()")
+    assert stored == str(["tick"] * 8), stored
+
+    lc.run("%config AgentMagics.default_model = 'mlx:smollm2-135m'\n"
+           "%config AgentMagics.max_tokens = 512")  # fmt: skip
+    lc.run("w_cfg.model_label = w_cfg._badge()")  # what a view attaching does
+    widget.locator(".anb-badge", has_text="mlx:smollm2-135m").wait_for(timeout=5_000)
+    cell = lc.run("%%agent lc-cfg -m scripted\nwhich model?")
+    assert "Error" not in lc.text(cell), lc.text(cell)
+    widget.locator(".anb-badge", has_text="scripted").wait_for(timeout=5_000)
+    assert widget.locator(".anb-badge").inner_text() == "scripted"
+    lc.run("%config AgentMagics.default_model = ''")
+    widget.scroll_into_view_if_needed()
+    widget.screenshot(path=str(OUTPUT_DIR / "chat-widget-settings.png"))
+
+
+def test_a_closed_widget_says_so(lc: Lab) -> None:
+    index, _ = show(lc, "w_gone = ChatWidget('lc-gone')\nw_gone")
+    second = lc.widget(lc.run("w_gone"))  # a second view keeps it open ...
+    on_cell(lc, index, "notebook:clear-cell-output")
+    lc.page.wait_for_timeout(int(GRACE * 1000) + 1000)
+    assert lc.eval("w_gone.closed") == "False"
+    # ... and closing from Python marks every view before they go.
+    lc.run("w_gone.close()")
+    second.wait_for(state="detached", timeout=10_000)
+    note = lc.eval("w_gone.closed_note")
+    assert "closed" in note and "ChatWidget()" in note, note
+
+
+def test_page_raised_no_errors(lc: Lab) -> None:
+    assert lc.errors == []
