@@ -78,18 +78,18 @@ def test_one_event_is_one_row_with_the_revision_bumped(tmp_path: Path) -> None:
     store.close()
 
 
-class _V2(SQLiteStore):
-    """A future schema: version 2 adds a column, through the migration hook."""
+class _Next(SQLiteStore):
+    """A future schema: the next version adds a column, through the migration hook."""
 
     calls: ClassVar[list[int]] = []
-    schema_version = 2
+    schema_version = SCHEMA_VERSION + 1
 
     @staticmethod
     def _add_title(conn: sqlite3.Connection) -> None:
-        _V2.calls.append(1)
+        _Next.calls.append(1)
         conn.execute("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
 
-    migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, 2: _add_title}
+    migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, SCHEMA_VERSION + 1: _add_title}
 
 
 def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
@@ -98,18 +98,18 @@ def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
     old.append_event(old.create_session(APP, USER, "s"), TextMessage(text="kept", author="user"))
     old.close()
 
-    _V2.calls.clear()
-    new = _V2(db)
-    assert new.user_version == 2 and _V2.calls == [1]
+    _Next.calls.clear()
+    new = _Next(db)
+    assert new.user_version == SCHEMA_VERSION + 1 and _Next.calls == [1]
     assert "title" in {row[1] for row in raw(db, "PRAGMA table_info(sessions)")}
     record = new.get_session(APP, USER, "s")
     assert record is not None and texts(record.events) == ["kept"]
     new.close()
-    _V2(db).close()
-    assert _V2.calls == [1], "a migration must not run again on a migrated file"
+    _Next(db).close()
+    assert _Next.calls == [1], "a migration must not run again on a migrated file"
 
-    # This code only knows version 1: it refuses the newer file instead of damaging it.
-    with pytest.raises(RuntimeError, match=r"version 2.*upgrade agent_nb"):
+    # This code only knows its own version: it refuses the newer file instead of damaging it.
+    with pytest.raises(RuntimeError, match=rf"version {SCHEMA_VERSION + 1}.*upgrade agent_nb"):
         SQLiteStore(db)
 
 
@@ -122,12 +122,12 @@ def test_failed_migration_rolls_back(tmp_path: Path) -> None:
         raise RuntimeError("migration bug")
 
     class Broken(SQLiteStore):
-        schema_version = 2
-        migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, 2: broken}
+        schema_version = SCHEMA_VERSION + 1
+        migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, SCHEMA_VERSION + 1: broken}
 
     with pytest.raises(RuntimeError, match="migration bug"):
         Broken(db)
-    assert raw(db, "PRAGMA user_version") == [(1,)]
+    assert raw(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert raw(db, "SELECT name FROM sqlite_master WHERE name='half_done'") == []
     SQLiteStore(db).close()  # still opens with the old code
 

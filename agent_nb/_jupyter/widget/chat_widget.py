@@ -41,6 +41,7 @@ from ..._runtime.kernel_runner import get_runner
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session import AgentSession
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
+from ..turn_origins import WIDGET, note_origin
 from .protocol import (
     DELTA_INTERVAL_S,
     DeltaMsg,
@@ -218,6 +219,7 @@ class ChatWidget(anywidget.AnyWidget):
         except (AgentError, ValueError, TypeError) as exc:
             self._send_msg(ErrorMsg(type="error", message=str(exc)))
             return
+        note_origin(stream.invocation_id, WIDGET)
         stream.add_done_callback(self._turn_ended)
 
     def _turn_ended(self, future: concurrent.futures.Future[Any]) -> None:
