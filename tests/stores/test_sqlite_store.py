@@ -398,3 +398,39 @@ def test_a_stale_runner_gets_stale_session_error(
     assert record is not None
     assert texts(record.events) == ["hello from one", "from one"]
     assert isinstance(record.events[-1], TurnComplete)
+
+
+def test_a_file_of_schema_1_loads_as_one_branch(tmp_path: Path) -> None:
+    """A file written before branches existed (schema 1, made here with its own
+    DDL and rows as that code wrote them) migrates in place: its turns are one line."""
+    db = tmp_path / "v1.db"
+    from agent_nb._core.codec import event_to_dict
+    from agent_nb.stores._sqlite import _SCHEMA_V1
+
+    events = [
+        TextMessage(text=f"q{t}", author="user", invocation_id=f"t{t}", state_delta={"n": t})
+        for t in range(3)
+    ]
+    with sqlite3.connect(db) as conn:
+        conn.executescript(_SCHEMA_V1)
+        conn.execute("INSERT INTO sessions VALUES (?, ?, 's', '{\"n\": 2}', 3, 1.0, 2.0)",
+                     (APP, USER))  # fmt: skip
+        for seq, e in enumerate(events):
+            conn.execute(
+                "INSERT INTO events VALUES (?, ?, 's', ?, ?, ?, 'user', 'text', ?, ?)",
+                (APP, USER, seq, e.id, e.invocation_id, e.timestamp,
+                 json.dumps(event_to_dict(e))),  # fmt: skip
+            )
+        conn.execute("PRAGMA user_version=1")
+    store = SQLiteStore(db)
+    try:
+        assert store.user_version == SCHEMA_VERSION
+        record = store.get_session(APP, USER, "s")
+        assert record is not None and texts(record.events) == ["q0", "q1", "q2"]
+        assert (record.branches, record.active_branch, record.revision) == (["t2"], 1, 3)
+        assert record.parents == {"t0": None, "t1": "t0", "t2": "t1"}
+        # ...and branches from there on like any other session.
+        assert store.rewind(record, "t1") == 2
+        assert texts(record.events) == ["q0"] and record.state == {"n": 0}
+    finally:
+        store.close()
