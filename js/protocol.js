@@ -131,7 +131,14 @@
  * @property {"catch_up"} type
  */
 
-/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg} FromJs */
+/**
+ * Make another branch the active conversation (a fork's ‹ › arrows).
+ * @typedef {object} SwitchBranchMsg
+ * @property {"switch_branch"} type
+ * @property {number} branch
+ */
+
+/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg | SwitchBranchMsg} FromJs */
 
 // -- synced traits -----------------------------------------------------------
 
@@ -143,6 +150,16 @@
  * @property {boolean} session_closed
  * @property {string} model_label
  * @property {string} agent_name  the role label of the model's messages, streaming or not
+ * @property {Fork[]} forks  where the active path took one of several alternative turns
+ */
+
+/**
+ * @typedef {object} Fork
+ * @property {string} invocation_id  the active path's turn at the fork
+ * @property {number} position  1-based among its alternatives, oldest first
+ * @property {number} count
+ * @property {number | null} prev_branch  the branch the ‹ arrow switches to
+ * @property {number | null} next_branch
  */
 
 export {};

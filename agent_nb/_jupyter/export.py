@@ -23,12 +23,12 @@ if TYPE_CHECKING:
 __all__ = [
     "EXPORT_FORMATS",
     "branches_lines",
-    "tree_markdown",
     "call_line",
     "response_line",
     "session_json",
     "session_markdown",
     "transcript_entries",
+    "tree_markdown",
 ]
 
 EXPORT_FORMATS = ("md", "json")

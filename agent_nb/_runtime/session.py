@@ -12,7 +12,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._core.agent import Agent
-from .._core.branches import Branch, Fork, TurnNode, branch_list, forks_on_path, turn_order, turn_tree
+from .._core.branches import (
+    Branch,
+    Fork,
+    TurnNode,
+    branch_list,
+    forks_on_path,
+    turn_order,
+    turn_tree,
+)
 from .._core.reply import Reply
 from .._core.types import Content, Event, GenerationConfig
 from .._core.window import ContextPolicy, check_policy

@@ -149,6 +149,10 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def _key(record: SessionRecord) -> tuple[str, str, str]:
+    return record.app_name, record.user_id, record.session_id
+
+
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
@@ -390,8 +394,7 @@ class SQLiteStore(SessionStore):
         conn.execute(
             "UPDATE sessions SET revision=revision+1, state=?, update_time=?, branches=?,"
             " active_branch=? WHERE app_name=? AND user_id=? AND id=?",
-            (_dumps(state), now, _dumps(branches), active,
-             record.app_name, record.user_id, record.session_id),  # fmt: skip
+            (_dumps(state), now, _dumps(branches), active, *_key(record)),
         )
 
     def _append(

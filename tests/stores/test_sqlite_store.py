@@ -418,8 +418,7 @@ def test_a_file_of_schema_1_loads_as_one_branch(tmp_path: Path) -> None:
         for seq, e in enumerate(events):
             conn.execute(
                 "INSERT INTO events VALUES (?, ?, 's', ?, ?, ?, 'user', 'text', ?, ?)",
-                (APP, USER, seq, e.id, e.invocation_id, e.timestamp,
-                 json.dumps(event_to_dict(e))),  # fmt: skip
+                (APP, USER, seq, e.id, e.invocation_id, e.timestamp, json.dumps(event_to_dict(e))),
             )
         conn.execute("PRAGMA user_version=1")
     store = SQLiteStore(db)

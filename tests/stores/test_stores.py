@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import copy
 import itertools
-from dataclasses import replace as dataclasses_replace
 from collections.abc import Iterator
+from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 from typing import Any
 

@@ -52,6 +52,7 @@ from .protocol import (
     TurnCompleteMsg,
     entries_from_events,
     entry_from_event,
+    fork_dicts,
     parse_from_js,
     usage_dict,
 )
@@ -160,6 +161,8 @@ class ChatWidget(anywidget.AnyWidget):
 
     session_id = traitlets.Unicode("").tag(sync=True)
     transcript: traitlets.List[Any] = traitlets.List().tag(sync=True)
+    #: Where the active path took one of several alternative turns (`ForkDict`s).
+    forks: traitlets.List[Any] = traitlets.List().tag(sync=True)
     busy = traitlets.Bool(False).tag(sync=True)
     session_closed = traitlets.Bool(False).tag(sync=True)
     model_label = traitlets.Unicode("").tag(sync=True)
@@ -234,6 +237,14 @@ class ChatWidget(anywidget.AnyWidget):
         if self._session is not None:
             self._session.cancel()
 
+    def switch_branch(self, number: int) -> None:
+        """Make branch ``number`` the session's active conversation (the ‹ › arrows).
+        Every open view of the session follows; a refusal is shown in the widget."""
+        try:
+            self._live_session().switch_branch(number)
+        except (AgentError, ValueError, TypeError) as exc:
+            self._send_msg(ErrorMsg(type="error", message=str(exc)))
+
     def new_chat(self) -> AgentSession:
         """Switch to a fresh session id; the old session stays alive for its other users."""
         self._detach()
@@ -266,6 +277,7 @@ class ChatWidget(anywidget.AnyWidget):
                 self.session_closed = session.closed
                 self.busy = session.busy
                 self.transcript = entries_from_events(session.history)
+                self.forks = fork_dicts(session.forks())
 
     def _detach(self) -> AgentSession | None:
         with self._batcher.lock:
@@ -333,6 +345,7 @@ class ChatWidget(anywidget.AnyWidget):
             return
         with self.hold_sync():
             self.transcript = entries_from_events(session.history)
+            self.forks = fork_dicts(session.forks())
             self.session_closed = session.closed
             self.busy = busy
 
@@ -356,6 +369,8 @@ class ChatWidget(anywidget.AnyWidget):
             self.stop()
         elif msg["type"] == "catch_up":
             self._catch_up()
+        elif msg["type"] == "switch_branch":
+            self.switch_branch(msg["branch"])
         else:
             self.new_chat()
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
+from ..._core.branches import Fork
 from ..._core.types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
 from ..._core.window import omitted_line
 
@@ -27,6 +28,7 @@ __all__ = [
     "Entry",
     "EntryMsg",
     "ErrorMsg",
+    "ForkDict",
     "FromJs",
     "FromPython",
     "ModelEntry",
@@ -34,6 +36,7 @@ __all__ = [
     "SendMsg",
     "SnapshotMsg",
     "StopMsg",
+    "SwitchBranchMsg",
     "ToolCallEntry",
     "ToolResultEntry",
     "TurnCompleteMsg",
@@ -42,6 +45,7 @@ __all__ = [
     "UserEntry",
     "entries_from_events",
     "entry_from_event",
+    "fork_dicts",
     "parse_from_js",
     "usage_dict",
 ]
@@ -182,7 +186,40 @@ class CatchUpMsg(TypedDict):
     type: Literal["catch_up"]
 
 
-FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg
+class SwitchBranchMsg(TypedDict):
+    """A fork's ‹ › arrow: make that branch the active conversation."""
+
+    type: Literal["switch_branch"]
+    branch: int
+
+
+FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg | SwitchBranchMsg
+
+
+# -- the ``forks`` trait -----------------------------------------------------------
+
+
+class ForkDict(TypedDict):
+    """A fork on the active path (`agent_nb._core.branches.Fork`), drawn as "‹ 1/2 ›"."""
+
+    invocation_id: str
+    position: int
+    count: int
+    prev_branch: int | None
+    next_branch: int | None
+
+
+def fork_dicts(forks: Iterable[Fork]) -> list[ForkDict]:
+    return [
+        ForkDict(
+            invocation_id=f.invocation_id,
+            position=f.position,
+            count=f.count,
+            prev_branch=f.prev_branch,
+            next_branch=f.next_branch,
+        )
+        for f in forks
+    ]
 
 
 def parse_from_js(content: object) -> FromJs:
@@ -201,8 +238,14 @@ def parse_from_js(content: object) -> FromJs:
         return NewChatMsg(type="new_chat")
     if kind == "catch_up":
         return CatchUpMsg(type="catch_up")
+    if kind == "switch_branch":
+        branch = content.get("branch")
+        if isinstance(branch, bool) or not isinstance(branch, int):
+            raise ValueError("a 'switch_branch' message needs an integer 'branch'")
+        return SwitchBranchMsg(type="switch_branch", branch=branch)
     raise ValueError(
-        f"unknown widget message type {kind!r}; expected 'send', 'stop', 'new_chat' or 'catch_up'"
+        f"unknown widget message type {kind!r}; expected 'send', 'stop', 'new_chat', "
+        "'catch_up' or 'switch_branch'"
     )
 
 
