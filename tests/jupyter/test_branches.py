@@ -63,7 +63,7 @@ def test_rerun_moves_turns_to_a_branch_that_switch_brings_back(
     # Export: the active path, and the other branch listed.
     _, cap = run(shell, "%agent export demo --format json")
     exported = json.loads(_shown(cap))
-    assert [e["text"] for e in exported["events"] if e["kind"] == "text"][0] == "hello again"
+    assert next(e["text"] for e in exported["events"] if e["kind"] == "text") == "hello again"
     assert [b["number"] for b in exported["branches"]] == [1, 2]
     assert len(exported["branches"][1]["events"]) == 3 * 3  # user, model, turn end per turn
     _, cap = run(shell, "%agent export demo")
