@@ -143,7 +143,14 @@
  * @property {string[]} live  every view of this widget still live in the page
  */
 
-/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg} FromJs */
+/**
+ * Make another branch the active conversation (a fork's ‹ › arrows).
+ * @typedef {object} SwitchBranchMsg
+ * @property {"switch_branch"} type
+ * @property {number} branch
+ */
+
+/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg} FromJs */
 
 // -- synced traits -----------------------------------------------------------
 
@@ -157,6 +164,16 @@
  * @property {string} agent_name  the role label of the model's messages, streaming or not
  * @property {string} view_key  the widget's id, shared by its views in a page
  * @property {string} closed_note  set when the widget closed: what became of its session
+ * @property {Fork[]} forks  where the active path took one of several alternative turns
+ */
+
+/**
+ * @typedef {object} Fork
+ * @property {string} invocation_id  the active path's turn at the fork
+ * @property {number} position  1-based among its alternatives, oldest first
+ * @property {number} count
+ * @property {number | null} prev_branch  the branch the ‹ arrow switches to
+ * @property {number | null} next_branch
  */
 
 export {};

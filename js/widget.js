@@ -8,6 +8,7 @@
 // this module builds the view and wires the model's events to them.
 
 import "./widget.css";
+import { renderWithForks } from "./branches.js";
 import { turnStatus } from "./format.js";
 import { mountLive } from "./live.js";
 import { addCopyButtons, renderMarkdown } from "./markdown.js";
@@ -109,8 +110,13 @@ function render({ model, el }) {
 
   function renderTranscript() {
     const restore = keepScroll();
+    const entries = model.get("transcript");
+    /** @param {import("./protocol.js").Entry[]} group */
+    const draw = (group) => renderEntries(document, group, openTools, fillMarkdown);
+    /** @param {number} branch */
+    const toBranch = (branch) => post({ type: "switch_branch", branch });
     past.replaceChildren(
-      ...renderEntries(document, model.get("transcript"), openTools, fillMarkdown),
+      ...renderWithForks(document, entries, model.get("forks"), draw, toBranch),
     );
     const closedNote = model.get("closed_note");
     if (closedNote) {
@@ -214,6 +220,7 @@ function render({ model, el }) {
   const modelEvents = [
     ["msg:custom", onCustom],
     ["change:transcript", onTranscript],
+    ["change:forks", onTranscript],
     ["change:busy", onState],
     ["change:session_id", onState],
     ["change:model_label", onState],

@@ -1,8 +1,11 @@
 """A session's transcript as Markdown or JSON (``%agent export`` / ``history``).
 
 Exports are documents for the user, not renderings: model text goes in as
-written. Anything that shows one inside the notebook passes it through
-`agent_nb._core.render.safe_markdown` (``%agent history``) or as plain text.
+written. They show the active branch's conversation and list the other
+branches (each with the turns it does not share with the active one), so an
+export never hides that a re-run replaced something. Anything that shows one
+inside the notebook passes it through `agent_nb._core.render.safe_markdown`
+(``%agent history``) or as plain text.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXPORT_FORMATS",
+    "branches_lines",
     "call_line",
     "response_line",
     "session_json",
     "session_markdown",
     "transcript_entries",
+    "tree_markdown",
 ]
 
 EXPORT_FORMATS = ("md", "json")
@@ -65,10 +70,62 @@ def session_markdown(session: AgentSession, *, level: int = 1) -> str:
     if state:
         dumped = json.dumps(state, indent=2, default=repr)
         lines += [f"{'#' * (level + 1)} State", "", "```json", dumped, "```", ""]
+    others = branches_lines(session)
+    if len(others) > 1:
+        lines += [f"{'#' * (level + 1)} Branches", "", *others, ""]
+    return "\n".join(lines)
+
+
+def _first_user_text(events: tuple[Event, ...] | list[Event], limit: int = 60) -> str:
+    for event in events:
+        if isinstance(event, TextMessage) and event.author == "user":
+            text = " ".join(event.text.split())
+            return text if len(text) <= limit else text[: limit - 1] + "…"
+    return ""
+
+
+def branches_lines(session: AgentSession) -> list[str]:
+    """One Markdown list line per branch: number, turns, where it leaves the active one."""
+    by_turn = {node.invocation_id: node for node in session.tree()}
+    lines = []
+    for branch in session.branches():
+        turns = len(branch.turns)
+        what = f"**branch {branch.number}**" + (" (active)" if branch.active else "")
+        size = f"{turns} turn{'s' * (turns != 1)}"
+        if branch.active:
+            lines.append(f"- {what}: {size}")
+            continue
+        own = branch.own_turns
+        where = f"after turn {branch.shared}" if branch.shared else "from the start"
+        first = _first_user_text(by_turn[own[0]].events) if own else ""
+        tail = f", starting “{first}”" if first else ""
+        hint = f" — `%agent switch {session.id} {branch.number}`"
+        lines.append(f"- {what}: {size}, {len(own)} not on the active one ({where}{tail}){hint}")
+    return lines
+
+
+def tree_markdown(session: AgentSession, *, level: int = 1) -> str:
+    """Every turn of every branch (``%agent history ID --all``), in the order
+    they began, each headed by its number and the branches that hold it."""
+    nodes = session.tree()
+    number = {node.invocation_id: i for i, node in enumerate(nodes, start=1)}
+    lines = [f"{'#' * level} Session {session.id}: every branch", ""]
+    for node in nodes:
+        after = f"after turn {number[node.parent]}" if node.parent else "first turn"
+        held = ", ".join(map(str, node.branches)) or "none"
+        mark = " · active" if node.active else ""
+        lines += [f"{'#' * (level + 1)} Turn {number[node.invocation_id]} ({after}; "
+                  f"branch {held}{mark})", ""]  # fmt: skip
+        for speaker, text in transcript_entries(list(node.events)):
+            lines += [f"**{speaker}:**", "", text, ""]
+    lines += [f"{'#' * (level + 1)} Branches", "", *branches_lines(session), ""]
     return "\n".join(lines)
 
 
 def session_json(session: AgentSession) -> str:
+    """The active path's events, and every branch with the events it does not
+    share with the active one (``events`` is empty for the active branch)."""
+    by_turn = {node.invocation_id: node.events for node in session.tree()}
     payload: dict[str, Any] = {
         "format": "agent_nb.session/1",
         "exported_at": time.time(),
@@ -76,5 +133,18 @@ def session_json(session: AgentSession) -> str:
         "user_id": session.user_id,
         "state": session.state,
         "events": [event_to_dict(e) for e in session.history],
+        "active_branch": session.branch,
+        "branches": [
+            {
+                "number": b.number,
+                "active": b.active,
+                "turns": list(b.turns),
+                "shared_with_active": b.shared,
+                "events": [
+                    event_to_dict(e) for t in b.own_turns if not b.active for e in by_turn[t]
+                ],
+            }
+            for b in session.branches()
+        ],
     }
     return json.dumps(payload, indent=2, ensure_ascii=False, default=repr)

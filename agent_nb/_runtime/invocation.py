@@ -59,7 +59,7 @@ class Invocation:
         self.cancel_token = CancelToken()
         self.future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
         self.task: asyncio.Task[Any] | None = None  # set once it runs on the worker
-        self.stream = EventStream(self.future, self.request_cancel)
+        self.stream = EventStream(self.future, self.request_cancel, self.invocation_id)
         self._worker = worker
 
     @property

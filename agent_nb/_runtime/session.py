@@ -12,6 +12,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._core.agent import Agent
+from .._core.branches import (
+    Branch,
+    Fork,
+    TurnNode,
+    branch_list,
+    forks_on_path,
+    turn_order,
+    turn_tree,
+)
 from .._core.reply import Reply
 from .._core.types import Content, Event, GenerationConfig
 from .._core.window import ContextPolicy, check_policy
@@ -74,7 +83,7 @@ class AgentSession:
 
     @property
     def history(self) -> list[Event]:
-        """Stored events, oldest first (a new list each time)."""
+        """Stored events of the active branch, oldest first (a new list each time)."""
         return self._core.history()
 
     def get_history(
@@ -96,8 +105,42 @@ class AgentSession:
         return self._core.state()
 
     def invocations(self) -> list[str]:
-        """Invocation ids of the stored turns, oldest first."""
+        """Invocation ids of the active branch's turns, oldest first."""
         return self._core.invocations()
+
+    # -- branches ---------------------------------------------------------------
+
+    @property
+    def branch(self) -> int:
+        """The active branch's number (1 until a rewind makes a second one)."""
+        return self._core.branch_layout()[2]
+
+    def branches(self) -> list[Branch]:
+        """Every branch, by number: its turns, whether it is active, and how many
+        of its first turns it shares with the active one. A rewind moves the
+        turns it replaces to a new, highest-numbered branch; numbers never change."""
+        parents, leaves, active = self._core.branch_layout()
+        return branch_list(parents, leaves, active)
+
+    def switch_branch(self, number: int) -> None:
+        """Make branch ``number`` the active path: what the model sees next and
+        what `history` returns. Session state is replayed along it; the KV cache
+        keeps the longest prefix the two paths share. Nothing is lost: the branch
+        left is still listed under its number. ``user:`` / ``app:`` state is
+        shared with other sessions and stays as it is."""
+        self._core.switch_branch(number)
+
+    def tree(self) -> list[TurnNode]:
+        """Every turn of every branch, in the order they began, each with its
+        events, its parent turn and the branches that hold it."""
+        parents, leaves, active = self._core.branch_layout()
+        return turn_tree(self._core.tree(), parents, leaves, active)
+
+    def forks(self) -> list[Fork]:
+        """Where the active path took one of several alternative turns (a chat
+        app's "‹ 1/2 ›"), with the branch each arrow switches to."""
+        parents, leaves, active = self._core.branch_layout()
+        return forks_on_path(turn_order(self._core.tree()), parents, leaves, active)
 
     def subscribe(self, on_event: Listener, on_reset: Listener | None = None) -> Callable[[], None]:
         """Call ``on_event(event)`` for every event of every turn (partials too),
@@ -143,10 +186,12 @@ class AgentSession:
         self._core.cancel()
 
     def rewind(self, before_invocation_id: str) -> int:
-        """Drop the turn ``before_invocation_id`` and every later turn.
+        """Move the turn ``before_invocation_id`` and every later turn of the
+        active branch to a new branch; the active path goes on from just before it.
 
-        Session state is replayed from what remains and the backend's KV cache
-        is trimmed to match. Returns the number of events removed.
+        Nothing is deleted (`switch_branch` brings the turns back). Session
+        state is replayed along the active path and the backend's KV cache is
+        trimmed to match. Returns the new branch's number.
         """
         return self._core.rewind(before_invocation_id)
 

@@ -20,13 +20,22 @@ import dataclasses
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .._core.agent import Agent
+from .._core.branches import path_turns
 from .._core.reply import Reply
 from .._core.state import check_json_value
-from .._core.types import Content, Event, GenerateContentRequest, Role, TextMessage, TurnComplete
+from .._core.types import (
+    Content,
+    Event,
+    GenerateContentRequest,
+    Role,
+    TextMessage,
+    TurnComplete,
+    Usage,
+)
 from .._core.window import WindowMemory, shown
 from ..backends import Backend
 from ..errors import SessionBusyError, SessionClosedError
@@ -78,9 +87,19 @@ class SessionCore:
         self._listeners: list[tuple[Listener, Listener | None]] = []
         self._last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
         self.last_used = record.last_update_time
-        # Context window: the sticky cut, restored from stored history.
-        self._window = WindowMemory.from_history(record.events)
-        completes = [e for e in record.events if isinstance(e, TurnComplete)]
+        self._window = WindowMemory()
+        self.last_usage: Usage | None = None
+        self.turns = self.tokens = 0
+        self._follow_path()
+
+    def _follow_path(self) -> None:
+        """Figures and the window's sticky cut from the active path (at load and
+        after a rewind or switch): they describe what the model sees now."""
+        events = self._record.events
+        window = WindowMemory.from_history(events)
+        window.shrink, window.learned = self._window.shrink, self._window.learned
+        self._window = window
+        completes = [e for e in events if isinstance(e, TurnComplete)]
         self.last_usage = completes[-1].usage if completes else None
         self.turns = len(completes)
         self.tokens = sum(e.usage.prompt_tokens + e.usage.generated_tokens for e in completes)
@@ -109,8 +128,17 @@ class SessionCore:
         return self._active is not None
 
     def history(self) -> list[Event]:
-        """Stored events, oldest first (a new list each time)."""
+        """Stored events of the active branch, oldest first (a new list each time)."""
         return list(self._record.events)
+
+    def tree(self) -> list[Event]:
+        """Every stored event of every branch, in the order they were recorded."""
+        return list(self._record.tree)
+
+    def branch_layout(self) -> tuple[dict[str, str | None], list[str | None], int]:
+        """Copies of the turn parents, the branch leaves and the active number."""
+        record = self._record
+        return dict(record.parents), list(record.branches), record.active_branch
 
     def state(self) -> dict[str, Any]:
         """App, user and session state merged with prefixes (a deep copy)."""
@@ -118,7 +146,7 @@ class SessionCore:
 
     def history_bytes(self) -> int:
         """A cheap estimate of what the history holds in text."""
-        return sum(len(getattr(e, "text", "")) + 200 for e in self._record.events)
+        return sum(len(getattr(e, "text", "")) + 200 for e in self._record.tree)
 
     # -- listeners (widget sync) ----------------------------------------------
 
@@ -235,35 +263,34 @@ class SessionCore:
     # -- rewind ---------------------------------------------------------------
 
     def invocations(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for event in self._record.events:
-            seen.setdefault(event.invocation_id, None)
-        return list(seen)
+        """Turn ids of the active path, oldest first."""
+        return path_turns(self._record.parents, self._record.leaf)
 
     def rewind(self, before_invocation_id: str) -> int:
+        """Move that turn and the later ones to a new branch; returns its number."""
+        with self._changing_path("rewind"):
+            return self.host.store.rewind(self._record, before_invocation_id)
+
+    def switch_branch(self, number: int) -> None:
+        with self._changing_path("switch branches"):
+            self.host.store.switch_branch(self._record, number)
+
+    @contextlib.contextmanager
+    def _changing_path(self, what: str) -> Iterator[None]:
         with self._lock:
             self.check_open()
             if self._active is not None:
-                raise SessionBusyError(f"session {self.id!r} is running a turn; cannot rewind now")
-            events = self._record.events
-            index = next(
-                (i for i, e in enumerate(events) if e.invocation_id == before_invocation_id),
-                None,
-            )
-            if index is None:
-                raise ValueError(
-                    f"session {self.id!r} has no turn {before_invocation_id!r}; "
-                    f"known turns: {self.invocations()}"
+                raise SessionBusyError(
+                    f"session {self.id!r} is running a turn; cannot {what} now: wait for it "
+                    "or stop it first"
                 )
-            removed = len(events) - index
-            self.host.store.truncate_events(self._record, index)
-            self.turns = sum(isinstance(e, TurnComplete) for e in self._record.events)
+            yield
+            self._follow_path()
         # Render with the options of the session's last turn, so the system
-        # text matches and the common prefix survives the cache trim; what the
-        # next turn shows is the same sticky window cut.
+        # text matches and the common prefix survives the cache trim (the KV
+        # cache keeps the longest prefix both paths share).
         self._lifecycle.rewound(self, self._request_after_rewind)
         self.notify(None)
-        return removed
 
     def _request_after_rewind(self) -> GenerateContentRequest:
         options = self._last_options
@@ -307,7 +334,9 @@ class SessionCore:
         self.notify(None)
         with self._lock:
             self._listeners.clear()
-        self._record = dataclasses.replace(self._record, events=[], state={})
+        self._record = dataclasses.replace(
+            self._record, events=[], tree=[], parents={}, branches=[None], active_branch=1, state={}
+        )
 
 
 def _user_text(content: str | Content) -> str:

@@ -36,7 +36,10 @@ class EventStream:
         self,
         done: concurrent.futures.Future[Any],
         cancel: Callable[[], None],
+        invocation_id: str = "",
     ) -> None:
+        #: The turn's id (its events' ``invocation_id``), known before it runs.
+        self.invocation_id = invocation_id
         self._done = done
         self._cancel = cancel
         self._lock = threading.Lock()

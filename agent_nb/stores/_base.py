@@ -6,6 +6,15 @@ keys are dropped before anything is written, partial events are never stored,
 and every write names the revision it expects so a stale writer is refused
 (`StaleSessionError`). Subclasses implement the small ``_``-methods, each of
 which must be atomic.
+
+**Branches** (`agent_nb._core.branches`): nothing is ever deleted from a
+session. Each event is stored with its turn's parent turn, and the session
+keeps its numbered branch leaves and the active one. The template methods work
+out every change to those (a new turn extends the active branch, a rewind cuts
+it and moves the rest to a new branch, a switch changes the active number) and
+hand the store the result to write, so a store implements no tree logic: it
+stores an event with its parent (`_append`), and the branch layout with the
+replayed session state (`_set_branches`), each in one atomic write.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .._core.branches import path_events, path_turns, rewound_branches
 from .._core.state import TEMP_PREFIX, ScopedDelta, merge_scopes, split_delta
 from .._core.types import Event, TextMessage
 
@@ -26,7 +36,13 @@ __all__ = ["SessionRecord", "SessionStore"]
 
 @dataclass
 class SessionRecord:
-    """A session as stored: its events, session-scoped state and revision."""
+    """A session as stored: its events, session-scoped state and revision.
+
+    ``events`` is the active branch's path (what the model sees); ``tree`` every
+    event ever appended, in order; ``parents`` each turn's parent turn;
+    ``branches[n - 1]`` the last turn of branch ``n``; ``active_branch`` the
+    active number. ``state`` is the session state replayed along ``events``.
+    """
 
     app_name: str
     user_id: str
@@ -35,6 +51,19 @@ class SessionRecord:
     events: list[Event] = field(default_factory=list)
     revision: int = 0
     last_update_time: float = field(default_factory=time.time)
+    tree: list[Event] = field(default_factory=list)
+    parents: dict[str, str | None] = field(default_factory=dict)
+    branches: list[str | None] = field(default_factory=lambda: [None])
+    active_branch: int = 1
+
+    @property
+    def leaf(self) -> str | None:
+        """The active branch's last turn."""
+        return self.branches[self.active_branch - 1]
+
+    def refresh_path(self) -> None:
+        """Recompute ``events`` from the tree and the active branch."""
+        self.events = path_events(self.tree, self.parents, self.leaf)
 
 
 def _without_temp(event: Event) -> Event:
@@ -68,7 +97,10 @@ class SessionStore(ABC):
 
     def get_session(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
         """A copy of the stored session, or None."""
-        return self._get(app_name, user_id, session_id)
+        record = self._get(app_name, user_id, session_id)
+        if record is not None:
+            record.refresh_path()
+        return record
 
     def append_event(self, record: SessionRecord, event: Event) -> Event:
         """Store ``event`` in one atomic write; update ``record`` to match.
@@ -79,20 +111,66 @@ class SessionStore(ABC):
             return event
         event = _without_temp(event)
         delta = split_delta(event.state_delta)
-        self._append(record, event, delta)
+        turn = event.invocation_id
+        branches = list(record.branches)
+        if turn in record.parents:
+            if turn != record.leaf:
+                raise ValueError(
+                    f"turn {turn!r} is not the last turn of the active branch; a new "
+                    "event belongs to the running turn"
+                )
+            parent = record.parents[turn]
+        else:  # the first event of a new turn: it extends the active branch
+            parent = record.leaf
+            branches[record.active_branch - 1] = turn
+        self._append(record, event, delta, parent, branches)
+        record.parents.setdefault(turn, parent)
+        record.branches = branches
+        record.tree.append(event)
         record.events.append(event)
         record.state.update(copy.deepcopy(delta.session))
         record.revision += 1
         record.last_update_time = event.timestamp
         return event
 
-    def truncate_events(self, record: SessionRecord, keep: int) -> None:
-        """Keep the first ``keep`` events (rewind); session state is replayed to match."""
-        if not 0 <= keep <= len(record.events):
-            raise ValueError(f"keep must be between 0 and {len(record.events)}, got {keep}")
-        state = replay_session_state(record.events[:keep])
-        self._truncate(record, keep, state)
-        del record.events[keep:]
+    def rewind(self, record: SessionRecord, before_invocation_id: str) -> int:
+        """Cut the active branch back to just before turn ``before_invocation_id``.
+
+        Nothing is deleted: that turn and the later ones of the active branch
+        become a new branch, whose number is returned; the active branch keeps
+        its number and goes on from the cut. Session state is replayed along
+        the new active path; ``app:`` / ``user:`` state is shared with other
+        sessions and is left as it is.
+        """
+        if before_invocation_id not in path_turns(record.parents, record.leaf):
+            raise ValueError(
+                f"session {record.session_id!r} has no turn {before_invocation_id!r} on its "
+                f"active branch; its turns: {path_turns(record.parents, record.leaf)}"
+            )
+        branches = rewound_branches(
+            record.branches, record.active_branch, record.parents, before_invocation_id
+        )
+        self._move(record, branches, record.active_branch)
+        return len(branches)
+
+    def switch_branch(self, record: SessionRecord, number: int) -> None:
+        """Make branch ``number`` (1-based) the active one; session state is replayed
+        along its path. Switching never loses anything: every branch stays."""
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise TypeError(f"a branch number is an int, got {type(number).__name__}")
+        if not 1 <= number <= len(record.branches):
+            raise ValueError(
+                f"session {record.session_id!r} has branches 1 to {len(record.branches)}, "
+                f"not {number}"
+            )
+        self._move(record, list(record.branches), number)
+
+    def _move(self, record: SessionRecord, branches: list[str | None], active: int) -> None:
+        state = replay_session_state(path_events(record.tree, record.parents, branches[active - 1]))
+        self._set_branches(record, branches, active, state)
+        record.branches = branches
+        record.active_branch = active
+        record.refresh_path()
         record.state = state
         record.revision += 1
         record.last_update_time = time.time()
@@ -115,15 +193,31 @@ class SessionStore(ABC):
     def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None: ...
 
     @abstractmethod
-    def _append(self, record: SessionRecord, event: Event, delta: ScopedDelta) -> None:
-        """Atomically: check ``record.revision``, store the event, apply ``delta``."""
+    def _append(
+        self,
+        record: SessionRecord,
+        event: Event,
+        delta: ScopedDelta,
+        parent: str | None,
+        branches: list[str | None],
+    ) -> None:
+        """Atomically: check ``record.revision``, store the event with its turn's
+        ``parent`` turn, apply ``delta``, store ``branches`` (the leaves after it)."""
 
     @abstractmethod
-    def _truncate(self, record: SessionRecord, keep: int, state: Mapping[str, Any]) -> None: ...
+    def _set_branches(
+        self,
+        record: SessionRecord,
+        branches: list[str | None],
+        active: int,
+        state: Mapping[str, Any],
+    ) -> None:
+        """Atomically: check ``record.revision``, store the branch leaves, the active
+        number and the replayed session ``state``; bump the revision."""
 
     @abstractmethod
     def delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
-        """Remove the session and its events; unknown ids are not an error."""
+        """Remove the session and all its events, every branch; unknown ids are not an error."""
 
     @abstractmethod
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:

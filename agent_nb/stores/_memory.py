@@ -3,7 +3,8 @@
 It hands out copies, never its own objects, so code written against it
 behaves the same on `SQLiteStore` (where every read is a fresh object).
 Events are frozen dataclasses with deep-copied payloads, so copying the list
-is enough for them.
+is enough for them. It keeps every event once, in ``tree`` (branches are lists
+of the same objects, never copies); the active path is derived on read.
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ class MemoryStore(SessionStore):
             record.user_id,
             record.session_id,
             state=copy.deepcopy(record.state),
-            events=list(record.events),
             revision=record.revision,
             last_update_time=record.last_update_time,
+            tree=list(record.tree),
+            parents=dict(record.parents),
+            branches=list(record.branches),
+            active_branch=record.active_branch,
         )
 
     def _create(self, record: SessionRecord) -> None:
@@ -67,10 +71,19 @@ class MemoryStore(SessionStore):
             )
         return stored
 
-    def _append(self, record: SessionRecord, event: Event, delta: ScopedDelta) -> None:
+    def _append(
+        self,
+        record: SessionRecord,
+        event: Event,
+        delta: ScopedDelta,
+        parent: str | None,
+        branches: list[str | None],
+    ) -> None:
         with self._lock:
             stored = self._stored(record)
-            stored.events.append(event)
+            stored.tree.append(event)
+            stored.parents.setdefault(event.invocation_id, parent)
+            stored.branches = list(branches)
             stored.state.update(copy.deepcopy(delta.session))
             stored.revision += 1
             stored.last_update_time = event.timestamp
@@ -80,10 +93,17 @@ class MemoryStore(SessionStore):
                 key = (record.app_name, record.user_id)
                 self._user_state.setdefault(key, {}).update(copy.deepcopy(delta.user))
 
-    def _truncate(self, record: SessionRecord, keep: int, state: Mapping[str, Any]) -> None:
+    def _set_branches(
+        self,
+        record: SessionRecord,
+        branches: list[str | None],
+        active: int,
+        state: Mapping[str, Any],
+    ) -> None:
         with self._lock:
             stored = self._stored(record)
-            del stored.events[keep:]
+            stored.branches = list(branches)
+            stored.active_branch = active
             stored.state = copy.deepcopy(dict(state))
             stored.revision += 1
 

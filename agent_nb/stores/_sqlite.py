@@ -22,6 +22,12 @@ Why it looks the way it does:
   ``migrations[v]`` brings a database from version ``v - 1`` to ``v``; on open
   every missing step runs in its own transaction. A newer file than this
   code understands is refused rather than damaged.
+* **Branches** (schema 2): every event row names its turn's parent turn
+  (``parent_invocation_id``), and the session row keeps the branch leaves
+  (``branches``, a JSON list) and the ``active_branch``. A rewind or a switch
+  is one ``UPDATE`` of the session row, never a ``DELETE``, so a crash leaves
+  the old active path or the new one. Files of schema 1 are migrated in place:
+  their turns become one line, in the order they were stored.
 * **Threads**: the runner writes from its worker thread and reads from the
   kernel thread, so the one connection is opened with
   ``check_same_thread=False`` and every use holds a lock.
@@ -104,15 +110,47 @@ def _create_v1(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+def _add_branches_v2(conn: sqlite3.Connection) -> None:
+    """Schema 2: turns know their parent; a session keeps its branch leaves.
+    What schema 1 stored is one line of turns, in the order they began."""
+    conn.execute("ALTER TABLE events ADD COLUMN parent_invocation_id TEXT")
+    conn.execute("ALTER TABLE sessions ADD COLUMN branches TEXT NOT NULL DEFAULT '[null]'")
+    conn.execute("ALTER TABLE sessions ADD COLUMN active_branch INTEGER NOT NULL DEFAULT 1")
+    sessions = conn.execute("SELECT app_name, user_id, id FROM sessions").fetchall()
+    for key in sessions:
+        turns = [
+            turn
+            for (turn,) in conn.execute(
+                "SELECT invocation_id FROM events WHERE app_name=? AND user_id=? AND"
+                " session_id=? GROUP BY invocation_id ORDER BY MIN(seq)",
+                key,
+            )
+        ]
+        for parent, turn in zip([None, *turns], turns, strict=False):
+            conn.execute(
+                "UPDATE events SET parent_invocation_id=? WHERE app_name=? AND user_id=?"
+                " AND session_id=? AND invocation_id=?",
+                (parent, *key, turn),
+            )
+        conn.execute(
+            "UPDATE sessions SET branches=? WHERE app_name=? AND user_id=? AND id=?",
+            (_dumps([turns[-1] if turns else None]), *key),
+        )
+
+
 #: The schema this code writes. Bump it and add ``MIGRATIONS[n]`` together.
-SCHEMA_VERSION = 1
-MIGRATIONS: dict[int, Migration] = {1: _create_v1}
+SCHEMA_VERSION = 2
+MIGRATIONS: dict[int, Migration] = {1: _create_v1, 2: _add_branches_v2}
 
 
 def _dumps(value: Any) -> str:
     # NaN/inf are allowed (Python reads them back): a speed figure of inf must
     # not cost the user a recorded event. State values are checked upstream.
     return json.dumps(value, separators=(",", ":"))
+
+
+def _key(record: SessionRecord) -> tuple[str, str, str]:
+    return record.app_name, record.user_id, record.session_id
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -155,7 +193,7 @@ class SQLiteStore(SessionStore):
     (faster appends; a power cut may lose the last commits, a crash does not).
     ``timeout`` is how long a write waits for another process's lock.
 
-    Rewinding (``truncate_events``) replays session state only: ``app:`` and
+    Rewinding and switching branches replay session state only: ``app:`` and
     ``user:`` state is shared with other sessions and is not rolled back.
     """
 
@@ -298,19 +336,31 @@ class SQLiteStore(SessionStore):
         key = (app_name, user_id, session_id)
         with self._read() as conn:
             row = conn.execute(
-                "SELECT state, revision, update_time FROM sessions"
+                "SELECT state, revision, update_time, branches, active_branch FROM sessions"
                 " WHERE app_name=? AND user_id=? AND id=?",
                 key,
             ).fetchone()
             if row is None:
                 return None
             rows = conn.execute(
-                "SELECT data FROM events WHERE app_name=? AND user_id=? AND session_id=?"
-                " ORDER BY seq",
+                "SELECT data, invocation_id, parent_invocation_id FROM events"
+                " WHERE app_name=? AND user_id=? AND session_id=? ORDER BY seq",
                 key,
             ).fetchall()
-        events = [event_from_dict(json.loads(data)) for (data,) in rows]
-        return SessionRecord(*key, json.loads(row[0]), events, row[1], row[2])
+        tree = [event_from_dict(json.loads(data)) for (data, _, _) in rows]
+        parents: dict[str, str | None] = {}
+        for _, turn, parent in rows:
+            parents.setdefault(turn, parent)
+        return SessionRecord(
+            *key,
+            state=json.loads(row[0]),
+            revision=row[1],
+            last_update_time=row[2],
+            tree=tree,
+            parents=parents,
+            branches=json.loads(row[3]),
+            active_branch=row[4],
+        )
 
     def _check_revision(self, conn: sqlite3.Connection, record: SessionRecord) -> dict[str, Any]:
         """The stored session state, if ``record`` is still current; else raise."""
@@ -333,29 +383,44 @@ class SQLiteStore(SessionStore):
         return state
 
     def _set_session(
-        self, conn: sqlite3.Connection, record: SessionRecord, state: Mapping[str, Any], now: float
+        self,
+        conn: sqlite3.Connection,
+        record: SessionRecord,
+        state: Mapping[str, Any],
+        now: float,
+        branches: list[str | None],
+        active: int,
     ) -> None:
         conn.execute(
-            "UPDATE sessions SET revision=revision+1, state=?, update_time=?"
-            " WHERE app_name=? AND user_id=? AND id=?",
-            (_dumps(state), now, record.app_name, record.user_id, record.session_id),
+            "UPDATE sessions SET revision=revision+1, state=?, update_time=?, branches=?,"
+            " active_branch=? WHERE app_name=? AND user_id=? AND id=?",
+            (_dumps(state), now, _dumps(branches), active, *_key(record)),
         )
 
-    def _append(self, record: SessionRecord, event: Event, delta: ScopedDelta) -> None:
+    def _append(
+        self,
+        record: SessionRecord,
+        event: Event,
+        delta: ScopedDelta,
+        parent: str | None,
+        branches: list[str | None],
+    ) -> None:
         data = event_to_dict(event)
         payload = _dumps(data)  # fails (TypeError/ValueError) before anything is written
         key = (record.app_name, record.user_id, record.session_id)
-        meta = (event.id, event.invocation_id, event.author, data["kind"], event.timestamp)
+        meta = (event.id, event.invocation_id, parent, event.author, data["kind"], event.timestamp)
         with self._tx() as conn:
             state = self._check_revision(conn, record)
             state.update(delta.session)
-            self._set_session(conn, record, state, event.timestamp)
+            self._set_session(
+                conn, record, state, event.timestamp, branches, record.active_branch
+            )
             conn.execute(
                 "INSERT INTO events (app_name, user_id, session_id, seq, id, invocation_id,"
-                " author, kind, timestamp, data) VALUES (?, ?, ?,"
+                " parent_invocation_id, author, kind, timestamp, data) VALUES (?, ?, ?,"
                 " (SELECT COALESCE(MAX(seq) + 1, 0) FROM events"
                 "  WHERE app_name=? AND user_id=? AND session_id=?),"
-                " ?, ?, ?, ?, ?, ?)",
+                " ?, ?, ?, ?, ?, ?, ?)",
                 (*key, *key, *meta, payload),
             )
             if delta.app:
@@ -380,14 +445,16 @@ class SQLiteStore(SessionStore):
             (*key, _dumps(state), time.time()),
         )
 
-    def _truncate(self, record: SessionRecord, keep: int, state: Mapping[str, Any]) -> None:
+    def _set_branches(
+        self,
+        record: SessionRecord,
+        branches: list[str | None],
+        active: int,
+        state: Mapping[str, Any],
+    ) -> None:
         with self._tx() as conn:
             self._check_revision(conn, record)
-            self._set_session(conn, record, state, time.time())
-            conn.execute(
-                "DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=? AND seq>=?",
-                (record.app_name, record.user_id, record.session_id, keep),
-            )
+            self._set_session(conn, record, state, time.time(), branches, active)
 
     def delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         key = (app_name, user_id, session_id)

@@ -115,6 +115,17 @@ def test_rewind_trims_the_cache_and_the_next_turn_reuses_it(
     assert again.usage.cached_tokens == len(kept)
     assert [m.text for m in session.history if isinstance(m, TextMessage)][2] == "Name an animal."
 
+    # Switching back to the replaced branch keeps the longest prefix both paths
+    # share (the first turn) and feeds only the rest on the next turn.
+    session.switch_branch(2)
+    shared = mlx_backend.cached_tokens(session.id)
+    assert shared == held_before[: len(shared)], "a prefix of what branch 2 renders to"
+    assert len(shared) >= len(after_first) - 3, "the shared first turn is not re-fed"
+    assert_consistent(mlx_backend, session.id)
+    back = session.run("And a vegetable?", config=GenerationConfig(max_tokens=6))
+    assert back.usage.cached_tokens == len(shared)
+    assert "Name a fruit." in [m.text for m in session.history if isinstance(m, TextMessage)]
+
 
 def test_cancel_mid_stream_leaves_a_consistent_cache_then_a_good_turn(
     mlx_runner: AgentRunner, mlx_backend: MLXBackend

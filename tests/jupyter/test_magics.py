@@ -287,13 +287,19 @@ def test_rerun_rewinds_the_cell_and_later_turns(
     result, cap = run(shell, "%%agent\nfirst, edited", cell_id="A")
     assert result.success
     assert cap.stdout.strip() == (
-        "↺ re-run: replaced this cell's earlier turn and 2 later turns in session 'default'"
+        "↺ re-run: this cell's turn and 2 later turns moved to branch 2 — "
+        "`%agent switch default 2` brings them back"
     )
     assert turns() == ["first, edited"]
     # the model saw only the rewound history
     assert [c.text for c in backend.requests[-1].contents] == ["first, edited"]
-    result, cap = run(shell, "%%agent\nsecond again", cell_id="B")  # B's turn is gone: append
+    result, cap = run(shell, "%%agent\nsecond again", cell_id="B")  # B's turn is on branch 2
     assert cap.stdout == "" and turns() == ["first, edited", "second again"]
+    # Nothing was lost: branch 2 holds the replaced turns, and switching is a switch too.
+    run(shell, "%agent switch default 2")
+    assert turns() == ["first", "second", "third"]
+    run(shell, "%agent switch default 1")
+    assert turns() == ["first, edited", "second again"]
 
 
 def test_append_mode_and_no_cell_id_keep_everything(shell: InteractiveShell) -> None:

@@ -145,12 +145,18 @@ async def _cells_share_a_session_and_rerun_rewinds(embedded_model_dir: pathlib.P
         assert await user_turns(kernel) == ["Say hello to Ada.", "Now say goodbye."]
         await run_cell(kernel, first)  # re-run the first cell
         assert stdout(first).strip() == (
-            "↺ re-run: replaced this cell's earlier turn and 1 later turn in session 'default'"
+            "↺ re-run: this cell's turn and 1 later turn moved to branch 2 — "
+            "`%agent switch default 2` brings them back"
         )
         assert await user_turns(kernel) == ["Say hello to Ada."]
         sessions = await run(kernel, "%agent sessions")
         (table,) = displays(sessions)
         assert "<td>default</td><td>1</td>" in table["data"]["text/html"]
+        # Nothing was lost: the replaced turns come back with a switch.
+        await run(kernel, "%agent switch default 2")
+        assert await user_turns(kernel) == ["Say hello to Ada.", "Now say goodbye."]
+        await run(kernel, "%agent switch default 1")
+        assert await user_turns(kernel) == ["Say hello to Ada."]
 
 
 def test_interrupt_mid_stream_keeps_a_usable_session() -> None:

@@ -127,12 +127,44 @@ def test_parse_from_js_accepts_the_three_requests_and_names_them_on_error() -> N
     assert parse_from_js({"type": "stop"}) == {"type": "stop"}
     assert parse_from_js({"type": "new_chat", "extra": 1}) == {"type": "new_chat"}
     assert parse_from_js({"type": "catch_up"}) == {"type": "catch_up"}
-    with pytest.raises(ValueError, match="'send', 'stop', 'new_chat', 'catch_up' or 'view'"):
+    assert parse_from_js({"type": "switch_branch", "branch": 2}) == {
+        "type": "switch_branch",
+        "branch": 2,
+    }
+    with pytest.raises(ValueError, match="'catch_up', 'view' or 'switch_branch'"):
         parse_from_js({"type": "rm -rf"})
+    with pytest.raises(ValueError, match="integer 'branch'"):
+        parse_from_js({"type": "switch_branch", "branch": "2"})
     with pytest.raises(ValueError, match="string 'text'"):
         parse_from_js({"type": "send", "text": 3})
     with pytest.raises(ValueError, match="must be an object"):
         parse_from_js(["send"])
+
+
+def test_fork_arrows_switch_branches_in_every_view(
+    runner: AgentRunner, open_widget: WidgetFactory
+) -> None:
+    session = runner.get_or_create_session("forked")
+    first = session.run("a story, please")
+    session.run("and a sequel")
+    one, two = open_widget(session, runner=runner), open_widget(session, runner=runner)
+    assert one.forks == [] and two.forks == []
+    assert session.rewind(first.invocation_id) == 2
+    edited = session.run("a poem instead")
+    for view in (one, two):
+        wait_for(lambda v=view: v.forks)  # type: ignore[misc]
+        assert view.forks == [{"invocation_id": edited.invocation_id, "position": 2,
+                               "count": 2, "prev_branch": 2, "next_branch": None}]  # fmt: skip
+    # The "‹" arrow of one view switches the session; both views follow.
+    comm_of(one).from_frontend({"type": "switch_branch", "branch": 2})
+    for view in (one, two):
+        users = [e["text"] for e in view.transcript if e["kind"] == "user"]
+        assert users == ["a story, please", "and a sequel"]
+        assert view.forks[0]["position"] == 1 and view.forks[0]["next_branch"] == 1
+    # A branch that does not exist is refused in the widget, nothing changes.
+    comm_of(two).from_frontend({"type": "switch_branch", "branch": 9})
+    assert "branches 1 to 2, not 9" in comm_of(two).custom("error")[-1]["message"]
+    assert session.branch == 2
 
 
 def test_bad_frontend_message_is_answered_with_an_error(

@@ -390,18 +390,27 @@ def test_max_tokens_reaches_the_backend(runner: AgentRunner, scripted: ScriptedB
     assert reply.text == "a b" and reply.finish_reason == "length"
 
 
-def test_rewind_drops_the_turn_and_later_ones(runner: AgentRunner) -> None:
+def test_rewind_moves_the_turn_and_later_ones_to_a_branch(runner: AgentRunner) -> None:
     session = runner.get_or_create_session("s")
     first = session.run("one", state_delta={"step": 1})
     second = session.run("two", state_delta={"step": 2})
-    session.run("three", state_delta={"step": 3})
-    removed = session.rewind(second.invocation_id)
-    assert removed == 6
+    third = session.run("three", state_delta={"step": 3})
+    assert session.rewind(second.invocation_id) == 2
     assert session.invocations() == [first.invocation_id]
     assert session.state["step"] == 1
     assert session.turns == 1
     with pytest.raises(ValueError, match="no turn"):
         session.rewind("nope")
+    branches = session.branches()
+    assert [(b.number, b.active, b.shared) for b in branches] == [(1, True, 1), (2, False, 1)]
+    assert branches[1].own_turns == (second.invocation_id, third.invocation_id)
+    session.switch_branch(2)
+    assert session.invocations() == [i.invocation_id for i in (first, second, third)]
+    assert (session.state["step"], session.turns, session.branch) == (3, 3, 2)
+    with pytest.raises(ValueError, match="branches 1 to 2, not 3"):
+        session.switch_branch(3)
+    with pytest.raises(TypeError, match="int"):
+        session.switch_branch("2")  # type: ignore[arg-type]
 
 
 def test_unknown_model_spec_names_what_exists() -> None:

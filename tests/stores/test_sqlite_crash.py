@@ -281,3 +281,96 @@ def test_sigkill_during_real_runner_turns_leaves_whole_events(tmp_path: Path) ->
         finally:
             store.close()
     assert sum(len(v) for v in snapshots.values()) > 8
+
+
+# -- switching branches ----------------------------------------------------------
+
+_SWITCHER = textwrap.dedent(
+    """
+    import sys
+    from agent_nb.stores import SQLiteStore
+    from tests.stores.test_sqlite_crash import APP, USER
+
+    store = SQLiteStore(sys.argv[1])
+    record = store.get_session(APP, USER, "forked")
+    print("ready", record.revision, flush=True)
+    while True:
+        number = record.active_branch % len(record.branches) + 1
+        store.switch_branch(record, number)
+        print(record.revision, number, flush=True)  # only after the commit returned
+    """
+)
+
+
+def _forked_session(db: Path) -> dict[int, list[str]]:
+    """Three branches with their own session state; returns each one's event texts."""
+    store = SQLiteStore(db)
+    record = store.create_session(APP, USER, "forked")
+    for turn in ("root", "b1"):
+        store.append_event(record, TextMessage(text=turn, author="user", invocation_id=turn,
+                                               state_delta={"on": turn}))  # fmt: skip
+    store.rewind(record, "b1")
+    store.append_event(record, TextMessage(text="b1'", author="user", invocation_id="b1x",
+                                           state_delta={"on": "b1'"}))  # fmt: skip
+    store.rewind(record, "root")
+    paths = {n: [e.text for e in _path(store, n)] for n in (1, 2, 3)}
+    store.close()
+    return paths
+
+
+def _path(store: SQLiteStore, number: int) -> list[Event]:
+    record = store.get_session(APP, USER, "forked")
+    assert record is not None
+    store.switch_branch(record, number)
+    return record.events
+
+
+def test_sigkill_mid_switch_leaves_one_consistent_active_path(tmp_path: Path) -> None:
+    """20 rounds: a process switching branches in a loop is killed at random; the
+    file always holds one whole active path, its replayed state and revision."""
+    db = tmp_path / "forked.db"
+    paths = _forked_session(db)
+    assert paths == {1: [], 2: ["root", "b1"], 3: ["root", "b1'"]}
+    rng = random.Random(20)
+    switches = 0
+    for _ in range(20):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _SWITCHER, str(db)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        ready = proc.stdout.readline()
+        assert ready.startswith("ready"), proc.stderr.read()
+        base = int(ready.split()[1])
+        time.sleep(rng.uniform(0.0, 0.1))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        reported = [
+            tuple(map(int, line.split()))
+            for line in proc.stdout.read().splitlines(keepends=True)
+            if line.endswith("\n")
+        ]
+        proc.stdout.close()
+        proc.stderr.close()
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        store = SQLiteStore(db)
+        try:
+            record = store.get_session(APP, USER, "forked")
+            assert record is not None
+            assert [r for r, _ in reported] == list(range(base + 1, base + 1 + len(reported)))
+            # At most one switch committed between the last print and the kill.
+            assert record.revision - base - len(reported) in (0, 1)
+            if reported and record.revision == reported[-1][0]:
+                assert record.active_branch == reported[-1][1]
+            switches += record.revision - base
+            expected = paths[record.active_branch]
+            assert [e.text for e in record.events] == expected
+            assert record.state == ({"on": expected[-1]} if expected else {})
+            assert sorted(e.text for e in record.tree) == ["b1", "b1'", "root"]
+        finally:
+            store.close()
+    assert switches > 20, "the writer should have switched many times"

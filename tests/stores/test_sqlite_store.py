@@ -78,18 +78,18 @@ def test_one_event_is_one_row_with_the_revision_bumped(tmp_path: Path) -> None:
     store.close()
 
 
-class _V2(SQLiteStore):
-    """A future schema: version 2 adds a column, through the migration hook."""
+class _Next(SQLiteStore):
+    """A future schema: the next version adds a column, through the migration hook."""
 
     calls: ClassVar[list[int]] = []
-    schema_version = 2
+    schema_version = SCHEMA_VERSION + 1
 
     @staticmethod
     def _add_title(conn: sqlite3.Connection) -> None:
-        _V2.calls.append(1)
+        _Next.calls.append(1)
         conn.execute("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
 
-    migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, 2: _add_title}
+    migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, SCHEMA_VERSION + 1: _add_title}
 
 
 def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
@@ -98,18 +98,18 @@ def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
     old.append_event(old.create_session(APP, USER, "s"), TextMessage(text="kept", author="user"))
     old.close()
 
-    _V2.calls.clear()
-    new = _V2(db)
-    assert new.user_version == 2 and _V2.calls == [1]
+    _Next.calls.clear()
+    new = _Next(db)
+    assert new.user_version == SCHEMA_VERSION + 1 and _Next.calls == [1]
     assert "title" in {row[1] for row in raw(db, "PRAGMA table_info(sessions)")}
     record = new.get_session(APP, USER, "s")
     assert record is not None and texts(record.events) == ["kept"]
     new.close()
-    _V2(db).close()
-    assert _V2.calls == [1], "a migration must not run again on a migrated file"
+    _Next(db).close()
+    assert _Next.calls == [1], "a migration must not run again on a migrated file"
 
-    # This code only knows version 1: it refuses the newer file instead of damaging it.
-    with pytest.raises(RuntimeError, match=r"version 2.*upgrade agent_nb"):
+    # This code only knows its own version: it refuses the newer file instead of damaging it.
+    with pytest.raises(RuntimeError, match=rf"version {SCHEMA_VERSION + 1}.*upgrade agent_nb"):
         SQLiteStore(db)
 
 
@@ -122,12 +122,12 @@ def test_failed_migration_rolls_back(tmp_path: Path) -> None:
         raise RuntimeError("migration bug")
 
     class Broken(SQLiteStore):
-        schema_version = 2
-        migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, 2: broken}
+        schema_version = SCHEMA_VERSION + 1
+        migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, SCHEMA_VERSION + 1: broken}
 
     with pytest.raises(RuntimeError, match="migration bug"):
         Broken(db)
-    assert raw(db, "PRAGMA user_version") == [(1,)]
+    assert raw(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert raw(db, "SELECT name FROM sqlite_master WHERE name='half_done'") == []
     SQLiteStore(db).close()  # still opens with the old code
 
@@ -398,3 +398,38 @@ def test_a_stale_runner_gets_stale_session_error(
     assert record is not None
     assert texts(record.events) == ["hello from one", "from one"]
     assert isinstance(record.events[-1], TurnComplete)
+
+
+def test_a_file_of_schema_1_loads_as_one_branch(tmp_path: Path) -> None:
+    """A file written before branches existed (schema 1, made here with its own
+    DDL and rows as that code wrote them) migrates in place: its turns are one line."""
+    db = tmp_path / "v1.db"
+    from agent_nb._core.codec import event_to_dict
+    from agent_nb.stores._sqlite import _SCHEMA_V1
+
+    events = [
+        TextMessage(text=f"q{t}", author="user", invocation_id=f"t{t}", state_delta={"n": t})
+        for t in range(3)
+    ]
+    with sqlite3.connect(db) as conn:
+        conn.executescript(_SCHEMA_V1)
+        conn.execute("INSERT INTO sessions VALUES (?, ?, 's', '{\"n\": 2}', 3, 1.0, 2.0)",
+                     (APP, USER))  # fmt: skip
+        for seq, e in enumerate(events):
+            conn.execute(
+                "INSERT INTO events VALUES (?, ?, 's', ?, ?, ?, 'user', 'text', ?, ?)",
+                (APP, USER, seq, e.id, e.invocation_id, e.timestamp, json.dumps(event_to_dict(e))),
+            )
+        conn.execute("PRAGMA user_version=1")
+    store = SQLiteStore(db)
+    try:
+        assert store.user_version == SCHEMA_VERSION
+        record = store.get_session(APP, USER, "s")
+        assert record is not None and texts(record.events) == ["q0", "q1", "q2"]
+        assert (record.branches, record.active_branch, record.revision) == (["t2"], 1, 3)
+        assert record.parents == {"t0": None, "t1": "t0", "t2": "t1"}
+        # ...and branches from there on like any other session.
+        assert store.rewind(record, "t1") == 2
+        assert texts(record.events) == ["q0"] and record.state == {"n": 0}
+    finally:
+        store.close()

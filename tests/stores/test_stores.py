@@ -8,7 +8,9 @@ and opens a fresh `SQLiteStore` on it, so "stored" means "on disk".
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Iterator
+from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_nb._core.branches import path_turns
 from agent_nb._core.types import (
     Event,
     FunctionCall,
@@ -73,8 +76,22 @@ def store(stores: Stores) -> SessionStore:
     return stores.store
 
 
+_turns = itertools.count()
+
+
 def msg(text: str, /, **delta: Any) -> TextMessage:
-    return TextMessage(text=text, author="user", invocation_id="inv", state_delta=delta)
+    """A one-event turn of its own (each call a new invocation id)."""
+    return TextMessage(
+        text=text, author="user", invocation_id=f"inv{next(_turns)}", state_delta=delta
+    )
+
+
+def turn_of(record: SessionRecord, index: int) -> str:
+    return record.events[index].invocation_id
+
+
+def texts(events: list[Event]) -> list[str]:
+    return [e.text for e in events if isinstance(e, TextMessage)]
 
 
 def new(store: SessionStore, session_id: str = "s1", user: str = USER) -> SessionRecord:
@@ -180,9 +197,11 @@ def test_revision_counts_every_write(stores: Stores) -> None:
         stores.store.append_event(record, msg(f"m{i}"))
         assert record.revision == i + 1
         assert stored(stores.store).revision == i + 1
-    stores.store.truncate_events(record, 1)
+    stores.store.rewind(record, turn_of(record, 1))
     assert record.revision == 4
-    assert stored(stores.reopen()).revision == 4
+    stores.store.switch_branch(record, 2)
+    assert record.revision == 5
+    assert stored(stores.reopen()).revision == 5
 
 
 def test_stale_writer_is_refused_and_nothing_is_written(store: SessionStore) -> None:
@@ -198,7 +217,7 @@ def test_stale_writer_is_refused_and_nothing_is_written(store: SessionStore) -> 
     assert [e.text for e in now.events if isinstance(e, TextMessage)] == ["from the first writer"]
     assert now.state == {"who": "first"}
     with pytest.raises(StaleSessionError):
-        store.truncate_events(second, 0)
+        store.switch_branch(second, 1)
     assert len(stored(store).events) == 1
     # Reloading is the documented way out.
     fresh = stored(store)
@@ -225,37 +244,46 @@ def test_writing_to_a_deleted_session_is_stale(store: SessionStore) -> None:
     assert store.get_session(APP, USER, "s1") is None
 
 
-def test_truncate_replays_session_state(stores: Stores) -> None:
+def test_rewind_moves_turns_to_a_branch_and_replays_session_state(stores: Stores) -> None:
     record = new(stores.store)
     stores.store.append_event(record, msg("one", x=1))
     stores.store.append_event(record, msg("two", x=2, y=1, **{"user:u": "kept"}))
     stores.store.append_event(record, msg("three", z=3))
-    stores.store.truncate_events(record, 1)
+    assert stores.store.rewind(record, turn_of(record, 1)) == 2
     assert record.state == {"x": 1}
-    assert [e.text for e in record.events if isinstance(e, TextMessage)] == ["one"]
+    assert texts(record.events) == ["one"]
     store = stores.reopen()
     got = stored(store)
     assert got.events == record.events
     assert got.state == {"x": 1}
+    assert texts(got.tree) == ["one", "two", "three"], "a rewind deletes nothing"
     # Shared scopes are not rolled back by one session's rewind.
     assert store.get_user_state(APP, USER) == {"u": "kept"}
-    # Appending after a rewind continues from the kept prefix.
+    # Appending after a rewind continues from the cut, on branch 1.
     store.append_event(got, msg("four", w=4))
     again = stored(stores.reopen())
-    assert [e.text for e in again.events if isinstance(e, TextMessage)] == ["one", "four"]
+    assert texts(again.events) == ["one", "four"]
     assert again.state == {"x": 1, "w": 4}
+    assert (again.active_branch, len(again.branches)) == (1, 2)
+    # Branch 2 holds what was replaced, with its own replayed state.
+    stores.store.switch_branch(again, 2)
+    back = stored(stores.reopen())
+    assert texts(back.events) == ["one", "two", "three"]
+    assert back.state == {"x": 2, "y": 1, "z": 3}
 
 
-def test_truncate_to_zero_and_bad_keep(store: SessionStore) -> None:
+def test_rewind_to_the_start_and_bad_arguments(store: SessionStore) -> None:
     record = new(store)
     store.append_event(record, msg("one", x=1))
-    with pytest.raises(ValueError, match="between 0 and 1"):
-        store.truncate_events(record, 2)
-    with pytest.raises(ValueError):
-        store.truncate_events(record, -1)
-    store.truncate_events(record, 0)
+    with pytest.raises(ValueError, match="no turn 'nope' on its active branch"):
+        store.rewind(record, "nope")
+    with pytest.raises(ValueError, match="branches 1 to 1, not 2"):
+        store.switch_branch(record, 2)
+    store.rewind(record, turn_of(record, 0))
     got = stored(store)
-    assert (got.events, got.state) == ([], {})
+    assert (got.events, got.state, got.branches) == ([], {}, [None, record.tree[0].invocation_id])
+    with pytest.raises(ValueError, match="not the last turn"):  # the old turn cannot grow here
+        store.append_event(got, dataclasses_replace(record.tree[0], text="more"))
 
 
 def test_delete_removes_only_that_session(stores: Stores) -> None:
@@ -345,34 +373,58 @@ _ops = st.lists(
             st.just("append"), st.sampled_from(["s1", "s2"]), st.dictionaries(_keys, _values)
         ),
         st.tuples(st.just("rewind"), st.sampled_from(["s1", "s2"]), st.integers(0, 6)),
+        st.tuples(st.just("switch"), st.sampled_from(["s1", "s2"]), st.integers(1, 6)),
     ),
-    max_size=12,
+    max_size=16,
 )
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(ops=_ops)
-def test_random_appends_and_rewinds_match_a_model(stores: Stores, ops: list[Any]) -> None:
+def test_random_turns_rewinds_and_switches_match_lines_rebuilt_from_scratch(
+    stores: Stores, ops: list[Any]
+) -> None:
+    """Every turn ever recorded stays reachable, and the active path equals the
+    one a plain model of numbered lines (copied lists of turns) gives."""
     store = stores.new()
     records = {sid: store.create_session(APP, USER, sid) for sid in ("s1", "s2")}
-    model: dict[str, list[dict[str, Any]]] = {"s1": [], "s2": []}
+    deltas: dict[str, dict[str, Any]] = {}  # turn -> its stored delta
+    lines: dict[str, list[list[str]]] = {"s1": [[]], "s2": [[]]}
+    active = {"s1": 0, "s2": 0}
+    recorded: dict[str, list[str]] = {"s1": [], "s2": []}
     shared: dict[str, Any] = {}
     for op, sid, arg in ops:
+        line = lines[sid][active[sid]]
         if op == "append":
-            store.append_event(records[sid], msg("m", **arg))
+            event = store.append_event(records[sid], msg("m", **arg))
             kept = {k: copy.deepcopy(v) for k, v in arg.items() if not k.startswith("temp:")}
-            model[sid].append(kept)
+            deltas[event.invocation_id] = kept
+            line.append(event.invocation_id)
+            recorded[sid].append(event.invocation_id)
             shared.update({k: v for k, v in kept.items() if ":" in k})
-        else:
-            keep = min(arg, len(model[sid]))
-            store.truncate_events(records[sid], keep)
-            del model[sid][keep:]
-    for sid, deltas in model.items():
+        elif op == "rewind" and line:
+            cut = min(arg, len(line) - 1)
+            assert store.rewind(records[sid], line[cut]) == len(lines[sid]) + 1
+            lines[sid].append(list(line))  # the new branch: the whole old path
+            del line[cut:]
+        elif op == "switch" and arg <= len(lines[sid]):
+            store.switch_branch(records[sid], arg)
+            active[sid] = arg - 1
+    if stores.kind == "sqlite":
+        store.close()
+        store = SQLiteStore(store.path)
+        stores.opened.append(store)
+    for sid in ("s1", "s2"):
         got = stored(store, sid)
-        assert [dict(e.state_delta) for e in got.events] == deltas
-        expected = {k: v for d in deltas for k, v in d.items() if ":" not in k}
+        path = lines[sid][active[sid]]
+        assert [e.invocation_id for e in got.events] == path
+        assert path_turns(got.parents, got.leaf) == path
+        reachable = {t for leaf in got.branches for t in path_turns(got.parents, leaf)}
+        assert reachable == set(recorded[sid]), "every recorded turn is on some branch"
+        assert [path_turns(got.parents, leaf) for leaf in got.branches] == lines[sid]
+        expected = {k: v for t in path for k, v in deltas[t].items() if ":" not in k}
         assert store.merged_state(got) == {**expected, **shared}
         assert got.revision == records[sid].revision
     store.close()

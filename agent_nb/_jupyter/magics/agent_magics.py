@@ -6,8 +6,10 @@ this module:
 
 * **Re-running a cell replaces its turn.** A notebook is edited and re-run,
   not appended to like a chat log, so the second run of a cell first rewinds
-  the session to just before that cell's earlier turn (dropping later turns
-  too, since they answered a conversation that no longer exists). Cells are
+  the session to just before that cell's earlier turn (later turns go too,
+  since they answered a conversation that no longer exists). Nothing is
+  deleted: the replaced turns move to a new branch, and the note says which
+  and how to switch back (``%agent switch ID N``). Cells are
   known by the Jupyter ``cellId`` the front end puts in the execute request,
   which IPython hands to ``pre_run_cell`` listeners. Without one (terminal,
   old front ends) there is nothing to match, so turns are appended.
@@ -49,6 +51,7 @@ from ..prompts.cell_context import cells_context, recent_cells
 from ..prompts.data_summary import summarize
 from ..prompts.interpolate import interpolate
 from ..prompts.last_error import LastError, error_from_result
+from ..turn_origins import WIDGET, origin_of
 from .commands import Commands
 from .explain import explain
 from .store_switch import check_move, move_sessions
@@ -87,8 +90,9 @@ class AgentMagics(Magics):
     on_rerun = Enum(
         ["rewind", "append"],
         default_value="rewind",
-        help="Re-running a cell: 'rewind' replaces its earlier turn (and drops later "
-        "ones); 'append' adds a new turn and keeps everything.",
+        help="Re-running a cell: 'rewind' replaces its earlier turn (it and later "
+        "ones move to a branch: %agent switch brings them back); 'append' adds a new "
+        "turn after everything.",
     ).tag(config=True)
     max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(
         config=True
@@ -430,10 +434,10 @@ class AgentMagics(Magics):
             print(f"started a new session {session_id!r}")
         elif earlier is not None and earlier in session.invocations():
             turns = session.invocations()
-            dropped = len(turns) - turns.index(earlier) - 1
-            session.rewind(earlier)
-            later = f" and {dropped} later turn{'s' * (dropped != 1)}" if dropped else ""
-            print(f"↺ re-run: replaced this cell's earlier turn{later} in session {session_id!r}")
+            moved = turns[turns.index(earlier) :]
+            shared_writes = _shared_state_writes(session, set(moved))
+            branch = session.rewind(earlier)
+            print(_rerun_note(session_id, moved[1:], branch, shared_writes))
         return session.run_async(message, **options)
 
     def _earlier_turn(self, session_id: str) -> str | None:
@@ -464,7 +468,9 @@ class AgentMagics(Magics):
         Commands::
 
             sessions                 table of sessions: id, turns, tokens, KV bytes, last used
-            history [ID]             the conversation so far
+            history [ID] [--all]     the conversation so far (--all: every branch)
+            branches [ID]            the session's branches (a re-run cell makes one)
+            switch ID BRANCH         make that branch the active conversation
             state [ID]               the session state (returned as a dict)
             delete ID                delete a session (history, state, KV cache)
             clear                    delete every session
@@ -495,6 +501,35 @@ class AgentMagics(Magics):
             counter=self._counter,
             send=self._send,
         )
+
+
+def _rerun_note(session_id: str, later: list[str], branch: int, shared_writes: bool) -> str:
+    """ "↺ re-run: this cell's turn and 2 later turns (1 from the chat widget) moved to ..." """
+    moved = "this cell's turn"
+    if later:
+        moved += f" and {len(later)} later turn{'s' * (len(later) != 1)}"
+        from_widget = sum(origin_of(t) == WIDGET for t in later)
+        if from_widget:
+            moved += f" ({from_widget} from {WIDGET})"
+    note = (
+        f"↺ re-run: {moved} moved to branch {branch} — `%agent switch {session_id} {branch}` "
+        "brings them back"
+    )
+    if shared_writes:
+        note += (
+            "\n  (their user:/app: state changes stay: that state is shared with other "
+            "sessions, so a branch does not own it)"
+        )
+    return note
+
+
+def _shared_state_writes(session: Any, turns: set[str]) -> bool:
+    return any(
+        key.startswith(("user:", "app:"))
+        for event in session.history
+        if event.invocation_id in turns
+        for key in event.state_delta
+    )
 
 
 def _waiting_note(runner: AgentRunner, backend: Any) -> Callable[[], str]:

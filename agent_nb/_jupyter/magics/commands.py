@@ -23,7 +23,13 @@ from ..._core.render import safe_markdown
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session_info import SessionInfo
-from ..export import EXPORT_FORMATS, session_json, session_markdown
+from ..export import (
+    EXPORT_FORMATS,
+    branches_lines,
+    session_json,
+    session_markdown,
+    tree_markdown,
+)
 from .usage import usage_errors
 
 if TYPE_CHECKING:
@@ -31,8 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "Commands", "sessions_html"]
 
-COMMANDS = ("sessions", "history", "state", "delete", "clear", "model", "export", "widget",
-            "memory", "explain")  # fmt: skip
+COMMANDS = ("sessions", "history", "branches", "switch", "state", "delete", "clear", "model",
+            "export", "widget", "memory", "explain")  # fmt: skip
 
 
 def _size(n: int) -> str:
@@ -108,7 +114,8 @@ class Commands:
         self._cells = cells
         self._model_changed = model_changed
         self._handlers: dict[str, Callable[[list[str]], Any]] = {
-            "sessions": self._sessions, "history": self._history, "state": self._state,
+            "sessions": self._sessions, "history": self._history, "branches": self._branches,
+            "switch": self._switch, "state": self._state,
             "delete": self._delete, "clear": self._clear, "model": self._model,
             "export": self._export, "widget": self._widget, "memory": self._memory,
             "explain": explain,
@@ -164,9 +171,36 @@ class Commands:
                     "text/plain": _sessions_text(infos, stored_only)})  # fmt: skip
 
     def _history(self, args: list[str]) -> None:
-        session = self._existing(get_runner(), args, "history")
-        text = session_markdown(session, level=4)
+        every = "--all" in args
+        rest = [a for a in args if a != "--all"]
+        if any(a.startswith("-") for a in rest):
+            raise UsageError("usage: %agent history [ID] [--all] (--all: every branch)")
+        session = self._existing(get_runner(), rest, "history")
+        text = tree_markdown(session, level=4) if every else session_markdown(session, level=4)
         self._show({"text/markdown": safe_markdown(text), "text/plain": text})
+
+    def _branches(self, args: list[str]) -> None:
+        session = self._existing(get_runner(), args, "branches")
+        text = "\n".join([f"Branches of session {session.id}:", "", *branches_lines(session)])
+        self._show({"text/markdown": safe_markdown(text), "text/plain": text})
+
+    def _switch(self, args: list[str]) -> None:
+        if len(args) != 2:
+            raise UsageError("usage: %agent switch ID BRANCH (see %agent branches ID)")
+        session = self._existing(get_runner(), args[:1], "switch")
+        count = len(session.branches())
+        try:
+            number = int(args[1])
+        except ValueError:
+            raise UsageError(
+                f"BRANCH is a branch number from 1 to {count}, got {args[1]!r}"
+            ) from None
+        before = session.branch
+        session.switch_branch(number)  # ValueError / SessionBusyError: see usage_errors
+        turns = len(session.invocations())
+        kept = f"; branch {before} is kept" if before != number else ""
+        print(f"session {session.id!r} is on branch {number} ({turns} turn{'s' * (turns != 1)})"
+              f"{kept}")  # fmt: skip
 
     def _state(self, args: list[str]) -> dict[str, Any]:
         return self._existing(get_runner(), args, "state").state

@@ -48,6 +48,7 @@ from ..._runtime.session import AgentSession
 from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
+from ..turn_origins import WIDGET, note_origin
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
 from .protocol import (
     DELTA_INTERVAL_S,
@@ -59,6 +60,7 @@ from .protocol import (
     ViewMsg,
     entries_from_events,
     entry_from_event,
+    fork_dicts,
     parse_from_js,
     turn_complete_msg,
 )
@@ -190,6 +192,8 @@ class ChatWidget(anywidget.AnyWidget):
 
     session_id = traitlets.Unicode("").tag(sync=True)
     transcript: traitlets.List[Any] = traitlets.List().tag(sync=True)
+    #: Where the active path took one of several alternative turns (`ForkDict`s).
+    forks: traitlets.List[Any] = traitlets.List().tag(sync=True)
     busy = traitlets.Bool(False).tag(sync=True)
     session_closed = traitlets.Bool(False).tag(sync=True)
     model_label = traitlets.Unicode("").tag(sync=True)
@@ -286,6 +290,7 @@ class ChatWidget(anywidget.AnyWidget):
             self._send_msg(ErrorMsg(type="error", message=str(exc)))
             return
         self._turn = stream
+        note_origin(stream.invocation_id, WIDGET)
         stream.add_done_callback(self._turn_ended)
 
     def _turn_ended(self, future: concurrent.futures.Future[Any]) -> None:
@@ -299,6 +304,14 @@ class ChatWidget(anywidget.AnyWidget):
         """Cancel the running turn (returns at once; the turn records itself as stopped)."""
         if self._session is not None:
             self._session.cancel()
+
+    def switch_branch(self, number: int) -> None:
+        """Make branch ``number`` the session's active conversation (the ‹ › arrows).
+        Every open view of the session follows; a refusal is shown in the widget."""
+        try:
+            self._live_session().switch_branch(number)
+        except (AgentError, ValueError, TypeError) as exc:
+            self._send_msg(ErrorMsg(type="error", message=str(exc)))
 
     def new_chat(self) -> AgentSession:
         """Switch to a fresh session id. The old conversation stays for its other
@@ -365,6 +378,7 @@ class ChatWidget(anywidget.AnyWidget):
                 self.session_closed = session.closed
                 self.busy = session.busy
                 self.transcript = entries_from_events(session.history)
+                self.forks = fork_dicts(session.forks())
 
     def _detach(self) -> AgentSession | None:
         with self._batcher.lock:
@@ -435,6 +449,7 @@ class ChatWidget(anywidget.AnyWidget):
             return
         with self.hold_sync():
             self.transcript = entries_from_events(session.history)
+            self.forks = fork_dicts(session.forks())
             self.session_closed = session.closed
             self.busy = busy
             self.model_label = self._badge()
@@ -461,6 +476,8 @@ class ChatWidget(anywidget.AnyWidget):
             self._catch_up()
         elif msg["type"] == "view":
             self._on_view(msg)
+        elif msg["type"] == "switch_branch":
+            self.switch_branch(msg["branch"])
         else:
             self.new_chat()
 

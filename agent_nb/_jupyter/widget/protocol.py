@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
+from ..._core.branches import Fork
 from ..._core.codec import event_to_dict
 from ..._core.types import Event, TurnComplete
 from ..._core.window import omitted_line
@@ -29,6 +30,7 @@ __all__ = [
     "Entry",
     "EntryMsg",
     "ErrorMsg",
+    "ForkDict",
     "FromJs",
     "FromPython",
     "ModelEntry",
@@ -36,6 +38,7 @@ __all__ = [
     "SendMsg",
     "SnapshotMsg",
     "StopMsg",
+    "SwitchBranchMsg",
     "ToolCallEntry",
     "ToolResultEntry",
     "TurnCompleteMsg",
@@ -46,6 +49,7 @@ __all__ = [
     "ViewMsg",
     "entries_from_events",
     "entry_from_event",
+    "fork_dicts",
     "parse_from_js",
     "turn_complete_msg",
     "usage_dict",
@@ -203,7 +207,40 @@ class ViewMsg(TypedDict):
     live: list[str]
 
 
-FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg
+class SwitchBranchMsg(TypedDict):
+    """A fork's ‹ › arrow: make that branch the active conversation."""
+
+    type: Literal["switch_branch"]
+    branch: int
+
+
+FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg
+
+
+# -- the ``forks`` trait -----------------------------------------------------------
+
+
+class ForkDict(TypedDict):
+    """A fork on the active path (`agent_nb._core.branches.Fork`), drawn as "‹ 1/2 ›"."""
+
+    invocation_id: str
+    position: int
+    count: int
+    prev_branch: int | None
+    next_branch: int | None
+
+
+def fork_dicts(forks: Iterable[Fork]) -> list[ForkDict]:
+    return [
+        ForkDict(
+            invocation_id=f.invocation_id,
+            position=f.position,
+            count=f.count,
+            prev_branch=f.prev_branch,
+            next_branch=f.next_branch,
+        )
+        for f in forks
+    ]
 
 
 def parse_from_js(content: object) -> FromJs:
@@ -224,9 +261,14 @@ def parse_from_js(content: object) -> FromJs:
         return CatchUpMsg(type="catch_up")
     if kind == "view":
         return _parse_view(content)
+    if kind == "switch_branch":
+        branch = content.get("branch")
+        if isinstance(branch, bool) or not isinstance(branch, int):
+            raise ValueError("a 'switch_branch' message needs an integer 'branch'")
+        return SwitchBranchMsg(type="switch_branch", branch=branch)
     raise ValueError(
         f"unknown widget message type {kind!r}; expected 'send', 'stop', 'new_chat', "
-        "'catch_up' or 'view'"
+        "'catch_up', 'view' or 'switch_branch'"
     )
 
 
