@@ -19,7 +19,7 @@ Two things the SDK does not do for us:
   ``raise ... from exc`` so the cause stays visible.
 
 The wire format (messages, request arguments, folding streamed fragments)
-lives in `_openai_wire`. This module imports ``openai`` at the top: it is
+lives in `wire`. This module imports ``openai`` at the top: it is
 only ever imported on demand, by `agent_nb.backends.resolve_backend` or by a
 caller who asked for it.
 """
