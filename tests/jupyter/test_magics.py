@@ -25,6 +25,7 @@ from agent_nb._core.render import safe_markdown
 from agent_nb._jupyter.magics.agent_magics import AgentMagics
 from agent_nb._jupyter.prompts.data_summary import summarize
 from agent_nb.backends import ScriptedBackend
+from agent_nb.errors import TurnInterruptedError
 from tests.fixtures_magics import final_bundle, magics, run, turns, usage_error
 from tests.html_safety import assert_inert, render_all
 from tests.waiting import wait_until
@@ -338,7 +339,11 @@ def test_kernel_interrupt_cancels_and_session_stays_usable(
     started = time.monotonic()
     result, cap = run(shell, "%%agent -o partial\ncount", cell_id="I")
     assert time.monotonic() - started < 2.5  # cancelled, not run to the end
-    usage_error(result, cap, "interrupted")
+    # A plain note that still fails the cell ("Run all" stops): no UsageError label.
+    assert isinstance(result.error_in_exec, TurnInterruptedError)
+    assert "UsageError" not in cap.stdout + cap.stderr
+    note = "⏹ interrupted; the partial reply is kept in session 'default', which is ready"
+    assert cap.stdout.strip().splitlines()[-1] == note
     bundle = final_bundle(cap)
     assert bundle["text/markdown"].startswith("w0 w1")
     assert bundle["text/markdown"].endswith("*(interrupted)*")
@@ -380,9 +385,10 @@ def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBacke
         ("--bogus", "unrecognized arguments: --bogus"),
         ("bad/id", "invalid session id 'bad/id'"),
         ("-m nosuch:model", "Unknown model spec 'nosuch:model'"),
-        ("-t -1", "temperature must be a finite number >= 0, got -1.0"),
-        ("-t nan", "temperature must be a finite number >= 0, got nan"),
-        ("-t inf", "temperature must be a finite number >= 0, got inf"),
+        ("-t -1", "temperature must be a finite number between 0 (inclusive) and 2.0, got -1.0"),
+        ("-t nan", "temperature must be a finite number between 0 (inclusive) and 2.0, got nan"),
+        ("-t inf", "temperature must be a finite number between 0 (inclusive) and 2.0, got inf"),
+        ("-t 60", "temperature must be a finite number between 0 (inclusive) and 2.0, got 60.0"),
         ("-t warm", "invalid float value"),
         ("--max-tokens 0", "max_tokens must be a whole number >= 1"),
         ("-o 2bad", "-o needs a Python variable name"),
@@ -406,15 +412,20 @@ def test_bad_input_is_one_line_and_changes_nothing(
 @pytest.mark.parametrize(
     ("setting", "fragment"),
     [
-        ("temperature = float('nan')", "AgentMagics.temperature must be a finite number >= 0"),
-        ("temperature = float('inf')", "AgentMagics.temperature must be a finite number >= 0"),
+        ("temperature = float('nan')", "AgentMagics.temperature must be a finite number between 0"),
+        ("temperature = float('inf')", "AgentMagics.temperature must be a finite number between 0"),
         ("stream_interval = float('nan')", "AgentMagics.stream_interval must be a finite"),
+        ("temperature = 2.5", "AgentMagics.temperature must be a finite number between 0 "
+         "(inclusive) and 2.0, got 2.5"),
+        ("repetition_stop = 1", "AgentMagics.repetition_stop must be 0 (off) or at least 2"),
+        ("repetition_stop = -1", "AgentMagics.repetition_stop (0 turns it off) must be a whole"),
     ],
 )
 def test_non_finite_settings_are_refused(
     shell: InteractiveShell, caplog: pytest.LogCaptureFixture, setting: str, fragment: str
 ) -> None:
-    before = magics(shell).temperature, magics(shell).stream_interval
+    before = magics(shell).temperature, magics(shell).stream_interval, magics(shell).repetition_stop
     shell.run_line_magic("config", f"AgentMagics.{setting}")  # %config logs the TraitError
     assert [fragment in r.getMessage() for r in caplog.records] == [True]
-    assert (magics(shell).temperature, magics(shell).stream_interval) == before
+    m = magics(shell)
+    assert (m.temperature, m.stream_interval, m.repetition_stop) == before

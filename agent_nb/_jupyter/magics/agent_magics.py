@@ -17,7 +17,8 @@ this module:
   one-line `UsageError` rather than a traceback.
 
 A kernel interrupt cancels the turn; the cell keeps what was generated, marks
-it interrupted and ends with a one-line error so that "Run all" stops there.
+it interrupted and ends with a one-line note (`TurnInterruptedError`, shown
+without a label or traceback) that still fails the cell, so "Run all" stops there.
 """
 
 from __future__ import annotations
@@ -35,13 +36,13 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ..._core.ids import check_session_id
-from ..._core.numbers import check_real
-from ..._core.types import GenerationConfig
+from ..._core.numbers import check_real, check_repeats
+from ..._core.types import MAX_TEMPERATURE, GenerationConfig
 from ..._core.window import omitted_line
 from ..._runtime.kernel_runner import get_runner, set_runner
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
-from ...errors import SessionBusyError
+from ...errors import SessionBusyError, TurnInterruptedError
 from ...stores import resolve_store
 from ..code_blocks import first_code_block, opens_a_block
 from ..prompts.cell_context import cells_context, recent_cells
@@ -80,9 +81,13 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(
         config=True
     )
-    temperature = Float(0.0, min=0.0, help="Default sampling temperature (0 = greedy).").tag(
-        config=True
-    )
+    temperature = Float(
+        0.0, help="Default sampling temperature, 0 (greedy) to 2."
+    ).tag(config=True)
+    repetition_stop = Int(
+        3, help="End a reply once one span has come this many times in a row "
+        "(finish reason 'repetition'); 0 never stops."
+    ).tag(config=True)
     stream_interval = Float(
         0.05, min=0.0, help="Seconds between output updates while streaming (0.05 = 20/s)."
     ).tag(config=True)
@@ -146,8 +151,16 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     @validate("temperature", "stream_interval")
     def _check_finite(self, proposal: Any) -> float:
         name = f"AgentMagics.{proposal['trait'].name}"
+        high = MAX_TEMPERATURE if name.endswith("temperature") else None
         try:
-            return check_real(name, proposal["value"], low=0)
+            return check_real(name, proposal["value"], low=0, high=high)
+        except (TypeError, ValueError) as exc:
+            raise TraitError(str(exc)) from None
+
+    @validate("repetition_stop")
+    def _check_repeats(self, proposal: Any) -> int:
+        try:
+            return check_repeats(proposal["value"], "AgentMagics.repetition_stop")
         except (TypeError, ValueError) as exc:
             raise TraitError(str(exc)) from None
 
@@ -220,7 +233,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     @argument("--once", action="store_true", help="A single turn on a hidden, temporary session.")
     @argument("-m", "--model", help="Model spec for this turn, e.g. mlx:smollm2-135m.")
     @argument("-s", "--system", help="System instructions for this turn.")
-    @argument("-t", "--temperature", type=float, help="Sampling temperature (0 = greedy).")
+    @argument("-t", "--temperature", type=float, help="Sampling temperature, 0 (greedy) to 2.")
     @argument("--max-tokens", type=int,
               help="Cap on generated tokens (a reply cut off there is marked).")  # fmt: skip
     @argument("--context", choices=["window", "error"],
@@ -295,6 +308,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         config = GenerationConfig(
             temperature=self.temperature if args.temperature is None else args.temperature,
             max_tokens=self.max_tokens if args.max_tokens is None else args.max_tokens,
+            repetition_stop=self.repetition_stop,
         )
         if not args.once:
             check_session_id(session_id)
@@ -322,7 +336,9 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
             raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
         if outcome.interrupted:
             where = "a temporary session" if args.once else f"session {session_id!r}"
-            raise UsageError(f"interrupted; the partial reply is kept in {where}, which is ready")
+            raise TurnInterruptedError(
+                f"⏹ interrupted; the partial reply is kept in {where}, which is ready"
+            )
 
     def _parse(self, line: str) -> Any:
         try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from ..prompts.last_error import LastError, error_from_sys, explain_prompt
@@ -40,11 +39,12 @@ class ExplainMixin:
         last = self.last_error or error_from_sys(
             cell_numbers, self.shell.history_manager.input_hist_raw
         )
-        if last is None:
-            raise UsageError(
+        if last is None:  # nothing went wrong: a note, not an error
+            print(
                 "no error to explain yet: %agent explain explains the last cell that raised "
                 "an exception in this kernel"
             )
+            return
         # Every other %%agent option keeps its default (session, streaming, rewind...).
         args = self.agent_cell.parser.parse_args([])
         args.session, args.model, args.max_tokens = (

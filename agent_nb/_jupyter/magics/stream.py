@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from ..._core.render import safe_markdown
-from ..._core.reply import Reply, cut_off_note
+from ..._core.reply import Reply
 from ..._core.types import Event, FunctionCall, FunctionResponse, TextMessage
 from ..._runtime.stream import EventStream
 from ..code_blocks import FENCED
@@ -229,6 +229,6 @@ def drive(
         outcome.interrupted = outcome.reply.interrupted
     outcome.text = transcript.text
     reply = outcome.reply
-    note = cut_off_note(reply.truncated_at) if reply and reply.finish_reason == "length" else ""
+    note = reply.note if reply is not None and not reply.interrupted else ""
     sink.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
     return outcome
