@@ -8,7 +8,7 @@
 // this module builds the view and wires the model's events to them.
 
 import "./widget.css";
-import { turnStatus } from "./format.js";
+import { promptProgress, turnStatus } from "./format.js";
 import { mountLive } from "./live.js";
 import { addCopyButtons, renderMarkdown } from "./markdown.js";
 import { addToolResult, h as make, renderEntries } from "./transcript.js";
@@ -167,6 +167,8 @@ function render({ model, el }) {
     } else if (msg.type === "snapshot") {
       streaming.snapshot(msg);
       setStatus("streaming…");
+    } else if (msg.type === "progress") {
+      setStatus(promptProgress(msg.done, msg.total)); // the first delta replaces it
     }
     syncControls();
   }

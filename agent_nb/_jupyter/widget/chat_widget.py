@@ -36,7 +36,7 @@ from typing import Any, cast
 import anywidget
 import traitlets
 
-from ..._core.types import Event, GenerationConfig, TextMessage, TurnComplete
+from ..._core.types import Event, GenerationConfig, PromptProgress, TextMessage, TurnComplete
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session import AgentSession
@@ -47,6 +47,7 @@ from .protocol import (
     EntryMsg,
     ErrorMsg,
     FromPython,
+    ProgressMsg,
     SnapshotMsg,
     TurnCompleteMsg,
     entries_from_events,
@@ -286,6 +287,10 @@ class ChatWidget(anywidget.AnyWidget):
     def _on_event(self, event: Event | None) -> None:
         """Session listener (worker thread)."""
         if event is None:
+            return
+        if isinstance(event, PromptProgress):  # transient, like partial text
+            self._send_msg(ProgressMsg(type="progress", invocation_id=event.invocation_id,
+                                       done=event.done, total=event.total))  # fmt: skip
             return
         if isinstance(event, TextMessage) and event.is_partial:
             with self._batcher.lock:

@@ -31,6 +31,7 @@ __all__ = [
     "FromPython",
     "ModelEntry",
     "NewChatMsg",
+    "ProgressMsg",
     "SendMsg",
     "SnapshotMsg",
     "StopMsg",
@@ -157,7 +158,16 @@ class SnapshotMsg(TypedDict):
     text: str
 
 
-FromPython = DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg
+class ProgressMsg(TypedDict):
+    """How far the model has read a long prompt (before the first token; throttled)."""
+
+    type: Literal["progress"]
+    invocation_id: str
+    done: int
+    total: int
+
+
+FromPython = DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg
 
 
 # -- custom messages, JS -> Python ---------------------------------------------

@@ -8,7 +8,8 @@ session model needs:
 * the prompt cache is the conversation's own: the longest common token
   prefix with what it holds is kept (trimmed to), and only the rest is fed,
   at least one token so there are logits to sample from;
-* cancellation is checked between prefill chunks and after every token;
+* cancellation is checked between prefill chunks (each reported as
+  `PrefillProgress`) and after every token;
 * whatever happens, ``slot.tokens`` ends equal to what the cache holds.
 """
 
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._core.types import FinishReason, GenerationConfig, Usage
-from .._base import Chunk, Finish
+from .._base import Chunk, Finish, PrefillProgress
 from .chat import TextGate, common_prefix
 from .kv import KVSlot
 
@@ -149,6 +150,7 @@ def run_generation(job: GenerationJob) -> Finish:
             mx.eval([c.state for c in cache])
             slot.tokens.extend(rest[:n])
             rest = rest[n:]
+            job.emit(PrefillProgress(len(job.prompt) - len(rest), len(job.prompt)))
             if job.prefill_chunk_s is not None:
                 piece = _next_chunk(n, time.perf_counter() - chunk_started, job)
         if job.cancelled():
