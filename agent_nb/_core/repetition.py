@@ -6,9 +6,9 @@ toys..." twelve times, 500 tokens). The runtime watches every backend's
 stream with a `RepetitionWatch` and ends the reply once the text ends in the
 same span ``repeats`` times in a row.
 
-A span must be at least `MIN_SPAN` characters and hold a letter or digit, so
-that rules (``-----``), table separators, "ha ha ha" or a blank-line run are
-never taken for a loop; at most `MAX_SPAN` characters, which bounds the work
+The shortest repeating span must be at least `MIN_SPAN` characters and hold
+a letter or digit, so that rules (``-----``), table separators, "ha ha ha" or
+a blank-line run are never taken for a loop; at most `MAX_SPAN` characters, which bounds the work
 per chunk. The check looks only at the tail, and a periodic tail stays
 periodic whatever chunk boundaries the backend chose, so one test per chunk
 finds the loop as soon as its last copy is complete.
@@ -31,33 +31,35 @@ class RepetitionWatch:
         self.span = 0  # the looping span's length, once found
 
     def feed(self, delta: str) -> bool:
+        if self.span:  # found: the rest is not part of the reply
+            return True
         self.text += delta
-        if self.repeats < 2 or self.span:
-            return bool(self.span)
+        if self.repeats < 2:
+            return False
         self.span = _looping_span(self.text, self.repeats)
         return bool(self.span)
 
     def kept(self) -> str:
         """The text with the extra copies dropped: the loop shows once."""
-        if not self.span:
-            return self.text
-        return self.text[: len(self.text) - self.span * (self.repeats - 1)]
+        text, length = self.text, self.span
+        while length and text[-length:] == text[-2 * length : -length]:
+            text = text[:-length]  # a chunk may have brought more copies than `repeats`
+        return text
 
 
 def _looping_span(text: str, repeats: int) -> int:
     """The shortest span length L such that ``text`` ends in ``repeats`` copies of
-    the same L characters, or 0."""
+    the same L characters, or 0 (also when that shortest span is too short)."""
     longest = min(MAX_SPAN, len(text) // repeats)
-    last = text[-1:] if text else ""
-    for length in range(MIN_SPAN, longest + 1):
+    last = text[-1:]
+    for length in range(1, longest + 1):
         if text[-1 - length] != last:  # cheap first test before any slicing
             continue
         span = text[-length:]
-        if not any(c.isalnum() for c in span):
-            continue
-        if all(
-            text[-(k + 1) * length : -k * length] == span for k in range(1, repeats)
-        ):
+        if all(text[-(k + 1) * length : -k * length] == span for k in range(1, repeats)):
+            # "ha ha ha", "-----": a short period, however long the run
+            if length < MIN_SPAN or not any(c.isalnum() for c in span):
+                return 0
             return length
     return 0
 
