@@ -33,7 +33,7 @@ import html
 import re
 import string
 
-__all__ = ["safe_markdown"]
+__all__ = ["inline_code_spans", "safe_markdown"]
 
 _ZWSP = "\u200b"
 _FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
@@ -92,14 +92,16 @@ def _code_block(body: list[str], info: str) -> str:
     return f"\n\n{fence}{lang[0] if lang else ''}\n{inner}{fence}\n\n"
 
 
-def _prose(text: str) -> str:
-    """Escape prose, turning the inline code spans found in it into ``<code>``."""
+def inline_code_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """CommonMark code spans of prose ``text``: (open start, open end, close start,
+    close end) for each, in order. A backtick run opens a span only if an equal
+    run closes it before a blank line, and a backslash-escaped run opens none."""
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
     same_length: dict[int, list[int]] = {}  # run length -> indices of such runs, ascending
     for index, (start, end) in enumerate(runs):
         same_length.setdefault(end - start, []).append(index)
-    out: list[str] = []
-    pos = k = 0
+    spans = []
+    k = 0
     while k < len(runs):
         start, end = runs[k]
         candidates = same_length[end - start]
@@ -112,10 +114,19 @@ def _prose(text: str) -> str:
         if _BLANK_LINE.search(text, end, close_start):
             k += 1
             continue
+        spans.append((start, end, close_start, close_end))
+        k = close + 1
+    return spans
+
+
+def _prose(text: str) -> str:
+    """Escape prose, turning the inline code spans found in it into ``<code>``."""
+    out: list[str] = []
+    pos = 0
+    for start, end, close_start, close_end in inline_code_spans(text):
         out.append(_escape_prose(text[pos:start]))
         out.append(_code_span(text[end:close_start]))
         pos = close_end
-        k = close + 1
     out.append(_escape_prose(text[pos:]))
     return "".join(out)
 

@@ -212,6 +212,50 @@ def test_other_braces_stay_as_typed(
     assert turns() == [body]
 
 
+def test_interpolation_says_what_it_substituted(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    shell.user_ns.update(total=15.3, pi=3.14159)
+    result, cap = run(shell, "%%agent\nThe total is {total}, pi about {pi:.2f}; {total} again")
+    assert result.success and turns() == ["The total is 15.3, pi about 3.14; 15.3 again"]
+    assert cap.stdout.splitlines()[0] == "interpolated: {total}, {pi:.2f}"
+    result, cap = run(shell, "%%agent\nno braces here")
+    assert "interpolated" not in cap.stdout
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Markdown code is never interpolated, defined names or not.
+        'Why does this print wrong? `print(f"Total: {total}")`',
+        "Why?\n```python\nprint(f\"Total: {total}\")\nprint({undefined_name})\n```\nThanks",
+        "Indented code:\n\n    print({total}, {undefined_name})\n",
+        "Long fence\n~~~~\n{total} {nope}\n~~~~",
+        "``a `{total}` b``",
+        # Outside code, anything that is not a clean variable reference stays as typed.
+        "print(f'{d[\"a\"]}')",
+        "{x: x**2 for x in range(3)}",
+    ],
+)
+def test_code_and_non_references_stay_as_typed(
+    shell: InteractiveShell, backend: ScriptedBackend, body: str
+) -> None:
+    shell.user_ns.update(total=15.3, x=5, d={"a": 1})
+    result, cap = run(shell, f"%%agent\n{body}")
+    assert result.error_in_exec is None, cap.stderr
+    assert turns() == [body.strip()] and "interpolated" not in cap.stdout
+
+
+def test_a_reference_outside_code_is_still_filled_next_to_code(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    shell.user_ns.update(total=15.3)
+    run(shell, "%%agent\nI expected {total} from `print({total})`")
+    assert turns() == ["I expected 15.3 from `print({total})`"]
+    result, cap = run(shell, "%%agent\n`{total}` but {nothing_here}")
+    usage_error(result, cap, "unknown variable 'nothing_here' in {nothing_here}")
+
+
 def test_raw_sends_the_cell_as_typed(shell: InteractiveShell, backend: ScriptedBackend) -> None:
     shell.user_ns["topic"] = "owls"
     run(shell, "%%agent --raw\nprint(f'{topic} and {undefined_name}')")
@@ -224,7 +268,7 @@ def test_raw_sends_the_cell_as_typed(shell: InteractiveShell, backend: ScriptedB
         ("about {nothing_here}", "unknown variable 'nothing_here' in {nothing_here}"),
         ("about {nothing_here.attr}", "unknown variable 'nothing_here'"),
         ("{topic.nope}", "cannot interpolate {topic.nope}: AttributeError"),
-        ("{topic:zz}", "cannot interpolate {topic:zz}: ValueError"),
+        ("{topic:d}", "cannot interpolate {topic:d}: ValueError"),
         ("{topic[9]}", "cannot interpolate {topic[9]}: IndexError"),
         ("   ", "the cell is empty"),
     ],

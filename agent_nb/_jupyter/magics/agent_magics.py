@@ -47,7 +47,7 @@ from ...stores import resolve_store
 from ..code_blocks import first_code_block, opens_a_block
 from ..prompts.cell_context import cells_context, recent_cells
 from ..prompts.data_summary import estimate_tokens, summarize
-from ..prompts.interpolate import interpolate
+from ..prompts.interpolate import Interpolated, interpolate
 from ..prompts.last_error import LastError, error_from_result
 from .commands import CommandsMixin
 from .explain import ExplainMixin
@@ -357,7 +357,8 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         count: Callable[[str], int | None] = lambda _: None,
     ) -> str:
         ns = self.shell.user_ns
-        text = (cell if raw else interpolate(cell, ns)).strip()  # ValueError: see usage_errors
+        filled = Interpolated(cell, ()) if raw else interpolate(cell, ns)  # ValueError: usage_errors
+        text = filled.text.strip()
         missing = [name for name in data if name not in ns]
         if missing:
             raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
@@ -370,6 +371,8 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
             return estimate_tokens(text) if counted is None else counted
 
         summaries = [summarize(name, ns[name], budget, tokens) for name in dict.fromkeys(data)]
+        if filled.fields:  # never silent: say what the model gets instead of the braces
+            print(f"interpolated: {', '.join(filled.fields)}")
         return "\n\n".join([text, *summaries])
 
     def _cells(self, args: Any) -> str:
