@@ -26,13 +26,13 @@ one line what it substituted: interpolation is never silent.
 
 from __future__ import annotations
 
-import functools
 import re
 import string
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ..._core.render import inline_code_spans
+from ..code_blocks import block_parser
 
 __all__ = ["Interpolated", "code_ranges", "interpolate"]
 
@@ -56,14 +56,6 @@ class Interpolated(NamedTuple):
     fields: tuple[str, ...]
 
 
-@functools.cache
-def _blocks_parser() -> Any:
-    from markdown_it import MarkdownIt
-
-    # Block rules only: code blocks are blocks, and inline parsing is the costly part.
-    return MarkdownIt("commonmark", {"html": False}).disable(["inline", "text_join"], True)
-
-
 def code_ranges(text: str) -> list[tuple[int, int]]:
     """(start, end) character ranges of ``text`` that Markdown shows as code."""
     starts = [0]
@@ -71,7 +63,7 @@ def code_ranges(text: str) -> list[tuple[int, int]]:
         starts.append(starts[-1] + len(line) + 1)
     blocks = [
         (starts[t.map[0]], min(starts[t.map[1]], len(text)))
-        for t in _blocks_parser().parse(text)
+        for t in block_parser().parse(text)
         if t.type in ("fence", "code_block") and t.map is not None
     ]
     ranges: list[tuple[int, int]] = []
