@@ -8,10 +8,13 @@ code block. So the text is split into prose and code first:
 
 * **Prose**: ``&`` and ``<`` are escaped, so no tag, comment, autolink or
   entity trick survives (``&`` escaping also kills ``java&#115;cript:``).
-  A zero-width space goes between a script-capable scheme name and its colon
-  (``javascript:``, ``vbscript:``, ``data:``, ``file:``), so no link target
-  can use one, and between ``!`` and ``[`` so images (which load remote URLs
-  on their own) become plain links the reader may choose to follow.
+  A link or link definition whose target has a script-capable scheme
+  (``javascript:``, ``vbscript:``, ``data:``, ``file:``) loses its link
+  syntax: a backslash escape goes before its ``(`` or ``:``, so it shows as
+  the text it was. Images (which load remote URLs on their own) get a
+  backslash before their ``[`` and show as text too. Only entities and
+  backslash escapes are added: the rendered, and copied, text is exactly what
+  the model wrote, with no invisible characters in it.
 * **Fenced code** is re-emitted in a canonical form: a blank line, a backtick
   fence longer than any backtick run inside, the raw lines, the closing fence,
   a blank line. Whatever the model's fence looked like, the renderer sees a
@@ -35,12 +38,14 @@ import string
 
 __all__ = ["inline_code_spans", "safe_markdown"]
 
-_ZWSP = "\u200b"
 _FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
 _LANG = re.compile(r"[A-Za-z0-9_+#.-]{1,40}")
 _BACKTICKS = re.compile(r"`+")
-_SCHEME = re.compile(r"(?i)(javascript|vbscript|data|file)(?=\s*\\?:)")
+# What may stand between a link's "(" (or a definition's ":") and its target's
+# scheme: spaces, control characters (browsers strip them), a "<" (escaped by then).
+_TO_SCHEME = r"(?=[\x00-\x20]*(?:&lt;[\x00-\x20]*)?(?:javascript|vbscript|data|file)[\x00-\x20]*\\?:)"
+_LINK_TO_SCHEME = re.compile(r"(?i)\](?P<mark>\(|:)" + _TO_SCHEME)
 _IMAGE = re.compile(r"!(?=\[)")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _PUNCT = frozenset(string.punctuation)
@@ -141,8 +146,8 @@ def _escaped(text: str, index: int) -> bool:
 
 def _escape_prose(text: str) -> str:
     escaped = html.escape(text, quote=False).replace("&gt;", ">")
-    escaped = _SCHEME.sub(lambda m: m[1] + _ZWSP, escaped)
-    return _IMAGE.sub("!" + _ZWSP, escaped)
+    escaped = _LINK_TO_SCHEME.sub(lambda m: "]\\" + m["mark"], escaped)
+    return _IMAGE.sub("!\\\\", escaped)
 
 
 def _code_span(content: str) -> str:
