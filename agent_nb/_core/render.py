@@ -44,7 +44,8 @@ _LANG = re.compile(r"[A-Za-z0-9_+#.-]{1,40}")
 _BACKTICKS = re.compile(r"`+")
 # What may stand between a link's "(" (or a definition's ":") and its target's
 # scheme: spaces, control characters (browsers strip them), a "<" (escaped by then).
-_TO_SCHEME = r"(?=[\x00-\x20]*(?:&lt;[\x00-\x20]*)?(?:javascript|vbscript|data|file)[\x00-\x20]*\\?:)"
+_GAP = r"[\x00-\x20]*"
+_TO_SCHEME = rf"(?={_GAP}(?:&lt;{_GAP})?(?:javascript|vbscript|data|file){_GAP}\\?:)"
 _LINK_TO_SCHEME = re.compile(r"(?i)\](?P<mark>\(|:)" + _TO_SCHEME)
 _IMAGE = re.compile(r"!(?=\[)")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")

@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeAlias
 from .numbers import check_int, check_real, check_repeats
 
 __all__ = [
+    "MAX_TEMPERATURE",
     "Content",
     "Event",
     "FinishReason",
@@ -27,7 +28,6 @@ __all__ = [
     "FunctionResponse",
     "GenerateContentRequest",
     "GenerationConfig",
-    "MAX_TEMPERATURE",
     "Part",
     "PromptProgress",
     "Role",

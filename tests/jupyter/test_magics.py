@@ -20,7 +20,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from agent_nb import Reply, TurnComplete, get_runner
+from agent_nb import AgentRunner, Reply, TurnComplete, get_runner, set_runner
 from agent_nb._core.render import safe_markdown
 from agent_nb._jupyter.magics.agent_magics import AgentMagics
 from agent_nb._jupyter.prompts.data_summary import summarize
@@ -65,6 +65,58 @@ def test_cell_help_lists_every_option(shell: InteractiveShell) -> None:
 
 
 # -- streaming and rendering -----------------------------------------------------
+
+
+def test_a_long_prompt_shows_reading_progress_until_the_first_token(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    backend.enqueue("the summary")
+    backend.prefill_chunk = 5
+    backend.token_delay = 0.3
+    magics(shell).stream_interval = 0.01
+    shell.user_ns["big"] = "lorem ipsum " * 10
+    result, cap = run(shell, "%%agent --max-tokens 30\nSummarise: {big}")
+    assert result.success
+    shown = [o.data["text/plain"] for o in cap.outputs]
+    total = backend.count_tokens(backend.requests[-1])
+    reading = [t for t in shown if t.startswith("⏳ reading the prompt: ")]
+    assert reading and reading[-1].endswith(f" / {total} tokens")
+    first_text = next(i for i, t in enumerate(shown) if t.startswith("the"))
+    assert all(shown.index(t) < first_text for t in reading)  # gone at the first token
+    assert final_bundle(cap)["text/plain"] == "the summary"
+
+
+def test_an_empty_reply_says_so_in_the_cell(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    backend.enqueue("")
+    result, cap = run(shell, "%%agent\nsummarise nothing")
+    assert result.success
+    note = "(the model returned an empty reply; finish reason: stop)"
+    assert final_bundle(cap)["text/plain"] == note
+    assert final_bundle(cap)["text/markdown"].endswith(f"*{note}*")
+
+
+def test_a_looping_reply_stops_with_a_note(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    loop = "She loves to play with her favorite toys and loves to explore her own room. "
+    backend.enqueue(loop * 12, loop * 12)
+    result, cap = run(shell, "%%agent -o story\na story")
+    assert result.success and shell.user_ns["story"].finish_reason == "repetition"
+    plain = final_bundle(cap)["text/plain"]
+    assert plain.count("favorite toys") == 1 and "kept repeating itself" in plain
+    shell.run_line_magic("config", "AgentMagics.repetition_stop = 0")
+    run(shell, "%%agent -o story\nagain")
+    assert shell.user_ns["story"].finish_reason == "stop"
+    assert backend.requests[-1].config.repetition_stop == 0
+
+
+def test_max_tokens_beyond_the_window_is_one_line(shell: InteractiveShell) -> None:
+    set_runner(AgentRunner(model=ScriptedBackend(context_window=64)))
+    result, cap = run(shell, "%%agent --max-tokens 100\nhello")
+    usage_error(result, cap, "max_tokens must be between 1 and the model's window (64 tokens)")
+    assert get_runner().get_or_create_session("default").history == []
 
 
 def test_streams_through_one_display_handle_throttled(
@@ -423,16 +475,19 @@ def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBacke
     assert turns() == ["widget turn"]
 
 
+TEMPERATURE = "temperature must be a finite number between 0 (inclusive) and 2.0"
+
+
 @pytest.mark.parametrize(
     ("line", "fragment"),
     [
         ("--bogus", "unrecognized arguments: --bogus"),
         ("bad/id", "invalid session id 'bad/id'"),
         ("-m nosuch:model", "Unknown model spec 'nosuch:model'"),
-        ("-t -1", "temperature must be a finite number between 0 (inclusive) and 2.0, got -1.0"),
-        ("-t nan", "temperature must be a finite number between 0 (inclusive) and 2.0, got nan"),
-        ("-t inf", "temperature must be a finite number between 0 (inclusive) and 2.0, got inf"),
-        ("-t 60", "temperature must be a finite number between 0 (inclusive) and 2.0, got 60.0"),
+        ("-t -1", TEMPERATURE + ", got -1.0"),
+        ("-t nan", TEMPERATURE + ", got nan"),
+        ("-t inf", TEMPERATURE + ", got inf"),
+        ("-t 60", TEMPERATURE + ", got 60.0"),
         ("-t warm", "invalid float value"),
         ("--max-tokens 0", "max_tokens must be a whole number >= 1"),
         ("-o 2bad", "-o needs a Python variable name"),

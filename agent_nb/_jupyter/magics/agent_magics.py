@@ -45,6 +45,7 @@ from ...backends import Backend
 from ...errors import SessionBusyError, TurnInterruptedError
 from ...stores import resolve_store
 from ..code_blocks import first_code_block, opens_a_block
+from ..front_end import batch_run
 from ..prompts.cell_context import cells_context, recent_cells
 from ..prompts.data_summary import estimate_tokens, summarize
 from ..prompts.interpolate import Interpolated, interpolate
@@ -328,7 +329,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         if args.output and outcome.reply is not None:
             self.shell.user_ns[args.output] = outcome.reply
         if args.code and outcome.reply is not None and not outcome.interrupted:
-            self._next_cell(outcome.reply.text)
+            self._next_cell(outcome.reply.text, args.output)
         if outcome.reply is not None and outcome.reply.usage.omitted_turns:  # context window
             usage = outcome.reply.usage
             print(omitted_line(usage.omitted_turns, usage.context_window))
@@ -357,7 +358,8 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         count: Callable[[str], int | None] = lambda _: None,
     ) -> str:
         ns = self.shell.user_ns
-        filled = Interpolated(cell, ()) if raw else interpolate(cell, ns)  # ValueError: usage_errors
+        # A bad reference raises ValueError, which usage_errors turns into one line.
+        filled = Interpolated(cell, ()) if raw else interpolate(cell, ns)
         text = filled.text.strip()
         missing = [name for name in data if name not in ns]
         if missing:
@@ -390,13 +392,19 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
             self.shell, cells, outputs=args.outputs, budget_tokens=self.cells_budget
         )
 
-    def _next_cell(self, reply: str) -> None:
+    def _next_cell(self, reply: str, output: str | None) -> None:
         """``--code``: the first code block becomes the next cell (the front end inserts it)."""
         code = first_code_block(reply)
         if code is None:
             why = ("its code block was cut off before the closing fence (raise --max-tokens)"
                    if opens_a_block(reply) else "it has no fenced code block")  # fmt: skip
             print(f"--code: no cell was added: {why}")
+            return
+        if batch_run(self.shell):  # nbconvert, papermill: no front end to insert a cell
+            where = (f"the reply is in {output} ({output}.text)" if output
+                     else "add -o VAR to keep the reply in a variable")  # fmt: skip
+            print(f"--code: no cell was added: nothing here can insert one (a batch run such "
+                  f"as nbconvert or papermill); {where}")  # fmt: skip
             return
         self.shell.set_next_input(code, replace=False)
         print("--code: the reply's first code block is in a new cell below (not run)")

@@ -77,7 +77,7 @@ def render_bundle(
 ) -> dict[str, str]:
     """The MIME bundle for the cell: safe Markdown plus the raw text as text/plain."""
     note = "(interrupted)" if interrupted else note
-    plain = text + (f"\n{note}" if note else "")
+    plain = "\n".join(part for part in (text, note) if part)
     note = f"\n\n*{note}*" if note else ""
     if fmt == "text":
         return {"text/plain": plain or "…"}

@@ -41,6 +41,7 @@ from ..._runtime.kernel_runner import get_runner
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session import AgentSession
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
+from ..front_end import batch_run
 from .protocol import (
     DELTA_INTERVAL_S,
     DeltaMsg,
@@ -55,10 +56,12 @@ from .protocol import (
     parse_from_js,
     usage_dict,
 )
+from .static_view import static_bundle
 
 __all__ = ["ChatWidget"]
 
 log = logging.getLogger("agent_nb")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 _STATIC = pathlib.Path(__file__).parents[2] / "static"
 _BUNDLE = _STATIC / "widget.js"
@@ -210,6 +213,18 @@ class ChatWidget(anywidget.AnyWidget):
         if session is None:
             return "ChatWidget(closed)"
         return f"ChatWidget(session={session.id!r}, turns={session.turns})"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The live view, plus the transcript as text for where no widget renders
+        (an nbconvert HTML page); a batch run (nbconvert, papermill), which no
+        front end watches, gets only the text (see `agent_nb._jupyter.front_end`)."""
+        from IPython import get_ipython
+
+        data, metadata = super()._repr_mimebundle_(**kwargs) or ({}, {})
+        data = {**data, **static_bundle(self._session)}
+        if batch_run(get_ipython()):
+            data.pop(WIDGET_VIEW, None)
+        return data, metadata
 
     def send_message(self, text: str) -> None:
         """Start a turn as if typed into the widget; failures are shown in it."""

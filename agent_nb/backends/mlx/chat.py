@@ -20,7 +20,14 @@ from ..._core.types import GenerateContentRequest
 from ...errors import BackendError
 from .._base import TextDelta, ToolCallChunk
 
-__all__ = ["TextGate", "common_prefix", "encode", "parse_tool_calls", "render_prompt", "to_messages"]
+__all__ = [
+    "TextGate",
+    "common_prefix",
+    "encode",
+    "parse_tool_calls",
+    "render_prompt",
+    "to_messages",
+]
 
 
 def to_messages(request: GenerateContentRequest) -> list[dict[str, Any]]:
