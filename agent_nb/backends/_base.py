@@ -95,7 +95,7 @@ class CancelToken:
         return self._event.is_set()
 
     def __bool__(self) -> bool:
-        return self._event.is_set()
+        return self.is_set()
 
 
 class Backend(ABC):
