@@ -15,6 +15,7 @@
     ├── BackendError                               the model failed to load or answer
     │   └── ModelNotFoundError                     the model spec names nothing that exists
     ├── ContextWindowError                         a request cannot fit the model's context window
+    ├── TurnInterruptedError                       a %%agent cell's turn was interrupted (a note)
     └── StoreError                                 the session store failed
         ├── StaleSessionError                      a persistent store was written by someone else
         ├── StoreLockedError (also TimeoutError)   another writer held the lock too long
@@ -62,6 +63,7 @@ __all__ = [
     "StorePermissionError",
     "StoreVersionError",
     "StreamConsumedError",
+    "TurnInterruptedError",
     "UnknownAgentError",
 ]
 
@@ -183,3 +185,15 @@ class ContextWindowError(AgentError):
         self.tokens = tokens
         self.window = window
         self.overshoot = overshoot
+
+
+class TurnInterruptedError(AgentError):
+    """A ``%%agent`` cell's turn was interrupted; the partial reply is kept.
+
+    Not a mistake of the user's, so IPython shows it as the plain note it is
+    (`_render_traceback_`: no "UsageError:" label, no traceback), yet the cell
+    still fails, so "Run all" stops there.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]

@@ -66,6 +66,20 @@ export function cutOffNote(limit) {
 }
 
 /**
+ * ``reading the prompt: 3,072 / 7,034 tokens ▰▰▰▰▱▱▱▱▱▱`` (the cell's words, and a bar).
+ * @param {number} done
+ * @param {number} total
+ */
+export function promptProgress(done, total) {
+  const filled = total > 0 ? Math.min(10, Math.floor((10 * done) / total)) : 0;
+  const count = `${done.toLocaleString("en-US")} / ${total.toLocaleString("en-US")}`;
+  return `reading the prompt: ${count} tokens ${"▰".repeat(filled)}${"▱".repeat(10 - filled)}`;
+}
+
+/** The same words as the cell's note (agent_nb/_core/repetition.py `repetition_note`). */
+export const REPETITION_NOTE = "stopped: the reply kept repeating itself";
+
+/**
  * What the status line says when a turn ends: [text, css class].
  * @param {TurnCompleteMsg} msg
  * @returns {[string, string]}
@@ -75,6 +89,9 @@ export function turnStatus(msg) {
   if (msg.interrupted) return [`stopped · ${formatUsage(msg.usage)}`, ""];
   if (msg.finish_reason === "length") {
     return [`${cutOffNote(msg.max_tokens)} · ${formatUsage(msg.usage)}`, ""];
+  }
+  if (msg.finish_reason === "repetition") {
+    return [`${REPETITION_NOTE} · ${formatUsage(msg.usage)}`, ""];
   }
   return [formatUsage(msg.usage), ""];
 }

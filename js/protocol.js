@@ -105,7 +105,16 @@
  * @property {string} text
  */
 
-/** @typedef {DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg} FromPython */
+/**
+ * How far the model has read a long prompt (before the first token; throttled).
+ * @typedef {object} ProgressMsg
+ * @property {"progress"} type
+ * @property {string} invocation_id
+ * @property {number} done
+ * @property {number} total
+ */
+
+/** @typedef {DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg} FromPython */
 
 // -- JS -> Python custom messages ------------------------------------------
 

@@ -9,7 +9,7 @@
 
 import "./widget.css";
 import { renderWithForks } from "./branches.js";
-import { turnStatus } from "./format.js";
+import { promptProgress, turnStatus } from "./format.js";
 import { mountLive } from "./live.js";
 import { addCopyButtons, renderMarkdown } from "./markdown.js";
 import { addToolResult, h as make, renderEntries } from "./transcript.js";
@@ -180,6 +180,8 @@ function render({ model, el }) {
     } else if (msg.type === "snapshot") {
       streaming.snapshot(msg);
       setStatus("streaming…");
+    } else if (msg.type === "progress") {
+      setStatus(promptProgress(msg.done, msg.total)); // the first delta replaces it
     }
     syncControls();
   }

@@ -38,8 +38,8 @@ def test_error_tree() -> None:
 
 def test_subpackages_pin_their_names() -> None:
     assert set(agent_nb.backends.__all__) == {
-        "KNOWN_SPECS", "Backend", "CancelToken", "Chunk", "Finish", "ScriptedBackend",
-        "TextDelta", "ToolCallChunk", "check_spec", "resolve_backend",
+        "KNOWN_SPECS", "Backend", "CancelToken", "Chunk", "Finish", "PrefillProgress",
+        "ScriptedBackend", "TextDelta", "ToolCallChunk", "check_spec", "resolve_backend",
     }  # fmt: skip
     assert set(agent_nb.stores.__all__) == {
         "SessionStore", "SessionRecord", "MemoryStore", "SQLiteStore", "resolve_store",

@@ -29,6 +29,8 @@ from typing import Any
 
 __all__ = [
     "Fence",
+    "block_parser",
+    "close_open_fence",
     "code_blocks",
     "fence_markdown",
     "fences",
@@ -39,6 +41,7 @@ __all__ = [
 
 _LANG = re.compile(r"[A-Za-z0-9_+#.-]{1,40}")
 _BACKTICKS = re.compile(r"`+")
+_LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,6 +54,7 @@ class Fence:
     info: str
     lines: tuple[str, ...]  # the code, one entry per line, without newlines
     closed: bool
+    markup: str = "```"  # the opening fence as typed (backticks or tildes)
 
     @property
     def code(self) -> str:
@@ -70,7 +74,9 @@ def normalize_newlines(text: str) -> str:
 
 
 @functools.cache
-def _parser() -> Any:
+def block_parser() -> Any:
+    """markdown-it-py with block rules only (CommonMark, raw HTML off), imported
+    on first use; its ``fence`` and ``code_block`` tokens are Markdown code."""
     from markdown_it import MarkdownIt
 
     # Block rules only: fences are blocks, and inline parsing is the costly part.
@@ -80,7 +86,7 @@ def _parser() -> Any:
 def fences(text: str) -> list[Fence]:
     """Every fenced block of ``text`` (normalized first), closed or not, in order."""
     found = []
-    for token in _parser().parse(normalize_newlines(text)):
+    for token in block_parser().parse(normalize_newlines(text)):
         if token.type != "fence" or token.map is None:
             continue
         start, end = token.map
@@ -91,7 +97,7 @@ def fences(text: str) -> list[Fence]:
         # Between the fences lie exactly the code's lines; one more line in the
         # token's range means a closing fence was found.
         closed = end - start - 1 > len(lines)
-        found.append(Fence(start, end, token.info, tuple(lines), closed))
+        found.append(Fence(start, end, token.info, tuple(lines), closed, token.markup))
     return found
 
 
@@ -118,3 +124,17 @@ def fence_markdown(lines: tuple[str, ...] | list[str], lang: str = "") -> str:
     fence = "`" * max(3, longest + 1)
     inner = "".join(line + "\n" for line in lines)
     return f"{fence}{lang}\n{inner}{fence}"
+
+
+def close_open_fence(text: str) -> str:
+    """``text`` with a fence it leaves open (an interrupted or cut-off reply)
+    closed, so that what follows it (a note) is not shown as code."""
+    found = fences(text)
+    if not found or found[-1].closed:
+        return text
+    last = found[-1]
+    # The closing fence goes where the opening one stands: inside the same list
+    # item (marker turned into spaces) or quote (">" kept).
+    opening = normalize_newlines(text).split("\n")[last.start]
+    prefix = _LIST_MARKER.sub(lambda m: " " * len(m[0]), opening[: opening.find(last.markup)])
+    return f"{text.rstrip(chr(10))}\n{prefix}{last.markup}"

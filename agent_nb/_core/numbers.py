@@ -14,7 +14,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["check_int", "check_real"]
+__all__ = ["check_int", "check_real", "check_repeats"]
 
 
 def _bounds(low: float | None, high: float | None, low_open: bool) -> str:
@@ -56,4 +56,12 @@ def check_int(name: str, value: Any, *, low: int | None = None, high: int | None
     number = int(value)
     if (low is not None and number < low) or (high is not None and number > high):
         raise ValueError(f"{allowed}, got {value!r}")
+    return number
+
+
+def check_repeats(value: Any, name: str = "repetition_stop") -> int:
+    """A repetition stop: 0 (off) or a count of at least 2 (one span is no repetition)."""
+    number = check_int(f"{name} (0 turns it off)", value, low=0)
+    if number == 1:
+        raise ValueError(f"{name} must be 0 (off) or at least 2 repeats in a row, got 1")
     return number

@@ -8,10 +8,13 @@ code block. So the text is split into prose and code first:
 
 * **Prose**: ``&`` and ``<`` are escaped, so no tag, comment, autolink or
   entity trick survives (``&`` escaping also kills ``java&#115;cript:``).
-  A zero-width space goes between a script-capable scheme name and its colon
-  (``javascript:``, ``vbscript:``, ``data:``, ``file:``), so no link target
-  can use one, and between ``!`` and ``[`` so images (which load remote URLs
-  on their own) become plain links the reader may choose to follow.
+  A link or link definition whose target has a script-capable scheme
+  (``javascript:``, ``vbscript:``, ``data:``, ``file:``) loses its link
+  syntax: a backslash escape goes before its ``(`` or ``:``, so it shows as
+  the text it was. Images (which load remote URLs on their own) get a
+  backslash before their ``[`` and show as text too. Only entities and
+  backslash escapes are added: the rendered, and copied, text is exactly what
+  the model wrote, with no invisible characters in it.
 * **Fenced code** (found by `agent_nb._core.fences`, the finder ``--code``
   uses too) is re-emitted in a canonical form: a blank line, a backtick
   fence longer than any backtick run inside, the raw lines, the closing fence,
@@ -37,11 +40,14 @@ import string
 
 from .fences import fence_markdown, fences, normalize_newlines
 
-__all__ = ["safe_markdown"]
+__all__ = ["inline_code_spans", "safe_markdown"]
 
-_ZWSP = "\u200b"
 _BACKTICKS = re.compile(r"`+")
-_SCHEME = re.compile(r"(?i)(javascript|vbscript|data|file)(?=\s*\\?:)")
+# What may stand between a link's "(" (or a definition's ":") and its target's
+# scheme: spaces, control characters (browsers strip them), a "<" (escaped by then).
+_GAP = r"[\x00-\x20]*"
+_TO_SCHEME = rf"(?={_GAP}(?:&lt;{_GAP})?(?:javascript|vbscript|data|file){_GAP}\\?:)"
+_LINK_TO_SCHEME = re.compile(r"(?i)\](?P<mark>\(|:)" + _TO_SCHEME)
 _IMAGE = re.compile(r"!(?=\[)")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _PUNCT = frozenset(string.punctuation)
@@ -63,14 +69,16 @@ def safe_markdown(text: str) -> str:
     return "".join(pieces).strip("\n")
 
 
-def _prose(text: str) -> str:
-    """Escape prose, turning the inline code spans found in it into ``<code>``."""
+def inline_code_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """CommonMark code spans of prose ``text``: (open start, open end, close start,
+    close end) for each, in order. A backtick run opens a span only if an equal
+    run closes it before a blank line, and a backslash-escaped run opens none."""
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
     same_length: dict[int, list[int]] = {}  # run length -> indices of such runs, ascending
     for index, (start, end) in enumerate(runs):
         same_length.setdefault(end - start, []).append(index)
-    out: list[str] = []
-    pos = k = 0
+    spans = []
+    k = 0
     while k < len(runs):
         start, end = runs[k]
         candidates = same_length[end - start]
@@ -83,10 +91,19 @@ def _prose(text: str) -> str:
         if _BLANK_LINE.search(text, end, close_start):
             k += 1
             continue
+        spans.append((start, end, close_start, close_end))
+        k = close + 1
+    return spans
+
+
+def _prose(text: str) -> str:
+    """Escape prose, turning the inline code spans found in it into ``<code>``."""
+    out: list[str] = []
+    pos = 0
+    for start, end, close_start, close_end in inline_code_spans(text):
         out.append(_escape_prose(text[pos:start]))
         out.append(_code_span(text[end:close_start]))
         pos = close_end
-        k = close + 1
     out.append(_escape_prose(text[pos:]))
     return "".join(out)
 
@@ -101,8 +118,8 @@ def _escaped(text: str, index: int) -> bool:
 
 def _escape_prose(text: str) -> str:
     escaped = html.escape(text, quote=False).replace("&gt;", ">")
-    escaped = _SCHEME.sub(lambda m: m[1] + _ZWSP, escaped)
-    return _IMAGE.sub("!" + _ZWSP, escaped)
+    escaped = _LINK_TO_SCHEME.sub(lambda m: "]\\" + m["mark"], escaped)
+    return _IMAGE.sub("!\\\\", escaped)
 
 
 def _code_span(content: str) -> str:

@@ -6,9 +6,10 @@ import dataclasses
 from collections.abc import Iterable
 
 from .render import safe_markdown
-from .types import Event, FinishReason, TextMessage, TurnComplete, Usage
+from .repetition import repetition_note
+from .types import Event, FinishReason, FunctionCall, TextMessage, TurnComplete, Usage
 
-__all__ = ["Reply", "cut_off_note", "final_texts", "is_final_text"]
+__all__ = ["Reply", "cut_off_note", "empty_note", "final_texts", "is_final_text"]
 
 
 def is_final_text(event: Event) -> bool:
@@ -46,11 +47,18 @@ class Reply:
 
     @property
     def note(self) -> str:
-        """What a reader should know beyond the text: interrupted, or cut off at a limit."""
+        """What a reader should know beyond the text: interrupted, cut off at a limit,
+        stopped in a loop, or nothing at all came back (so silence is never all)."""
         if self.interrupted:
             return "(interrupted)"
         if self.finish_reason == "length":
             return cut_off_note(self.truncated_at)
+        if self.finish_reason == "repetition":
+            return repetition_note()
+        if self.finish_reason == "error":
+            return ""
+        if not self.text.strip() and not any(isinstance(e, FunctionCall) for e in self.events):
+            return empty_note(self.finish_reason)
         return ""
 
     @property
@@ -69,3 +77,8 @@ def cut_off_note(limit: int | None) -> str:
     """The one wording for a reply stopped by its token limit (cell, Reply, export)."""
     at = f"the {limit}-token limit" if limit else "the token limit"
     return f"(cut off at {at}; raise --max-tokens / GenerationConfig.max_tokens for more)"
+
+
+def empty_note(finish_reason: str) -> str:
+    """A turn that produced no text and called no tool (e.g. end-of-text at once)."""
+    return f"(the model returned an empty reply; finish reason: {finish_reason})"

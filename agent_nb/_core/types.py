@@ -17,9 +17,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from .numbers import check_int, check_real
+from .numbers import check_int, check_real, check_repeats
 
 __all__ = [
+    "MAX_TEMPERATURE",
     "Content",
     "Event",
     "FinishReason",
@@ -28,6 +29,7 @@ __all__ = [
     "GenerateContentRequest",
     "GenerationConfig",
     "Part",
+    "PromptProgress",
     "Role",
     "TextMessage",
     "ToolSpec",
@@ -36,7 +38,12 @@ __all__ = [
     "new_id",
 ]
 
-FinishReason: TypeAlias = Literal["stop", "length", "cancelled", "error"]
+#: ``repetition``: the reply started repeating one span over and over and was stopped
+#: (`GenerationConfig.repetition_stop`). Rows stored before it existed hold one of the others.
+FinishReason: TypeAlias = Literal["stop", "length", "cancelled", "error", "repetition"]
+
+#: Temperatures above this sample noise; it is also the OpenAI API's upper bound.
+MAX_TEMPERATURE = 2.0
 
 
 def new_id() -> str:
@@ -95,7 +102,12 @@ class Content:
 
 @dataclass(frozen=True)
 class GenerationConfig:
-    """Sampling options; backends ignore what they cannot honour."""
+    """Sampling options; backends ignore what they cannot honour.
+
+    ``repetition_stop``: end the reply (finish reason ``repetition``) once the
+    same span of text has come this many times in a row; 0 never stops. The
+    runtime watches every backend's stream for it (`agent_nb._core.repetition`).
+    """
 
     temperature: float = 0.0
     top_p: float = 1.0
@@ -104,14 +116,18 @@ class GenerationConfig:
     seed: int | None = None
     repetition_penalty: float | None = None
     stop: tuple[str, ...] = ()
+    repetition_stop: int = 3
 
     def __post_init__(self) -> None:
         # Every number is checked for finiteness too: NaN slips past `< 0`.
         checked = {
-            "temperature": check_real("temperature", self.temperature, low=0),
+            "temperature": check_real(
+                "temperature", self.temperature, low=0, high=MAX_TEMPERATURE
+            ),
             "top_p": check_real("top_p", self.top_p, low=0, high=1, low_open=True),
             "top_k": check_int("top_k (0 disables it)", self.top_k, low=0),
             "max_tokens": check_int("max_tokens", self.max_tokens, low=1),
+            "repetition_stop": check_repeats(self.repetition_stop),
         }
         if self.seed is not None:
             checked["seed"] = check_int("seed", self.seed, low=0, high=2**64 - 1)
@@ -188,7 +204,7 @@ class Usage:
     tokens_per_s: float | None = None
     peak_memory_bytes: int | None = None
     # The context window as the model saw it (latest model call of the turn):
-    context_tokens: int | None = None  # tokens of the request (prompt), counted before sending
+    context_tokens: int | None = None  # the request's tokens (counted before sending) + generated
     context_window: int | None = None  # the model's window in tokens (None: unknown)
     omitted_turns: int = 0  # oldest whole turns left out so the request fits
 
@@ -265,6 +281,18 @@ class TextMessage(Event):
     text: str
     is_partial: bool = False
     interrupted: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptProgress(Event):
+    """How far the model has read the prompt: ``done`` of ``total`` tokens.
+
+    Sent while a long prompt is prefilled, before the first token (throttled);
+    like partial text it is never stored.
+    """
+
+    done: int
+    total: int
 
 
 @dataclass(frozen=True, kw_only=True)

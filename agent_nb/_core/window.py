@@ -123,6 +123,14 @@ def fit_window(
     turn alone does not fit.
     """
     reserve = request.config.max_tokens
+    if window is not None and reserve > window:  # no history could ever fit
+        raise ContextWindowError(
+            f"max_tokens must be between 1 and the model's window ({window:,} tokens), "
+            f"got {reserve:,}; nothing was sent or recorded. Lower --max-tokens / "
+            "GenerationConfig.max_tokens",
+            tokens=reserve,
+            window=window,
+        )
     starts = turn_starts(request.contents)
     last = max(len(starts) - 1, 0)  # the current turn is never left out
     start = 0 if policy == "error" else min(max(start, 0), last)

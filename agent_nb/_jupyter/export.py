@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core.codec import event_to_dict
 from .._core.types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete
+from .._core.fences import close_open_fence
 
 if TYPE_CHECKING:
     from .._runtime.session import AgentSession
@@ -24,6 +25,7 @@ __all__ = [
     "EXPORT_FORMATS",
     "branches_lines",
     "call_line",
+    "interrupted_text",
     "response_line",
     "session_json",
     "session_markdown",
@@ -44,13 +46,25 @@ def response_line(event: FunctionResponse, limit: int = 2000) -> str:
     return f"← `{event.name}`: `{result[:limit]}`"
 
 
+def interrupted_text(text: str) -> str:
+    """``text`` with the interrupted mark after it, never inside a code block: a
+    fence the reply left open is closed first, and after a fence line the mark
+    goes on a line of its own (on the fence's line it would keep the block open)."""
+    closed = close_open_fence(text)
+    last = closed.rstrip("\n").rsplit("\n", 1)[-1].strip(" >")
+    sep = "\n\n" if last.startswith(("```", "~~~")) else " "
+    return f"{closed}{sep}*(interrupted)*"
+
+
 def transcript_entries(events: list[Event]) -> list[tuple[str, str]]:
     """(speaker, text) pairs: what a reader of the conversation wants to see."""
     entries: list[tuple[str, str]] = []
     for event in events:
         if isinstance(event, TextMessage) and not event.is_partial:
-            suffix = " *(interrupted)*" if event.interrupted else ""
-            entries.append((event.author, event.text + suffix))
+            if event.interrupted:
+                entries.append((event.author, interrupted_text(event.text)))
+            else:
+                entries.append((event.author, event.text))
         elif isinstance(event, FunctionCall):
             entries.append((event.author, call_line(event)))
         elif isinstance(event, FunctionResponse):

@@ -17,10 +17,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypedDict
 
 from .._core.aio import uncancel
+from .._core.repetition import RepetitionWatch
 from .._core.reply import Reply, final_texts
 from .._core.types import (
     Event,
@@ -28,12 +30,13 @@ from .._core.types import (
     FunctionCall,
     FunctionResponse,
     GenerateContentRequest,
+    PromptProgress,
     TextMessage,
     TurnComplete,
     Usage,
     new_id,
 )
-from ..backends import Backend, CancelToken, Finish, TextDelta, ToolCallChunk
+from ..backends import Backend, CancelToken, Finish, PrefillProgress, TextDelta, ToolCallChunk
 from ..errors import ContextWindowError
 from .stream import EventStream
 from .worker import Worker
@@ -49,6 +52,8 @@ __all__ = [
 
 #: How long a stopped turn may take to notice its cancel token before its task is cancelled.
 CANCEL_GRACE_S = 0.25
+#: At most this often a "reading the prompt" progress event goes out.
+PROGRESS_INTERVAL_S = 0.25
 
 
 class Invocation:
@@ -116,7 +121,8 @@ class Recorder:
         self._notify = notify
 
     def emit(self, event: Event) -> Event:
-        final = not (isinstance(event, TextMessage) and event.is_partial)
+        transient = isinstance(event, PromptProgress)
+        final = not (isinstance(event, TextMessage) and event.is_partial) and not transient
         if final:
             if self._store is not None:
                 event = self._store(event)
@@ -131,6 +137,9 @@ class Recorder:
 
     def partial(self, text: str) -> None:
         self.emit(TextMessage(text=text, is_partial=True, **self._ids()))
+
+    def prompt_progress(self, done: int, total: int) -> None:
+        self.emit(PromptProgress(done=done, total=total, **self._ids()))
 
     def text(self, text: str, *, interrupted: bool = False) -> None:
         self.emit(TextMessage(text=text, interrupted=interrupted, **self._ids()))
@@ -179,12 +188,25 @@ class Progress:
     text: list[str] = dataclasses.field(default_factory=list)  # streamed, not yet recorded
     open_call: FunctionCall | None = None  # a tool that is running
     max_tokens: int | None = None  # the latest model call's limit (names a "length" finish)
+    call_generated: int = 0  # tokens the latest model call generated (context = prompt + these)
 
     def flush_text(self, rec: Recorder, *, interrupted: bool) -> None:
         """Record the streamed text as one final message (if any) and start afresh."""
         if self.text:
             rec.text("".join(self.text), interrupted=interrupted)
             self.text = []
+
+
+class _CallCancel(CancelToken):
+    """The token one model call sees: the invocation's, or this call's own stop
+    (the repetition stop), so the backend stops generating either way."""
+
+    def __init__(self, parent: CancelToken) -> None:
+        super().__init__()
+        self._parent = parent
+
+    def is_set(self) -> bool:
+        return self._parent.is_set() or super().is_set()
 
 
 async def stream_model(
@@ -196,22 +218,52 @@ async def stream_model(
     progress: Progress,
     on_call: Callable[[ToolCallChunk], object],
 ) -> None:
-    """One model call: partial text goes out as it comes, tool calls to ``on_call``."""
-    finish = Finish()
+    """One model call: partial text goes out as it comes, tool calls to ``on_call``.
+
+    A reply that loops (`RepetitionWatch`) is stopped through the call's cancel
+    token and ends with finish reason ``repetition``. The call's usage is
+    recorded even when the call is cut short by a cancelled task: the text
+    chunks seen so far count as generated tokens (a backend's own count
+    replaces that when its `Finish` arrives).
+    """
+    finish: Finish | None = None
     invocation = rec.invocation
     key = cache if backend.supports_prompt_cache else None
-    async for chunk in backend.stream(request, cache=key, cancel=invocation.cancel_token):
-        if isinstance(chunk, TextDelta):
-            if chunk.text:
-                progress.text.append(chunk.text)
-                rec.partial(chunk.text)
-        elif isinstance(chunk, ToolCallChunk):
-            on_call(chunk)
-        elif isinstance(chunk, Finish):
-            finish = chunk
-    progress.usage = progress.usage + finish.usage
+    cancel = _CallCancel(invocation.cancel_token)
+    watch = RepetitionWatch(request.config.repetition_stop)
+    start = len(progress.text)
+    seen = 0  # text chunks: the generated count if no Finish comes
+    reported = 0.0  # when prompt progress was last sent
     progress.max_tokens = request.config.max_tokens
-    progress.finish = "cancelled" if invocation.cancelled else finish.finish_reason
+    try:
+        async for chunk in backend.stream(request, cache=key, cancel=cancel):
+            if isinstance(chunk, TextDelta):
+                seen += 1
+                if chunk.text and not watch.span:
+                    progress.text.append(chunk.text)
+                    rec.partial(chunk.text)
+                    if watch.feed(chunk.text):
+                        cancel.set()  # the backend stops; its Finish still counts usage
+            elif isinstance(chunk, PrefillProgress):
+                now = time.monotonic()
+                if seen == 0 and now - reported >= PROGRESS_INTERVAL_S:
+                    reported = now
+                    rec.prompt_progress(chunk.done, chunk.total)
+            elif isinstance(chunk, ToolCallChunk):
+                on_call(chunk)
+            elif isinstance(chunk, Finish):
+                finish = chunk
+    finally:
+        usage = finish.usage if finish is not None else Usage(generated_tokens=seen)
+        progress.call_generated = usage.generated_tokens
+        progress.usage = progress.usage + usage
+    if invocation.cancelled:
+        progress.finish = "cancelled"
+    elif watch.span:
+        progress.text[start:] = [watch.kept()]  # the loop shows once
+        progress.finish = "repetition"
+    else:
+        progress.finish = finish.finish_reason if finish is not None else "stop"
 
 
 def _nothing_sent(error: BaseException | None) -> bool:

@@ -21,7 +21,7 @@ class SessionInfo:
     closed: bool = False
     evicting: bool = False
     busy: bool = False
-    context_tokens: int | None = None  # the latest request's tokens (what the model saw)
+    context_tokens: int | None = None  # the latest call's prompt + generated tokens
     context_window: int | None = None  # the window it was fitted to (None: unknown)
     holders: tuple[str, ...] = ()  # surfaces using it: "%%agent cells", "ChatWidget 1a2b"
 

@@ -167,10 +167,11 @@ def _fit(
     return fitted
 
 
-def _windowed(usage: Usage, fitted: Window) -> Usage:
+def _windowed(usage: Usage, fitted: Window, generated: int) -> Usage:
+    """The context figure is the prompt plus what the model wrote after it."""
     return dataclasses.replace(
         usage,
-        context_tokens=fitted.tokens,
+        context_tokens=fitted.tokens + generated,
         context_window=fitted.window,
         omitted_turns=fitted.omitted,
     )
@@ -213,7 +214,8 @@ async def run_turn(
                 if exc.sent:  # the server counted more than we did: fit tighter next turn
                     ctx.window.learn(exc, window)
                 raise
-            progress.usage = _windowed(progress.usage, fitted)
+            finally:  # an interrupted call too: what the model saw is what it read and wrote
+                progress.usage = _windowed(progress.usage, fitted, progress.call_generated)
             fitted = None
             progress.flush_text(rec, interrupted=progress.finish == "cancelled")
             if progress.finish == "cancelled" or not calls:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 from ..errors import ModelNotFoundError
-from ._base import Backend, CancelToken, Chunk, Finish, TextDelta, ToolCallChunk
+from ._base import Backend, CancelToken, Chunk, Finish, PrefillProgress, TextDelta, ToolCallChunk
 from ._scripted import ScriptedBackend
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "CancelToken",
     "Chunk",
     "Finish",
+    "PrefillProgress",
     "ScriptedBackend",
     "TextDelta",
     "ToolCallChunk",

@@ -1,7 +1,8 @@
 """The backend seam: one streaming method plus capability flags.
 
 A backend turns a `GenerateContentRequest` into an async stream of chunks
-(`TextDelta`, `ToolCallChunk`, then exactly one `Finish`). Everything else
+(`TextDelta`, `ToolCallChunk`, then exactly one `Finish`; a local model may
+first report how far it has read a long prompt with `PrefillProgress`). Everything else
 (history, tools, state, events) lives above it, so a new backend is one
 method. Backends that keep a prompt (KV) cache per conversation get the cache
 key in ``cache`` and manage the caches themselves; the runner only tells them
@@ -30,6 +31,7 @@ __all__ = [
     "CancelToken",
     "Chunk",
     "Finish",
+    "PrefillProgress",
     "TextDelta",
     "ToolCallChunk",
 ]
@@ -57,12 +59,24 @@ class ToolCallChunk:
 
 
 @dataclass(frozen=True)
+class PrefillProgress:
+    """``done`` of the prompt's ``total`` tokens are read (cached ones included).
+
+    Reading a long prompt on a CPU takes minutes with nothing to show; a
+    backend that prefills in chunks yields one of these between chunks.
+    """
+
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
 class Finish:
     usage: Usage = field(default_factory=Usage)
     finish_reason: FinishReason = "stop"
 
 
-Chunk: TypeAlias = TextDelta | ToolCallChunk | Finish
+Chunk: TypeAlias = TextDelta | ToolCallChunk | PrefillProgress | Finish
 
 
 class CancelToken:
@@ -83,7 +97,7 @@ class CancelToken:
         return self._event.is_set()
 
     def __bool__(self) -> bool:
-        return self._event.is_set()
+        return self.is_set()
 
 
 class Backend(ABC):

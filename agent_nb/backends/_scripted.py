@@ -17,7 +17,7 @@ from typing import ClassVar, TypeAlias
 
 from .._core.types import GenerateContentRequest, Role, Usage
 from ..errors import BackendError
-from ._base import Backend, CancelToken, Chunk, Finish, TextDelta, ToolCallChunk
+from ._base import Backend, CancelToken, Chunk, Finish, PrefillProgress, TextDelta, ToolCallChunk
 
 __all__ = ["ScriptedBackend", "ScriptedReply"]
 
@@ -52,7 +52,8 @@ class ScriptedBackend(Backend):
     gives it a window, in the tokens it counts: one per whitespace-separated
     word of the request (and one per tool call or result), as its usage does.
     With ``one_turn_at_a_time=True`` replies queue behind each other, as on a
-    local model.
+    local model. ``prefill_chunk=N`` reads the prompt N (counted) tokens at a
+    time, ``token_delay`` each, reporting `PrefillProgress` as a local model does.
     """
 
     supports_tools: ClassVar[bool] = True
@@ -66,12 +67,14 @@ class ScriptedBackend(Backend):
         token_delay: float = 0.0,
         context_window: int | None = None,
         one_turn_at_a_time: bool = False,
+        prefill_chunk: int = 0,
     ) -> None:
         if context_window is not None and context_window < 1:
             raise ValueError(f"context_window must be >= 1 token, got {context_window}")
         self._context_window = context_window
         self._queue: deque[ScriptedReply] = deque(replies)
         self.token_delay = token_delay
+        self.prefill_chunk = prefill_chunk
         self.one_turn_at_a_time = one_turn_at_a_time
         self._one_at_a_time: asyncio.Lock | None = None
         self.requests: list[GenerateContentRequest] = []
@@ -114,6 +117,13 @@ class ScriptedBackend(Backend):
         reply = self._next_reply(request)
         prompt_tokens = _count_prompt_tokens(request)
         started = time.perf_counter()
+        if self.prefill_chunk > 0:
+            for done in range(self.prefill_chunk, prompt_tokens, self.prefill_chunk):
+                if cancel.is_set():
+                    yield Finish(Usage(prompt_tokens=done), finish_reason="cancelled")
+                    return
+                await asyncio.sleep(self.token_delay)
+                yield PrefillProgress(done, prompt_tokens)
         if isinstance(reply, BaseException):
             raise BackendError(f"scripted failure: {reply}") from reply
         if isinstance(reply, ToolCallChunk):

@@ -58,9 +58,10 @@ def test_twelve_turns_in_a_256_token_window(windowed: MLXBackend, mlx_backend: M
             reply = session.run(question, config=CONFIG)
             usage = reply.usage
             assert usage.context_window == WINDOW and usage.context_tokens is not None
-            assert usage.context_tokens + CONFIG.max_tokens <= WINDOW
+            prompt = usage.context_tokens - usage.generated_tokens  # context = prompt + reply
+            assert prompt + CONFIG.max_tokens <= WINDOW
             # What was fed plus what was reused is exactly the request as counted.
-            assert usage.prompt_tokens + usage.cached_tokens == usage.context_tokens
+            assert usage.prompt_tokens + usage.cached_tokens == prompt
             assert windowed.cache_info(session.id)["tokens"] <= WINDOW
             new = len(windowed.tokenizer.encode(question, add_special_tokens=False))
             if usage.cached_tokens >= previous_context > 0:  # no slide: the cache was reused
@@ -69,7 +70,7 @@ def test_twelve_turns_in_a_256_token_window(windowed: MLXBackend, mlx_backend: M
                 slides += 1
                 assert usage.omitted_turns > 0
                 assert usage.prompt_tokens > new + TEMPLATE
-            previous_context = usage.context_tokens
+            previous_context = prompt
         assert 1 <= slides <= 2
         assert "Paris" in reply.text
         assert len(session.invocations()) == len(QUESTIONS)  # history keeps every turn

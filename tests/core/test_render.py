@@ -97,11 +97,35 @@ def test_inline_code_is_readable() -> None:
         assert "<code>a ` b</code>" in out
 
 
-def test_images_become_links_and_script_schemes_break() -> None:
-    out = render_all(safe_markdown("![pic](http://x.example/p.png) [go](javascript:alert(1))"))
-    for rendered in out.values():
+def test_images_and_script_links_show_as_the_text_the_model_wrote() -> None:
+    text = "![pic](http://x.example/p.png) [go](javascript:alert(1)) [ok](https://a.example)"
+    out = render_all(safe_markdown(text))
+    for rendered in [*out.values(), *render_marked([safe_markdown(text)])]:
         assert "<img" not in rendered
         assert 'href="javascript:' not in rendered
+        assert 'href="https://a.example"' in rendered  # ordinary links still work
+        visible = html.unescape(re.sub(r"<[^>]+>", "", rendered)).strip()
+        assert visible == "![pic](http://x.example/p.png) [go](javascript:alert(1)) ok"
+
+
+COPIED = [
+    "javascript: is a URL scheme, and data: too",
+    "![x] is how an image starts: ![x](y.png)",
+    "[r]\n\n[r]: vbscript:msgbox(1)",
+    "[click]( JaVaScRiPt:alert(1))",
+]
+
+
+def test_escaping_adds_no_invisible_characters() -> None:
+    # What a reader sees and copies is what the model wrote: only entities and
+    # backslash escapes are added, which render as the characters themselves.
+    for text in COPIED:
+        source = safe_markdown(text)
+        assert not re.search("[\u200b-\u200f\u2060\ufeff]", source), source
+        for rendered in render_all(source).values():
+            visible = html.unescape(re.sub(r"<[^>]+>", "", rendered))
+            assert not re.search("[\u200b-\u200f\u2060\ufeff]", visible)
+            assert " ".join(visible.split()) == " ".join(text.split()), (text, rendered)
 
 
 def test_reply_repr_markdown_uses_it() -> None:

@@ -6,6 +6,7 @@ import {
   cutOffNote,
   formatUsage,
   pretty,
+  promptProgress,
   toolFailed,
   turnStatus,
 } from "../../js/format.js";
@@ -102,4 +103,15 @@ test("a reply cut off at its limit says so in the status line, with the limit", 
   assert.ok(text.startsWith("cut off at the 16-token limit"));
   assert.equal(cls, "");
   assert.equal(cutOffNote(null), "cut off at the token limit; raise max_tokens for more");
+});
+
+test("promptProgress says how far the prompt is read, with a bar", () => {
+  assert.equal(promptProgress(3072, 7034), "reading the prompt: 3,072 / 7,034 tokens ▰▰▰▰▱▱▱▱▱▱");
+  assert.equal(promptProgress(0, 0), "reading the prompt: 0 / 0 tokens ▱▱▱▱▱▱▱▱▱▱");
+});
+
+test("turnStatus names a repetition stop", () => {
+  const msg = { type: "turn_complete", invocation_id: "i", finish_reason: "repetition",
+    interrupted: false, error: null, max_tokens: null, usage };
+  assert.match(turnStatus(msg)[0], /^stopped: the reply kept repeating itself · /);
 });

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
+import markdown_it
 from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import Agent, AgentRunner, SessionInfo, TextMessage, get_runner, set_runner
@@ -90,6 +92,28 @@ def test_export_markdown_and_json(
     usage_error(result, cap, "invalid choice")
     result, cap = run(shell, f"%agent export ex --to {tmp_path / 'no' / 'dir.md'}")
     usage_error(result, cap, "cannot write")
+
+
+def test_interrupted_mark_is_never_inside_an_open_code_block(
+    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any
+) -> None:
+    backend.enqueue("Here you go:\n```python\n" + "print(i)\n" * 40)
+    backend.token_delay = 0.02
+    session = get_runner().get_or_create_session("cut")
+    stream = session.run_async("a loop please")
+    time.sleep(0.3)  # a few lines into the code block, far from its end
+    stream.cancel()
+    while session.busy:
+        time.sleep(0.02)
+    (cut,) = [e for e in session.history if isinstance(e, TextMessage) and e.interrupted]
+    assert "print(i)" in cut.text and not cut.text.rstrip().endswith("```")
+    _, cap = run(shell, "%agent history cut")
+    run(shell, f"%agent export cut --to {tmp_path / 'cut.md'}")
+    for markdown in (final_bundle(cap)["text/markdown"], (tmp_path / "cut.md").read_text()):
+        html = markdown_it.MarkdownIt("commonmark").render(markdown)
+        assert "<em>(interrupted)</em>" in html, html
+        code = re.findall(r"<code[^>]*>(.*?)</code>", html, re.S)
+        assert code and "print(i)" in code[0] and not any("interrupted" in c for c in code)
 
 
 def test_widget_command(shell: InteractiveShell) -> None:

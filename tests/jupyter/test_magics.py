@@ -20,11 +20,12 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from agent_nb import Reply, TurnComplete, get_runner
+from agent_nb import AgentRunner, Reply, TurnComplete, get_runner, set_runner
 from agent_nb._core.render import safe_markdown
 from agent_nb._jupyter.magics.agent_magics import AgentMagics
 from agent_nb._jupyter.prompts.data_summary import summarize
 from agent_nb.backends import ScriptedBackend
+from agent_nb.errors import TurnInterruptedError
 from tests.fixtures_magics import final_bundle, magics, run, turns, usage_error
 from tests.html_safety import assert_inert, render_all
 from tests.waiting import wait_until
@@ -64,6 +65,58 @@ def test_cell_help_lists_every_option(shell: InteractiveShell) -> None:
 
 
 # -- streaming and rendering -----------------------------------------------------
+
+
+def test_a_long_prompt_shows_reading_progress_until_the_first_token(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    backend.enqueue("the summary")
+    backend.prefill_chunk = 5
+    backend.token_delay = 0.3
+    magics(shell).stream_interval = 0.01
+    shell.user_ns["big"] = "lorem ipsum " * 10
+    result, cap = run(shell, "%%agent --max-tokens 30\nSummarise: {big}")
+    assert result.success
+    shown = [o.data["text/plain"] for o in cap.outputs]
+    total = backend.count_tokens(backend.requests[-1])
+    reading = [t for t in shown if t.startswith("⏳ reading the prompt: ")]
+    assert reading and reading[-1].endswith(f" / {total} tokens")
+    first_text = next(i for i, t in enumerate(shown) if t.startswith("the"))
+    assert all(shown.index(t) < first_text for t in reading)  # gone at the first token
+    assert final_bundle(cap)["text/plain"] == "the summary"
+
+
+def test_an_empty_reply_says_so_in_the_cell(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    backend.enqueue("")
+    result, cap = run(shell, "%%agent\nsummarise nothing")
+    assert result.success
+    note = "(the model returned an empty reply; finish reason: stop)"
+    assert final_bundle(cap)["text/plain"] == note
+    assert final_bundle(cap)["text/markdown"].endswith(f"*{note}*")
+
+
+def test_a_looping_reply_stops_with_a_note(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    loop = "She loves to play with her favorite toys and loves to explore her own room. "
+    backend.enqueue(loop * 12, loop * 12)
+    result, cap = run(shell, "%%agent -o story\na story")
+    assert result.success and shell.user_ns["story"].finish_reason == "repetition"
+    plain = final_bundle(cap)["text/plain"]
+    assert plain.count("favorite toys") == 1 and "kept repeating itself" in plain
+    shell.run_line_magic("config", "AgentMagics.repetition_stop = 0")
+    run(shell, "%%agent -o story\nagain")
+    assert shell.user_ns["story"].finish_reason == "stop"
+    assert backend.requests[-1].config.repetition_stop == 0
+
+
+def test_max_tokens_beyond_the_window_is_one_line(shell: InteractiveShell) -> None:
+    set_runner(AgentRunner(model=ScriptedBackend(context_window=64)))
+    result, cap = run(shell, "%%agent --max-tokens 100\nhello")
+    usage_error(result, cap, "max_tokens must be between 1 and the model's window (64 tokens)")
+    assert get_runner().get_or_create_session("default").history == []
 
 
 def test_streams_through_one_display_handle_throttled(
@@ -211,6 +264,50 @@ def test_other_braces_stay_as_typed(
     assert turns() == [body]
 
 
+def test_interpolation_says_what_it_substituted(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    shell.user_ns.update(total=15.3, pi=3.14159)
+    result, cap = run(shell, "%%agent\nThe total is {total}, pi about {pi:.2f}; {total} again")
+    assert result.success and turns() == ["The total is 15.3, pi about 3.14; 15.3 again"]
+    assert cap.stdout.splitlines()[0] == "interpolated: {total}, {pi:.2f}"
+    result, cap = run(shell, "%%agent\nno braces here")
+    assert "interpolated" not in cap.stdout
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Markdown code is never interpolated, defined names or not.
+        'Why does this print wrong? `print(f"Total: {total}")`',
+        "Why?\n```python\nprint(f\"Total: {total}\")\nprint({undefined_name})\n```\nThanks",
+        "Indented code:\n\n    print({total}, {undefined_name})\n",
+        "Long fence\n~~~~\n{total} {nope}\n~~~~",
+        "``a `{total}` b``",
+        # Outside code, anything that is not a clean variable reference stays as typed.
+        "print(f'{d[\"a\"]}')",
+        "{x: x**2 for x in range(3)}",
+    ],
+)
+def test_code_and_non_references_stay_as_typed(
+    shell: InteractiveShell, backend: ScriptedBackend, body: str
+) -> None:
+    shell.user_ns.update(total=15.3, x=5, d={"a": 1})
+    result, cap = run(shell, f"%%agent\n{body}")
+    assert result.error_in_exec is None, cap.stderr
+    assert turns() == [body.strip()] and "interpolated" not in cap.stdout
+
+
+def test_a_reference_outside_code_is_still_filled_next_to_code(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    shell.user_ns.update(total=15.3)
+    run(shell, "%%agent\nI expected {total} from `print({total})`")
+    assert turns() == ["I expected 15.3 from `print({total})`"]
+    result, cap = run(shell, "%%agent\n`{total}` but {nothing_here}")
+    usage_error(result, cap, "unknown variable 'nothing_here' in {nothing_here}")
+
+
 def test_raw_sends_the_cell_as_typed(shell: InteractiveShell, backend: ScriptedBackend) -> None:
     shell.user_ns["topic"] = "owls"
     run(shell, "%%agent --raw\nprint(f'{topic} and {undefined_name}')")
@@ -223,7 +320,7 @@ def test_raw_sends_the_cell_as_typed(shell: InteractiveShell, backend: ScriptedB
         ("about {nothing_here}", "unknown variable 'nothing_here' in {nothing_here}"),
         ("about {nothing_here.attr}", "unknown variable 'nothing_here'"),
         ("{topic.nope}", "cannot interpolate {topic.nope}: AttributeError"),
-        ("{topic:zz}", "cannot interpolate {topic:zz}: ValueError"),
+        ("{topic:d}", "cannot interpolate {topic:d}: ValueError"),
         ("{topic[9]}", "cannot interpolate {topic[9]}: IndexError"),
         ("   ", "the cell is empty"),
     ],
@@ -344,7 +441,11 @@ def test_kernel_interrupt_cancels_and_session_stays_usable(
     started = time.monotonic()
     result, cap = run(shell, "%%agent -o partial\ncount", cell_id="I")
     assert time.monotonic() - started < 2.5  # cancelled, not run to the end
-    usage_error(result, cap, "interrupted")
+    # A plain note that still fails the cell ("Run all" stops): no UsageError label.
+    assert isinstance(result.error_in_exec, TurnInterruptedError)
+    assert "UsageError" not in cap.stdout + cap.stderr
+    note = "⏹ interrupted; the partial reply is kept in session 'default', which is ready"
+    assert cap.stdout.strip().splitlines()[-1] == note
     bundle = final_bundle(cap)
     assert bundle["text/markdown"].startswith("w0 w1")
     assert bundle["text/markdown"].endswith("*(interrupted)*")
@@ -380,15 +481,19 @@ def test_busy_session_is_refused(shell: InteractiveShell, backend: ScriptedBacke
     assert turns() == ["widget turn"]
 
 
+TEMPERATURE = "temperature must be a finite number between 0 (inclusive) and 2.0"
+
+
 @pytest.mark.parametrize(
     ("line", "fragment"),
     [
         ("--bogus", "unrecognized arguments: --bogus"),
         ("bad/id", "invalid session id 'bad/id'"),
         ("-m nosuch:model", "Unknown model spec 'nosuch:model'"),
-        ("-t -1", "temperature must be a finite number >= 0, got -1.0"),
-        ("-t nan", "temperature must be a finite number >= 0, got nan"),
-        ("-t inf", "temperature must be a finite number >= 0, got inf"),
+        ("-t -1", TEMPERATURE + ", got -1.0"),
+        ("-t nan", TEMPERATURE + ", got nan"),
+        ("-t inf", TEMPERATURE + ", got inf"),
+        ("-t 60", TEMPERATURE + ", got 60.0"),
         ("-t warm", "invalid float value"),
         ("--max-tokens 0", "max_tokens must be a whole number >= 1"),
         ("-o 2bad", "-o needs a Python variable name"),
@@ -412,15 +517,20 @@ def test_bad_input_is_one_line_and_changes_nothing(
 @pytest.mark.parametrize(
     ("setting", "fragment"),
     [
-        ("temperature = float('nan')", "AgentMagics.temperature must be a finite number >= 0"),
-        ("temperature = float('inf')", "AgentMagics.temperature must be a finite number >= 0"),
+        ("temperature = float('nan')", "AgentMagics.temperature must be a finite number between 0"),
+        ("temperature = float('inf')", "AgentMagics.temperature must be a finite number between 0"),
         ("stream_interval = float('nan')", "AgentMagics.stream_interval must be a finite"),
+        ("temperature = 2.5", "AgentMagics.temperature must be a finite number between 0 "
+         "(inclusive) and 2.0, got 2.5"),
+        ("repetition_stop = 1", "AgentMagics.repetition_stop must be 0 (off) or at least 2"),
+        ("repetition_stop = -1", "AgentMagics.repetition_stop (0 turns it off) must be a whole"),
     ],
 )
 def test_non_finite_settings_are_refused(
     shell: InteractiveShell, caplog: pytest.LogCaptureFixture, setting: str, fragment: str
 ) -> None:
-    before = magics(shell).temperature, magics(shell).stream_interval
+    before = magics(shell).temperature, magics(shell).stream_interval, magics(shell).repetition_stop
     shell.run_line_magic("config", f"AgentMagics.{setting}")  # %config logs the TraitError
     assert [fragment in r.getMessage() for r in caplog.records] == [True]
-    assert (magics(shell).temperature, magics(shell).stream_interval) == before
+    m = magics(shell)
+    assert (m.temperature, m.stream_interval, m.repetition_stop) == before

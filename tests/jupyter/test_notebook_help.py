@@ -69,16 +69,18 @@ def test_explain_sends_the_error_the_cell_and_only_user_frames(
     assert turns("tutor") == [prompt] and backend.requests[-1].config.max_tokens == 3
 
 
-def test_explain_without_an_error_is_one_line(shell: InteractiveShell) -> None:
+def test_explain_without_an_error_is_a_plain_note(shell: InteractiveShell) -> None:
     # A fresh kernel: nothing has failed (pytest also clears sys.last_value per test).
     shell.reset(new_session=True)
     magics(shell).last_error = None
     result, cap = run(shell, "%agent explain")
-    usage_error(result, cap, "no error to explain yet: %agent explain explains the last cell")
+    note = "no error to explain yet: %agent explain explains the last cell that raised"
+    # Nothing went wrong, so no "UsageError:" label and the cell succeeds.
+    assert result.success and cap.stderr == "" and cap.stdout.startswith(note)
     # A magic's own UsageError is not "the last error" (it is its own explanation).
     run(shell, "%agent nonsense")
     result, cap = run(shell, "%agent explain")
-    usage_error(result, cap, "no error to explain yet")
+    assert result.success and cap.stdout.startswith("no error to explain yet")
     assert get_runner().sessions() == []
 
 

@@ -222,6 +222,37 @@ def test_send_streams_deltas_then_entry_then_turn_complete_then_transcript(
     assert done["finish_reason"] == "stop" and done["usage"]["generated_tokens"] == 60
 
 
+def test_prompt_progress_reaches_the_front_end_before_the_first_delta(
+    make_runner: RunnerFactory, open_widget: WidgetFactory
+) -> None:
+    slow = ScriptedBackend(["the answer"], token_delay=0.3, prefill_chunk=3)
+    w = open_widget("reading", runner=make_runner(model=slow))
+    c = comm_of(w)
+    c.from_frontend({"type": "send", "text": "word " * 12})
+    wait_for(turn_done(c))
+    kinds = [m["type"] for m in c.custom()]
+    assert "progress" in kinds and kinds.index("progress") < kinds.index("delta")
+    assert "progress" not in kinds[kinds.index("delta") :]  # gone once text streams
+    last = c.custom("progress")[-1]
+    assert last["total"] == slow.count_tokens(slow.requests[-1])
+    assert 0 < last["done"] < last["total"]
+    assert all(e["kind"] != "progress" for e in w.transcript)  # never stored
+
+
+def test_bundle_keeps_the_live_view_and_adds_the_transcript_as_text(
+    runner: AgentRunner, scripted: ScriptedBackend, open_widget: WidgetFactory
+) -> None:
+    scripted.enqueue("<img src=x onerror=alert(1)> hi")
+    w = open_widget("static", runner=runner)
+    w.session.run("hello")
+    data, _ = w._repr_mimebundle_()
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == w.model_id
+    assert data["text/plain"].startswith("ChatWidget: session 'static' (1 turn)")
+    assert "assistant: <img src=x onerror=alert(1)> hi" in data["text/plain"]
+    assert "&lt;img src=x onerror=alert(1)&gt; hi" in data["text/html"]
+    assert "<img" not in data["text/html"]
+
+
 def _rate_check(c: RecordingComm, reply: str, since: float) -> tuple[int, int]:
     """Check the batching; returns (delta count, most widget messages in any 1 s)."""
     timed = c.timed("delta")

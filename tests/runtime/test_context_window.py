@@ -78,7 +78,9 @@ def test_sixty_turns_never_exceed_the_window_and_keep_the_newest() -> None:
         request = small.requests[-1]
         sent = _words(request)
         assert sent + SHORT.max_tokens <= window, (i, sent)
-        assert reply.usage.context_tokens == sent and reply.usage.context_window == window
+        # What the model holds after the turn: the request plus the reply.
+        assert reply.usage.context_tokens == sent + reply.usage.generated_tokens
+        assert reply.usage.context_window == window
         # The newest turns are the ones shown: the last user text is this message,
         # and the turns shown are the latest ones, in order.
         shown = [c.text for c in request.contents if c.role is Role.USER]
@@ -110,7 +112,8 @@ def test_without_a_window_the_whole_history_is_sent(runner: AgentRunner, scripte
         reply = session.run(_message(i), config=SHORT)
     assert len(scripted.requests[-1].contents) == 59
     assert reply.usage.context_window is None and reply.usage.omitted_turns == 0
-    assert reply.usage.context_tokens == _words(scripted.requests[-1])
+    generated = reply.usage.generated_tokens
+    assert reply.usage.context_tokens == _words(scripted.requests[-1]) + generated
 
 
 def _lookup(key: str) -> str:
@@ -316,7 +319,7 @@ def test_server_refusal_for_length_then_the_next_turn_fits(
         assert len(sent["messages"]) < len(refused["messages"]) + 2
         assert sent["messages"][-1]["content"] == _message(4)
         assert reply.usage.context_tokens is not None
-        assert reply.usage.context_tokens + SHORT.max_tokens <= 45
+        assert reply.usage.context_tokens - reply.usage.generated_tokens + SHORT.max_tokens <= 45
     finally:
         runner.shutdown()
 

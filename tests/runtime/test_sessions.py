@@ -349,14 +349,21 @@ def test_bad_content_is_refused_before_anything_is_recorded(runner: AgentRunner)
     assert session.history == [] and not session.busy
 
 
+TEMPERATURE = "temperature must be a finite number between 0 (inclusive) and 2.0"
+
+
 @pytest.mark.parametrize(
     ("options", "fragment"),
     [
-        ({"temperature": -1}, "temperature must be a finite number >= 0, got -1"),
-        ({"temperature": float("nan")}, "temperature must be a finite number >= 0, got nan"),
-        ({"temperature": float("inf")}, "temperature must be a finite number >= 0, got inf"),
+        ({"temperature": -1}, TEMPERATURE + ", got -1"),
+        ({"temperature": float("nan")}, TEMPERATURE + ", got nan"),
+        ({"temperature": float("inf")}, TEMPERATURE + ", got inf"),
         ({"top_p": float("nan")}, "top_p must be a finite number between 0 (exclusive) and 1"),
         ({"top_p": 0}, "top_p must be a finite number between 0 (exclusive) and 1"),
+        ({"top_p": 1.5}, "top_p must be a finite number between 0 (exclusive) and 1, got 1.5"),
+        ({"temperature": 2.01}, TEMPERATURE),
+        ({"repetition_stop": 1}, "repetition_stop must be 0 (off) or at least 2 repeats"),
+        ({"repetition_stop": -2}, "repetition_stop (0 turns it off) must be a whole number >= 0"),
         ({"top_k": -1}, "top_k (0 disables it) must be a whole number >= 0"),
         ({"top_k": float("nan")}, "top_k (0 disables it) must be a whole number >= 0"),
         ({"max_tokens": 0}, "max_tokens must be a whole number >= 1"),

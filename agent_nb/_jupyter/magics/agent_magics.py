@@ -19,7 +19,8 @@ this module:
   one-line `UsageError` rather than a traceback.
 
 A kernel interrupt cancels the turn; the cell keeps what was generated, marks
-it interrupted and ends with a one-line error so that "Run all" stops there.
+it interrupted and ends with a one-line note (`TurnInterruptedError`, shown
+without a label or traceback) that still fails the cell, so "Run all" stops there.
 """
 
 from __future__ import annotations
@@ -38,18 +39,19 @@ from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ..._core.fences import first_code_block, opens_a_block
 from ..._core.ids import check_session_id, is_single_turn_id
-from ..._core.numbers import check_real
+from ..._core.numbers import check_real, check_repeats
 from ..._core.tokens import TextCounter, text_counter
-from ..._core.types import GenerationConfig
+from ..._core.types import MAX_TEMPERATURE, GenerationConfig
 from ..._core.window import omitted_line
 from ..._runtime.kernel_runner import get_runner, set_runner
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
-from ...errors import SessionBusyError
+from ...errors import SessionBusyError, TurnInterruptedError
 from ...stores import resolve_store
+from ..front_end import batch_run
 from ..prompts.cell_context import cells_context, recent_cells
 from ..prompts.data_summary import summarize
-from ..prompts.interpolate import interpolate
+from ..prompts.interpolate import Interpolated, interpolate
 from ..prompts.last_error import LastError, error_from_result
 from ..turn_origins import WIDGET, origin_of
 from .commands import Commands
@@ -97,9 +99,13 @@ class AgentMagics(Magics):
     max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(
         config=True
     )
-    temperature = Float(0.0, min=0.0, help="Default sampling temperature (0 = greedy).").tag(
-        config=True
-    )
+    temperature = Float(
+        0.0, help="Default sampling temperature, 0 (greedy) to 2."
+    ).tag(config=True)
+    repetition_stop = Int(
+        3, help="End a reply once one span has come this many times in a row "
+        "(finish reason 'repetition'); 0 never stops."
+    ).tag(config=True)
     stream_interval = Float(
         0.05, min=0.0, help="Seconds between output updates while streaming (0.05 = 20/s)."
     ).tag(config=True)
@@ -170,8 +176,16 @@ class AgentMagics(Magics):
     @validate("temperature", "stream_interval")
     def _check_finite(self, proposal: Any) -> float:
         name = f"AgentMagics.{proposal['trait'].name}"
+        high = MAX_TEMPERATURE if name.endswith("temperature") else None
         try:
-            return check_real(name, proposal["value"], low=0)
+            return check_real(name, proposal["value"], low=0, high=high)
+        except (TypeError, ValueError) as exc:
+            raise TraitError(str(exc)) from None
+
+    @validate("repetition_stop")
+    def _check_repeats(self, proposal: Any) -> int:
+        try:
+            return check_repeats(proposal["value"], "AgentMagics.repetition_stop")
         except (TypeError, ValueError) as exc:
             raise TraitError(str(exc)) from None
 
@@ -253,7 +267,7 @@ class AgentMagics(Magics):
     @argument("--once", action="store_true", help="A single turn on a hidden, temporary session.")
     @argument("-m", "--model", help="Model spec for this turn, e.g. mlx:smollm2-135m.")
     @argument("-s", "--system", help="System instructions for this turn.")
-    @argument("-t", "--temperature", type=float, help="Sampling temperature (0 = greedy).")
+    @argument("-t", "--temperature", type=float, help="Sampling temperature, 0 (greedy) to 2.")
     @argument("--max-tokens", type=int,
               help="Cap on generated tokens (a reply cut off there is marked).")  # fmt: skip
     @argument("--context", choices=["window", "error"],
@@ -332,6 +346,7 @@ class AgentMagics(Magics):
         config = GenerationConfig(
             temperature=self.temperature if args.temperature is None else args.temperature,
             max_tokens=self.max_tokens if args.max_tokens is None else args.max_tokens,
+            repetition_stop=self.repetition_stop,
         )
         if not args.once:
             check_session_id(session_id)
@@ -351,7 +366,7 @@ class AgentMagics(Magics):
         if args.output and outcome.reply is not None:
             self.shell.user_ns[args.output] = outcome.reply
         if args.code and outcome.reply is not None and not outcome.interrupted:
-            self._next_cell(outcome.reply.text)
+            self._next_cell(outcome.reply.text, args.output)
         if outcome.reply is not None and outcome.reply.usage.omitted_turns:  # context window
             usage = outcome.reply.usage
             print(omitted_line(usage.omitted_turns, usage.context_window))
@@ -359,7 +374,9 @@ class AgentMagics(Magics):
             raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
         if outcome.interrupted:
             where = "a temporary session" if args.once else f"session {session_id!r}"
-            raise UsageError(f"interrupted; the partial reply is kept in {where}, which is ready")
+            raise TurnInterruptedError(
+                f"⏹ interrupted; the partial reply is kept in {where}, which is ready"
+            )
 
     def _parse(self, line: str) -> Any:
         try:
@@ -378,7 +395,9 @@ class AgentMagics(Magics):
         count: TextCounter,
     ) -> str:
         ns = self.shell.user_ns
-        text = (cell if raw else interpolate(cell, ns)).strip()  # ValueError: see usage_errors
+        # A bad reference raises ValueError, which usage_errors turns into one line.
+        filled = Interpolated(cell, ()) if raw else interpolate(cell, ns)
+        text = filled.text.strip()
         missing = [name for name in data if name not in ns]
         if missing:
             raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
@@ -386,6 +405,8 @@ class AgentMagics(Magics):
             raise UsageError("the cell is empty; write the message below the %%agent line")
         budget = self.data_budget // max(1, len(data))
         summaries = [summarize(name, ns[name], budget, count) for name in dict.fromkeys(data)]
+        if filled.fields:  # never silent: say what the model gets instead of the braces
+            print(f"interpolated: {', '.join(filled.fields)}")
         return "\n\n".join([text, *summaries])
 
     def _cells(self, args: Any, count: TextCounter) -> str:
@@ -403,13 +424,19 @@ class AgentMagics(Magics):
             self.shell, cells, outputs=args.outputs, budget_tokens=self.cells_budget, count=count
         )
 
-    def _next_cell(self, reply: str) -> None:
+    def _next_cell(self, reply: str, output: str | None) -> None:
         """``--code``: the first code block becomes the next cell (the front end inserts it)."""
         code = first_code_block(reply)
         if code is None:
             why = ("its code block was cut off before the closing fence (raise --max-tokens)"
                    if opens_a_block(reply) else "it has no fenced code block")  # fmt: skip
             print(f"--code: no cell was added: {why}")
+            return
+        if batch_run(self.shell):  # nbconvert, papermill: no front end to insert a cell
+            where = (f"the reply is in {output} ({output}.text)" if output
+                     else "add -o VAR to keep the reply in a variable")  # fmt: skip
+            print(f"--code: no cell was added: nothing here can insert one (a batch run such "
+                  f"as nbconvert or papermill); {where}")  # fmt: skip
             return
         self.shell.set_next_input(code, replace=False)
         print("--code: the reply's first code block is in a new cell below (not run)")

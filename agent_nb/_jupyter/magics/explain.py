@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from ..._core.tokens import TextCounter
@@ -49,11 +48,12 @@ def explain(
     options = parser.parse_args(argv)
     cell_numbers: dict[str, int] = getattr(shell.compile, "_filename_map", {})
     last = last_error or error_from_sys(cell_numbers, shell.history_manager.input_hist_raw)
-    if last is None:
-        raise UsageError(
+    if last is None:  # nothing went wrong: a note, not an error
+        print(
             "no error to explain yet: %agent explain explains the last cell that raised "
             "an exception in this kernel"
         )
+        return
     # Every other %%agent option keeps its default (session, streaming, rewind...).
     args = turn_defaults()
     args.session, args.model, args.max_tokens = (

@@ -15,8 +15,10 @@ streams.
 
 Until the first token the output says what the turn is doing: waiting for
 another session's turn (a local model answers one turn at a time, so a cell
-can sit behind a widget's long reply) or, once that is done, just "…". A
-reply stopped by its token limit ends with a note naming the limit.
+can sit behind a widget's long reply), reading a long prompt ("reading the
+prompt: 3,072 / 7,034 tokens", from `PromptProgress` events) or just "…". A
+reply stopped by its token limit or the repetition stop, or one that came
+back empty, ends with a note that says so (`Reply.note`).
 """
 
 from __future__ import annotations
@@ -32,14 +34,15 @@ from typing import Any, Literal, Protocol
 
 from ..._core.fences import code_blocks, fence_markdown
 from ..._core.render import safe_markdown
-from ..._core.reply import Reply, cut_off_note
-from ..._core.types import Event, FunctionCall, FunctionResponse, TextMessage
+from ..._core.reply import Reply
+from ..._core.types import Event, FunctionCall, FunctionResponse, PromptProgress, TextMessage
 from ..._runtime.stream import EventStream
 from ..export import call_line, response_line
 
 __all__ = ["DisplaySink", "Outcome", "Sink", "TerminalSink", "drive", "render_bundle"]
 
 Format = Literal["markdown", "text", "code"]
+READING = "reading the prompt"
 _END = object()
 
 
@@ -74,7 +77,7 @@ def render_bundle(
 ) -> dict[str, str]:
     """The MIME bundle for the cell: safe Markdown plus the raw text as text/plain."""
     note = "(interrupted)" if interrupted else note
-    plain = text + (f"\n{note}" if note else "")
+    plain = "\n".join(part for part in (text, note) if part)
     note = f"\n\n*{note}*" if note else ""
     if fmt == "text":
         return {"text/plain": plain or "…"}
@@ -111,13 +114,22 @@ class TerminalSink:
 
     def __init__(self) -> None:
         self._printed = ""
+        self._progress = False  # a progress line is open (rewritten with \r)
 
     def waiting(self, note: str) -> None:
-        if note:
-            sys.stdout.write(f"({note})\n")
-            sys.stdout.flush()
+        if note.startswith(READING):  # rewritten in place, not one line per update
+            sys.stdout.write(f"\r({note})")
+            self._progress = True
+        elif note:
+            sys.stdout.write(f"{self._end_progress()}({note})\n")
+        sys.stdout.flush()
+
+    def _end_progress(self) -> str:
+        ended, self._progress = self._progress, False
+        return "\n" if ended else ""
 
     def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
+        sys.stdout.write(self._end_progress())
         if text.startswith(self._printed):
             sys.stdout.write(text[len(self._printed) :])
         else:  # a tool round replaced the partial text: start a new line
@@ -193,6 +205,7 @@ def drive(
     next_show = 0.0
     dirty = False
     waiting = ""
+    reading = ""  # the latest prompt progress, until the first text
     while True:
         try:
             try:
@@ -204,11 +217,13 @@ def drive(
                 break
             if isinstance(item, BaseException):
                 outcome.error = item
+            elif isinstance(item, PromptProgress):
+                reading = f"{READING}: {item.done:,} / {item.total:,} tokens"
             elif isinstance(item, Event):
                 outcome.invocation_id = outcome.invocation_id or item.invocation_id
                 dirty = transcript.add(item) or dirty
             if not transcript.text and not dirty:
-                note = waiting_for()
+                note = waiting_for() or reading
                 if note != waiting:
                     sink.waiting(note)
                     waiting = note
@@ -229,6 +244,6 @@ def drive(
         outcome.interrupted = outcome.reply.interrupted
     outcome.text = transcript.text
     reply = outcome.reply
-    note = cut_off_note(reply.truncated_at) if reply and reply.finish_reason == "length" else ""
+    note = reply.note if reply is not None and not reply.interrupted else ""
     sink.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
     return outcome

@@ -15,7 +15,7 @@ from typing import ParamSpec, TypeVar
 
 from IPython.core.error import UsageError
 
-from ...errors import AgentError
+from ...errors import AgentError, TurnInterruptedError
 
 __all__ = ["usage_errors"]
 
@@ -30,6 +30,8 @@ def usage_errors(magic: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return magic(*args, **kwargs)
+        except TurnInterruptedError:
+            raise  # a note, shown as one (see its docstring)
         except (AgentError, ValueError, TypeError) as exc:
             raise UsageError(str(exc)) from None
 

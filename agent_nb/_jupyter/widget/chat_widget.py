@@ -40,7 +40,7 @@ from typing import Any, cast
 import anywidget
 import traitlets
 
-from ..._core.types import Event, GenerationConfig, TextMessage, TurnComplete
+from ..._core.types import Event, GenerationConfig, PromptProgress, TextMessage, TurnComplete
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.pool import model_label
 from ..._runtime.runner import AgentRunner
@@ -50,12 +50,14 @@ from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
 from ..turn_origins import WIDGET, note_origin
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
+from ..front_end import batch_run
 from .protocol import (
     DELTA_INTERVAL_S,
     DeltaMsg,
     EntryMsg,
     ErrorMsg,
     FromPython,
+    ProgressMsg,
     SnapshotMsg,
     ViewMsg,
     entries_from_events,
@@ -65,10 +67,12 @@ from .protocol import (
     turn_complete_msg,
 )
 from .settings import kernel_settings
+from .static_view import static_bundle
 
 __all__ = ["CLOSE_GRACE_S", "ChatWidget"]
 
 log = logging.getLogger("agent_nb")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 _STATIC = pathlib.Path(__file__).parents[2] / "static"
 _BUNDLE = _STATIC / "widget.js"
@@ -279,6 +283,17 @@ class ChatWidget(anywidget.AnyWidget):
         """The live sessions a close of this widget would close if nobody else held them."""
         sessions = [*self._left, *([self._session] if self._session else [])]
         return [s for s in sessions if s in _OWNED and not s.closed]
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The live view, plus the transcript as text for where no widget renders
+        (an nbconvert HTML page); a batch run (nbconvert, papermill), which no
+        front end watches, gets only the text (see `agent_nb._jupyter.front_end`)."""
+        from IPython import get_ipython
+
+        data, metadata = super()._repr_mimebundle_(**kwargs) or ({}, {})
+        data = {**data, **static_bundle(self._session)}
+        if batch_run(get_ipython()):
+            data.pop(WIDGET_VIEW, None)
+        return data, metadata
 
     def send_message(self, text: str) -> None:
         """Start a turn as if typed into the widget; failures are shown in it."""
@@ -414,6 +429,10 @@ class ChatWidget(anywidget.AnyWidget):
     def _on_event(self, event: Event | None) -> None:
         """Session listener (worker thread)."""
         if event is None:
+            return
+        if isinstance(event, PromptProgress):  # transient, like partial text
+            self._send_msg(ProgressMsg(type="progress", invocation_id=event.invocation_id,
+                                       done=event.done, total=event.total))  # fmt: skip
             return
         if isinstance(event, TextMessage) and event.is_partial:
             with self._batcher.lock:

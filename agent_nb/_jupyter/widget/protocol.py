@@ -35,6 +35,7 @@ __all__ = [
     "FromPython",
     "ModelEntry",
     "NewChatMsg",
+    "ProgressMsg",
     "SendMsg",
     "SnapshotMsg",
     "StopMsg",
@@ -166,7 +167,16 @@ class SnapshotMsg(TypedDict):
     text: str
 
 
-FromPython = DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg
+class ProgressMsg(TypedDict):
+    """How far the model has read a long prompt (before the first token; throttled)."""
+
+    type: Literal["progress"]
+    invocation_id: str
+    done: int
+    total: int
+
+
+FromPython = DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg
 
 
 # -- custom messages, JS -> Python ---------------------------------------------

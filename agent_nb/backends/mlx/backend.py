@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from ..._core.types import GenerateContentRequest
 from ...errors import AgentError, BackendError
 from .._base import Backend, CancelToken, Chunk, Finish
-from .chat import common_prefix, render_prompt
+from .chat import common_prefix, encode, render_prompt
 from .cpu_blas import cpu_fast_enabled
 from .generate import GenerationJob, run_generation
 from .kv import KVSlot, KVStore
@@ -313,7 +313,7 @@ class MLXBackend(Backend):
     def count_text_tokens(self, text: str) -> int:
         """With the model's tokenizer (loads the model on first use). Runs on the
         caller's thread: encoding touches no MLX state."""
-        return len(self.load().tokenizer.encode(text, add_special_tokens=False))
+        return len(encode(self.load().tokenizer, text))
 
     def drop_cache(self, cache: str) -> None:
         self._counted.pop(cache, None)

@@ -20,12 +20,27 @@ from ..._core.types import GenerateContentRequest
 from ...errors import BackendError
 from .._base import TextDelta, ToolCallChunk
 
-__all__ = ["TextGate", "common_prefix", "parse_tool_calls", "render_prompt", "to_messages"]
+__all__ = [
+    "TextGate",
+    "common_prefix",
+    "encode",
+    "parse_tool_calls",
+    "render_prompt",
+    "to_messages",
+]
 
 
 def to_messages(request: GenerateContentRequest) -> list[dict[str, Any]]:
     """Chat messages in the shape Hugging Face chat templates expect."""
     return chat_messages(request, for_template=True)
+
+
+def encode(tokenizer: Any, text: str) -> list[int]:
+    """Token ids of ``text``. ``verbose=False``: transformers otherwise warns that a
+    text longer than ``model_max_length`` "will result in indexing errors", before
+    the turn's own, clearer `ContextWindowError` (we count to check exactly that)."""
+    ids: list[int] = tokenizer.encode(text, add_special_tokens=False, verbose=False)
+    return ids
 
 
 def render_prompt(tokenizer: Any, request: GenerateContentRequest) -> list[int]:
@@ -44,7 +59,7 @@ def render_prompt(tokenizer: Any, request: GenerateContentRequest) -> list[int]:
         raise BackendError(
             f"the model's chat template could not render this conversation: {exc}"
         ) from exc
-    ids: list[int] = tokenizer.encode(text, add_special_tokens=False)
+    ids = encode(tokenizer, text)
     if not ids:
         raise BackendError("the chat template rendered an empty prompt")
     return ids

@@ -4,7 +4,7 @@ Split the way mlx-lm splits ``generate_step`` (tokens) from
 ``stream_generate`` (text), in small pieces that compose in `run_generation`:
 
 * `prefill` feeds the prompt in chunks (sized by time on a CPU), checking
-  cancellation between them;
+  cancellation between them and reporting each as `PrefillProgress`;
 * `token_steps` yields sampled token ids; the next token's forward pass is
   queued with ``mx.async_eval`` before the current one is read, which keeps
   the device busy while Python detokenizes;
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._core.types import FinishReason, GenerationConfig, Usage
-from .._base import Chunk, Finish
+from .._base import Chunk, Finish, PrefillProgress
 from .chat import TextGate, common_prefix
 from .kv import KVSlot
 
@@ -144,6 +144,7 @@ def prefill(job: GenerationJob, rest: list[int]) -> list[int] | None:
         mx.eval([c.state for c in cache])
         slot.tokens.extend(rest[:n])
         rest = rest[n:]
+        job.emit(PrefillProgress(len(job.prompt) - len(rest), len(job.prompt)))
         if job.prefill_chunk_s is not None:
             piece = _next_chunk(n, time.perf_counter() - chunk_started, job)
     return rest

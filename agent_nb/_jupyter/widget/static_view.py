@@ -1,0 +1,36 @@
+"""What a `ChatWidget` looks like where no widget can render.
+
+An exported notebook (``jupyter nbconvert --to html``), GitHub's viewer or a
+terminal shows a widget's output by its plain MIME types. So the widget's
+bundle also carries the session id and the transcript so far, as text/plain
+and as text/html (every character escaped: model text never acts as HTML).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from ..export import transcript_entries
+
+if TYPE_CHECKING:
+    from ..._runtime.session import AgentSession
+
+__all__ = ["static_bundle"]
+
+
+def static_bundle(session: AgentSession | None) -> dict[str, str]:
+    """text/plain and text/html for a widget on ``session`` (None: closed)."""
+    if session is None:
+        return {"text/plain": "ChatWidget(closed)", "text/html": "<p>ChatWidget (closed)</p>"}
+    entries = transcript_entries(session.history)
+    turns = session.turns
+    title = f"ChatWidget: session {session.id!r} ({turns} turn{'s' * (turns != 1)})"
+    plain = "\n\n".join([title, *(f"{who}: {text}" for who, text in entries)])
+    rows = "".join(
+        f'<p><b>{html.escape(who)}:</b></p><div style="white-space: pre-wrap">'
+        f"{html.escape(text)}</div>"
+        for who, text in entries
+    )
+    page = f"<div class=\"agent-nb-static\"><p><b>{html.escape(title)}</b></p>{rows}</div>"
+    return {"text/plain": plain, "text/html": page}
