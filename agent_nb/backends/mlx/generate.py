@@ -1,21 +1,28 @@
 """One generation on the MLX thread: reuse the cache prefix, prefill, decode.
 
-The loop follows mlx-lm's ``generate_step`` (the next token's forward pass is
-queued with ``mx.async_eval`` before the current token is read, which keeps
-the device busy while Python detokenizes), with three differences that the
-session model needs:
+Split the way mlx-lm splits ``generate_step`` (tokens) from
+``stream_generate`` (text), in small pieces that compose in `run_generation`:
 
-* the prompt cache is the conversation's own: the longest common token
-  prefix with what it holds is kept (trimmed to), and only the rest is fed,
-  at least one token so there are logits to sample from;
-* cancellation is checked between prefill chunks and after every token;
-* whatever happens, ``slot.tokens`` ends equal to what the cache holds.
+* `prefill` feeds the prompt in chunks (sized by time on a CPU), checking
+  cancellation between them;
+* `token_steps` yields sampled token ids; the next token's forward pass is
+  queued with ``mx.async_eval`` before the current one is read, which keeps
+  the device busy while Python detokenizes;
+* `stream_text` detokenizes through the `TextGate` (stop strings, tool-call
+  markup), emits chunks, and stops at EOS, a stop string, ``max_tokens`` or
+  cancellation (checked after every token);
+* `_Tally` turns the counts and clocks into `Usage`.
+
+The prompt cache is the conversation's own: the longest common token prefix
+with what it holds is kept (trimmed to), and only the rest is fed, at least
+one token so there are logits to sample from. Whatever happens,
+``slot.tokens`` ends equal to what the cache holds.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +31,7 @@ from .._base import Chunk, Finish
 from .chat import TextGate, common_prefix
 from .kv import KVSlot
 
-__all__ = ["GenerationJob", "run_generation"]
+__all__ = ["GenerationJob", "prefill", "run_generation", "stream_text", "token_steps"]
 
 
 #: The smallest adaptive prefill chunk: below it per-call overhead dominates.
@@ -89,44 +96,73 @@ def _reuse(job: GenerationJob) -> int:
     return 0
 
 
-def run_generation(job: GenerationJob) -> Finish:
-    """Generate for ``job`` on the calling (MLX) thread; emits chunks, returns the Finish."""
-    import mlx.core as mx
+@dataclass
+class _Tally:
+    """What `usage` needs, filled in as the generation goes."""
 
-    started = time.perf_counter()
-    mx.reset_peak_memory()
-    model, slot, config = job.model, job.slot, job.config
-    cached = _reuse(job)
-    cache = slot.cache
-    assert cache is not None
-    rest = job.prompt[cached:]
-    fed = len(rest)
-    sampler, processors = _sampling(job)
-    context: Any = None  # token ids before the next step's input (repetition penalty)
-    eos = set(job.tokenizer.eos_token_ids)
-    parser = job.tokenizer.tool_parser if job.tools and job.tokenizer.has_tool_calling else None
-    gate = TextGate(
-        config.stop,
-        (job.tokenizer.tool_call_start, job.tokenizer.tool_call_end) if parser else None,
-        parser,
-        job.tools,
-    )
-    detokenizer = job.tokenizer.detokenizer
-    finish: FinishReason = "length"
-    generated = 0
+    fed: int
+    cached: int
+    started: float
+    generated: int = 0
     first_at: float | None = None
 
-    def usage() -> Usage:
+    def usage(self) -> Usage:
+        import mlx.core as mx
+
         end = time.perf_counter()
-        decode_time = end - first_at if first_at is not None else 0.0
+        decode_time = end - self.first_at if self.first_at is not None else 0.0
+        generated = self.generated
         return Usage(
-            prompt_tokens=fed,
-            cached_tokens=cached,
+            prompt_tokens=self.fed,
+            cached_tokens=self.cached,
             generated_tokens=generated,
-            time_to_first_token_s=None if first_at is None else first_at - started,
+            time_to_first_token_s=None if self.first_at is None else self.first_at - self.started,
             tokens_per_s=(generated - 1) / decode_time if generated > 1 and decode_time else None,
             peak_memory_bytes=int(mx.get_peak_memory()),
         )
+
+
+def prefill(job: GenerationJob, rest: list[int]) -> list[int] | None:
+    """Feed all of ``rest`` but its last token into the slot's cache, in chunks.
+
+    Returns what is left to feed (at least one token, so there are logits to
+    sample from), or None when cancelled between chunks; ``slot.tokens``
+    grows with every chunk the cache took.
+    """
+    import mlx.core as mx
+
+    cache, slot = job.slot.cache, job.slot
+    assert cache is not None
+    piece = job.prefill_step if job.prefill_chunk_s is None else min(job.prefill_step, 32)
+    while len(rest) > 1:
+        if job.cancelled():
+            mx.eval([c.state for c in cache])
+            return None
+        n = min(piece, len(rest) - 1)
+        chunk_started = time.perf_counter()
+        job.model(mx.array(rest[:n])[None], cache=cache)
+        mx.eval([c.state for c in cache])
+        slot.tokens.extend(rest[:n])
+        rest = rest[n:]
+        if job.prefill_chunk_s is not None:
+            piece = _next_chunk(n, time.perf_counter() - chunk_started, job)
+    return rest
+
+
+def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, None]:
+    """Sampled token ids, at most ``max_tokens`` (mlx-lm's ``generate_step``).
+
+    ``rest`` (the prompt's unfed tail) goes in first. Every token but one at
+    ``max_tokens`` is fed back before it is yielded (the next step is queued
+    ahead), so ``slot.tokens`` always equals what the cache holds -- also
+    when the caller stops early.
+    """
+    import mlx.core as mx
+
+    model, slot, cache = job.model, job.slot, job.slot.cache
+    sampler, processors = _sampling(job)
+    # token ids before the next step's input (repetition penalty)
+    context: Any = mx.array(job.prompt[: len(job.prompt) - len(rest)], dtype=mx.int32)
 
     def step(tokens: Any) -> Any:
         nonlocal context
@@ -137,57 +173,82 @@ def run_generation(job: GenerationJob) -> Finish:
                 logits = processor(context, logits)
         return sampler(logits - mx.logsumexp(logits, keepdims=True))
 
-    piece = job.prefill_step if job.prefill_chunk_s is None else min(job.prefill_step, 32)
-    with mx.stream(job.stream):
-        while len(rest) > 1:
-            if job.cancelled():
-                mx.eval([c.state for c in cache])
-                return Finish(usage(), "cancelled")
-            n = min(piece, len(rest) - 1)
-            chunk_started = time.perf_counter()
-            model(mx.array(rest[:n])[None], cache=cache)
-            mx.eval([c.state for c in cache])
-            slot.tokens.extend(rest[:n])
-            rest = rest[n:]
-            if job.prefill_chunk_s is not None:
-                piece = _next_chunk(n, time.perf_counter() - chunk_started, job)
-        if job.cancelled():
-            return Finish(usage(), "cancelled")
-        context = mx.array(job.prompt[: len(job.prompt) - len(rest)], dtype=mx.int32)
-        y = step(mx.array(rest))
-        mx.async_eval(y)
-        slot.tokens.extend(rest)
-        while True:
-            last = generated + 1 >= config.max_tokens
-            if not last:
-                next_y = step(y)  # feeds y into the cache, so y joins slot.tokens
-                mx.async_eval(next_y)
-            token = int(y.item())
-            if not last:
-                slot.tokens.append(token)
-            if first_at is None:
-                first_at = time.perf_counter()
-            generated += 1
-            if token in eos:
-                finish = "stop"
-                break
-            detokenizer.add_token(token)
-            for chunk in gate.feed(detokenizer.last_segment):
-                job.emit(chunk)
-            if gate.stopped:
-                finish = "stop"
-                break
-            if last:
-                break
-            if job.cancelled():
-                finish = "cancelled"
-                break
+    y = step(mx.array(rest))
+    mx.async_eval(y)
+    slot.tokens.extend(rest)
+    for generated in range(1, job.config.max_tokens + 1):
+        last = generated >= job.config.max_tokens
+        if not last:
+            next_y = step(y)  # feeds y into the cache, so y joins slot.tokens
+            mx.async_eval(next_y)
+        token = int(y.item())
+        if not last:
+            slot.tokens.append(token)
+        yield token
+        if not last:
             y = next_y
-        mx.eval([c.state for c in cache])
+
+
+def _gate(job: GenerationJob) -> TextGate:
+    tokenizer = job.tokenizer
+    parser = tokenizer.tool_parser if job.tools and tokenizer.has_tool_calling else None
+    markers = (tokenizer.tool_call_start, tokenizer.tool_call_end) if parser else None
+    return TextGate(job.config.stop, markers, parser, job.tools)
+
+
+def stream_text(job: GenerationJob, tokens: Iterator[int], tally: _Tally) -> FinishReason:
+    """Detokenize ``tokens`` through the `TextGate` and emit the chunks
+    (mlx-lm's ``stream_generate``); stops at EOS, a stop string, ``max_tokens``
+    or cancellation, and returns why."""
+    eos = set(job.tokenizer.eos_token_ids)
+    gate = _gate(job)
+    detokenizer = job.tokenizer.detokenizer
+    finish: FinishReason = "length"
+    for token in tokens:
+        if tally.first_at is None:
+            tally.first_at = time.perf_counter()
+        tally.generated += 1
+        if token in eos:
+            finish = "stop"
+            break
+        detokenizer.add_token(token)
+        for chunk in gate.feed(detokenizer.last_segment):
+            job.emit(chunk)
+        if gate.stopped:
+            finish = "stop"
+            break
+        if tally.generated >= job.config.max_tokens:
+            break
+        if job.cancelled():
+            finish = "cancelled"
+            break
     if not gate.stopped:
         detokenizer.finalize()
         for chunk in gate.feed(detokenizer.last_segment) + gate.flush():
             job.emit(chunk)
     if gate.tool_calls and finish == "length":
         finish = "stop"
-    return Finish(usage(), finish)
+    return finish
+
+
+def run_generation(job: GenerationJob) -> Finish:
+    """Generate for ``job`` on the calling (MLX) thread; emits chunks, returns the Finish."""
+    import mlx.core as mx
+
+    started = time.perf_counter()
+    mx.reset_peak_memory()
+    cached = _reuse(job)
+    cache = job.slot.cache
+    assert cache is not None
+    tally = _Tally(fed=len(job.prompt) - cached, cached=cached, started=started)
+    with mx.stream(job.stream):
+        rest = prefill(job, job.prompt[cached:])
+        if rest is None or job.cancelled():
+            return Finish(tally.usage(), "cancelled")
+        tokens = token_steps(job, rest)
+        try:
+            finish = stream_text(job, tokens, tally)
+        finally:
+            tokens.close()
+            mx.eval([c.state for c in cache])
+    return Finish(tally.usage(), finish)
