@@ -108,27 +108,31 @@ def _numpy_attention(queries: Any, keys: Any, values: Any, scale: float, causal:
     import mlx.core as mx
     import numpy as np
 
-    mx.eval(queries, keys, values)
     batch, heads, length, depth = queries.shape
     kv_heads, total = keys.shape[1], keys.shape[2]
     group = heads // kv_heads
-    # Zero-copy views (the keys are a slice of the cache's buffer); the query
-    # heads sharing a key head are consecutive, so they stack into rows.
-    q = (np.asarray(queries) * np.float32(scale)).reshape(batch, kv_heads, group * length, depth)
-    k = np.asarray(keys)
-    v = np.asarray(values)
-    scores = np.matmul(q, k.swapaxes(-1, -2))
+    # The query heads sharing a key head are consecutive: they stack into the
+    # rows of one matrix, so keys and values are never repeated. Both matmuls
+    # stay in MLX (its sgemm, its BLAS threads): only the softmax leaves.
+    q = (queries * scale).reshape(batch, kv_heads, group * length, depth)
+    scores = q @ keys.swapaxes(-1, -2)
+    mx.eval(scores)
+    # A zero-copy, writable view of the scores MLX just made and nothing else
+    # holds: the softmax runs on it in place.
+    view = np.asarray(scores)
+    if not view.flags.writeable or not view.flags.c_contiguous:
+        view = np.array(view)
     if causal and length > 1:
         # The queries are the last `length` positions: only the last block of
         # columns holds keys later than some query.
-        by_query = scores.reshape(batch, kv_heads, group, length, total)
+        by_query = view.reshape(batch, kv_heads, group, length, total)
         by_query[..., total - length :] += _causal_block(length)
-    scores -= scores.max(axis=-1, keepdims=True)
-    np.exp(scores, out=scores)
-    sums = scores.sum(axis=-1, keepdims=True)
-    out = np.matmul(scores, v)
-    out /= sums
-    return mx.array(out.reshape(batch, heads, length, depth))
+    view -= view.max(axis=-1, keepdims=True)
+    np.exp(view, out=view)
+    sums = mx.array(view.sum(axis=-1, keepdims=True))
+    weights = scores if np.shares_memory(view, np.asarray(scores)) else mx.array(view)
+    out = (weights @ values) / sums
+    return out.reshape(batch, heads, length, depth)
 
 
 def attention(

@@ -251,6 +251,7 @@ def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generato
         while generated + 1 < limit:
             # pending is token number generated + 1; a draft may run up to
             # number limit - 1, so every fed token is one `token_steps` feeds
+            drafter.extend([pending])
             draft = drafter.draft(limit - generated - 2)
             fed = [pending, *draft]
             choices = greedy(fed)
@@ -264,7 +265,7 @@ def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generato
                 tally.drafted, tally.accepted = drafter.drafted, drafter.accepted
             taken = fed[: accepted + 1]
             slot.tokens.extend(taken)
-            drafter.extend(taken)
+            drafter.extend(draft[:accepted])
             ahead = len(taken)
             for token in taken:
                 ahead -= 1
