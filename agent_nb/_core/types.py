@@ -117,6 +117,9 @@ class GenerationConfig:
     repetition_penalty: float | None = None
     stop: tuple[str, ...] = ()
     repetition_stop: int = 3
+    #: Prompt-lookup drafting where the backend has it (MLX, greedy decoding
+    #: only): exact, so it changes speed, never the text. False turns it off.
+    prompt_lookup: bool = True
 
     def __post_init__(self) -> None:
         # Every number is checked for finiteness too: NaN slips past `< 0`.
@@ -139,6 +142,8 @@ class GenerationConfig:
             object.__setattr__(self, key, value)
         if isinstance(self.stop, str):
             object.__setattr__(self, "stop", (self.stop,))
+        if not isinstance(self.prompt_lookup, bool):
+            raise ValueError(f"prompt_lookup must be True or False, got {self.prompt_lookup!r}")
 
 
 @dataclass(frozen=True)
@@ -207,6 +212,10 @@ class Usage:
     context_tokens: int | None = None  # the request's tokens (counted before sending) + generated
     context_window: int | None = None  # the model's window in tokens (None: unknown)
     omitted_turns: int = 0  # oldest whole turns left out so the request fits
+    # Prompt-lookup decoding: tokens drafted from the prompt and checked by the
+    # model, and how many of them it accepted (each accepted one saved a step).
+    drafted_tokens: int = 0
+    accepted_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -232,6 +241,8 @@ class Usage:
                 other.context_window if other.context_window is not None else self.context_window
             ),
             omitted_turns=max(self.omitted_turns, other.omitted_turns),
+            drafted_tokens=self.drafted_tokens + other.drafted_tokens,
+            accepted_tokens=self.accepted_tokens + other.accepted_tokens,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -245,6 +256,8 @@ class Usage:
             "context_tokens": self.context_tokens,
             "context_window": self.context_window,
             "omitted_turns": self.omitted_turns,
+            "drafted_tokens": self.drafted_tokens,
+            "accepted_tokens": self.accepted_tokens,
         }
 
     @classmethod

@@ -15,8 +15,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .._core.codec import event_to_dict
-from .._core.types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete
 from .._core.fences import close_open_fence
+from .._core.types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete
 
 if TYPE_CHECKING:
     from .._runtime.session import AgentSession

@@ -31,8 +31,8 @@ import string
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..._core.render import inline_code_spans
 from ..._core.fences import block_parser
+from ..._core.render import inline_code_spans
 
 __all__ = ["Interpolated", "code_ranges", "interpolate"]
 

@@ -48,9 +48,9 @@ from ..._runtime.session import AgentSession
 from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
+from ..front_end import batch_run
 from ..turn_origins import WIDGET, note_origin
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
-from ..front_end import batch_run
 from .protocol import (
     DELTA_INTERVAL_S,
     DeltaMsg,

@@ -34,6 +34,7 @@ from .chat import common_prefix, encode, render_prompt
 from .cpu_blas import cpu_fast_enabled
 from .generate import GenerationJob, run_generation
 from .kv import KVSlot, KVStore
+from .lookup import prompt_lookup_enabled
 from .runtime import (
     LoadedModel,
     ModelSource,
@@ -122,7 +123,9 @@ class MLXBackend(Backend):
         if prefill_step is not None and not 1 <= prefill_step <= 512:
             raise ValueError(f"prefill_step must be between 1 and 512, got {prefill_step}")
         self.source: ModelSource = resolve_source(model)
-        cpu_fast_enabled()  # a bad $AGENT_NB_CPU_FAST fails here, not on the MLX thread
+        # A bad $AGENT_NB_CPU_FAST / $AGENT_NB_PROMPT_LOOKUP fails here, not on the MLX thread.
+        cpu_fast_enabled()
+        prompt_lookup_enabled()
         self.spec = f"mlx:{model}"
         self.prefill_step = prefill_step
         self.progress = progress

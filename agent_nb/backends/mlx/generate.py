@@ -30,8 +30,17 @@ from ..._core.types import FinishReason, GenerationConfig, Usage
 from .._base import Chunk, Finish, PrefillProgress
 from .chat import TextGate, common_prefix
 from .kv import KVSlot
+from .lookup import Drafter, prompt_lookup_enabled
 
-__all__ = ["GenerationJob", "prefill", "run_generation", "stream_text", "token_steps"]
+__all__ = [
+    "GenerationJob",
+    "lookup_steps",
+    "prefill",
+    "run_generation",
+    "stream_text",
+    "token_steps",
+    "uses_lookup",
+]
 
 
 #: The smallest adaptive prefill chunk: below it per-call overhead dominates.
@@ -105,6 +114,8 @@ class _Tally:
     started: float
     generated: int = 0
     first_at: float | None = None
+    drafted: int = 0
+    accepted: int = 0
 
     def usage(self) -> Usage:
         import mlx.core as mx
@@ -119,6 +130,8 @@ class _Tally:
             time_to_first_token_s=None if self.first_at is None else self.first_at - self.started,
             tokens_per_s=(generated - 1) / decode_time if generated > 1 and decode_time else None,
             peak_memory_bytes=int(mx.get_peak_memory()),
+            drafted_tokens=self.drafted,
+            accepted_tokens=self.accepted,
         )
 
 
@@ -190,6 +203,83 @@ def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, Non
             y = next_y
 
 
+def uses_lookup(job: GenerationJob) -> bool:
+    """Prompt-lookup drafting is on for greedy decoding without logits processors
+    (there it is exact) and a cache that can drop rejected tokens. Sampling
+    (temperature > 0) decodes plainly: exact speculative sampling is not done."""
+    from mlx_lm.models.cache import can_trim_prompt_cache
+
+    config = job.config
+    return (
+        config.prompt_lookup
+        and config.temperature == 0
+        and not config.repetition_penalty
+        and prompt_lookup_enabled()
+        and job.slot.cache is not None
+        and can_trim_prompt_cache(job.slot.cache)
+    )
+
+
+def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generator[int, None, None]:
+    """`token_steps` for greedy decoding with prompt-lookup drafts (`Drafter`).
+
+    Each step feeds the pending token plus a draft in one forward pass, keeps
+    the drafted tokens the model would have chosen itself, and trims the
+    rejected ones off the cache. The tokens are the plain greedy ones (the
+    model decides each), and so is the cache whenever the caller stops: fed
+    tokens it did not take yet are trimmed off too.
+    """
+    import mlx.core as mx
+    from mlx_lm.models.cache import trim_prompt_cache
+
+    model, slot, cache = job.model, job.slot, job.slot.cache
+    assert cache is not None
+    limit = job.config.max_tokens
+    drafter = Drafter(job.prompt)
+
+    def greedy(tokens: list[int]) -> list[int]:
+        logits = model(mx.array(tokens)[None], cache=cache)[0]
+        # as the sampler sees them in `token_steps`: same argmax, bit for bit
+        logits = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+        picked: Any = mx.argmax(logits, axis=-1).tolist()
+        return [int(t) for t in picked]
+
+    pending = greedy(rest)[-1]
+    slot.tokens.extend(rest)
+    generated = 0  # tokens yielded
+    ahead = 0  # tokens fed to the cache that the caller has not taken yet
+    try:
+        while generated + 1 < limit:
+            # pending is token number generated + 1; a draft may run up to
+            # number limit - 1, so every fed token is one `token_steps` feeds
+            drafter.extend([pending])
+            draft = drafter.draft(limit - generated - 2)
+            fed = [pending, *draft]
+            choices = greedy(fed)
+            accepted = 0
+            while accepted < len(draft) and draft[accepted] == choices[accepted]:
+                accepted += 1
+            if draft:
+                if accepted < len(draft):
+                    trim_prompt_cache(cache, len(draft) - accepted)
+                drafter.record(len(draft), accepted)
+                tally.drafted, tally.accepted = drafter.drafted, drafter.accepted
+            taken = fed[: accepted + 1]
+            slot.tokens.extend(taken)
+            drafter.extend(draft[:accepted])
+            ahead = len(taken)
+            for token in taken:
+                ahead -= 1
+                generated += 1
+                yield token
+            pending = choices[accepted]
+        yield pending  # number limit: not fed, as in `token_steps`
+    finally:
+        if ahead:  # the caller stopped inside an accepted draft
+            trim_prompt_cache(cache, ahead)
+            del slot.tokens[-ahead:]
+
+
 def _gate(job: GenerationJob) -> TextGate:
     tokenizer = job.tokenizer
     parser = tokenizer.tool_parser if job.tools and tokenizer.has_tool_calling else None
@@ -246,7 +336,7 @@ def run_generation(job: GenerationJob) -> Finish:
         rest = prefill(job, job.prompt[cached:])
         if rest is None or job.cancelled():
             return Finish(tally.usage(), "cancelled")
-        tokens = token_steps(job, rest)
+        tokens = lookup_steps(job, rest, tally) if uses_lookup(job) else token_steps(job, rest)
         try:
             finish = stream_text(job, tokens, tally)
         finally:

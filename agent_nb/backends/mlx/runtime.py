@@ -284,11 +284,13 @@ def _settle_weights(loaded: LoadedModel) -> LoadedModel:
     """float32 weights on the OpenBLAS path (see `weights`); the hint once if slow."""
     import mlx.core as mx
 
+    from .cpu_attention import install
     from .weights import dequantise_to_float32, weight_bytes, weight_format
 
     blas = prepare_cpu_blas()
     if mx.default_device() == mx.cpu:
         loaded.cpu_blas = blas.blas
+        install(loaded.model)  # numpy softmax for long prompts (`cpu_attention`)
         if blas.fast:
             dequantise_to_float32(loaded.model)
         hint = take_hint()

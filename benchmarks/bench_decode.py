@@ -1,0 +1,88 @@
+"""Decode speed with and without prompt-lookup drafting, side by side in one process.
+
+Run: python benchmarks/bench_decode.py [--reps 3] [--tokens 96]
+
+Each prompt runs greedily on the embedded model through `MLXBackend.stream`
+with ``GenerationConfig(prompt_lookup=True)`` and ``False``, alternating, on a
+fresh cache each time (so both pay the same prefill). Decode tok/s is
+measured from the first token on (`Usage.tokens_per_s`). Printed per prompt:
+medians of both, the ratio, the acceptance rate (accepted / drafted) and
+whether the texts are identical; then the median ratio over the copy-heavy
+prompts (targets: x1.5) and the free-chat one (target: >= 0.97).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from agent_nb import GenerationConfig  # noqa: E402
+from agent_nb._core.types import Content, GenerateContentRequest  # noqa: E402
+from agent_nb.backends import CancelToken, Finish, TextDelta  # noqa: E402
+from agent_nb.backends.mlx import MLXBackend  # noqa: E402
+from tests.lookup_prompts import COPY_HEAVY, FREE_CHAT  # noqa: E402
+
+
+async def _one(backend: MLXBackend, turns: list[Content], config: GenerationConfig) -> Any:
+    request = GenerateContentRequest(contents=tuple(turns), config=config)
+    text: list[str] = []
+    finish = None
+    async for chunk in backend.stream(request, cache="bench", cancel=CancelToken()):
+        if isinstance(chunk, TextDelta):
+            text.append(chunk.text)
+        elif isinstance(chunk, Finish):
+            finish = chunk
+    backend.drop_cache("bench")
+    assert finish is not None
+    return "".join(text), finish.usage
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--tokens", type=int, default=96)
+    args = parser.parse_args()
+    backend = MLXBackend("smollm2-135m", progress=False)
+    loaded = backend.load()
+    print(f"weights {loaded.weights}, BLAS {loaded.cpu_blas}, load: {os.getloadavg()}")
+    prompts = {**COPY_HEAVY, **FREE_CHAT}
+    ratios: dict[str, float] = {}
+    identical = True
+    for name, turns in prompts.items():
+        speeds: dict[bool, list[float]] = {True: [], False: []}
+        texts: dict[bool, str] = {}
+        drafted = accepted = 0
+        for _ in range(args.reps):
+            for lookup in (True, False):
+                config = GenerationConfig(max_tokens=args.tokens, prompt_lookup=lookup)
+                text, usage = asyncio.run(_one(backend, turns, config))
+                speeds[lookup].append(usage.tokens_per_s or 0.0)
+                texts.setdefault(lookup, text)
+                identical &= text == texts[lookup]
+                if lookup:
+                    drafted, accepted = usage.drafted_tokens, usage.accepted_tokens
+        same = texts[True] == texts[False]
+        identical &= same
+        on, off = statistics.median(speeds[True]), statistics.median(speeds[False])
+        ratios[name] = on / off if off else 0.0
+        rate = accepted / drafted if drafted else 0.0
+        print(
+            f"{name:>14}: lookup {on:6.1f} tok/s  plain {off:6.1f} tok/s  x{ratios[name]:.2f}  "
+            f"accepted {accepted}/{drafted} ({rate:.0%})  identical {same}",
+            flush=True,
+        )
+    copy = statistics.median(ratios[n] for n in COPY_HEAVY)
+    free = statistics.median(ratios[n] for n in FREE_CHAT)
+    print(f"median ratio copy-heavy x{copy:.2f} (target 1.5)  free chat x{free:.2f} (target 0.97)")
+    print(f"identical greedy texts: {identical}   load after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
