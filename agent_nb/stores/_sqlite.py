@@ -22,6 +22,11 @@ Why it looks the way it does:
   ``migrations[v]`` brings a database from version ``v - 1`` to ``v``; on open
   every missing step runs in its own transaction. A newer file than this
   code understands is refused rather than damaged.
+* **Turn leases** (schema version 2): ``sessions.holder`` / ``lease_until``
+  say which kernel runs a turn on the session (see `SessionStore.begin_turn`).
+* **Read-only** (``read_only=True``, ``sqlite:///file.db?mode=ro``): opened
+  with SQLite's ``mode=ro`` URI; reads work, every write raises
+  `StorePermissionError` before SQLite is asked.
 * **Threads**: the runner writes from its worker thread and reads from the
   kernel thread, so the one connection is opened with
   ``check_same_thread=False`` and every use holds a lock.
@@ -40,7 +45,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .._core.codec import event_from_dict, event_to_dict
-from .._core.state import ScopedDelta
+from .._core.state import ScopedDelta, apply_delta
 from .._core.types import Event
 from ..errors import (
     StaleSessionError,
@@ -53,7 +58,7 @@ from ..errors import (
     StorePermissionError,
     StoreVersionError,
 )
-from ._base import SessionRecord, SessionStore
+from ._base import SessionRecord, SessionStore, TurnHolder, check_lease
 
 __all__ = ["SCHEMA_VERSION", "Migration", "SQLiteStore"]
 
@@ -104,9 +109,14 @@ def _create_v1(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
+def _add_leases_v2(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE sessions ADD COLUMN holder TEXT")
+    conn.execute("ALTER TABLE sessions ADD COLUMN lease_until REAL")
+
+
 #: The schema this code writes. Bump it and add ``MIGRATIONS[n]`` together.
-SCHEMA_VERSION = 1
-MIGRATIONS: dict[int, Migration] = {1: _create_v1}
+SCHEMA_VERSION = 2
+MIGRATIONS: dict[int, Migration] = {1: _create_v1, 2: _add_leases_v2}
 
 
 def _dumps(value: Any) -> str:
@@ -119,8 +129,13 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-def _check_path(path: Path) -> None:
+def _check_path(path: Path, *, read_only: bool = False) -> None:
     """Fail before sqlite does, with a message that names the path."""
+    if read_only and not path.is_file():
+        raise StoreNotFoundError(
+            f"cannot open SQLiteStore at {str(path)!r} read-only: there is no such file; "
+            "check the path, or drop ?mode=ro to create it"
+        )
     if path.is_dir():
         raise StoreIsADirectoryError(
             f"SQLiteStore path {str(path)!r} is a directory; give a file name inside it, "
@@ -133,6 +148,8 @@ def _check_path(path: Path) -> None:
             "exist; create it first (os.makedirs) or choose another path"
         )
     target = path if path.exists() else parent
+    if read_only:
+        return
     if not os.access(target, os.W_OK) or not os.access(parent, os.W_OK):
         raise StorePermissionError(
             f"cannot write SQLiteStore at {str(path)!r}: {str(target)!r} is not writable "
@@ -154,6 +171,8 @@ class SQLiteStore(SessionStore):
     must exist and be writable. ``durable=False`` uses ``synchronous=NORMAL``
     (faster appends; a power cut may lose the last commits, a crash does not).
     ``timeout`` is how long a write waits for another process's lock.
+    ``read_only=True`` opens an existing file for reading only (SQLite's
+    ``mode=ro``); a write then raises `StorePermissionError`.
 
     Rewinding (``truncate_events``) replays session state only: ``app:`` and
     ``user:`` state is shared with other sessions and is not rolled back.
@@ -165,24 +184,40 @@ class SQLiteStore(SessionStore):
     migrations: ClassVar[Mapping[int, Migration]] = MIGRATIONS
 
     def __init__(
-        self, path: str | os.PathLike[str], *, durable: bool = True, timeout: float = 10.0
+        self,
+        path: str | os.PathLike[str],
+        *,
+        durable: bool = True,
+        timeout: float = 10.0,
+        read_only: bool = False,
     ) -> None:
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).expanduser())
+        self.read_only = read_only
         if self.path != ":memory:":
-            _check_path(Path(self.path))
+            _check_path(Path(self.path), read_only=read_only)
         self._lock = threading.RLock()
         self._timeout = timeout
         try:
-            conn = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-            )
+            if read_only:
+                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+                conn = sqlite3.connect(
+                    uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+                )
+            else:
+                conn = sqlite3.connect(
+                    self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+                )
         except sqlite3.Error as exc:
             raise StoreIOError(f"cannot open SQLiteStore at {self.path!r}: {exc}") from exc
         self._conn: sqlite3.Connection | None = conn
         try:
-            self.journal_mode = str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
-            conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-            self._migrate(conn)
+            if read_only:
+                self.journal_mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0])
+                self._check_readable_version(conn)
+            else:
+                self.journal_mode = str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
+                conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+                self._migrate(conn)
         except BaseException as exc:
             conn.close()
             self._conn = None
@@ -203,6 +238,11 @@ class SQLiteStore(SessionStore):
         so the revision read and the write cannot interleave with another process."""
         with self._lock:
             conn = self._connection()
+            if self.read_only and begin != "BEGIN":
+                raise StorePermissionError(
+                    f"SQLiteStore {self.path!r} was opened read-only (mode=ro): it cannot "
+                    "record turns or change sessions; open it without ?mode=ro to write"
+                )
             try:
                 conn.execute(begin)
             except sqlite3.OperationalError as exc:
@@ -237,6 +277,15 @@ class SQLiteStore(SessionStore):
                 "on the same path to get the stored sessions back"
             )
         return self._conn
+
+    def _check_readable_version(self, conn: sqlite3.Connection) -> None:
+        current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if current != self.schema_version:
+            raise StoreVersionError(
+                f"{self.path!r} has session schema version {current}, this agent_nb reads "
+                f"{self.schema_version}; a read-only store cannot be upgraded: open it once "
+                "writable (without ?mode=ro), or upgrade agent_nb"
+            )
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         target = self.schema_version
@@ -279,19 +328,55 @@ class SQLiteStore(SessionStore):
                 self._conn = None
 
     def __repr__(self) -> str:
-        return f"SQLiteStore({self.path!r})"
+        return f"SQLiteStore({self.path!r}{', read_only=True' if self.read_only else ''})"
 
     # -- SessionStore ----------------------------------------------------------
 
-    def _create(self, record: SessionRecord) -> None:
+    def _create(self, record: SessionRecord) -> bool:
         key = (record.app_name, record.user_id, record.session_id)
         with self._tx() as conn:
-            conn.execute("DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key)
-            conn.execute(
-                "INSERT OR REPLACE INTO sessions"
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO sessions"
                 " (app_name, user_id, id, state, revision, create_time, update_time)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (*key, _dumps(record.state), record.revision, time.time(), record.last_update_time),
+            )
+            if cursor.rowcount == 0:
+                return False
+            # Rows of a session deleted while its events were being written elsewhere.
+            conn.execute("DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key)
+            return True
+
+    def _lease(
+        self, record: SessionRecord, holder: TurnHolder, now: float, until: float
+    ) -> int | None:
+        key = (record.app_name, record.user_id, record.session_id)
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT revision, holder, lease_until FROM sessions"
+                " WHERE app_name=? AND user_id=? AND id=?",
+                key,
+            ).fetchone()
+            if row is None:
+                return None
+            check_lease(record.session_id, holder, row[1], row[2], now)
+            conn.execute(
+                "UPDATE sessions SET holder=?, lease_until=? WHERE app_name=? AND user_id=? AND id=?",
+                (holder.to_json(), until, *key),
+            )
+            return int(row[0])
+
+    def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
+        key = (record.app_name, record.user_id, record.session_id)
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT holder FROM sessions WHERE app_name=? AND user_id=? AND id=?", key
+            ).fetchone()
+            if row is None or row[0] is None or TurnHolder.from_json(row[0]).token != holder.token:
+                return
+            conn.execute(
+                "UPDATE sessions SET holder=?, lease_until=? WHERE app_name=? AND user_id=? AND id=?",
+                (None if until is None else row[0], until, *key),
             )
 
     def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
@@ -347,8 +432,7 @@ class SQLiteStore(SessionStore):
         key = (record.app_name, record.user_id, record.session_id)
         meta = (event.id, event.invocation_id, event.author, data["kind"], event.timestamp)
         with self._tx() as conn:
-            state = self._check_revision(conn, record)
-            state.update(delta.session)
+            state = apply_delta(self._check_revision(conn, record), delta.session)
             self._set_session(conn, record, state, event.timestamp)
             conn.execute(
                 "INSERT INTO events (app_name, user_id, session_id, seq, id, invocation_id,"
@@ -371,8 +455,7 @@ class SQLiteStore(SessionStore):
     ) -> None:
         where = " AND ".join(f"{col}=?" for col in ("app_name", "user_id")[: len(key)])
         row = conn.execute(f"SELECT state FROM {table} WHERE {where}", key).fetchone()
-        state = json.loads(row[0]) if row else {}
-        state.update(delta)
+        state = apply_delta(json.loads(row[0]) if row else {}, delta)
         cols = ", ".join(("app_name", "user_id")[: len(key)])
         marks = ", ".join("?" * len(key))
         conn.execute(
@@ -396,7 +479,7 @@ class SQLiteStore(SessionStore):
             conn.execute("DELETE FROM sessions WHERE app_name=? AND user_id=? AND id=?", key)
 
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:
-        sql = "SELECT id FROM sessions WHERE app_name=? AND user_id=? ORDER BY create_time, rowid"
+        sql = "SELECT id FROM sessions WHERE app_name=? AND user_id=? ORDER BY update_time, rowid"
         with self._read() as conn:
             return [sid for (sid,) in conn.execute(sql, (app_name, user_id))]
 

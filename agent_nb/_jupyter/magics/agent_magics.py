@@ -41,7 +41,7 @@ from ..._core.window import omitted_line
 from ..._runtime.kernel_runner import get_runner, set_runner
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
-from ...errors import SessionBusyError
+from ...errors import SessionBusyError, StoreError
 from ...stores import resolve_store
 from ..code_blocks import first_code_block, opens_a_block
 from ..prompts.cell_context import cells_context, recent_cells
@@ -105,7 +105,8 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     store = Unicode(
         "",
         help="Session store for the kernel runner: '' keeps the current runner, "
-        "'memory', or 'sqlite:///path/to/sessions.db' (sessions survive restarts).",
+        "'memory', 'sqlite:///path/to/sessions.db' (sessions survive restarts) or "
+        "'postgresql://USER:PASSWORD@HOST/DB' (one database for many kernels and users).",
     ).tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
@@ -129,18 +130,18 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     @validate("store")
     def _check_store(self, proposal: Any) -> str:
         value: str = proposal["value"]
-        if value not in ("", "memory") and not value.startswith("sqlite:///"):
-            raise TraitError(
-                f"AgentMagics.store must be '', 'memory' or 'sqlite:///path', got {value!r}"
-            )
-        if value and value.startswith("sqlite:///"):  # a memory store starts empty
-            target = resolve_store(value)
-            try:
-                check_move(get_runner(), target)
-            except ValueError as exc:
-                raise TraitError(f"AgentMagics.store = {value!r}: {exc}") from None
-            finally:
-                target.close()
+        if value in ("", "memory"):  # a memory store starts empty: nothing can clash
+            return value
+        try:
+            target = resolve_store(value)  # its errors mask any password in the URL
+        except StoreError as exc:
+            raise TraitError(f"AgentMagics.store: {exc}") from None
+        try:
+            check_move(get_runner(), target)
+        except ValueError as exc:
+            raise TraitError(f"AgentMagics.store = {target!r}: {exc}") from None
+        finally:
+            target.close()
         return value
 
     @validate("temperature", "stream_interval")
