@@ -27,7 +27,7 @@
             ├── StoreNotFoundError (also FileNotFoundError)
             ├── StoreIsADirectoryError (also IsADirectoryError)
             ├── StorePermissionError (also PermissionError)   also: a read-only store
-            └── StoreConnectionError (also ConnectionError)  database server unreachable / login refused
+            └── StoreConnectionError (also ConnectionError)  server unreachable or login refused
 
 Every error agent_nb raises on purpose is an `AgentError`. Where agent_nb
 raised a builtin before, the class also inherits that builtin, as httpx does,

@@ -21,7 +21,6 @@ another kernel take over (and repair the turn it left unfinished).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import os
@@ -104,8 +103,10 @@ def check_lease(
     other = TurnHolder.from_json(stored)
     if other.token == holder.token or other.is_gone(lease_until, now):
         return
-    where = "this kernel" if (other.host, other.pid) == (holder.host, holder.pid) else (
-        "another kernel"
+    where = (
+        "this kernel"
+        if (other.host, other.pid) == (holder.host, holder.pid)
+        else ("another kernel")
     )
     raise SessionBusyError(
         f"session {session_id!r} is running a turn in {where} ({other.describe()}); "
@@ -135,9 +136,7 @@ class SessionStore(ABC):
 
     # -- public template methods -------------------------------------------
 
-    def create_session(
-        self, app_name: str, user_id: str, session_id: str
-    ) -> SessionRecord:
+    def create_session(self, app_name: str, user_id: str, session_id: str) -> SessionRecord:
         """Store a new empty session; an id already stored raises `SessionExistsError`
         (as ADK's ``AlreadyExistsError``), so two kernels creating one id cannot
         overwrite each other."""

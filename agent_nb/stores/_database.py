@@ -126,9 +126,7 @@ def _normalise(url: str | sa.URL) -> sa.URL:
     try:
         parsed = sa.make_url(url)
     except sa_exc.ArgumentError as exc:
-        raise StoreURLError(
-            f"DatabaseStore cannot parse its URL ({exc}); use {_FORMS}"
-        ) from None
+        raise StoreURLError(f"DatabaseStore cannot parse its URL ({exc}); use {_FORMS}") from None
     driver = parsed.drivername
     if driver in ("postgresql", "postgres"):  # SQLAlchemy's default would be psycopg2
         parsed = parsed.set(drivername="postgresql+psycopg")
@@ -323,12 +321,14 @@ class DatabaseStore(SessionStore):
         """Apply ``delta`` to an ``app:``/``user:`` row, creating it first if needed."""
         now = time.time()
         values = {**key, "state": "{}", "update_time": now}
-        if self._dialect in ("postgresql", "sqlite"):
-            if self._dialect == "postgresql":
-                from sqlalchemy.dialects.postgresql import insert
-            else:
-                from sqlalchemy.dialects.sqlite import insert
-            conn.execute(insert(table).values(**values).on_conflict_do_nothing())
+        if self._dialect == "postgresql":
+            from sqlalchemy.dialects import postgresql
+
+            conn.execute(postgresql.insert(table).values(**values).on_conflict_do_nothing())
+        elif self._dialect == "sqlite":
+            from sqlalchemy.dialects import sqlite
+
+            conn.execute(sqlite.insert(table).values(**values).on_conflict_do_nothing())
         elif conn.execute(sa.select(table.c.state).where(*self._match(table, key))).first() is None:
             conn.execute(sa.insert(table).values(**values))
         where = self._match(table, key)
@@ -384,7 +384,12 @@ class DatabaseStore(SessionStore):
             ).all()
         events = [event_from_dict(json.loads(data)) for (data,) in rows]
         return SessionRecord(
-            app_name, user_id, session_id, json.loads(row.state), events, row.revision,
+            app_name,
+            user_id,
+            session_id,
+            json.loads(row.state),
+            events,
+            row.revision,
             row.update_time,
         )
 

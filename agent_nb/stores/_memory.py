@@ -60,8 +60,8 @@ class MemoryStore(SessionStore):
             stored = self._sessions.get(key)
             if stored is None:
                 return None
-            held = self._leases.get(key)
-            check_lease(record.session_id, holder, *(held or (None, None)), now)
+            held_by, held_until = self._leases.get(key, (None, None))
+            check_lease(record.session_id, holder, held_by, held_until, now)
             self._leases[key] = (holder.to_json(), until)
             return stored.revision
 
@@ -124,7 +124,8 @@ class MemoryStore(SessionStore):
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:
         with self._lock:
             mine = [
-                r for (app, user, _), r in self._sessions.items()
+                r
+                for (app, user, _), r in self._sessions.items()
                 if app == app_name and user == user_id
             ]
         # sorted() is stable: sessions updated at the same instant keep creation order.

@@ -361,7 +361,8 @@ class SQLiteStore(SessionStore):
                 return None
             check_lease(record.session_id, holder, row[1], row[2], now)
             conn.execute(
-                "UPDATE sessions SET holder=?, lease_until=? WHERE app_name=? AND user_id=? AND id=?",
+                "UPDATE sessions SET holder=?, lease_until=?"
+                " WHERE app_name=? AND user_id=? AND id=?",
                 (holder.to_json(), until, *key),
             )
             return int(row[0])
@@ -375,7 +376,8 @@ class SQLiteStore(SessionStore):
             if row is None or row[0] is None or TurnHolder.from_json(row[0]).token != holder.token:
                 return
             conn.execute(
-                "UPDATE sessions SET holder=?, lease_until=? WHERE app_name=? AND user_id=? AND id=?",
+                "UPDATE sessions SET holder=?, lease_until=?"
+                " WHERE app_name=? AND user_id=? AND id=?",
                 (None if until is None else row[0], until, *key),
             )
 

@@ -17,8 +17,8 @@ import pytest
 
 from agent_nb import Agent, AgentRunner, TextMessage, ToolContext, TurnComplete
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
-from agent_nb.errors import StaleSessionError
-from agent_nb.stores import SQLiteStore, resolve_store
+from agent_nb.errors import StaleSessionError, StoreURLError
+from agent_nb.stores import SQLiteStore, TurnHolder, resolve_store
 from agent_nb.stores._sqlite import MIGRATIONS, SCHEMA_VERSION, Migration
 from tests.fixtures_runtime import RunnerFactory
 
@@ -78,18 +78,21 @@ def test_one_event_is_one_row_with_the_revision_bumped(tmp_path: Path) -> None:
     store.close()
 
 
+NEXT = SCHEMA_VERSION + 1
+
+
 class _V2(SQLiteStore):
-    """A future schema: version 2 adds a column, through the migration hook."""
+    """A future schema: the next version adds a column, through the migration hook."""
 
     calls: ClassVar[list[int]] = []
-    schema_version = 2
+    schema_version = NEXT
 
     @staticmethod
     def _add_title(conn: sqlite3.Connection) -> None:
         _V2.calls.append(1)
         conn.execute("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
 
-    migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, 2: _add_title}
+    migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, NEXT: _add_title}
 
 
 def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
@@ -100,7 +103,7 @@ def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
 
     _V2.calls.clear()
     new = _V2(db)
-    assert new.user_version == 2 and _V2.calls == [1]
+    assert new.user_version == NEXT and _V2.calls == [1]
     assert "title" in {row[1] for row in raw(db, "PRAGMA table_info(sessions)")}
     record = new.get_session(APP, USER, "s")
     assert record is not None and texts(record.events) == ["kept"]
@@ -108,9 +111,52 @@ def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
     _V2(db).close()
     assert _V2.calls == [1], "a migration must not run again on a migrated file"
 
-    # This code only knows version 1: it refuses the newer file instead of damaging it.
-    with pytest.raises(RuntimeError, match=r"version 2.*upgrade agent_nb"):
+    # This code only knows SCHEMA_VERSION: it refuses the newer file instead of damaging it.
+    with pytest.raises(RuntimeError, match=rf"version {NEXT}.*upgrade agent_nb"):
         SQLiteStore(db)
+
+
+def test_a_version_1_file_gains_turn_leases_and_keeps_its_sessions(tmp_path: Path) -> None:
+    db = tmp_path / "v1.db"
+    with sqlite3.connect(db) as conn:  # what agent_nb before turn leases wrote
+        MIGRATIONS[1](conn)
+        conn.execute("PRAGMA user_version=1")
+        conn.execute(
+            "INSERT INTO sessions VALUES (?, ?, 's', '{\"n\":1}', 0, 1.0, 1.0)", (APP, USER)
+        )
+    store = SQLiteStore(db)
+    try:
+        assert store.user_version == SCHEMA_VERSION == 2
+        record = store.get_session(APP, USER, "s")
+        assert record is not None and record.state == {"n": 1}
+        holder = TurnHolder.here()
+        assert store.begin_turn(record, holder) == 0
+        store.end_turn(record, holder)
+    finally:
+        store.close()
+
+
+def test_read_only_url_reads_and_refuses_writes(tmp_path: Path) -> None:
+    db = tmp_path / "ro.db"
+    writer = SQLiteStore(db)
+    writer.append_event(writer.create_session(APP, USER, "s"), TextMessage(text="kept", author="u"))
+    writer.close()
+    store = resolve_store(f"sqlite:///{db}?mode=ro")
+    try:
+        assert isinstance(store, SQLiteStore) and store.read_only
+        record = store.get_session(APP, USER, "s")
+        assert record is not None and texts(record.events) == ["kept"]
+        with pytest.raises(PermissionError, match=r"read-only \(mode=ro\)"):
+            store.append_event(record, TextMessage(text="no", author="u"))
+        with pytest.raises(PermissionError, match="read-only"):
+            store.create_session(APP, USER, "new")
+    finally:
+        store.close()
+    assert sorted(p.name for p in tmp_path.iterdir() if "?" in p.name) == []
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        resolve_store(f"sqlite:///{tmp_path}/missing.db?mode=ro")
+    with pytest.raises(StoreURLError, match="mode=ro"):
+        resolve_store(f"sqlite:///{db}?cache=shared")
 
 
 def test_failed_migration_rolls_back(tmp_path: Path) -> None:
@@ -122,12 +168,12 @@ def test_failed_migration_rolls_back(tmp_path: Path) -> None:
         raise RuntimeError("migration bug")
 
     class Broken(SQLiteStore):
-        schema_version = 2
-        migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, 2: broken}
+        schema_version = NEXT
+        migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, NEXT: broken}
 
     with pytest.raises(RuntimeError, match="migration bug"):
         Broken(db)
-    assert raw(db, "PRAGMA user_version") == [(1,)]
+    assert raw(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert raw(db, "SELECT name FROM sqlite_master WHERE name='half_done'") == []
     SQLiteStore(db).close()  # still opens with the old code
 
