@@ -10,6 +10,15 @@ The core is touched from the kernel thread (start, close, read history) and
 from the worker (recording events), so the few fields both sides write are
 guarded by one lock. It knows its runner only as a `SessionHost` (resources)
 and a `Lifecycle` (three notices), both handed in at construction.
+
+**Shared stores.** Before a turn writes anything it takes the session's turn
+lease (`TurnLeases.take`): another kernel's running turn makes it fail there
+with `SessionBusyError`. The lease also returns the stored revision; when
+another kernel moved it, the record is reloaded, so every turn starts from the
+latest stored history and state (an unchanged revision costs nothing more).
+A stored turn left unfinished is repaired only then, holding the lease, i.e.
+once its writer is provably gone. The backend's KV cache needs no notice: it
+keeps the longest common token prefix of what it held and the new request.
 """
 
 from __future__ import annotations
@@ -26,17 +35,25 @@ from typing import Any
 from .._core.agent import Agent
 from .._core.reply import Reply
 from .._core.state import check_json_value
-from .._core.types import Content, Event, GenerateContentRequest, Role, TextMessage, TurnComplete
+from .._core.types import (
+    Content,
+    Event,
+    GenerateContentRequest,
+    Role,
+    TextMessage,
+    TurnComplete,
+    Usage,
+)
 from .._core.window import WindowMemory, shown
-from ..errors import SessionBusyError, SessionClosedError
+from ..errors import SessionBusyError, SessionClosedError, SessionExistsError, StaleSessionError
 from ..stores import SessionRecord
 from .context import InvocationContext, TurnOptions
 from .host import SessionHost
 from .invocation import Invocation, Recorder
 from .stream import EventStream
-from .turn import build_request, run_turn
+from .turn import build_request, close_unfinished_turn, run_turn
 
-__all__ = ["Lifecycle", "Listener", "SessionCore"]
+__all__ = ["Lifecycle", "Listener", "SessionCore", "estimate_history_bytes", "history_totals"]
 
 log = logging.getLogger("agent_nb")
 
@@ -76,13 +93,15 @@ class SessionCore:
         self._closed = False
         self._listeners: list[tuple[Listener, Listener | None]] = []
         self._last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
+        self._adopt(record)
+
+    def _adopt(self, record: SessionRecord) -> None:
+        """Take ``record`` as this session's (at open, and when another kernel moved it)."""
+        self._record = record
         self.last_used = record.last_update_time
         # Context window: the sticky cut, restored from stored history.
         self._window = WindowMemory.from_history(record.events)
-        completes = [e for e in record.events if isinstance(e, TurnComplete)]
-        self.last_usage = completes[-1].usage if completes else None
-        self.turns = len(completes)
-        self.tokens = sum(e.usage.prompt_tokens + e.usage.generated_tokens for e in completes)
+        self.turns, self.tokens, self.last_usage = history_totals(record.events)
 
     # -- reads ----------------------------------------------------------------
 
@@ -112,7 +131,7 @@ class SessionCore:
 
     def history_bytes(self) -> int:
         """A cheap estimate of what the history holds in text."""
-        return sum(len(getattr(e, "text", "")) + 200 for e in self._record.events)
+        return estimate_history_bytes(self._record.events)
 
     # -- listeners (widget sync) ----------------------------------------------
 
@@ -167,7 +186,10 @@ class SessionCore:
                 )
             invocation = Invocation(self.host.worker)
             self._active = invocation
+        leased = False
         try:
+            self._take_lease()  # SessionBusyError here: nothing was written
+            leased = True
             ctx = self._context(invocation, options)
             user_event = TextMessage(
                 text=text,
@@ -180,9 +202,44 @@ class SessionCore:
                 run_turn(ctx, user_event, on_end=lambda: self._finish_turn(invocation))
             )
         except BaseException:
+            if leased:
+                self.host.leases.give_back(self._record)
             with self._lock:
                 self._active = None
             raise
+
+    def _take_lease(self) -> None:
+        """Hold the session's turn lease; start from the latest stored session."""
+        store = self.host.store
+        revision = self.host.leases.take(self._record)
+        if revision is None:  # deleted by another kernel: start it afresh
+            record = self._stored_or_new()
+            revision = self.host.leases.take(record)
+            if revision is None:
+                raise StaleSessionError(
+                    f"session {self.id!r} keeps being deleted by another kernel; try again"
+                )
+            self._adopt(record)
+        if revision != self._record.revision:
+            latest = store.get_session(self.host.app_name, self.user_id, self.id)
+            if latest is None:
+                self.host.leases.give_back(self._record)
+                raise StaleSessionError(
+                    f"session {self.id!r} was deleted by another kernel; run the turn again"
+                )
+            self._adopt(latest)
+        # Holding the lease proves the writer of an unfinished turn is gone.
+        close_unfinished_turn(store, self._record)
+
+    def _stored_or_new(self) -> SessionRecord:
+        store, app = self.host.store, self.host.app_name
+        try:
+            return store.create_session(app, self.user_id, self.id)
+        except SessionExistsError:
+            record = store.get_session(app, self.user_id, self.id)
+            if record is None:
+                raise
+            return record
 
     def _context(self, invocation: Invocation, options: TurnOptions) -> InvocationContext:
         agent = options.agent or self.agent
@@ -220,6 +277,7 @@ class SessionCore:
 
     def _finish_turn(self, turn: Invocation) -> None:
         """The turn recorded its last event: the session is free again."""
+        self.host.leases.give_back(self._record)
         with self._lock:
             if self._active is turn:
                 self._active = None
@@ -239,19 +297,23 @@ class SessionCore:
             self.check_open()
             if self._active is not None:
                 raise SessionBusyError(f"session {self.id!r} is running a turn; cannot rewind now")
-            events = self._record.events
-            index = next(
-                (i for i, e in enumerate(events) if e.invocation_id == before_invocation_id),
-                None,
-            )
-            if index is None:
-                raise ValueError(
-                    f"session {self.id!r} has no turn {before_invocation_id!r}; "
-                    f"known turns: {self.invocations()}"
+            self._take_lease()  # another kernel's turn: SessionBusyError; else the latest
+            try:
+                events = self._record.events
+                index = next(
+                    (i for i, e in enumerate(events) if e.invocation_id == before_invocation_id),
+                    None,
                 )
-            removed = len(events) - index
-            self.host.store.truncate_events(self._record, index)
-            self.turns = sum(isinstance(e, TurnComplete) for e in self._record.events)
+                if index is None:
+                    raise ValueError(
+                        f"session {self.id!r} has no turn {before_invocation_id!r}; "
+                        f"known turns: {self.invocations()}"
+                    )
+                removed = len(events) - index
+                self.host.store.truncate_events(self._record, index)
+                self.turns = sum(isinstance(e, TurnComplete) for e in self._record.events)
+            finally:
+                self.host.leases.give_back(self._record)
         # Render with the options of the session's last turn, so the system
         # text matches and the common prefix survives the cache trim; what the
         # next turn shows is the same sticky window cut.
@@ -302,6 +364,18 @@ class SessionCore:
         with self._lock:
             self._listeners.clear()
         self._record = dataclasses.replace(self._record, events=[], state={})
+
+
+def history_totals(events: list[Event]) -> tuple[int, int, Usage | None]:
+    """Turns, tokens and the latest usage of a stored history."""
+    completes = [e for e in events if isinstance(e, TurnComplete)]
+    tokens = sum(e.usage.prompt_tokens + e.usage.generated_tokens for e in completes)
+    return len(completes), tokens, completes[-1].usage if completes else None
+
+
+def estimate_history_bytes(events: list[Event]) -> int:
+    """A cheap estimate of what a history holds in text."""
+    return sum(len(getattr(e, "text", "")) + 200 for e in events)
 
 
 def _user_text(content: str | Content) -> str:

@@ -3,6 +3,7 @@ that come back in a new runner or a new process (a kernel restart)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sqlite3
@@ -429,18 +430,30 @@ def test_clear_all_sessions_clears_stored_sessions_of_this_user_only(
     assert raw(db, "SELECT user_id, id FROM sessions WHERE user_id='bob'") == [("bob", "bobs")]
 
 
-def test_a_stale_runner_gets_stale_session_error(
+def test_two_runners_on_one_file_each_start_from_the_latest_history(
     tmp_path: Path, make_runner: RunnerFactory
 ) -> None:
     db = tmp_path / "s.db"
     one = make_runner.adopt(runner_on(db, "from one"))
-    two = make_runner.adopt(runner_on(db, "from two"))
+    two = make_runner.adopt(runner_on(db, "from two", "again two"))
     a = one.get_or_create_session("shared")
     b = two.get_or_create_session("shared")
-    a.run("hello from one")
-    with pytest.raises(StaleSessionError, match="get_or_create_session"):
-        b.run("hello from two")
+    a.run("hello from one", state_delta={"who": "one"})
+    assert b.run("hello from two").text == "from two"  # reloaded, not StaleSessionError
+    assert texts(b.history) == ["hello from one", "from one", "hello from two", "from two"]
+    assert b.state["who"] == "one"
+    request = two.backend_for(None).requests[0]  # type: ignore[attr-defined]
+    assert [c.text for c in request.contents][-3:] == [
+        "hello from one",
+        "from one",
+        "hello from two",
+    ]
     record = one.store.get_session(APP, USER, "shared")
     assert record is not None
-    assert texts(record.events) == ["hello from one", "from one"]
+    assert texts(record.events) == texts(b.history)
     assert isinstance(record.events[-1], TurnComplete)
+    # A stale record below the runtime is still refused by the store itself.
+    with pytest.raises(StaleSessionError):
+        one.store.append_event(
+            dataclasses.replace(record, revision=0), TextMessage(text="stale", author="user")
+        )
