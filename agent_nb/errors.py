@@ -176,6 +176,8 @@ class StorePermissionError(StoreIOError, PermissionError):
 
 class StoreConnectionError(StoreIOError, ConnectionError):
     """The database server cannot be reached or refused the login (host named, password never)."""
+
+
 class ContextWindowError(AgentError):
     """A request cannot fit the model's context window.
 

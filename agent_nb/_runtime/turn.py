@@ -152,9 +152,7 @@ async def _run_tool(
 # -- context window ---------------------------------------------------
 
 
-def _fit(
-    ctx: InvocationContext, request: GenerateContentRequest, window: int | None
-) -> Window:
+def _fit(ctx: InvocationContext, request: GenerateContentRequest, window: int | None) -> Window:
     """Fit ``request`` to the window with the session's sticky cut (see `_core.window`)."""
     fitted = fit_window(
         request,

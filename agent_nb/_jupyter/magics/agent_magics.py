@@ -56,6 +56,7 @@ from .usage import usage_errors
 
 __all__ = ["AgentMagics", "interpolate", "load_ipython_extension", "unload_ipython_extension"]
 
+
 @magics_class
 class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     """``%%agent`` / ``%agent``; configure with ``%config AgentMagics.<trait> = ...``."""
@@ -77,9 +78,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         help="Re-running a cell: 'rewind' replaces its earlier turn (and drops later "
         "ones); 'append' adds a new turn and keeps everything.",
     ).tag(config=True)
-    max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(
-        config=True
-    )
+    max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(config=True)
     temperature = Float(0.0, min=0.0, help="Default sampling temperature (0 = greedy).").tag(
         config=True
     )
@@ -107,6 +106,13 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
         help="Session store for the kernel runner: '' keeps the current runner, "
         "'memory', 'sqlite:///path/to/sessions.db' (sessions survive restarts) or "
         "'postgresql://USER:PASSWORD@HOST/DB' (one database for many kernels and users).",
+    ).tag(config=True)
+
+    user_id = Unicode(
+        "",
+        help="The user_id of the kernel runner that AgentMagics.store installs ('' keeps the "
+        "current one). On a shared store each person needs their own: user: state is per "
+        "user_id. Set it with the store, e.g. in ipython_config.py.",
     ).tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
@@ -165,7 +171,7 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
             current.agent,
             store=self.store,
             model=self.default_model or current.model or DEFAULT_MODEL,
-            user_id=current.user_id,
+            user_id=self.user_id or current.user_id,
             app_name=current.app_name,
         )
         try:
@@ -235,12 +241,22 @@ class AgentMagics(CommandsMixin, ExplainMixin, Magics):
     )  # fmt: skip
     @argument("--format", choices=["markdown", "text", "code"], default="markdown",
               help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
-    @argument("--code", action="store_true",
-              help="Put the reply's first code block into a new cell below (never run).")
-    @argument("--cells", type=int, metavar="N",
-              help="Send the code of the last N executed cells (In [n]) as context.")
-    @argument("--outputs", action="store_true",
-              help="With --cells: their text outputs too (printed text, results, errors).")
+    @argument(
+        "--code",
+        action="store_true",
+        help="Put the reply's first code block into a new cell below (never run).",
+    )
+    @argument(
+        "--cells",
+        type=int,
+        metavar="N",
+        help="Send the code of the last N executed cells (In [n]) as context.",
+    )
+    @argument(
+        "--outputs",
+        action="store_true",
+        help="With --cells: their text outputs too (printed text, results, errors).",
+    )
     @argument("--raw", action="store_true",
               help="Send the cell as typed: no {name} interpolation.")  # fmt: skip
     @cell_magic("agent")  # type: ignore[arg-type]  # IPython types only the bare form

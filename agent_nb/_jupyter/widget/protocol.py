@@ -219,9 +219,7 @@ def usage_dict(usage: Usage) -> UsageDict:
         context_tokens=usage.context_tokens,
         context_window=usage.context_window,
         window_note=(
-            omitted_line(usage.omitted_turns, usage.context_window)
-            if usage.omitted_turns
-            else None
+            omitted_line(usage.omitted_turns, usage.context_window) if usage.omitted_turns else None
         ),
     )
 
