@@ -27,7 +27,7 @@ from urllib.parse import quote
 
 import pytest
 
-__all__ = ["TempPostgres", "pg_bin", "postgres"]
+__all__ = ["TempPostgres", "free_port", "pg_bin", "postgres"]
 
 USER, PASSWORD, DATABASE = "agent", "s3cret-pw", "agent_nb"
 
@@ -41,7 +41,7 @@ def pg_bin() -> Path | None:
     return Path(found).parent if found else None
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -53,7 +53,7 @@ class TempPostgres:
 
     def __init__(self, *, fast: bool = True) -> None:
         self.fast = fast  # fsync off: the tests kill clients, never the server
-        self.port = _free_port()
+        self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="agent_nb_pg_"))
         self._run_as: Any = None
 
