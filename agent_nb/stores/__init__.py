@@ -30,7 +30,6 @@ __all__ = [
     "resolve_store",
 ]
 
-_LAZY = ("DatabaseStore", "SQLiteStore")
 _SERVER_SCHEMES = ("postgresql", "postgres", "mysql", "mariadb")
 _FORMS = (
     "None, 'memory', 'sqlite:///path/to/file.db' (add ?mode=ro to open it read-only), "
@@ -57,10 +56,6 @@ def __getattr__(name: str) -> Any:
 
         return DatabaseStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
 
 
 def _sqlite_store(url: str) -> SessionStore:
