@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from .._core.reply import Reply
     from ..backends import Backend
     from ..stores import SessionStore
-    from .leases import TurnLeases
     from .stream import EventStream
     from .worker import Worker
 
@@ -33,11 +32,6 @@ class SessionHost(Protocol):
     @property
     def worker(self) -> Worker:
         """The loop turns run on."""
-        ...
-
-    @property
-    def leases(self) -> TurnLeases:
-        """The runner's turn leases on its store (one turn per session across kernels)."""
         ...
 
     def backend_for(self, model: str | Backend | None) -> Backend:

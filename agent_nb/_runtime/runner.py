@@ -121,10 +121,6 @@ class AgentRunner:
     def worker(self) -> Worker:
         return self._worker
 
-    @property
-    def leases(self) -> TurnLeases:
-        return self._leases
-
     def backend_for(self, model: str | Backend | None) -> Backend:
         return self._pool.get(self._model if model is None else model)
 
@@ -251,7 +247,9 @@ class AgentRunner:
                         raise
             for event in contents_to_events(history, author=resolved.name, invocation_id="history"):
                 self.store.append_event(record, event)
-            core = SessionCore(self, self._lifecycle, record, resolved, ephemeral=ephemeral)
+            core = SessionCore(
+                self, self._lifecycle, record, resolved, leases=self._leases, ephemeral=ephemeral
+            )
             live = _Live(AgentSession(core), core)
             self._sessions[session_id] = live
             return live

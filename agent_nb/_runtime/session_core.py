@@ -9,7 +9,8 @@ the documented API to it.
 The core is touched from the kernel thread (start, close, read history) and
 from the worker (recording events), so the few fields both sides write are
 guarded by one lock. It knows its runner only as a `SessionHost` (resources)
-and a `Lifecycle` (three notices), both handed in at construction.
+and a `Lifecycle` (three notices), plus the runner's `TurnLeases`, all handed in
+at construction.
 
 **Shared stores.** Before a turn writes anything it takes the session's turn
 lease (`TurnLeases.take`): another kernel's running turn makes it fail there
@@ -50,6 +51,7 @@ from ..stores import SessionRecord
 from .context import InvocationContext, TurnOptions
 from .host import SessionHost
 from .invocation import Invocation, Recorder
+from .leases import TurnLeases
 from .stream import EventStream
 from .turn import build_request, close_unfinished_turn, run_turn
 
@@ -81,9 +83,11 @@ class SessionCore:
         record: SessionRecord,
         agent: Agent,
         *,
+        leases: TurnLeases,
         ephemeral: bool = False,
     ) -> None:
         self.host = host
+        self._leases = leases
         self.agent = agent
         self.ephemeral = ephemeral
         self._lifecycle = lifecycle
@@ -203,7 +207,7 @@ class SessionCore:
             )
         except BaseException:
             if leased:
-                self.host.leases.give_back(self._record)
+                self._leases.give_back(self._record)
             with self._lock:
                 self._active = None
             raise
@@ -211,10 +215,10 @@ class SessionCore:
     def _take_lease(self) -> None:
         """Hold the session's turn lease; start from the latest stored session."""
         store = self.host.store
-        revision = self.host.leases.take(self._record)
+        revision = self._leases.take(self._record)
         if revision is None:  # deleted by another kernel: start it afresh
             record = self._stored_or_new()
-            revision = self.host.leases.take(record)
+            revision = self._leases.take(record)
             if revision is None:
                 raise StaleSessionError(
                     f"session {self.id!r} keeps being deleted by another kernel; try again"
@@ -223,7 +227,7 @@ class SessionCore:
         if revision != self._record.revision:
             latest = store.get_session(self.host.app_name, self.user_id, self.id)
             if latest is None:
-                self.host.leases.give_back(self._record)
+                self._leases.give_back(self._record)
                 raise StaleSessionError(
                     f"session {self.id!r} was deleted by another kernel; run the turn again"
                 )
@@ -277,7 +281,7 @@ class SessionCore:
 
     def _finish_turn(self, turn: Invocation) -> None:
         """The turn recorded its last event: the session is free again."""
-        self.host.leases.give_back(self._record)
+        self._leases.give_back(self._record)
         with self._lock:
             if self._active is turn:
                 self._active = None
@@ -313,7 +317,7 @@ class SessionCore:
                 self.host.store.truncate_events(self._record, index)
                 self.turns = sum(isinstance(e, TurnComplete) for e in self._record.events)
             finally:
-                self.host.leases.give_back(self._record)
+                self._leases.give_back(self._record)
         # Render with the options of the session's last turn, so the system
         # text matches and the common prefix survives the cache trim; what the
         # next turn shows is the same sticky window cut.
