@@ -40,7 +40,7 @@ from agent_nb._core.types import (
     TurnComplete,
     Usage,
 )
-from agent_nb.stores import SQLiteStore
+from agent_nb.stores import SessionStore, SQLiteStore
 
 APP, USER, SID = "crash", "u", "victim"
 STEPS = 5  # events per planned turn
@@ -80,10 +80,13 @@ def planned_event(i: int) -> Event:
 _WRITER = textwrap.dedent(
     """
     import sys
-    from agent_nb.stores import SQLiteStore
+    from agent_nb.stores import DatabaseStore, SQLiteStore
     from tests.stores.test_sqlite_crash import APP, USER, SID, planned_event
 
-    store = SQLiteStore(sys.argv[1], durable=sys.argv[2] == "durable")
+    if sys.argv[2] == "database":
+        store = DatabaseStore(sys.argv[1])
+    else:
+        store = SQLiteStore(sys.argv[1], durable=sys.argv[2] == "durable")
     record = store.get_session(APP, USER, SID) or store.create_session(APP, USER, SID)
     i = len(record.events)
     print("ready", i, flush=True)
@@ -95,10 +98,15 @@ _WRITER = textwrap.dedent(
 )
 
 
-def kill_writer_at_random(db: Path, rng: random.Random, *, durable: bool) -> list[int]:
-    """Run the writer, SIGKILL it at a random moment; return the indices it reported."""
+def kill_writer_at_random(
+    db: Path | str, rng: random.Random, *, durable: bool, database: bool = False
+) -> list[int]:
+    """Run the writer, SIGKILL it at a random moment; return the indices it reported.
+
+    ``db`` is a SQLite path, or with ``database=True`` a `DatabaseStore` URL."""
+    mode = "database" if database else "durable" if durable else "fast"
     proc = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(db), "durable" if durable else "fast"],
+        [sys.executable, "-c", _WRITER, str(db), mode],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -135,37 +143,43 @@ def check_file(db: Path, reported: list[int], before: int) -> int:
         seqs = [s for (s,) in conn.execute("SELECT seq FROM events ORDER BY seq")]
     store = SQLiteStore(db)
     try:
-        record = store.get_session(APP, USER, SID)
-        if record is None:  # killed before the session was created
-            assert before == 0 and not reported
-            return 0
-        count = len(record.events)
+        count = check_record(store, reported, before)
         assert seqs == list(range(count)), "event positions have a gap"
-        assert count >= before, "events committed in an earlier round were lost"
-        assert reported == list(range(before, before + len(reported)))
-        assert all(i < count for i in reported), "an event reported committed is missing"
-        # At most one commit can have landed between the last print and the kill.
-        assert count - before - len(reported) in (0, 1)
-        assert record.events == [_stored(planned_event(i)) for i in range(count)]
-        assert record.revision == count
-        # State written in the same transactions agrees with the events.
-        turns = [e.state_delta["turn"] for e in record.events if "turn" in e.state_delta]
-        looked = [e.state_delta["looked"] for e in record.events if "looked" in e.state_delta]
-        expected = {} if not turns else {"turn": turns[-1]}
-        if looked:
-            expected["looked"] = looked[-1]
-        assert record.state == expected
-        shared = {} if not turns else {"user:asked": turns[-1], "app:total": turns[-1]}
-        assert store.merged_state(record) == {**expected, **shared}
-        # Every turn but the last is whole and ends with TurnComplete.
-        by_turn: dict[str, list[Event]] = {}
-        for event in record.events:
-            by_turn.setdefault(event.invocation_id, []).append(event)
-        for events in list(by_turn.values())[:-1]:
-            assert len(events) == STEPS and isinstance(events[-1], TurnComplete)
         return count
     finally:
         store.close()
+
+
+def check_record(store: SessionStore, reported: list[int], before: int) -> int:
+    """The stored session is exactly a whole-event prefix of the plan; returns its length."""
+    record = store.get_session(APP, USER, SID)
+    if record is None:  # killed before the session was created
+        assert before == 0 and not reported
+        return 0
+    count = len(record.events)
+    assert count >= before, "events committed in an earlier round were lost"
+    assert reported == list(range(before, before + len(reported)))
+    assert all(i < count for i in reported), "an event reported committed is missing"
+    # At most one commit can have landed between the last print and the kill.
+    assert count - before - len(reported) in (0, 1)
+    assert record.events == [_stored(planned_event(i)) for i in range(count)]
+    assert record.revision == count
+    # State written in the same transactions agrees with the events.
+    turns = [e.state_delta["turn"] for e in record.events if "turn" in e.state_delta]
+    looked = [e.state_delta["looked"] for e in record.events if "looked" in e.state_delta]
+    expected = {} if not turns else {"turn": turns[-1]}
+    if looked:
+        expected["looked"] = looked[-1]
+    assert record.state == expected
+    shared = {} if not turns else {"user:asked": turns[-1], "app:total": turns[-1]}
+    assert store.merged_state(record) == {**expected, **shared}
+    # Every turn but the last is whole and ends with TurnComplete.
+    by_turn: dict[str, list[Event]] = {}
+    for event in record.events:
+        by_turn.setdefault(event.invocation_id, []).append(event)
+    for events in list(by_turn.values())[:-1]:
+        assert len(events) == STEPS and isinstance(events[-1], TurnComplete)
+    return count
 
 
 def _stored(event: Event) -> Event:
