@@ -14,6 +14,11 @@ answering one JSON line per command on stdout:
   until PATH exists; answers ``{"in_tool": true}`` once the tool runs, and
   later ``{"done": true, "ok": ...}`` when the turn ends.
 * ``{"op": "state", "sid": ...}`` -> ``{"state": ...}`` (the session's merged state).
+* ``{"op": "rewind", "sid": ..., "turn": ID}`` -> ``{"ok": true, "branch": N}``;
+  ``{"op": "switch", "sid": ..., "branch": N}`` -> ``{"ok": true}`` (or, for
+  both, ``{"ok": false, "error": ..., "message": ...}``).
+* ``{"op": "history", "sid": ...}`` -> ``{"texts": [user texts], "branch": N,
+  "branches": [turn ids of each branch], "turns": N}`` (this kernel's view).
 * ``{"op": "quit"}``.
 """
 
@@ -26,7 +31,7 @@ import threading
 import time
 from typing import Any
 
-from agent_nb import Agent, AgentRunner
+from agent_nb import Agent, AgentRunner, TextMessage
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import AgentError
 
@@ -63,11 +68,21 @@ def main() -> None:
         session = runner.get_or_create_session(sid)
         before = len(backend.requests)
         try:
-            session.run(text, state_delta=delta)
+            reply = session.run(text, state_delta=delta)
         except AgentError as exc:
             return {"ok": False, "error": type(exc).__name__, "message": str(exc)}
         seen = [c.text for c in backend.requests[before].contents] if backend.requests else []
-        return {"ok": True, "seen": seen}
+        return {"ok": True, "seen": seen, "turn": reply.invocation_id}
+
+    def change(sid: str, cmd: dict[str, Any]) -> dict[str, Any]:
+        session = runner.get_or_create_session(sid)
+        try:
+            if cmd["op"] == "rewind":
+                return {"ok": True, "branch": session.rewind(cmd["turn"])}
+            session.switch_branch(cmd["branch"])
+        except AgentError as exc:
+            return {"ok": False, "error": type(exc).__name__, "message": str(exc)}
+        return {"ok": True}
 
     say({"ready": os.getpid()})
     for line in sys.stdin:
@@ -92,6 +107,22 @@ def main() -> None:
             threading.Thread(target=run_slow, daemon=True).start()
         elif op == "state":
             say({"state": runner.get_or_create_session(cmd["sid"]).state})
+        elif op in ("rewind", "switch"):
+            say(change(cmd["sid"], cmd))
+        elif op == "history":
+            session = runner.get_or_create_session(cmd["sid"])
+            say(
+                {
+                    "texts": [
+                        e.text
+                        for e in session.history
+                        if isinstance(e, TextMessage) and e.author == "user"
+                    ],
+                    "branch": session.branch,
+                    "branches": [list(b.turns) for b in session.branches()],
+                    "turns": session.turns,
+                }
+            )
         elif op == "quit":
             break
     runner.shutdown()

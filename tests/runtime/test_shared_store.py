@@ -186,6 +186,50 @@ def test_a_dead_kernels_turn_is_repaired_by_the_next_turn_not_by_opening(
     assert_whole_turns(events)
 
 
+def test_rewind_and_switch_take_the_lease_and_start_from_the_latest_branches(
+    url: str, kernels: list[Kernel], tmp_path: Path
+) -> None:
+    a, b = Kernel(url), Kernel(url)
+    kernels += [a, b]
+    assert b.ask(op="history", sid="main")["texts"] == []  # B's copy: before A's turns
+    one = a.ask(op="turn", sid="main", text="one")["turn"]
+    two = a.ask(op="turn", sid="main", text="two")["turn"]
+    # B reloads before its rewind, so it knows A's turns and cuts at the right one.
+    assert b.ask(op="rewind", sid="main", turn=two) == {"ok": True, "branch": 2}
+    assert b.ask(op="history", sid="main") == {
+        "texts": ["one"], "branch": 1, "branches": [[one], [one, two]], "turns": 1,
+    }  # fmt: skip
+    # A's next turn starts from B's rewind, not from A's own copy.
+    got = a.ask(op="turn", sid="main", text="three")
+    assert [t for t in got["seen"] if not t.startswith("You said")] == ["one", "three"]
+    three = got["turn"]
+    # A switches back; B's next turn goes on along branch 2, which A made active.
+    assert a.ask(op="switch", sid="main", branch=2) == {"ok": True}
+    got = b.ask(op="turn", sid="main", text="four")
+    assert [t for t in got["seen"] if not t.startswith("You said")] == ["one", "two", "four"]
+    four = got["turn"]
+    assert b.ask(op="history", sid="main") == {
+        "texts": ["one", "two", "four"], "branch": 2,
+        "branches": [[one, three], [one, two, four]], "turns": 3,
+    }  # fmt: skip
+    # A turn running in A refuses B's switch and rewind before anything is written.
+    gate = tmp_path / "gate"
+    assert a.ask(op="slow", sid="main", gate=str(gate)) == {"in_tool": True}
+    before = stored_events(url, "main")
+    for cmd in ({"op": "switch", "branch": 1}, {"op": "rewind", "turn": one}):
+        got = b.ask(sid="main", **cmd)
+        assert got["error"] == "SessionBusyError", got
+        assert f"pid {a.pid}" in got["message"] and "another kernel" in got["message"]
+    assert stored_events(url, "main") == before, "B changed the session before failing"
+    gate.touch()
+    assert a.read()["ok"]
+    assert b.ask(op="switch", sid="main", branch=1) == {"ok": True}
+    assert b.ask(op="history", sid="main")["texts"] == ["one", "three"]
+    events = stored_events(url, "main")
+    assert user_texts(events) == ["one", "three"]
+    assert_whole_turns(events)
+
+
 def test_a_class_on_one_postgres_server(postgres: TempPostgres, kernels: list[Kernel]) -> None:
     """3 users x 2 kernels: app: state reaches all, user: state stays each user's,
     sessions stay apart, and six concurrent writers lose no event."""

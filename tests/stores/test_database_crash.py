@@ -4,6 +4,7 @@ A writer process appends planned events through `DatabaseStore` and is killed
 at random moments, 20 rounds; after each, the stored session must be exactly a
 prefix of the plan, whole events only, with state and revision agreeing
 (`check_record`). Every round reopens the database and continues the plan.
+The switch rounds do the same with a process switching branches in a loop.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ import time
 
 from agent_nb.stores import DatabaseStore
 from tests.fixtures_postgres import TempPostgres
-from tests.stores.test_sqlite_crash import check_record, kill_writer_at_random
+from tests.stores.test_sqlite_crash import (
+    check_record,
+    kill_switcher_at_random,
+    kill_writer_at_random,
+)
 
 
 def test_sigkill_at_random_points_on_postgres(postgres: TempPostgres) -> None:
@@ -32,3 +37,7 @@ def test_sigkill_at_random_points_on_postgres(postgres: TempPostgres) -> None:
 
     assert count > rounds, f"the writer hardly wrote anything ({count} events); kills too early?"
     assert time.monotonic() - started < 90
+
+
+def test_sigkill_mid_switch_on_postgres(postgres: TempPostgres) -> None:
+    kill_switcher_at_random(postgres.fresh_url())

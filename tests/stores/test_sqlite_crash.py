@@ -40,7 +40,7 @@ from agent_nb._core.types import (
     TurnComplete,
     Usage,
 )
-from agent_nb.stores import SessionStore, SQLiteStore
+from agent_nb.stores import SessionStore, SQLiteStore, resolve_store
 
 APP, USER, SID = "crash", "u", "victim"
 STEPS = 5  # events per planned turn
@@ -302,10 +302,10 @@ def test_sigkill_during_real_runner_turns_leaves_whole_events(tmp_path: Path) ->
 _SWITCHER = textwrap.dedent(
     """
     import sys
-    from agent_nb.stores import SQLiteStore
+    from agent_nb.stores import resolve_store
     from tests.stores.test_sqlite_crash import APP, USER
 
-    store = SQLiteStore(sys.argv[1])
+    store = resolve_store(sys.argv[1])
     record = store.get_session(APP, USER, "forked")
     print("ready", record.revision, flush=True)
     while True:
@@ -316,9 +316,9 @@ _SWITCHER = textwrap.dedent(
 )
 
 
-def _forked_session(db: Path) -> dict[int, list[str]]:
+def _forked_session(url: str) -> dict[int, list[str]]:
     """Three branches with their own session state; returns each one's event texts."""
-    store = SQLiteStore(db)
+    store = resolve_store(url)
     record = store.create_session(APP, USER, "forked")
     for turn in ("root", "b1"):
         store.append_event(record, TextMessage(text=turn, author="user", invocation_id=turn,
@@ -332,7 +332,7 @@ def _forked_session(db: Path) -> dict[int, list[str]]:
     return paths
 
 
-def _path(store: SQLiteStore, number: int) -> list[Event]:
+def _path(store: SessionStore, number: int) -> list[Event]:
     record = store.get_session(APP, USER, "forked")
     assert record is not None
     store.switch_branch(record, number)
@@ -343,13 +343,18 @@ def test_sigkill_mid_switch_leaves_one_consistent_active_path(tmp_path: Path) ->
     """20 rounds: a process switching branches in a loop is killed at random; the
     file always holds one whole active path, its replayed state and revision."""
     db = tmp_path / "forked.db"
-    paths = _forked_session(db)
+    kill_switcher_at_random(f"sqlite:///{db}", sqlite_file=db)
+
+
+def kill_switcher_at_random(url: str, *, sqlite_file: Path | None = None) -> None:
+    """The switch crash rounds on the store at ``url`` (also run on PostgreSQL)."""
+    paths = _forked_session(url)
     assert paths == {1: [], 2: ["root", "b1"], 3: ["root", "b1'"]}
     rng = random.Random(20)
     switches = 0
     for _ in range(20):
         proc = subprocess.Popen(
-            [sys.executable, "-c", _SWITCHER, str(db)],
+            [sys.executable, "-c", _SWITCHER, url],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -369,9 +374,10 @@ def test_sigkill_mid_switch_leaves_one_consistent_active_path(tmp_path: Path) ->
         ]
         proc.stdout.close()
         proc.stderr.close()
-        with sqlite3.connect(db) as conn:
-            assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        store = SQLiteStore(db)
+        if sqlite_file is not None:
+            with sqlite3.connect(sqlite_file) as conn:
+                assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        store = resolve_store(url)
         try:
             record = store.get_session(APP, USER, "forked")
             assert record is not None
