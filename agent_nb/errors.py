@@ -18,6 +18,8 @@
     ├── TurnInterruptedError                       a %%agent cell's turn was interrupted (a note)
     └── StoreError                                 the session store failed
         ├── StaleSessionError                      a persistent store was written by someone else
+        ├── SessionExistsError                     create_session on an id the store already holds
+        ├── StoreURLError (also ValueError)        a store URL agent_nb cannot use
         ├── StoreLockedError (also TimeoutError)   another writer held the lock too long
         ├── StoreFormatError (also ValueError)     the file is not an agent_nb session database
         ├── StoreClosedError (also RuntimeError)   the store was closed
@@ -25,7 +27,8 @@
         └── StoreIOError (also OSError)            the file cannot be opened, read or written
             ├── StoreNotFoundError (also FileNotFoundError)
             ├── StoreIsADirectoryError (also IsADirectoryError)
-            └── StorePermissionError (also PermissionError)
+            ├── StorePermissionError (also PermissionError)   also: a read-only store
+            └── StoreConnectionError (also ConnectionError)  server unreachable or login refused
 
 Every error agent_nb raises on purpose is an `AgentError`. Where agent_nb
 raised a builtin before, the class also inherits that builtin, as httpx does,
@@ -52,8 +55,10 @@ __all__ = [
     "RunnerShutDownError",
     "SessionBusyError",
     "SessionClosedError",
+    "SessionExistsError",
     "StaleSessionError",
     "StoreClosedError",
+    "StoreConnectionError",
     "StoreError",
     "StoreFormatError",
     "StoreIOError",
@@ -61,6 +66,7 @@ __all__ = [
     "StoreLockedError",
     "StoreNotFoundError",
     "StorePermissionError",
+    "StoreURLError",
     "StoreVersionError",
     "StreamConsumedError",
     "TurnInterruptedError",
@@ -130,6 +136,14 @@ class StaleSessionError(StoreError):
     """A persistent session changed under this writer (revision mismatch)."""
 
 
+class SessionExistsError(StoreError):
+    """``create_session`` on an id the store already holds (ADK's ``AlreadyExistsError``)."""
+
+
+class StoreURLError(StoreError, ValueError):
+    """A store URL names no store agent_nb can open; the message lists the forms."""
+
+
 class StoreLockedError(StoreError, TimeoutError):
     """Another process held the store's write lock longer than the timeout."""
 
@@ -159,7 +173,13 @@ class StoreIsADirectoryError(StoreIOError, IsADirectoryError):
 
 
 class StorePermissionError(StoreIOError, PermissionError):
-    """The store's file or directory is not writable."""
+    """The store's file or directory is not writable, or the store was opened read-only."""
+
+
+class StoreConnectionError(StoreIOError, ConnectionError):
+    """The database server cannot be reached or refused the login (host named, password never)."""
+
+
 class ContextWindowError(AgentError):
     """A request cannot fit the model's context window.
 

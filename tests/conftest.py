@@ -12,6 +12,7 @@ pytest_plugins = [
     "tests.fixtures_server",
     "tests.fixtures_lab",
     "tests.fixtures_magics",
+    "tests.fixtures_postgres",
 ]
 
 

@@ -42,10 +42,12 @@ def test_subpackages_pin_their_names() -> None:
         "ScriptedBackend", "TextDelta", "ToolCallChunk", "check_spec", "resolve_backend",
     }  # fmt: skip
     assert set(agent_nb.stores.__all__) == {
-        "SessionStore", "SessionRecord", "MemoryStore", "SQLiteStore", "resolve_store",
+        "SessionStore", "SessionRecord", "MemoryStore", "SQLiteStore", "DatabaseStore",
+        "TurnHolder", "DEFAULT_LEASE_S", "resolve_store",
     }  # fmt: skip
     assert agent_nb.stores.SQLiteStore.__name__ == "SQLiteStore"
     assert "SQLiteStore" in dir(agent_nb.stores) and "ChatWidget" in dir(agent_nb)
+    assert "DatabaseStore" in dir(agent_nb.stores)
 
 
 def test_import_is_light() -> None:

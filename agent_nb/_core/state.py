@@ -4,6 +4,12 @@ No prefix: this session. ``user:``: every session of the same user.
 ``app:``: every session of the runner's app. ``temp:``: this invocation only,
 never stored. Values must survive a JSON round trip, because the SQLite store
 keeps them as JSON and a value that only works in memory would break on resume.
+
+Deleting a key (``del state[key]``, ``state.pop(key)``) is recorded as ADK
+records it: a ``None`` for that key in the event's delta. Applying a delta
+(`apply_delta`) removes keys whose new value is ``None``, so a deletion
+replays the same way in every store; setting a value to ``None`` therefore
+also removes the key.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ __all__ = [
     "USER_PREFIX",
     "ScopedDelta",
     "State",
+    "apply_delta",
     "check_json_value",
     "render_instructions",
     "split_delta",
@@ -67,6 +74,16 @@ def split_delta(delta: Mapping[str, Any]) -> ScopedDelta:
     return out
 
 
+def apply_delta(state: dict[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
+    """Apply ``delta`` to ``state`` in place (a ``None`` value deletes the key)."""
+    for key, value in delta.items():
+        if value is None:
+            state.pop(key, None)
+        else:
+            state[key] = copy.deepcopy(value)
+    return state
+
+
 def merge_scopes(
     app: Mapping[str, Any], user: Mapping[str, Any], session: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -90,6 +107,8 @@ class State(MutableMapping[str, Any]):
 
     def __getitem__(self, key: str) -> Any:
         if key in self.delta:
+            if self.delta[key] is None:  # deleted (or set to None) in this turn
+                raise KeyError(key)
             return copy.deepcopy(self.delta[key])
         return copy.deepcopy(self._committed[key])
 
@@ -98,17 +117,19 @@ class State(MutableMapping[str, Any]):
         self.delta[key] = copy.deepcopy(value)
 
     def __delitem__(self, key: str) -> None:
-        raise TypeError("state keys cannot be deleted; set the value to None instead")
+        if key not in self:
+            raise KeyError(key)
+        self.delta[key] = None  # ADK's way to record a deletion in the event's delta
 
     def __iter__(self) -> Iterator[str]:
-        yield from self._committed
-        yield from (k for k in self.delta if k not in self._committed)
+        yield from (k for k in self._committed if self.delta.get(k, ...) is not None)
+        yield from (k for k, v in self.delta.items() if k not in self._committed and v is not None)
 
     def __len__(self) -> int:
-        return len(set(self._committed) | set(self.delta))
+        return sum(1 for _ in self)
 
     def to_dict(self) -> dict[str, Any]:
-        return copy.deepcopy({**self._committed, **self.delta})
+        return apply_delta(copy.deepcopy(dict(self._committed)), self.delta)
 
 
 _PLACEHOLDER = re.compile(r"\{+([^{}]*)\}+")

@@ -34,4 +34,3 @@ def set_runner(runner: AgentRunner) -> AgentRunner | None:
     with _runner_lock:
         previous, _runner = _runner, runner
     return previous
-

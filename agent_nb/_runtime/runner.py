@@ -30,17 +30,17 @@ from .._core.ids import check_session_id, is_single_turn_id, new_single_turn_id
 from .._core.reply import Reply
 from .._core.types import Content, GenerateContentRequest
 from ..backends import Backend, check_spec
-from ..errors import RunnerShutDownError, UnknownAgentError
+from ..errors import RunnerShutDownError, SessionExistsError, UnknownAgentError
 from ..stores import SessionStore, resolve_store
 from .direct import start_direct
 from .eviction import Evictions
 from .holders import Holders
+from .leases import TurnLeases
 from .pool import BackendPool, model_label
 from .session import AgentSession
 from .session_core import Lifecycle, SessionCore
 from .session_info import SessionInfo
 from .stream import EventStream, wait_interruptibly
-from .turn import close_unfinished_turn
 from .worker import Worker
 
 __all__ = ["DEFAULT_MODEL", "AgentRunner"]
@@ -78,6 +78,7 @@ class AgentRunner:
         self._user_id = user_id
         self._app_name = app_name
         self._store = resolve_store(store)
+        self._leases = TurnLeases(self._store)
         self._model: str | Backend = model
         self._pool = BackendPool()
         self._agents: dict[str, Agent] = {self._agent.name: self._agent}
@@ -236,14 +237,21 @@ class AgentRunner:
             live = self._sessions.get(session_id)
             if live is not None and not live.core.closed:
                 return live
+            # Opening only reads: a turn another kernel left open is repaired by the
+            # next turn here, once its lease proves that kernel gone (SessionCore).
             record = self.store.get_session(self.app_name, self.user_id, session_id)
             if record is None:
-                record = self.store.create_session(self.app_name, self.user_id, session_id)
-            elif self.store.persistent:
-                close_unfinished_turn(self.store, record)
+                try:
+                    record = self.store.create_session(self.app_name, self.user_id, session_id)
+                except SessionExistsError:  # another kernel created it a moment ago
+                    record = self.store.get_session(self.app_name, self.user_id, session_id)
+                    if record is None:
+                        raise
             for event in contents_to_events(history, author=resolved.name, invocation_id="history"):
                 self.store.append_event(record, event)
-            core = SessionCore(self, self._lifecycle, record, resolved, ephemeral=ephemeral)
+            core = SessionCore(
+                self, self._lifecycle, record, resolved, leases=self._leases, ephemeral=ephemeral
+            )
             live = _Live(AgentSession(core), core)
             self._sessions[session_id] = live
             return live
@@ -260,12 +268,19 @@ class AgentRunner:
     def session_holders(self, session_id: str) -> tuple[str, ...]:
         return self._holders.of(session_id)
 
-    def sessions(self, *, include_hidden: bool = False) -> list[SessionInfo]:
-        """Live and evicting sessions (hidden single-turn ones only on request)."""
+    def sessions(
+        self, *, include_hidden: bool = False, include_stored: bool = False
+    ) -> list[SessionInfo]:
+        """Live and evicting sessions (hidden single-turn ones only on request).
+
+        ``include_stored=True`` adds the sessions the store holds for this user
+        that are not open here (from past kernels, or other kernels on a shared
+        store), least recently updated first, with ``stored_only=True``.
+        """
         with self._lock:
             live = [entry.core for entry in self._sessions.values()]
             evicting = self._evictions.sessions()
-        return [
+        infos = [
             SessionInfo.of(
                 s,
                 kv_bytes=self._pool.kv_bytes(s.id),
@@ -275,6 +290,15 @@ class AgentRunner:
             for s in live + evicting
             if include_hidden or not s.ephemeral
         ]
+        if include_stored:
+            shown = {info.id for info in infos}
+            for session_id in self.stored_session_ids():
+                if session_id in shown:
+                    continue
+                record = self.store.get_session(self.app_name, self.user_id, session_id)
+                if record is not None:  # not deleted in the meantime
+                    infos.append(SessionInfo.stored(record))
+        return infos
 
     def stored_session_ids(self) -> list[str]:
         """Ids the store holds for this user (with SQLite: also from past kernels)."""
@@ -422,6 +446,7 @@ class AgentRunner:
         with self._lock:
             self._sessions.clear()
         self._pool.close()
+        self._leases.close()
         self.store.close()
 
     def __repr__(self) -> str:

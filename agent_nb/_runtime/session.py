@@ -96,7 +96,7 @@ class AgentSession:
         if num_recent_events is not None:
             if num_recent_events < 0:
                 raise ValueError(f"num_recent_events must be >= 0, got {num_recent_events}")
-            events = events[len(events) - num_recent_events :] if num_recent_events else []
+            events = events[-num_recent_events:] if num_recent_events else []
         return events
 
     @property

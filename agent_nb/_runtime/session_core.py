@@ -9,7 +9,17 @@ the documented API to it.
 The core is touched from the kernel thread (start, close, read history) and
 from the worker (recording events), so the few fields both sides write are
 guarded by one lock. It knows its runner only as a `SessionHost` (resources)
-and a `Lifecycle` (three notices), both handed in at construction.
+and a `Lifecycle` (three notices), plus the runner's `TurnLeases`, all handed in
+at construction.
+
+**Shared stores.** Before a turn writes anything it takes the session's turn
+lease (`TurnLeases.take`): another kernel's running turn makes it fail there
+with `SessionBusyError`. The lease also returns the stored revision; when
+another kernel moved it, the record is reloaded, so every turn starts from the
+latest stored history and state (an unchanged revision costs nothing more).
+A stored turn left unfinished is repaired only then, holding the lease, i.e.
+once its writer is provably gone. The backend's KV cache needs no notice: it
+keeps the longest common token prefix of what it held and the new request.
 """
 
 from __future__ import annotations
@@ -38,15 +48,16 @@ from .._core.types import (
 )
 from .._core.window import WindowMemory, shown
 from ..backends import Backend
-from ..errors import SessionBusyError, SessionClosedError
+from ..errors import SessionBusyError, SessionClosedError, SessionExistsError, StaleSessionError
 from ..stores import SessionRecord
 from .context import InvocationContext, TurnOptions
 from .host import SessionHost
 from .invocation import Invocation, Recorder
+from .leases import TurnLeases
 from .stream import EventStream
-from .turn import build_request, run_turn
+from .turn import build_request, close_unfinished_turn, run_turn
 
-__all__ = ["Lifecycle", "Listener", "SessionCore"]
+__all__ = ["Lifecycle", "Listener", "SessionCore", "estimate_history_bytes", "history_totals"]
 
 log = logging.getLogger("agent_nb")
 
@@ -74,9 +85,11 @@ class SessionCore:
         record: SessionRecord,
         agent: Agent,
         *,
+        leases: TurnLeases,
         ephemeral: bool = False,
     ) -> None:
         self.host = host
+        self._leases = leases
         self.agent = agent
         self.ephemeral = ephemeral
         self._lifecycle = lifecycle
@@ -86,10 +99,16 @@ class SessionCore:
         self._closed = False
         self._listeners: list[tuple[Listener, Listener | None]] = []
         self._last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
-        self.last_used = record.last_update_time
         self._window = WindowMemory()
         self.last_usage: Usage | None = None
         self.turns = self.tokens = 0
+        self._adopt(record)
+
+    def _adopt(self, record: SessionRecord) -> None:
+        """Take ``record`` as this session's (at open, and when another kernel moved
+        it: its turns, a rewind or a switch there change the active path here too)."""
+        self._record = record
+        self.last_used = record.last_update_time
         self._follow_path()
 
     def _follow_path(self) -> None:
@@ -99,10 +118,7 @@ class SessionCore:
         window = WindowMemory.from_history(events)
         window.shrink, window.learned = self._window.shrink, self._window.learned
         self._window = window
-        completes = [e for e in events if isinstance(e, TurnComplete)]
-        self.last_usage = completes[-1].usage if completes else None
-        self.turns = len(completes)
-        self.tokens = sum(e.usage.prompt_tokens + e.usage.generated_tokens for e in completes)
+        self.turns, self.tokens, self.last_usage = history_totals(events)
 
     # -- reads ----------------------------------------------------------------
 
@@ -146,7 +162,7 @@ class SessionCore:
 
     def history_bytes(self) -> int:
         """A cheap estimate of what the history holds in text."""
-        return sum(len(getattr(e, "text", "")) + 200 for e in self._record.tree)
+        return estimate_history_bytes(self._record.tree)  # every branch is kept in memory
 
     # -- listeners (widget sync) ----------------------------------------------
 
@@ -201,7 +217,10 @@ class SessionCore:
                 )
             invocation = Invocation(self.host.worker)
             self._active = invocation
+        leased = False
         try:
+            self._take_lease()  # SessionBusyError here: nothing was written
+            leased = True
             ctx = self._context(invocation, options)
             user_event = TextMessage(
                 text=text,
@@ -214,9 +233,44 @@ class SessionCore:
                 run_turn(ctx, user_event, on_end=lambda: self._finish_turn(invocation))
             )
         except BaseException:
+            if leased:
+                self._leases.give_back(self._record)
             with self._lock:
                 self._active = None
             raise
+
+    def _take_lease(self) -> None:
+        """Hold the session's turn lease; start from the latest stored session."""
+        store = self.host.store
+        revision = self._leases.take(self._record)
+        if revision is None:  # deleted by another kernel: start it afresh
+            record = self._stored_or_new()
+            revision = self._leases.take(record)
+            if revision is None:
+                raise StaleSessionError(
+                    f"session {self.id!r} keeps being deleted by another kernel; try again"
+                )
+            self._adopt(record)
+        if revision != self._record.revision:
+            latest = store.get_session(self.host.app_name, self.user_id, self.id)
+            if latest is None:
+                self._leases.give_back(self._record)
+                raise StaleSessionError(
+                    f"session {self.id!r} was deleted by another kernel; run the turn again"
+                )
+            self._adopt(latest)
+        # Holding the lease proves the writer of an unfinished turn is gone.
+        close_unfinished_turn(store, self._record)
+
+    def _stored_or_new(self) -> SessionRecord:
+        store, app = self.host.store, self.host.app_name
+        try:
+            return store.create_session(app, self.user_id, self.id)
+        except SessionExistsError:
+            record = store.get_session(app, self.user_id, self.id)
+            if record is None:
+                raise
+            return record
 
     def _context(self, invocation: Invocation, options: TurnOptions) -> InvocationContext:
         agent = options.agent or self.agent
@@ -254,6 +308,7 @@ class SessionCore:
 
     def _finish_turn(self, turn: Invocation) -> None:
         """The turn recorded its last event: the session is free again."""
+        self._leases.give_back(self._record)
         with self._lock:
             if self._active is turn:
                 self._active = None
@@ -284,8 +339,14 @@ class SessionCore:
                     f"session {self.id!r} is running a turn; cannot {what} now: wait for it "
                     "or stop it first"
                 )
-            yield
-            self._follow_path()
+            # Like a turn: another kernel's running turn refuses it (SessionBusyError),
+            # and it starts from the latest stored branches, not this kernel's copy.
+            self._take_lease()
+            try:
+                yield
+            finally:
+                self._leases.give_back(self._record)
+                self._follow_path()
         # Render with the options of the session's last turn, so the system
         # text matches and the common prefix survives the cache trim (the KV
         # cache keeps the longest prefix both paths share).
@@ -337,6 +398,18 @@ class SessionCore:
         self._record = dataclasses.replace(
             self._record, events=[], tree=[], parents={}, branches=[None], active_branch=1, state={}
         )
+
+
+def history_totals(events: list[Event]) -> tuple[int, int, Usage | None]:
+    """Turns, tokens and the latest usage of a stored history."""
+    completes = [e for e in events if isinstance(e, TurnComplete)]
+    tokens = sum(e.usage.prompt_tokens + e.usage.generated_tokens for e in completes)
+    return len(completes), tokens, completes[-1].usage if completes else None
+
+
+def estimate_history_bytes(events: list[Event]) -> int:
+    """A cheap estimate of what a history holds in text."""
+    return sum(len(getattr(e, "text", "")) + 200 for e in events)
 
 
 def _user_text(content: str | Content) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 from .._core.agent import Agent
 from .._core.history import events_to_contents
 from .._core.reply import Reply
-from .._core.state import State, render_instructions
+from .._core.state import State, apply_delta, render_instructions
 from .._core.tools import ToolContext
 from .._core.types import (
     Event,
@@ -103,7 +103,7 @@ def build_request(
     events = history if pending is None else [*history, pending]
     return GenerateContentRequest(
         contents=events_to_contents(events),
-        system_instruction=render_instructions(system, {**state, **delta}),
+        system_instruction=render_instructions(system, apply_delta(dict(state), delta)),
         tools=[t.spec for t in agent.tools],
         config=options.config or agent.config,
         session_id=session_id,
@@ -152,9 +152,7 @@ async def _run_tool(
 # -- context window ---------------------------------------------------
 
 
-def _fit(
-    ctx: InvocationContext, request: GenerateContentRequest, window: int | None
-) -> Window:
+def _fit(ctx: InvocationContext, request: GenerateContentRequest, window: int | None) -> Window:
     """Fit ``request`` to the window with the session's sticky cut (see `_core.window`)."""
     fitted = fit_window(
         request,

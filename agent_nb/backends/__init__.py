@@ -65,9 +65,7 @@ def check_spec(spec: str | Backend) -> None:
     kind, sep, rest = spec.partition(":")
     if spec == "scripted" or (sep and kind in ("mlx", "openai") and rest):
         return
-    raise ModelNotFoundError(
-        f"Unknown model spec {spec!r}. Use one of: {', '.join(KNOWN_SPECS)}."
-    )
+    raise ModelNotFoundError(f"Unknown model spec {spec!r}. Use one of: {', '.join(KNOWN_SPECS)}.")
 
 
 def resolve_backend(spec: str | Backend) -> Backend:

@@ -1,16 +1,45 @@
-"""Session stores: `MemoryStore` (default) and `SQLiteStore` (survives restarts)."""
+"""Session stores: `MemoryStore` (default), `SQLiteStore` (one file, survives restarts)
+and `DatabaseStore` (a database server through SQLAlchemy: many kernels and users).
+
+`SQLiteStore` and `DatabaseStore` are imported on first use, so ``import
+agent_nb`` never loads sqlite3's schema code or SQLAlchemy.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
 
-from ._base import SessionRecord, SessionStore
+from ..errors import StoreURLError
+from ._base import DEFAULT_LEASE_S, SessionRecord, SessionStore, TurnHolder
 from ._memory import MemoryStore
 
 if TYPE_CHECKING:
+    from ._database import DatabaseStore
     from ._sqlite import SQLiteStore
 
-__all__ = ["MemoryStore", "SQLiteStore", "SessionRecord", "SessionStore", "resolve_store"]
+__all__ = [
+    "DEFAULT_LEASE_S",
+    "DatabaseStore",
+    "MemoryStore",
+    "SQLiteStore",
+    "SessionRecord",
+    "SessionStore",
+    "TurnHolder",
+    "resolve_store",
+]
+
+_SERVER_SCHEMES = ("postgresql", "postgres", "mysql", "mariadb")
+_FORMS = (
+    "None, 'memory', 'sqlite:///path/to/file.db' (add ?mode=ro to open it read-only), "
+    "'postgresql://USER:PASSWORD@HOST:PORT/DATABASE' or a SessionStore"
+)
+
+
+def _masked(url: str) -> str:
+    """``url`` with any password replaced by ``***``, for error messages."""
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
 def __dir__() -> list[str]:
@@ -22,20 +51,48 @@ def __getattr__(name: str) -> Any:
         from ._sqlite import SQLiteStore
 
         return SQLiteStore
-    raise AttributeError(name)
+    if name == "DatabaseStore":
+        from ._database import DatabaseStore
+
+        return DatabaseStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _sqlite_store(url: str) -> SessionStore:
+    from ._sqlite import SQLiteStore
+
+    path, _, query = url[len("sqlite:///") :].partition("?")
+    options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
+    mode = options.pop("mode", "rwc")
+    if options or mode not in ("ro", "rw", "rwc"):
+        raise StoreURLError(
+            f"store URL {url!r}: the only option a sqlite:/// URL takes is mode=ro "
+            "(read-only), mode=rw or mode=rwc (the default); got "
+            f"{query!r}"
+        )
+    if not path:
+        raise StoreURLError(f"store URL {url!r} names no file; use {_FORMS}")
+    return SQLiteStore(path, read_only=mode == "ro")
 
 
 def resolve_store(store: str | SessionStore | None) -> SessionStore:
-    """``None`` -> MemoryStore; ``"sqlite:///path"`` or ``"memory"`` -> a store."""
+    """A store from a spec: ``None``/``"memory"``, a ``sqlite:///`` or a server URL.
+
+    ``sqlite:///file.db`` gives a `SQLiteStore` (``?mode=ro``: read-only);
+    ``postgresql://...`` (or any SQLAlchemy URL with a driver installed) a
+    `DatabaseStore`. Anything else raises `StoreURLError` listing the forms.
+    """
     if store is None or store == "memory":
         return MemoryStore()
     if isinstance(store, SessionStore):
         return store
-    if isinstance(store, str) and store.startswith("sqlite:///"):
-        from ._sqlite import SQLiteStore
+    if not isinstance(store, str):
+        raise TypeError(f"store must be {_FORMS}; got {type(store).__name__}")
+    if store.startswith("sqlite:///"):
+        return _sqlite_store(store)
+    scheme = store.partition("://")[0].partition("+")[0]
+    if "://" in store and scheme in _SERVER_SCHEMES:
+        from ._database import DatabaseStore
 
-        return SQLiteStore(store[len("sqlite:///") :])
-    raise ValueError(
-        "store must be None, 'memory', 'sqlite:///path/to/file.db' or a SessionStore; "
-        f"got {store!r}"
-    )
+        return DatabaseStore(store)
+    raise StoreURLError(f"store must be {_FORMS}; got {_masked(store)!r}")

@@ -15,23 +15,41 @@ it and moves the rest to a new branch, a switch changes the active number) and
 hand the store the result to write, so a store implements no tree logic: it
 stores an event with its parent (`_append`), and the branch layout with the
 replayed session state (`_set_branches`), each in one atomic write.
+
+**Turn leases** let several kernels share one store. A turn first takes the
+session's lease (`begin_turn`): one atomic write that records who holds it
+(`TurnHolder`: host, pid, a token) and until when, and returns the stored
+revision, so the caller can reload only when another writer moved it. A
+lease held by someone else makes `begin_turn` raise `SessionBusyError`
+naming that holder, before anything is written. The holder renews the lease
+while its turn runs (a heartbeat, `renew_turn`) and clears it at the end.
+A holder is *provably gone* when its lease expired without a renewal, or at
+once when it ran on this host and its pid no longer exists; only then may
+another kernel take over (and repair the turn it left unfinished).
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import json
+import os
+import socket
 import time
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .._core.branches import path_events, path_turns, rewound_branches
-from .._core.state import TEMP_PREFIX, ScopedDelta, merge_scopes, split_delta
+from .._core.state import TEMP_PREFIX, ScopedDelta, apply_delta, merge_scopes, split_delta
 from .._core.types import Event, TextMessage
+from ..errors import SessionBusyError, SessionExistsError
 
-__all__ = ["SessionRecord", "SessionStore"]
+__all__ = ["DEFAULT_LEASE_S", "SessionRecord", "SessionStore", "TurnHolder"]
+
+#: How long a turn's lease lasts without a renewal (the holder renews it every third).
+DEFAULT_LEASE_S = 30.0
 
 
 @dataclass
@@ -66,6 +84,65 @@ class SessionRecord:
         self.events = path_events(self.tree, self.parents, self.leaf)
 
 
+@dataclass(frozen=True)
+class TurnHolder:
+    """Who runs a turn: a kernel on ``host`` with process ``pid`` (``token`` tells
+    two runners of one process apart)."""
+
+    host: str
+    pid: int
+    token: str
+
+    @classmethod
+    def here(cls) -> TurnHolder:
+        return cls(socket.gethostname(), os.getpid(), uuid.uuid4().hex)
+
+    def to_json(self) -> str:
+        return json.dumps({"host": self.host, "pid": self.pid, "token": self.token})
+
+    @classmethod
+    def from_json(cls, text: str) -> TurnHolder:
+        data = json.loads(text)
+        return cls(str(data["host"]), int(data["pid"]), str(data["token"]))
+
+    def describe(self) -> str:
+        return f"host {self.host}, pid {self.pid}"
+
+    def is_gone(self, lease_until: float, now: float) -> bool:
+        """Provably gone: the lease ran out, or the process is dead on this host."""
+        if lease_until <= now:
+            return True
+        if self.host != socket.gethostname():
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:  # alive, owned by another user
+            return False
+        return False
+
+
+def check_lease(
+    session_id: str, holder: TurnHolder, stored: str | None, lease_until: float | None, now: float
+) -> None:
+    """Raise `SessionBusyError` if someone else holds a live lease on the session."""
+    if stored is None or lease_until is None:
+        return
+    other = TurnHolder.from_json(stored)
+    if other.token == holder.token or other.is_gone(lease_until, now):
+        return
+    where = (
+        "this kernel"
+        if (other.host, other.pid) == (holder.host, holder.pid)
+        else ("another kernel")
+    )
+    raise SessionBusyError(
+        f"session {session_id!r} is running a turn in {where} ({other.describe()}); "
+        "wait for that turn to finish, then run this one again, or use another session id"
+    )
+
+
 def _without_temp(event: Event) -> Event:
     if not any(k.startswith(TEMP_PREFIX) for k in event.state_delta):
         return event
@@ -76,7 +153,7 @@ def _without_temp(event: Event) -> Event:
 def replay_session_state(events: Iterable[Event]) -> dict[str, Any]:
     state: dict[str, Any] = {}
     for event in events:
-        state.update(split_delta(event.state_delta).session)
+        apply_delta(state, split_delta(event.state_delta).session)
     return state
 
 
@@ -88,11 +165,16 @@ class SessionStore(ABC):
 
     # -- public template methods -------------------------------------------
 
-    def create_session(
-        self, app_name: str, user_id: str, session_id: str
-    ) -> SessionRecord:
+    def create_session(self, app_name: str, user_id: str, session_id: str) -> SessionRecord:
+        """Store a new empty session; an id already stored raises `SessionExistsError`
+        (as ADK's ``AlreadyExistsError``), so two kernels creating one id cannot
+        overwrite each other."""
         record = SessionRecord(app_name, user_id, session_id)
-        self._create(record)
+        if not self._create(record):
+            raise SessionExistsError(
+                f"session {session_id!r} already exists in {self!r} (user {user_id!r}); "
+                "open it with get_session, or delete it first"
+            )
         return record
 
     def get_session(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
@@ -128,7 +210,7 @@ class SessionStore(ABC):
         record.branches = branches
         record.tree.append(event)
         record.events.append(event)
-        record.state.update(copy.deepcopy(delta.session))
+        apply_delta(record.state, delta.session)
         record.revision += 1
         record.last_update_time = event.timestamp
         return event
@@ -183,11 +265,41 @@ class SessionStore(ABC):
             record.state,
         )
 
+    def begin_turn(
+        self, record: SessionRecord, holder: TurnHolder, *, lease_s: float = DEFAULT_LEASE_S
+    ) -> int | None:
+        """Take the session's turn lease; return the stored revision (None: the
+        session is no longer stored). Raises `SessionBusyError` naming the holder
+        of a live lease; nothing else is written then."""
+        now = time.time()
+        return self._lease(record, holder, now, now + lease_s)
+
+    def renew_turn(
+        self, record: SessionRecord, holder: TurnHolder, *, lease_s: float = DEFAULT_LEASE_S
+    ) -> None:
+        """The heartbeat: extend a lease this holder has (a no-op if it lost it)."""
+        self._renew(record, holder, time.time() + lease_s)
+
+    def end_turn(self, record: SessionRecord, holder: TurnHolder) -> None:
+        """Clear the lease if this holder still has it."""
+        self._renew(record, holder, None)
+
     # -- what a store implements -------------------------------------------
 
     @abstractmethod
-    def _create(self, record: SessionRecord) -> None:
-        """Insert a new empty session (replace any stored one with that id)."""
+    def _create(self, record: SessionRecord) -> bool:
+        """Insert a new empty session; False (and nothing written) if the id is taken."""
+
+    @abstractmethod
+    def _lease(
+        self, record: SessionRecord, holder: TurnHolder, now: float, until: float
+    ) -> int | None:
+        """Atomically: `check_lease`, then store ``holder`` until ``until``; return the
+        stored revision (None if the session is gone, writing nothing)."""
+
+    @abstractmethod
+    def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
+        """Atomically: if ``holder`` holds the lease, set its end (None: release)."""
 
     @abstractmethod
     def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None: ...
@@ -221,7 +333,8 @@ class SessionStore(ABC):
 
     @abstractmethod
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:
-        """Ids of the user's stored sessions, oldest first."""
+        """Ids of the user's stored sessions, least recently updated first (ADK's order:
+        by last update)."""
 
     @abstractmethod
     def get_app_state(self, app_name: str) -> dict[str, Any]: ...

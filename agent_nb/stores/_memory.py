@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
-from .._core.state import ScopedDelta
+from .._core.state import ScopedDelta, apply_delta
 from .._core.types import Event
 from ..errors import StaleSessionError
-from ._base import SessionRecord, SessionStore
+from ._base import SessionRecord, SessionStore, TurnHolder, check_lease
 
 __all__ = ["MemoryStore"]
 
@@ -30,6 +31,7 @@ class MemoryStore(SessionStore):
         self._sessions: dict[_Key, SessionRecord] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+        self._leases: dict[_Key, tuple[str, float]] = {}
 
     @staticmethod
     def _copy(record: SessionRecord) -> SessionRecord:
@@ -46,11 +48,37 @@ class MemoryStore(SessionStore):
             active_branch=record.active_branch,
         )
 
-    def _create(self, record: SessionRecord) -> None:
+    def _create(self, record: SessionRecord) -> bool:
+        key = (record.app_name, record.user_id, record.session_id)
         with self._lock:
-            self._sessions[(record.app_name, record.user_id, record.session_id)] = self._copy(
-                record
-            )
+            if key in self._sessions:
+                return False
+            self._sessions[key] = self._copy(record)
+            return True
+
+    def _lease(
+        self, record: SessionRecord, holder: TurnHolder, now: float, until: float
+    ) -> int | None:
+        key = (record.app_name, record.user_id, record.session_id)
+        with self._lock:
+            stored = self._sessions.get(key)
+            if stored is None:
+                return None
+            held_by, held_until = self._leases.get(key, (None, None))
+            check_lease(record.session_id, holder, held_by, held_until, now)
+            self._leases[key] = (holder.to_json(), until)
+            return stored.revision
+
+    def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
+        key = (record.app_name, record.user_id, record.session_id)
+        with self._lock:
+            held = self._leases.get(key)
+            if held is None or TurnHolder.from_json(held[0]).token != holder.token:
+                return
+            if until is None:
+                del self._leases[key]
+            else:
+                self._leases[key] = (held[0], until)
 
     def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
         with self._lock:
@@ -84,14 +112,14 @@ class MemoryStore(SessionStore):
             stored.tree.append(event)
             stored.parents.setdefault(event.invocation_id, parent)
             stored.branches = list(branches)
-            stored.state.update(copy.deepcopy(delta.session))
+            apply_delta(stored.state, delta.session)
             stored.revision += 1
             stored.last_update_time = event.timestamp
             if delta.app:
-                self._app_state.setdefault(record.app_name, {}).update(copy.deepcopy(delta.app))
+                apply_delta(self._app_state.setdefault(record.app_name, {}), delta.app)
             if delta.user:
                 key = (record.app_name, record.user_id)
-                self._user_state.setdefault(key, {}).update(copy.deepcopy(delta.user))
+                apply_delta(self._user_state.setdefault(key, {}), delta.user)
 
     def _set_branches(
         self,
@@ -106,16 +134,22 @@ class MemoryStore(SessionStore):
             stored.active_branch = active
             stored.state = copy.deepcopy(dict(state))
             stored.revision += 1
+            stored.last_update_time = time.time()
 
     def delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         with self._lock:
             self._sessions.pop((app_name, user_id, session_id), None)
+            self._leases.pop((app_name, user_id, session_id), None)
 
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:
         with self._lock:
-            return [
-                sid for (app, user, sid) in self._sessions if app == app_name and user == user_id
+            mine = [
+                r
+                for (app, user, _), r in self._sessions.items()
+                if app == app_name and user == user_id
             ]
+        # sorted() is stable: sessions updated at the same instant keep creation order.
+        return [r.session_id for r in sorted(mine, key=lambda r: r.last_update_time)]
 
     def get_app_state(self, app_name: str) -> dict[str, Any]:
         with self._lock:

@@ -28,6 +28,11 @@ Why it looks the way it does:
   is one ``UPDATE`` of the session row, never a ``DELETE``, so a crash leaves
   the old active path or the new one. Files of schema 1 are migrated in place:
   their turns become one line, in the order they were stored.
+* **Turn leases** (schema 3): ``sessions.holder`` / ``lease_until``
+  say which kernel runs a turn on the session (see `SessionStore.begin_turn`).
+* **Read-only** (``read_only=True``, ``sqlite:///file.db?mode=ro``): opened
+  with SQLite's ``mode=ro`` URI; reads work, every write raises
+  `StorePermissionError` before SQLite is asked.
 * **Threads**: the runner writes from its worker thread and reads from the
   kernel thread, so the one connection is opened with
   ``check_same_thread=False`` and every use holds a lock.
@@ -46,7 +51,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .._core.codec import event_from_dict, event_to_dict
-from .._core.state import ScopedDelta
+from .._core.state import ScopedDelta, apply_delta
 from .._core.types import Event
 from ..errors import (
     StaleSessionError,
@@ -59,7 +64,7 @@ from ..errors import (
     StorePermissionError,
     StoreVersionError,
 )
-from ._base import SessionRecord, SessionStore
+from ._base import SessionRecord, SessionStore, TurnHolder, check_lease
 
 __all__ = ["SCHEMA_VERSION", "Migration", "SQLiteStore"]
 
@@ -138,9 +143,26 @@ def _add_branches_v2(conn: sqlite3.Connection) -> None:
         )
 
 
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _add_leases_v3(conn: sqlite3.Connection) -> None:
+    """Schema 3: the turn lease on the session row. Branches and leases were
+    developed side by side, each as "schema 2"; a file stamped 2 by the lease
+    work alone has the lease columns and no branches, so each half is added
+    only where it is missing."""
+    if "parent_invocation_id" not in _columns(conn, "events"):
+        _add_branches_v2(conn)
+    present = _columns(conn, "sessions")
+    for name, kind in (("holder", "TEXT"), ("lease_until", "REAL")):
+        if name not in present:
+            conn.execute(f"ALTER TABLE sessions ADD COLUMN {name} {kind}")
+
+
 #: The schema this code writes. Bump it and add ``MIGRATIONS[n]`` together.
-SCHEMA_VERSION = 2
-MIGRATIONS: dict[int, Migration] = {1: _create_v1, 2: _add_branches_v2}
+SCHEMA_VERSION = 3
+MIGRATIONS: dict[int, Migration] = {1: _create_v1, 2: _add_branches_v2, 3: _add_leases_v3}
 
 
 def _dumps(value: Any) -> str:
@@ -157,8 +179,13 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-def _check_path(path: Path) -> None:
+def _check_path(path: Path, *, read_only: bool = False) -> None:
     """Fail before sqlite does, with a message that names the path."""
+    if read_only and not path.is_file():
+        raise StoreNotFoundError(
+            f"cannot open SQLiteStore at {str(path)!r} read-only: there is no such file; "
+            "check the path, or drop ?mode=ro to create it"
+        )
     if path.is_dir():
         raise StoreIsADirectoryError(
             f"SQLiteStore path {str(path)!r} is a directory; give a file name inside it, "
@@ -171,6 +198,8 @@ def _check_path(path: Path) -> None:
             "exist; create it first (os.makedirs) or choose another path"
         )
     target = path if path.exists() else parent
+    if read_only:
+        return
     if not os.access(target, os.W_OK) or not os.access(parent, os.W_OK):
         raise StorePermissionError(
             f"cannot write SQLiteStore at {str(path)!r}: {str(target)!r} is not writable "
@@ -192,6 +221,8 @@ class SQLiteStore(SessionStore):
     must exist and be writable. ``durable=False`` uses ``synchronous=NORMAL``
     (faster appends; a power cut may lose the last commits, a crash does not).
     ``timeout`` is how long a write waits for another process's lock.
+    ``read_only=True`` opens an existing file for reading only (SQLite's
+    ``mode=ro``); a write then raises `StorePermissionError`.
 
     Rewinding and switching branches replay session state only: ``app:`` and
     ``user:`` state is shared with other sessions and is not rolled back.
@@ -203,24 +234,40 @@ class SQLiteStore(SessionStore):
     migrations: ClassVar[Mapping[int, Migration]] = MIGRATIONS
 
     def __init__(
-        self, path: str | os.PathLike[str], *, durable: bool = True, timeout: float = 10.0
+        self,
+        path: str | os.PathLike[str],
+        *,
+        durable: bool = True,
+        timeout: float = 10.0,
+        read_only: bool = False,
     ) -> None:
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).expanduser())
+        self.read_only = read_only
         if self.path != ":memory:":
-            _check_path(Path(self.path))
+            _check_path(Path(self.path), read_only=read_only)
         self._lock = threading.RLock()
         self._timeout = timeout
         try:
-            conn = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-            )
+            if read_only:
+                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+                conn = sqlite3.connect(
+                    uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+                )
+            else:
+                conn = sqlite3.connect(
+                    self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+                )
         except sqlite3.Error as exc:
             raise StoreIOError(f"cannot open SQLiteStore at {self.path!r}: {exc}") from exc
         self._conn: sqlite3.Connection | None = conn
         try:
-            self.journal_mode = str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
-            conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-            self._migrate(conn)
+            if read_only:
+                self.journal_mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0])
+                self._check_readable_version(conn)
+            else:
+                self.journal_mode = str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
+                conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+                self._migrate(conn)
         except BaseException as exc:
             conn.close()
             self._conn = None
@@ -241,6 +288,11 @@ class SQLiteStore(SessionStore):
         so the revision read and the write cannot interleave with another process."""
         with self._lock:
             conn = self._connection()
+            if self.read_only and begin != "BEGIN":
+                raise StorePermissionError(
+                    f"SQLiteStore {self.path!r} was opened read-only (mode=ro): it cannot "
+                    "record turns or change sessions; open it without ?mode=ro to write"
+                )
             try:
                 conn.execute(begin)
             except sqlite3.OperationalError as exc:
@@ -275,6 +327,15 @@ class SQLiteStore(SessionStore):
                 "on the same path to get the stored sessions back"
             )
         return self._conn
+
+    def _check_readable_version(self, conn: sqlite3.Connection) -> None:
+        current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if current != self.schema_version:
+            raise StoreVersionError(
+                f"{self.path!r} has session schema version {current}, this agent_nb reads "
+                f"{self.schema_version}; a read-only store cannot be upgraded: open it once "
+                "writable (without ?mode=ro), or upgrade agent_nb"
+            )
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         target = self.schema_version
@@ -317,19 +378,57 @@ class SQLiteStore(SessionStore):
                 self._conn = None
 
     def __repr__(self) -> str:
-        return f"SQLiteStore({self.path!r})"
+        return f"SQLiteStore({self.path!r}{', read_only=True' if self.read_only else ''})"
 
     # -- SessionStore ----------------------------------------------------------
 
-    def _create(self, record: SessionRecord) -> None:
+    def _create(self, record: SessionRecord) -> bool:
         key = (record.app_name, record.user_id, record.session_id)
         with self._tx() as conn:
-            conn.execute("DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key)
-            conn.execute(
-                "INSERT OR REPLACE INTO sessions"
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO sessions"
                 " (app_name, user_id, id, state, revision, create_time, update_time)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (*key, _dumps(record.state), record.revision, time.time(), record.last_update_time),
+            )
+            if cursor.rowcount == 0:
+                return False
+            # Rows of a session deleted while its events were being written elsewhere.
+            conn.execute("DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", key)
+            return True
+
+    def _lease(
+        self, record: SessionRecord, holder: TurnHolder, now: float, until: float
+    ) -> int | None:
+        key = (record.app_name, record.user_id, record.session_id)
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT revision, holder, lease_until FROM sessions"
+                " WHERE app_name=? AND user_id=? AND id=?",
+                key,
+            ).fetchone()
+            if row is None:
+                return None
+            check_lease(record.session_id, holder, row[1], row[2], now)
+            conn.execute(
+                "UPDATE sessions SET holder=?, lease_until=?"
+                " WHERE app_name=? AND user_id=? AND id=?",
+                (holder.to_json(), until, *key),
+            )
+            return int(row[0])
+
+    def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
+        key = (record.app_name, record.user_id, record.session_id)
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT holder FROM sessions WHERE app_name=? AND user_id=? AND id=?", key
+            ).fetchone()
+            if row is None or row[0] is None or TurnHolder.from_json(row[0]).token != holder.token:
+                return
+            conn.execute(
+                "UPDATE sessions SET holder=?, lease_until=?"
+                " WHERE app_name=? AND user_id=? AND id=?",
+                (None if until is None else row[0], until, *key),
             )
 
     def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
@@ -410,11 +509,8 @@ class SQLiteStore(SessionStore):
         key = (record.app_name, record.user_id, record.session_id)
         meta = (event.id, event.invocation_id, parent, event.author, data["kind"], event.timestamp)
         with self._tx() as conn:
-            state = self._check_revision(conn, record)
-            state.update(delta.session)
-            self._set_session(
-                conn, record, state, event.timestamp, branches, record.active_branch
-            )
+            state = apply_delta(self._check_revision(conn, record), delta.session)
+            self._set_session(conn, record, state, event.timestamp, branches, record.active_branch)
             conn.execute(
                 "INSERT INTO events (app_name, user_id, session_id, seq, id, invocation_id,"
                 " parent_invocation_id, author, kind, timestamp, data) VALUES (?, ?, ?,"
@@ -436,8 +532,7 @@ class SQLiteStore(SessionStore):
     ) -> None:
         where = " AND ".join(f"{col}=?" for col in ("app_name", "user_id")[: len(key)])
         row = conn.execute(f"SELECT state FROM {table} WHERE {where}", key).fetchone()
-        state = json.loads(row[0]) if row else {}
-        state.update(delta)
+        state = apply_delta(json.loads(row[0]) if row else {}, delta)
         cols = ", ".join(("app_name", "user_id")[: len(key)])
         marks = ", ".join("?" * len(key))
         conn.execute(
@@ -463,7 +558,7 @@ class SQLiteStore(SessionStore):
             conn.execute("DELETE FROM sessions WHERE app_name=? AND user_id=? AND id=?", key)
 
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:
-        sql = "SELECT id FROM sessions WHERE app_name=? AND user_id=? ORDER BY create_time, rowid"
+        sql = "SELECT id FROM sessions WHERE app_name=? AND user_id=? ORDER BY update_time, rowid"
         with self._read() as conn:
             return [sid for (sid,) in conn.execute(sql, (app_name, user_id))]
 

@@ -15,6 +15,7 @@ from agent_nb._core.codec import event_from_dict
 from agent_nb._jupyter.magics.commands import sessions_html
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from tests.fixtures_magics import final_bundle, magics, run, usage_error
+from tests.fixtures_postgres import PASSWORD, TempPostgres
 from tests.fixtures_runtime import RunnerFactory
 from tests.html_safety import assert_inert, render_all
 
@@ -145,7 +146,7 @@ def test_store_setting_installs_a_persistent_runner(
     shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any, make_runner: RunnerFactory
 ) -> None:
     path = tmp_path / "sessions.db"
-    run(shell, "%config AgentMagics.store = 'postgres://x'")  # %config logs the TraitError
+    run(shell, "%config AgentMagics.store = 'redis://x'")  # %config logs the TraitError
     assert magics(shell).store == ""
     shell.run_cell(f"%config AgentMagics.store = 'sqlite:///{path}'")
     runner = get_runner()
@@ -156,6 +157,33 @@ def test_store_setting_installs_a_persistent_runner(
     history = later.get_or_create_session("kept").history
     texts = [e.text for e in history if isinstance(e, TextMessage)]
     assert texts == ["remember me", "You said: remember me"]
+
+
+def test_a_postgres_store_setting_with_a_user_id(
+    shell: InteractiveShell,
+    backend: ScriptedBackend,
+    postgres: TempPostgres,
+    make_runner: RunnerFactory,
+    caplog: Any,
+) -> None:
+    url = postgres.fresh_url()
+    bad = url.replace(PASSWORD, "not-the-password")
+    shell.run_cell(f"%config AgentMagics.store = {bad!r}")
+    (record,) = [r for r in caplog.records if "AgentMagics.store" in r.getMessage()]
+    assert "refused the login" in record.getMessage()
+    assert "not-the-password" not in record.getMessage()
+    assert magics(shell).store == ""
+    shell.run_cell("%config AgentMagics.user_id = 'ana'")
+    shell.run_cell(f"%config AgentMagics.store = {url!r}")
+    runner = get_runner()
+    assert type(runner.store).__name__ == "DatabaseStore" and runner.user_id == "ana"
+    runner.model = backend
+    run(shell, "%%agent class\nhello from ana")
+    later = make_runner(model=backend, store=url, user_id="ana")
+    texts = [
+        e.text for e in later.get_or_create_session("class").history if isinstance(e, TextMessage)
+    ]
+    assert texts == ["hello from ana", "You said: hello from ana"]
 
 
 def test_setting_a_store_moves_the_live_sessions(
@@ -178,7 +206,8 @@ def test_setting_a_store_moves_the_live_sessions(
     # Re-running the first cell still rewinds its own turn in the moved session.
     run(shell, "%%agent pre\nfirst again", cell_id="cell-a")
     assert [e.text for e in pre.history if isinstance(e, TextMessage)][:2] == [
-        "first again", "You said: first again"
+        "first again",
+        "You said: first again",
     ]
     # And the file holds them: a later kernel sees them.
     later = AgentRunner(model=backend, store=f"sqlite:///{path}")
@@ -189,7 +218,9 @@ def test_setting_a_store_moves_the_live_sessions(
 
 
 def test_a_store_that_cannot_take_the_sessions_is_refused(
-    shell: InteractiveShell, backend: ScriptedBackend, tmp_path: Any,
+    shell: InteractiveShell,
+    backend: ScriptedBackend,
+    tmp_path: Any,
     caplog: Any,
 ) -> None:
     path = tmp_path / "taken.db"

@@ -17,11 +17,12 @@ from agent_nb import (
     FunctionResponse,
     GenerationConfig,
     TextMessage,
+    ToolContext,
     TurnComplete,
     get_runner,
     set_runner,
 )
-from agent_nb.backends import ScriptedBackend
+from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.backends.mlx.kv import KVStore
 from agent_nb.errors import (
     BackendError,
@@ -467,3 +468,41 @@ def test_content_objects_work_as_messages(runner: AgentRunner) -> None:
     assert reply.text == "You said: as content"
     with pytest.raises(ValueError, match="role USER"):
         runner.get_or_create_session("s").run_async(Content.model("no"))
+
+
+def test_get_history_num_recent_events_beyond_the_history_returns_all(
+    runner: AgentRunner,
+) -> None:
+    session = runner.get_or_create_session("few")
+    session.run("one")
+    events = session.history
+    assert len(events) == 3
+    assert session.get_history(num_recent_events=4) == events
+    assert session.get_history(num_recent_events=100) == events
+    assert session.get_history(num_recent_events=2) == events[1:]
+    assert session.get_history(num_recent_events=0) == []
+
+
+def test_deleting_state_in_a_tool_records_a_none_and_removes_the_key(
+    scripted: ScriptedBackend, make_runner: RunnerFactory
+) -> None:
+    def forget(key: str, tool_context: ToolContext) -> str:
+        """Forget a key.
+
+        Args:
+            key: the state key to forget
+        """
+        value = tool_context.state.pop(key)
+        del tool_context.state["user:lang"]
+        assert key not in tool_context.state and "user:lang" not in tool_context.state
+        return f"forgot {value}"
+
+    runner = make_runner(Agent(tools=[forget]), model=scripted)
+    session = runner.get_or_create_session("forgetful")
+    session.run("set", state_delta={"topic": "cats", "keep": 1, "user:lang": "fr"})
+    scripted.enqueue(ToolCallChunk("forget", {"key": "topic"}), "Done.")
+    session.run("forget it")
+    response = next(e for e in session.history if isinstance(e, FunctionResponse))
+    assert response.response == {"result": "forgot cats"}
+    assert dict(response.state_delta) == {"topic": None, "user:lang": None}
+    assert session.state == {"keep": 1}

@@ -40,7 +40,7 @@ from agent_nb._core.types import (
     TurnComplete,
     Usage,
 )
-from agent_nb.stores import SQLiteStore
+from agent_nb.stores import SessionStore, SQLiteStore, resolve_store
 
 APP, USER, SID = "crash", "u", "victim"
 STEPS = 5  # events per planned turn
@@ -80,10 +80,13 @@ def planned_event(i: int) -> Event:
 _WRITER = textwrap.dedent(
     """
     import sys
-    from agent_nb.stores import SQLiteStore
+    from agent_nb.stores import DatabaseStore, SQLiteStore
     from tests.stores.test_sqlite_crash import APP, USER, SID, planned_event
 
-    store = SQLiteStore(sys.argv[1], durable=sys.argv[2] == "durable")
+    if sys.argv[2] == "database":
+        store = DatabaseStore(sys.argv[1])
+    else:
+        store = SQLiteStore(sys.argv[1], durable=sys.argv[2] == "durable")
     record = store.get_session(APP, USER, SID) or store.create_session(APP, USER, SID)
     i = len(record.events)
     print("ready", i, flush=True)
@@ -95,10 +98,15 @@ _WRITER = textwrap.dedent(
 )
 
 
-def kill_writer_at_random(db: Path, rng: random.Random, *, durable: bool) -> list[int]:
-    """Run the writer, SIGKILL it at a random moment; return the indices it reported."""
+def kill_writer_at_random(
+    db: Path | str, rng: random.Random, *, durable: bool, database: bool = False
+) -> list[int]:
+    """Run the writer, SIGKILL it at a random moment; return the indices it reported.
+
+    ``db`` is a SQLite path, or with ``database=True`` a `DatabaseStore` URL."""
+    mode = "database" if database else "durable" if durable else "fast"
     proc = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(db), "durable" if durable else "fast"],
+        [sys.executable, "-c", _WRITER, str(db), mode],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -135,37 +143,43 @@ def check_file(db: Path, reported: list[int], before: int) -> int:
         seqs = [s for (s,) in conn.execute("SELECT seq FROM events ORDER BY seq")]
     store = SQLiteStore(db)
     try:
-        record = store.get_session(APP, USER, SID)
-        if record is None:  # killed before the session was created
-            assert before == 0 and not reported
-            return 0
-        count = len(record.events)
+        count = check_record(store, reported, before)
         assert seqs == list(range(count)), "event positions have a gap"
-        assert count >= before, "events committed in an earlier round were lost"
-        assert reported == list(range(before, before + len(reported)))
-        assert all(i < count for i in reported), "an event reported committed is missing"
-        # At most one commit can have landed between the last print and the kill.
-        assert count - before - len(reported) in (0, 1)
-        assert record.events == [_stored(planned_event(i)) for i in range(count)]
-        assert record.revision == count
-        # State written in the same transactions agrees with the events.
-        turns = [e.state_delta["turn"] for e in record.events if "turn" in e.state_delta]
-        looked = [e.state_delta["looked"] for e in record.events if "looked" in e.state_delta]
-        expected = {} if not turns else {"turn": turns[-1]}
-        if looked:
-            expected["looked"] = looked[-1]
-        assert record.state == expected
-        shared = {} if not turns else {"user:asked": turns[-1], "app:total": turns[-1]}
-        assert store.merged_state(record) == {**expected, **shared}
-        # Every turn but the last is whole and ends with TurnComplete.
-        by_turn: dict[str, list[Event]] = {}
-        for event in record.events:
-            by_turn.setdefault(event.invocation_id, []).append(event)
-        for events in list(by_turn.values())[:-1]:
-            assert len(events) == STEPS and isinstance(events[-1], TurnComplete)
         return count
     finally:
         store.close()
+
+
+def check_record(store: SessionStore, reported: list[int], before: int) -> int:
+    """The stored session is exactly a whole-event prefix of the plan; returns its length."""
+    record = store.get_session(APP, USER, SID)
+    if record is None:  # killed before the session was created
+        assert before == 0 and not reported
+        return 0
+    count = len(record.events)
+    assert count >= before, "events committed in an earlier round were lost"
+    assert reported == list(range(before, before + len(reported)))
+    assert all(i < count for i in reported), "an event reported committed is missing"
+    # At most one commit can have landed between the last print and the kill.
+    assert count - before - len(reported) in (0, 1)
+    assert record.events == [_stored(planned_event(i)) for i in range(count)]
+    assert record.revision == count
+    # State written in the same transactions agrees with the events.
+    turns = [e.state_delta["turn"] for e in record.events if "turn" in e.state_delta]
+    looked = [e.state_delta["looked"] for e in record.events if "looked" in e.state_delta]
+    expected = {} if not turns else {"turn": turns[-1]}
+    if looked:
+        expected["looked"] = looked[-1]
+    assert record.state == expected
+    shared = {} if not turns else {"user:asked": turns[-1], "app:total": turns[-1]}
+    assert store.merged_state(record) == {**expected, **shared}
+    # Every turn but the last is whole and ends with TurnComplete.
+    by_turn: dict[str, list[Event]] = {}
+    for event in record.events:
+        by_turn.setdefault(event.invocation_id, []).append(event)
+    for events in list(by_turn.values())[:-1]:
+        assert len(events) == STEPS and isinstance(events[-1], TurnComplete)
+    return count
 
 
 def _stored(event: Event) -> Event:
@@ -288,10 +302,10 @@ def test_sigkill_during_real_runner_turns_leaves_whole_events(tmp_path: Path) ->
 _SWITCHER = textwrap.dedent(
     """
     import sys
-    from agent_nb.stores import SQLiteStore
+    from agent_nb.stores import resolve_store
     from tests.stores.test_sqlite_crash import APP, USER
 
-    store = SQLiteStore(sys.argv[1])
+    store = resolve_store(sys.argv[1])
     record = store.get_session(APP, USER, "forked")
     print("ready", record.revision, flush=True)
     while True:
@@ -302,9 +316,9 @@ _SWITCHER = textwrap.dedent(
 )
 
 
-def _forked_session(db: Path) -> dict[int, list[str]]:
+def _forked_session(url: str) -> dict[int, list[str]]:
     """Three branches with their own session state; returns each one's event texts."""
-    store = SQLiteStore(db)
+    store = resolve_store(url)
     record = store.create_session(APP, USER, "forked")
     for turn in ("root", "b1"):
         store.append_event(record, TextMessage(text=turn, author="user", invocation_id=turn,
@@ -318,7 +332,7 @@ def _forked_session(db: Path) -> dict[int, list[str]]:
     return paths
 
 
-def _path(store: SQLiteStore, number: int) -> list[Event]:
+def _path(store: SessionStore, number: int) -> list[Event]:
     record = store.get_session(APP, USER, "forked")
     assert record is not None
     store.switch_branch(record, number)
@@ -329,13 +343,18 @@ def test_sigkill_mid_switch_leaves_one_consistent_active_path(tmp_path: Path) ->
     """20 rounds: a process switching branches in a loop is killed at random; the
     file always holds one whole active path, its replayed state and revision."""
     db = tmp_path / "forked.db"
-    paths = _forked_session(db)
+    kill_switcher_at_random(f"sqlite:///{db}", sqlite_file=db)
+
+
+def kill_switcher_at_random(url: str, *, sqlite_file: Path | None = None) -> None:
+    """The switch crash rounds on the store at ``url`` (also run on PostgreSQL)."""
+    paths = _forked_session(url)
     assert paths == {1: [], 2: ["root", "b1"], 3: ["root", "b1'"]}
     rng = random.Random(20)
     switches = 0
     for _ in range(20):
         proc = subprocess.Popen(
-            [sys.executable, "-c", _SWITCHER, str(db)],
+            [sys.executable, "-c", _SWITCHER, url],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -355,9 +374,10 @@ def test_sigkill_mid_switch_leaves_one_consistent_active_path(tmp_path: Path) ->
         ]
         proc.stdout.close()
         proc.stderr.close()
-        with sqlite3.connect(db) as conn:
-            assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        store = SQLiteStore(db)
+        if sqlite_file is not None:
+            with sqlite3.connect(sqlite_file) as conn:
+                assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        store = resolve_store(url)
         try:
             record = store.get_session(APP, USER, "forked")
             assert record is not None

@@ -3,6 +3,7 @@ that come back in a new runner or a new process (a kernel restart)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sqlite3
@@ -17,8 +18,8 @@ import pytest
 
 from agent_nb import Agent, AgentRunner, TextMessage, ToolContext, TurnComplete
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
-from agent_nb.errors import StaleSessionError
-from agent_nb.stores import SQLiteStore, resolve_store
+from agent_nb.errors import StaleSessionError, StoreURLError
+from agent_nb.stores import SQLiteStore, TurnHolder, resolve_store
 from agent_nb.stores._sqlite import MIGRATIONS, SCHEMA_VERSION, Migration
 from tests.fixtures_runtime import RunnerFactory
 
@@ -111,6 +112,49 @@ def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
     # This code only knows its own version: it refuses the newer file instead of damaging it.
     with pytest.raises(RuntimeError, match=rf"version {SCHEMA_VERSION + 1}.*upgrade agent_nb"):
         SQLiteStore(db)
+
+
+def test_a_version_1_file_gains_turn_leases_and_keeps_its_sessions(tmp_path: Path) -> None:
+    db = tmp_path / "v1.db"
+    with sqlite3.connect(db) as conn:  # what agent_nb before turn leases wrote
+        MIGRATIONS[1](conn)
+        conn.execute("PRAGMA user_version=1")
+        conn.execute(
+            "INSERT INTO sessions VALUES (?, ?, 's', '{\"n\":1}', 0, 1.0, 1.0)", (APP, USER)
+        )
+    store = SQLiteStore(db)
+    try:
+        assert store.user_version == SCHEMA_VERSION == 3
+        record = store.get_session(APP, USER, "s")
+        assert record is not None and record.state == {"n": 1}
+        holder = TurnHolder.here()
+        assert store.begin_turn(record, holder) == 0
+        store.end_turn(record, holder)
+    finally:
+        store.close()
+
+
+def test_read_only_url_reads_and_refuses_writes(tmp_path: Path) -> None:
+    db = tmp_path / "ro.db"
+    writer = SQLiteStore(db)
+    writer.append_event(writer.create_session(APP, USER, "s"), TextMessage(text="kept", author="u"))
+    writer.close()
+    store = resolve_store(f"sqlite:///{db}?mode=ro")
+    try:
+        assert isinstance(store, SQLiteStore) and store.read_only
+        record = store.get_session(APP, USER, "s")
+        assert record is not None and texts(record.events) == ["kept"]
+        with pytest.raises(PermissionError, match=r"read-only \(mode=ro\)"):
+            store.append_event(record, TextMessage(text="no", author="u"))
+        with pytest.raises(PermissionError, match="read-only"):
+            store.create_session(APP, USER, "new")
+    finally:
+        store.close()
+    assert sorted(p.name for p in tmp_path.iterdir() if "?" in p.name) == []
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        resolve_store(f"sqlite:///{tmp_path}/missing.db?mode=ro")
+    with pytest.raises(StoreURLError, match="mode=ro"):
+        resolve_store(f"sqlite:///{db}?cache=shared")
 
 
 def test_failed_migration_rolls_back(tmp_path: Path) -> None:
@@ -383,21 +427,33 @@ def test_clear_all_sessions_clears_stored_sessions_of_this_user_only(
     assert raw(db, "SELECT user_id, id FROM sessions WHERE user_id='bob'") == [("bob", "bobs")]
 
 
-def test_a_stale_runner_gets_stale_session_error(
+def test_two_runners_on_one_file_each_start_from_the_latest_history(
     tmp_path: Path, make_runner: RunnerFactory
 ) -> None:
     db = tmp_path / "s.db"
     one = make_runner.adopt(runner_on(db, "from one"))
-    two = make_runner.adopt(runner_on(db, "from two"))
+    two = make_runner.adopt(runner_on(db, "from two", "again two"))
     a = one.get_or_create_session("shared")
     b = two.get_or_create_session("shared")
-    a.run("hello from one")
-    with pytest.raises(StaleSessionError, match="get_or_create_session"):
-        b.run("hello from two")
+    a.run("hello from one", state_delta={"who": "one"})
+    assert b.run("hello from two").text == "from two"  # reloaded, not StaleSessionError
+    assert texts(b.history) == ["hello from one", "from one", "hello from two", "from two"]
+    assert b.state["who"] == "one"
+    request = two.backend_for(None).requests[0]  # type: ignore[attr-defined]
+    assert [c.text for c in request.contents][-3:] == [
+        "hello from one",
+        "from one",
+        "hello from two",
+    ]
     record = one.store.get_session(APP, USER, "shared")
     assert record is not None
-    assert texts(record.events) == ["hello from one", "from one"]
+    assert texts(record.events) == texts(b.history)
     assert isinstance(record.events[-1], TurnComplete)
+    # A stale record below the runtime is still refused by the store itself.
+    with pytest.raises(StaleSessionError):
+        one.store.append_event(
+            dataclasses.replace(record, revision=0), TextMessage(text="stale", author="user")
+        )
 
 
 def test_a_file_of_schema_1_loads_as_one_branch(tmp_path: Path) -> None:
@@ -428,8 +484,42 @@ def test_a_file_of_schema_1_loads_as_one_branch(tmp_path: Path) -> None:
         assert record is not None and texts(record.events) == ["q0", "q1", "q2"]
         assert (record.branches, record.active_branch, record.revision) == (["t2"], 1, 3)
         assert record.parents == {"t0": None, "t1": "t0", "t2": "t1"}
-        # ...and branches from there on like any other session.
+        # ...and branches from there on like any other session, under a turn lease.
+        holder = TurnHolder.here()
+        assert store.begin_turn(record, holder) == 3
         assert store.rewind(record, "t1") == 2
         assert texts(record.events) == ["q0"] and record.state == {"n": 0}
+        store.end_turn(record, holder)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("half", ["branches", "leases"])
+def test_a_file_stamped_2_by_either_half_gains_the_other(tmp_path: Path, half: str) -> None:
+    """Branches and turn leases were built side by side, each calling itself
+    schema 2; a file written by either one alone reaches schema 3 with both."""
+    from agent_nb.stores._sqlite import _add_branches_v2
+
+    db = tmp_path / "v2.db"
+    with sqlite3.connect(db) as conn:
+        MIGRATIONS[1](conn)
+        conn.execute("INSERT INTO sessions VALUES (?, ?, 's', '{}', 0, 1.0, 1.0)", (APP, USER))
+        if half == "branches":
+            _add_branches_v2(conn)
+        else:
+            conn.execute("ALTER TABLE sessions ADD COLUMN holder TEXT")
+            conn.execute("ALTER TABLE sessions ADD COLUMN lease_until REAL")
+        conn.execute("PRAGMA user_version=2")
+    store = SQLiteStore(db)
+    try:
+        assert store.user_version == SCHEMA_VERSION == 3
+        record = store.get_session(APP, USER, "s")
+        assert record is not None and (record.branches, record.active_branch) == ([None], 1)
+        holder = TurnHolder.here()
+        assert store.begin_turn(record, holder) == 0
+        store.append_event(record, TextMessage(text="hi", author="user", invocation_id="t"))
+        store.end_turn(record, holder)
+        again = store.get_session(APP, USER, "s")
+        assert again is not None and again.branches == ["t"] and texts(again.events) == ["hi"]
     finally:
         store.close()

@@ -1,14 +1,16 @@
 """One conformance suite for every `SessionStore`.
 
-Each test runs against `MemoryStore` and `SQLiteStore` (a real file). Where a
-test reads back through ``stores.reopen()``, the SQLite case closes the file
-and opens a fresh `SQLiteStore` on it, so "stored" means "on disk".
+Each test runs against `MemoryStore`, `SQLiteStore` (a real file) and
+`DatabaseStore` on a real PostgreSQL server and on a SQLite file. Where a test
+reads back through ``stores.reopen()``, a persistent store is closed and a
+fresh one opened on the same file or database, so "stored" means "on disk".
 """
 
 from __future__ import annotations
 
 import copy
 import itertools
+import os
 from collections.abc import Iterator
 from dataclasses import replace as dataclasses_replace
 from pathlib import Path
@@ -19,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_nb._core.branches import path_turns
+from agent_nb._core.state import apply_delta
 from agent_nb._core.types import (
     Event,
     FunctionCall,
@@ -27,8 +30,16 @@ from agent_nb._core.types import (
     TurnComplete,
     Usage,
 )
-from agent_nb.errors import StaleSessionError
-from agent_nb.stores import MemoryStore, SessionRecord, SessionStore, SQLiteStore
+from agent_nb.errors import SessionBusyError, SessionExistsError, StaleSessionError
+from agent_nb.stores import (
+    DatabaseStore,
+    MemoryStore,
+    SessionRecord,
+    SessionStore,
+    SQLiteStore,
+    TurnHolder,
+)
+from tests.fixtures_postgres import TempPostgres
 
 APP, USER = "app", "alice"
 
@@ -36,36 +47,51 @@ APP, USER = "app", "alice"
 class Stores:
     """Makes stores of one kind; ``reopen`` gives the same data through a new object."""
 
-    def __init__(self, kind: str, tmp_path: Path) -> None:
+    def __init__(self, kind: str, tmp_path: Path, pg: TempPostgres | None = None) -> None:
         self.kind = kind
         self.tmp_path = tmp_path
+        self.pg = pg
         self.count = 0
         self.opened: list[SessionStore] = []
         self.store = self.new()
+
+    def _open(self, where: str) -> SessionStore:
+        if self.kind == "sqlite":
+            return SQLiteStore(where)
+        return DatabaseStore(where)
 
     def new(self) -> SessionStore:
         self.count += 1
         store: SessionStore
         if self.kind == "memory":
             store = MemoryStore()
-        else:
+        elif self.kind == "sqlite":
             store = SQLiteStore(self.tmp_path / f"store{self.count}.db")
+        elif self.kind == "db-sqlite":
+            store = DatabaseStore(f"sqlite:///{self.tmp_path}/db{self.count}.db")
+        else:
+            assert self.pg is not None
+            store = DatabaseStore(self.pg.fresh_url())
         self.opened.append(store)
         return store
 
     def reopen(self) -> SessionStore:
-        if self.kind == "memory":
+        if isinstance(self.store, SQLiteStore):
+            where = self.store.path
+        elif isinstance(self.store, DatabaseStore):
+            where = self.store.url.render_as_string(hide_password=False)
+        else:
             return self.store
-        assert isinstance(self.store, SQLiteStore)
         self.store.close()
-        self.store = SQLiteStore(self.store.path)
+        self.store = self._open(where)
         self.opened.append(self.store)
         return self.store
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "db-postgres", "db-sqlite"])
 def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
-    made = Stores(request.param, tmp_path)
+    pg = request.getfixturevalue("postgres") if request.param == "db-postgres" else None
+    made = Stores(request.param, tmp_path, pg)
     yield made
     for store in made.opened:
         store.close()
@@ -302,21 +328,26 @@ def test_delete_removes_only_that_session(stores: Stores) -> None:
     assert new(store, "gone").events == []
 
 
-def test_create_replaces_a_stored_session(store: SessionStore) -> None:
-    record = new(store)
-    store.append_event(record, msg("old", x=1))
-    new(store)
-    got = stored(store)
-    assert (got.events, got.state, got.revision) == ([], {}, 0)
+def test_create_refuses_an_existing_id_and_keeps_its_data(stores: Stores) -> None:
+    record = new(stores.store)
+    stores.store.append_event(record, msg("old", x=1))
+    with pytest.raises(SessionExistsError, match="'s1' already exists"):
+        new(stores.store)
+    got = stored(stores.reopen())
+    assert [e.text for e in got.events if isinstance(e, TextMessage)] == ["old"]
+    assert (got.state, got.revision) == ({"x": 1}, 1)
+    # The same id for another user or app is another session.
+    assert new(stores.store, user="bob").events == []
 
 
-def test_list_sessions_oldest_first_per_user_and_app(stores: Stores) -> None:
-    for sid in ("b", "a", "c"):
-        new(stores.store, sid)
+def test_list_sessions_by_last_update_per_user_and_app(stores: Stores) -> None:
+    records = {sid: new(stores.store, sid) for sid in ("b", "a", "c")}
     new(stores.store, "other-user", user="bob")
     stores.store.create_session("other-app", USER, "z")
+    assert stores.store.list_sessions(APP, USER) == ["b", "a", "c"]
+    stores.store.append_event(records["b"], msg("b moves last"))
     store = stores.reopen()
-    assert store.list_sessions(APP, USER) == ["b", "a", "c"]
+    assert store.list_sessions(APP, USER) == ["a", "c", "b"]
     assert store.list_sessions(APP, "bob") == ["other-user"]
     assert store.list_sessions("other-app", USER) == ["z"]
     assert store.list_sessions(APP, "nobody") == []
@@ -403,7 +434,7 @@ def test_random_turns_rewinds_and_switches_match_lines_rebuilt_from_scratch(
             deltas[event.invocation_id] = kept
             line.append(event.invocation_id)
             recorded[sid].append(event.invocation_id)
-            shared.update({k: v for k, v in kept.items() if ":" in k})
+            apply_delta(shared, {k: v for k, v in kept.items() if ":" in k})
         elif op == "rewind" and line:
             cut = min(arg, len(line) - 1)
             assert store.rewind(records[sid], line[cut]) == len(lines[sid]) + 1
@@ -412,23 +443,80 @@ def test_random_turns_rewinds_and_switches_match_lines_rebuilt_from_scratch(
         elif op == "switch" and arg <= len(lines[sid]):
             store.switch_branch(records[sid], arg)
             active[sid] = arg - 1
-    if stores.kind == "sqlite":
-        store.close()
-        store = SQLiteStore(store.path)
-        stores.opened.append(store)
+    stores.store = store
+    store = stores.reopen()  # what was stored, not what this object remembers
     for sid in ("s1", "s2"):
         got = stored(store, sid)
         path = lines[sid][active[sid]]
         assert [e.invocation_id for e in got.events] == path
+        assert [dict(e.state_delta) for e in got.events] == [deltas[t] for t in path]
         assert path_turns(got.parents, got.leaf) == path
         reachable = {t for leaf in got.branches for t in path_turns(got.parents, leaf)}
         assert reachable == set(recorded[sid]), "every recorded turn is on some branch"
         assert [path_turns(got.parents, leaf) for leaf in got.branches] == lines[sid]
-        expected = {k: v for t in path for k, v in deltas[t].items() if ":" not in k}
+        expected: dict[str, Any] = {}
+        for t in path:
+            apply_delta(expected, {k: v for k, v in deltas[t].items() if ":" not in k})
         assert store.merged_state(got) == {**expected, **shared}
         assert got.revision == records[sid].revision
     store.close()
 
 
 def test_persistent_flag(store: SessionStore) -> None:
-    assert store.persistent is isinstance(store, SQLiteStore)
+    assert store.persistent is not isinstance(store, MemoryStore)
+
+
+def test_a_deletion_is_a_none_in_the_delta_in_every_scope(stores: Stores) -> None:
+    record = new(stores.store)
+    stores.store.append_event(record, msg("set", a=1, b=2, **{"user:u": 1, "app:x": 1}))
+    stores.store.append_event(record, msg("del", a=None, **{"user:u": None, "app:x": None}))
+    assert record.state == {"b": 2}
+    store = stores.reopen()
+    got = stored(store)
+    assert dict(got.events[1].state_delta) == {"a": None, "user:u": None, "app:x": None}
+    assert got.state == {"b": 2}
+    assert store.merged_state(got) == {"b": 2}
+    # A rewind replays the deletion the same way, and so does switching back.
+    store.append_event(got, msg("again", a=3))
+    assert stored(store).state == {"a": 3, "b": 2}
+    assert store.rewind(got, turn_of(got, 2)) == 2
+    assert stored(store).state == {"b": 2}
+    store.switch_branch(got, 2)
+    assert stored(store).state == {"a": 3, "b": 2}
+    store.switch_branch(got, 1)
+    assert stored(store).state == {"b": 2}
+
+
+def test_turn_lease_refuses_a_second_holder_until_released(stores: Stores) -> None:
+    record = new(stores.store)
+    mine = TurnHolder.here()
+    other = TurnHolder("another-host", 4242, "t-other")
+    assert stores.store.begin_turn(record, mine) == 0
+    assert stores.store.begin_turn(record, mine) == 0  # the holder itself may renew
+    stores.store.renew_turn(record, mine)
+    with pytest.raises(SessionBusyError, match=r"'s1'.*\(host .+, pid \d+\)"):
+        stores.store.begin_turn(record, other)
+    stores.store.append_event(record, msg("by the holder"))
+    stores.store.end_turn(record, other)  # not the holder: no effect
+    with pytest.raises(SessionBusyError):
+        stores.store.begin_turn(record, other)
+    stores.store.end_turn(record, mine)
+    assert stores.reopen().begin_turn(record, other) == 1
+    assert stores.store.begin_turn(SessionRecord(APP, USER, "gone"), other) is None
+
+
+def test_a_lease_whose_holder_is_provably_gone_can_be_taken(stores: Stores) -> None:
+    record = new(stores.store)
+    late = TurnHolder("another-host", 1, "t-late")
+    stores.store.begin_turn(record, late, lease_s=-1)  # expired: never renewed
+    me = TurnHolder.here()
+    assert stores.store.begin_turn(record, me) == 0
+    stores.store.end_turn(record, me)
+    dead = TurnHolder(me.host, 2**22 + 12345, "t-dead")  # above pid_max: no such process
+    stores.store.begin_turn(record, dead, lease_s=600)
+    assert stores.store.begin_turn(record, me) == 0
+    alive = TurnHolder(me.host, os.getpid(), "t-alive")  # same host, a live pid
+    stores.store.end_turn(record, me)
+    stores.store.begin_turn(record, alive, lease_s=600)
+    with pytest.raises(SessionBusyError, match=f"pid {os.getpid()}"):
+        stores.store.begin_turn(record, me)

@@ -46,7 +46,7 @@ from ..._core.window import omitted_line
 from ..._runtime.kernel_runner import get_runner, set_runner
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
-from ...errors import SessionBusyError, TurnInterruptedError
+from ...errors import SessionBusyError, StoreError, TurnInterruptedError
 from ...stores import resolve_store
 from ..front_end import batch_run
 from ..prompts.cell_context import cells_context, recent_cells
@@ -70,6 +70,7 @@ __all__ = [
 
 CELLS_HOLDER = "%%agent cells"
 """How ``%agent sessions`` names the cells that use a session."""
+
 
 
 @magics_class
@@ -128,7 +129,15 @@ class AgentMagics(Magics):
     store = Unicode(
         "",
         help="Session store for the kernel runner: '' keeps the current runner, "
-        "'memory', or 'sqlite:///path/to/sessions.db' (sessions survive restarts).",
+        "'memory', 'sqlite:///path/to/sessions.db' (sessions survive restarts) or "
+        "'postgresql://USER:PASSWORD@HOST/DB' (one database for many kernels and users).",
+    ).tag(config=True)
+
+    user_id = Unicode(
+        "",
+        help="The user_id of the kernel runner that AgentMagics.store installs ('' keeps the "
+        "current one). On a shared store each person needs their own: user: state is per "
+        "user_id. Set it with the store, e.g. in ipython_config.py.",
     ).tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
@@ -159,18 +168,18 @@ class AgentMagics(Magics):
     @validate("store")
     def _check_store(self, proposal: Any) -> str:
         value: str = proposal["value"]
-        if value not in ("", "memory") and not value.startswith("sqlite:///"):
-            raise TraitError(
-                f"AgentMagics.store must be '', 'memory' or 'sqlite:///path', got {value!r}"
-            )
-        if value and value.startswith("sqlite:///"):  # a memory store starts empty
-            target = resolve_store(value)
-            try:
-                check_move(get_runner(), target)
-            except ValueError as exc:
-                raise TraitError(f"AgentMagics.store = {value!r}: {exc}") from None
-            finally:
-                target.close()
+        if value in ("", "memory"):  # a memory store starts empty: nothing can clash
+            return value
+        try:
+            target = resolve_store(value)  # its errors mask any password in the URL
+        except StoreError as exc:
+            raise TraitError(f"AgentMagics.store: {exc}") from None
+        try:
+            check_move(get_runner(), target)
+        except ValueError as exc:
+            raise TraitError(f"AgentMagics.store = {target!r}: {exc}") from None
+        finally:
+            target.close()
         return value
 
     @validate("temperature", "stream_interval")
@@ -202,7 +211,7 @@ class AgentMagics(Magics):
             current.agent,
             store=self.store,
             model=self.default_model or current.model or DEFAULT_MODEL,
-            user_id=current.user_id,
+            user_id=self.user_id or current.user_id,
             app_name=current.app_name,
         )
         try:
@@ -281,12 +290,22 @@ class AgentMagics(Magics):
     )  # fmt: skip
     @argument("--format", choices=["markdown", "text", "code"], default="markdown",
               help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
-    @argument("--code", action="store_true",
-              help="Put the reply's first code block into a new cell below (never run).")
-    @argument("--cells", type=int, metavar="N",
-              help="Send the code of the last N executed cells (In [n]) as context.")
-    @argument("--outputs", action="store_true",
-              help="With --cells: their text outputs too (printed text, results, errors).")
+    @argument(
+        "--code",
+        action="store_true",
+        help="Put the reply's first code block into a new cell below (never run).",
+    )
+    @argument(
+        "--cells",
+        type=int,
+        metavar="N",
+        help="Send the code of the last N executed cells (In [n]) as context.",
+    )
+    @argument(
+        "--outputs",
+        action="store_true",
+        help="With --cells: their text outputs too (printed text, results, errors).",
+    )
     @argument("--raw", action="store_true",
               help="Send the cell as typed: no {name} interpolation.")  # fmt: skip
     @cell_magic("agent")  # type: ignore[arg-type]  # IPython types only the bare form

@@ -55,7 +55,7 @@ def _when(timestamp: float) -> str:
 
 
 def _context(info: SessionInfo) -> str:
-    """"used / window" tokens of the latest request ("" before the first turn)."""
+    """ "used / window" tokens of the latest request ("" before the first turn)."""
     if info.context_tokens is None:
         return ""
     window = f"{info.context_window:,}" if info.context_window else "?"

@@ -218,9 +218,7 @@ class MLXBackend(Backend):
         thread = mlx_thread()
 
         def cancelled() -> bool:
-            return (
-                cancel.is_set() or abandoned.is_set() or epoch != self._epoch or thread.stopping
-            )
+            return cancel.is_set() or abandoned.is_set() or epoch != self._epoch or thread.stopping
 
         def job() -> None:
             try:
