@@ -90,7 +90,8 @@ def _job(backend: MLXBackend, turns: list[Content], config: GenerationConfig, st
     emitted: list[str] = []
 
     def emit(chunk: Any) -> None:
-        emitted.append(chunk.text)
+        if isinstance(chunk, TextDelta):  # not the prefill's progress reports
+            emitted.append(chunk.text)
 
     job = GenerationJob(
         model=loaded.model,
