@@ -52,7 +52,8 @@ def test_notebook_executes(path: Path, embedded_model_dir: Path, tmp_path: Path)
     assert "Traceback" not in text
     if path.stem == "01_quickstart":
         assert "Paris" in text  # the embedded model answered the first cell
-        assert "events removed: 3" in text
+        assert "moved to branch 2 | turns on the active branch: 1" in text
+        assert "back on branch 2 | turns: 2" in text
         assert "--code: " in text  # a new cell below, or one line saying why not
         assert "explaining ZeroDivisionError: division by zero in In [" in text
     elif path.stem == "02_teaching_demo":
