@@ -11,6 +11,8 @@ class MiniElement {
     this.children = [];
     this.ownText = "";
     this.dataset = {};
+    /** @type {Record<string, string>} */
+    this.attributes = {};
     this.open = false;
     /** @type {Record<string, Function[]>} */
     this.listeners = {};
@@ -45,6 +47,16 @@ class MiniElement {
   replaceChildren(...nodes) {
     this.ownText = "";
     this.children = [...nodes];
+  }
+
+  /** @param {string} name @param {string} value */
+  setAttribute(name, value) {
+    this.attributes[name] = String(value);
+  }
+
+  /** @param {string} name */
+  getAttribute(name) {
+    return this.attributes[name] ?? null;
   }
 
   /** @param {string} type @param {Function} fn */

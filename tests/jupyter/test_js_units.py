@@ -19,7 +19,9 @@ JS_TESTS = sorted((ROOT / "tests" / "js").glob("*.test.js"))
 
 
 def test_there_are_js_unit_tests() -> None:
-    assert {p.name for p in JS_TESTS} >= {"format.test.js", "transcript.test.js", "live.test.js"}
+    assert {p.name for p in JS_TESTS} >= {
+        "format.test.js", "transcript.test.js", "live.test.js", "branches.test.js"
+    }
 
 
 def test_node_unit_tests_pass() -> None:
