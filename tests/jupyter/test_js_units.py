@@ -20,7 +20,10 @@ JS_TESTS = sorted((ROOT / "tests" / "js").glob("*.test.js"))
 
 def test_there_are_js_unit_tests() -> None:
     assert {p.name for p in JS_TESTS} >= {
-        "format.test.js", "transcript.test.js", "live.test.js", "branches.test.js"
+        "format.test.js",
+        "transcript.test.js",
+        "live.test.js",
+        "branches.test.js",
     }
 
 

@@ -264,6 +264,60 @@ def test_new_chat_button_switches_session_and_keeps_the_cells_one(lab: Lab) -> N
     assert lab.eval("get_runner().get_or_create_session('browser-new').turns") == "3"
 
 
+def rerun(lab: Lab, index: int, *, timeout: float = 60) -> None:
+    """Run cell ``index`` again in place (Lab sends its cell id, as a user's re-run does)."""
+    lab.page.evaluate(
+        """async ([index, timeoutMs]) => {
+            const app = window.jupyterapp;
+            app.shell.currentWidget.content.activeCellIndex = index;
+            const done = app.commands.execute('notebook:run-cell');
+            const timer = new Promise((_, reject) =>
+                setTimeout(() => reject(new Error('cell timed out')), timeoutMs));
+            await Promise.race([done, timer]);
+        }""",
+        [index, int(timeout * 1000)],
+    )
+
+
+def test_rerun_cell_forks_and_the_arrows_bring_the_widget_story_back(lab: Lab) -> None:
+    lab.run("%load_ext agent_nb\n%config AgentMagics.stream_interval = 0")
+    first = lab.run("%%agent browser-fork\nfirst question")
+    assert "You said: first question" in lab.cell(first).inner_text(), lab.text(first)
+    _, widget = show(lab, "browser-fork")
+    type_and_send(widget, "tell me a story")
+    story = widget.locator(".anb-past .anb-model", has_text="You said: tell me a story")
+    story.wait_for(timeout=10_000)
+    wait_idle(widget)
+    assert widget.locator(".anb-fork").count() == 0  # one branch: no arrows yet
+
+    # The re-run moves the cell's turn and the widget's story to branch 2.
+    lab.run("backend.enqueue('A second answer.')")
+    rerun(lab, first)
+    assert "moved to branch 2" in lab.cell(first).inner_text(), lab.text(first)
+    fork = widget.locator(".anb-past .anb-fork")
+    fork.locator(".anb-fork-pos", has_text="2/2").wait_for(timeout=10_000)
+    assert story.count() == 0
+    assert model_texts(widget) == ["A second answer."]
+    # The bar sits before the forked turn: the first question, nothing above it.
+    assert widget.locator(".anb-past > *").first.get_attribute("class") == "anb-fork"
+    prev, nxt = fork.locator("button.anb-fork-arrow").all()
+    assert prev.is_enabled() and nxt.is_disabled()
+    widget.scroll_into_view_if_needed()
+    widget.screenshot(path=str(OUTPUT_DIR / "chat-widget-fork.png"))
+
+    prev.click()
+    fork.locator(".anb-fork-pos", has_text="1/2").wait_for(timeout=10_000)
+    story.wait_for(timeout=10_000)
+    assert model_texts(widget) == ["You said: first question", "You said: tell me a story"]
+    assert fork.locator("button.anb-fork-arrow").first.is_disabled()
+    assert lab.eval("get_runner().get_or_create_session('browser-fork').branch") == "2"
+    answers = lab.eval(
+        "[e.text for e in get_runner().get_or_create_session('browser-fork').history"
+        " if type(e).__name__ == 'TextMessage' and e.author != 'user']"
+    )
+    assert answers == "['You said: first question', 'You said: tell me a story']", answers
+
+
 def test_a_long_conversation_opens_at_its_latest_message(lab: Lab) -> None:
     lab.run(
         "long_session = get_runner().get_or_create_session('browser-long')\n"
