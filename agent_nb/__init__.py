@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._core.agent import Agent, AgentTool
-from ._core.data_agent import DataAgent
 from ._core.contexts import ConversationReference, DataAgentContext, InlineContext
+from ._core.data_agent import DataAgent
 from ._core.reply import Reply
 from ._core.tools import ToolContext
 from ._core.trace import AgentStep, InvocationTrace
@@ -28,11 +28,11 @@ from ._core.types import (
     TurnComplete,
     Usage,
 )
+from ._core.workflow import CodeAgent, LoopAgent, ParallelAgent, SequentialAgent
 from ._runtime.kernel_runner import get_runner, set_runner
 from ._runtime.runner import AgentRunner
 from ._runtime.session import AgentSession
 from ._runtime.session_info import SessionInfo
-from ._core.workflow import CodeAgent, LoopAgent, ParallelAgent, SequentialAgent
 from ._runtime.stream import EventStream
 
 if TYPE_CHECKING:

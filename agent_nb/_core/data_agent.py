@@ -41,7 +41,7 @@ _MAX_TOOL_ROWS = 20
 class DataAgent(CodeAgent):
     """Insights from DataFrames into ``temp:insights`` (see the module docstring)."""
 
-    data: Mapping[str, Any] = dataclasses.field(repr=False)
+    data: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False)
     output_key: str = "temp:insights"
 
     def __init__(

@@ -134,6 +134,7 @@ def check_agent(agent: object) -> AnyAgent:
             "expected an agent (Agent, SequentialAgent, ParallelAgent, LoopAgent, CodeAgent "
             f"or DataAgent), got {type(agent).__name__}"
         )
+    root: str = agent.name  # type: ignore[attr-defined]
     seen: dict[str, int] = {}
 
     def visit(node: AnyAgent, path: tuple[int, ...]) -> None:
@@ -141,12 +142,12 @@ def check_agent(agent: object) -> AnyAgent:
             raise ValueError(f"agent {node.name!r} contains itself (a cycle in sub_agents)")
         if node.name in seen and seen[node.name] != id(node):
             raise ValueError(
-                f"two different agents are named {node.name!r} in the tree of {agent.name!r}; "  # type: ignore[union-attr]
+                f"two different agents are named {node.name!r} in the tree of {root!r}; "
                 "agent names must be unique within a tree (they label events and KV caches)"
             )
         if node.name in seen:
             raise ValueError(
-                f"agent {node.name!r} appears twice in the tree of {agent.name!r}; "  # type: ignore[union-attr]
+                f"agent {node.name!r} appears twice in the tree of {root!r}; "
                 "use a copy with another name"
             )
         seen[node.name] = id(node)

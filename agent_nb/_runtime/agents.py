@@ -336,18 +336,18 @@ async def _run_model_agent(agent: Agent, env: AgentEnv, scope: Scope) -> bool:
             cancelled = progress.finish == "cancelled"
             if cancelled or not calls:
                 text = "".join(progress.text)
-                keep = agent.output_key and text and not cancelled
-                delta = {agent.output_key: text} if keep else {}
+                key = agent.output_key
+                delta: dict[str, Any] = {key: text} if key and text and not cancelled else {}
                 writes.update(delta)
                 progress.flush_text(rec, interrupted=cancelled, state_delta=scope.commit(delta))
                 return escalated
             progress.flush_text(rec, interrupted=False)
             for call in calls:
                 progress.open_call = rec.call(call)
-                response, delta, esc = await _run_tool(env, agent, scope, call, reads)
+                response, wrote, esc = await _run_tool(env, agent, scope, call, reads)
                 escalated = escalated or esc
-                writes.update(delta)
-                rec.response(call, response, scope.commit(delta))
+                writes.update(wrote)
+                rec.response(call, response, scope.commit(wrote))
                 progress.open_call = None
                 if ctx.cancelled:
                     progress.finish = "cancelled"

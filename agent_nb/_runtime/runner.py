@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import threading
 import time
 import weakref
@@ -24,12 +25,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .._core.agent import Agent
-from .._core.workflow import AnyAgent, check_agent
 from .._core.contexts import ConversationReference, DataAgentContext, InlineContext, check_chat_mode
 from .._core.history import contents_to_events
 from .._core.ids import check_session_id, is_single_turn_id, new_single_turn_id
 from .._core.reply import Reply
 from .._core.types import Content, GenerateContentRequest
+from .._core.workflow import AnyAgent, check_agent
 from ..backends import Backend, check_spec
 from ..errors import RunnerShutDownError, UnknownAgentError
 from ..stores import SessionStore, resolve_store
@@ -64,7 +65,7 @@ class AgentRunner:
 
     def __init__(
         self,
-        agent: Agent | None = None,
+        agent: AnyAgent | None = None,
         *,
         model: str | Backend = DEFAULT_MODEL,
         store: str | SessionStore | None = None,
@@ -150,7 +151,7 @@ class AgentRunner:
         # The other agents of a tree: each cache trimmed to its own next request
         # (one that cannot be built, e.g. it needs a temp: key, is dropped).
         for key, agent in core.agent_caches().items():
-            self._pool.rewind(key, lambda agent=agent: core.rewind_request(agent))
+            self._pool.rewind(key, functools.partial(core.rewind_request, agent))
 
     def _turn_finished(self, core: SessionCore) -> None:
         if core.ephemeral:

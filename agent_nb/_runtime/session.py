@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._core.trace import InvocationTrace
-from .._core.workflow import AnyAgent, check_agent
 from .._core.reply import Reply
+from .._core.trace import InvocationTrace
 from .._core.types import Content, Event, GenerationConfig
 from .._core.window import ContextPolicy, check_policy
+from .._core.workflow import AnyAgent, check_agent
 from ..backends import Backend
 from .context import TurnOptions
 from .host import SessionHost

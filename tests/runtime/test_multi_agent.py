@@ -169,7 +169,10 @@ def test_parallel_merge_follows_sub_agent_order(make_runner: RunnerFactory) -> N
 
     tree = SequentialAgent(
         "pipe",
-        [ParallelAgent("both", [CodeAgent("a", slow), CodeAgent("b", fast)]), CodeAgent("c", after)],
+        [
+            ParallelAgent("both", [CodeAgent("a", slow), CodeAgent("b", fast)]),
+            CodeAgent("c", after),
+        ],
     )
     session = make_runner(tree).get_or_create_session("s")
     reply = session.run("go")
