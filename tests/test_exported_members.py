@@ -29,7 +29,7 @@ PUBLIC_MODULES = [
 
 SESSION_API = {
     "agent", "busy", "cancel", "close", "closed", "delete", "get_history", "history", "id",
-    "invocations", "rewind", "run", "run_async", "runner", "state", "subscribe", "turns",
+    "invocations", "rewind", "run", "run_async", "runner", "state", "subscribe", "trace", "turns",
     "user_id",
 }  # fmt: skip
 RUNNER_API = {
