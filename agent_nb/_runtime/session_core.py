@@ -186,13 +186,13 @@ class SessionCore:
                 state_delta=copy.deepcopy(delta),
             )
             self._last_options = options
-
-
-            def on_end() -> None:
-                self._keep_trace(ctx)
-                self._finish_turn(invocation)
-
-            return invocation.start(run_turn(ctx, user_event, on_end=on_end))
+            turn = run_turn(
+                ctx,
+                user_event,
+                on_end=lambda: self._finish_turn(invocation),
+                on_steps=lambda: self._keep_trace(ctx),
+            )
+            return invocation.start(turn)
         except BaseException:
             with self._lock:
                 self._active = None

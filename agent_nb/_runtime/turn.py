@@ -66,12 +66,17 @@ def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
 
 
 async def run_turn(
-    ctx: InvocationContext, user_event: TextMessage, on_end: Callable[[], None]
+    ctx: InvocationContext,
+    user_event: TextMessage,
+    on_end: Callable[[], None],
+    on_steps: Callable[[], None] | None = None,
 ) -> Reply:
     """The turn on the worker: user message, then the agent tree (see `agents`).
 
-    ``on_end`` runs after the last event is recorded (the session frees its
-    busy flag there).
+    ``on_steps`` runs once every agent has finished (``ctx.steps`` is the whole
+    trace), before the `TurnComplete` is recorded, so a listener that sees
+    the turn end can already read its trace. ``on_end`` runs after the last
+    event is recorded (the session frees its busy flag there).
     """
     agent, rec = ctx.agent, ctx.recorder
     ctx.keep_temp(user_event.state_delta)
@@ -96,6 +101,10 @@ async def run_turn(
             raise
         rec.emit(user_event)
         progress.started = True
-        await run_agent(agent, env, Scope(ctx))
+        try:
+            await run_agent(agent, env, Scope(ctx))
+        finally:
+            if on_steps is not None:
+                on_steps()
 
     return await run_invocation(rec, body, session_id=ctx.session_id, on_end=on_end)
