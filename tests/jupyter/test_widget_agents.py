@@ -10,14 +10,12 @@ from agent_nb import Agent, AgentRunner, CodeAgent, SequentialAgent, ToolContext
 from agent_nb._jupyter.widget.protocol import entries_from_events
 from agent_nb.backends import ScriptedBackend
 from tests.fixtures_runtime import RunnerFactory
-from tests.jupyter.test_widget import (  # noqa: F401 (fixtures)
-    WidgetFactory,
-    comm_of,
-    open_widget,
-    recording_comms,
-    turn_done,
-    wait_for,
-)
+from tests.jupyter import test_widget as widget_tests
+from tests.jupyter.test_widget import WidgetFactory, comm_of, turn_done, wait_for
+
+# The recording comm and the widget factory, as in test_widget.py.
+recording_comms = widget_tests.recording_comms
+open_widget = widget_tests.open_widget
 
 
 def count_words(ctx: ToolContext) -> None:
