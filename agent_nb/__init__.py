@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._core.agent import Agent
+from ._core.agent import Agent, AgentTool
 from ._core.contexts import ConversationReference, DataAgentContext, InlineContext
+from ._core.data_agent import DataAgent
 from ._core.reply import Reply
 from ._core.tools import ToolContext
+from ._core.trace import AgentStep, InvocationTrace
 from ._core.types import (
     Content,
     Event,
@@ -26,6 +28,7 @@ from ._core.types import (
     TurnComplete,
     Usage,
 )
+from ._core.workflow import CodeAgent, LoopAgent, ParallelAgent, SequentialAgent
 from ._runtime.kernel_runner import get_runner, set_runner
 from ._runtime.runner import AgentRunner
 from ._runtime.session import AgentSession
@@ -41,9 +44,13 @@ __all__ = [
     "Agent",
     "AgentRunner",
     "AgentSession",
+    "AgentStep",
+    "AgentTool",
     "ChatWidget",
+    "CodeAgent",
     "Content",
     "ConversationReference",
+    "DataAgent",
     "DataAgentContext",
     "Event",
     "EventStream",
@@ -52,9 +59,13 @@ __all__ = [
     "GenerateContentRequest",
     "GenerationConfig",
     "InlineContext",
+    "InvocationTrace",
+    "LoopAgent",
+    "ParallelAgent",
     "Part",
     "Reply",
     "Role",
+    "SequentialAgent",
     "SessionInfo",
     "TextMessage",
     "ToolContext",

@@ -13,22 +13,32 @@ import { bubble } from "./transcript.js";
 /** @typedef {import("./protocol.js").SnapshotMsg} SnapshotMsg */
 /** @typedef {import("./transcript.js").FillMarkdown} FillMarkdown */
 
-/** The streamed text of the current invocation. */
+/** The streamed text of the current invocation and agent. */
 export class LiveText {
   constructor() {
     this.invocationId = "";
+    this.author = ""; // the agent writing; "" from a sender that does not say
     this.text = "";
   }
 
   /**
-   * Add a delta; a delta of another invocation starts afresh.
+   * Is ``msg`` the start of another block (another invocation or agent)?
    * @param {DeltaMsg} msg
-   * @returns {boolean} true when a new invocation started
+   */
+  isFresh(msg) {
+    return msg.invocation_id !== this.invocationId || (msg.author ?? "") !== this.author;
+  }
+
+  /**
+   * Add a delta; a delta of another invocation or agent starts afresh.
+   * @param {DeltaMsg} msg
+   * @returns {boolean} true when a new block started
    */
   add(msg) {
-    const fresh = msg.invocation_id !== this.invocationId;
+    const fresh = this.isFresh(msg);
     if (fresh) {
       this.invocationId = msg.invocation_id;
+      this.author = msg.author ?? "";
       this.text = "";
     }
     this.text += msg.text;
@@ -41,11 +51,13 @@ export class LiveText {
    */
   restore(msg) {
     this.invocationId = msg.invocation_id;
+    this.author = msg.author ?? "";
     this.text = msg.text;
   }
 
   clear() {
     this.invocationId = "";
+    this.author = "";
     this.text = "";
   }
 }
@@ -57,7 +69,8 @@ export class LiveText {
  * @param {HTMLElement} options.live  where the streaming bubble goes
  * @param {FillMarkdown} options.fillMarkdown
  * @param {() => (() => void)} options.keepScroll  call before a change; call its result after
- * @param {() => string} options.label  the agent's name, the same label as the transcript's
+ * @param {() => string} options.label  the session agent's name, for deltas that name no
+ *   agent (a turn of several agents labels each block with the agent writing it)
  */
 export function mountLive({ doc, live, fillMarkdown, keepScroll, label }) {
   const state = new LiveText();
@@ -70,7 +83,7 @@ export function mountLive({ doc, live, fillMarkdown, keepScroll, label }) {
     if (!state.text) return;
     const restore = keepScroll();
     if (!shown) {
-      shown = bubble(doc, "model", label());
+      shown = bubble(doc, "model", state.author || label());
       shown.box.classList.add("anb-streaming-msg");
       live.replaceChildren(shown.box);
     }
@@ -91,9 +104,9 @@ export function mountLive({ doc, live, fillMarkdown, keepScroll, label }) {
   }
 
   return {
-    /** @param {DeltaMsg} msg @returns {boolean} true when a new invocation started */
+    /** @param {DeltaMsg} msg @returns {boolean} true when a new block started */
     delta(msg) {
-      const fresh = msg.invocation_id !== state.invocationId;
+      const fresh = state.isFresh(msg);
       if (fresh) clear();
       state.add(msg);
       schedule();

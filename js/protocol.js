@@ -36,6 +36,7 @@
  * @property {"tool_call"} kind
  * @property {string} id
  * @property {string} invocation_id
+ * @property {string} author the agent that called the tool
  * @property {string} name
  * @property {string} call_id
  * @property {Record<string, unknown>} args
@@ -46,9 +47,34 @@
  * @property {"tool_result"} kind
  * @property {string} id
  * @property {string} invocation_id
+ * @property {string} author
  * @property {string} name
  * @property {string} call_id
  * @property {Record<string, unknown>} response
+ */
+
+/**
+ * @typedef {object} ScopeUseDict
+ * @property {string[]} read state keys the agent read
+ * @property {Record<string, string>} wrote key -> its value, shortened
+ */
+
+/**
+ * One agent's part of an invocation.
+ * @typedef {object} TraceStepDict
+ * @property {string} agent
+ * @property {string} kind "model", "code", "tool-agent", "merge"
+ * @property {Record<string, ScopeUseDict>} scopes "temp", "session", "user", "app": those it touched
+ * @property {number} prompt_tokens
+ * @property {number} cached_tokens
+ * @property {number} generated_tokens
+ * @property {string | null} error
+ */
+
+/**
+ * @typedef {object} TraceDict
+ * @property {string} invocation_id
+ * @property {TraceStepDict[]} steps in the order the agents finished
  */
 
 /**
@@ -61,6 +87,7 @@
  * @property {string | null} error
  * @property {number | null} max_tokens the limit that cut the reply (finish_reason "length")
  * @property {UsageDict} usage
+ * @property {TraceDict | null} [trace] null: one agent that touched no state, or no longer in memory
  */
 
 /** @typedef {UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry} Entry */
@@ -71,6 +98,7 @@
  * @typedef {object} DeltaMsg
  * @property {"delta"} type
  * @property {string} invocation_id
+ * @property {string} [author] the agent writing it
  * @property {string} text
  */
 
@@ -102,6 +130,7 @@
  * @typedef {object} SnapshotMsg
  * @property {"snapshot"} type
  * @property {string} invocation_id
+ * @property {string} [author]
  * @property {string} text
  */
 

@@ -4,6 +4,7 @@
 // the untrusted-text path stays in markdown.js.
 
 import { argsPreview, cutOffNote, pretty, toolFailed } from "./format.js";
+import { tracePanel } from "./trace.js";
 
 /** @typedef {import("./protocol.js").Entry} Entry */
 /** @typedef {import("./protocol.js").ToolCallEntry} ToolCallEntry */
@@ -41,8 +42,9 @@ export function bubble(doc, role, label) {
 
 /**
  * Build the DOM for a run of entries. Tool calls and their results share one
- * collapsible block (matched by call_id); ``openTools`` remembers which blocks
- * the user opened, so a re-render at the end of a turn keeps them open.
+ * collapsible block (matched by call_id); a turn with a trace ends with its
+ * trace panel (trace.js). ``openTools`` remembers which blocks and panels the
+ * user opened, so a re-render at the end of a turn keeps them open.
  * @param {Document} doc
  * @param {Entry[]} entries
  * @param {Set<string>} openTools
@@ -77,6 +79,7 @@ export function renderEntries(doc, entries, openTools, fillMarkdown) {
     } else if (entry.kind === "turn" && entry.finish_reason === "length") {
       out.push(h(doc, "div", "anb-note anb-cut", cutOffNote(entry.max_tokens)));
     }
+    if (entry.kind === "turn" && entry.trace) out.push(tracePanel(doc, entry.trace, openTools));
   }
   return out;
 }

@@ -26,7 +26,11 @@ TURNS = [
     ("italy", "demo", "And the capital of Italy?"),
     ("rhyme", "class", "Give me one word that rhymes with cat."),
     # The frame and its monthly revenue: a prompt of about 650 tokens.
-    ("data", "sales --data sales growth", "In one sentence: what does this table contain?"),
+    (
+        "data",
+        "sales --data sales growth --data-mode summary",
+        "In one sentence: what does this table contain?",
+    ),
     (
         "revenue",
         "sales",

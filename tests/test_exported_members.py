@@ -30,7 +30,7 @@ PUBLIC_MODULES = [
 SESSION_API = {
     "agent", "branch", "branches", "busy", "cancel", "close", "closed", "delete", "forks",
     "get_history", "history", "id", "invocations", "last_model", "rewind", "run", "run_async",
-    "runner", "state", "subscribe", "switch_branch", "tree", "turns", "user_id",
+    "runner", "state", "subscribe", "switch_branch", "trace", "tree", "turns", "user_id",
 }  # fmt: skip
 RUNNER_API = {
     "agent", "app_name", "backend", "backend_for", "chat", "check_model", "clear_all_sessions",

@@ -17,6 +17,8 @@ def test_top_level_names_are_pinned() -> None:
         "ConversationReference", "DataAgentContext", "Event", "EventStream", "FunctionCall",
         "FunctionResponse", "GenerateContentRequest", "GenerationConfig", "InlineContext",
         "Part", "Reply", "Role", "SessionInfo", "TextMessage", "ToolContext", "TurnComplete",
+        "SequentialAgent", "ParallelAgent", "LoopAgent", "AgentTool", "CodeAgent", "DataAgent",
+        "AgentStep", "InvocationTrace",
         "Usage", "get_runner", "load_ipython_extension", "set_runner",
         "unload_ipython_extension",
     }  # fmt: skip

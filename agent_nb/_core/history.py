@@ -17,15 +17,31 @@ from .types import (
 __all__ = ["contents_to_events", "events_to_contents"]
 
 
-def events_to_contents(events: Iterable[Event]) -> list[Content]:
+def events_to_contents(events: Iterable[Event], viewer: str | None = None) -> list[Content]:
+    """The conversation as a model sees it.
+
+    With ``viewer`` (an agent of a multi-agent turn), only that agent's own
+    messages and tool calls are MODEL content; another agent's final text
+    comes as USER context, ``[name] said: ...``, and its tool calls are left
+    out (as ADK presents other agents' events). Empty messages (a step that
+    only wrote state) are left out.
+    """
     contents: list[Content] = []
     for event in events:
+        mine = viewer is None or event.author == viewer
         if isinstance(event, TextMessage) and not event.is_partial:
-            role = Role.USER if event.author == "user" else Role.MODEL
-            contents.append(Content(role, (Part(text=event.text),)))
-        elif isinstance(event, FunctionCall):
+            if not event.text:
+                continue
+            if event.author == "user":
+                contents.append(Content(Role.USER, (Part(text=event.text),)))
+            elif mine:
+                contents.append(Content(Role.MODEL, (Part(text=event.text),)))
+            else:
+                said = f"[{event.author}] said: {event.text}"
+                contents.append(Content(Role.USER, (Part(text=said),)))
+        elif isinstance(event, FunctionCall) and mine:
             contents.append(Content(Role.MODEL, (Part(function_call=event),)))
-        elif isinstance(event, FunctionResponse):
+        elif isinstance(event, FunctionResponse) and mine:
             contents.append(Content(Role.USER, (Part(function_response=event),)))
     return contents
 

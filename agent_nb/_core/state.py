@@ -31,8 +31,11 @@ __all__ = [
     "State",
     "apply_delta",
     "check_json_value",
+    "check_state_key",
     "render_instructions",
+    "scope_of",
     "split_delta",
+    "template_keys",
 ]
 
 APP_PREFIX = "app:"
@@ -50,6 +53,24 @@ def check_json_value(key: str, value: Any) -> None:
             f"state[{key!r}] must be JSON-serialisable (str, int, float, bool, None, "
             f"list, dict with str keys); got {type(value).__name__}: {exc}"
         ) from None
+
+
+def scope_of(key: str) -> str:
+    """``"temp"``, ``"user"``, ``"app"`` or ``"session"``: where a key's value lives."""
+    for prefix in (TEMP_PREFIX, USER_PREFIX, APP_PREFIX):
+        if key.startswith(prefix):
+            return prefix[:-1]
+    return "session"
+
+
+def check_state_key(what: str, key: object) -> str:
+    """A key an agent writes by name (``output_key``): an identifier, maybe prefixed."""
+    if not isinstance(key, str) or not _KEY.match(key):
+        raise ValueError(
+            f"{what} must be a state key: a Python identifier, optionally prefixed with "
+            f"temp:, user: or app: (e.g. 'temp:draft'); got {key!r}"
+        )
+    return key
 
 
 @dataclass
@@ -101,11 +122,19 @@ class State(MutableMapping[str, Any]):
     Reads return deep copies so a tool cannot mutate history by accident.
     """
 
-    def __init__(self, committed: Mapping[str, Any], delta: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        committed: Mapping[str, Any],
+        delta: dict[str, Any],
+        reads: set[str] | None = None,
+    ) -> None:
         self._committed = committed
         self.delta = delta
+        self.reads = reads  # keys looked up (for the invocation trace), when given
 
     def __getitem__(self, key: str) -> Any:
+        if self.reads is not None:
+            self.reads.add(key)
         if key in self.delta:
             if self.delta[key] is None:  # deleted (or set to None) in this turn
                 raise KeyError(key)
@@ -134,6 +163,19 @@ class State(MutableMapping[str, Any]):
 
 _PLACEHOLDER = re.compile(r"\{+([^{}]*)\}+")
 _KEY = re.compile(r"^((app|user|temp):)?[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def template_keys(template: str) -> list[str]:
+    """The state keys ``template`` refers to (``{key}``, ``{temp:key?}``), in order."""
+    keys: list[str] = []
+    for match in _PLACEHOLDER.finditer(template):
+        whole = match.group(0)
+        if whole.startswith("{{") or whole.endswith("}}"):
+            continue
+        name = match.group(1).strip().rstrip("?")
+        if _KEY.match(name) and name not in keys:
+            keys.append(name)
+    return keys
 
 
 def render_instructions(template: str, state: Mapping[str, Any]) -> str:

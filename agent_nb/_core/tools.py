@@ -25,13 +25,23 @@ __all__ = ["Tool", "ToolContext", "as_tool"]
 
 @dataclasses.dataclass
 class ToolContext:
-    """What a tool can see of its turn: scoped state (read/write) and who called."""
+    """What a tool (or a `CodeAgent`'s function) sees of its turn: scoped state
+    (read/write, ``temp:`` included) and who called.
+
+    ``escalate()`` asks the enclosing `LoopAgent` to stop after this agent
+    (ADK's ``actions.escalate``).
+    """
 
     state: State
     session_id: str
     invocation_id: str
     user_id: str = "default"
     app_name: str = "agent_nb"
+    agent_name: str = ""
+    escalated: bool = False
+
+    def escalate(self) -> None:
+        self.escalated = True
 
 
 _SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -91,6 +101,7 @@ class Tool:
     func: Callable[..., Any]
     spec: ToolSpec
     context_param: str | None
+    agent: Any = None  # an `AgentTool`'s agent: the turn engine runs it instead of ``func``
 
     @property
     def name(self) -> str:

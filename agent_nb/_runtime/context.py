@@ -20,8 +20,10 @@ from typing import Any
 
 from .._core.agent import Agent
 from .._core.state import TEMP_PREFIX
+from .._core.trace import AgentStep
 from .._core.types import Event, GenerationConfig
 from .._core.window import ContextPolicy, WindowMemory
+from .._core.workflow import AnyAgent
 from ..backends import Backend, CancelToken
 from .invocation import Invocation, Recorder
 
@@ -35,7 +37,7 @@ class TurnOptions:
     model: str | Backend | None = None
     system: str | None = None
     config: GenerationConfig | None = None
-    agent: Agent | None = None
+    agent: AnyAgent | None = None
     context_policy: ContextPolicy | None = None  # None: the agent's
 
 
@@ -46,7 +48,7 @@ class InvocationContext:
         self,
         invocation: Invocation,
         *,
-        agent: Agent,
+        agent: AnyAgent,
         options: TurnOptions,
         recorder: Recorder,
         window: WindowMemory,
@@ -57,6 +59,8 @@ class InvocationContext:
         session_state: Callable[[], dict[str, Any]],
         backend_for: Callable[[str | Backend | None], Backend],
         temp: dict[str, Any] | None = None,
+        cache_key_for: Callable[[Agent], str] | None = None,
+        windows: dict[str, WindowMemory] | None = None,
     ) -> None:
         self.invocation = invocation
         self.agent = agent
@@ -71,6 +75,23 @@ class InvocationContext:
         self._session_state = session_state
         self._backend_for = backend_for
         self._backend: Backend | None = None
+        self._cache_key_for = cache_key_for
+        self._windows = windows if windows is not None else {}
+        #: What each agent read and wrote, in the order they finished (`InvocationTrace`).
+        self.steps: list[AgentStep] = []
+
+    def cache_key_for(self, agent: Agent) -> str:
+        """The KV-cache key of ``agent`` in a multi-agent turn (see `agents`)."""
+        if self._cache_key_for is not None:
+            return self._cache_key_for(agent)
+        own = agent.name == self.agent.name
+        return self.session_id if own else f"{self.session_id}/{agent.name}"
+
+    def window_for(self, agent_name: str | None) -> WindowMemory:
+        """The sticky window cut of one agent (None: the session's own)."""
+        if agent_name is None:
+            return self.window
+        return self._windows.setdefault(agent_name, WindowMemory())
 
     @property
     def invocation_id(self) -> str:
@@ -83,10 +104,6 @@ class InvocationContext:
     @property
     def cancelled(self) -> bool:
         return self.invocation.cancelled
-
-    @property
-    def policy(self) -> ContextPolicy:
-        return self.options.context_policy or self.agent.context_policy
 
     def backend(self) -> Backend:
         """The turn's backend, resolved on first use (a bad spec fails inside the turn)."""

@@ -113,12 +113,26 @@ class Recorder:
         *,
         store: Callable[[Event], Event] | None = None,
         notify: Callable[[Event], None] | None = None,
+        events: list[Event] | None = None,
+        quiet: bool = False,
     ) -> None:
         self.invocation = invocation
         self.author = author
-        self.events: list[Event] = []
+        self.events: list[Event] = [] if events is None else events
         self._store = store
         self._notify = notify
+        self._quiet = quiet  # True: keep events here only (an agent run as a tool)
+
+    def as_author(self, author: str) -> Recorder:
+        """The same recorder (same store, stream and event list) for another agent."""
+        return Recorder(
+            self.invocation, author, store=self._store, notify=self._notify,
+            events=self.events, quiet=self._quiet,
+        )  # fmt: skip
+
+    def detached(self, author: str, events: list[Event]) -> Recorder:
+        """A recorder whose events go only to ``events``: not stored, not streamed."""
+        return Recorder(self.invocation, author, events=events, quiet=True)
 
     def emit(self, event: Event) -> Event:
         transient = isinstance(event, PromptProgress)
@@ -127,6 +141,8 @@ class Recorder:
             if self._store is not None:
                 event = self._store(event)
             self.events.append(event)
+        if self._quiet:
+            return event
         self.invocation.stream.push(event)
         if self._notify is not None:
             self._notify(event)
@@ -141,8 +157,14 @@ class Recorder:
     def prompt_progress(self, done: int, total: int) -> None:
         self.emit(PromptProgress(done=done, total=total, **self._ids()))
 
-    def text(self, text: str, *, interrupted: bool = False) -> None:
-        self.emit(TextMessage(text=text, interrupted=interrupted, **self._ids()))
+    def text(
+        self, text: str, *, interrupted: bool = False, state_delta: dict[str, Any] | None = None
+    ) -> None:
+        self.emit(
+            TextMessage(
+                text=text, interrupted=interrupted, state_delta=state_delta or {}, **self._ids()
+            )
+        )
 
     def call(self, chunk: ToolCallChunk) -> FunctionCall:
         event = FunctionCall(name=chunk.name, args=chunk.args, call_id=chunk.call_id, **self._ids())
@@ -189,11 +211,14 @@ class Progress:
     open_call: FunctionCall | None = None  # a tool that is running
     max_tokens: int | None = None  # the latest model call's limit (names a "length" finish)
     call_generated: int = 0  # tokens the latest model call generated (context = prompt + these)
+    started: bool = False  # the user message is recorded: the turn must end with TurnComplete
 
-    def flush_text(self, rec: Recorder, *, interrupted: bool) -> None:
+    def flush_text(
+        self, rec: Recorder, *, interrupted: bool, state_delta: dict[str, Any] | None = None
+    ) -> None:
         """Record the streamed text as one final message (if any) and start afresh."""
         if self.text:
-            rec.text("".join(self.text), interrupted=interrupted)
+            rec.text("".join(self.text), interrupted=interrupted, state_delta=state_delta)
             self.text = []
 
 
@@ -300,7 +325,7 @@ async def run_invocation(
     except Exception as exc:
         progress.finish, error = "error", exc
     try:
-        if not _nothing_sent(error):
+        if progress.started or not _nothing_sent(error):
             progress.flush_text(rec, interrupted=True)  # cut off mid-stream: keep what was seen
             if progress.open_call is not None:
                 rec.response(progress.open_call, {"error": "cancelled before the tool finished"})

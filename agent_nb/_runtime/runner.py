@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import threading
 import time
 import weakref
@@ -29,6 +30,7 @@ from .._core.history import contents_to_events
 from .._core.ids import check_session_id, is_single_turn_id, new_single_turn_id
 from .._core.reply import Reply
 from .._core.types import Content, GenerateContentRequest
+from .._core.workflow import AnyAgent, check_agent
 from ..backends import Backend, check_spec
 from ..errors import RunnerShutDownError, SessionExistsError, UnknownAgentError
 from ..stores import SessionStore, resolve_store
@@ -64,7 +66,7 @@ class AgentRunner:
 
     def __init__(
         self,
-        agent: Agent | None = None,
+        agent: AnyAgent | None = None,
         *,
         model: str | Backend = DEFAULT_MODEL,
         store: str | SessionStore | None = None,
@@ -74,14 +76,14 @@ class AgentRunner:
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
         check_spec(model)  # a typo fails here, not at the first turn
-        self._agent = agent or Agent()
+        self._agent: AnyAgent = check_agent(agent) if agent is not None else Agent()
         self._user_id = user_id
         self._app_name = app_name
         self._store = resolve_store(store)
         self._leases = TurnLeases(self._store)
         self._model: str | Backend = model
         self._pool = BackendPool()
-        self._agents: dict[str, Agent] = {self._agent.name: self._agent}
+        self._agents: dict[str, AnyAgent] = {self._agent.name: self._agent}
         self._lock = threading.RLock()
         self._sessions: dict[str, _Live] = {}
         self._lifecycle = Lifecycle(
@@ -99,7 +101,7 @@ class AgentRunner:
     # -- identity -------------------------------------------------------------
 
     @property
-    def agent(self) -> Agent:
+    def agent(self) -> AnyAgent:
         """The default agent of new sessions."""
         return self._agent
 
@@ -150,6 +152,10 @@ class AgentRunner:
         self, core: SessionCore, build: Callable[[], GenerateContentRequest]
     ) -> None:
         self._pool.rewind(core.id, build)
+        # The other agents of a tree: each cache trimmed to its own next request
+        # (one that cannot be built, e.g. it needs a temp: key, is dropped).
+        for key, agent in core.agent_caches().items():
+            self._pool.rewind(key, functools.partial(core.rewind_request, agent))
 
     def _turn_finished(self, core: SessionCore) -> None:
         if core.ephemeral:
@@ -183,14 +189,13 @@ class AgentRunner:
 
     # -- agents ---------------------------------------------------------------
 
-    def register_agent(self, agent: Agent) -> None:
-        """Store an agent for `DataAgentContext(agent_name)` and per-session use."""
-        if not isinstance(agent, Agent):
-            raise TypeError(f"expected an Agent, got {type(agent).__name__}")
+    def register_agent(self, agent: AnyAgent) -> None:
+        """Store an agent (any kind) for `DataAgentContext(agent_name)` and per-session use."""
+        check_agent(agent)
         with self._lock:
             self._agents[agent.name] = agent
 
-    def get_agent(self, name: str) -> Agent:
+    def get_agent(self, name: str) -> AnyAgent:
         try:
             return self._agents[name]
         except KeyError:
@@ -202,7 +207,7 @@ class AgentRunner:
     # -- sessions -------------------------------------------------------------
 
     def get_or_create_session(
-        self, session_id: str, *, agent: Agent | str | None = None
+        self, session_id: str, *, agent: AnyAgent | str | None = None
     ) -> AgentSession:
         """The live session with this id, else a resumed or new one."""
         check_session_id(session_id)
@@ -217,17 +222,17 @@ class AgentRunner:
         self._evictions.wait(session_id)
         return self._open(session_id, agent, ephemeral=False).session
 
-    def _resolve_agent(self, agent: Agent | str | None) -> Agent:
+    def _resolve_agent(self, agent: AnyAgent | str | None) -> AnyAgent:
         if agent is None:
             return self._agent
         if isinstance(agent, str):
             return self.get_agent(agent)
-        return agent
+        return check_agent(agent)
 
     def _open(
         self,
         session_id: str,
-        agent: Agent | str | None,
+        agent: AnyAgent | str | None,
         *,
         ephemeral: bool,
         history: Sequence[Content] = (),
@@ -283,7 +288,7 @@ class AgentRunner:
         infos = [
             SessionInfo.of(
                 s,
-                kv_bytes=self._pool.kv_bytes(s.id),
+                kv_bytes=self._kv_bytes(s),
                 evicting=s in evicting,
                 holders=self._holders.of(s.id) if s in live else (),
             )
@@ -310,8 +315,12 @@ class AgentRunner:
         """`AgentSession.rewind` by id."""
         return self.get_or_create_session(session_id).rewind(before_invocation_id)
 
+    def _kv_bytes(self, session: SessionCore) -> int:
+        return sum(self._pool.kv_bytes(key) for key in session.cache_keys())
+
     def _evict_now(self, session: SessionCore) -> None:
-        self._pool.drop(session.id)
+        for key in session.cache_keys():  # the session's own and its agents' (id/name)
+            self._pool.drop(key)
         if not self.store.persistent or session.ephemeral:
             self.store.delete_session(self.app_name, self.user_id, session.id)
         session.release()
@@ -354,7 +363,7 @@ class AgentRunner:
     def _run_ephemeral(
         self,
         content: str | Content,
-        agent: Agent | str | None = None,
+        agent: AnyAgent | str | None = None,
         history: Sequence[Content] = (),
         **kwargs: Any,
     ) -> EventStream:
@@ -394,7 +403,7 @@ class AgentRunner:
         if conversation is not None:
             return self.get_or_create_session(conversation.session_id).run_async(message)
         if data_agent is not None:
-            agent: Agent = self.get_agent(data_agent.agent_name)
+            agent: AnyAgent = self.get_agent(data_agent.agent_name)
         else:
             assert inline is not None
             agent = Agent(name="inline", instructions=inline.instructions, tools=inline.tools)
@@ -417,8 +426,8 @@ class AgentRunner:
     def trim_memory(self) -> int:
         """Drop the KV caches of idle sessions; returns bytes freed."""
         with self._lock:
-            busy = frozenset(s.core.id for s in self._sessions.values() if s.core.busy)
-        return self._pool.trim(busy)
+            busy = [s.core for s in self._sessions.values() if s.core.busy]
+        return self._pool.trim(frozenset(key for core in busy for key in core.cache_keys()))
 
     # -- shutdown -------------------------------------------------------------
 

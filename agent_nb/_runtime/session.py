@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._core.agent import Agent
 from .._core.branches import (
     Branch,
     Fork,
@@ -22,8 +21,10 @@ from .._core.branches import (
     turn_tree,
 )
 from .._core.reply import Reply
+from .._core.trace import InvocationTrace
 from .._core.types import Content, Event, GenerationConfig
 from .._core.window import ContextPolicy, check_policy
+from .._core.workflow import AnyAgent, check_agent
 from ..backends import Backend
 from .context import TurnOptions
 from .host import SessionHost
@@ -52,7 +53,7 @@ class AgentSession:
         return self._core.user_id
 
     @property
-    def agent(self) -> Agent:
+    def agent(self) -> AnyAgent:
         """The agent this session's turns run (``get_or_create_session(id, agent=...)`` sets it)."""
         return self._core.agent
 
@@ -103,6 +104,12 @@ class AgentSession:
     def state(self) -> dict[str, Any]:
         """App, user and session state merged with prefixes (a deep copy)."""
         return self._core.state()
+
+    def trace(self, invocation_id: str | None = None) -> InvocationTrace | None:
+        """What each agent of a turn read and wrote in ``temp:``, session, ``user:`` and
+        ``app:`` state (default: the latest turn). Kept in memory for the latest 20
+        turns of this kernel; None for a turn it does not hold."""
+        return self._core.trace(invocation_id)
 
     def invocations(self) -> list[str]:
         """Invocation ids of the active branch's turns, oldest first."""
@@ -163,8 +170,12 @@ class AgentSession:
         system: str | None = None,
         config: GenerationConfig | None = None,
         context_policy: ContextPolicy | None = None,
+        agent: AnyAgent | None = None,
     ) -> EventStream:
         """Start a turn now; returns its `EventStream`.
+
+        ``agent`` runs this turn instead of the session's agent (any agent: a
+        `SequentialAgent` pipeline too).
 
         ``context_policy`` overrides the agent's for this turn (``"window"`` or
         ``"error"``); a turn that cannot fit the model's window fails with
@@ -173,7 +184,11 @@ class AgentSession:
         if context_policy is not None:
             check_policy(context_policy)
         options = TurnOptions(
-            model=model, system=system, config=config, context_policy=context_policy
+            model=model,
+            system=system,
+            config=config,
+            context_policy=context_policy,
+            agent=None if agent is None else check_agent(agent),
         )
         return self._core.start_turn(content, state_delta, options)
 

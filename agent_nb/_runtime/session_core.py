@@ -37,6 +37,7 @@ from .._core.agent import Agent
 from .._core.branches import path_turns
 from .._core.reply import Reply
 from .._core.state import check_json_value
+from .._core.trace import InvocationTrace
 from .._core.types import (
     Content,
     Event,
@@ -47,6 +48,7 @@ from .._core.types import (
     Usage,
 )
 from .._core.window import WindowMemory, shown
+from .._core.workflow import AnyAgent, check_agent
 from ..backends import Backend
 from ..errors import SessionBusyError, SessionClosedError, SessionExistsError, StaleSessionError
 from ..stores import SessionRecord
@@ -60,6 +62,9 @@ from .turn import build_request, close_unfinished_turn, run_turn
 __all__ = ["Lifecycle", "Listener", "SessionCore", "estimate_history_bytes", "history_totals"]
 
 log = logging.getLogger("agent_nb")
+
+#: How many invocations' traces a session keeps in memory (``%agent trace``).
+TRACES_KEPT = 20
 
 Listener = Callable[[Event | None], None]
 
@@ -83,14 +88,14 @@ class SessionCore:
         host: SessionHost,
         lifecycle: Lifecycle,
         record: SessionRecord,
-        agent: Agent,
+        agent: AnyAgent,
         *,
         leases: TurnLeases,
         ephemeral: bool = False,
     ) -> None:
         self.host = host
         self._leases = leases
-        self.agent = agent
+        self.agent = check_agent(agent)
         self.ephemeral = ephemeral
         self._lifecycle = lifecycle
         self._record = record
@@ -100,6 +105,11 @@ class SessionCore:
         self._listeners: list[tuple[Listener, Listener | None]] = []
         self._last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
         self._window = WindowMemory()
+        self._agent_windows: dict[str, WindowMemory] = {}  # other agents of a tree
+        # KV-cache keys of a tree's agents other than the session's own (which
+        # uses the session id), with the agent (to trim its cache on rewind/switch).
+        self._agent_caches: dict[str, Agent] = {}
+        self._traces: dict[str, InvocationTrace] = {}  # the latest TRACES_KEPT invocations
         self.last_usage: Usage | None = None
         self.turns = self.tokens = 0
         self._adopt(record)
@@ -118,6 +128,13 @@ class SessionCore:
         window = WindowMemory.from_history(events)
         window.shrink, window.learned = self._window.shrink, self._window.learned
         self._window = window
+        # Other agents' cuts are not stored: they restart from the path's like the
+        # session's own (a shorter path after a rewind must not keep a longer cut).
+        for name, memory in self._agent_windows.items():
+            self._agent_windows[name] = WindowMemory(
+                start=min(memory.start, window.start), shrink=memory.shrink,
+                learned=memory.learned,
+            )  # fmt: skip
         self.turns, self.tokens, self.last_usage = history_totals(events)
 
     # -- reads ----------------------------------------------------------------
@@ -229,9 +246,13 @@ class SessionCore:
                 state_delta=copy.deepcopy(delta),
             )
             self._last_options = options
-            return invocation.start(
-                run_turn(ctx, user_event, on_end=lambda: self._finish_turn(invocation))
+            turn = run_turn(
+                ctx,
+                user_event,
+                on_end=lambda: self._finish_turn(invocation),
+                on_steps=lambda: self._keep_trace(ctx),
             )
+            return invocation.start(turn)
         except BaseException:
             if leased:
                 self._leases.give_back(self._record)
@@ -273,7 +294,7 @@ class SessionCore:
             return record
 
     def _context(self, invocation: Invocation, options: TurnOptions) -> InvocationContext:
-        agent = options.agent or self.agent
+        agent = check_agent(options.agent or self.agent)
         return InvocationContext(
             invocation,
             agent=agent,
@@ -286,7 +307,43 @@ class SessionCore:
             history=self.history,
             session_state=self.state,
             backend_for=self.host.backend_for,
+            cache_key_for=self._cache_key,
+            windows=self._agent_windows,
         )
+
+    # -- per-agent caches and traces ------------------------------------------
+
+    def _cache_key(self, agent: Agent) -> str:
+        """The session's own agent keeps the session id; any other ``id/name``."""
+        if agent.name == self.agent.name:
+            return self.id
+        key = f"{self.id}/{agent.name}"
+        with self._lock:
+            self._agent_caches[key] = agent
+        return key
+
+    def cache_keys(self) -> list[str]:
+        """Every KV-cache key this session's turns used (its own id first)."""
+        with self._lock:
+            return [self.id, *self._agent_caches]
+
+    def agent_caches(self) -> dict[str, Agent]:
+        with self._lock:
+            return dict(self._agent_caches)
+
+    def _keep_trace(self, ctx: InvocationContext) -> None:
+        trace = InvocationTrace(ctx.invocation_id, tuple(ctx.steps))
+        with self._lock:
+            self._traces[ctx.invocation_id] = trace
+            while len(self._traces) > TRACES_KEPT:
+                del self._traces[next(iter(self._traces))]
+
+    def trace(self, invocation_id: str | None = None) -> InvocationTrace | None:
+        """What each agent of a turn read and wrote (default: the latest turn)."""
+        with self._lock:
+            if invocation_id is None:
+                return next(reversed(self._traces.values()), None)
+            return self._traces.get(invocation_id)
 
     def wait(self, stream: EventStream) -> Reply:
         return self.host.wait(stream)
@@ -348,19 +405,35 @@ class SessionCore:
                 self._leases.give_back(self._record)
                 self._follow_path()
         # Render with the options of the session's last turn, so the system
-        # text matches and the common prefix survives the cache trim (the KV
-        # cache keeps the longest prefix both paths share).
-        self._lifecycle.rewound(self, self._request_after_rewind)
+        # text matches and the common prefix survives the cache trim; what the
+        # next turn shows is the same sticky window cut.
+        self._lifecycle.rewound(self, self.rewind_request)
         self.notify(None)
 
-    def _request_after_rewind(self) -> GenerateContentRequest:
+    def rewind_request(self, agent: Agent | None = None) -> GenerateContentRequest:
+        """What the next turn would send, to trim a KV cache to (``agent``: another agent
+        of a tree; a request that cannot be built any more drops that cache)."""
         options = self._last_options
+        if agent is not None:
+            env_options = dataclasses.replace(options, system=None)
+            window = self._agent_windows.get(agent.name, WindowMemory())
+            request = build_request(
+                history=self.history(), state=self.state(), agent=agent, options=env_options,
+                session_id=self.id, viewer=agent.name,
+            )  # fmt: skip
+            return shown(request, window.start)
+        root = options.agent or self.agent
+        own = root if isinstance(root, Agent) else self.agent
+        if not isinstance(own, Agent):
+            raise TypeError("no model agent of its own: nothing to trim")  # the cache is dropped
+        tree = root is not own or bool(own.sub_agents)
         request = build_request(
             history=self.history(),
             state=self.state(),
-            agent=options.agent or self.agent,
+            agent=own,
             options=options,
             session_id=self.id,
+            viewer=own.name if tree else None,
         )
         return shown(request, self._window.start)
 

@@ -93,3 +93,21 @@ test("a new invocation, a snapshot or clear() drops the old text", () => {
   runFrames();
   assert.equal(live.children.length, 0);
 });
+
+test("each agent of a turn streams under its own label, in a block of its own", () => {
+  const { live, view } = mount();
+  view.delta({ type: "delta", invocation_id: "a", author: "researcher", text: "Facts" });
+  runFrames();
+  assert.equal(live.findAll("anb-role")[0].textContent, "researcher");
+  assert.equal(
+    view.delta({ type: "delta", invocation_id: "a", author: "writer", text: "Words" }),
+    true,
+  );
+  runFrames();
+  assert.equal(live.findAll("anb-role")[0].textContent, "writer");
+  assert.equal(live.findAll("anb-body")[0].textContent, "Words");
+  // A delta that names no agent keeps the session agent's label.
+  view.delta(delta("b", "plain"));
+  runFrames();
+  assert.equal(live.findAll("anb-role")[0].textContent, "tutor");
+});

@@ -69,7 +69,7 @@ def test_a_data_cell_on_mlx_uses_the_model_tokenizer(
 ) -> None:
     shell.user_ns["df"] = wide_numbers(500, 40)
     magics(shell).data_budget = 120
-    result, cap = run(shell, "%%agent --data df --max-tokens 1\nOne word:")
+    result, cap = run(shell, "%%agent --data df --data-mode summary --max-tokens 1\nOne word:")
     assert result.success, cap.stderr
     history = get_runner().get_or_create_session("default").history
     sent = next(e.text for e in history if isinstance(e, TextMessage) and e.author == "user")

@@ -18,7 +18,9 @@ from agent_nb.backends import ScriptedBackend, ToolCallChunk
 
 VIEW_KIND = {"function_call": "tool_call", "function_response": "tool_result",
              "turn_complete": "turn"}  # fmt: skip
-VIEW_ONLY = {"kind", "usage"}
+# ``trace`` comes from the session's in-memory trace of the turn, not from the
+# stored event (temp: state is never stored); test_widget_agents.py checks it.
+VIEW_ONLY = {"kind", "usage", "trace"}
 
 
 def add(a: int, b: int) -> int:

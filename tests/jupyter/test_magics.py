@@ -54,7 +54,8 @@ def test_cell_help_lists_every_option(shell: InteractiveShell) -> None:
     with capture_output() as cap:
         shell.run_cell("%%agent?")
     for option in ("--new", "--once", "--model", "--system", "--temperature", "--max-tokens",
-                   "--output", "--data", "--format", "--code", "--cells", "--outputs",
+                   "--output", "--data", "--data-mode", "--format", "--code", "--cells",
+                   "--outputs",
                    "{name}", "{In[3]}", "{Out[3]}", "%agent explain", "%%agent"):  # fmt: skip
         assert option in cap.stdout, option
     with capture_output() as cap:
@@ -340,7 +341,7 @@ def test_data_attaches_bounded_summaries(shell: InteractiveShell, backend: Scrip
     frame = pd.DataFrame({"price": np.arange(1000) * 1.5, "city": ["Oslo", "Rome"] * 500})
     shell.user_ns.update(df=frame, arr=np.linspace(0, 1, 10_000), blob=list(range(100_000)))
     magics(shell).data_budget = 600
-    run(shell, "%%agent --data df arr blob\nWhat is in these?")
+    run(shell, "%%agent --data df arr blob --data-mode summary\nWhat is in these?")
     text = backend.requests[-1].contents[-1].text
     assert text.startswith("What is in these?\n\nData `df` (pandas.DataFrame):")
     assert "shape: 1000 rows x 2 columns" in text and "price: float64" in text

@@ -9,6 +9,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests.core.test_data_agent import sales_frame
+
 NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
 
 pytestmark = [pytest.mark.kernel, pytest.mark.mlx]
@@ -59,5 +61,20 @@ def test_notebook_executes(path: Path, embedded_model_dir: Path, tmp_path: Path)
     elif path.stem == "02_teaching_demo":
         assert "You got a B" in text and "stored state: {'grades_given': 1}" in text
         assert "chat() needs exactly one of" in text
+        # A SequentialAgent: the code agent's temp: value reached the model agent,
+        # each message names its agent, and nothing of temp: was stored.
+        assert "('announcer', 'TextMessage')" in text
+        stored = next(line for line in text.splitlines() if "'scores': [72, 85, 91, 64]" in line)
+        assert "temp:" not in stored
+        trace = text[text.index("calculator [code]") :]
+        assert "temp: wrote temp:average = 78.0" in trace
+        assert "announcer [model]" in trace and "temp: read temp:average" in trace
     else:
-        assert "Best region" in text and "shape: 24 rows x 5 columns" in text
+        best = sales_frame().groupby("region")["revenue"].sum().idxmax()  # pandas, here
+        assert f"By region, {best} has the highest total revenue" in text  # the data agent's
+        assert f"Best region: **{best}**" in text and "sales has 24 rows and 5 columns" in text
+        assert "data_agent [code]" in text and "temp: wrote temp:insights = Facts" in text
+        assert "writer [model]" in text and "temp: read temp:insights" in text
+        assert "stored state: {}" in text  # temp:insights ended with the turn
+        take = next(line for line in text.splitlines() if line.startswith("Model's take"))
+        assert best in take, take  # the model's sentence uses the data agent's facts

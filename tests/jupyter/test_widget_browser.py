@@ -405,6 +405,36 @@ def test_one_short_turn_on_the_embedded_model(lab: Lab) -> None:
     lab.run("w_mlx.close(); mlx_runner.shutdown()")
 
 
+def test_trace_panel_shows_what_a_sequential_turn_wrote_to_temp(lab: Lab) -> None:
+    """A code agent writes a temp: key, a model agent reads it: the panel under the
+    turn shows both, agent by agent, and the value as text (it holds markup)."""
+    value = "3 rows <b>bold?</b>"
+    lab.run(
+        "from agent_nb import CodeAgent, SequentialAgent\n"
+        f"def tally(ctx):\n    ctx.state['temp:tally'] = {value!r}\n"
+        "pair = SequentialAgent('pair', [CodeAgent('tally', tally), "
+        "Agent('speaker', instructions='Say {temp:tally}.')])\n"
+        "backend.enqueue('The tally is three.')"
+    )
+    _, widget = show(lab, "browser-trace")
+    lab.run("w_browser_trace.session.run('count them', agent=pair).text")
+    widget.locator(".anb-past .anb-model", has_text="The tally is three.").wait_for(timeout=20_000)
+    wait_idle(widget)
+    assert widget.locator(".anb-past .anb-model .anb-role").all_inner_texts() == ["speaker"]
+    panel = widget.locator(".anb-past details.anb-trace")
+    panel.wait_for(timeout=10_000)
+    assert panel.get_attribute("open") is None  # collapsed until asked for
+    assert "2 agents: tally → speaker" in panel.locator("summary").inner_text()
+    panel.locator("summary").click()
+    written = panel.locator('.anb-trace-step[data-agent="tally"] .anb-trace-write')
+    assert written.locator(".anb-trace-key").inner_text() == "temp:tally"
+    assert written.locator(".anb-trace-value").inner_text() == value
+    assert panel.locator("b").count() == 0  # shown as text, never parsed as HTML
+    read = panel.locator('.anb-trace-step[data-agent="speaker"] .anb-trace-read')
+    assert read.inner_text() == "read temp:tally"
+    assert lab.eval("'temp:tally' in w_browser_trace.session.state") == "False"
+
+
 def test_page_raised_no_errors(lab: Lab) -> None:
     """Runs last in this module: nothing above threw in the page."""
     assert lab.errors == []

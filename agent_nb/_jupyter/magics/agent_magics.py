@@ -37,6 +37,8 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
+from ..._core.agent import Agent
+from ..._core.data_agent import WRITER_INSTRUCTIONS, DataAgent
 from ..._core.fences import first_code_block, opens_a_block
 from ..._core.ids import check_session_id, is_single_turn_id
 from ..._core.numbers import check_real, check_repeats
@@ -71,6 +73,14 @@ __all__ = [
 CELLS_HOLDER = "%%agent cells"
 """How ``%agent sessions`` names the cells that use a session."""
 
+
+
+def _is_dataframe(value: object) -> bool:
+    """Checked without importing pandas: a notebook that never used it has no DataFrame."""
+    import sys
+
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
 
 
 @magics_class
@@ -119,6 +129,13 @@ class AgentMagics(Magics):
     ).tag(config=True)
     data_budget = Int(
         600, min=40, help="Token budget shared by the --data summaries of one cell."
+    ).tag(config=True)
+    data_mode = Enum(
+        ["insights", "summary"],
+        default_value="insights",
+        help="--data with DataFrames: 'insights' runs the data agent (pandas computes the "
+        "facts into temp:insights, the model words them); 'summary' attaches the bounded "
+        "summary to the message. Other objects always get the summary.",
     ).tag(config=True)
     cells_budget = Int(
         800, min=40, help="Token budget shared by the cells that --cells N sends."
@@ -288,6 +305,9 @@ class AgentMagics(Magics):
         help="Attach a summary of these variables (DataFrame, array, any object) within "
         "AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
     )  # fmt: skip
+    @argument("--data-mode", choices=["insights", "summary"],
+              help="DataFrames in --data: insights (data agent, default "
+              "AgentMagics.data_mode) or summary (attached to the message).")  # fmt: skip
     @argument("--format", choices=["markdown", "text", "code"], default="markdown",
               help="markdown (default), text, or code (only the fenced code blocks).")  # fmt: skip
     @argument(
@@ -343,9 +363,42 @@ class AgentMagics(Magics):
         """
         args = self._parse(line)
         count = self._counter(args)  # budgets in the turn's model's tokens
-        message = self._message(cell, args.data, raw=args.raw, count=count)
+        frames, summarized = self._split_data(args)
+        message = self._message(cell, summarized, raw=args.raw, count=count)
         context = self._cells(args, count)
-        self._send(args, f"{context}\n\n{message}" if context else message)
+        agent = self._data_pipeline(args, frames) if frames else None
+        self._send(args, f"{context}\n\n{message}" if context else message, agent)
+
+    def _split_data(self, args: Any) -> tuple[dict[str, Any], list[str]]:
+        """--data names as (DataFrames for the data agent, names to summarise)."""
+        ns = self.shell.user_ns
+        names = list(dict.fromkeys(args.data))
+        missing = [name for name in names if name not in ns]
+        if missing:
+            raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
+        if (args.data_mode or self.data_mode) == "summary" or not names:
+            return {}, names
+        frames = {n: ns[n] for n in names if _is_dataframe(ns[n])}
+        return frames, [n for n in names if n not in frames]
+
+    def _data_pipeline(self, args: Any, frames: dict[str, Any]) -> Any:
+        """The data agent, then a writer that keeps the session agent's name (and so
+        its KV cache) and tools; ``-s`` / AgentMagics.system_prompt join its instructions."""
+        runner = get_runner()
+        session_id = args.session or self.default_session
+        base = runner.agent
+        if not args.once:
+            base = runner.get_or_create_session(session_id).agent
+        system = args.system if args.system is not None else self.system_prompt
+        own = base if isinstance(base, Agent) else None
+        instructions = system or (own.instructions if own is not None else "")
+        writer = Agent(
+            name=own.name if own is not None else "writer",
+            instructions=WRITER_INSTRUCTIONS + (f"\n\n{instructions}" if instructions else ""),
+            tools=own.tools if own is not None else (),
+            max_turns=own.max_turns if own is not None else 10,
+        )
+        return DataAgent(data=frames).pipeline(writer)
 
     def _turn_backend(self, args: Any) -> Backend:
         """The model the turn will run on; a bad spec fails here, not mid-turn."""
@@ -356,7 +409,7 @@ class AgentMagics(Magics):
         """Tokens as the turn's model counts them (its tokenizer, else the estimate)."""
         return text_counter(self._turn_backend(args).count_text_tokens)
 
-    def _send(self, args: Any, message: str) -> None:
+    def _send(self, args: Any, message: str, agent: Any = None) -> None:
         """Check the options, start the turn (rewinding a re-run cell) and stream it."""
         runner = get_runner()
         session_id = args.session or self.default_session
@@ -374,6 +427,8 @@ class AgentMagics(Magics):
         system = args.system if args.system is not None else (self.system_prompt or None)
         options = {"model": model, "system": system, "config": config,
                    "context_policy": args.context or self.context_policy}  # fmt: skip
+        if agent is not None:  # the data pipeline: -s is already in the writer's instructions
+            options.update(agent=agent, system=None)
         if args.once:
             stream = runner.run_single_turn_async(message, **options)
         else:

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "Commands", "sessions_html"]
 
-COMMANDS = ("sessions", "history", "branches", "switch", "state", "delete", "clear", "model",
-            "export", "widget", "memory", "explain")  # fmt: skip
+COMMANDS = ("sessions", "history", "branches", "switch", "state", "trace", "delete", "clear",
+            "model", "export", "widget", "memory", "explain")  # fmt: skip
 
 
 def _size(n: int) -> str:
@@ -115,7 +115,7 @@ class Commands:
         self._model_changed = model_changed
         self._handlers: dict[str, Callable[[list[str]], Any]] = {
             "sessions": self._sessions, "history": self._history, "branches": self._branches,
-            "switch": self._switch, "state": self._state,
+            "switch": self._switch, "state": self._state, "trace": self._trace,
             "delete": self._delete, "clear": self._clear, "model": self._model,
             "export": self._export, "widget": self._widget, "memory": self._memory,
             "explain": explain,
@@ -204,6 +204,17 @@ class Commands:
 
     def _state(self, args: list[str]) -> dict[str, Any]:
         return self._existing(get_runner(), args, "state").state
+
+    def _trace(self, args: list[str]) -> None:
+        """What each agent of the session's latest turn read and wrote (temp:, session,
+        user:, app:); plain text, as model text is never rendered as HTML."""
+        session = self._existing(get_runner(), args, "trace")
+        trace = session.trace()
+        if trace is None:
+            print(f"no trace for session {session.id!r} yet: traces are kept in memory for "
+                  "the turns this kernel ran; run a %%agent cell first")  # fmt: skip
+            return
+        print("\n".join(trace.lines()))
 
     def _delete(self, args: list[str]) -> None:
         if len(args) != 1:

@@ -157,31 +157,38 @@ def _pump(stream: EventStream, out: queue.SimpleQueue[Any]) -> None:
 
 
 class _Transcript:
-    """The turn as shown: finished model texts and tool lines, then the streaming text."""
+    """The turn as shown: finished model texts and tool lines, then the streaming text.
+
+    A turn of several agents labels each block with its agent (``[writer]``);
+    a one-agent turn shows no labels.
+    """
 
     def __init__(self) -> None:
-        self.done: list[str] = []
-        self.partial: list[str] = []
+        self.done: list[tuple[str, str]] = []  # (author, text)
+        self.partial: dict[str, list[str]] = {}  # parallel agents stream side by side
 
     def add(self, event: Event) -> bool:
         if isinstance(event, TextMessage) and event.author != "user":
             if event.is_partial:
-                self.partial.append(event.text)
+                self.partial.setdefault(event.author, []).append(event.text)
             else:
-                self.done.append(event.text)
-                self.partial = []
+                self.partial.pop(event.author, None)
+                if not event.text:
+                    return False  # a step that only wrote state
+                self.done.append((event.author, event.text))
         elif isinstance(event, FunctionCall):
-            self.done.append(call_line(event))
+            self.done.append((event.author, call_line(event)))
         elif isinstance(event, FunctionResponse):
-            self.done.append(response_line(event, limit=300))
+            self.done.append((event.author, response_line(event, limit=300)))
         else:
             return False
         return True
 
     @property
     def text(self) -> str:
-        parts = [*self.done, "".join(self.partial)] if self.partial else self.done
-        return "\n\n".join(parts)
+        blocks = [*self.done, *((a, "".join(p)) for a, p in self.partial.items())]
+        labelled = len({author for author, _ in blocks}) > 1
+        return "\n\n".join(f"[{a}] {t}" if labelled else t for a, t in blocks)
 
 
 def drive(

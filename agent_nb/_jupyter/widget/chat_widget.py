@@ -119,14 +119,15 @@ class _DeltaBatcher:
         self._clock = clock
         self._pending: list[str] = []
         self._invocation = ""
+        self._author = ""
         self._last = float("-inf")
         self._timer_armed = False
 
-    def add(self, invocation_id: str, text: str) -> None:
+    def add(self, invocation_id: str, text: str, author: str = "") -> None:
         with self.lock:
-            if self._pending and invocation_id != self._invocation:
+            if self._pending and (invocation_id, author) != (self._invocation, self._author):
                 self._flush_now()
-            self._invocation = invocation_id
+            self._invocation, self._author = invocation_id, author
             self._pending.append(text)
             self._maybe_flush()
 
@@ -153,7 +154,9 @@ class _DeltaBatcher:
     def _flush_now(self) -> None:
         text, self._pending = "".join(self._pending), []
         self._last = self._clock()
-        self._send(DeltaMsg(type="delta", invocation_id=self._invocation, text=text))
+        self._send(
+            DeltaMsg(type="delta", invocation_id=self._invocation, author=self._author, text=text)
+        )
 
 
 def _new_session_id() -> str:
@@ -245,6 +248,7 @@ class ChatWidget(anywidget.AnyWidget):
         # Text of the running model message, for views that open mid-turn.
         self._live_text: list[str] = []
         self._live_invocation = ""
+        self._live_author = ""
         super().__init__(**kwargs)
         key = self.model_id or uuid.uuid4().hex
         self.view_key = key
@@ -392,7 +396,7 @@ class ChatWidget(anywidget.AnyWidget):
                 self.session_id = session.id
                 self.session_closed = session.closed
                 self.busy = session.busy
-                self.transcript = entries_from_events(session.history)
+                self.transcript = entries_from_events(session.history, session.trace)
                 self.forks = fork_dicts(session.forks())
 
     def _detach(self) -> AgentSession | None:
@@ -436,11 +440,14 @@ class ChatWidget(anywidget.AnyWidget):
             return
         if isinstance(event, TextMessage) and event.is_partial:
             with self._batcher.lock:
-                if event.invocation_id != self._live_invocation:
+                if (event.invocation_id, event.author) != (
+                    self._live_invocation,
+                    self._live_author,
+                ):
                     self._live_text.clear()
-                    self._live_invocation = event.invocation_id
+                    self._live_invocation, self._live_author = event.invocation_id, event.author
                 self._live_text.append(event.text)
-                self._batcher.add(event.invocation_id, event.text)
+                self._batcher.add(event.invocation_id, event.text, event.author)
             return
         with self._batcher.lock:
             self._batcher.flush()
@@ -467,7 +474,7 @@ class ChatWidget(anywidget.AnyWidget):
         if session is None:
             return
         with self.hold_sync():
-            self.transcript = entries_from_events(session.history)
+            self.transcript = entries_from_events(session.history, session.trace)
             self.forks = fork_dicts(session.forks())
             self.session_closed = session.closed
             self.busy = busy
@@ -524,7 +531,11 @@ class ChatWidget(anywidget.AnyWidget):
             self._sync(busy=True)
             text = "".join(self._live_text)
             invocation = self._live_invocation if text else ""
-            self._send_msg(SnapshotMsg(type="snapshot", invocation_id=invocation, text=text))
+            self._send_msg(
+                SnapshotMsg(
+                    type="snapshot", invocation_id=invocation, author=self._live_author, text=text
+                )
+            )
 
     @traitlets.observe("comm")
     def _watch_comm(self, change: dict[str, Any]) -> None:

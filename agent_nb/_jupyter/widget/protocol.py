@@ -11,15 +11,22 @@ Streaming text does not travel as entries: it goes as batched `DeltaMsg`
 chunks (at most one per ``DELTA_INTERVAL_S``), and the final model entry that
 follows carries the full text, so the front end can swap its live block for
 the stored one without a visible jump.
+
+Each message carries its agent (``author``), and a turn's entry carries its
+trace (what each agent read and wrote in ``temp:``, session, ``user:`` and
+``app:`` state) while the session still holds it in memory; the front end
+shows it as a collapsed panel (``js/trace.js``) and, as all model and user
+data, only as text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, Literal, TypedDict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal, TypedDict, cast
 
 from ..._core.branches import Fork
 from ..._core.codec import event_to_dict
+from ..._core.trace import InvocationTrace
 from ..._core.types import Event, TurnComplete
 from ..._core.window import omitted_line
 
@@ -36,12 +43,16 @@ __all__ = [
     "ModelEntry",
     "NewChatMsg",
     "ProgressMsg",
+    "ScopeUseDict",
     "SendMsg",
     "SnapshotMsg",
     "StopMsg",
     "SwitchBranchMsg",
     "ToolCallEntry",
     "ToolResultEntry",
+    "TraceDict",
+    "TraceLookup",
+    "TraceStepDict",
     "TurnCompleteMsg",
     "TurnEntry",
     "UsageDict",
@@ -52,6 +63,7 @@ __all__ = [
     "entry_from_event",
     "fork_dicts",
     "parse_from_js",
+    "trace_dict",
     "turn_complete_msg",
     "usage_dict",
 ]
@@ -95,6 +107,7 @@ class ToolCallEntry(TypedDict):
     kind: Literal["tool_call"]
     id: str
     invocation_id: str
+    author: str  # the agent that called the tool
     name: str
     call_id: str
     args: dict[str, Any]
@@ -104,9 +117,32 @@ class ToolResultEntry(TypedDict):
     kind: Literal["tool_result"]
     id: str
     invocation_id: str
+    author: str
     name: str
     call_id: str
     response: dict[str, Any]
+
+
+class ScopeUseDict(TypedDict):
+    read: list[str]  # state keys the agent read
+    wrote: dict[str, str]  # key -> its value, shortened (`agent_nb._core.trace.VALUE_CHARS`)
+
+
+class TraceStepDict(TypedDict):
+    """One agent's part of an invocation (`agent_nb._core.trace.AgentStep`)."""
+
+    agent: str
+    kind: str  # "model", "code", "tool-agent", "merge"
+    scopes: dict[str, ScopeUseDict]  # "temp", "session", "user", "app": only those it touched
+    prompt_tokens: int
+    cached_tokens: int
+    generated_tokens: int
+    error: str | None
+
+
+class TraceDict(TypedDict):
+    invocation_id: str
+    steps: list[TraceStepDict]  # in the order the agents finished
 
 
 class TurnEntry(TypedDict):
@@ -118,6 +154,7 @@ class TurnEntry(TypedDict):
     error: str | None
     max_tokens: int | None  # the limit that cut the reply (finish_reason "length")
     usage: UsageDict
+    trace: TraceDict | None  # None: one agent that touched no state, or no longer in memory
 
 
 Entry = UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry
@@ -127,10 +164,11 @@ Entry = UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry
 
 
 class DeltaMsg(TypedDict):
-    """Text streamed since the previous delta of the same turn."""
+    """Text streamed since the previous delta of the same turn and agent."""
 
     type: Literal["delta"]
     invocation_id: str
+    author: str  # the agent writing it (several agents may speak in one turn)
     text: str
 
 
@@ -164,6 +202,7 @@ class SnapshotMsg(TypedDict):
 
     type: Literal["snapshot"]
     invocation_id: str
+    author: str
     text: str
 
 
@@ -330,8 +369,24 @@ def turn_complete_msg(event: TurnComplete) -> TurnCompleteMsg:
     )
 
 
-def entry_from_event(event: Event) -> Entry | None:
-    """The transcript entry for a stored event (None for partial text)."""
+#: The session's trace of an invocation, by id (`AgentSession.trace`).
+TraceLookup = Callable[[str], InvocationTrace | None]
+
+
+def trace_dict(trace: InvocationTrace | None) -> TraceDict | None:
+    """The trace as the front end shows it; None when there is nothing to show
+    (one agent that read and wrote no state: the transcript says it all)."""
+    if trace is None:
+        return None
+    steps = [step.to_dict() for step in trace.steps]
+    if len(steps) <= 1 and not any(step["scopes"] for step in steps):
+        return None
+    return TraceDict(invocation_id=trace.invocation_id, steps=cast(list[TraceStepDict], steps))
+
+
+def entry_from_event(event: Event, traces: TraceLookup | None = None) -> Entry | None:
+    """The transcript entry for a stored event (None for partial text); a turn's
+    entry carries its trace when ``traces`` still has it."""
     data = event_to_dict(event)
     kind, event_id, invocation_id = data["kind"], data["id"], data["invocation_id"]
     if kind == "text":
@@ -345,19 +400,21 @@ def entry_from_event(event: Event) -> Entry | None:
                           interrupted=data["interrupted"])  # fmt: skip
     if kind == "function_call":
         return ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
-                             name=data["name"], call_id=data["call_id"],
+                             author=data["author"], name=data["name"], call_id=data["call_id"],
                              args=data["args"])  # fmt: skip
     if kind == "function_response":
         return ToolResultEntry(kind="tool_result", id=event_id, invocation_id=invocation_id,
-                               name=data["name"], call_id=data["call_id"],
+                               author=data["author"], name=data["name"], call_id=data["call_id"],
                                response=data["response"])  # fmt: skip
     if kind == "turn_complete":
         return TurnEntry(kind="turn", id=event_id, invocation_id=invocation_id,
                          finish_reason=data["finish_reason"], interrupted=data["interrupted"],
                          error=data["error"], max_tokens=data["max_tokens"],
-                         usage=usage_dict(data["usage"]))  # fmt: skip
+                         usage=usage_dict(data["usage"]),
+                         trace=trace_dict(traces(invocation_id)) if traces else None)  # fmt: skip
     return None
 
 
-def entries_from_events(events: Iterable[Event]) -> list[Entry]:
-    return [e for e in map(entry_from_event, events) if e is not None]
+def entries_from_events(events: Iterable[Event], traces: TraceLookup | None = None) -> list[Entry]:
+    entries = (entry_from_event(event, traces) for event in events)
+    return [e for e in entries if e is not None]

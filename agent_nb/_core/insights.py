@@ -1,0 +1,207 @@
+"""Deterministic insights from a DataFrame: the numbers a small model cannot compute.
+
+A 135M-parameter model reads "North 11,063; West 8,529" and answers "West";
+it phrases correctly when the facts arrive computed, as short plain
+sentences. So pandas computes a **bounded** set of facts and the model only
+words them:
+
+* shape and columns; missing values;
+* per numeric column: total, mean, min and max;
+* for each categorical x numeric pair (at most `MAX_PAIRS`): the top and
+  bottom group by total;
+* the trend of each numeric column over a date-like column (first vs last
+  period, and the peak period);
+* a compact table of the first pair's group totals.
+
+Every loop is capped (columns, pairs, groups, sentence count), so the text is
+bounded whatever the table; the cost is a few pandas group-bys (figures in
+``benchmarks/bench_agents.py``). Nothing here evaluates text: the tools in
+`data_tools` take column names and values, never expressions.
+
+pandas is never imported here at module level: ``import agent_nb`` stays light.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+__all__ = [
+    "MAX_COLUMNS",
+    "MAX_PAIRS",
+    "Insights",
+    "check_frame",
+    "compute_insights",
+    "format_number",
+]
+
+MAX_COLUMNS = 12  # numeric columns summarised
+MAX_PAIRS = 6  # categorical x numeric pairs ranked
+MAX_GROUPS = 50  # a "categorical" column has at most this many distinct values
+MAX_TABLE_ROWS = 8
+MAX_SENTENCES = 24
+_DATE_WORDS = ("date", "month", "day", "year", "week", "time", "period", "quarter")
+
+
+@dataclasses.dataclass(frozen=True)
+class Insights:
+    """Facts about one table: short sentences, and a compact table (plain text)."""
+
+    name: str
+    sentences: tuple[str, ...]
+    table: str
+
+    def text(self) -> str:
+        lines = [f"Facts about {self.name} (computed with pandas):"]
+        lines += [f"- {s}" for s in self.sentences]
+        if self.table:
+            lines += ["", self.table]
+        return "\n".join(lines)
+
+
+def check_frame(name: str, value: object) -> Any:
+    """``value`` if it is a pandas DataFrame, else a TypeError saying what is allowed."""
+    try:
+        import pandas as pd
+    except ImportError:  # no pandas: nothing can be a DataFrame
+        pd = None
+    if pd is None or not isinstance(value, pd.DataFrame):
+        raise TypeError(
+            f"data {name!r} must be a pandas DataFrame, got {type(value).__name__}; "
+            "wrap a Series with .to_frame(), or use --data-mode summary for other objects"
+        )
+    return value
+
+
+def format_number(value: float) -> str:
+    """A number as a person reads it: thousands separators, few decimals."""
+    if value != value:  # NaN
+        return "missing"
+    if abs(value) >= 100 or float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,.2f}"
+
+
+def _percent(new: float, old: float) -> str | None:
+    if old == 0:
+        return None
+    change = (new - old) / abs(old) * 100
+    return f"{'rose' if change >= 0 else 'fell'} {abs(change):.0f}%"
+
+
+def _date_column(df: Any) -> str | None:
+    import pandas as pd
+
+    for column in df.columns:
+        series = df[column]
+        if pd.api.types.is_datetime64_any_dtype(series):
+            return str(column)
+    for column in df.columns:
+        series = df[column]
+        textual = series.dtype == object or pd.api.types.is_string_dtype(series)
+        if textual and any(w in str(column).lower() for w in _DATE_WORDS):
+            sample = series.dropna().astype(str).head(20)
+            parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+            if len(sample) and parsed.notna().all():
+                return str(column)
+    return None
+
+
+def _categoricals(df: Any, date: str | None) -> list[str]:
+    import pandas as pd
+
+    out = []
+    for column in df.columns:
+        if str(column) == date:
+            continue
+        series = df[column]
+        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            continue
+        if 1 < series.nunique(dropna=True) <= MAX_GROUPS:
+            out.append(str(column))
+    return out
+
+
+def _numerics(df: Any) -> list[str]:
+    import pandas as pd
+
+    return [
+        str(c)
+        for c in df.columns
+        if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+    ][:MAX_COLUMNS]
+
+
+def _by_size(df: Any, numerics: list[str]) -> list[str]:
+    """Numeric columns, largest absolute total first: the headline measure leads."""
+    sizes = {c: abs(float(df[c].sum())) for c in numerics}
+    return sorted(numerics, key=lambda c: (-sizes[c], numerics.index(c)))
+
+
+def compute_insights(name: str, df: Any) -> Insights:
+    """The bounded, deterministic facts about ``df`` (see the module docstring)."""
+    import pandas as pd
+
+    check_frame(name, df)
+    rows, cols = df.shape
+    sentences = [
+        f"{name} has {rows:,} rows and {cols} columns: {', '.join(map(str, df.columns[:20]))}."
+    ]
+    if rows == 0:
+        sentences.append(f"{name} is empty: there is nothing to summarise.")
+        return Insights(name, tuple(sentences), "")
+    missing = df.isna().sum()
+    gaps = [f"{c} ({int(n):,})" for c, n in missing.items() if n][:MAX_COLUMNS]
+    if gaps:
+        sentences.append(f"Missing values: {', '.join(gaps)}.")
+    numerics = _numerics(df)
+    # Mixed-type object columns are neither summed nor ranked: they are named.
+    for column in numerics:
+        series = df[column]
+        if series.notna().sum() == 0:
+            sentences.append(f"{column} has no values (all missing).")
+            continue
+        sentences.append(
+            f"{column}: total {format_number(float(series.sum()))}, mean "
+            f"{format_number(float(series.mean()))}, from {format_number(float(series.min()))} "
+            f"to {format_number(float(series.max()))}."
+        )
+    date = _date_column(df)
+    table = ""
+    ranked = _by_size(df, numerics)
+    pairs = [(c, n) for n in ranked for c in _categoricals(df, date)][:MAX_PAIRS]
+    for index, (cat, num) in enumerate(pairs):
+        totals = (
+            df.groupby(cat, observed=True)[num].sum().sort_values(ascending=False, kind="stable")
+        )
+        if totals.empty:
+            continue
+        top, bottom = totals.index[0], totals.index[-1]
+        sentences.append(
+            f"By {cat}, {top} has the highest total {num} ({format_number(float(totals.iloc[0]))})"
+            f" and {bottom} the lowest ({format_number(float(totals.iloc[-1]))})."
+        )
+        if index == 0:
+            shown = totals.head(MAX_TABLE_ROWS)
+            width = max(len(cat), *(len(str(k)) for k in shown.index))
+            table = "\n".join(
+                [f"{cat:<{width}}  total {num}"]
+                + [f"{k!s:<{width}}  {format_number(float(v))}" for k, v in shown.items()]
+            )
+    if date is not None and numerics:
+        when = pd.to_datetime(df[date], errors="coerce", format="mixed")
+        labels = when.dt.to_period("M").astype(str) if when.nunique() > 24 else df[date].astype(str)
+        labels = labels.where(when.notna())
+        for num in ranked[:2]:
+            by_period = df[num].groupby(labels).sum().sort_index()
+            if len(by_period) < 2:
+                continue
+            first, last = by_period.index[0], by_period.index[-1]
+            move = _percent(float(by_period.iloc[-1]), float(by_period.iloc[0]))
+            if move is not None:
+                sentences.append(f"Total {num} {move} from {first} to {last}.")
+            peak = by_period.idxmax()
+            sentences.append(
+                f"The highest total {num} was in {peak} ({format_number(float(by_period.max()))})."
+            )
+    return Insights(name, tuple(sentences[:MAX_SENTENCES]), table)

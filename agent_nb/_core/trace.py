@@ -1,0 +1,95 @@
+"""What each agent of one invocation read and wrote, for ``%agent trace`` and the widget.
+
+``temp:`` state is never stored, so the only place that can show how one
+agent handed data to the next is a trace the turn engine keeps while it runs.
+A trace lives in memory with its session (the latest few invocations);
+values are kept short (`VALUE_CHARS`) so a trace of a 10⁶-row data agent
+stays small.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .state import scope_of
+from .types import Usage
+
+__all__ = ["VALUE_CHARS", "AgentStep", "InvocationTrace", "short_value"]
+
+VALUE_CHARS = 400
+SCOPES = ("temp", "session", "user", "app")
+
+
+def short_value(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentStep:
+    """One agent's part of an invocation."""
+
+    agent: str
+    kind: str  # "model", "code", "tool-agent", "merge"
+    reads: tuple[str, ...] = ()
+    writes: Mapping[str, str] = dataclasses.field(default_factory=dict)  # key -> short value
+    usage: Usage = dataclasses.field(default_factory=Usage)
+    error: str | None = None
+
+    def by_scope(self) -> dict[str, dict[str, Any]]:
+        """``{"temp": {"read": [...], "wrote": {...}}, ...}`` for the scopes it touched."""
+        out: dict[str, dict[str, Any]] = {}
+        for key in self.reads:
+            out.setdefault(scope_of(key), {"read": [], "wrote": {}})["read"].append(key)
+        for key, value in self.writes.items():
+            out.setdefault(scope_of(key), {"read": [], "wrote": {}})["wrote"][key] = value
+        return {scope: out[scope] for scope in SCOPES if scope in out}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "kind": self.kind,
+            "scopes": self.by_scope(),
+            "prompt_tokens": self.usage.prompt_tokens,
+            "cached_tokens": self.usage.cached_tokens,
+            "generated_tokens": self.usage.generated_tokens,
+            "error": self.error,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class InvocationTrace:
+    """The steps of one invocation, in the order they finished."""
+
+    invocation_id: str
+    steps: tuple[AgentStep, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"invocation_id": self.invocation_id, "steps": [s.to_dict() for s in self.steps]}
+
+    def lines(self) -> list[str]:
+        """The trace as plain text, agent by agent and scope by scope."""
+        out = [f"invocation {self.invocation_id}"]
+        for step in self.steps:
+            usage = step.usage
+            tokens = (
+                f" (fed {usage.prompt_tokens}, reused {usage.cached_tokens}, "
+                f"generated {usage.generated_tokens} tokens)"
+                if step.kind == "model"
+                else ""
+            )
+            out.append(f"  {step.agent} [{step.kind}]{tokens}")
+            scopes = step.by_scope()
+            if not scopes:
+                out.append("    (no state read or written)")
+            for scope, used in scopes.items():
+                if used["read"]:
+                    out.append(f"    {scope}: read {', '.join(used['read'])}")
+                for key, value in used["wrote"].items():
+                    out.append(f"    {scope}: wrote {key} = {value}")
+            if step.error:
+                out.append(f"    error: {step.error}")
+        return out

@@ -1,0 +1,82 @@
+"""Multi-agent turns on the embedded model, measured side by side in one run.
+
+Prints: TTFT and total time of the 03 data pipeline (data agent + writer) vs
+today's ``--data-mode summary`` prompt; tokens fed on turn 4 of a two-agent
+session vs a one-agent session (target: the new tokens, as for one agent);
+insight computation time for 10⁶ rows (median of 3).
+
+Run: ``python benchmarks/bench_agents.py``
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from agent_nb import Agent, AgentRunner, DataAgent, GenerationConfig, SequentialAgent
+from agent_nb._core.insights import compute_insights
+from agent_nb._jupyter.prompts.data_summary import summarize
+from agent_nb.backends.mlx import MLXBackend
+from tests.core.test_data_agent import sales_frame
+
+SHORT = GenerationConfig(max_tokens=16)
+QUESTION = "Which region has the highest total revenue?"
+
+
+def main() -> None:
+    backend = MLXBackend("smollm2-135m", progress=False)
+    backend.load()
+    runner = AgentRunner(Agent("writer", config=SHORT), model=backend)
+    sales = sales_frame()
+    writer = Agent("writer", "{temp:insights}\n\nAnswer in one short sentence.", config=SHORT)
+    pipeline = DataAgent(data={"sales": sales}).pipeline(writer)
+    rows = []
+    for i in range(3):
+        started = time.perf_counter()
+        a = runner.get_or_create_session(f"p{i}").run(QUESTION, agent=pipeline)
+        t_pipe = time.perf_counter() - started
+        started = time.perf_counter()
+        b = runner.get_or_create_session(f"s{i}").run(f"{QUESTION}\n\n{summarize('sales', sales)}")
+        t_sum = time.perf_counter() - started
+        rows.append((a.usage.time_to_first_token_s, t_pipe, b.usage.time_to_first_token_s, t_sum))
+    med = [statistics.median(r[k] for r in rows) for k in range(4)]
+    print(f"03 pipeline: TTFT {med[0]:.2f}s total {med[1]:.2f}s | summary cell: TTFT "
+          f"{med[2]:.2f}s total {med[3]:.2f}s | ratio total {med[1] / med[3]:.2f}")  # fmt: skip
+    print(f"  pipeline reply: {a.text!r}\n  summary reply: {b.text!r}")
+
+    tree = SequentialAgent("pair", [Agent("first", "Answer briefly.", config=SHORT),
+                                    Agent("second", "Rephrase it.", config=SHORT)])  # fmt: skip
+    two, one = runner.get_or_create_session("two"), runner.get_or_create_session("one")
+    for n, q in enumerate(["Name a colour.", "Name a fruit.", "Name a city.", "Name a dog."]):
+        r2 = two.run(q, agent=tree)
+        r1 = one.run(q)
+        if n == 3:
+            steps = two.trace().steps  # type: ignore[union-attr]
+            fed = ", ".join(f"{s.agent} fed {s.usage.prompt_tokens} of "
+                            f"{s.usage.context_tokens}" for s in steps)  # fmt: skip
+            print(f"turn 4, two agents: {fed} (total {r2.usage.prompt_tokens}); one agent: fed "
+                  f"{r1.usage.prompt_tokens} of {r1.usage.context_tokens}")  # fmt: skip
+    runner.shutdown()
+
+    n = 1_000_000
+    rng = np.random.default_rng(0)
+    big = pd.DataFrame({"date": pd.date_range("2020-01-01", periods=n, freq="min"),
+                        "region": rng.choice(["N", "S", "E", "W"], n),
+                        "value": rng.random(n)})  # fmt: skip
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        text = compute_insights("big", big).text()
+        times.append(time.perf_counter() - started)
+    print(f"insights for 10^6 rows: median {statistics.median(times):.2f}s, {len(text)} chars")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""The data agent's insights, checked against pandas computed independently here."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agent_nb import DataAgent
+from agent_nb._core.insights import MAX_SENTENCES, compute_insights
+
+
+def sales_frame() -> pd.DataFrame:
+    """The DataFrame of notebooks/03_data_summary.ipynb."""
+    rng = np.random.default_rng(7)
+    months = pd.period_range("2026-01", periods=6, freq="M").astype(str)
+    regions = ["North", "South", "East", "West"]
+    sales = pd.DataFrame(
+        [(m, r, int(rng.integers(80, 200)), round(float(rng.uniform(9.5, 12.5)), 2))
+         for m in months for r in regions],
+        columns=["month", "region", "units", "unit_price"],
+    )  # fmt: skip
+    sales["revenue"] = sales.units * sales.unit_price
+    return sales
+
+
+def test_insights_match_pandas() -> None:
+    sales = sales_frame()
+    text = DataAgent(data={"sales": sales}).insights_text()
+    by_region = sales.groupby("region")["revenue"].sum()
+    best, worst = by_region.idxmax(), by_region.idxmin()
+    assert (
+        f"By region, {best} has the highest total revenue ({by_region.max():,.0f}) and "
+        f"{worst} the lowest ({by_region.min():,.0f})."
+    ) in text
+    monthly = sales.groupby("month")["revenue"].sum()
+    change = (monthly.iloc[-1] - monthly.iloc[0]) / monthly.iloc[0] * 100
+    word = "fell" if change < 0 else "rose"
+    assert f"Total revenue {word} {abs(change):.0f}% from 2026-01 to 2026-06." in text
+    assert f"revenue: total {sales.revenue.sum():,.0f}" in text
+    assert "sales has 24 rows and 5 columns" in text
+    # The compact table lists every region's total, largest first.
+    table = [line.split()[0] for line in text.splitlines()[-4:]]
+    assert table == list(by_region.sort_values(ascending=False).index)
+
+
+def test_insights_are_deterministic() -> None:
+    agent = DataAgent(data={"sales": sales_frame()})
+    assert agent.insights_text() == agent.insights_text()
+
+
+def test_empty_all_nan_and_mixed_columns_give_bounded_results() -> None:
+    empty = compute_insights("t", pd.DataFrame({"a": []}))
+    assert "t is empty" in empty.text()
+    nan = compute_insights("t", pd.DataFrame({"x": [np.nan, np.nan], "g": ["a", "b"]}))
+    assert "x has no values (all missing)." in nan.sentences
+    assert "Missing values: x (2)." in nan.sentences
+    mixed = compute_insights("t", pd.DataFrame({"m": [1, "two", 3.0, None], "v": [1, 2, 3, 4]}))
+    assert any(s.startswith("By m,") for s in mixed.sentences)  # ranked as a category
+    assert "v: total 10" in mixed.text()
+
+
+def test_a_million_rows_stay_bounded() -> None:
+    n = 1_000_000
+    rng = np.random.default_rng(0)
+    big = pd.DataFrame(
+        {
+            "date": pd.date_range("2020-01-01", periods=n, freq="min"),
+            "region": rng.choice(["N", "S", "E", "W"], n),
+            "value": rng.random(n),
+        }
+    )
+    started = time.perf_counter()
+    insights = compute_insights("big", big)
+    elapsed = time.perf_counter() - started
+    assert len(insights.sentences) <= MAX_SENTENCES
+    assert len(insights.text()) < 3000
+    assert elapsed < 30  # generous on a loaded CI machine; the benchmark quotes the figure
+
+
+@pytest.mark.parametrize("bad", [[1, 2], "df", pd.Series([1, 2]), None, {}])
+def test_non_dataframes_are_refused_with_what_is_allowed(bad: object) -> None:
+    data = bad if isinstance(bad, dict) else {"x": bad}
+    with pytest.raises(TypeError, match="DataFrame"):
+        DataAgent(data=data)  # type: ignore[arg-type]
+
+
+def test_structured_tools_take_names_and_values_never_expressions() -> None:
+    sales = sales_frame()
+    group_totals, filter_rows, top_k, distribution = DataAgent(data={"sales": sales}).tools
+    totals = group_totals("sales", "region", "revenue", top=2)
+    expected = sales.groupby("region")["revenue"].sum().sort_values(ascending=False).head(2)
+    assert totals == {k: float(v) for k, v in expected.items()}
+    rows = filter_rows("sales", "region", "North", limit=3)
+    assert len(rows) == 3 and {r["region"] for r in rows} == {"North"}
+    assert top_k("sales", "revenue", k=1)[0]["revenue"] == float(sales.revenue.max())
+    assert distribution("sales", "region") == {"North": 6, "South": 6, "East": 6, "West": 6}
+    # Text that pandas would evaluate is only ever a column name or a value here.
+    with pytest.raises(ValueError, match="unknown column"):
+        group_totals("sales", "__import__('os').system('true')", "revenue")
+    assert filter_rows("sales", "region", "region == 'North' or True") == []
+    with pytest.raises(ValueError, match="unknown table"):
+        top_k("other", "revenue")

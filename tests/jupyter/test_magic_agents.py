@@ -1,0 +1,59 @@
+"""``%%agent --data df`` runs the data agent; ``%agent trace`` shows what each agent did."""
+
+from __future__ import annotations
+
+import pandas as pd
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from agent_nb import TextMessage, get_runner
+from agent_nb.backends import ScriptedBackend
+from tests.fixtures_magics import run
+
+
+def regions() -> pd.DataFrame:
+    return pd.DataFrame(
+        {"region": ["North", "South", "North", "West"], "revenue": [10.0, 3.0, 5.0, 7.0]}
+    )
+
+
+def test_data_cell_sends_computed_facts_to_the_writer(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    shell.user_ns["df"] = regions()
+    backend.enqueue("North sold most.")
+    result, cap = run(shell, '%%agent -s "Be brief." --data df\nWhich region sold most?')
+    assert result.success, cap.stderr
+    request = backend.requests[-1]
+    system = request.system_instruction
+    assert "By region, North has the highest total revenue (15) and South the lowest (3)." in system
+    assert system.endswith("Be brief.")
+    assert request.contents[-1].text == "Which region sold most?"  # no summary attached
+    history = get_runner().get_or_create_session("default").history
+    assert [e.author for e in history if isinstance(e, TextMessage)] == ["user", "assistant"]
+    assert get_runner().get_or_create_session("default").state == {}  # temp: not stored
+    with capture_output() as cap:
+        shell.run_line_magic("agent", "trace")
+    assert "data_agent [code]" in cap.stdout
+    assert "temp: wrote temp:insights = Facts about df" in cap.stdout
+    assert "assistant [model]" in cap.stdout and "temp: read temp:insights" in cap.stdout
+
+
+def test_summary_mode_and_non_frames_keep_the_attached_summary(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    shell.user_ns.update(df=regions(), items=[1, 2, 3])
+    run(shell, "%%agent --data df --data-mode summary\nWhat is this?")
+    assert backend.requests[-1].contents[-1].text.startswith("What is this?\n\nData `df`")
+    run(shell, "%%agent --data df items\nAnd these?")
+    last = backend.requests[-1]
+    assert "Data `items` (list)" in last.contents[-1].text  # not a DataFrame: summarised
+    assert "Facts about df" in last.system_instruction
+
+
+def test_trace_of_a_one_agent_turn(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+    result, _ = run(shell, "%%agent\nhello")
+    assert result.success
+    with capture_output() as cap:
+        shell.run_line_magic("agent", "trace")
+    assert "assistant [model]" in cap.stdout
