@@ -227,10 +227,17 @@ def test_rewind_of_a_multi_agent_turn(make_runner: RunnerFactory) -> None:
     session.run("first")
     second = session.run("second")
     assert session.state == {"runs": 2}
-    removed = session.rewind(second.invocation_id)
-    assert removed == 4  # user, facts, writer, TurnComplete
+    assert session.rewind(second.invocation_id) == 2  # the turn moved to branch 2
     assert session.state == {"runs": 1}
     assert session.turns == 1
+    # Switching back replays the pipeline's state along the path, every author kept.
+    session.switch_branch(2)
+    assert session.state == {"runs": 2}
+    assert session.turns == 2
+    authors = [e.author for e in session.history if e.invocation_id == second.invocation_id]
+    assert authors == ["user", "facts", "writer", "pipe"]
+    third = session.run("third")
+    assert third.text == "three"
 
 
 def test_sqlite_round_trip_keeps_authors_and_no_temp(
