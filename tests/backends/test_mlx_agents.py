@@ -38,7 +38,9 @@ def test_each_agent_keeps_its_own_kv_prefix(mlx_runner: AgentRunner) -> None:
     for usage in steps.values():
         # Turn 2 reuses the agent's own turn-1 prefix: only the new tokens are fed.
         assert usage.cached_tokens > 0 and usage.context_tokens is not None
-        assert usage.prompt_tokens + usage.cached_tokens == usage.context_tokens
+        # The context figure is the prompt plus what the model wrote after it.
+        sent = usage.context_tokens - usage.generated_tokens
+        assert usage.prompt_tokens + usage.cached_tokens == sent
     backend = mlx_runner.backend
     assert backend.cache_bytes("pair/first") > 0 and backend.cache_bytes("pair/second") > 0
     assert second.usage.prompt_tokens == sum(u.prompt_tokens for u in steps.values())
@@ -85,10 +87,11 @@ def test_rewind_of_a_two_agent_turn_trims_each_agents_cache(mlx_runner: AgentRun
     for name in keys:
         u, f = mine[name], theirs[name]
         assert u.context_tokens == f.context_tokens, name  # the same prompt, greedy
-        prompt = after[name][: u.context_tokens]
-        assert prompt == fresh_after[name][: f.context_tokens], name
+        sent = u.context_tokens - u.generated_tokens  # context = prompt + generated
+        prompt = after[name][:sent]
+        assert prompt == fresh_after[name][: f.context_tokens - f.generated_tokens], name
         assert u.cached_tokens == len(kept[name]) and prompt[: len(kept[name])] == kept[name]
-        assert u.prompt_tokens == u.context_tokens - len(kept[name])  # only what is new
+        assert u.prompt_tokens == sent - len(kept[name])  # only what is new
         assert u.prompt_tokens <= f.prompt_tokens, name
     # The first agent's new tokens are the new message and its chat template, nothing else.
     assert mine["first"].prompt_tokens <= new_message + 10, mine["first"]
