@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._core.agent import Agent
-from .._core.state import TEMP_PREFIX
+from .._core.state import TEMP_PREFIX, apply_delta
 from .._core.trace import AgentStep
 from .._core.types import Event, GenerationConfig
 from .._core.window import ContextPolicy, WindowMemory
@@ -117,7 +117,7 @@ class InvocationContext:
 
     def state(self) -> dict[str, Any]:
         """Stored state with the ``temp:`` layer on top (a fresh dict)."""
-        return {**self._session_state(), **self.temp}
+        return apply_delta(dict(self._session_state()), self.temp)  # a None deletes
 
     def keep_temp(self, delta: Mapping[str, Any]) -> None:
         """Carry the ``temp:`` keys of a state delta for the rest of the invocation."""

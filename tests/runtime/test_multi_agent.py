@@ -311,3 +311,34 @@ def test_code_agent_must_return_text_or_none(make_runner: RunnerFactory) -> None
     with pytest.raises(TypeError, match="must return a str"):
         session.run("go")
     assert isinstance(session.history[-1], TurnComplete)
+
+
+def test_a_deletion_in_a_parallel_branch_is_seen_by_its_later_agents_and_merged(
+    make_runner: RunnerFactory,
+) -> None:
+    def put(ctx: ToolContext) -> None:
+        ctx.state["draft"] = "v1"
+        ctx.state["temp:note"] = "n"
+
+    def drop(ctx: ToolContext) -> None:
+        del ctx.state["draft"]
+        del ctx.state["temp:note"]
+
+    def look(ctx: ToolContext) -> str:
+        return f"draft={'draft' in ctx.state} note={'temp:note' in ctx.state}"
+
+    tree = SequentialAgent(
+        "pipe",
+        [
+            CodeAgent("put", put),
+            ParallelAgent("par", [SequentialAgent("seq", [CodeAgent("drop", drop),
+                                                          CodeAgent("look", look)])]),
+            CodeAgent("after", look),
+        ],
+    )  # fmt: skip
+    session = make_runner(tree).get_or_create_session("s")
+    reply = session.run("go")
+    texts = {e.author: e.text for e in session.history if isinstance(e, TextMessage)}
+    assert texts["look"] == "draft=False note=False"  # the branch's own view
+    assert reply.text == "draft=False note=False"  # after the merge, temp: too
+    assert session.state == {}
