@@ -95,3 +95,14 @@ def test_rewind_of_a_two_agent_turn_trims_each_agents_cache(mlx_runner: AgentRun
         assert u.prompt_tokens <= f.prompt_tokens, name
     # The first agent's new tokens are the new message and its chat template, nothing else.
     assert mine["first"].prompt_tokens <= new_message + 10, mine["first"]
+    # A switch back to the fruit branch trims each agent's cache the same way: to
+    # the longest prefix the animal path it holds shares with the fruit path.
+    rewound.switch_branch(2)
+    switched = {name: backend.cached_tokens(key) for name, key in keys.items()}  # type: ignore[attr-defined]
+    for name in keys:
+        cut = len(switched[name])
+        assert 0 < cut < len(after[name]), name
+        assert switched[name] == after[name][:cut] == held[name][:cut], name
+    rewound.run("Name a tree.", agent=tree())
+    for name, step in usage(rewound).items():
+        assert step.cached_tokens == len(switched[name]), name
