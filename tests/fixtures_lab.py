@@ -163,11 +163,11 @@ def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
                 proc.wait(5)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab_browser() -> Iterator[Any]:
-    """Debian chromium under Playwright, per module: Playwright's sync API keeps an
-    event loop running on the main thread, so `asyncio.run` in later modules
-    (kernel and runtime tests) would fail while it lives."""
+    """Debian chromium under Playwright, one launch per test session. Its sync API
+    keeps an event loop running on the main thread while it lives, which is why
+    `tests/conftest.py` runs the browser tests last."""
     if not shutil.which(CHROMIUM) and not pathlib.Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
     try:
