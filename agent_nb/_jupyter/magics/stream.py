@@ -114,19 +114,21 @@ class TerminalSink:
 
     def __init__(self) -> None:
         self._printed = ""
-        self._progress = False  # a progress line is open (rewritten with \r)
+        self._progress = 0  # width of the open progress line (rewritten with \r), or 0
 
     def waiting(self, note: str) -> None:
         if note.startswith(READING):  # rewritten in place, not one line per update
-            sys.stdout.write(f"\r({note})")
-            self._progress = True
+            line = f"({note})"
+            sys.stdout.write("\r" + line.ljust(self._progress))
+            self._progress = max(self._progress, len(line))
         elif note:
             sys.stdout.write(f"{self._end_progress()}({note})\n")
         sys.stdout.flush()
 
     def _end_progress(self) -> str:
-        ended, self._progress = self._progress, False
-        return "\n" if ended else ""
+        """Blank the progress line, so it is gone once the reply starts (as in a cell)."""
+        width, self._progress = self._progress, 0
+        return f"\r{' ' * width}\r" if width else ""
 
     def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
         sys.stdout.write(self._end_progress())
