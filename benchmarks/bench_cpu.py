@@ -19,7 +19,10 @@ each prompt of about N tokens runs with the numpy attention/SwiGLU path
 (`agent_nb.backends.mlx.cpu_attention`) and with mlx-lm's own ops, alternating,
 through `MLXBackend.stream` (the real chunking); prefill tok/s is the fed
 prompt tokens over the time to the first token. Target: >= 150 tok/s at
-5,000 tokens, no slower at 500, identical greedy first tokens.
+5,000 tokens, no slower at 500, identical greedy first tokens. Then how long
+a Stop takes in the middle of the longest prompt's prefill (the cancel token
+is set at a few points in it; seconds until the stream finishes). Target:
+about a second.
 ``--prefill-only`` skips the subprocess comparison.
 """
 
@@ -132,6 +135,43 @@ def prefill_at_length(lengths: list[int], reps: int) -> None:
             flush=True,
         )
     print(f"  greedy first tokens identical: {same}   load after {os.getloadavg()}")
+    stop_latency(backend, _prompt_of(loaded.tokenizer, max(lengths)), config)
+
+
+def stop_latency(backend: Any, text: str, config: Any) -> None:
+    """Seconds from a Stop (the cancel token set) to the end of the stream, mid-prefill."""
+    import asyncio
+    import time
+
+    from agent_nb._core.types import Content, GenerateContentRequest
+    from agent_nb.backends import CancelToken, Finish
+
+    request = GenerateContentRequest(contents=(Content.user(text),), config=config)
+
+    async def once(after_s: float) -> tuple[float, str]:
+        cancel, pressed = CancelToken(), 0.0
+
+        async def press() -> None:
+            nonlocal pressed
+            await asyncio.sleep(after_s)
+            pressed = time.perf_counter()
+            cancel.set()
+
+        presser = asyncio.ensure_future(press())
+        reason = ""
+        async for chunk in backend.stream(request, cache=None, cancel=cancel):
+            if isinstance(chunk, Finish):
+                reason = chunk.finish_reason
+        presser.cancel()
+        return time.perf_counter() - pressed, reason
+
+    waits = [asyncio.run(once(after)) for after in (2.0, 5.5, 9.0, 12.5, 16.0)]
+    assert all(reason == "cancelled" for _, reason in waits), waits
+    seconds = sorted(w for w, _ in waits)
+    print(
+        f"  Stop during the prefill: median {statistics.median(seconds):.2f} s, "
+        f"max {seconds[-1]:.2f} s over {len(seconds)} stops (target: about a second)"
+    )
 
 
 def compare_paths(args: argparse.Namespace) -> None:

@@ -71,8 +71,12 @@ def _budget_from_env() -> int:
 
 #: On a CPU, each prefill chunk is sized to take about this long, so Stop and
 #: Ctrl-C answer within about a second however fast the machine is (OpenBLAS
-#: or not, busy or idle); chunks grow up to `MAX_PREFILL_STEP` tokens.
-CPU_PREFILL_CHUNK_S = 0.4
+#: or not, busy or idle); chunks grow up to `MAX_PREFILL_STEP` tokens. Longer
+#: chunks run faster (each forward pass has a fixed cost, and a chunk's rows
+#: share one read of the weights): at 5,000 tokens on the project machine,
+#: 0.4 s chunks prefilled at 161 tok/s and 0.7 s chunks at 210
+#: (``benchmarks/bench_cpu.py``, which also measures how long a Stop takes).
+CPU_PREFILL_CHUNK_S = 0.7
 #: The largest prefill chunk (a GPU always uses it).
 MAX_PREFILL_STEP = 512
 
