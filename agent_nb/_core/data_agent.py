@@ -4,8 +4,11 @@ A `DataAgent` is a `CodeAgent`: it runs no model. Each turn it computes
 `compute_insights` for each of its DataFrames and writes them, as short
 sentences plus a compact table, to ``temp:insights`` (its ``output_key``);
 the writer that follows reads them through ``{temp:insights}`` in its
-instructions. `DataAgent.pipeline(writer)` builds that pair as a
-`SequentialAgent`.
+instructions. With ``focus`` (the default) the turn's question
+(``ctx.user_content``) picks what the writer reads: the tables' shape and the
+one fact that answers it (`relevance.focus`), so a small model words the right
+fact instead of a neighbour of it; ``focus=False`` writes every fact.
+`DataAgent.pipeline(writer)` builds that pair as a `SequentialAgent`.
 
 For models that can call tools, `DataAgent.tools` offers structured
 questions over the same frames (group totals, filter by value, top-k, a
@@ -18,10 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from .agent import Agent
 from .insights import check_frame, compute_insights
+from .relevance import focus
 from .state import check_state_key
 from .tools import ToolContext
 from .workflow import CodeAgent, SequentialAgent
@@ -30,8 +34,8 @@ __all__ = ["WRITER_INSTRUCTIONS", "DataAgent"]
 
 #: What the writer is told; the facts come first so a tiny model sees them.
 WRITER_INSTRUCTIONS = (
-    "{temp:insights}\n\nAnswer the question in one or two short sentences, using only the "
-    "facts above. Quote the numbers exactly."
+    "{temp:insights}\n\nAnswer the question in one short sentence, using only these facts. "
+    "Quote the numbers exactly."
 )
 
 _MAX_TOOL_ROWS = 20
@@ -41,8 +45,12 @@ _MAX_TOOL_ROWS = 20
 class DataAgent(CodeAgent):
     """Insights from DataFrames into ``temp:insights`` (see the module docstring)."""
 
+    #: The default writer's instructions (`pipeline`), for a writer of your own.
+    WRITER_INSTRUCTIONS: ClassVar[str] = WRITER_INSTRUCTIONS
+
     data: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False)
     output_key: str = "temp:insights"
+    focus: bool = True
 
     def __init__(
         self,
@@ -50,6 +58,7 @@ class DataAgent(CodeAgent):
         data: Mapping[str, Any] | None = None,
         *,
         output_key: str = "temp:insights",
+        focus: bool = True,
         description: str = "",
     ) -> None:
         if not isinstance(data, Mapping) or not data:
@@ -65,14 +74,19 @@ class DataAgent(CodeAgent):
         check_state_key("DataAgent output_key", output_key)
         object.__setattr__(self, "data", frames)
         object.__setattr__(self, "output_key", output_key)
+        object.__setattr__(self, "focus", bool(focus))
         super().__init__(name=name, fn=self._write_insights, description=description)
 
-    def insights_text(self) -> str:
-        """The text written to ``temp:insights`` (computed now)."""
-        return "\n\n".join(compute_insights(n, df).text() for n, df in self.data.items())
+    def insights_text(self, question: str = "") -> str:
+        """The text written to ``temp:insights`` (computed now): every fact, or,
+        with a ``question`` and ``focus``, the facts that answer it."""
+        tables = [compute_insights(n, df) for n, df in self.data.items()]
+        if question and self.focus:
+            return focus(tables, question)
+        return "\n\n".join(t.text() for t in tables)
 
     def _write_insights(self, ctx: ToolContext) -> None:
-        ctx.state[self.output_key] = self.insights_text()
+        ctx.state[self.output_key] = self.insights_text(ctx.user_content)
 
     def pipeline(
         self, writer: Agent | None = None, *, name: str = "data_pipeline"

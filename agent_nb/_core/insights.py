@@ -24,14 +24,17 @@ pandas is never imported here at module level: ``import agent_nb`` stays light.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
     "MAX_COLUMNS",
     "MAX_PAIRS",
+    "Fact",
     "Insights",
     "check_frame",
     "compute_insights",
+    "facts_text",
     "format_number",
 ]
 
@@ -44,19 +47,46 @@ _DATE_WORDS = ("date", "month", "day", "year", "week", "time", "period", "quarte
 
 
 @dataclasses.dataclass(frozen=True)
+class Fact:
+    """One computed sentence, with what it is about (for `relevance`).
+
+    ``kind`` is ``"shape"``, ``"missing"``, ``"summary"``, ``"rank"``,
+    ``"trend"`` or ``"peak"``. Some facts also come in parts, for a question
+    that asks for one only: a rank fact's ``high`` and ``low`` halves, a
+    summary's ``total`` and ``mean``.
+    """
+
+    text: str
+    kind: str
+    columns: tuple[str, ...] = ()
+    high: str = ""
+    low: str = ""
+    total: str = ""
+    mean: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
 class Insights:
     """Facts about one table: short sentences, and a compact table (plain text)."""
 
     name: str
-    sentences: tuple[str, ...]
+    facts: tuple[Fact, ...]
     table: str
 
+    @property
+    def sentences(self) -> tuple[str, ...]:
+        return tuple(f.text for f in self.facts)
+
     def text(self) -> str:
-        lines = [f"Facts about {self.name} (computed with pandas):"]
-        lines += [f"- {s}" for s in self.sentences]
-        if self.table:
-            lines += ["", self.table]
-        return "\n".join(lines)
+        return facts_text(self.name, self.sentences, self.table)
+
+
+def facts_text(name: str, sentences: Iterable[str], table: str = "") -> str:
+    """Facts as the writer reads them: a heading, one line per sentence, the table."""
+    lines = [f"Facts about {name} (computed with pandas):", *(f"- {s}" for s in sentences)]
+    if table:
+        lines += ["", table]
+    return "\n".join(lines)
 
 
 def check_frame(name: str, value: object) -> Any:
@@ -144,27 +174,37 @@ def compute_insights(name: str, df: Any) -> Insights:
 
     check_frame(name, df)
     rows, cols = df.shape
-    sentences = [
-        f"{name} has {rows:,} rows and {cols} columns: {', '.join(map(str, df.columns[:20]))}."
+    facts = [
+        Fact(
+            f"{name} has {rows:,} rows and {cols} columns: {', '.join(map(str, df.columns[:20]))}.",
+            "shape",
+        )
     ]
     if rows == 0:
-        sentences.append(f"{name} is empty: there is nothing to summarise.")
-        return Insights(name, tuple(sentences), "")
+        facts.append(Fact(f"{name} is empty: there is nothing to summarise.", "shape"))
+        return Insights(name, tuple(facts), "")
     missing = df.isna().sum()
-    gaps = [f"{c} ({int(n):,})" for c, n in missing.items() if n][:MAX_COLUMNS]
+    gaps = [(str(c), f"{c} ({int(n):,})") for c, n in missing.items() if n][:MAX_COLUMNS]
     if gaps:
-        sentences.append(f"Missing values: {', '.join(gaps)}.")
+        text = f"Missing values: {', '.join(g for _, g in gaps)}."
+        facts.append(Fact(text, "missing", tuple(c for c, _ in gaps)))
     numerics = _numerics(df)
     # Mixed-type object columns are neither summed nor ranked: they are named.
     for column in numerics:
         series = df[column]
         if series.notna().sum() == 0:
-            sentences.append(f"{column} has no values (all missing).")
+            facts.append(Fact(f"{column} has no values (all missing).", "missing", (column,)))
             continue
-        sentences.append(
-            f"{column}: total {format_number(float(series.sum()))}, mean "
-            f"{format_number(float(series.mean()))}, from {format_number(float(series.min()))} "
-            f"to {format_number(float(series.max()))}."
+        total, mean = format_number(float(series.sum())), format_number(float(series.mean()))
+        facts.append(
+            Fact(
+                f"{column}: total {total}, mean {mean}, from "
+                f"{format_number(float(series.min()))} to {format_number(float(series.max()))}.",
+                "summary",
+                (column,),
+                total=f"The total {column} is {total}.",
+                mean=f"The mean {column} is {mean}.",
+            )
         )
     date = _date_column(df)
     table = ""
@@ -177,9 +217,16 @@ def compute_insights(name: str, df: Any) -> Insights:
         if totals.empty:
             continue
         top, bottom = totals.index[0], totals.index[-1]
-        sentences.append(
-            f"By {cat}, {top} has the highest total {num} ({format_number(float(totals.iloc[0]))})"
-            f" and {bottom} the lowest ({format_number(float(totals.iloc[-1]))})."
+        most, least = format_number(float(totals.iloc[0])), format_number(float(totals.iloc[-1]))
+        facts.append(
+            Fact(
+                f"By {cat}, {top} has the highest total {num} ({most}) and {bottom} the lowest "
+                f"({least}).",
+                "rank",
+                (cat, num),
+                high=f"By {cat}, {top} has the highest total {num} ({most}).",
+                low=f"By {cat}, {bottom} has the lowest total {num} ({least}).",
+            )
         )
         if index == 0:
             shown = totals.head(MAX_TABLE_ROWS)
@@ -199,9 +246,16 @@ def compute_insights(name: str, df: Any) -> Insights:
             first, last = by_period.index[0], by_period.index[-1]
             move = _percent(float(by_period.iloc[-1]), float(by_period.iloc[0]))
             if move is not None:
-                sentences.append(f"Total {num} {move} from {first} to {last}.")
+                facts.append(
+                    Fact(f"Total {num} {move} from {first} to {last}.", "trend", (num, date))
+                )
             peak = by_period.idxmax()
-            sentences.append(
-                f"The highest total {num} was in {peak} ({format_number(float(by_period.max()))})."
+            facts.append(
+                Fact(
+                    f"The highest total {num} was in {peak} "
+                    f"({format_number(float(by_period.max()))}).",
+                    "peak",
+                    (num, date),
+                )
             )
-    return Insights(name, tuple(sentences[:MAX_SENTENCES]), table)
+    return Insights(name, tuple(facts[:MAX_SENTENCES]), table)

@@ -26,7 +26,8 @@ __all__ = ["Tool", "ToolContext", "as_tool"]
 @dataclasses.dataclass
 class ToolContext:
     """What a tool (or a `CodeAgent`'s function) sees of its turn: scoped state
-    (read/write, ``temp:`` included) and who called.
+    (read/write, ``temp:`` included), who called, and the text of the message
+    that started the turn (``user_content``, as ADK's).
 
     ``escalate()`` asks the enclosing `LoopAgent` to stop after this agent
     (ADK's ``actions.escalate``).
@@ -38,6 +39,7 @@ class ToolContext:
     user_id: str = "default"
     app_name: str = "agent_nb"
     agent_name: str = ""
+    user_content: str = ""
     escalated: bool = False
 
     def escalate(self) -> None:

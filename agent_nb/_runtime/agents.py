@@ -228,6 +228,7 @@ def _tool_context(env: AgentEnv, agent_name: str, state: State) -> ToolContext:
         user_id=ctx.user_id,
         app_name=ctx.app_name,
         agent_name=agent_name,
+        user_content=ctx.user_content,
     )
 
 

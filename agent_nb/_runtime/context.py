@@ -79,6 +79,9 @@ class InvocationContext:
         self._windows = windows if windows is not None else {}
         #: What each agent read and wrote, in the order they finished (`InvocationTrace`).
         self.steps: list[AgentStep] = []
+        #: The text of the message that started the turn (ADK's ``user_content``);
+        #: `run_turn` sets it. Code agents and tools read it through `ToolContext`.
+        self.user_content = ""
 
     def cache_key_for(self, agent: Agent) -> str:
         """The KV-cache key of ``agent`` in a multi-agent turn (see `agents`)."""

@@ -80,6 +80,7 @@ async def run_turn(
     """
     agent, rec = ctx.agent, ctx.recorder
     ctx.keep_temp(user_event.state_delta)
+    ctx.user_content = user_event.text
     tree = not isinstance(agent, Agent) or bool(agent.sub_agents)
 
     async def body(progress: Progress) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_nb import Agent, AgentRunner, DataAgent, GenerationConfig, SequentialAgent
+from agent_nb._core.data_agent import WRITER_INSTRUCTIONS
 from agent_nb._core.types import Usage
 from tests.core.test_data_agent import sales_frame
 
@@ -13,15 +14,23 @@ pytestmark = pytest.mark.mlx
 SHORT = GenerationConfig(max_tokens=16)
 
 
-def test_data_pipeline_reply_names_the_best_region(mlx_runner: AgentRunner) -> None:
+@pytest.mark.parametrize(
+    ("question", "pick"),
+    [("Which region has the highest total revenue?", "idxmax"),
+     ("Which region sold the least?", "idxmin")],
+)  # fmt: skip
+def test_data_pipeline_reply_names_the_region_asked_for(
+    mlx_runner: AgentRunner, question: str, pick: str
+) -> None:
+    """The default writer (`WRITER_INSTRUCTIONS`, as ``%%agent --data`` uses it)."""
     sales = sales_frame()
-    best = sales.groupby("region")["revenue"].sum().idxmax()
-    writer = Agent("writer", instructions="{temp:insights}\n\nAnswer in one short sentence.",
-                   config=SHORT)  # fmt: skip
+    region = getattr(sales.groupby("region")["revenue"].sum(), pick)()
+    writer = Agent("writer", instructions=WRITER_INSTRUCTIONS, config=SHORT)
     pipeline = DataAgent(data={"sales": sales}).pipeline(writer)
-    session = mlx_runner.get_or_create_session("sales")
-    reply = session.run("Which region has the highest total revenue?", agent=pipeline)
-    assert best in reply.text
+    session = mlx_runner.get_or_create_session(f"sales-{pick}")
+    reply = session.run(question, agent=pipeline)
+    others = {"North", "South", "East", "West"} - {region}
+    assert region in reply.text and not any(r in reply.text for r in others), reply.text
     assert session.state == {}
 
 

@@ -26,7 +26,9 @@ def test_data_cell_sends_computed_facts_to_the_writer(
     assert result.success, cap.stderr
     request = backend.requests[-1]
     system = request.system_instruction
-    assert "By region, North has the highest total revenue (15) and South the lowest (3)." in system
+    # The question picked the one fact that answers it (the rest would distract a small model).
+    assert "- By region, North has the highest total revenue (15).\n" in system
+    assert "South" not in system
     assert system.endswith("Be brief.")
     assert request.contents[-1].text == "Which region sold most?"  # no summary attached
     history = get_runner().get_or_create_session("default").history

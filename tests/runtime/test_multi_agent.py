@@ -185,11 +185,10 @@ def test_parallel_merge_follows_sub_agent_order(make_runner: RunnerFactory) -> N
 def test_cancel_during_the_second_agent_keeps_everything_consistent(
     make_runner: RunnerFactory,
 ) -> None:
-    model = ScriptedBackend(
-        ["first agent answer", " ".join(["word"] * 400)], token_delay=0.01
-    )
+    model = ScriptedBackend(["first agent answer", " ".join(["word"] * 400)], token_delay=0.01)
     tree = SequentialAgent("pipe", [Agent("one"), Agent("two"), Agent("three")])
     session = make_runner(tree, model=model).get_or_create_session("s")
+
     def cancel_when_two_speaks() -> None:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and len(model.requests) < 2:
@@ -297,8 +296,13 @@ def test_function_calls_always_get_responses_in_parallel_failures(
         (lambda: Agent("a", output_key="no spaces"), "output_key must be a state key"),
         (lambda: Agent("a", output_key="temp:"), "output_key must be a state key"),
         (lambda: CodeAgent("c", "not callable"), "fn must be a function"),
-        (lambda: Agent("a", tools=[AgentTool(Agent("a"))]) and SequentialAgent(
-            "s", [Agent("b", tools=[AgentTool(Agent("b"))])]), "unique"),
+        (
+            lambda: (
+                Agent("a", tools=[AgentTool(Agent("a"))])
+                and SequentialAgent("s", [Agent("b", tools=[AgentTool(Agent("b"))])])
+            ),
+            "unique",
+        ),
     ],
 )
 def test_bad_trees_fail_before_anything_runs(make, message: str) -> None:  # type: ignore[no-untyped-def]
@@ -342,3 +346,28 @@ def test_a_deletion_in_a_parallel_branch_is_seen_by_its_later_agents_and_merged(
     assert texts["look"] == "draft=False note=False"  # the branch's own view
     assert reply.text == "draft=False note=False"  # after the merge, temp: too
     assert session.state == {}
+
+
+def test_code_agents_and_tools_read_the_turns_message_as_user_content(
+    make_runner: RunnerFactory,
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def note(ctx: ToolContext) -> None:
+        seen.append(("code", ctx.user_content))
+
+    def peek(tool_context: ToolContext) -> str:
+        """Look at the question."""
+        seen.append(("tool", tool_context.user_content))
+        return "ok"
+
+    model = ScriptedBackend([ToolCallChunk("peek", {}), "done", "again"])
+    tree = SequentialAgent("pipe", [CodeAgent("note", note), Agent("writer", tools=(peek,))])
+    session = make_runner(tree, model=model).get_or_create_session("s")
+    session.run("Which region sold most?")
+    session.run("And the least?")
+    assert seen == [
+        ("code", "Which region sold most?"),
+        ("tool", "Which region sold most?"),
+        ("code", "And the least?"),
+    ]
