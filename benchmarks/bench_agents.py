@@ -2,7 +2,9 @@
 
 Prints: TTFT and total time of the 03 data pipeline (data agent + writer) vs
 today's ``--data-mode summary`` prompt; tokens fed on turn 4 of a two-agent
-session vs a one-agent session (target: the new tokens, as for one agent);
+session vs a one-agent session, split into new text and template (target: the
+new tokens -- the user's message and the other agent's unread messages -- plus
+a template as long as one agent's);
 insight computation time for 10⁶ rows (median of 3).
 
 Run: ``python benchmarks/bench_agents.py``
@@ -20,8 +22,16 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from agent_nb import Agent, AgentRunner, DataAgent, GenerationConfig, SequentialAgent
+from agent_nb import (
+    Agent,
+    AgentRunner,
+    DataAgent,
+    GenerationConfig,
+    SequentialAgent,
+    TextMessage,
+)
 from agent_nb._core.insights import compute_insights
+from agent_nb._core.types import Usage
 from agent_nb._jupyter.prompts.data_summary import summarize
 from agent_nb.backends.mlx import MLXBackend
 from tests.core.test_data_agent import sales_frame
@@ -35,7 +45,7 @@ def main() -> None:
     backend.load()
     runner = AgentRunner(Agent("writer", config=SHORT), model=backend)
     sales = sales_frame()
-    writer = Agent("writer", "{temp:insights}\n\nAnswer in one short sentence.", config=SHORT)
+    writer = Agent("writer", DataAgent.WRITER_INSTRUCTIONS, config=SHORT)
     pipeline = DataAgent(data={"sales": sales}).pipeline(writer)
     rows = []
     for i in range(3):
@@ -54,15 +64,38 @@ def main() -> None:
     tree = SequentialAgent("pair", [Agent("first", "Answer briefly.", config=SHORT),
                                     Agent("second", "Rephrase it.", config=SHORT)])  # fmt: skip
     two, one = runner.get_or_create_session("two"), runner.get_or_create_session("one")
+    count = backend.load().tokenizer.encode
+    replies: list[dict[str, str]] = []
+    usages: list[dict[str, Usage]] = []
     for n, q in enumerate(["Name a colour.", "Name a fruit.", "Name a city.", "Name a dog."]):
-        r2 = two.run(q, agent=tree)
+        two.run(q, agent=tree)
         r1 = one.run(q)
-        if n == 3:
-            steps = two.trace().steps  # type: ignore[union-attr]
-            fed = ", ".join(f"{s.agent} fed {s.usage.prompt_tokens} of "
-                            f"{s.usage.context_tokens}" for s in steps)  # fmt: skip
-            print(f"turn 4, two agents: {fed} (total {r2.usage.prompt_tokens}); one agent: fed "
-                  f"{r1.usage.prompt_tokens} of {r1.usage.context_tokens}")  # fmt: skip
+        steps = two.trace().steps  # type: ignore[union-attr]
+        turn = two.history[-1].invocation_id
+        replies.append({e.author: e.text for e in two.history
+                        if isinstance(e, TextMessage) and e.invocation_id == turn})  # fmt: skip
+        usages.append({s.agent: s.usage for s in steps})
+        if n < 3:
+            continue
+        # What is new to each agent's cache on turn 4: the user's message, and
+        # the other agent's messages it has not read yet; the rest is template.
+        new_text = {
+            "first": [q, replies[2]["second"]],
+            "second": [q, replies[3]["first"]],
+        }
+        user_tokens = len(count(q, add_special_tokens=False))
+        one_template = r1.usage.prompt_tokens - user_tokens
+        print(f"turn 4, one agent: fed {r1.usage.prompt_tokens} of {r1.usage.context_tokens} "
+              f"= {user_tokens} new + {one_template} template")  # fmt: skip
+        for s in steps:
+            new = sum(len(count(t, add_special_tokens=False)) for t in new_text[s.agent])
+            # Everything this agent's cache held after turn 3 (its prompt and reply
+            # but the last token, never fed) is reused: nothing old is fed again.
+            held = usages[2][s.agent].context_tokens - 1  # type: ignore[operator]
+            print(f"turn 4, two agents, {s.agent}: fed {s.usage.prompt_tokens} of "
+                  f"{s.usage.context_tokens} = {new} new + {s.usage.prompt_tokens - new} "
+                  f"template (2 messages); reused all {held} tokens of turn 3: "
+                  f"{s.usage.cached_tokens >= held}")  # fmt: skip
     runner.shutdown()
 
     n = 1_000_000
