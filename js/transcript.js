@@ -102,6 +102,9 @@ function toolBlock(doc, call, name, openTools) {
     });
   }
   const summary = h(doc, "summary");
+  // In a multi-agent turn the block says which agent called the tool, as a
+  // model bubble says who wrote it.
+  if (call?.author) summary.append(h(doc, "span", "anb-tool-agent", call.author));
   summary.append(h(doc, "span", "anb-tool-tag", "tool"), h(doc, "span", "anb-tool-name", name));
   if (call) summary.append(h(doc, "span", "anb-tool-args", `(${argsPreview(call.args)})`));
   block.append(summary);

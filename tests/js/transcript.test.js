@@ -51,6 +51,18 @@ test("a tool call and its result share one block, matched by call_id", () => {
   assert.equal(boom.findAll("anb-tool-label")[1].textContent, "error");
 });
 
+test("a tool block names the agent that called it, as text", () => {
+  const [block] = render([
+    { ...ids, kind: "tool_call", author: "<b>writer</b>", name: "peek", call_id: "c1", args: {} },
+  ]);
+  const agent = block.findAll("anb-tool-agent");
+  assert.equal(agent.length, 1);
+  assert.equal(agent[0].textContent, "<b>writer</b>"); // text, never markup
+  assert.equal(agent[0].children.length, 0);
+  const [anonymous] = render([{ ...ids, kind: "tool_call", name: "x", call_id: "c2", args: {} }]);
+  assert.equal(anonymous.findAll("anb-tool-agent").length, 0);
+});
+
 test("a result whose call is not in the run gets a block of its own", () => {
   const [block] = render([
     { ...ids, kind: "tool_result", name: "late", call_id: "c9", response: { result: 1 } },
