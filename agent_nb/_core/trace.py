@@ -48,6 +48,22 @@ class AgentStep:
             out.setdefault(scope_of(key), {"read": [], "wrote": {}})["wrote"][key] = value
         return {scope: out[scope] for scope in SCOPES if scope in out}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AgentStep:
+        scopes = data.get("scopes") or {}
+        return cls(
+            agent=str(data["agent"]),
+            kind=str(data["kind"]),
+            reads=tuple(k for used in scopes.values() for k in used.get("read", ())),
+            writes={k: v for used in scopes.values() for k, v in used.get("wrote", {}).items()},
+            usage=Usage(
+                prompt_tokens=int(data.get("prompt_tokens") or 0),
+                cached_tokens=int(data.get("cached_tokens") or 0),
+                generated_tokens=int(data.get("generated_tokens") or 0),
+            ),
+            error=data.get("error"),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
@@ -69,6 +85,17 @@ class InvocationTrace:
 
     def to_dict(self) -> dict[str, Any]:
         return {"invocation_id": self.invocation_id, "steps": [s.to_dict() for s in self.steps]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> InvocationTrace:
+        """The trace `to_dict` wrote (a stored turn's): token counts and state use."""
+        return cls(str(data["invocation_id"]), tuple(map(AgentStep.from_dict, data["steps"])))
+
+    @property
+    def shows_anything(self) -> bool:
+        """More than one agent, or one that read or wrote state: a single agent
+        that touched nothing has nothing the transcript does not say."""
+        return len(self.steps) > 1 or any(s.reads or s.writes for s in self.steps)
 
     def lines(self) -> list[str]:
         """The trace as plain text, agent by agent and scope by scope."""

@@ -344,3 +344,7 @@ class TurnComplete(Event):
     error: str | None = None
     #: With ``finish_reason == "length"``: the ``max_tokens`` limit that cut the reply.
     max_tokens: int | None = None
+    #: What each agent read and wrote (``InvocationTrace.to_dict``), stored with the
+    #: turn so ``%agent trace`` and the widget's panel outlive the kernel and follow
+    #: branches; None for one agent that touched no state.
+    trace: Mapping[str, Any] | None = None

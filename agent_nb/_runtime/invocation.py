@@ -196,6 +196,7 @@ class Recorder:
                 interrupted=finish == "cancelled",
                 error=None if error is None else f"{type(error).__name__}: {error}",
                 max_tokens=progress.max_tokens if finish == "length" else None,
+                trace=progress.trace,
                 **self._ids(),
             )
         )
@@ -212,6 +213,7 @@ class Progress:
     max_tokens: int | None = None  # the latest model call's limit (names a "length" finish)
     call_generated: int = 0  # tokens the latest model call generated (context = prompt + these)
     started: bool = False  # the user message is recorded: the turn must end with TurnComplete
+    trace: dict[str, Any] | None = None  # stored with the TurnComplete (`InvocationTrace`)
 
     def flush_text(
         self, rec: Recorder, *, interrupted: bool, state_delta: dict[str, Any] | None = None

@@ -107,8 +107,9 @@ class AgentSession:
 
     def trace(self, invocation_id: str | None = None) -> InvocationTrace | None:
         """What each agent of a turn read and wrote in ``temp:``, session, ``user:`` and
-        ``app:`` state (default: the latest turn). Kept in memory for the latest 20
-        turns of this kernel; None for a turn it does not hold."""
+        ``app:`` state (default: the active branch's latest turn). Stored with the
+        turn, so it outlives the kernel and follows branches; None for a turn of one
+        agent that touched no state (and for turns recorded before traces were stored)."""
         return self._core.trace(invocation_id)
 
     def invocations(self) -> list[str]:

@@ -339,11 +339,22 @@ class SessionCore:
                 del self._traces[next(iter(self._traces))]
 
     def trace(self, invocation_id: str | None = None) -> InvocationTrace | None:
-        """What each agent of a turn read and wrote (default: the latest turn)."""
+        """What each agent of a turn read and wrote (default: the active branch's
+        latest turn): this kernel's own record of it (full usage), else the one
+        stored with the turn's `TurnComplete` (another kernel's, or before a restart)."""
+        if invocation_id is None:
+            turns = self.invocations()
+            if not turns:
+                return None
+            invocation_id = turns[-1]
         with self._lock:
-            if invocation_id is None:
-                return next(reversed(self._traces.values()), None)
-            return self._traces.get(invocation_id)
+            kept = self._traces.get(invocation_id)
+        if kept is not None:
+            return kept
+        for event in reversed(self._record.tree):
+            if isinstance(event, TurnComplete) and event.invocation_id == invocation_id:
+                return InvocationTrace.from_dict(event.trace) if event.trace else None
+        return None
 
     def wait(self, stream: EventStream) -> Reply:
         return self.host.wait(stream)

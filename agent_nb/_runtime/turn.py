@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from .._core.agent import Agent
 from .._core.reply import Reply
+from .._core.trace import InvocationTrace
 from .._core.types import (
     FunctionCall,
     FunctionResponse,
@@ -105,6 +106,8 @@ async def run_turn(
         try:
             await run_agent(agent, env, Scope(ctx))
         finally:
+            trace = InvocationTrace(ctx.invocation_id, tuple(ctx.steps))
+            progress.trace = trace.to_dict() if trace.shows_anything else None
             if on_steps is not None:
                 on_steps()
 

@@ -239,18 +239,52 @@ def test_rewind_of_a_multi_agent_turn(make_runner: RunnerFactory) -> None:
     assert third.text == "three"
 
 
+def test_the_trace_follows_the_active_branch(make_runner: RunnerFactory, tmp_path: Path) -> None:
+    def agent(name: str) -> SequentialAgent:
+        def mark(ctx: ToolContext) -> None:
+            ctx.state["temp:from"] = name
+
+        return SequentialAgent("pipe", [CodeAgent(f"mark_{name}", mark), Agent("writer")])
+
+    store = SQLiteStore(tmp_path / "b.db")
+    runner = make_runner(model=ScriptedBackend(["a", "b"]), store=store)
+    session = runner.get_or_create_session("s")
+    first = session.run("q", agent=agent("one"))
+    assert session.rewind(first.invocation_id) == 2  # the first run moved to branch 2
+    assert session.trace() is None  # the active branch has no turn now
+    session.run("q", agent=agent("two"))
+    assert session.trace().steps[0].agent == "mark_two"  # type: ignore[union-attr]
+    session.switch_branch(2)
+    assert session.trace().steps[0].agent == "mark_one"  # type: ignore[union-attr]
+    runner.shutdown()
+    # In a new kernel too, from what the store holds.
+    again = make_runner(store=SQLiteStore(tmp_path / "b.db")).get_or_create_session("s")
+    assert again.trace().steps[0].agent == "mark_one"  # type: ignore[union-attr]
+    assert again.trace(first.invocation_id).steps[0].agent == "mark_one"  # type: ignore[union-attr]
+
+
 def test_sqlite_round_trip_keeps_authors_and_no_temp(
     make_runner: RunnerFactory, tmp_path: Path
 ) -> None:
     path = tmp_path / "s.db"
     runner = make_runner(pipeline(), model=ScriptedBackend(["done"]), store=SQLiteStore(path))
-    runner.get_or_create_session("s").run("go")
+    first = runner.get_or_create_session("s")
+    first.run("go")
+    runner_lines = first.trace().lines()  # type: ignore[union-attr]
     runner.shutdown()
     again = make_runner(pipeline(), store=SQLiteStore(path)).get_or_create_session("s")
     authors = [e.author for e in again.history]
     assert authors == ["user", "facts", "writer", "pipe"]
     assert again.state == {"runs": 1}
     assert all(not k.startswith("temp:") for e in again.history for k in e.state_delta)
+    # The trace was stored with the turn: a new kernel still shows it.
+    trace = again.trace()
+    assert trace is not None
+    assert [(s.agent, s.kind) for s in trace.steps] == [("facts", "code"), ("writer", "model")]
+    facts, writer = trace.steps
+    assert facts.writes == {"temp:facts": "North sold most", "runs": "1"}
+    assert "temp:facts" in writer.reads
+    assert trace.lines() == runner_lines
 
 
 def test_stateless_chat_with_a_registered_pipeline(make_runner: RunnerFactory) -> None:

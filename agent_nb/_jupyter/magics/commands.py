@@ -211,8 +211,8 @@ class Commands:
         session = self._existing(get_runner(), args, "trace")
         trace = session.trace()
         if trace is None:
-            print(f"no trace for session {session.id!r} yet: traces are kept in memory for "
-                  "the turns this kernel ran; run a %%agent cell first")  # fmt: skip
+            print(f"no trace for session {session.id!r}: no turn yet, or its latest turn "
+                  "was one agent that read and wrote no state")  # fmt: skip
             return
         print("\n".join(trace.lines()))
 

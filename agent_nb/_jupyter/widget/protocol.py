@@ -154,7 +154,7 @@ class TurnEntry(TypedDict):
     error: str | None
     max_tokens: int | None  # the limit that cut the reply (finish_reason "length")
     usage: UsageDict
-    trace: TraceDict | None  # None: one agent that touched no state, or no longer in memory
+    trace: TraceDict | None  # None: one agent that touched no state
 
 
 Entry = UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry
@@ -376,17 +376,15 @@ TraceLookup = Callable[[str], InvocationTrace | None]
 def trace_dict(trace: InvocationTrace | None) -> TraceDict | None:
     """The trace as the front end shows it; None when there is nothing to show
     (one agent that read and wrote no state: the transcript says it all)."""
-    if trace is None:
+    if trace is None or not trace.shows_anything:
         return None
     steps = [step.to_dict() for step in trace.steps]
-    if len(steps) <= 1 and not any(step["scopes"] for step in steps):
-        return None
     return TraceDict(invocation_id=trace.invocation_id, steps=cast(list[TraceStepDict], steps))
 
 
 def entry_from_event(event: Event, traces: TraceLookup | None = None) -> Entry | None:
     """The transcript entry for a stored event (None for partial text); a turn's
-    entry carries its trace when ``traces`` still has it."""
+    entry carries its trace (``traces``' own, else the one stored with the turn)."""
     data = event_to_dict(event)
     kind, event_id, invocation_id = data["kind"], data["id"], data["invocation_id"]
     if kind == "text":
@@ -407,11 +405,13 @@ def entry_from_event(event: Event, traces: TraceLookup | None = None) -> Entry |
                                author=data["author"], name=data["name"], call_id=data["call_id"],
                                response=data["response"])  # fmt: skip
     if kind == "turn_complete":
+        trace = traces(invocation_id) if traces else None
+        if trace is None and data["trace"]:  # stored with the turn
+            trace = InvocationTrace.from_dict(data["trace"])
         return TurnEntry(kind="turn", id=event_id, invocation_id=invocation_id,
                          finish_reason=data["finish_reason"], interrupted=data["interrupted"],
                          error=data["error"], max_tokens=data["max_tokens"],
-                         usage=usage_dict(data["usage"]),
-                         trace=trace_dict(traces(invocation_id)) if traces else None)  # fmt: skip
+                         usage=usage_dict(data["usage"]), trace=trace_dict(trace))  # fmt: skip
     return None
 
 
