@@ -74,7 +74,9 @@ class DataAgent(CodeAgent):
         check_state_key("DataAgent output_key", output_key)
         object.__setattr__(self, "data", frames)
         object.__setattr__(self, "output_key", output_key)
-        object.__setattr__(self, "focus", bool(focus))
+        if not isinstance(focus, bool):
+            raise TypeError(f"DataAgent focus must be True or False, got {focus!r}")
+        object.__setattr__(self, "focus", focus)
         super().__init__(name=name, fn=self._write_insights, description=description)
 
     def insights_text(self, question: str = "") -> str:

@@ -70,6 +70,11 @@ def test_focus_writes_the_shape_and_the_answer_and_focus_false_everything() -> N
     assert len(everything.splitlines()) > 10
 
 
+def test_focus_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="focus must be True or False"):
+        DataAgent(data={"sales": sales_frame()}, focus="yes")  # type: ignore[arg-type]
+
+
 def test_the_answer_goes_with_the_table_it_came_from() -> None:
     sales = sales_frame()
     staff = pd.DataFrame({"team": ["a", "b", "b"], "people": [3, 5, 4]})
