@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import pytest
 
+from agent_nb.backends.mlx import cpu_attention
+from agent_nb.backends.mlx.cpu_blas import prepare_cpu_blas
+
+# This module is collected before any model loads: settle the BLAS first, as
+# the MLX thread does, or the first `import mlx.core` would pin the whole test
+# process to the wheel's reference BLAS (test_cpu_fast_path checks it).
+prepare_cpu_blas()
 mx = pytest.importorskip("mlx.core")
 base = pytest.importorskip("mlx_lm.models.base")
-
-from agent_nb.backends.mlx import cpu_attention  # noqa: E402
 
 
 def arrays(queries: int, keys: int, seed: int = 0) -> tuple[object, object, object]:
