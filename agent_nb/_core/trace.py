@@ -116,7 +116,9 @@ class InvocationTrace:
                 if used["read"]:
                     out.append(f"    {scope}: read {', '.join(used['read'])}")
                 for key, value in used["wrote"].items():
-                    out.append(f"    {scope}: wrote {key} = {value}")
+                    # A value's own lines stay indented under its key.
+                    shown = value.replace("\n", "\n      ")
+                    out.append(f"    {scope}: wrote {key} = {shown}")
             if step.error:
                 out.append(f"    error: {step.error}")
         return out
