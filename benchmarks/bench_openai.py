@@ -156,10 +156,7 @@ def bench_client_overhead(runs: int, pieces: int = 1000) -> None:
     base = statistics.median(s.cpu_s / s.pieces for s in results["raw openai SDK"])
     for name, samples in results.items():
         cpu = statistics.median(s.cpu_s / s.pieces for s in samples)
-        print(
-            f"  {name:<22} {cpu * 1e6:7.1f} us client CPU per chunk   "
-            f"(ratio {cpu / base:5.3f})"
-        )
+        print(f"  {name:<22} {cpu * 1e6:7.1f} us client CPU per chunk   (ratio {cpu / base:5.3f})")
 
 
 def main() -> None:

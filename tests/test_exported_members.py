@@ -56,8 +56,10 @@ def _members(module: types.ModuleType) -> set[str]:
         if name in ("annotations", "TYPE_CHECKING") or (name in dir(typing)):
             continue  # typing helpers, not members
         home = getattr(value, "__module__", None)
-        if isinstance(home, str) and home not in ("typing", "types") and not home.startswith(
-            module.__name__
+        if (
+            isinstance(home, str)
+            and home not in ("typing", "types")
+            and not home.startswith(module.__name__)
         ):
             continue  # re-imported from another public module (an error class, say)
         names.add(name)

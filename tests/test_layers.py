@@ -75,9 +75,8 @@ def test_a_planted_import_breaks_a_contract(
 def test_importing_the_runtime_loads_no_surface_module() -> None:
     """At run time too (the contracts read the source; this imports it)."""
     names = [
-        "agent_nb." + ".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(
-            ".__init__"
-        )
+        "agent_nb."
+        + ".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__")
         for p in sorted(PACKAGE.rglob("*.py"))
         if not {"_jupyter", "mlx", "openai"} & set(p.relative_to(PACKAGE).parts[:-1])
         and p != PACKAGE / "__init__.py"

@@ -51,8 +51,10 @@ class AgentTool:
         return str(self.agent.name)
 
     def tool(self) -> Tool:
-        about = self.description or getattr(self.agent, "description", "") or (
-            f"Ask the {self.name} agent; it answers in text."
+        about = (
+            self.description
+            or getattr(self.agent, "description", "")
+            or (f"Ask the {self.name} agent; it answers in text.")
         )
         spec = ToolSpec(
             name=self.name,

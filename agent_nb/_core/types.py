@@ -124,9 +124,7 @@ class GenerationConfig:
     def __post_init__(self) -> None:
         # Every number is checked for finiteness too: NaN slips past `< 0`.
         checked = {
-            "temperature": check_real(
-                "temperature", self.temperature, low=0, high=MAX_TEMPERATURE
-            ),
+            "temperature": check_real("temperature", self.temperature, low=0, high=MAX_TEMPERATURE),
             "top_p": check_real("top_p", self.top_p, low=0, high=1, low_open=True),
             "top_k": check_int("top_k (0 disables it)", self.top_k, low=0),
             "max_tokens": check_int("max_tokens", self.max_tokens, low=1),

@@ -30,8 +30,11 @@ def _expected(arguments: object, tool_extra: dict[str, str]) -> list[dict[str, o
             "role": "assistant",
             "content": "Sure.",
             "tool_calls": [
-                {"id": "c1", "type": "function",
-                 "function": {"name": "add", "arguments": arguments}},
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "add", "arguments": arguments},
+                },
             ],
         },
         {"role": "tool", "tool_call_id": "c1", **tool_extra, "content": '{"result": 3}'},

@@ -153,6 +153,7 @@ def test_stop_during_a_long_prefill_answers_within_about_a_second(
         task = asyncio.create_task(consume())
         # Wait until a chunk past the cached first turn is in: the prefill is under way.
         start = mlx_backend.cache_info(session.id)["tokens"]
+
         def prefilling() -> bool:
             assert not task.done(), "the turn ended before its prefill got going"
             return bool(mlx_backend.cache_info(session.id)["tokens"] > start)

@@ -49,7 +49,7 @@ def test_state_values_must_be_json(runner: AgentRunner) -> None:
 
 
 def test_temp_state_is_visible_to_later_tools_in_the_turn_and_then_gone(
-    make_runner: RunnerFactory
+    make_runner: RunnerFactory,
 ) -> None:
     seen: list[object] = []
 
@@ -80,7 +80,7 @@ def test_temp_state_is_visible_to_later_tools_in_the_turn_and_then_gone(
 
 def test_instructions_are_templated_from_state(make_runner: RunnerFactory) -> None:
     backend = ScriptedBackend()
-    agent = Agent(instructions="Reply in {user:language}. {missing?}JSON like {\"a\": 1} stays.")
+    agent = Agent(instructions='Reply in {user:language}. {missing?}JSON like {"a": 1} stays.')
     runner = make_runner(agent, model=backend)
     s = runner.get_or_create_session("s")
     s.run("hi", state_delta={"user:language": "French"})
@@ -89,7 +89,7 @@ def test_instructions_are_templated_from_state(make_runner: RunnerFactory) -> No
 
 
 def test_missing_instruction_key_fails_the_turn_with_a_clear_error(
-    make_runner: RunnerFactory
+    make_runner: RunnerFactory,
 ) -> None:
     runner = make_runner(Agent(instructions="Use {tone}"), model=ScriptedBackend())
     s = runner.get_or_create_session("s")
@@ -100,8 +100,13 @@ def test_missing_instruction_key_fails_the_turn_with_a_clear_error(
 
 
 def test_schema_from_type_hints_and_docstring() -> None:
-    def lookup(city: str, days: int = 3, unit: Literal["C", "F"] = "C",
-               tags: list[str] | None = None, tool_context: ToolContext | None = None) -> dict:
+    def lookup(
+        city: str,
+        days: int = 3,
+        unit: Literal["C", "F"] = "C",
+        tags: list[str] | None = None,
+        tool_context: ToolContext | None = None,
+    ) -> dict:
         """Look up the weather.
 
         Longer explanation that is not part of the description.
@@ -165,7 +170,7 @@ def test_tool_loop_sync_and_async_tools(make_runner: RunnerFactory) -> None:
 
 
 def test_tool_exception_becomes_an_error_response_the_model_sees(
-    make_runner: RunnerFactory
+    make_runner: RunnerFactory,
 ) -> None:
     def boom() -> None:
         """Always fails."""
@@ -227,7 +232,7 @@ def test_user_messages_are_text_messages_by_user(runner: AgentRunner) -> None:
 
 
 def test_unreadable_tool_arguments_reach_the_model_and_the_tool_does_not_run(
-    make_runner: RunnerFactory
+    make_runner: RunnerFactory,
 ) -> None:
     ran: list[int] = []
 

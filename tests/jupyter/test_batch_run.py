@@ -50,7 +50,11 @@ def test_widget_and_code_under_a_batch_run() -> None:
     exported, _ = HTMLExporter().from_notebook_node(nb)
     assert "ChatWidget: session 'chat' (1 turn)" in exported
     assert "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;alert(1)&lt;/script&gt; reply" in exported
-    assert _stdout(nb.cells[3]).strip().endswith(
-        "--code: no cell was added: nothing here can insert one (a batch run such as "
-        "nbconvert or papermill); the reply is in answer (answer.text)"
+    assert (
+        _stdout(nb.cells[3])
+        .strip()
+        .endswith(
+            "--code: no cell was added: nothing here can insert one (a batch run such as "
+            "nbconvert or papermill); the reply is in answer (answer.text)"
+        )
     )

@@ -281,7 +281,7 @@ def test_interpolation_says_what_it_substituted(
     [
         # Markdown code is never interpolated, defined names or not.
         'Why does this print wrong? `print(f"Total: {total}")`',
-        "Why?\n```python\nprint(f\"Total: {total}\")\nprint({undefined_name})\n```\nThanks",
+        'Why?\n```python\nprint(f"Total: {total}")\nprint({undefined_name})\n```\nThanks',
         "Indented code:\n\n    print({total}, {undefined_name})\n",
         "Long fence\n~~~~\n{total} {nope}\n~~~~",
         "``a `{total}` b``",
@@ -521,8 +521,11 @@ def test_bad_input_is_one_line_and_changes_nothing(
         ("temperature = float('nan')", "AgentMagics.temperature must be a finite number between 0"),
         ("temperature = float('inf')", "AgentMagics.temperature must be a finite number between 0"),
         ("stream_interval = float('nan')", "AgentMagics.stream_interval must be a finite"),
-        ("temperature = 2.5", "AgentMagics.temperature must be a finite number between 0 "
-         "(inclusive) and 2.0, got 2.5"),
+        (
+            "temperature = 2.5",
+            "AgentMagics.temperature must be a finite number between 0 "
+            "(inclusive) and 2.0, got 2.5",
+        ),
         ("repetition_stop = 1", "AgentMagics.repetition_stop must be 0 (off) or at least 2"),
         ("repetition_stop = -1", "AgentMagics.repetition_stop (0 turns it off) must be a whole"),
     ],

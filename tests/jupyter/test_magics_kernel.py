@@ -169,6 +169,7 @@ async def _interrupt_mid_stream_keeps_a_usable_session() -> None:
         await use_scripted_model(kernel, [words, "after"], token_delay=0.02)
         cell = new_code_cell("%%agent -o partial\ncount slowly")
         task = asyncio.ensure_future(run_cell(kernel, cell))
+
         def streaming() -> bool:  # the reply is visibly streaming
             shown = displays(cell)
             return bool(shown) and "w3" in shown[-1]["data"]["text/plain"]

@@ -70,8 +70,13 @@ class RecordingComm(BaseComm):
     def from_frontend(self, content: dict[str, Any]) -> None:
         """Deliver a custom message as the kernel would."""
         self.handle_msg(
-            {"content": {"comm_id": self.comm_id, "data": {"method": "custom", "content": content}},
-             "buffers": []}
+            {
+                "content": {
+                    "comm_id": self.comm_id,
+                    "data": {"method": "custom", "content": content},
+                },
+                "buffers": [],
+            }
         )
 
 
@@ -418,7 +423,10 @@ def test_new_chat_switches_to_a_fresh_session_and_keeps_the_old(
     assert not old.closed and "old-chat" in [s.id for s in runner.sessions()]
     assert runner.get_or_create_session("old-chat") is old
     assert [e["text"] for e in entries_from_events(old.history) if "text" in e] == [
-        "from a cell", "You said: from a cell", "hi", "You said: hi"
+        "from a cell",
+        "You said: from a cell",
+        "hi",
+        "You said: hi",
     ]
     assert old.run("still here").text == "You said: still here"
     # Events of the old session no longer reach the widget.
@@ -453,9 +461,7 @@ def test_frontend_closing_the_comm_evicts_the_session(runner: AgentRunner) -> No
     wait_for(lambda: "fe-close" not in [s.id for s in runner.sessions()])
 
 
-def test_close_during_a_turn_cancels_it(
-    runner: AgentRunner, scripted: ScriptedBackend
-) -> None:
+def test_close_during_a_turn_cancels_it(runner: AgentRunner, scripted: ScriptedBackend) -> None:
     w = start_long_turn(ChatWidget, runner, scripted, "close-busy")
     w.close()
     wait_for(lambda: "close-busy" not in [s.id for s in runner.sessions()], timeout=3)
@@ -550,9 +556,7 @@ def test_footer_data_carries_the_window_and_a_too_big_message_is_reported(
         wait_for(turn_done(c, i + 1))
     usage = c.custom("turn_complete")[-1]["usage"]
     assert usage["context_window"] == 60 and 0 < usage["context_tokens"] <= 56
-    assert usage["window_note"].endswith(
-        "no longer fit the 60-token window; they stay in history"
-    )
+    assert usage["window_note"].endswith("no longer fit the 60-token window; they stay in history")
     assert c.custom("turn_complete")[0]["usage"]["window_note"] is None
     # A message too big for the window records nothing, so only this says so.
     c.from_frontend({"type": "send", "text": "word " * 70})

@@ -20,11 +20,11 @@ XSS_REPLY = "\n\n".join(
     [
         "Payloads follow.",
         '<img src="x" onerror="window.__xss = \'img\'">',
-        "<svg onload=\"window.__xss = 'svg'\"><circle r=\"5\"/></svg>",
+        '<svg onload="window.__xss = \'svg\'"><circle r="5"/></svg>',
         "<script>window.__xss = 'script'</script>",
         "[click me](javascript:window.__xss='link')",
-        '<a href="javascript:window.__xss=\'rawlink\'">raw link</a>',
-        '<iframe srcdoc="<script>parent.__xss=\'iframe\'</script>"></iframe>',
+        "<a href=\"javascript:window.__xss='rawlink'\">raw link</a>",
+        "<iframe srcdoc=\"<script>parent.__xss='iframe'</script>\"></iframe>",
         "![pic](javascript:window.__xss='image')",
         "<details open ontoggle=\"window.__xss='details'\">x</details>",
         "End of payloads.",
@@ -99,12 +99,12 @@ def test_renders_streams_and_formats_markdown(lab: Lab) -> None:
     assert stored.startswith("Here is **bold** text")
 
     # A turn made outside the widget (plain code, as %%agent does) shows up live.
-    lab.run("backend.enqueue('Answer from a cell.')\n"
-            "_ = runner.get_or_create_session('browser-chat').run('asked from a cell')")
-    widget.locator(".anb-past .anb-user", has_text="asked from a cell").wait_for(timeout=10_000)
-    widget.locator(".anb-past .anb-model", has_text="Answer from a cell.").wait_for(
-        timeout=10_000
+    lab.run(
+        "backend.enqueue('Answer from a cell.')\n"
+        "_ = runner.get_or_create_session('browser-chat').run('asked from a cell')"
     )
+    widget.locator(".anb-past .anb-user", has_text="asked from a cell").wait_for(timeout=10_000)
+    widget.locator(".anb-past .anb-model", has_text="Answer from a cell.").wait_for(timeout=10_000)
 
 
 def test_stop_halts_a_long_reply_and_next_message_works(lab: Lab) -> None:
@@ -222,9 +222,7 @@ def test_closing_the_widget_evicts_its_session(lab: Lab) -> None:
     assert "browser-close" in lab.eval("[s.id for s in runner.sessions() if not s.closed]")
     # The last widget holding it closes it.
     lab.run("w_again.close()")
-    sessions = lab.eval(
-        "(__import__('time').sleep(0.5), [s.id for s in runner.sessions()])[1]"
-    )
+    sessions = lab.eval("(__import__('time').sleep(0.5), [s.id for s in runner.sessions()])[1]")
     assert "browser-close" not in sessions, sessions
 
 
@@ -239,9 +237,7 @@ def test_new_chat_button_switches_session_and_keeps_the_cells_one(lab: Lab) -> N
         timeout=10_000
     )
     type_and_send(widget, "first chat")
-    widget.locator(".anb-past .anb-model", has_text="You said: first chat").wait_for(
-        timeout=10_000
-    )
+    widget.locator(".anb-past .anb-model", has_text="You said: first chat").wait_for(timeout=10_000)
     wait_idle(widget)
     widget.locator(".anb-new").click()
     widget.locator(".anb-title", has_text="chat-").wait_for(timeout=10_000)

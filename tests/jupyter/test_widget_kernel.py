@@ -32,9 +32,9 @@ async def _execute(km: AsyncKernelManager, code: str) -> str:
         reply = await client.execute_interactive(
             code,
             timeout=60,
-            output_hook=lambda m: out.append(m["content"].get("text", ""))
-            if m["msg_type"] == "stream"
-            else None,
+            output_hook=lambda m: (
+                out.append(m["content"].get("text", "")) if m["msg_type"] == "stream" else None
+            ),
         )
         assert reply["content"]["status"] == "ok", reply["content"]
         return "".join(out)

@@ -74,7 +74,6 @@ CELLS_HOLDER = "%%agent cells"
 """How ``%agent sessions`` names the cells that use a session."""
 
 
-
 def _is_dataframe(value: object) -> bool:
     """Checked without importing pandas: a notebook that never used it has no DataFrame."""
     import sys
@@ -107,15 +106,12 @@ class AgentMagics(Magics):
         "ones move to a branch: %agent switch brings them back); 'append' adds a new "
         "turn after everything.",
     ).tag(config=True)
-    max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(
-        config=True
-    )
-    temperature = Float(
-        0.0, help="Default sampling temperature, 0 (greedy) to 2."
-    ).tag(config=True)
+    max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(config=True)
+    temperature = Float(0.0, help="Default sampling temperature, 0 (greedy) to 2.").tag(config=True)
     repetition_stop = Int(
-        3, help="End a reply once one span has come this many times in a row "
-        "(finish reason 'repetition'); 0 never stops."
+        3,
+        help="End a reply once one span has come this many times in a row "
+        "(finish reason 'repetition'); 0 never stops.",
     ).tag(config=True)
     stream_interval = Float(
         0.05, min=0.0, help="Seconds between output updates while streaming (0.05 = 20/s)."

@@ -287,6 +287,7 @@ class ChatWidget(anywidget.AnyWidget):
         """The live sessions a close of this widget would close if nobody else held them."""
         sessions = [*self._left, *([self._session] if self._session else [])]
         return [s for s in sessions if s in _OWNED and not s.closed]
+
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         """The live view, plus the transcript as text for where no widget renders
         (an nbconvert HTML page); a batch run (nbconvert, papermill), which no

@@ -32,5 +32,5 @@ def static_bundle(session: AgentSession | None) -> dict[str, str]:
         f"{html.escape(text)}</div>"
         for who, text in entries
     )
-    page = f"<div class=\"agent-nb-static\"><p><b>{html.escape(title)}</b></p>{rows}</div>"
+    page = f'<div class="agent-nb-static"><p><b>{html.escape(title)}</b></p>{rows}</div>'
     return {"text/plain": plain, "text/html": page}
