@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 
 from .insights import Fact, Insights, facts_text
 
-__all__ = ["answering", "focus", "score", "words"]
+__all__ = ["answering", "focus", "names", "score", "words"]
 
 
 def _cues(text: str) -> frozenset[str]:
@@ -54,18 +54,32 @@ _KIND_CUES = {
     "summary": (_TOTAL | _MEAN | {"range"}, 1),
     "missing": (_cues("missing gaps empty null nan"), 1),
 }
-_WORD = re.compile(r"[a-z0-9_]+")
+_WORD = re.compile(r"[a-z0-9]+")
 
 
 def words(text: str) -> set[str]:
-    """The lower-case words of ``text``, with a plural's singular (``regions``: ``region``)."""
+    """The lower-case words of ``text`` (``unit_price`` is two), each with a plural's
+    singular too (``regions``: ``region``)."""
     found = set(_WORD.findall(text.lower()))
-    return found | {w[:-1] for w in found if len(w) > 3 and w.endswith("s")}
+    return found | {_singular(w) for w in found}
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def names(column: str, asked: set[str]) -> int:
+    """How many words of ``column``'s name a question made of the words ``asked``
+    names, when it names every one ("unit price" names ``unit_price``: 2, "unit"
+    names ``units``: 1), else 0. The longer name named wins: ``unit_price`` over
+    ``units`` for "the average unit price"."""
+    parts = _WORD.findall(column.lower())
+    return len(parts) if all(p in asked or _singular(p) in asked for p in parts) else 0
 
 
 def score(fact: Fact, asked: set[str]) -> int:
     """How well ``fact`` answers a question made of the words ``asked`` (0: not at all)."""
-    named = sum(1 for c in fact.columns if c.lower() in asked)
+    named = sum(names(c, asked) for c in fact.columns)
     cues, weight = _KIND_CUES.get(fact.kind, (frozenset(), 0))
     return 2 * named + (weight if asked & cues else 0)
 

@@ -7,7 +7,7 @@ import pytest
 
 from agent_nb import DataAgent
 from agent_nb._core.insights import compute_insights
-from agent_nb._core.relevance import answering, words
+from agent_nb._core.relevance import answering, names, words
 from tests.core.test_data_agent import sales_frame
 
 
@@ -33,6 +33,7 @@ def expected_answers(sales: pd.DataFrame) -> dict[str, str]:
         ),
         "What is the total revenue?": f"The total revenue is {sales.revenue.sum():,.0f}.",
         "What is the average unit_price?": f"The mean unit_price is {sales.unit_price.mean():.2f}.",
+        "What is the average unit price?": f"The mean unit_price is {sales.unit_price.mean():.2f}.",
         "In one sentence: what does this table contain?": (
             "sales has 24 rows and 5 columns: month, region, units, unit_price, revenue."
         ),
@@ -88,6 +89,25 @@ def test_the_answer_goes_with_the_table_it_came_from() -> None:
 
 
 def test_words_are_plain_lower_case_tokens_with_singulars() -> None:
-    assert words("Which REGIONS sold most? __import__('os')") >= {
-        "which", "regions", "region", "sold", "most", "__import__", "os",
+    assert words("Which REGIONS sold most? unit_price __import__('os')") >= {
+        "which", "regions", "region", "sold", "most", "unit", "price", "import", "os",
     }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("column", "question", "named"),
+    [
+        ("unit_price", "What is the average unit price?", 2),
+        ("unit_price", "What is the average unit_price?", 2),
+        ("Unit Price", "average unit prices", 2),
+        ("units", "Which region sold the most units?", 1),
+        ("units", "revenue per unit", 1),
+        ("unit_price", "How many units?", 0),
+        ("revenue", "Which region sold most?", 0),
+        ("", "anything", 0),
+    ],
+)
+def test_a_question_names_a_column_when_it_has_every_word_of_it(
+    column: str, question: str, named: int
+) -> None:
+    assert names(column, words(question)) == named
