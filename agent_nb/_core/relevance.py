@@ -14,8 +14,10 @@ revenue is ...").
 `focus` is what the writer then reads: the table's shape and that one fact,
 or, when no fact bears on the question, the headline facts (the largest
 measure's ranking and trend). Measured on the embedded model with the 03
-table, the writer named the right region, month or change for six of seven
-questions from the focused facts and for one from all twenty.
+table and seven questions: from all twenty facts the writer answered two
+right (the change, the peak month) and named West for all three region
+questions; from the focused facts it answered six right, and the seventh
+("what does this table contain?") with a vague but true sentence.
 
 Plain word matching, deterministic and bounded: the question is the user's
 text and is never parsed as code.
