@@ -55,7 +55,7 @@ MIN_ACTIVATIONS = 16_384
 
 #: The most bytes of scores one tile makes (all heads of the tile's queries).
 #: Measured on the project machine (2 MiB L2 per core, 32 MiB L3), 512-query
-#: chunks at 5,000 tokens: untiled 150 tok/s, 4 MiB tiles 176 (per-tile
+#: chunks at 5,000 tokens: untiled 181 tok/s, 4 MiB tiles 176 (per-tile
 #: overhead), 16-24 MiB 200-250, 32 MiB 221.
 TILE_BYTES = 16 << 20
 
