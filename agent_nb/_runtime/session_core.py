@@ -250,7 +250,7 @@ class SessionCore:
                 ctx,
                 user_event,
                 on_end=lambda: self._finish_turn(invocation),
-                on_steps=lambda: self._keep_trace(ctx),
+                on_steps=self._keep_trace,
             )
             return invocation.start(turn)
         except BaseException:
@@ -331,10 +331,9 @@ class SessionCore:
         with self._lock:
             return dict(self._agent_caches)
 
-    def _keep_trace(self, ctx: InvocationContext) -> None:
-        trace = InvocationTrace(ctx.invocation_id, tuple(ctx.steps))
+    def _keep_trace(self, trace: InvocationTrace) -> None:
         with self._lock:
-            self._traces[ctx.invocation_id] = trace
+            self._traces[trace.invocation_id] = trace
             while len(self._traces) > TRACES_KEPT:
                 del self._traces[next(iter(self._traces))]
 

@@ -70,12 +70,12 @@ async def run_turn(
     ctx: InvocationContext,
     user_event: TextMessage,
     on_end: Callable[[], None],
-    on_steps: Callable[[], None] | None = None,
+    on_steps: Callable[[InvocationTrace], None] | None = None,
 ) -> Reply:
     """The turn on the worker: user message, then the agent tree (see `agents`).
 
-    ``on_steps`` runs once every agent has finished (``ctx.steps`` is the whole
-    trace), before the `TurnComplete` is recorded, so a listener that sees
+    ``on_steps`` gets the turn's trace once every agent has finished, before
+    the `TurnComplete` (which stores it when it shows anything) is recorded, so a listener that sees
     the turn end can already read its trace. ``on_end`` runs after the last
     event is recorded (the session frees its busy flag there).
     """
@@ -109,6 +109,6 @@ async def run_turn(
             trace = InvocationTrace(ctx.invocation_id, tuple(ctx.steps))
             progress.trace = trace.to_dict() if trace.shows_anything else None
             if on_steps is not None:
-                on_steps()
+                on_steps(trace)
 
     return await run_invocation(rec, body, session_id=ctx.session_id, on_end=on_end)

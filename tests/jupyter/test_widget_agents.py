@@ -6,7 +6,7 @@ ScriptedBackend, a recording comm); the browser test opens the panel.
 
 from __future__ import annotations
 
-from agent_nb import Agent, AgentRunner, CodeAgent, SequentialAgent, ToolContext
+from agent_nb import Agent, AgentRunner, CodeAgent, SequentialAgent, ToolContext, TurnComplete
 from agent_nb._jupyter.widget.protocol import entries_from_events
 from agent_nb.backends import ScriptedBackend
 from tests.fixtures_runtime import RunnerFactory
@@ -62,11 +62,11 @@ def test_a_plain_one_agent_turn_has_no_trace_panel(
     s = r.get_or_create_session("plain")
     s.run("hello")
     s.run("hello", state_delta={"user:name": "Ada"}, agent=Agent(instructions="To {user:name}"))
-    first, second = [e for e in entries_from_events(s.history, s.trace) if e["kind"] == "turn"]
+    first, second = [e for e in entries_from_events(s.history) if e["kind"] == "turn"]
     assert first["trace"] is None  # nothing to show beyond the transcript
     assert second["trace"] is not None  # one agent, but it read state
     assert second["trace"]["steps"][0]["scopes"]["user"]["read"] == ["user:name"]
-    # Without the session's traces (a store reopened in a new kernel) the trace
-    # comes from the stored turn: the same panel, not a guess.
-    stored = [e["trace"] for e in entries_from_events(s.history) if e["kind"] == "turn"]
+    # The panel is what the store holds with the turn, so a store reopened in a
+    # new kernel shows the same one.
+    stored = [e.trace for e in s.history if isinstance(e, TurnComplete)]
     assert stored == [None, second["trace"]]

@@ -397,7 +397,7 @@ class ChatWidget(anywidget.AnyWidget):
                 self.session_id = session.id
                 self.session_closed = session.closed
                 self.busy = session.busy
-                self.transcript = entries_from_events(session.history, session.trace)
+                self.transcript = entries_from_events(session.history)
                 self.forks = fork_dicts(session.forks())
 
     def _detach(self) -> AgentSession | None:
@@ -475,7 +475,7 @@ class ChatWidget(anywidget.AnyWidget):
         if session is None:
             return
         with self.hold_sync():
-            self.transcript = entries_from_events(session.history, session.trace)
+            self.transcript = entries_from_events(session.history)
             self.forks = fork_dicts(session.forks())
             self.session_closed = session.closed
             self.busy = busy

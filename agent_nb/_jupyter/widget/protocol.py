@@ -14,19 +14,18 @@ the stored one without a visible jump.
 
 Each message carries its agent (``author``), and a turn's entry carries its
 trace (what each agent read and wrote in ``temp:``, session, ``user:`` and
-``app:`` state) while the session still holds it in memory; the front end
+``app:`` state), stored with the turn (`TurnComplete.trace`); the front end
 shows it as a collapsed panel (``js/trace.js``) and, as all model and user
 data, only as text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict, cast
 
 from ..._core.branches import Fork
 from ..._core.codec import event_to_dict
-from ..._core.trace import InvocationTrace
 from ..._core.types import Event, TurnComplete
 from ..._core.window import omitted_line
 
@@ -51,7 +50,6 @@ __all__ = [
     "ToolCallEntry",
     "ToolResultEntry",
     "TraceDict",
-    "TraceLookup",
     "TraceStepDict",
     "TurnCompleteMsg",
     "TurnEntry",
@@ -63,7 +61,6 @@ __all__ = [
     "entry_from_event",
     "fork_dicts",
     "parse_from_js",
-    "trace_dict",
     "turn_complete_msg",
     "usage_dict",
 ]
@@ -369,22 +366,9 @@ def turn_complete_msg(event: TurnComplete) -> TurnCompleteMsg:
     )
 
 
-#: The session's trace of an invocation, by id (`AgentSession.trace`).
-TraceLookup = Callable[[str], InvocationTrace | None]
-
-
-def trace_dict(trace: InvocationTrace | None) -> TraceDict | None:
-    """The trace as the front end shows it; None when there is nothing to show
-    (one agent that read and wrote no state: the transcript says it all)."""
-    if trace is None or not trace.shows_anything:
-        return None
-    steps = [step.to_dict() for step in trace.steps]
-    return TraceDict(invocation_id=trace.invocation_id, steps=cast(list[TraceStepDict], steps))
-
-
-def entry_from_event(event: Event, traces: TraceLookup | None = None) -> Entry | None:
+def entry_from_event(event: Event) -> Entry | None:
     """The transcript entry for a stored event (None for partial text); a turn's
-    entry carries its trace (``traces``' own, else the one stored with the turn)."""
+    entry carries the trace stored with it (`TurnComplete.trace`)."""
     data = event_to_dict(event)
     kind, event_id, invocation_id = data["kind"], data["id"], data["invocation_id"]
     if kind == "text":
@@ -405,16 +389,15 @@ def entry_from_event(event: Event, traces: TraceLookup | None = None) -> Entry |
                                author=data["author"], name=data["name"], call_id=data["call_id"],
                                response=data["response"])  # fmt: skip
     if kind == "turn_complete":
-        trace = traces(invocation_id) if traces else None
-        if trace is None and data["trace"]:  # stored with the turn
-            trace = InvocationTrace.from_dict(data["trace"])
+        # Stored as `InvocationTrace.to_dict` wrote it: the panel's TraceDict.
+        trace = cast(TraceDict | None, data["trace"])
         return TurnEntry(kind="turn", id=event_id, invocation_id=invocation_id,
                          finish_reason=data["finish_reason"], interrupted=data["interrupted"],
                          error=data["error"], max_tokens=data["max_tokens"],
-                         usage=usage_dict(data["usage"]), trace=trace_dict(trace))  # fmt: skip
+                         usage=usage_dict(data["usage"]), trace=trace)  # fmt: skip
     return None
 
 
-def entries_from_events(events: Iterable[Event], traces: TraceLookup | None = None) -> list[Entry]:
-    entries = (entry_from_event(event, traces) for event in events)
+def entries_from_events(events: Iterable[Event]) -> list[Entry]:
+    entries = (entry_from_event(event) for event in events)
     return [e for e in entries if e is not None]
