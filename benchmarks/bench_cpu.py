@@ -91,29 +91,20 @@ def _prompt_of(tokenizer: Any, n: int) -> str:
 
 
 def prefill_at_length(lengths: list[int], reps: int) -> None:
-    import asyncio
-
     from agent_nb import GenerationConfig
-    from agent_nb._core.types import Content, GenerateContentRequest
-    from agent_nb.backends import CancelToken, Finish, TextDelta
     from agent_nb.backends.mlx import MLXBackend, cpu_attention
+    from tests.streaming import collect
 
     backend = MLXBackend("smollm2-135m", progress=False)
     loaded = backend.load()
     print(f"\nPrefill at length ({loaded.cpu_blas} BLAS, {loaded.weights}), load {os.getloadavg()}")
     config = GenerationConfig(max_tokens=1, prompt_lookup=False)
 
-    async def once(text: str) -> tuple[float, int, str]:
-        request = GenerateContentRequest(contents=(Content.user(text),), config=config)
-        out, finish = [], None
-        async for chunk in backend.stream(request, cache=None, cancel=CancelToken()):
-            if isinstance(chunk, TextDelta):
-                out.append(chunk.text)
-            elif isinstance(chunk, Finish):
-                finish = chunk
-        assert finish is not None and finish.usage.time_to_first_token_s
+    def once(text: str) -> tuple[float, int, str]:
+        first, finish = collect(backend, text, config)
         usage = finish.usage
-        return usage.prompt_tokens / usage.time_to_first_token_s, usage.prompt_tokens, "".join(out)
+        assert usage.time_to_first_token_s
+        return usage.prompt_tokens / usage.time_to_first_token_s, usage.prompt_tokens, first
 
     same = True
     for n in lengths:
@@ -124,7 +115,7 @@ def prefill_at_length(lengths: list[int], reps: int) -> None:
         for _ in range(reps):
             for numpy_path in (True, False):
                 cpu_attention.set_enabled(numpy_path)
-                rate, fed, first = asyncio.run(once(text))
+                rate, fed, first = once(text)
                 rates[numpy_path].append(rate)
                 firsts.setdefault(numpy_path, first)
         cpu_attention.set_enabled(True)
@@ -140,32 +131,26 @@ def prefill_at_length(lengths: list[int], reps: int) -> None:
 
 def stop_latency(backend: Any, text: str, config: Any) -> None:
     """Seconds from a Stop (the cancel token set) to the end of the stream, mid-prefill."""
-    import asyncio
+    import threading
     import time
 
-    from agent_nb._core.types import Content, GenerateContentRequest
-    from agent_nb.backends import CancelToken, Finish
+    from agent_nb.backends import CancelToken
+    from tests.streaming import collect
 
-    request = GenerateContentRequest(contents=(Content.user(text),), config=config)
+    def once(after_s: float) -> tuple[float, str]:
+        cancel, pressed = CancelToken(), [0.0]
 
-    async def once(after_s: float) -> tuple[float, str]:
-        cancel, pressed = CancelToken(), 0.0
-
-        async def press() -> None:
-            nonlocal pressed
-            await asyncio.sleep(after_s)
-            pressed = time.perf_counter()
+        def press() -> None:
+            pressed[0] = time.perf_counter()
             cancel.set()
 
-        presser = asyncio.ensure_future(press())
-        reason = ""
-        async for chunk in backend.stream(request, cache=None, cancel=cancel):
-            if isinstance(chunk, Finish):
-                reason = chunk.finish_reason
-        presser.cancel()
-        return time.perf_counter() - pressed, reason
+        timer = threading.Timer(after_s, press)
+        timer.start()
+        _, finish = collect(backend, text, config, cancel=cancel)
+        timer.cancel()
+        return time.perf_counter() - pressed[0], finish.finish_reason
 
-    waits = [asyncio.run(once(after)) for after in (2.0, 5.5, 9.0, 12.5, 16.0)]
+    waits = [once(after) for after in (2.0, 5.5, 9.0, 12.5, 16.0)]
     assert all(reason == "cancelled" for _, reason in waits), waits
     seconds = sorted(w for w, _ in waits)
     print(

@@ -20,7 +20,6 @@ default).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import statistics
 import sys
@@ -30,24 +29,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from agent_nb import GenerationConfig  # noqa: E402
-from agent_nb._core.types import Content, GenerateContentRequest  # noqa: E402
-from agent_nb.backends import CancelToken, Finish, TextDelta  # noqa: E402
+from agent_nb._core.types import Content  # noqa: E402
 from agent_nb.backends.mlx import MLXBackend  # noqa: E402
 from tests.lookup_prompts import COPY_HEAVY, FREE_CHAT  # noqa: E402
+from tests.streaming import collect  # noqa: E402
 
 
-async def _one(backend: MLXBackend, turns: list[Content], config: GenerationConfig) -> Any:
-    request = GenerateContentRequest(contents=tuple(turns), config=config)
-    text: list[str] = []
-    finish = None
-    async for chunk in backend.stream(request, cache="bench", cancel=CancelToken()):
-        if isinstance(chunk, TextDelta):
-            text.append(chunk.text)
-        elif isinstance(chunk, Finish):
-            finish = chunk
+def _one(backend: MLXBackend, turns: list[Content], config: GenerationConfig) -> Any:
+    text, finish = collect(backend, turns, config, cache="bench")
     backend.drop_cache("bench")
-    assert finish is not None
-    return "".join(text), finish.usage
+    return text, finish.usage
 
 
 def main() -> None:
@@ -72,7 +63,7 @@ def main() -> None:
         for _ in range(args.reps):
             for lookup in (True, False):
                 config = GenerationConfig(max_tokens=args.tokens, prompt_lookup=lookup)
-                text, usage = asyncio.run(_one(backend, turns, config))
+                text, usage = _one(backend, turns, config)
                 speeds[lookup].append(usage.tokens_per_s or 0.0)
                 texts.setdefault(lookup, text)
                 identical &= text == texts[lookup]
@@ -107,8 +98,8 @@ def sweep(backend: MLXBackend, tokens: int) -> None:
                 lookup.MAX_DRAFT, lookup.NGRAM_SIZES = max_draft, ngrams
                 ratios = {}
                 for name, turns in prompts.items():
-                    _, plain = asyncio.run(_one(backend, turns, plain_config))
-                    _, drafted = asyncio.run(_one(backend, turns, lookup_config))
+                    _, plain = _one(backend, turns, plain_config)
+                    _, drafted = _one(backend, turns, lookup_config)
                     ratios[name] = (drafted.tokens_per_s or 0.0) / (plain.tokens_per_s or 1.0)
                 copy = statistics.median(ratios[n] for n in COPY_HEAVY)
                 free = statistics.median(ratios[n] for n in FREE_CHAT)

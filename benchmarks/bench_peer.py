@@ -19,7 +19,6 @@ llama.cpp runs the Q4_1 weights with its own kernels, on ``--threads``.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import statistics
@@ -92,10 +91,9 @@ def main() -> None:
     args = parser.parse_args()
 
     from agent_nb import GenerationConfig
-    from agent_nb._core.types import Content, GenerateContentRequest
-    from agent_nb.backends import CancelToken, Finish
     from agent_nb.backends.mlx import MLXBackend
     from agent_nb.backends.mlx.embedded import find_gguf
+    from tests.streaming import collect
 
     backend = MLXBackend("smollm2-135m", progress=False)
     loaded = backend.load()
@@ -106,15 +104,7 @@ def main() -> None:
 
     def ours(text: str, max_tokens: int) -> Any:
         config = GenerationConfig(max_tokens=max_tokens, prompt_lookup=False)
-        request = GenerateContentRequest(contents=(Content.user(text),), config=config)
-
-        async def go() -> Any:
-            async for chunk in backend.stream(request, cache=None, cancel=CancelToken()):
-                if isinstance(chunk, Finish):
-                    return chunk.usage
-            raise AssertionError("no Finish")
-
-        return asyncio.run(go())
+        return collect(backend, text, config)[1].usage
 
     try:
         for n in [int(x) for x in args.lengths.split(",") if x]:

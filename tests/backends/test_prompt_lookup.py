@@ -8,14 +8,13 @@ deterministic cancel point is needed, else through `MLXBackend.stream`.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 
 from agent_nb import GenerationConfig
 from agent_nb._core.types import Content, GenerateContentRequest
-from agent_nb.backends import CancelToken, Finish, TextDelta
+from agent_nb.backends import TextDelta
 from agent_nb.backends.mlx import MLXBackend, cpu_attention
 from agent_nb.backends.mlx.chat import render_prompt
 from agent_nb.backends.mlx.generate import GenerationJob, run_generation
@@ -23,24 +22,13 @@ from agent_nb.backends.mlx.kv import KVSlot
 from agent_nb.backends.mlx.lookup import Drafter
 from agent_nb.backends.mlx.runtime import mlx_thread
 from tests.lookup_prompts import COPY_HEAVY, NOTEBOOK_QUESTIONS
+from tests.streaming import collect
 
 pytestmark = pytest.mark.mlx
 
 
 def run(backend: MLXBackend, turns: list[Content], key: str, **config: Any) -> tuple[str, Any]:
-    request = GenerateContentRequest(contents=tuple(turns), config=GenerationConfig(**config))
-
-    async def go() -> tuple[str, Any]:
-        text, finish = [], None
-        async for chunk in backend.stream(request, cache=key, cancel=CancelToken()):
-            if isinstance(chunk, TextDelta):
-                text.append(chunk.text)
-            elif isinstance(chunk, Finish):
-                finish = chunk
-        assert finish is not None
-        return "".join(text), finish
-
-    return asyncio.run(go())
+    return collect(backend, turns, GenerationConfig(**config), cache=key)
 
 
 def consistent(backend: MLXBackend, key: str) -> list[int]:
