@@ -20,8 +20,8 @@ each prompt of about N tokens runs with the numpy attention/SwiGLU path
 through `MLXBackend.stream` (the real chunking); prefill tok/s is the fed
 prompt tokens over the time to the first token. Target: >= 150 tok/s at
 5,000 tokens, no slower at 500, identical greedy first tokens. Then how long
-a Stop takes in the middle of the longest prompt's prefill (the cancel token
-is set at a few points in it; seconds until the stream finishes). Target:
+a Stop takes in the middle of the longest (last) prompt's prefill (the cancel
+token is set at five points in it; seconds until the stream finishes). Target:
 about a second.
 ``--prefill-only`` skips the subprocess comparison.
 """
@@ -126,11 +126,13 @@ def prefill_at_length(lengths: list[int], reps: int) -> None:
             flush=True,
         )
     print(f"  greedy first tokens identical: {same}   load after {os.getloadavg()}")
-    stop_latency(backend, _prompt_of(loaded.tokenizer, max(lengths)), config)
+    # The last length is the longest: its prefill takes about fed / new seconds.
+    stop_latency(backend, _prompt_of(loaded.tokenizer, lengths[-1]), config, fed / new)
 
 
-def stop_latency(backend: Any, text: str, config: Any) -> None:
-    """Seconds from a Stop (the cancel token set) to the end of the stream, mid-prefill."""
+def stop_latency(backend: Any, text: str, config: Any, prefill_s: float) -> None:
+    """Seconds from a Stop (the cancel token set) to the end of the stream, pressed
+    at 10 to 70 % of a prefill that takes about ``prefill_s``."""
     import threading
     import time
 
@@ -150,7 +152,7 @@ def stop_latency(backend: Any, text: str, config: Any) -> None:
         timer.cancel()
         return time.perf_counter() - pressed[0], finish.finish_reason
 
-    waits = [once(after) for after in (2.0, 5.5, 9.0, 12.5, 16.0)]
+    waits = [once(prefill_s * share) for share in (0.1, 0.25, 0.4, 0.55, 0.7)]
     assert all(reason == "cancelled" for _, reason in waits), waits
     seconds = sorted(w for w, _ in waits)
     print(

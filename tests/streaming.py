@@ -22,12 +22,14 @@ def collect(
     """Stream ``turns`` (or one user message) through ``backend``, on a fresh event
     loop; returns the streamed text and the final `Finish`."""
     contents = (Content.user(turns),) if isinstance(turns, str) else tuple(turns)
+    # `is None`, not `or`: an unset CancelToken is falsy.
+    token = CancelToken() if cancel is None else cancel
     request = GenerateContentRequest(contents=contents, config=config)
 
     async def go() -> tuple[str, Finish]:
         text: list[str] = []
         finish: Any = None
-        async for chunk in backend.stream(request, cache=cache, cancel=cancel or CancelToken()):
+        async for chunk in backend.stream(request, cache=cache, cancel=token):
             if isinstance(chunk, TextDelta):
                 text.append(chunk.text)
             elif isinstance(chunk, Finish):
