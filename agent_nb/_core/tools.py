@@ -1,7 +1,8 @@
 """Tools: plain functions whose JSON schema comes from type hints and docstring.
 
-A parameter annotated `ToolContext` is filled in by the runner (state and
-session id) and hidden from the model. The docstring's first paragraph is the
+A parameter annotated `ToolContext`, or named ``tool_context`` as ADK's
+function tools name it (annotated or not), is filled in by the runner (state
+and session id) and hidden from the model. The docstring's first paragraph is the
 description; an ``Args:`` section (Google style) describes the parameters.
 """
 
@@ -136,7 +137,7 @@ def as_tool(func: Callable[..., Any] | Tool) -> Tool:
     context_param = None
     for pname, param in inspect.signature(func).parameters.items():
         annotation = hints.get(pname, param.annotation)
-        if annotation is ToolContext:
+        if annotation is ToolContext or pname == "tool_context":
             context_param = pname
             continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):

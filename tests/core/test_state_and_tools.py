@@ -142,6 +142,25 @@ def test_tool_context_parameter_is_hidden_from_the_model() -> None:
     assert "ctx" not in tool.spec.parameters["properties"]
 
 
+def test_a_parameter_named_tool_context_is_filled_in_as_in_adk(
+    make_runner: RunnerFactory,
+) -> None:
+    seen: list[object] = []
+
+    def peek(tool_context, what: str = "x") -> str:  # type: ignore[no-untyped-def]
+        """Look."""
+        seen.append(tool_context)
+        return "ok"
+
+    tool = as_tool(peek)
+    assert tool.context_param == "tool_context"
+    assert list(tool.spec.parameters["properties"]) == ["what"]
+    assert "required" not in tool.spec.parameters
+    model = ScriptedBackend([ToolCallChunk("peek", {}), "done"])
+    make_runner(Agent(tools=[peek]), model=model).get_or_create_session("s").run("look")
+    assert len(seen) == 1 and isinstance(seen[0], ToolContext)
+
+
 def test_tool_loop_sync_and_async_tools(make_runner: RunnerFactory) -> None:
     def add(a: int, b: int) -> int:
         """Add two numbers."""
