@@ -8,6 +8,7 @@ shows its own widget on its own session id, in the same notebook.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -429,6 +430,46 @@ def test_trace_panel_shows_what_a_sequential_turn_wrote_to_temp(lab: Lab) -> Non
     read = panel.locator('.anb-trace-step[data-agent="speaker"] .anb-trace-read')
     assert read.inner_text() == "read temp:tally"
     assert lab.eval("'temp:tally' in w_browser_trace.session.state") == "False"
+
+
+def test_a_stored_turn_shows_its_tool_agent_and_trace_from_another_runner(
+    lab: Lab, tmp_path: Path
+) -> None:
+    """A two-agent turn with a tool call on a SQLite store, then the same session
+    opened through a second runner on that file (as a new kernel would): the tool
+    block names the agent that called it, and the trace panel comes from the store."""
+    store = f"SQLiteStore({str(tmp_path / 'trace.db')!r})"
+    lab.run(
+        "from agent_nb import CodeAgent, SequentialAgent\n"
+        "from agent_nb.stores import SQLiteStore\n"
+        "def facts(ctx):\n    ctx.state['temp:facts'] = 'North sold most'\n"
+        'def peek(tool_context) -> str:\n    """Look at the facts."""\n'
+        "    return tool_context.state['temp:facts']\n"
+        "stored_pipe = SequentialAgent('pipe', [CodeAgent('facts', facts), "
+        "Agent('writer', instructions='Use {temp:facts}', tools=[peek])])\n"
+        f"first_runner = AgentRunner(stored_pipe, store={store}, model=ScriptedBackend("
+        "[ToolCallChunk('peek', {}), 'North did best.']))\n"
+        "first_runner.get_or_create_session('stored').run('who sold most?').text\n"
+        "first_runner.shutdown()\n"
+        f"second_runner = AgentRunner(store={store}, model=ScriptedBackend())"
+    )
+    _, widget = show(lab, "stored", ", runner=second_runner", var="w_stored")
+    widget.locator(".anb-past .anb-model", has_text="North did best.").wait_for(timeout=20_000)
+    tool = widget.locator(".anb-past details.anb-tool")
+    assert tool.locator(".anb-tool-agent").inner_text() == "writer"
+    assert tool.locator(".anb-tool-name").inner_text() == "peek"
+    # An unannotated `tool_context` parameter is filled in, as in ADK: the tool
+    # read the code agent's temp: value instead of failing.
+    assert "anb-tool-failed" not in (tool.get_attribute("class") or "")
+    assert "North sold most" in tool.locator("pre.anb-tool-json").last.text_content()
+    panel = widget.locator(".anb-past details.anb-trace")
+    assert "2 agents: facts → writer" in panel.locator("summary").inner_text()
+    panel.locator("summary").click()
+    tool.locator("summary").click()
+    written = panel.locator('.anb-trace-step[data-agent="facts"] .anb-trace-write')
+    assert written.locator(".anb-trace-value").inner_text() == "North sold most"
+    widget.screenshot(path=str(OUTPUT_DIR / "chat-widget-stored-trace.png"))
+    lab.run("w_stored.close(); second_runner.shutdown()")
 
 
 def test_page_raised_no_errors(lab: Lab) -> None:
