@@ -1,0 +1,74 @@
+"""`TurnOptions`: how one turn runs, whichever surface started it.
+
+A cell, a widget and a plain ``session.run_async`` call all hand the turn one
+of these. The generation settings of a turn come from three places, and the
+order is fixed here, once (cells and widgets used to disagree):
+
+1. ``overrides``: what the cell or widget set explicitly (``--max-tokens``,
+   ``-t``, the widget's ``config=``), field by field;
+2. the agent's own `GenerationConfig`: each field it sets to something other
+   than the class default;
+3. ``defaults``: the kernel's ``%config AgentMagics.*`` settings.
+
+A whole ``config=`` given to ``run_async`` replaces all three (the Python
+API's explicit request).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from .._core.types import GenerationConfig
+from .._core.window import ContextPolicy
+from .._core.workflow import AnyAgent
+from ..backends import Backend
+
+__all__ = ["TurnOptions"]
+
+_DEFAULT = GenerationConfig()
+_FIELDS = frozenset(f.name for f in dataclasses.fields(GenerationConfig))
+
+
+def _check_fields(what: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(values) - _FIELDS)
+    if unknown:
+        raise ValueError(
+            f"{what} names unknown generation settings {unknown}; allowed: {sorted(_FIELDS)}"
+        )
+    return dict(values)
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnOptions:
+    """Per-turn settings (the magic's ``-m``, ``-s``, ``-t``, ``--max-tokens``)."""
+
+    model: str | Backend | None = None
+    system: str | None = None
+    config: GenerationConfig | None = None  # a whole config: wins over everything
+    agent: AnyAgent | None = None
+    context_policy: ContextPolicy | None = None  # None: the agent's
+    overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "overrides", _check_fields("overrides", self.overrides))
+        object.__setattr__(self, "defaults", _check_fields("defaults", self.defaults))
+
+    def config_for(self, own: GenerationConfig) -> GenerationConfig:
+        """The settings a model call of an agent whose config is ``own`` runs with."""
+        if self.config is not None:
+            return self.config
+        chosen = dict(self.defaults)
+        chosen.update(
+            {
+                name: getattr(own, name)
+                for name in _FIELDS
+                if getattr(own, name) != getattr(_DEFAULT, name)
+            }
+        )
+        chosen.update(self.overrides)
+        if not chosen:
+            return own
+        return GenerationConfig(**chosen)
