@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from ._core.agent import Agent, AgentTool
 from ._core.contexts import ConversationReference, DataAgentContext, InlineContext
-from ._core.data_agent import DataAgent
 from ._core.reply import Reply
 from ._core.tools import ToolContext
 from ._core.trace import AgentStep, InvocationTrace
@@ -34,6 +33,7 @@ from ._runtime.runner import AgentRunner
 from ._runtime.session import AgentSession
 from ._runtime.session_info import SessionInfo
 from ._runtime.stream import EventStream
+from .data import DataAgent
 
 if TYPE_CHECKING:
     from ._jupyter.widget.chat_widget import ChatWidget

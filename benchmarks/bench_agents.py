@@ -30,11 +30,11 @@ from agent_nb import (
     SequentialAgent,
     TextMessage,
 )
-from agent_nb._core.insights import compute_insights
 from agent_nb._core.types import Usage
 from agent_nb._jupyter.prompts.data_summary import summarize
 from agent_nb.backends.mlx import MLXBackend
-from tests.core.test_data_agent import sales_frame
+from agent_nb.data.insights import compute_insights
+from tests.data.frames import sales_frame
 
 SHORT = GenerationConfig(max_tokens=16)
 QUESTION = "Which region has the highest total revenue?"

@@ -1,7 +1,7 @@
 """The layers are enforced, not described: the import-linter contracts in
 ``pyproject.toml`` hold, a planted upward import (plain or under
-``TYPE_CHECKING``) or circle breaks them, and no module reads or writes
-another object's private attributes."""
+``TYPE_CHECKING``), circle or pandas import in `agent_nb._core` breaks them,
+and no module reads or writes another object's private attributes."""
 
 from __future__ import annotations
 
@@ -18,13 +18,14 @@ import agent_nb
 PACKAGE = pathlib.Path(agent_nb.__file__).parent
 ROOT = PACKAGE.parent
 LINT = [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command as c; "
-        "sys.exit(c(['--no-cache', '--no-logo']))"]  # fmt: skip
+        "sys.exit(c(['--no-cache', '--no-logo', *sys.argv[1:]]))"]  # fmt: skip
 
 
-def _lint(root: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    """Run the project's contracts on the package copy under ``root``."""
+def _lint(root: pathlib.Path, *contracts: str) -> subprocess.CompletedProcess[str]:
+    """Run the project's contracts (or only those named) on the package under ``root``."""
+    args = [arg for contract in contracts for arg in ("--contract", contract)]
     return subprocess.run(
-        LINT, cwd=root, capture_output=True, text=True, env={"PYTHONPATH": str(root)}
+        [*LINT, *args], cwd=root, capture_output=True, text=True, env={"PYTHONPATH": str(root)}
     )
 
 
@@ -39,7 +40,7 @@ def package_copy(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
 def test_the_contracts_hold() -> None:
     result = _lint(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("KEPT") == 2 and "BROKEN" not in result.stdout
+    assert result.stdout.count("KEPT") == 3 and "BROKEN" not in result.stdout
 
 
 PLANTED = {
@@ -55,6 +56,8 @@ PLANTED = {
         "def later():\n    from agent_nb._jupyter import export\n",
     ),
     "circle": ("_runtime/stream.py", "from agent_nb._runtime import runner\n"),
+    # the data agent's package sits above the runtime
+    "runtime-imports-data": ("_runtime/agents.py", "from agent_nb.data import DataAgent\n"),
 }
 
 
@@ -67,6 +70,35 @@ def test_a_planted_import_breaks_a_contract(
     path.write_text(original + "\n" + planted)
     try:
         result = _lint(package_copy)
+    finally:
+        path.write_text(original)
+    assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout
+
+
+#: pandas planted in `_core`, each way grimp sees an import.
+PANDAS = {
+    "plain": "import pandas\n",
+    "lazy": "def later():\n    import pandas as pd\n",
+    "type-checking": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pandas\n",
+    "numpy": "from numpy import ndarray\n",
+}
+
+
+def test_the_real_core_imports_no_pandas() -> None:
+    result = _lint(ROOT, "core-no-pandas")
+    assert result.returncode == 0 and "KEPT" in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("planted", PANDAS.values(), ids=PANDAS.keys())
+def test_pandas_planted_in_core_breaks_its_contract(
+    package_copy: pathlib.Path, planted: str
+) -> None:
+    """`_core` holds values; pandas belongs to `agent_nb.data` (DESIGN.md §1)."""
+    path = package_copy / "agent_nb" / "_core" / "tools.py"
+    original = path.read_text()
+    path.write_text(original + "\n" + planted)
+    try:
+        result = _lint(package_copy, "core-no-pandas")
     finally:
         path.write_text(original)
     assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent_nb import Agent, AgentRunner, DataAgent, GenerationConfig, SequentialAgent
-from agent_nb._core.data_agent import WRITER_INSTRUCTIONS
 from agent_nb._core.types import Usage
-from tests.core.test_data_agent import sales_frame
+from agent_nb.data import WRITER_INSTRUCTIONS
+from tests.data.frames import sales_frame
 
 pytestmark = pytest.mark.mlx
 

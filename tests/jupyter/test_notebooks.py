@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.core.test_data_agent import sales_frame
+from tests.data.frames import sales_frame
 
 NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
 

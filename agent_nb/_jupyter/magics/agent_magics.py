@@ -38,7 +38,6 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ..._core.agent import Agent
-from ..._core.data_agent import WRITER_INSTRUCTIONS, DataAgent
 from ..._core.fences import first_code_block, opens_a_block
 from ..._core.ids import check_session_id, is_single_turn_id
 from ..._core.numbers import check_real, check_repeats
@@ -48,6 +47,7 @@ from ..._core.window import omitted_line
 from ..._runtime.kernel_runner import get_runner, set_runner
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
+from ...data import WRITER_INSTRUCTIONS, DataAgent
 from ...errors import SessionBusyError, StoreError, TurnInterruptedError
 from ...stores import resolve_store
 from ..front_end import batch_run

@@ -23,12 +23,12 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from .agent import Agent
+from .._core.agent import Agent
+from .._core.state import check_state_key
+from .._core.tools import ToolContext
+from .._core.workflow import CodeAgent, SequentialAgent
 from .insights import check_frame, compute_insights
 from .relevance import focus
-from .state import check_state_key
-from .tools import ToolContext
-from .workflow import CodeAgent, SequentialAgent
 
 __all__ = ["WRITER_INSTRUCTIONS", "DataAgent"]
 

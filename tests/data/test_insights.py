@@ -6,24 +6,10 @@ import time
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from agent_nb import DataAgent
-from agent_nb._core.insights import MAX_SENTENCES, compute_insights
-
-
-def sales_frame() -> pd.DataFrame:
-    """The DataFrame of notebooks/03_data_summary.ipynb."""
-    rng = np.random.default_rng(7)
-    months = pd.period_range("2026-01", periods=6, freq="M").astype(str)
-    regions = ["North", "South", "East", "West"]
-    sales = pd.DataFrame(
-        [(m, r, int(rng.integers(80, 200)), round(float(rng.uniform(9.5, 12.5)), 2))
-         for m in months for r in regions],
-        columns=["month", "region", "units", "unit_price"],
-    )  # fmt: skip
-    sales["revenue"] = sales.units * sales.unit_price
-    return sales
+from agent_nb.data.insights import MAX_SENTENCES, compute_insights
+from tests.data.frames import sales_frame
 
 
 def test_insights_match_pandas() -> None:
@@ -78,28 +64,3 @@ def test_a_million_rows_stay_bounded() -> None:
     assert len(insights.sentences) <= MAX_SENTENCES
     assert len(insights.text()) < 3000
     assert elapsed < 30  # generous on a loaded CI machine; the benchmark quotes the figure
-
-
-@pytest.mark.parametrize("bad", [[1, 2], "df", pd.Series([1, 2]), None, {}])
-def test_non_dataframes_are_refused_with_what_is_allowed(bad: object) -> None:
-    data = bad if isinstance(bad, dict) else {"x": bad}
-    with pytest.raises(TypeError, match="DataFrame"):
-        DataAgent(data=data)  # type: ignore[arg-type]
-
-
-def test_structured_tools_take_names_and_values_never_expressions() -> None:
-    sales = sales_frame()
-    group_totals, filter_rows, top_k, distribution = DataAgent(data={"sales": sales}).tools
-    totals = group_totals("sales", "region", "revenue", top=2)
-    expected = sales.groupby("region")["revenue"].sum().sort_values(ascending=False).head(2)
-    assert totals == {k: float(v) for k, v in expected.items()}
-    rows = filter_rows("sales", "region", "North", limit=3)
-    assert len(rows) == 3 and {r["region"] for r in rows} == {"North"}
-    assert top_k("sales", "revenue", k=1)[0]["revenue"] == float(sales.revenue.max())
-    assert distribution("sales", "region") == {"North": 6, "South": 6, "East": 6, "West": 6}
-    # Text that pandas would evaluate is only ever a column name or a value here.
-    with pytest.raises(ValueError, match="unknown column"):
-        group_totals("sales", "__import__('os').system('true')", "revenue")
-    assert filter_rows("sales", "region", "region == 'North' or True") == []
-    with pytest.raises(ValueError, match="unknown table"):
-        top_k("other", "revenue")

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from agent_nb import DataAgent
-from agent_nb._core.insights import compute_insights
-from agent_nb._core.relevance import answering, names, words
-from tests.core.test_data_agent import sales_frame
+from agent_nb.data.insights import compute_insights
+from agent_nb.data.relevance import answering, names, words
+from tests.data.frames import sales_frame
 
 
 def expected_answers(sales: pd.DataFrame) -> dict[str, str]:

@@ -16,7 +16,7 @@ words them:
 Every loop is capped (columns, pairs, groups, sentence count), so the text is
 bounded whatever the table; the cost is a few pandas group-bys (figures in
 ``benchmarks/bench_agents.py``). Nothing here evaluates text: the tools in
-`data_tools` take column names and values, never expressions.
+`agent` (`DataAgent.tools`) take column names and values, never expressions.
 
 pandas is never imported here at module level: ``import agent_nb`` stays light.
 """
