@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._core.agent import Agent, AgentTool
 from ._core.contexts import ConversationReference, DataAgentContext, InlineContext
 from ._core.reply import Reply
 from ._core.tools import ToolContext
@@ -27,7 +26,18 @@ from ._core.types import (
     TurnComplete,
     Usage,
 )
-from ._core.workflow import CodeAgent, LoopAgent, ParallelAgent, SequentialAgent
+from ._runtime.agents import (
+    Agent,
+    AgentTool,
+    BaseAgent,
+    CallbackContext,
+    CodeAgent,
+    LoopAgent,
+    ParallelAgent,
+    ReadonlyContext,
+    SequentialAgent,
+    exit_loop,
+)
 from ._runtime.kernel_runner import get_runner, set_runner
 from ._runtime.runner import AgentRunner
 from ._runtime.session import AgentSession
@@ -46,6 +56,8 @@ __all__ = [
     "AgentSession",
     "AgentStep",
     "AgentTool",
+    "BaseAgent",
+    "CallbackContext",
     "ChatWidget",
     "CodeAgent",
     "Content",
@@ -63,6 +75,7 @@ __all__ = [
     "LoopAgent",
     "ParallelAgent",
     "Part",
+    "ReadonlyContext",
     "Reply",
     "Role",
     "SequentialAgent",
@@ -71,6 +84,7 @@ __all__ = [
     "ToolContext",
     "TurnComplete",
     "Usage",
+    "exit_loop",
     "get_runner",
     "load_ipython_extension",
     "set_runner",

@@ -57,7 +57,7 @@ PLANTED = {
     ),
     "circle": ("_runtime/stream.py", "from agent_nb._runtime import runner\n"),
     # the data agent's package sits above the runtime
-    "runtime-imports-data": ("_runtime/agents.py", "from agent_nb.data import DataAgent\n"),
+    "runtime-imports-data": ("_runtime/agents/base.py", "from agent_nb.data import DataAgent\n"),
 }
 
 

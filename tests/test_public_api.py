@@ -18,8 +18,8 @@ def test_top_level_names_are_pinned() -> None:
         "FunctionResponse", "GenerateContentRequest", "GenerationConfig", "InlineContext",
         "Part", "Reply", "Role", "SessionInfo", "TextMessage", "ToolContext", "TurnComplete",
         "SequentialAgent", "ParallelAgent", "LoopAgent", "AgentTool", "CodeAgent", "DataAgent",
-        "AgentStep", "InvocationTrace",
-        "Usage", "get_runner", "load_ipython_extension", "set_runner",
+        "AgentStep", "InvocationTrace", "BaseAgent", "CallbackContext", "ReadonlyContext",
+        "exit_loop", "Usage", "get_runner", "load_ipython_extension", "set_runner",
         "unload_ipython_extension",
     }  # fmt: skip
 

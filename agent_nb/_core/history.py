@@ -14,36 +14,73 @@ from .types import (
     TextMessage,
 )
 
-__all__ = ["contents_to_events", "events_to_contents"]
+__all__ = ["contents_to_events", "current_turn_events", "events_to_contents", "visible_in"]
 
 
-def events_to_contents(events: Iterable[Event], viewer: str | None = None) -> list[Content]:
+def visible_in(event_branch: str | None, branch: str | None) -> bool:
+    """Whether an event of ``event_branch`` is context for an agent in ``branch``.
+
+    ADK's rule: events outside any branch are shared, and a branch sees its
+    own events and its ancestors' (``par.a`` sees ``par``), never a sibling's.
+    """
+    if branch is None or event_branch is None:
+        return True
+    return branch == event_branch or branch.startswith(event_branch + ".")
+
+
+def _for_context(event: Event) -> str | None:
+    """Another agent's event in ADK's wording (``_present_other_agent_message``)."""
+    if isinstance(event, TextMessage):
+        return f"[{event.author}] said: {event.text}" if event.text else None
+    if isinstance(event, FunctionCall):
+        return f"[{event.author}] called tool `{event.name}` with parameters: {dict(event.args)}"
+    if isinstance(event, FunctionResponse):
+        return f"[{event.author}] `{event.name}` tool returned result: {dict(event.response)}"
+    return None
+
+
+def events_to_contents(
+    events: Iterable[Event], viewer: str | None = None, branch: str | None = None
+) -> list[Content]:
     """The conversation as a model sees it.
 
     With ``viewer`` (an agent of a multi-agent turn), only that agent's own
-    messages and tool calls are MODEL content; another agent's final text
-    comes as USER context, ``[name] said: ...``, and its tool calls are left
-    out (as ADK presents other agents' events). Empty messages (a step that
-    only wrote state) are left out.
+    messages and tool calls are MODEL content; another agent's text, tool
+    calls and tool results come as USER context in ADK's wording ("For
+    context:" then ``[name] said: ...``, ``[name] called tool `x` with
+    parameters: ...``, ``[name] `x` tool returned result: ...``). With
+    ``branch``, a parallel branch's view: siblings' events are left out.
+    Empty messages (a step that only wrote state) are left out.
     """
     contents: list[Content] = []
     for event in events:
-        mine = viewer is None or event.author == viewer
-        if isinstance(event, TextMessage) and not event.is_partial:
-            if not event.text:
-                continue
-            if event.author == "user":
-                contents.append(Content(Role.USER, (Part(text=event.text),)))
-            elif mine:
-                contents.append(Content(Role.MODEL, (Part(text=event.text),)))
-            else:
-                said = f"[{event.author}] said: {event.text}"
-                contents.append(Content(Role.USER, (Part(text=said),)))
-        elif isinstance(event, FunctionCall) and mine:
+        if not visible_in(event.branch, branch):
+            continue
+        if isinstance(event, TextMessage) and (event.is_partial or not event.text):
+            continue
+        if event.author == "user" and isinstance(event, TextMessage):
+            contents.append(Content(Role.USER, (Part(text=event.text),)))
+        elif viewer is not None and event.author != viewer:
+            said = _for_context(event)
+            if said is not None:
+                contents.append(Content(Role.USER, (Part(text="For context:"), Part(text=said))))
+        elif isinstance(event, TextMessage):
+            contents.append(Content(Role.MODEL, (Part(text=event.text),)))
+        elif isinstance(event, FunctionCall):
             contents.append(Content(Role.MODEL, (Part(function_call=event),)))
-        elif isinstance(event, FunctionResponse) and mine:
+        elif isinstance(event, FunctionResponse):
             contents.append(Content(Role.USER, (Part(function_response=event),)))
     return contents
+
+
+def current_turn_events(events: Sequence[Event], viewer: str) -> list[Event]:
+    """``include_contents="none"``: from the latest message of the user or of
+    another agent on (ADK's ``_get_current_turn_contents``)."""
+    for i in range(len(events) - 1, -1, -1):
+        author = events[i].author
+        if author == "user" or author != viewer:
+            return list(events[i:])
+    return []
 
 
 def contents_to_events(

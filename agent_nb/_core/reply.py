@@ -19,7 +19,7 @@ def is_final_text(event: Event) -> bool:
 
 def final_texts(events: Iterable[Event]) -> list[str]:
     """The model's complete messages among ``events``, in order."""
-    return [e.text for e in events if isinstance(e, TextMessage) and is_final_text(e)]
+    return [e.text for e in events if isinstance(e, TextMessage) and is_final_text(e) and e.text]
 
 
 @dataclasses.dataclass(frozen=True)

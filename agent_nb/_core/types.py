@@ -268,13 +268,21 @@ class Usage:
 
 @dataclass(frozen=True, kw_only=True)
 class Event:
-    """Base of every event. ``state_delta`` is the state change the event carries."""
+    """Base of every event. ``state_delta`` is the state change the event carries.
+
+    ``branch`` is ADK's: the path of parallel agents the event was made in
+    (``"par.a"``; None outside any), not a session's numbered branch.
+    ``escalate`` is ADK's ``actions.escalate``: the agent asks the enclosing
+    `LoopAgent` to stop (a tool's ``tool_context.escalate()``, ``exit_loop``).
+    """
 
     id: str = field(default_factory=new_id)
     invocation_id: str = ""
     author: str = ""
     timestamp: float = field(default_factory=time.time)
     state_delta: Mapping[str, Any] = field(default_factory=dict)
+    branch: str | None = None
+    escalate: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "state_delta", _frozen_copy(self.state_delta))

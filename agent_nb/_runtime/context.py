@@ -1,127 +1,218 @@
-"""`InvocationContext`: everything one turn works on, made when the turn starts.
+"""`InvocationContext`: the one object a turn's agents work on (ADK's ``invocation_context.py``).
 
-The turn engine (`turn`, `invocation`) is handed this object and never reads a
-session's attributes (the model: adk-python's ``invocation_context.py``). It
-holds the invocation (id, cancel token, stream), the agent, the turn's
-options, the recorder every event goes through, the window memory, and the
-``temp:`` layer, which lives exactly as long as the invocation: every agent
-and tool of the turn sees it, nothing stores it.
+A turn is one invocation. Everything its agents share lives in one `Turn`
+(the invocation with its id and cancel token, the options, the backend and
+its window, the ``temp:`` layer, the running usage and trace). Each agent
+gets a frozen `InvocationContext` over it: `for_agent` names the agent,
+`for_branch` starts a parallel branch (ADK's ``branch``, e.g. ``"par.a"``)
+with a state layer of its own.
 
-Reading history and state goes through callables the session supplies, so a
-tool round sees what the previous round recorded, and the context never holds
-a second copy of a session's data.
+State, as an agent reads it, is a `Scope`:
+
+* the root scope is the stored state with the invocation's ``temp:`` layer on
+  top; the one loop applies a root event's ``temp:`` keys to that layer, and
+  the store applies the rest when it appends the event;
+* a branch scope is the state as it was when the branch started plus the
+  branch's own writes, so a branch never sees a sibling's; the parallel agent
+  merges the branches' writes in ``sub_agents`` order when all have ended;
+* an `AgentTool` run gets a scope over its caller's state whose writes are
+  handed back as the tool's state delta.
+
+The context never holds a second copy of a session's data: history and
+stored state are read through the callables the session hands in.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .._core.agent import Agent
 from .._core.state import TEMP_PREFIX, apply_delta
 from .._core.trace import AgentStep
-from .._core.types import Event, GenerationConfig
-from .._core.window import ContextPolicy, WindowMemory
-from .._core.workflow import AnyAgent
+from .._core.types import Event, FinishReason, Usage
+from .._core.window import Window, WindowMemory
 from ..backends import Backend, CancelToken
-from .invocation import Invocation, Recorder
+from .options import TurnOptions
 
-__all__ = ["InvocationContext", "TurnOptions"]
+if TYPE_CHECKING:
+    from .invocation import Invocation
 
+__all__ = ["AgentMemory", "InvocationContext", "Scope", "Turn"]
 
-@dataclasses.dataclass(frozen=True)
-class TurnOptions:
-    """Per-turn overrides (the magic's ``-m``, ``-s``, ``-t``, ``--max-tokens``)."""
-
-    model: str | Backend | None = None
-    system: str | None = None
-    config: GenerationConfig | None = None
-    agent: AnyAgent | None = None
-    context_policy: ContextPolicy | None = None  # None: the agent's
+E = TypeVar("E", bound=Event)
 
 
-class InvocationContext:
-    """One turn's working set (see the module docstring)."""
+class BaseAgent(Protocol):
+    """What the context needs of an agent (the kinds live in `agents`, above it)."""
 
-    def __init__(
-        self,
-        invocation: Invocation,
-        *,
-        agent: AnyAgent,
-        options: TurnOptions,
-        recorder: Recorder,
-        window: WindowMemory,
-        session_id: str,
-        user_id: str,
-        app_name: str,
-        history: Callable[[], list[Event]],
-        session_state: Callable[[], dict[str, Any]],
-        backend_for: Callable[[str | Backend | None], Backend],
-        temp: dict[str, Any] | None = None,
-        cache_key_for: Callable[[Agent], str] | None = None,
-        windows: dict[str, WindowMemory] | None = None,
-    ) -> None:
-        self.invocation = invocation
-        self.agent = agent
-        self.options = options
-        self.recorder = recorder
-        self.window = window
-        self.session_id = session_id
-        self.user_id = user_id
-        self.app_name = app_name
-        self.temp: dict[str, Any] = dict(temp or {})
-        self._history = history
-        self._session_state = session_state
-        self._backend_for = backend_for
-        self._backend: Backend | None = None
-        self._cache_key_for = cache_key_for
-        self._windows = windows if windows is not None else {}
-        #: What each agent read and wrote, in the order they finished (`InvocationTrace`).
-        self.steps: list[AgentStep] = []
-        #: The text of the message that started the turn (ADK's ``user_content``);
-        #: `run_turn` sets it. Code agents and tools read it through `ToolContext`.
-        self.user_content = ""
+    @property
+    def name(self) -> str: ...
 
-    def cache_key_for(self, agent: Agent) -> str:
-        """The KV-cache key of ``agent`` in a multi-agent turn (see `agents`)."""
-        if self._cache_key_for is not None:
-            return self._cache_key_for(agent)
-        own = agent.name == self.agent.name
-        return self.session_id if own else f"{self.session_id}/{agent.name}"
+
+class Scope:
+    """The state one agent reads, and where the loop applies its events' deltas."""
+
+    def __init__(self, base: Callable[[], dict[str, Any]], *, temp: dict[str, Any] | None = None):
+        self._base = base
+        self._temp = temp  # the root scope: only temp: keys are kept here
+        self.writes: dict[str, Any] = {}
+
+    def view(self) -> dict[str, Any]:
+        state = self._base()
+        return apply_delta(state, self._temp if self._temp is not None else self.writes)
+
+    def apply(self, delta: dict[str, Any]) -> None:
+        if self._temp is not None:  # the store applies the rest when it appends the event
+            self._temp.update({k: v for k, v in delta.items() if k.startswith(TEMP_PREFIX)})
+        else:
+            self.writes.update(delta)
+
+    def child(self, *, snapshot: bool) -> Scope:
+        """A layer over this one: frozen at this moment (a branch) or live (an AgentTool)."""
+        if snapshot:
+            frozen = self.view()
+            return Scope(lambda: dict(frozen))
+        return Scope(self.view)
+
+
+@dataclasses.dataclass
+class AgentMemory:
+    """What a session remembers about its agents between turns: each agent's
+    sticky window cut, and the KV-cache keys its turns used (to trim or drop)."""
+
+    own: WindowMemory = dataclasses.field(default_factory=WindowMemory)
+    windows: dict[str, WindowMemory] = dataclasses.field(default_factory=dict)
+    caches: dict[str, BaseAgent] = dataclasses.field(default_factory=dict)
 
     def window_for(self, agent_name: str | None) -> WindowMemory:
-        """The sticky window cut of one agent (None: the session's own)."""
+        """The sticky cut of one agent (None: the session's own)."""
         if agent_name is None:
-            return self.window
-        return self._windows.setdefault(agent_name, WindowMemory())
+            return self.own
+        return self.windows.setdefault(agent_name, WindowMemory())
+
+
+@dataclasses.dataclass
+class Turn:
+    """What every agent of one invocation shares (one per turn, mutable)."""
+
+    invocation: Invocation | None  # None: a preview of the next request (a rewind)
+    options: TurnOptions
+    session_id: str
+    user_id: str
+    app_name: str
+    session_agent: str  # the session's own agent: it keeps the session id as cache key
+    tree: bool  # more than one agent: per-agent views and cache keys
+    history: Callable[[], list[Event]]
+    stored_state: Callable[[], dict[str, Any]]
+    backend_for: Callable[[str | Backend | None], Backend]
+    memory: AgentMemory
+    window: int | None = None
+    user_content: str = ""
+    temp: dict[str, Any] = dataclasses.field(default_factory=dict)
+    usage: Usage = dataclasses.field(default_factory=Usage)
+    finish: FinishReason = "stop"
+    max_tokens: int | None = None  # the latest model call's limit (names a "length" finish)
+    steps: list[AgentStep] = dataclasses.field(default_factory=list)
+    prefit: Window | None = None  # the root agent's first request, fitted before recording
+    _backend: Backend | None = None
 
     @property
-    def invocation_id(self) -> str:
-        return self.invocation.invocation_id
-
-    @property
-    def cancel_token(self) -> CancelToken:
-        return self.invocation.cancel_token
-
-    @property
-    def cancelled(self) -> bool:
-        return self.invocation.cancelled
-
     def backend(self) -> Backend:
         """The turn's backend, resolved on first use (a bad spec fails inside the turn)."""
         if self._backend is None:
-            self._backend = self._backend_for(self.options.model)
+            self._backend = self.backend_for(self.options.model)
         return self._backend
 
-    def history(self) -> list[Event]:
-        """The session's recorded events (this turn's so far included)."""
-        return self._history()
+    def add_usage(self, usage: Usage, finish: FinishReason, max_tokens: int | None) -> None:
+        self.usage = self.usage + usage
+        self.max_tokens = max_tokens
+        if self.finish != "cancelled":
+            self.finish = finish
 
-    def state(self) -> dict[str, Any]:
-        """Stored state with the ``temp:`` layer on top (a fresh dict)."""
-        return apply_delta(dict(self._session_state()), self.temp)  # a None deletes
 
-    def keep_temp(self, delta: Mapping[str, Any]) -> None:
-        """Carry the ``temp:`` keys of a state delta for the rest of the invocation."""
-        self.temp.update({k: v for k, v in delta.items() if k.startswith(TEMP_PREFIX)})
+@dataclasses.dataclass(frozen=True)
+class InvocationContext:
+    """One agent's view of its invocation (see the module docstring)."""
+
+    turn: Turn
+    agent: BaseAgent
+    scope: Scope
+    layers: dict[str | None, Scope]  # this loop's scopes by event branch (None: its root)
+    history: Callable[[], list[Event]]
+    branch: str | None = None
+
+    @classmethod
+    def root(cls, turn: Turn, agent: BaseAgent) -> InvocationContext:
+        scope = Scope(turn.stored_state, temp=turn.temp)
+        return cls(turn, agent, scope, {None: scope}, turn.history)
+
+    # -- copies ---------------------------------------------------------------
+
+    def for_agent(self, agent: BaseAgent) -> InvocationContext:
+        return dataclasses.replace(self, agent=agent)
+
+    def for_branch(self, name: str) -> InvocationContext:
+        """A parallel branch (ADK's naming: ``par.a``, nested ``par.a.inner.b``)."""
+        branch = name if self.branch is None else f"{self.branch}.{name}"
+        scope = self.scope.child(snapshot=True)
+        self.layers[branch] = scope
+        return dataclasses.replace(self, branch=branch, scope=scope)
+
+    def for_tool_run(
+        self, agent: BaseAgent, history: Callable[[], list[Event]]
+    ) -> InvocationContext:
+        """An `AgentTool`'s agent: its own history and loop, over the caller's state."""
+        scope = self.scope.child(snapshot=False)
+        return InvocationContext(self.turn, agent, scope, {None: scope}, history, None)
+
+    # -- reads ----------------------------------------------------------------
+
+    @property
+    def invocation_id(self) -> str:
+        invocation = self.turn.invocation
+        return "" if invocation is None else invocation.invocation_id
+
+    @property
+    def cancel(self) -> CancelToken:
+        invocation = self.turn.invocation
+        return CancelToken() if invocation is None else invocation.cancel_token
+
+    @property
+    def cancelled(self) -> bool:
+        invocation = self.turn.invocation
+        return invocation is not None and invocation.cancelled
+
+    @property
+    def options(self) -> TurnOptions:
+        return self.turn.options
+
+    @property
+    def backend(self) -> Backend:
+        return self.turn.backend
+
+    @property
+    def window(self) -> int | None:
+        return self.turn.window
+
+    @property
+    def session_id(self) -> str:
+        return self.turn.session_id
+
+    @property
+    def user_id(self) -> str:
+        return self.turn.user_id
+
+    @property
+    def app_name(self) -> str:
+        return self.turn.app_name
+
+    def state_view(self) -> dict[str, Any]:
+        """The state this agent reads (a fresh dict, ``temp:`` included)."""
+        return self.scope.view()
+
+    def event(self, cls: type[E], **fields: Any) -> E:
+        """An event of this agent, in this invocation and branch."""
+        return cls(
+            invocation_id=self.invocation_id, author=self.agent.name, branch=self.branch, **fields
+        )

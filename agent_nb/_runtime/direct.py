@@ -1,16 +1,25 @@
 """Direct model access (`AgentRunner.generate_content_async`): stream, store nothing.
 
-It runs through the same turn engine as a session turn (`invocation`), minus
-the store and the tool loop. Tool calls the model makes are reported as
-`FunctionCall` events and not run: the caller owns the history, so it also
-decides what to do with them.
+It runs through the same pieces as a session turn (a `ModelCall`, the one
+loop's `record`, `finish_invocation`), minus the store and the tool loop.
+Tool calls the model makes are reported as `FunctionCall` events and not
+run: the caller owns the history, so it also decides what to do with them.
 """
 
 from __future__ import annotations
 
-from .._core.types import GenerateContentRequest
+import asyncio
+from collections.abc import AsyncGenerator
+
+from .._core.aio import uncancel
+from .._core.types import Event, FunctionCall, GenerateContentRequest, TextMessage, TurnComplete
 from ..backends import Backend
-from .invocation import Invocation, Progress, Recorder, run_invocation, stream_model
+from .agents import CodeAgent
+from .agents.model_call import ModelCall
+from .context import AgentMemory, InvocationContext, Turn
+from .engine import Stream, close_loose_ends, drive, record
+from .invocation import Invocation, finish_invocation
+from .options import TurnOptions
 from .stream import EventStream
 from .worker import Worker
 
@@ -23,14 +32,59 @@ AUTHOR = "model"
 def start_direct(worker: Worker, backend: Backend, request: GenerateContentRequest) -> EventStream:
     """Start streaming ``request`` on ``backend``; returns the stream at once."""
     invocation = Invocation(worker)
-    rec = Recorder(invocation, AUTHOR)
     # Keys with ':' can never be session ids, so direct caches never collide.
     cache = f"direct:{request.session_id}" if request.session_id else None
+    turn = Turn(
+        invocation=invocation, options=TurnOptions(), session_id="", user_id="", app_name="",
+        session_agent=AUTHOR, tree=False, history=list, stored_state=dict,
+        backend_for=lambda _: backend, memory=AgentMemory(),
+    )  # fmt: skip
+    ctx = InvocationContext.root(turn, CodeAgent(AUTHOR, lambda _: None))
+    sink = Stream(invocation.stream.push)
 
-    async def body(progress: Progress) -> None:
-        await stream_model(
-            backend, request, cache=cache, rec=rec, progress=progress, on_call=rec.call
+    async def answer() -> AsyncGenerator[Event, None]:
+        call = ModelCall(
+            backend, request, cache=cache, cancel=invocation.cancel_token, author=AUTHOR,
+            invocation_id=invocation.invocation_id,
+        )  # fmt: skip
+        try:
+            async for event in call.stream():
+                yield event
+        finally:
+            turn.add_usage(call.usage, call.finish, request.config.max_tokens)
+        if call.text:
+            yield ctx.event(TextMessage, text=call.text, interrupted=call.finish == "cancelled")
+        for chunk in call.calls:
+            yield ctx.event(FunctionCall, name=chunk.name, args=chunk.args, call_id=chunk.call_id)
+
+    async def body() -> None:
+        invocation.task = asyncio.current_task()
+        error: BaseException | None = None
+        try:
+            await drive(answer(), ctx, sink)
+        except asyncio.CancelledError:
+            turn.finish = "cancelled"
+            uncancel(invocation.task)
+        except Exception as exc:
+            turn.finish, error = "error", exc
+        try:
+            sink.loose.calls.clear()  # reported calls are the caller's to answer
+            await close_loose_ends(ctx, sink)
+            finish = turn.finish
+            await record(
+                TurnComplete(
+                    usage=turn.usage, finish_reason=finish, interrupted=finish == "cancelled",
+                    error=None if error is None else f"{type(error).__name__}: {error}",
+                    max_tokens=turn.max_tokens if finish == "length" else None,
+                    author=AUTHOR, invocation_id=invocation.invocation_id,
+                ),
+                ctx,
+                sink,
+            )  # fmt: skip
+        except Exception as exc:
+            error = error or exc
+        finish_invocation(
+            invocation, sink.events, usage=turn.usage, finish=turn.finish, error=error
         )
-        progress.flush_text(rec, interrupted=progress.finish == "cancelled")
 
-    return invocation.start(run_invocation(rec, body))
+    return invocation.start(body())

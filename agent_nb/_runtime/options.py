@@ -22,7 +22,6 @@ from typing import Any
 
 from .._core.types import GenerationConfig
 from .._core.window import ContextPolicy
-from .._core.workflow import AnyAgent
 from ..backends import Backend
 
 __all__ = ["TurnOptions"]
@@ -47,7 +46,7 @@ class TurnOptions:
     model: str | Backend | None = None
     system: str | None = None
     config: GenerationConfig | None = None  # a whole config: wins over everything
-    agent: AnyAgent | None = None
+    agent: Any = None  # an agent (any kind) for this turn; the agents sit above options
     context_policy: ContextPolicy | None = None  # None: the agent's
     overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)

@@ -24,16 +24,15 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from .._core.agent import Agent
 from .._core.contexts import ConversationReference, DataAgentContext, InlineContext, check_chat_mode
 from .._core.history import contents_to_events
 from .._core.ids import check_session_id, is_single_turn_id, new_single_turn_id
 from .._core.reply import Reply
 from .._core.types import Content, GenerateContentRequest
-from .._core.workflow import AnyAgent, check_agent
 from ..backends import Backend, check_spec
 from ..errors import RunnerShutDownError, SessionExistsError, UnknownAgentError
 from ..stores import SessionStore, resolve_store
+from .agents import Agent, AnyAgent, check_agent
 from .direct import start_direct
 from .eviction import Evictions
 from .holders import Holders

@@ -24,10 +24,10 @@ from .._core.reply import Reply
 from .._core.trace import InvocationTrace
 from .._core.types import Content, Event, GenerationConfig
 from .._core.window import ContextPolicy, check_policy
-from .._core.workflow import AnyAgent, check_agent
 from ..backends import Backend
-from .context import TurnOptions
+from .agents import AnyAgent, check_agent
 from .host import SessionHost
+from .options import TurnOptions
 from .session_core import Listener, SessionCore
 from .stream import EventStream
 

@@ -33,7 +33,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .._core.agent import Agent
 from .._core.branches import path_turns
 from .._core.reply import Reply
 from .._core.state import check_json_value
@@ -47,17 +46,20 @@ from .._core.types import (
     TurnComplete,
     Usage,
 )
-from .._core.window import WindowMemory, shown
-from .._core.workflow import AnyAgent, check_agent
+from .._core.window import WindowMemory
 from ..backends import Backend
 from ..errors import SessionBusyError, SessionClosedError, SessionExistsError, StaleSessionError
 from ..stores import SessionRecord
-from .context import InvocationContext, TurnOptions
+from .agents import Agent, AnyAgent, check_agent
+from .agents.requests import shown_request
+from .context import AgentMemory, InvocationContext, Turn
+from .engine import Stream
 from .host import SessionHost
-from .invocation import Invocation, Recorder
+from .invocation import Invocation
 from .leases import TurnLeases
+from .options import TurnOptions
 from .stream import EventStream
-from .turn import build_request, close_unfinished_turn, run_turn
+from .turn import close_unfinished_turn, run_turn
 
 __all__ = ["Lifecycle", "Listener", "SessionCore", "estimate_history_bytes", "history_totals"]
 
@@ -104,11 +106,9 @@ class SessionCore:
         self._closed = False
         self._listeners: list[tuple[Listener, Listener | None]] = []
         self._last_options = TurnOptions()  # what the latest turn ran with (for rewinds)
-        self._window = WindowMemory()
-        self._agent_windows: dict[str, WindowMemory] = {}  # other agents of a tree
-        # KV-cache keys of a tree's agents other than the session's own (which
-        # uses the session id), with the agent (to trim its cache on rewind/switch).
-        self._agent_caches: dict[str, Agent] = {}
+        # Each agent's sticky window cut, and the KV-cache keys of a tree's agents
+        # other than the session's own (to trim their caches on rewind/switch).
+        self._memory = AgentMemory()
         self._traces: dict[str, InvocationTrace] = {}  # the latest TRACES_KEPT invocations
         self.last_usage: Usage | None = None
         self.turns = self.tokens = 0
@@ -125,16 +125,16 @@ class SessionCore:
         """Figures and the window's sticky cut from the active path (at load and
         after a rewind or switch): they describe what the model sees now."""
         events = self._record.events
+        memory = self._memory
         window = WindowMemory.from_history(events)
-        window.shrink, window.learned = self._window.shrink, self._window.learned
-        self._window = window
+        window.shrink, window.learned = memory.own.shrink, memory.own.learned
+        memory.own = window
         # Other agents' cuts are not stored: they restart from the path's like the
         # session's own (a shorter path after a rewind must not keep a longer cut).
-        for name, memory in self._agent_windows.items():
-            self._agent_windows[name] = WindowMemory(
-                start=min(memory.start, window.start), shrink=memory.shrink,
-                learned=memory.learned,
-            )  # fmt: skip
+        for name, other in memory.windows.items():
+            memory.windows[name] = WindowMemory(
+                start=min(other.start, window.start), shrink=other.shrink, learned=other.learned
+            )
         self.turns, self.tokens, self.last_usage = history_totals(events)
 
     # -- reads ----------------------------------------------------------------
@@ -238,7 +238,7 @@ class SessionCore:
         try:
             self._take_lease()  # SessionBusyError here: nothing was written
             leased = True
-            ctx = self._context(invocation, options)
+            agent = check_agent(options.agent or self.agent)
             user_event = TextMessage(
                 text=text,
                 author="user",
@@ -246,9 +246,12 @@ class SessionCore:
                 state_delta=copy.deepcopy(delta),
             )
             self._last_options = options
+            sink = Stream(invocation.stream.push, store=self._record_event, notify=self.notify)
             turn = run_turn(
-                ctx,
+                self._turn(invocation, options, agent),
+                agent,
                 user_event,
+                sink,
                 on_end=lambda: self._finish_turn(invocation),
                 on_steps=self._keep_trace,
             )
@@ -293,43 +296,31 @@ class SessionCore:
                 raise
             return record
 
-    def _context(self, invocation: Invocation, options: TurnOptions) -> InvocationContext:
-        agent = check_agent(options.agent or self.agent)
-        return InvocationContext(
-            invocation,
-            agent=agent,
+    def _turn(self, invocation: Invocation | None, options: TurnOptions, agent: AnyAgent) -> Turn:
+        """What the agents of one turn share (``invocation`` None: a preview, for rewinds)."""
+        tree = not isinstance(agent, Agent) or bool(agent.sub_agents)
+        return Turn(
+            invocation=invocation,
             options=options,
-            recorder=Recorder(invocation, agent.name, store=self._record_event, notify=self.notify),
-            window=self._window,
             session_id=self.id,
             user_id=self.user_id,
             app_name=self.host.app_name,
+            session_agent=self.agent.name,
+            tree=tree,
             history=self.history,
-            session_state=self.state,
+            stored_state=self.state,
             backend_for=self.host.backend_for,
-            cache_key_for=self._cache_key,
-            windows=self._agent_windows,
+            memory=self._memory,
         )
 
     # -- per-agent caches and traces ------------------------------------------
 
-    def _cache_key(self, agent: Agent) -> str:
-        """The session's own agent keeps the session id; any other ``id/name``."""
-        if agent.name == self.agent.name:
-            return self.id
-        key = f"{self.id}/{agent.name}"
-        with self._lock:
-            self._agent_caches[key] = agent
-        return key
-
     def cache_keys(self) -> list[str]:
         """Every KV-cache key this session's turns used (its own id first)."""
-        with self._lock:
-            return [self.id, *self._agent_caches]
+        return [self.id, *dict(self._memory.caches)]
 
-    def agent_caches(self) -> dict[str, Agent]:
-        with self._lock:
-            return dict(self._agent_caches)
+    def agent_caches(self) -> dict[str, Any]:
+        return dict(self._memory.caches)
 
     def _keep_trace(self, trace: InvocationTrace) -> None:
         with self._lock:
@@ -424,28 +415,16 @@ class SessionCore:
         """What the next turn would send, to trim a KV cache to (``agent``: another agent
         of a tree; a request that cannot be built any more drops that cache)."""
         options = self._last_options
-        if agent is not None:
-            env_options = dataclasses.replace(options, system=None)
-            window = self._agent_windows.get(agent.name, WindowMemory())
-            request = build_request(
-                history=self.history(), state=self.state(), agent=agent, options=env_options,
-                session_id=self.id, viewer=agent.name,
-            )  # fmt: skip
-            return shown(request, window.start)
-        root = options.agent or self.agent
-        own = root if isinstance(root, Agent) else self.agent
-        if not isinstance(own, Agent):
-            raise TypeError("no model agent of its own: nothing to trim")  # the cache is dropped
-        tree = root is not own or bool(own.sub_agents)
-        request = build_request(
-            history=self.history(),
-            state=self.state(),
-            agent=own,
-            options=options,
-            session_id=self.id,
-            viewer=own.name if tree else None,
-        )
-        return shown(request, self._window.start)
+        root = check_agent(options.agent or self.agent)
+        if agent is None:
+            own = root if isinstance(root, Agent) else self.agent
+            if not isinstance(own, Agent):
+                raise TypeError(
+                    "no model agent of its own: nothing to trim"
+                )  # the cache is dropped
+            agent = own
+        turn = self._turn(None, options, root)
+        return shown_request(agent, InvocationContext.root(turn, agent))
 
     # -- lifecycle ------------------------------------------------------------
 

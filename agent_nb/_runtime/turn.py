@@ -1,36 +1,31 @@
-"""One turn: user message -> the agent tree (model <-> tools rounds) -> TurnComplete.
+"""One turn: user message -> the agent tree -> `TurnComplete`, through the one loop.
 
-Runs on the worker loop. Whatever happens (cancel, backend failure, a tool
-loop that never ends), the turn finishes by recording a `TurnComplete`, so
-history never holds a function call without its response and never loses the
-user's message.
+Runs on the worker loop. The root agent's first request is fitted to the
+model's window before anything is recorded, so a turn that cannot fit leaves
+history as it was. Whatever happens next (a stop, a backend failure, a tool
+loop that never ends), the turn closes the same way: loose ends recorded
+(`close_loose_ends`), then a `TurnComplete`, so history never holds a
+function call without its response and never loses the user's message.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
-from .._core.agent import Agent
+from .._core.aio import uncancel
 from .._core.reply import Reply
 from .._core.trace import InvocationTrace
-from .._core.types import (
-    FunctionCall,
-    FunctionResponse,
-    TextMessage,
-    TurnComplete,
-)
+from .._core.types import FunctionCall, FunctionResponse, TextMessage, TurnComplete
 from ..errors import ContextWindowError
 from ..stores import SessionRecord, SessionStore
-from .agents import AgentEnv, Scope, build_request, run_agent, tool_result_payload
-from .context import InvocationContext
-from .invocation import Progress, run_invocation
+from .agents import Agent, BaseAgent
+from .agents.requests import fit, instructions_for, request_for
+from .context import InvocationContext, Turn
+from .engine import Sink, close_loose_ends, drive, record
+from .invocation import finish_invocation, nothing_sent
 
-__all__ = [
-    "build_request",
-    "close_unfinished_turn",
-    "run_turn",
-    "tool_result_payload",
-]
+__all__ = ["close_unfinished_turn", "run_turn"]
 
 
 def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
@@ -55,6 +50,7 @@ def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
                     response={"error": reason},
                     call_id=event.call_id,
                     author=event.author,
+                    branch=event.branch,
                     invocation_id=invocation_id,
                 ),
             )
@@ -66,49 +62,87 @@ def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
     )
 
 
+async def _prefit(agent: BaseAgent, ctx: InvocationContext, user_event: TextMessage) -> None:
+    """Fit the root agent's first request as if the message were recorded."""
+    turn = ctx.turn
+    turn.window = await turn.backend.resolve_context_window()
+    # A before_agent callback may write the state the instructions read: the
+    # agent then fits its first request itself, after the callback ran.
+    if isinstance(agent, Agent) and not agent.before_agent_callback:
+        own = ctx.for_agent(agent)
+        text = await instructions_for(agent, own, user_event)
+        turn.prefit = fit(
+            agent, own, request_for(agent, own, pending=user_event, instructions=text)
+        )
+
+
 async def run_turn(
-    ctx: InvocationContext,
+    turn: Turn,
+    agent: BaseAgent,
     user_event: TextMessage,
+    sink: Sink,
     on_end: Callable[[], None],
     on_steps: Callable[[InvocationTrace], None] | None = None,
 ) -> Reply:
-    """The turn on the worker: user message, then the agent tree (see `agents`).
+    """The turn on the worker (see the module docstring).
 
     ``on_steps`` gets the turn's trace once every agent has finished, before
-    the `TurnComplete` (which stores it when it shows anything) is recorded, so a listener that sees
-    the turn end can already read its trace. ``on_end`` runs after the last
-    event is recorded (the session frees its busy flag there).
+    the `TurnComplete` (which stores it when it shows anything) is recorded,
+    so a listener that sees the turn end can already read its trace.
+    ``on_end`` runs after the last event is recorded (the session frees its
+    busy flag there).
     """
-    agent, rec = ctx.agent, ctx.recorder
-    ctx.keep_temp(user_event.state_delta)
-    ctx.user_content = user_event.text
-    tree = not isinstance(agent, Agent) or bool(agent.sub_agents)
-
-    async def body(progress: Progress) -> None:
-        env = AgentEnv(
-            ctx, progress, ctx.steps, history=ctx.history, recorder=rec.as_author, tree=tree
-        )
+    invocation = turn.invocation
+    assert invocation is not None, "a turn runs in an invocation"
+    invocation.task = asyncio.current_task()
+    ctx = InvocationContext.root(turn, agent)
+    ctx.scope.apply(dict(user_event.state_delta))  # temp: keys, for the first request
+    turn.user_content = user_event.text
+    started = False
+    error: BaseException | None = None
+    try:
         try:
-            backend = ctx.backend()
-            env.window = await backend.resolve_context_window()
-            if isinstance(agent, Agent):
-                # Fit the request as if the message were recorded, and only then
-                # record it, so a turn that cannot fit leaves history as it was.
-                env.first = env.fit(agent, env.request(agent, ctx.state(), user_event))
+            await _prefit(agent, ctx, user_event)
         except ContextWindowError:
             raise  # nothing sent, nothing recorded
         except Exception:
-            rec.emit(user_event)  # failed before the model was asked: keep the message
-            progress.started = True
+            started = True  # failed before the model was asked: keep the message
+            await record(user_event, ctx, sink)
             raise
-        rec.emit(user_event)
-        progress.started = True
-        try:
-            await run_agent(agent, env, Scope(ctx))
-        finally:
-            trace = InvocationTrace(ctx.invocation_id, tuple(ctx.steps))
-            progress.trace = trace.to_dict() if trace.shows_anything else None
-            if on_steps is not None:
-                on_steps(trace)
-
-    return await run_invocation(rec, body, session_id=ctx.session_id, on_end=on_end)
+        started = True
+        await record(user_event, ctx, sink)
+        await drive(agent.run_async(ctx), ctx, sink)
+    except asyncio.CancelledError:
+        turn.finish = "cancelled"
+        uncancel(invocation.task)  # we cancelled our own task to stop the turn
+    except Exception as exc:
+        turn.finish, error = "error", exc
+    if invocation.cancelled:
+        turn.finish = "cancelled"
+    trace = InvocationTrace(invocation.invocation_id, tuple(turn.steps))
+    if on_steps is not None:
+        on_steps(trace)
+    try:
+        if started or not nothing_sent(error):
+            await close_loose_ends(ctx, sink)
+            finish = turn.finish
+            await record(
+                TurnComplete(
+                    usage=turn.usage,
+                    finish_reason=finish,
+                    interrupted=finish == "cancelled",
+                    error=None if error is None else f"{type(error).__name__}: {error}",
+                    max_tokens=turn.max_tokens if finish == "length" else None,
+                    trace=trace.to_dict() if trace.shows_anything else None,
+                    author=agent.name,
+                    invocation_id=invocation.invocation_id,
+                ),
+                ctx,
+                sink,
+            )
+    except Exception as exc:  # the store itself failed; report that, not a hang
+        error = error or exc
+    return finish_invocation(
+        invocation, sink.events, usage=turn.usage, finish=turn.finish, error=error,
+        session_id=turn.session_id, on_end=on_end,
+    )  # fmt: skip

@@ -23,10 +23,9 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from .._core.agent import Agent
 from .._core.state import check_state_key
 from .._core.tools import ToolContext
-from .._core.workflow import CodeAgent, SequentialAgent
+from .._runtime.agents import Agent, CodeAgent, SequentialAgent
 from .insights import check_frame, compute_insights
 from .relevance import focus
 

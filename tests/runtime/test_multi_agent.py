@@ -91,7 +91,8 @@ def test_output_key_feeds_the_next_agent_and_session_state(make_runner: RunnerFa
     assert session.run("write").text == "final text"
     assert model.requests[1].system_instruction == "Edit: draft text"
     # The editor sees the drafter's text as context, not as its own words.
-    assert model.requests[1].contents[-1].text == "[drafter] said: draft text"
+    context = model.requests[1].contents[-1]
+    assert [p.text for p in context.parts] == ["For context:", "[drafter] said: draft text"]
     assert session.state == {"last_answer": "final text"}
     trace = session.trace()
     assert trace is not None

@@ -37,13 +37,13 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
 
-from ..._core.agent import Agent
 from ..._core.fences import first_code_block, opens_a_block
 from ..._core.ids import check_session_id, is_single_turn_id
 from ..._core.numbers import check_real, check_repeats
 from ..._core.tokens import TextCounter, text_counter
 from ..._core.types import MAX_TEMPERATURE, GenerationConfig
 from ..._core.window import omitted_line
+from ..._runtime.agents import Agent
 from ..._runtime.kernel_runner import get_runner, set_runner
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend

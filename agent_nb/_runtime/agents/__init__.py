@@ -1,0 +1,32 @@
+"""The agent kinds (ADK's ``agents/``): each is a value with one method,
+``async def run(ctx)``, that yields events; the turn's one loop records them.
+"""
+
+from .agent_tool import AgentTool
+from .base import BaseAgent, check_agent, check_agent_name, walk
+from .callbacks import CallbackContext, ReadonlyContext
+from .code_agent import CodeAgent
+from .llm_agent import Agent
+from .tool_calls import exit_loop, tool_result_payload
+from .workflow import LoopAgent, ParallelAgent, SequentialAgent
+
+#: Any agent value the runtime can run (kept for annotations written before `BaseAgent`).
+AnyAgent = BaseAgent
+
+__all__ = [
+    "Agent",
+    "AgentTool",
+    "AnyAgent",
+    "BaseAgent",
+    "CallbackContext",
+    "CodeAgent",
+    "LoopAgent",
+    "ParallelAgent",
+    "ReadonlyContext",
+    "SequentialAgent",
+    "check_agent",
+    "check_agent_name",
+    "exit_loop",
+    "tool_result_payload",
+    "walk",
+]

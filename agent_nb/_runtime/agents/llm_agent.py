@@ -1,0 +1,290 @@
+"""`Agent`: a model agent (ADK's ``LlmAgent``): instructions, tools, sampling.
+
+Its `run` is ADK's flow: rounds of one model call and the tools it asks
+for, until the model answers in text, a tool escalates, or ``max_turns``
+rounds have run (`MaxTurnsExceededError`). Each round yields the model's
+partial text, then its final message or its function calls and their
+responses. The model callbacks wrap each call and the tool callbacks each
+tool (`callbacks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from ..._core.numbers import check_int
+from ..._core.state import check_state_key, template_keys
+from ..._core.tools import Tool, as_tool
+from ..._core.trace import AgentStep, short_value
+from ..._core.types import (
+    Content,
+    Event,
+    FunctionCall,
+    FunctionResponse,
+    GenerationConfig,
+    TextMessage,
+    Usage,
+)
+from ..._core.window import ContextPolicy, Window, check_policy
+from ...backends import ToolCallChunk
+from ...errors import ContextWindowError, MaxTurnsExceededError
+from .agent_tool import AgentTool
+from .base import BaseAgent
+from .callbacks import AgentCallback, CallbackContext, call_first, check_callbacks, reply_text
+from .model_call import ModelCall
+from .requests import agent_cache_key, fit, instructions_for, request_for
+from .tool_calls import run_tool
+
+if TYPE_CHECKING:
+    from ..context import InvocationContext
+
+__all__ = ["Agent", "IncludeContents"]
+
+IncludeContents: TypeAlias = Literal["default", "none"]
+Instructions: TypeAlias = "str | Callable[..., Any]"
+_Callbacks: TypeAlias = "AgentCallback | list[AgentCallback] | None"
+
+
+class Agent(BaseAgent):
+    """What answers in a session.
+
+    ``instructions`` is a string that may reference state (``"Reply in
+    {user:language}"``), or a function of a `ReadonlyContext` returning the
+    text (sync or async; its text is used as it is). ``max_turns`` bounds
+    model<->tool rounds in one turn. ``context_policy`` says what happens
+    when the history outgrows the model's window: ``"window"`` leaves the
+    oldest whole turns out of what the model is shown (history keeps them),
+    ``"error"`` raises `ContextWindowError`. ``include_contents="none"``
+    shows the model only the current turn (ADK).
+    """
+
+    instructions: Instructions
+    tools: tuple[Tool, ...]
+    max_turns: int
+    config: GenerationConfig
+    context_policy: ContextPolicy
+    output_key: str | None
+    include_contents: IncludeContents
+    before_model_callback: tuple[AgentCallback, ...]
+    after_model_callback: tuple[AgentCallback, ...]
+    before_tool_callback: tuple[AgentCallback, ...]
+    after_tool_callback: tuple[AgentCallback, ...]
+
+    def __init__(
+        self,
+        name: str = "assistant",
+        instructions: Instructions = "",
+        tools: Iterable[Callable[..., Any] | Tool | AgentTool] = (),
+        max_turns: int = 10,
+        config: GenerationConfig | None = None,
+        context_policy: ContextPolicy = "window",
+        output_key: str | None = None,
+        *,
+        description: str = "",
+        include_contents: IncludeContents = "default",
+        before_agent_callback: _Callbacks = None,
+        after_agent_callback: _Callbacks = None,
+        before_model_callback: _Callbacks = None,
+        after_model_callback: _Callbacks = None,
+        before_tool_callback: _Callbacks = None,
+        after_tool_callback: _Callbacks = None,
+    ) -> None:
+        if not isinstance(instructions, str) and not callable(instructions):
+            raise TypeError(
+                "instructions must be a str (it may use {state} keys) or a function of the "
+                f"context returning one, got {type(instructions).__name__}"
+            )
+        if config is not None and not isinstance(config, GenerationConfig):
+            raise TypeError(f"config must be a GenerationConfig, got {type(config).__name__}")
+        if include_contents not in ("default", "none"):
+            raise ValueError(
+                f"include_contents must be 'default' or 'none', got {include_contents!r}"
+            )
+        if output_key is not None:
+            check_state_key("output_key", output_key)
+        built = tuple(t.tool() if isinstance(t, AgentTool) else as_tool(t) for t in tools)
+        names = [t.name for t in built]
+        if len(set(names)) != len(names):
+            raise ValueError(f"tool names must be unique, got {names}")
+        super().__init__(
+            name,
+            description=description,
+            sub_agents=tuple(t.agent for t in built if t.agent is not None),
+            before_agent_callback=before_agent_callback,
+            after_agent_callback=after_agent_callback,
+        )
+        self._set("instructions", instructions)
+        self._set("tools", built)
+        self._set("max_turns", check_int("max_turns", max_turns, low=1))
+        self._set("config", config or GenerationConfig())
+        self._set("context_policy", check_policy(context_policy))
+        self._set("output_key", output_key)
+        self._set("include_contents", include_contents)
+        for what, value in (
+            ("before_model_callback", before_model_callback),
+            ("after_model_callback", after_model_callback),
+            ("before_tool_callback", before_tool_callback),
+            ("after_tool_callback", after_tool_callback),
+        ):
+            self._set(what, check_callbacks(what, value))
+
+    def tool(self, name: str) -> Tool | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    async def run(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        reads: set[str] = set()
+        writes: dict[str, Any] = {}
+        usage = Usage()
+        error: str | None = None
+        try:
+            for _ in range(self.max_turns):
+                if isinstance(self.instructions, str):
+                    reads.update(
+                        k for k in template_keys(self.instructions) if k in ctx.state_view()
+                    )
+                fitted, ctx.turn.prefit = ctx.turn.prefit, None
+                if fitted is None:
+                    text = await instructions_for(self, ctx)
+                    fitted = fit(self, ctx, request_for(self, ctx, instructions=text))
+                answer = _Answer()
+                try:
+                    async for event in self._answer(ctx, fitted, answer):
+                        yield event
+                finally:
+                    usage = usage + answer.usage
+                if answer.finish == "cancelled" or not answer.calls:
+                    delta = {}
+                    if self.output_key and answer.text and answer.finish != "cancelled":
+                        delta = {self.output_key: answer.text}
+                    writes.update(delta)
+                    if answer.text or delta:
+                        yield ctx.event(
+                            TextMessage, text=answer.text,
+                            interrupted=answer.finish == "cancelled", state_delta=delta,
+                        )  # fmt: skip
+                    return
+                if answer.text:
+                    yield ctx.event(TextMessage, text=answer.text)
+                escalate = False
+                for call in answer.calls:
+                    yield ctx.event(
+                        FunctionCall, name=call.name, args=call.args, call_id=call.call_id
+                    )
+                    outcome = await run_tool(self, ctx, call, reads)
+                    writes.update(outcome.delta)
+                    escalate = escalate or outcome.escalate
+                    yield ctx.event(
+                        FunctionResponse, name=call.name, response=outcome.response,
+                        call_id=call.call_id, state_delta=outcome.delta,
+                        escalate=outcome.escalate,
+                    )  # fmt: skip
+                    if ctx.cancelled:
+                        ctx.turn.finish = "cancelled"
+                        return
+                if escalate:
+                    return  # ADK's exit_loop: the model is not asked again
+            raise MaxTurnsExceededError(
+                f"agent {self.name!r} called tools for {self.max_turns} rounds without a "
+                "final answer; raise Agent(max_turns=...) or make the tools' results clearer"
+            )
+        except BaseException as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            ctx.turn.steps.append(
+                AgentStep(
+                    self.name, "model", tuple(sorted(reads)),
+                    {k: short_value(v) for k, v in writes.items()}, usage, error,
+                )
+            )  # fmt: skip
+
+    async def _answer(
+        self, ctx: InvocationContext, fitted: Window, answer: _Answer
+    ) -> AsyncGenerator[Event, None]:
+        """One model call (or what a callback gave instead), into ``answer``."""
+        request = fitted.request
+        replaced = None
+        if self.before_model_callback:
+            context = CallbackContext.of(ctx)
+            replaced = await call_first(
+                self.before_model_callback, callback_context=context, llm_request=request
+            )
+            if context.state.delta:  # the loop applies it before anything else runs
+                yield ctx.event(TextMessage, text="", state_delta=dict(context.state.delta))
+        if replaced is not None:
+            answer.take(replaced)
+        else:
+            call = ModelCall(
+                ctx.backend, request, cache=agent_cache_key(self, ctx), cancel=ctx.cancel,
+                author=self.name, invocation_id=ctx.invocation_id, branch=ctx.branch,
+            )  # fmt: skip
+            try:
+                async for event in call.stream():
+                    yield event
+            except ContextWindowError as exc:
+                if exc.sent:  # the server counted more than we did: fit tighter next turn
+                    memory = ctx.turn.memory.window_for(self.name if ctx.turn.tree else None)
+                    memory.learn(exc, ctx.window)
+                raise
+            finally:  # an interrupted call too: what the model saw is what it read and wrote
+                answer.usage = _windowed(call.usage, fitted, call.usage.generated_tokens)
+                ctx.turn.add_usage(answer.usage, call.finish, request.config.max_tokens)
+            answer.text, answer.calls, answer.finish = call.text, call.calls, call.finish
+        if self.after_model_callback and answer.finish != "cancelled":
+            context = CallbackContext.of(ctx)
+            value = await call_first(
+                self.after_model_callback, callback_context=context, llm_response=answer.content()
+            )
+            if context.state.delta:
+                yield ctx.event(TextMessage, text="", state_delta=dict(context.state.delta))
+            if value is not None:
+                answer.take(value)
+
+
+class _Answer:
+    """The model's response to one call: text, tool calls, finish, usage."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.calls: list[ToolCallChunk] = []
+        self.finish: Any = "stop"
+        self.usage = Usage()
+
+    def content(self) -> Content:
+        from ..._core.types import Part, Role
+
+        parts = [Part(text=self.text)] if self.text else []
+        parts += [
+            Part(function_call=FunctionCall(name=c.name, args=c.args, call_id=c.call_id))
+            for c in self.calls
+        ]
+        return Content(Role.MODEL, parts)
+
+    def take(self, value: object) -> None:
+        """A callback's response replaces the model's."""
+        if isinstance(value, Content):
+            self.text = value.text
+            self.calls = [
+                ToolCallChunk(
+                    p.function_call.name, dict(p.function_call.args), p.function_call.call_id
+                )
+                for p in value.parts
+                if p.function_call is not None
+            ]
+        else:
+            self.text = reply_text(value)
+            self.calls = []
+        self.finish = "stop"
+
+
+def _windowed(usage: Usage, fitted: Window, generated: int) -> Usage:
+    """The context figure is the prompt plus what the model wrote after it."""
+    import dataclasses
+
+    return dataclasses.replace(
+        usage,
+        context_tokens=fitted.tokens + generated,
+        context_window=fitted.window,
+        omitted_turns=fitted.omitted,
+    )

@@ -1,0 +1,107 @@
+"""Running the tools a model asked for, with ADK's tool callbacks.
+
+A tool's failure is data for the model (``{"error": ...}``), never a crash
+of the turn. ``before_tool_callback`` may answer for the tool, and
+``after_tool_callback`` may replace its result (see `callbacks`). A tool
+that escalates (``tool_context.escalate()``, `exit_loop`) ends its agent's
+run after its response: no further model call (ADK's ``exit_loop`` sets
+``skip_summarization`` for the same reason).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..._core.state import State
+from ..._core.tools import Tool, ToolContext
+from ...backends import ToolCallChunk
+from .callbacks import call_first
+from .spec import ModelAgentSpec
+
+if TYPE_CHECKING:
+    from ..context import InvocationContext
+
+__all__ = ["ToolOutcome", "exit_loop", "run_tool", "tool_context", "tool_result_payload"]
+
+
+def exit_loop(tool_context: ToolContext) -> dict[str, Any]:
+    """Call this when the task is done and the loop should stop (ends the enclosing LoopAgent)."""
+    tool_context.escalate()
+    return {}
+
+
+def tool_result_payload(result: Any) -> dict[str, Any]:
+    """Tool results travel as JSON objects; anything else is wrapped or stringified."""
+    payload = result if isinstance(result, dict) else {"result": result}
+    try:
+        json.dumps(payload)
+        return copy.deepcopy(payload)
+    except (TypeError, ValueError):
+        return {"result": repr(result)}
+
+
+@dataclasses.dataclass
+class ToolOutcome:
+    """What one tool call gave: its response, the state it wrote, and whether it escalated."""
+
+    response: dict[str, Any]
+    delta: dict[str, Any] = dataclasses.field(default_factory=dict)
+    escalate: bool = False
+
+
+def tool_context(ctx: InvocationContext, state: State) -> ToolContext:
+    return ToolContext(
+        state=state,
+        session_id=ctx.session_id,
+        invocation_id=ctx.invocation_id,
+        user_id=ctx.user_id,
+        app_name=ctx.app_name,
+        agent_name=ctx.agent.name,
+        user_content=ctx.turn.user_content,
+    )
+
+
+async def run_tool(
+    agent: ModelAgentSpec, ctx: InvocationContext, call: ToolCallChunk, reads: set[str]
+) -> ToolOutcome:
+    """Run one tool the model called (an `AgentTool` runs its agent)."""
+    if call.error is not None:
+        return ToolOutcome({"error": call.error})
+    tool = agent.tool(call.name)
+    if tool is None:
+        names = ", ".join(t.name for t in agent.tools) or "none"
+        return ToolOutcome({"error": f"unknown tool {call.name!r}; available tools: {names}"})
+    delta: dict[str, Any] = {}
+    context = tool_context(ctx, State(ctx.state_view(), delta, reads))
+    args = dict(call.args)
+    result = await call_first(
+        agent.before_tool_callback, tool=tool, args=args, tool_context=context
+    )
+    if result is None:
+        try:
+            result = await _call(tool, args, context, ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the model sees the failure and may recover
+            result = {"error": f"{type(exc).__name__}: {exc}"}
+    payload = tool_result_payload(result)
+    replaced = await call_first(
+        agent.after_tool_callback, tool=tool, args=args, tool_context=context, tool_response=payload
+    )
+    if replaced is not None:
+        payload = tool_result_payload(replaced)
+    return ToolOutcome(payload, delta, context.escalated)
+
+
+async def _call(
+    tool: Tool, args: dict[str, Any], context: ToolContext, ctx: InvocationContext
+) -> Any:
+    if tool.agent is not None:
+        from .agent_tool import run_agent_tool
+
+        return await run_agent_tool(tool.agent, args, context, ctx)
+    return await tool.call(args, context)
