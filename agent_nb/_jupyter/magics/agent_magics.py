@@ -26,6 +26,7 @@ without a label or traceback) that still fails the cell, so "Run all" stops ther
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import keyword
 import shlex
 from collections.abc import Callable
@@ -41,10 +42,11 @@ from ..._core.fences import first_code_block, opens_a_block
 from ..._core.ids import check_session_id, is_single_turn_id
 from ..._core.numbers import check_real, check_repeats
 from ..._core.tokens import TextCounter, text_counter
-from ..._core.types import MAX_TEMPERATURE, GenerationConfig
+from ..._core.types import MAX_TEMPERATURE
 from ..._core.window import omitted_line
 from ..._runtime.agents import Agent
 from ..._runtime.kernel_runner import get_runner, set_runner
+from ..._runtime.options import TurnOptions
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
 from ...data import WRITER_INSTRUCTIONS, DataAgent
@@ -56,6 +58,7 @@ from ..prompts.data_summary import summarize
 from ..prompts.interpolate import Interpolated, interpolate
 from ..prompts.last_error import LastError, error_from_result
 from ..turn_origins import WIDGET, origin_of
+from ..turn_settings import turn_options
 from .commands import Commands
 from .explain import explain
 from .store_switch import check_move, move_sessions
@@ -393,6 +396,7 @@ class AgentMagics(Magics):
             instructions=WRITER_INSTRUCTIONS + (f"\n\n{instructions}" if instructions else ""),
             tools=own.tools if own is not None else (),
             max_turns=own.max_turns if own is not None else 10,
+            config=own.config if own is not None else None,
         )
         return DataAgent(data=frames).pipeline(writer)
 
@@ -411,22 +415,17 @@ class AgentMagics(Magics):
         session_id = args.session or self.default_session
         if args.output and (not args.output.isidentifier() or keyword.iskeyword(args.output)):
             raise UsageError(f"-o needs a Python variable name, got {args.output!r}")
-        config = GenerationConfig(
-            temperature=self.temperature if args.temperature is None else args.temperature,
-            max_tokens=self.max_tokens if args.max_tokens is None else args.max_tokens,
-            repetition_stop=self.repetition_stop,
-        )
+        options = turn_options(
+            self, model=args.model, system=args.system, temperature=args.temperature,
+            max_tokens=args.max_tokens, context_policy=args.context,
+        )  # fmt: skip
         if not args.once:
             check_session_id(session_id)
-        model = args.model or self.default_model or None
         waiting_for = _waiting_note(runner, self._turn_backend(args))
-        system = args.system if args.system is not None else (self.system_prompt or None)
-        options = {"model": model, "system": system, "config": config,
-                   "context_policy": args.context or self.context_policy}  # fmt: skip
         if agent is not None:  # the data pipeline: -s is already in the writer's instructions
-            options.update(agent=agent, system=None)
+            options = dataclasses.replace(options, agent=agent, system=None)
         if args.once:
-            stream = runner.run_single_turn_async(message, **options)
+            stream = runner.run_single_turn_async(message, turn_options=options)
         else:
             stream = self._start(runner, session_id, message, args.new, options)
         sink = DisplaySink(args.format) if self._rich_output() else TerminalSink()
@@ -512,7 +511,7 @@ class AgentMagics(Magics):
         print("--code: the reply's first code block is in a new cell below (not run)")
 
     def _start(
-        self, runner: AgentRunner, session_id: str, message: str, new: bool, options: Any
+        self, runner: AgentRunner, session_id: str, message: str, new: bool, options: TurnOptions
     ) -> Any:
         """Rewind for a re-run cell (or start afresh with --new), then start the turn."""
         session = runner.get_or_create_session(session_id)
@@ -535,7 +534,7 @@ class AgentMagics(Magics):
             shared_writes = _shared_state_writes(session, set(moved))
             branch = session.rewind(earlier)
             print(_rerun_note(session_id, moved[1:], branch, shared_writes))
-        return session.run_async(message, **options)
+        return session.run_async(message, turn_options=options)
 
     def _earlier_turn(self, session_id: str) -> str | None:
         """The invocation to rewind to, or None (append)."""

@@ -50,6 +50,7 @@ from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
 from ..front_end import batch_run
 from ..turn_origins import WIDGET, note_origin
+from ..turn_settings import turn_options
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
 from .protocol import (
     DELTA_INTERVAL_S,
@@ -66,7 +67,6 @@ from .protocol import (
     parse_from_js,
     turn_complete_msg,
 )
-from .settings import kernel_settings
 from .static_view import static_bundle
 
 __all__ = ["CLOSE_GRACE_S", "ChatWidget"]
@@ -173,9 +173,11 @@ class ChatWidget(anywidget.AnyWidget):
 
     ``session`` is None (a new session with a fresh id), a session id (the live
     session with that id, so re-running the cell keeps its history) or an
-    `AgentSession`. Turns take the kernel's ``%config AgentMagics`` settings
-    (max_tokens, temperature, system_prompt, default_model, context_policy);
-    ``config`` and ``model`` override them for the turns this widget starts.
+    `AgentSession`. Turns run as a ``%%agent`` cell's do (`turn_settings`):
+    ``model`` and the fields ``config`` sets win, then the agent's own
+    `GenerationConfig`, then the kernel's ``%config AgentMagics`` settings
+    (max_tokens, temperature, repetition_stop, system_prompt, default_model,
+    context_policy).
 
     **Lifetime.** Reloading the page, closing the notebook's tab and opening
     it again, a second view: the widget and its conversation stay. Clearing
@@ -303,9 +305,9 @@ class ChatWidget(anywidget.AnyWidget):
     def send_message(self, text: str) -> None:
         """Start a turn as if typed into the widget; failures are shown in it."""
         session = self._live_session()
-        options = kernel_settings(model=self._model, config=self.config).options()
         try:
-            stream = session.run_async(text, **options)
+            options = turn_options(model=self._model, config=self.config)
+            stream = session.run_async(text, turn_options=options)
         except (AgentError, ValueError, TypeError) as exc:
             self._send_msg(ErrorMsg(type="error", message=str(exc)))
             return
@@ -416,7 +418,7 @@ class ChatWidget(anywidget.AnyWidget):
         session = self._session
         used = session.last_model if session is not None and session.turns else None
         if used is None:
-            used = kernel_settings(model=self._model).model
+            used = turn_options(model=self._model).model
         return model_label(used) if used is not None else self._runner.model_label
 
     def _live_session(self) -> AgentSession:

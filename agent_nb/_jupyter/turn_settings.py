@@ -1,0 +1,111 @@
+"""`turn_options`: the settings of a notebook turn, for cells and widgets alike.
+
+A ``%%agent`` cell and a `ChatWidget` in the same kernel must run a turn the
+same way, so both build its `TurnOptions` here, and nowhere else (they used
+to build their own and drifted apart: widget turns ignored
+``AgentMagics.repetition_stop``, and both replaced an agent's own
+`GenerationConfig` with a whole one of theirs).
+
+The kernel's ``%config AgentMagics.*`` settings are read at each turn (a
+``%config`` line applies to the next message) from the `AgentMagics` the
+loaded extension registered. Its generation settings (``max_tokens``,
+``temperature``, ``repetition_stop``) are only *defaults*: the agent's own
+config comes before them and what the cell or widget set explicitly before
+both, field by field (`TurnOptions.config_for` applies that order to every
+agent of the tree). ``default_model``, ``system_prompt`` and
+``context_policy`` apply as the cell's ``-m``, ``-s`` and ``--context`` do
+when those are not given. Without the extension loaded (a widget in a plain
+shell) only the agent's settings and the explicit values apply.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Protocol
+
+from .._core.types import GenerationConfig
+from .._core.window import ContextPolicy, check_policy
+from .._runtime.options import TurnOptions
+from ..backends import Backend
+
+__all__ = ["KernelSettings", "turn_options"]
+
+_UNSET = GenerationConfig()
+
+
+class KernelSettings(Protocol):
+    """What a turn reads from `AgentMagics` (the traits of the same names)."""
+
+    default_model: str
+    system_prompt: str
+    max_tokens: int
+    temperature: float
+    repetition_stop: int
+    context_policy: str  # a traitlets Enum of the ContextPolicy values
+
+
+def _loaded_settings() -> KernelSettings | None:
+    """The `AgentMagics` of the loaded extension, or None (no IPython, not loaded)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    if shell is None:
+        return None
+    found: KernelSettings | None = shell.magics_manager.registry.get("AgentMagics")
+    return found
+
+
+def _set_fields(config: GenerationConfig) -> dict[str, Any]:
+    """The fields ``config`` sets to something other than the class default."""
+    return {
+        field.name: getattr(config, field.name)
+        for field in dataclasses.fields(config)
+        if getattr(config, field.name) != getattr(_UNSET, field.name)
+    }
+
+
+def turn_options(
+    kernel: KernelSettings | None = None,
+    *,
+    model: str | Backend | None = None,
+    system: str | None = None,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    config: GenerationConfig | None = None,
+    context_policy: ContextPolicy | None = None,
+) -> TurnOptions:
+    """The `TurnOptions` of a notebook turn (see the module docstring).
+
+    ``kernel``: the `AgentMagics` whose settings are the defaults; None looks
+    up the loaded extension's. The other arguments are what the surface set
+    explicitly, None meaning not set: the cell's ``-m``, ``-s``, ``-t``,
+    ``--max-tokens``, ``--context``, or the widget's ``model=`` and
+    ``config=`` (of which the fields that differ from `GenerationConfig`'s
+    defaults count as set; ``-t`` / ``--max-tokens`` win over it). Bad values
+    raise ValueError here, before the turn starts.
+    """
+    settings = kernel if kernel is not None else _loaded_settings()
+    overrides = _set_fields(config) if config is not None else {}
+    explicit = {"temperature": temperature, "max_tokens": max_tokens}
+    overrides.update({name: value for name, value in explicit.items() if value is not None})
+    defaults: dict[str, Any] = {}
+    if settings is not None:
+        model = model or settings.default_model or None
+        system = system if system is not None else (settings.system_prompt or None)
+        context_policy = context_policy or check_policy(settings.context_policy)
+        defaults = {
+            "max_tokens": settings.max_tokens,
+            "temperature": settings.temperature,
+            "repetition_stop": settings.repetition_stop,
+        }
+    options = TurnOptions(
+        model=model,
+        system=system,
+        context_policy=context_policy,
+        overrides=overrides,
+        defaults=defaults,
+    )
+    options.config_for(_UNSET)  # every value checked now (-t 9 fails the cell, not the turn)
+    return options
