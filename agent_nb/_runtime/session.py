@@ -172,6 +172,7 @@ class AgentSession:
         config: GenerationConfig | None = None,
         context_policy: ContextPolicy | None = None,
         agent: AnyAgent | None = None,
+        turn_options: TurnOptions | None = None,
     ) -> EventStream:
         """Start a turn now; returns its `EventStream`.
 
@@ -181,7 +182,17 @@ class AgentSession:
         ``context_policy`` overrides the agent's for this turn (``"window"`` or
         ``"error"``); a turn that cannot fit the model's window fails with
         `ContextWindowError` before anything is sent or recorded.
+
+        ``turn_options`` is how a cell or widget hands its settings, decided
+        whole (`agent_nb._jupyter.turn_settings.turn_options`); the other
+        keywords are then ignored.
         """
+        if turn_options is not None:  # a cell's or widget's settings, decided whole
+            if turn_options.context_policy is not None:
+                check_policy(turn_options.context_policy)
+            if turn_options.agent is not None:
+                check_agent(turn_options.agent)
+            return self._core.start_turn(content, state_delta, turn_options)
         if context_policy is not None:
             check_policy(context_policy)
         options = TurnOptions(
