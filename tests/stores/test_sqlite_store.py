@@ -252,8 +252,11 @@ def test_two_processes_worth_of_stores_on_one_file(tmp_path: Path) -> None:
         second.close()
 
 
-def test_writer_threads_and_a_reader_thread_share_one_store(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "s.db", durable=False)
+@pytest.mark.parametrize("where", ["file", ":memory:"])
+def test_writer_threads_and_a_reader_thread_share_one_store(tmp_path: Path, where: str) -> None:
+    """Each thread gets a pooled connection of the file; ``:memory:`` is one
+    connection (else each thread would see a database of its own), used in turn."""
+    store = SQLiteStore(tmp_path / "s.db" if where == "file" else where, durable=False)
     errors: list[BaseException] = []
 
     def write(sid: str) -> None:
