@@ -66,19 +66,9 @@ from ..errors import (
     StoreURLError,
     StoreVersionError,
 )
+from . import _statements as q
 from ._base import SessionRecord, SessionStore, TurnHolder, check_lease
-from ._schema import (
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    Migration,
-    app_states,
-    events,
-    metadata,
-    sessions,
-    stamp,
-    stored_version,
-    user_states,
-)
+from ._schema import MIGRATIONS, SCHEMA_VERSION, Migration, metadata, stamp, stored_version
 
 __all__ = ["DatabaseStore"]
 
@@ -103,22 +93,12 @@ def _normalise(url: str | sa.URL) -> sa.URL:
     return parsed
 
 
-def _session_key(app_name: str, user_id: str, session_id: str) -> Any:
-    c = sessions.c
-    return sa.and_(c.app_name == app_name, c.user_id == user_id, c.id == session_id)
+def _ids(app_name: str, user_id: str, session_id: str = "") -> dict[str, str]:
+    return {"app": app_name, "user": user_id, "sid": session_id}
 
 
-def _key(record: SessionRecord) -> Any:
-    return _session_key(record.app_name, record.user_id, record.session_id)
-
-
-def _event_key(app_name: str, user_id: str, session_id: str) -> Any:
-    c = events.c
-    return sa.and_(c.app_name == app_name, c.user_id == user_id, c.session_id == session_id)
-
-
-def _match(table: sa.Table, key: dict[str, str]) -> list[Any]:
-    return [table.c[name] == value for name, value in key.items()]
+def _of(record: SessionRecord) -> dict[str, str]:
+    return _ids(record.app_name, record.user_id, record.session_id)
 
 
 class DatabaseStore(SessionStore):
@@ -353,9 +333,7 @@ class DatabaseStore(SessionStore):
 
     def _locked_state(self, conn: sa.Connection, record: SessionRecord) -> dict[str, Any]:
         """Lock the session row; return its state if ``record`` is current, else raise."""
-        row = conn.execute(
-            sa.select(sessions.c.revision, sessions.c.state).where(_key(record)).with_for_update()
-        ).first()
+        row = conn.execute(q.LOCK_SESSION, _of(record)).first()
         if row is None:
             raise StaleSessionError(
                 f"session {record.session_id!r} is no longer in {self!r} (deleted by another "
@@ -371,25 +349,19 @@ class DatabaseStore(SessionStore):
         return state
 
     def _merge_shared(
-        self, conn: sa.Connection, table: sa.Table, key: dict[str, str], delta: Mapping[str, Any]
+        self, conn: sa.Connection, shared: q.Shared, ids: dict[str, str], delta: Mapping[str, Any]
     ) -> None:
         """Apply ``delta`` to an ``app:``/``user:`` row, creating it first if needed."""
         now = time.time()
-        values = {**key, "state": "{}", "update_time": now}
-        if self._dialect == "postgresql":
-            from sqlalchemy.dialects import postgresql
-
-            conn.execute(postgresql.insert(table).values(**values).on_conflict_do_nothing())
-        elif self._dialect == "sqlite":
-            from sqlalchemy.dialects import sqlite
-
-            conn.execute(sqlite.insert(table).values(**values).on_conflict_do_nothing())
-        elif conn.execute(sa.select(table.c.state).where(*_match(table, key))).first() is None:
-            conn.execute(sa.insert(table).values(**values))
-        where = _match(table, key)
-        row = conn.execute(sa.select(table.c.state).where(*where).with_for_update()).one()
-        state = apply_delta(json.loads(row.state), delta)
-        conn.execute(sa.update(table).where(*where).values(state=_dumps(state), update_time=now))
+        ensure = shared.ensure.get(self._dialect)
+        if ensure is not None or conn.execute(shared.read, ids).first() is None:
+            row = {"app_name": ids["app"], "state": "{}", "update_time": now}
+            if "user_id" in shared.table.c:
+                row["user_id"] = ids["user"]
+            conn.execute(sa.insert(shared.table) if ensure is None else ensure, row)
+        stored = conn.execute(shared.lock, ids).one()
+        state = apply_delta(json.loads(stored.state), delta)
+        conn.execute(shared.write, {**ids, "new_state": _dumps(state), "now": now})
 
     # -- SessionStore -------------------------------------------------------------
 
@@ -406,36 +378,24 @@ class DatabaseStore(SessionStore):
             "active_branch": record.active_branch,
         }
         with self._tx(write=True) as conn:
-            if conn.execute(sa.select(sessions.c.id).where(_key(record))).first():
+            if conn.execute(q.SESSION_EXISTS, _of(record)).first():
                 return False
             try:
                 with conn.begin_nested():  # a racing creator makes only this insert fail
-                    conn.execute(sa.insert(sessions).values(**values))
+                    conn.execute(q.INSERT_SESSION, values)
             except sa_exc.IntegrityError:
                 return False
             # Rows of a session deleted while its events were being written elsewhere.
-            conn.execute(
-                sa.delete(events).where(
-                    _event_key(record.app_name, record.user_id, record.session_id)
-                )
-            )
+            conn.execute(q.DELETE_EVENTS, _of(record))
         return True
 
     def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
-        c = sessions.c
+        ids = _ids(app_name, user_id, session_id)
         with self._tx(write=False) as conn:
-            row = conn.execute(
-                sa.select(c.state, c.revision, c.update_time, c.branches, c.active_branch).where(
-                    _session_key(app_name, user_id, session_id)
-                )
-            ).first()
+            row = conn.execute(q.SESSION, ids).first()
             if row is None:
                 return None
-            rows = conn.execute(
-                sa.select(events.c.data, events.c.invocation_id, events.c.parent_invocation_id)
-                .where(_event_key(app_name, user_id, session_id))
-                .order_by(events.c.seq)
-            ).all()
+            rows = conn.execute(q.EVENTS, ids).all()
         parents: dict[str, str | None] = {}
         for _, turn, parent in rows:
             parents.setdefault(turn, parent)
@@ -456,35 +416,24 @@ class DatabaseStore(SessionStore):
         self, record: SessionRecord, holder: TurnHolder, now: float, until: float
     ) -> int | None:
         with self._tx(write=True) as conn:
-            row = conn.execute(
-                sa.select(sessions.c.revision, sessions.c.holder, sessions.c.lease_until)
-                .where(_key(record))
-                .with_for_update()
-            ).first()
+            row = conn.execute(q.LEASE, _of(record)).first()
             if row is None:
                 return None
             check_lease(record.session_id, holder, row.holder, row.lease_until, now)
             conn.execute(
-                sa.update(sessions)
-                .where(_key(record))
-                .values(holder=holder.to_json(), lease_until=until)
+                q.SET_HOLDER, {**_of(record), "new_holder": holder.to_json(), "until": until}
             )
             return int(row.revision)
 
     def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
         with self._tx(write=True) as conn:
-            row = conn.execute(
-                sa.select(sessions.c.holder).where(_key(record)).with_for_update()
-            ).first()
+            row = conn.execute(q.HOLDER, _of(record)).first()
             if row is None or row.holder is None:
                 return
             if TurnHolder.from_json(row.holder).token != holder.token:
                 return
-            conn.execute(
-                sa.update(sessions)
-                .where(_key(record))
-                .values(holder=None if until is None else row.holder, lease_until=until)
-            )
+            kept = None if until is None else row.holder
+            conn.execute(q.SET_HOLDER, {**_of(record), "new_holder": kept, "until": until})
 
     def _append(
         self,
@@ -498,41 +447,33 @@ class DatabaseStore(SessionStore):
         # other columns are copies for ordering and look-ups.
         data = event_to_dict(event)
         payload = _dumps(data)  # fails (TypeError/ValueError) before anything is written
-        ekey = _event_key(record.app_name, record.user_id, record.session_id)
-        next_seq = sa.select(sa.func.coalesce(sa.func.max(events.c.seq) + 1, 0)).where(ekey)
+        ids = _of(record)
+        row = {
+            **ids,
+            "id": event.id,
+            "invocation_id": event.invocation_id,
+            "parent_invocation_id": parent,
+            "author": event.author,
+            "kind": data["kind"],
+            "timestamp": event.timestamp,
+            "data": payload,
+        }
         with self._tx(write=True) as conn:
             state = apply_delta(self._locked_state(conn, record), delta.session)
             conn.execute(
-                sa.update(sessions)
-                .where(_key(record))
-                .values(
-                    revision=sessions.c.revision + 1,
-                    state=_dumps(state),
-                    update_time=event.timestamp,
-                    branches=_dumps(branches),
-                )
+                q.BUMP_AFTER_EVENT,
+                {
+                    **ids,
+                    "new_state": _dumps(state),
+                    "now": event.timestamp,
+                    "new_branches": _dumps(branches),
+                },
             )
-            conn.execute(
-                sa.insert(events).values(
-                    app_name=record.app_name,
-                    user_id=record.user_id,
-                    session_id=record.session_id,
-                    seq=next_seq.scalar_subquery(),
-                    id=event.id,
-                    invocation_id=event.invocation_id,
-                    parent_invocation_id=parent,
-                    author=event.author,
-                    kind=data["kind"],
-                    timestamp=event.timestamp,
-                    data=payload,
-                )
-            )
+            conn.execute(q.INSERT_EVENT, row)
             if delta.app:
-                merge = {"app_name": record.app_name}
-                self._merge_shared(conn, app_states, merge, delta.app)
+                self._merge_shared(conn, q.SHARED["app"], ids, delta.app)
             if delta.user:
-                merge = {"app_name": record.app_name, "user_id": record.user_id}
-                self._merge_shared(conn, user_states, merge, delta.user)
+                self._merge_shared(conn, q.SHARED["user"], ids, delta.user)
 
     def _set_branches(
         self,
@@ -543,49 +484,39 @@ class DatabaseStore(SessionStore):
     ) -> None:
         with self._tx(write=True) as conn:
             self._locked_state(conn, record)
-            conn.execute(
-                sa.update(sessions)
-                .where(_key(record))
-                .values(
-                    revision=sessions.c.revision + 1,
-                    state=_dumps(dict(state)),
-                    update_time=time.time(),
-                    branches=_dumps(branches),
-                    active_branch=active,
-                )
-            )
+            values = {
+                "new_state": _dumps(dict(state)),
+                "now": time.time(),
+                "new_branches": _dumps(branches),
+                "active": active,
+            }
+            conn.execute(q.SET_BRANCHES, {**_of(record), **values})
 
     def delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
+        ids = _ids(app_name, user_id, session_id)
         with self._tx(write=True) as conn:
-            conn.execute(sa.delete(events).where(_event_key(app_name, user_id, session_id)))
-            conn.execute(sa.delete(sessions).where(_session_key(app_name, user_id, session_id)))
+            conn.execute(q.DELETE_EVENTS, ids)
+            conn.execute(q.DELETE_SESSION, ids)
 
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:
-        c = sessions.c
         with self._tx(write=False) as conn:
-            rows = conn.execute(
-                sa.select(c.id)
-                .where(c.app_name == app_name, c.user_id == user_id)
-                .order_by(c.update_time, c.create_time, c.id)
-            ).all()
+            rows = conn.execute(q.LIST_SESSIONS, _ids(app_name, user_id)).all()
         return [sid for (sid,) in rows]
 
     def clear_user(self, app_name: str, user_id: str) -> None:
         """Delete every stored session of the user in one transaction."""
         with self._tx(write=True) as conn:
-            for table in (events, sessions):
-                conn.execute(
-                    sa.delete(table).where(table.c.app_name == app_name, table.c.user_id == user_id)
-                )
+            for statement in q.CLEAR_USER:
+                conn.execute(statement, _ids(app_name, user_id))
 
     def get_app_state(self, app_name: str) -> dict[str, Any]:
-        return self._state_row(app_states, {"app_name": app_name})
+        return self._state_row(q.SHARED["app"], _ids(app_name, ""))
 
     def get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
-        return self._state_row(user_states, {"app_name": app_name, "user_id": user_id})
+        return self._state_row(q.SHARED["user"], _ids(app_name, user_id))
 
-    def _state_row(self, table: sa.Table, key: dict[str, str]) -> dict[str, Any]:
+    def _state_row(self, shared: q.Shared, ids: dict[str, str]) -> dict[str, Any]:
         with self._tx(write=False) as conn:
-            row = conn.execute(sa.select(table.c.state).where(*_match(table, key))).first()
+            row = conn.execute(shared.read, ids).first()
         state: dict[str, Any] = json.loads(row.state) if row else {}
         return state

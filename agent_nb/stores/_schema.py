@@ -98,6 +98,7 @@ events = sa.Table(
     sa.Column("kind", sa.String(64), nullable=False),
     sa.Column("timestamp", sa.Float, nullable=False),
     sa.Column("data", sa.Text, nullable=False),
+    implicit_returning=False,  # ``seq`` is computed in the INSERT: nothing to read back
 )
 schema = sa.Table("agent_nb_schema", metadata, sa.Column("version", sa.Integer, primary_key=True))
 
