@@ -24,28 +24,20 @@ Why it looks the way it does:
 * **Reads see one snapshot** (``REPEATABLE READ`` on PostgreSQL; a SQLite read
   transaction in WAL mode), so a session's events always agree with its revision.
 * **Threads**: the store is called from the runner's writer thread and read
-  from the kernel's. The engine's pool hands each thread its own connection
-  (SQLite's opened with ``check_same_thread=False``, as a pooled connection
-  moves between threads); an in-memory SQLite database is one connection, so
-  its transactions take a lock. PostgreSQL connections are checked before use
-  (``pool_pre_ping``), so one the server dropped is replaced, not handed out.
-* **Errors name the server or file, never the password**: a wrong URL, a
-  refused login or an unreachable host become `StoreURLError` /
-  `StoreConnectionError` with the password hidden; SQLite's lock timeout is
-  `StoreLockedError`, a foreign file `StoreFormatError`.
+  from the kernel's; the engine's pool gives each thread its own connection
+  (an in-memory SQLite database is one connection, so its transactions take a
+  lock). How each dialect connects, and how driver errors become `StoreError`
+  naming the file or server but never the password: `agent_nb.stores._engine`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
-import sqlite3
 import threading
 import time
 import zlib
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any, ClassVar
 
 import sqlalchemy as sa
@@ -57,40 +49,21 @@ from .._core.types import Event
 from ..errors import (
     StaleSessionError,
     StoreClosedError,
-    StoreConnectionError,
-    StoreError,
-    StoreFormatError,
-    StoreIOError,
-    StoreLockedError,
     StorePermissionError,
-    StoreURLError,
     StoreVersionError,
 )
 from . import _statements as q
 from ._base import SessionRecord, SessionStore, TurnHolder, check_lease
+from ._engine import is_memory, make_engine, normalise, translate
 from ._schema import MIGRATIONS, SCHEMA_VERSION, Migration, metadata, stamp, stored_version
 
 __all__ = ["DatabaseStore"]
-
-_FORMS = "postgresql://USER:PASSWORD@HOST:PORT/DATABASE or sqlite:///path/to/file.db"
 
 
 def _dumps(value: Any) -> str:
     # NaN/inf are allowed (Python reads them back): a speed figure of inf must
     # not cost the user a recorded event. State values are checked upstream.
     return json.dumps(value, separators=(",", ":"))
-
-
-def _normalise(url: str | sa.URL) -> sa.URL:
-    try:
-        parsed = sa.make_url(url)
-    except sa_exc.ArgumentError as exc:
-        raise StoreURLError(f"DatabaseStore cannot parse its URL ({exc}); use {_FORMS}") from None
-    if parsed.drivername in ("postgresql", "postgres"):  # SQLAlchemy's default: psycopg2
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        parsed = parsed.set(database=os.path.expanduser(parsed.database))
-    return parsed
 
 
 def _ids(app_name: str, user_id: str, session_id: str = "") -> dict[str, str]:
@@ -128,131 +101,36 @@ class DatabaseStore(SessionStore):
         max_overflow: int = 10,
         connect_timeout: float = 10.0,
     ) -> None:
-        self.url = _normalise(url)
+        self.url = normalise(url)
         #: The URL as it may be shown: the password is masked.
         self.safe_url = self.url.render_as_string(hide_password=True)
         self._dialect = self.url.get_backend_name()
         self._timeout = connect_timeout
         self._closed = threading.Event()
-        self._serial: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        # An in-memory SQLite database is one connection: one transaction at a time.
+        self._serial: contextlib.AbstractContextManager[Any] = (
+            threading.RLock() if is_memory(self.url) else contextlib.nullcontext()
+        )
+        self._engine = make_engine(
+            self.url,
+            timeout=connect_timeout,
+            pool_size=pool_size,
+            max_overflow=max_overflow,
+            read_only=self.read_only,
+            synchronous=self._synchronous,
+        )
         #: SQLite's journal mode (``"wal"`` for a file); None on a server.
         self.journal_mode: str | None = None
-        kwargs: dict[str, Any] = {}
-        if self._dialect == "sqlite":
-            kwargs = self._sqlite_options()
-        else:
-            kwargs.update(
-                pool_pre_ping=True,
-                pool_size=pool_size,
-                max_overflow=max_overflow,
-                pool_recycle=1800,
-            )
-            if self._dialect == "postgresql":
-                kwargs["connect_args"] = {"connect_timeout": max(1, round(connect_timeout))}
-        try:
-            self._engine = sa.create_engine(self.url, **kwargs)
-        except sa_exc.NoSuchModuleError:
-            raise StoreURLError(
-                f"no SQLAlchemy dialect for {self.url.drivername!r} in {self.safe_url!r}; "
-                f"use {_FORMS}"
-            ) from None
-        except ModuleNotFoundError as exc:
-            raise StoreURLError(
-                f"the database driver for {self.safe_url!r} is not installed ({exc.name}); "
-                "pip install 'agent_nb[server]' (psycopg 3 for PostgreSQL)"
-            ) from None
-        if self._dialect == "sqlite":
-            self._sqlite_events()
         try:
             self._check_version() if self.read_only else self._migrate()
+            if self._dialect == "sqlite":
+                with self._tx(write=False) as conn:
+                    self.journal_mode = str(conn.exec_driver_sql("PRAGMA journal_mode").scalar())
         except BaseException:
             self._engine.dispose()
             raise
 
-    # -- SQLite: connections, WAL, the write lock up front -----------------------
-
-    def _sqlite_options(self) -> dict[str, Any]:
-        database = self.url.database or ":memory:"
-        options: dict[str, Any] = {
-            "connect_args": {"timeout": self._timeout, "check_same_thread": False}
-        }
-        if database == ":memory:":  # one database only as long as it is one connection
-            options["poolclass"] = sa.pool.StaticPool
-            self._serial = threading.RLock()
-        elif self.read_only:  # SQLite's mode=ro needs a file: URI, made here from the path
-            target = Path(database).resolve().as_uri() + "?mode=ro"
-            options["creator"] = lambda: sqlite3.connect(
-                target, uri=True, timeout=self._timeout, check_same_thread=False
-            )
-        return options
-
-    def _sqlite_events(self) -> None:
-        """WAL (a reader never blocks the writer), and writes that take the lock up
-        front (``BEGIN IMMEDIATE``): a read-then-write never fails half-way on
-        another writer's lock, and the revision read cannot interleave."""
-
-        @sa.event.listens_for(self._engine, "connect")
-        def _connect(dbapi_conn: Any, _record: Any) -> None:
-            dbapi_conn.isolation_level = None  # transactions are begun below, explicitly
-            if self.read_only:
-                mode = dbapi_conn.execute("PRAGMA journal_mode").fetchone()[0]
-            else:
-                mode = dbapi_conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-                dbapi_conn.execute(f"PRAGMA synchronous={self._synchronous}")
-            self.journal_mode = str(mode)
-
-        @sa.event.listens_for(self._engine, "begin")
-        def _begin(conn: sa.Connection) -> None:
-            write = conn.get_execution_options().get("agent_nb_write", False)
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-    # -- transactions, errors, the schema -----------------------------------------
-
-    def _where(self) -> str:
-        url = self.url
-        if self._dialect == "sqlite":
-            return f"the SQLite file {url.database!r}"
-        port = f":{url.port}" if url.port else ""
-        return f"the {self._dialect} server at {url.host or 'localhost'}{port}"
-
-    def _translate(self, exc: sa_exc.SQLAlchemyError) -> StoreError:
-        orig = getattr(exc, "orig", None)
-        detail = " ".join(str(orig if orig is not None else exc).split())
-        if self._dialect == "sqlite":
-            if "locked" in detail or "busy" in detail:
-                return StoreLockedError(
-                    f"{self!r} stayed locked by another writer for more than "
-                    f"{self._timeout:g}s; another kernel is writing to it: retry, pass a "
-                    "larger timeout=, or give this runner its own file"
-                )
-            if isinstance(orig, sqlite3.DatabaseError) and not isinstance(
-                orig, sqlite3.OperationalError
-            ):
-                return StoreFormatError(
-                    f"{self.url.database!r} is not a usable agent_nb session database "
-                    f"({detail}); point {type(self).__name__} at a new file or at one "
-                    "agent_nb created"
-                )
-            return StoreIOError(f"{self!r} failed: {detail}")
-        user = self.url.username or "(default)"
-        if "password authentication failed" in detail or "authentication failed" in detail:
-            return StoreConnectionError(
-                f"{self._where()} refused the login of user {user!r} (wrong user or password?): "
-                f"check the user and password in the store URL {self.safe_url!r}"
-            )
-        if "does not exist" in detail and "database" in detail:
-            return StoreConnectionError(
-                f"{self._where()} has no database {self.url.database!r}; create it "
-                f"(createdb {self.url.database}) or fix the store URL {self.safe_url!r}"
-            )
-        if isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError) or (
-            isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated
-        ):
-            return StoreConnectionError(
-                f"cannot reach {self._where()} ({detail}); is the server running and the "
-                f"host and port in {self.safe_url!r} right?"
-            )
-        return StoreIOError(f"{self!r} failed: {detail}")
+    # -- transactions, the schema ---------------------------------------------------
 
     @contextlib.contextmanager
     def _tx(self, *, write: bool) -> Iterator[sa.Connection]:
@@ -277,7 +155,10 @@ class DatabaseStore(SessionStore):
                 with conn.begin():
                     yield conn
         except sa_exc.SQLAlchemyError as exc:
-            raise self._translate(exc) from exc
+            kind = type(self).__name__
+            raise translate(
+                exc, self.url, shown=repr(self), kind=kind, timeout=self._timeout
+            ) from exc
 
     def _check_version(self) -> None:
         """Read-only: the database must already be at this version (nothing can be migrated)."""
