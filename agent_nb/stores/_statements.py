@@ -75,17 +75,8 @@ BUMP_AFTER_EVENT = (
         branches=_p("new_branches"),
     )
 )
-SET_BRANCHES = (
-    sa.update(sessions)
-    .where(_IS_SESSION)
-    .values(
-        revision=_s.revision + 1,
-        state=_p("new_state"),
-        update_time=_p("now"),
-        branches=_p("new_branches"),
-        active_branch=_p("active"),
-    )
-)
+#: A rewind or a switch: the same, and the active branch.
+SET_BRANCHES = BUMP_AFTER_EVENT.values(active_branch=_p("active"))
 #: The event's position is the next one of its session, found inside the insert;
 #: the other columns by name (``id``, ``data``, ...), ``app``/``user``/``sid`` too.
 INSERT_EVENT = sa.insert(events).values(

@@ -22,13 +22,13 @@ import pytest
 from agent_nb._core.codec import event_to_dict
 from agent_nb._core.types import TextMessage
 from agent_nb.errors import SessionBusyError
-from agent_nb.stores import DatabaseStore, SessionStore, SQLiteStore, TurnHolder
+from agent_nb.stores import DatabaseStore, SQLiteStore, TurnHolder
 from agent_nb.stores._schema import SCHEMA_VERSION
+from tests.stores.data.make_legacy import HOLDER, dump
 
 DATA = Path(__file__).parent / "data"
 APP = "agent_nb"
 TABLES = ("app_states", "user_states", "sessions", "events")
-OLD_HOLDER = TurnHolder("old-kernel.example", 4242, "legacy-token")
 
 
 def rows(db: Path) -> dict[str, list[tuple[Any, ...]]]:
@@ -41,27 +41,6 @@ def rows(db: Path) -> dict[str, list[tuple[Any, ...]]]:
 def column(db: Path, sql: str) -> list[Any]:
     with sqlite3.connect(db) as conn:
         return [value for (value,) in conn.execute(sql)]
-
-
-def read_back(store: SessionStore) -> dict[str, Any]:
-    """The same shape as ``make_legacy.dump``."""
-    out: dict[str, Any] = {"sessions": {}, "app": store.get_app_state(APP), "users": {}}
-    for user in ("default", "bob"):
-        out["users"][user] = store.get_user_state(APP, user)
-        for sid in store.list_sessions(APP, user):
-            record = store.get_session(APP, user, sid)
-            assert record is not None
-            out["sessions"][f"{user}/{sid}"] = {
-                "events": [event_to_dict(e) for e in record.events],
-                "tree": [event_to_dict(e) for e in record.tree],
-                "parents": record.parents,
-                "branches": record.branches,
-                "active_branch": record.active_branch,
-                "state": record.state,
-                "revision": record.revision,
-                "last_update_time": record.last_update_time,
-            }
-    return out
 
 
 @pytest.fixture(params=["sqlite_store_v3", "database_store_v1"])
@@ -99,7 +78,7 @@ def test_an_old_file_loads_with_every_byte_kept(
     before = rows(db)
     store = SQLiteStore(db, read_only=read_only)
     try:
-        assert read_back(store) == expected
+        assert dump(store) == expected
         record = store.get_session(APP, "default", "main")
         assert record is not None
         # The events are the stored JSON, decoded, not rebuilt from columns.
@@ -128,7 +107,7 @@ def test_an_old_file_carries_on_taking_the_old_lease_over(
         record = store.get_session(APP, "default", "main")
         assert record is not None
         (holder,) = column(db, "SELECT holder FROM sessions WHERE id='main'")
-        assert TurnHolder.from_json(holder) == OLD_HOLDER  # kept in the file
+        assert TurnHolder.from_json(holder) == HOLDER  # kept in the file
         mine = TurnHolder.here()
         # The old kernel's lease ran out long ago: it is provably gone.
         assert store.begin_turn(record, mine) == expected["sessions"]["default/main"]["revision"]

@@ -1,4 +1,5 @@
-"""Writes the legacy store files of this folder; kept for provenance, not run by the tests.
+"""Writes the legacy store files of this folder (kept for provenance; `dump` is also
+how `tests.stores.test_legacy_files` reads a file back).
 
 ``sqlite_store_v3.db`` was written by the raw-sqlite3 `SQLiteStore` (schema 3,
 ``PRAGMA user_version``) and ``database_store_v1.db`` by `DatabaseStore` on a
