@@ -107,10 +107,17 @@ class DatabaseStore(SessionStore):
         self._dialect = self.url.get_backend_name()
         self._timeout = connect_timeout
         self._closed = threading.Event()
-        # An in-memory SQLite database is one connection: one transaction at a time.
-        self._serial: contextlib.AbstractContextManager[Any] = (
-            threading.RLock() if is_memory(self.url) else contextlib.nullcontext()
-        )
+        # In-process locks, by ``write``. An in-memory SQLite database is one
+        # connection: one transaction at a time. A file's writers in this process
+        # queue here rather than on SQLite's lock, whose busy handler polls in sleeps.
+        free: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        self._locks: dict[bool, contextlib.AbstractContextManager[Any]]
+        if is_memory(self.url):
+            free = threading.RLock()
+            self._locks = {False: free, True: free}
+        else:
+            sqlite = self._dialect == "sqlite"
+            self._locks = {False: free, True: threading.Lock() if sqlite else free}
         self._engine = make_engine(
             self.url,
             timeout=connect_timeout,
@@ -150,7 +157,7 @@ class DatabaseStore(SessionStore):
         if not write and self._dialect == "postgresql":
             options["isolation_level"] = "REPEATABLE READ"  # one snapshot per read
         try:
-            with self._serial, self._engine.connect() as conn:
+            with self._locks[write], self._engine.connect() as conn:
                 conn = conn.execution_options(**options)
                 with conn.begin():
                     yield conn
