@@ -1,17 +1,20 @@
 """Session stores: `MemoryStore` (default), `SQLiteStore` (one file, survives restarts)
-and `DatabaseStore` (a database server through SQLAlchemy: many kernels and users).
+and `DatabaseStore` (a database server: many kernels and users). The last two
+are one SQL implementation on SQLAlchemy (`SQLiteStore` is `DatabaseStore` on a file).
 
 `SQLiteStore` and `DatabaseStore` are imported on first use, so ``import
-agent_nb`` never loads sqlite3's schema code or SQLAlchemy.
+agent_nb`` never loads SQLAlchemy.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from ..errors import StoreURLError
+from ..errors import StoreError, StoreURLError
 from ._base import DEFAULT_LEASE_S, SessionRecord, SessionStore, TurnHolder
 from ._memory import MemoryStore
 
@@ -46,21 +49,32 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))  # SQLiteStore too, before it is loaded
 
 
+_SQL_STORES = {"SQLiteStore": "._sqlite", "DatabaseStore": "._database"}
+
+
+def _sql_store(name: str) -> Any:
+    """Import a SQL store on first use; a missing SQLAlchemy says how to install it."""
+    try:
+        module = importlib.import_module(_SQL_STORES[name], __name__)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "sqlalchemy":
+            raise
+        raise StoreError(
+            f"{name} is built on SQLAlchemy 2, which is not installed in this Python "
+            f"({sys.executable}); pip install 'sqlalchemy>=2' (agent_nb depends on it, so "
+            "reinstalling agent_nb brings it too)"
+        ) from exc
+    return getattr(module, name)
+
+
 def __getattr__(name: str) -> Any:
-    if name == "SQLiteStore":
-        from ._sqlite import SQLiteStore
-
-        return SQLiteStore
-    if name == "DatabaseStore":
-        from ._database import DatabaseStore
-
-        return DatabaseStore
+    if name in _SQL_STORES:
+        return _sql_store(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _sqlite_store(url: str) -> SessionStore:
-    from ._sqlite import SQLiteStore
-
+    sqlite_store = _sql_store("SQLiteStore")
     path, _, query = url[len("sqlite:///") :].partition("?")
     options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
     mode = options.pop("mode", "rwc")
@@ -72,7 +86,7 @@ def _sqlite_store(url: str) -> SessionStore:
         )
     if not path:
         raise StoreURLError(f"store URL {url!r} names no file; use {_FORMS}")
-    return SQLiteStore(path, read_only=mode == "ro")
+    return sqlite_store(path, read_only=mode == "ro")
 
 
 def resolve_store(store: str | SessionStore | None) -> SessionStore:
@@ -92,7 +106,6 @@ def resolve_store(store: str | SessionStore | None) -> SessionStore:
         return _sqlite_store(store)
     scheme = store.partition("://")[0].partition("+")[0]
     if "://" in store and scheme in _SERVER_SCHEMES:
-        from ._database import DatabaseStore
-
-        return DatabaseStore(store)
+        database_store = _sql_store("DatabaseStore")
+        return database_store(store)
     raise StoreURLError(f"store must be {_FORMS}; got {_masked(store)!r}")

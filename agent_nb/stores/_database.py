@@ -1,46 +1,47 @@
-"""`DatabaseStore`: sessions on a database server, through SQLAlchemy 2.
+"""`DatabaseStore`: the one SQL session store, on SQLAlchemy 2, for ``sqlite:`` and
+``postgresql:`` URLs (`SQLiteStore` is this class for a file path).
 
-For a class on JupyterHub: every student's kernel opens the same PostgreSQL
+For a class on JupyterHub every student's kernel opens the same PostgreSQL
 database (``postgresql://user:pass@host/db``, driven by psycopg 3), so the
 teacher's ``app:`` state reaches everyone while ``user:`` state stays each
-student's own. A ``sqlite:///file.db`` URL works through the same class (one
-code path, tested with the same conformance suite as the other stores).
+student's own. On one machine a SQLite file does the same for one user's kernels.
 
 Why it looks the way it does:
 
-* **ADK-like tables** (``app_states``, ``user_states``, ``sessions``,
-  ``events``), the same columns as `SQLiteStore`; state and event payloads are
-  JSON text so every dialect stores them alike. ``agent_nb_schema`` holds the
-  schema version; a newer database than this code knows is refused.
+* **One layout, one schema number** (`agent_nb.stores._schema`), with the steps
+  that bring every older file up to it; a newer database is refused.
 * **One transaction per event**, and the **revision check** inside it: the
-  session row is locked first (``SELECT ... FOR UPDATE`` on PostgreSQL, SQLite's
-  ``BEGIN IMMEDIATE``), so two kernels writing one session serialise and the
-  later one gets `StaleSessionError` instead of forking the history. Every
-  writer takes the session row before a shared ``app:``/``user:`` row, always
-  in that order, so writers of different sessions cannot deadlock.
-* **Branches** as in `SQLiteStore`: each event row names its turn's parent
-  turn (``parent_invocation_id``); the session row keeps the branch leaves
+  session row is taken first (``SELECT ... FOR UPDATE`` on PostgreSQL, SQLite's
+  ``BEGIN IMMEDIATE``, which takes the write lock up front), so two kernels
+  writing one session serialise and the later one gets `StaleSessionError`
+  instead of forking the history. A crash leaves whole events, never half of
+  one. Every writer takes the session row before a shared ``app:``/``user:``
+  row, always in that order, so writers of different sessions cannot deadlock.
+* **Branches**: each event row names its turn's parent turn
+  (``parent_invocation_id``); the session row keeps the branch leaves
   (``branches``, JSON) and the ``active_branch``. A rewind or a switch is one
-  ``UPDATE`` of the locked session row, checked against its revision.
-* **Reads see one snapshot** (``REPEATABLE READ`` on PostgreSQL), so a
-  session's events always agree with its revision.
-* **A connection pool** (``pool_pre_ping``: a connection the server dropped is
-  replaced, not handed out), shared by the runner's threads.
-* **Errors name the server, never the password**: a wrong URL, a refused
-  login or an unreachable host become `StoreURLError` / `StoreConnectionError`
-  with the URL rendered with its password hidden.
+  ``UPDATE`` of that row, never a ``DELETE``.
+* **Reads see one snapshot** (``REPEATABLE READ`` on PostgreSQL; a SQLite read
+  transaction in WAL mode), so a session's events always agree with its revision.
+* **Threads**: the store is called from the runner's writer thread and read
+  from the kernel's; the engine's pool gives each thread its own connection
+  (an in-memory SQLite database is one connection, so its transactions take a
+  lock). How each dialect connects, and how driver errors become `StoreError`
+  naming the file or server but never the password: `agent_nb.stores._engine`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import threading
 import time
 import zlib
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
+
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
 
 from .._core.codec import event_from_dict, event_to_dict
 from .._core.state import ScopedDelta, apply_delta
@@ -48,98 +49,29 @@ from .._core.types import Event
 from ..errors import (
     StaleSessionError,
     StoreClosedError,
-    StoreConnectionError,
-    StoreError,
-    StoreIOError,
-    StoreURLError,
+    StorePermissionError,
     StoreVersionError,
 )
+from . import _statements as q
 from ._base import SessionRecord, SessionStore, TurnHolder, check_lease
+from ._engine import is_memory, make_engine, normalise, translate
+from ._schema import MIGRATIONS, SCHEMA_VERSION, Migration, metadata, stamp, stored_version
 
-try:
-    import sqlalchemy as sa
-    from sqlalchemy import exc as sa_exc
-except ModuleNotFoundError as exc:  # pragma: no cover - the extra is installed in CI
-    raise StoreError(
-        "DatabaseStore needs SQLAlchemy 2 and psycopg 3: pip install 'agent_nb[server]'"
-    ) from exc
-
-__all__ = ["DB_SCHEMA_VERSION", "DatabaseStore"]
-
-#: The schema this code writes (its own numbering, independent of SQLiteStore's).
-DB_SCHEMA_VERSION = 1
-
-_ID = sa.String(256)
-_meta = sa.MetaData()
-_app_states = sa.Table(
-    "app_states",
-    _meta,
-    sa.Column("app_name", _ID, primary_key=True),
-    sa.Column("state", sa.Text, nullable=False),
-    sa.Column("update_time", sa.Float, nullable=False),
-)
-_user_states = sa.Table(
-    "user_states",
-    _meta,
-    sa.Column("app_name", _ID, primary_key=True),
-    sa.Column("user_id", _ID, primary_key=True),
-    sa.Column("state", sa.Text, nullable=False),
-    sa.Column("update_time", sa.Float, nullable=False),
-)
-_sessions = sa.Table(
-    "sessions",
-    _meta,
-    sa.Column("app_name", _ID, primary_key=True),
-    sa.Column("user_id", _ID, primary_key=True),
-    sa.Column("id", _ID, primary_key=True),
-    sa.Column("state", sa.Text, nullable=False),
-    sa.Column("revision", sa.BigInteger, nullable=False),
-    sa.Column("create_time", sa.Float, nullable=False),
-    sa.Column("update_time", sa.Float, nullable=False),
-    sa.Column("holder", sa.Text, nullable=True),
-    sa.Column("lease_until", sa.Float, nullable=True),
-    sa.Column("branches", sa.Text, nullable=False, server_default="[null]"),
-    sa.Column("active_branch", sa.Integer, nullable=False, server_default="1"),
-)
-_events = sa.Table(
-    "events",
-    _meta,
-    sa.Column("app_name", _ID, primary_key=True),
-    sa.Column("user_id", _ID, primary_key=True),
-    sa.Column("session_id", _ID, primary_key=True),
-    sa.Column("seq", sa.BigInteger, primary_key=True),
-    sa.Column("id", _ID, nullable=False),
-    sa.Column("invocation_id", _ID, nullable=False),
-    sa.Column("parent_invocation_id", _ID, nullable=True),
-    sa.Column("author", _ID, nullable=False),
-    sa.Column("kind", sa.String(64), nullable=False),
-    sa.Column("timestamp", sa.Float, nullable=False),
-    sa.Column("data", sa.Text, nullable=False),
-)
-_schema = sa.Table(
-    "agent_nb_schema",
-    _meta,
-    sa.Column("version", sa.Integer, primary_key=True),
-)
-
-_FORMS = "postgresql://USER:PASSWORD@HOST:PORT/DATABASE or sqlite:///path/to/file.db"
+__all__ = ["DatabaseStore"]
 
 
 def _dumps(value: Any) -> str:
+    # NaN/inf are allowed (Python reads them back): a speed figure of inf must
+    # not cost the user a recorded event. State values are checked upstream.
     return json.dumps(value, separators=(",", ":"))
 
 
-def _normalise(url: str | sa.URL) -> sa.URL:
-    try:
-        parsed = sa.make_url(url)
-    except sa_exc.ArgumentError as exc:
-        raise StoreURLError(f"DatabaseStore cannot parse its URL ({exc}); use {_FORMS}") from None
-    driver = parsed.drivername
-    if driver in ("postgresql", "postgres"):  # SQLAlchemy's default would be psycopg2
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        parsed = parsed.set(database=os.path.expanduser(parsed.database))
-    return parsed
+def _ids(app_name: str, user_id: str, session_id: str = "") -> dict[str, str]:
+    return {"app": app_name, "user": user_id, "sid": session_id}
+
+
+def _of(record: SessionRecord) -> dict[str, str]:
+    return _ids(record.app_name, record.user_id, record.session_id)
 
 
 class DatabaseStore(SessionStore):
@@ -148,11 +80,18 @@ class DatabaseStore(SessionStore):
     >>> runner = AgentRunner(store="postgresql://class:secret@db.example/agents")  # doctest: +SKIP
 
     ``pool_size`` connections are kept open (plus ``max_overflow`` on demand);
-    ``connect_timeout`` bounds how long an unreachable server is waited for.
+    ``connect_timeout`` bounds how long an unreachable server (or a SQLite
+    file another process is writing) is waited for.
     """
 
     persistent: ClassVar[bool] = True
-    schema_version: ClassVar[int] = DB_SCHEMA_VERSION
+    #: The schema version this class writes, and the steps that get there.
+    schema_version: ClassVar[int] = SCHEMA_VERSION
+    migrations: ClassVar[Mapping[int, Migration]] = MIGRATIONS
+    #: Reads only; every write raises `StorePermissionError` (`SQLiteStore` sets it).
+    read_only: bool = False
+    #: SQLite's ``PRAGMA synchronous`` (`SQLiteStore` has ``durable=False``: NORMAL).
+    _synchronous: str = "FULL"
 
     def __init__(
         self,
@@ -162,121 +101,116 @@ class DatabaseStore(SessionStore):
         max_overflow: int = 10,
         connect_timeout: float = 10.0,
     ) -> None:
-        self.url = _normalise(url)
+        self.url = normalise(url)
         #: The URL as it may be shown: the password is masked.
         self.safe_url = self.url.render_as_string(hide_password=True)
         self._dialect = self.url.get_backend_name()
+        self._timeout = connect_timeout
         self._closed = threading.Event()
-        kwargs: dict[str, Any] = {"pool_pre_ping": True}
-        if self._dialect == "sqlite":
-            kwargs["connect_args"] = {"timeout": connect_timeout, "check_same_thread": False}
+        # In-process locks, by ``write``. An in-memory SQLite database is one
+        # connection: one transaction at a time. A file's writers in this process
+        # queue here rather than on SQLite's lock, whose busy handler polls in sleeps.
+        free: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        self._locks: dict[bool, contextlib.AbstractContextManager[Any]]
+        if is_memory(self.url):
+            free = threading.RLock()
+            self._locks = {False: free, True: free}
         else:
-            kwargs.update(pool_size=pool_size, max_overflow=max_overflow, pool_recycle=1800)
-            if self._dialect == "postgresql":
-                kwargs["connect_args"] = {"connect_timeout": max(1, round(connect_timeout))}
+            sqlite = self._dialect == "sqlite"
+            self._locks = {False: free, True: threading.Lock() if sqlite else free}
+        self._engine = make_engine(
+            self.url,
+            timeout=connect_timeout,
+            pool_size=pool_size,
+            max_overflow=max_overflow,
+            read_only=self.read_only,
+            synchronous=self._synchronous,
+        )
+        #: SQLite's journal mode (``"wal"`` for a file); None on a server.
+        self.journal_mode: str | None = None
         try:
-            self._engine = sa.create_engine(self.url, **kwargs)
-        except sa_exc.NoSuchModuleError:
-            raise StoreURLError(
-                f"no SQLAlchemy dialect for {self.url.drivername!r} in {self.safe_url!r}; "
-                f"use {_FORMS}"
-            ) from None
-        except ModuleNotFoundError as exc:
-            raise StoreURLError(
-                f"the database driver for {self.safe_url!r} is not installed ({exc.name}); "
-                "pip install 'agent_nb[server]' (psycopg 3 for PostgreSQL)"
-            ) from None
-        if self._dialect == "sqlite":
-            self._setup_sqlite()
-        try:
-            self._create_schema()
+            self._check_version() if self.read_only else self._migrate()
+            if self._dialect == "sqlite":
+                with self._tx(write=False) as conn:
+                    self.journal_mode = str(conn.exec_driver_sql("PRAGMA journal_mode").scalar())
         except BaseException:
             self._engine.dispose()
             raise
 
-    # -- connections, transactions, errors ----------------------------------
-
-    def _setup_sqlite(self) -> None:
-        """SQLite: WAL, and writes that take the lock up front (``BEGIN IMMEDIATE``)
-        so a read-then-write can never fail half-way on another writer's lock."""
-
-        @sa.event.listens_for(self._engine, "connect")
-        def _connect(dbapi_conn: Any, _record: Any) -> None:
-            dbapi_conn.isolation_level = None  # transactions are begun below, explicitly
-            dbapi_conn.execute("PRAGMA journal_mode=WAL")
-            dbapi_conn.execute("PRAGMA synchronous=FULL")
-
-        @sa.event.listens_for(self._engine, "begin")
-        def _begin(conn: sa.Connection) -> None:
-            write = conn.get_execution_options().get("agent_nb_write", False)
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-    def _where(self) -> str:
-        url = self.url
-        if self._dialect == "sqlite":
-            return f"the SQLite file {url.database!r}"
-        port = f":{url.port}" if url.port else ""
-        return f"the {self._dialect} server at {url.host or 'localhost'}{port}"
-
-    def _translate(self, exc: sa_exc.SQLAlchemyError) -> StoreError:
-        orig = getattr(exc, "orig", None)
-        detail = " ".join(str(orig if orig is not None else exc).split())
-        user = self.url.username or "(default)"
-        if "password authentication failed" in detail or "authentication failed" in detail:
-            return StoreConnectionError(
-                f"{self._where()} refused the login of user {user!r} (wrong user or password?): "
-                f"check the user and password in the store URL {self.safe_url!r}"
-            )
-        if "does not exist" in detail and "database" in detail:
-            return StoreConnectionError(
-                f"{self._where()} has no database {self.url.database!r}; create it "
-                f"(createdb {self.url.database}) or fix the store URL {self.safe_url!r}"
-            )
-        if isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError) or (
-            isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated
-        ):
-            return StoreConnectionError(
-                f"cannot reach {self._where()} ({detail}); is the server running and the "
-                f"host and port in {self.safe_url!r} right?"
-            )
-        return StoreIOError(f"DatabaseStore {self.safe_url!r} failed: {detail}")
+    # -- transactions, the schema ---------------------------------------------------
 
     @contextlib.contextmanager
     def _tx(self, *, write: bool) -> Iterator[sa.Connection]:
+        """One transaction; ``write`` takes the write lock up front (SQLite)."""
         if self._closed.is_set():
+            where = "file" if self._dialect == "sqlite" else "URL"
             raise StoreClosedError(
-                f"DatabaseStore({self.safe_url!r}) is closed; open a new one (or AgentRunner) "
-                "with the same URL to get the stored sessions back"
+                f"{self!r} is closed; open a new {type(self).__name__} (or AgentRunner) on "
+                f"the same {where} to get the stored sessions back"
             )
+        if write and self.read_only:
+            raise StorePermissionError(
+                f"{self!r} was opened read-only (mode=ro): it cannot record turns or "
+                "change sessions; open it without ?mode=ro to write"
+            )
+        options: dict[str, Any] = {"agent_nb_write": write}
+        if not write and self._dialect == "postgresql":
+            options["isolation_level"] = "REPEATABLE READ"  # one snapshot per read
         try:
-            with self._engine.connect() as conn:
-                options: dict[str, Any] = {"agent_nb_write": write}
-                if not write and self._dialect == "postgresql":
-                    options["isolation_level"] = "REPEATABLE READ"  # one snapshot per read
+            with self._locks[write], self._engine.connect() as conn:
                 conn = conn.execution_options(**options)
                 with conn.begin():
                     yield conn
         except sa_exc.SQLAlchemyError as exc:
-            raise self._translate(exc) from exc
+            kind = type(self).__name__
+            raise translate(
+                exc, self.url, shown=repr(self), kind=kind, timeout=self._timeout
+            ) from exc
 
-    def _create_schema(self) -> None:
-        with self._tx(write=True) as conn:
-            if self._dialect == "postgresql":
-                # Kernels starting together must not race on CREATE TABLE.
-                lock = zlib.crc32(b"agent_nb schema")
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": lock})
-            _meta.create_all(conn, checkfirst=True)
-            stored = conn.execute(sa.select(sa.func.max(_schema.c.version))).scalar()
-            if stored is None:
-                conn.execute(sa.insert(_schema).values(version=self.schema_version))
-            elif stored > self.schema_version:
-                raise StoreVersionError(
-                    f"{self.safe_url!r} has agent_nb schema version {stored}, but this agent_nb "
-                    f"only knows up to {self.schema_version}; upgrade agent_nb"
-                )
+    def _check_version(self) -> None:
+        """Read-only: the database must already be at this version (nothing can be migrated)."""
+        with self._tx(write=False) as conn:
+            current = stored_version(conn)
+        if current != self.schema_version:
+            raise StoreVersionError(
+                f"{self!r} has session schema version {current}, this agent_nb reads "
+                f"{self.schema_version}; a read-only store cannot be upgraded: open it once "
+                "writable (without ?mode=ro), or upgrade agent_nb"
+            )
+
+    def _migrate(self) -> None:
+        """Create the tables, or run each missing step in its own transaction."""
+        target = self.schema_version
+        while True:
+            with self._tx(write=True) as conn:
+                if self._dialect == "postgresql":
+                    # Kernels starting together must not race on CREATE TABLE.
+                    lock = zlib.crc32(b"agent_nb schema")
+                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": lock})
+                # Read inside the transaction: another kernel may have migrated meanwhile.
+                current = stored_version(conn)
+                if current > target:
+                    raise StoreVersionError(
+                        f"{self!r} has session schema version {current}, but this agent_nb "
+                        f"only knows up to {target}; upgrade agent_nb or use another database"
+                    )
+                if current == target:
+                    stamp(conn, current, only_if_missing=True)
+                    return
+                if current == 0:
+                    metadata.create_all(conn, checkfirst=True)
+                    stamp(conn, SCHEMA_VERSION)
+                    continue
+                step = self.migrations.get(current + 1)
+                if step is None:
+                    raise StoreVersionError(
+                        f"no migration from session schema version {current} to {current + 1}"
+                    )
+                step(conn)
+                stamp(conn, current + 1)
 
     def close(self) -> None:
-        """Close the pool's connections. The data stays in the database."""
+        """Close the pool's connections (SQLite checkpoints its WAL). The data stays."""
         self._closed.set()
         self._engine.dispose()
 
@@ -285,29 +219,9 @@ class DatabaseStore(SessionStore):
 
     # -- helpers ---------------------------------------------------------------
 
-    @staticmethod
-    def _key(record: SessionRecord) -> Any:
-        return sa.and_(
-            _sessions.c.app_name == record.app_name,
-            _sessions.c.user_id == record.user_id,
-            _sessions.c.id == record.session_id,
-        )
-
-    @staticmethod
-    def _event_key(app_name: str, user_id: str, session_id: str) -> Any:
-        return sa.and_(
-            _events.c.app_name == app_name,
-            _events.c.user_id == user_id,
-            _events.c.session_id == session_id,
-        )
-
     def _locked_state(self, conn: sa.Connection, record: SessionRecord) -> dict[str, Any]:
         """Lock the session row; return its state if ``record`` is current, else raise."""
-        row = conn.execute(
-            sa.select(_sessions.c.revision, _sessions.c.state)
-            .where(self._key(record))
-            .with_for_update()
-        ).first()
+        row = conn.execute(q.LOCK_SESSION, _of(record)).first()
         if row is None:
             raise StaleSessionError(
                 f"session {record.session_id!r} is no longer in {self!r} (deleted by another "
@@ -316,36 +230,26 @@ class DatabaseStore(SessionStore):
         if row.revision != record.revision:
             raise StaleSessionError(
                 f"session {record.session_id!r} in {self!r} was changed by another writer "
-                f"(stored revision {row.revision}, this copy has {record.revision}); the next "
-                "turn reloads it"
+                f"(stored revision {row.revision}, this copy has {record.revision}); close "
+                "it and call get_or_create_session again to load the current history"
             )
         state: dict[str, Any] = json.loads(row.state)
         return state
 
     def _merge_shared(
-        self, conn: sa.Connection, table: sa.Table, key: dict[str, str], delta: Mapping[str, Any]
+        self, conn: sa.Connection, shared: q.Shared, ids: dict[str, str], delta: Mapping[str, Any]
     ) -> None:
         """Apply ``delta`` to an ``app:``/``user:`` row, creating it first if needed."""
         now = time.time()
-        values = {**key, "state": "{}", "update_time": now}
-        if self._dialect == "postgresql":
-            from sqlalchemy.dialects import postgresql
-
-            conn.execute(postgresql.insert(table).values(**values).on_conflict_do_nothing())
-        elif self._dialect == "sqlite":
-            from sqlalchemy.dialects import sqlite
-
-            conn.execute(sqlite.insert(table).values(**values).on_conflict_do_nothing())
-        elif conn.execute(sa.select(table.c.state).where(*self._match(table, key))).first() is None:
-            conn.execute(sa.insert(table).values(**values))
-        where = self._match(table, key)
-        row = conn.execute(sa.select(table.c.state).where(*where).with_for_update()).one()
-        state = apply_delta(json.loads(row.state), delta)
-        conn.execute(sa.update(table).where(*where).values(state=_dumps(state), update_time=now))
-
-    @staticmethod
-    def _match(table: sa.Table, key: dict[str, str]) -> list[Any]:
-        return [table.c[name] == value for name, value in key.items()]
+        ensure = shared.ensure.get(self._dialect)
+        if ensure is not None or conn.execute(shared.read, ids).first() is None:
+            row = {"app_name": ids["app"], "state": "{}", "update_time": now}
+            if "user_id" in shared.table.c:
+                row["user_id"] = ids["user"]
+            conn.execute(sa.insert(shared.table) if ensure is None else ensure, row)
+        stored = conn.execute(shared.lock, ids).one()
+        state = apply_delta(json.loads(stored.state), delta)
+        conn.execute(shared.write, {**ids, "new_state": _dumps(state), "now": now})
 
     # -- SessionStore -------------------------------------------------------------
 
@@ -362,39 +266,24 @@ class DatabaseStore(SessionStore):
             "active_branch": record.active_branch,
         }
         with self._tx(write=True) as conn:
-            if conn.execute(sa.select(_sessions.c.id).where(self._key(record))).first():
+            if conn.execute(q.SESSION_EXISTS, _of(record)).first():
                 return False
             try:
                 with conn.begin_nested():  # a racing creator makes only this insert fail
-                    conn.execute(sa.insert(_sessions).values(**values))
+                    conn.execute(q.INSERT_SESSION, values)
             except sa_exc.IntegrityError:
                 return False
-            conn.execute(
-                sa.delete(_events).where(
-                    self._event_key(record.app_name, record.user_id, record.session_id)
-                )
-            )
+            # Rows of a session deleted while its events were being written elsewhere.
+            conn.execute(q.DELETE_EVENTS, _of(record))
         return True
 
     def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None:
-        probe = SessionRecord(app_name, user_id, session_id)
+        ids = _ids(app_name, user_id, session_id)
         with self._tx(write=False) as conn:
-            row = conn.execute(
-                sa.select(
-                    _sessions.c.state,
-                    _sessions.c.revision,
-                    _sessions.c.update_time,
-                    _sessions.c.branches,
-                    _sessions.c.active_branch,
-                ).where(self._key(probe))
-            ).first()
+            row = conn.execute(q.SESSION, ids).first()
             if row is None:
                 return None
-            rows = conn.execute(
-                sa.select(_events.c.data, _events.c.invocation_id, _events.c.parent_invocation_id)
-                .where(self._event_key(app_name, user_id, session_id))
-                .order_by(_events.c.seq)
-            ).all()
+            rows = conn.execute(q.EVENTS, ids).all()
         parents: dict[str, str | None] = {}
         for _, turn, parent in rows:
             parents.setdefault(turn, parent)
@@ -415,35 +304,24 @@ class DatabaseStore(SessionStore):
         self, record: SessionRecord, holder: TurnHolder, now: float, until: float
     ) -> int | None:
         with self._tx(write=True) as conn:
-            row = conn.execute(
-                sa.select(_sessions.c.revision, _sessions.c.holder, _sessions.c.lease_until)
-                .where(self._key(record))
-                .with_for_update()
-            ).first()
+            row = conn.execute(q.LEASE, _of(record)).first()
             if row is None:
                 return None
             check_lease(record.session_id, holder, row.holder, row.lease_until, now)
             conn.execute(
-                sa.update(_sessions)
-                .where(self._key(record))
-                .values(holder=holder.to_json(), lease_until=until)
+                q.SET_HOLDER, {**_of(record), "new_holder": holder.to_json(), "until": until}
             )
             return int(row.revision)
 
     def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
         with self._tx(write=True) as conn:
-            row = conn.execute(
-                sa.select(_sessions.c.holder).where(self._key(record)).with_for_update()
-            ).first()
+            row = conn.execute(q.HOLDER, _of(record)).first()
             if row is None or row.holder is None:
                 return
             if TurnHolder.from_json(row.holder).token != holder.token:
                 return
-            conn.execute(
-                sa.update(_sessions)
-                .where(self._key(record))
-                .values(holder=None if until is None else row.holder, lease_until=until)
-            )
+            kept = None if until is None else row.holder
+            conn.execute(q.SET_HOLDER, {**_of(record), "new_holder": kept, "until": until})
 
     def _append(
         self,
@@ -453,44 +331,37 @@ class DatabaseStore(SessionStore):
         parent: str | None,
         branches: list[str | None],
     ) -> None:
+        # The whole event as JSON through the codec, so every field is kept; the
+        # other columns are copies for ordering and look-ups.
         data = event_to_dict(event)
         payload = _dumps(data)  # fails (TypeError/ValueError) before anything is written
-        ekey = self._event_key(record.app_name, record.user_id, record.session_id)
+        ids = _of(record)
+        row = {
+            **ids,
+            "id": event.id,
+            "invocation_id": event.invocation_id,
+            "parent_invocation_id": parent,
+            "author": event.author,
+            "kind": data["kind"],
+            "timestamp": event.timestamp,
+            "data": payload,
+        }
         with self._tx(write=True) as conn:
             state = apply_delta(self._locked_state(conn, record), delta.session)
             conn.execute(
-                sa.update(_sessions)
-                .where(self._key(record))
-                .values(
-                    revision=_sessions.c.revision + 1,
-                    state=_dumps(state),
-                    update_time=event.timestamp,
-                    branches=_dumps(branches),
-                )
+                q.BUMP_AFTER_EVENT,
+                {
+                    **ids,
+                    "new_state": _dumps(state),
+                    "now": event.timestamp,
+                    "new_branches": _dumps(branches),
+                },
             )
-            seq = conn.execute(
-                sa.select(sa.func.coalesce(sa.func.max(_events.c.seq) + 1, 0)).where(ekey)
-            ).scalar_one()
-            conn.execute(
-                sa.insert(_events).values(
-                    app_name=record.app_name,
-                    user_id=record.user_id,
-                    session_id=record.session_id,
-                    seq=seq,
-                    id=event.id,
-                    invocation_id=event.invocation_id,
-                    parent_invocation_id=parent,
-                    author=event.author,
-                    kind=data["kind"],
-                    timestamp=event.timestamp,
-                    data=payload,
-                )
-            )
+            conn.execute(q.INSERT_EVENT, row)
             if delta.app:
-                self._merge_shared(conn, _app_states, {"app_name": record.app_name}, delta.app)
+                self._merge_shared(conn, q.SHARED["app"], ids, delta.app)
             if delta.user:
-                key = {"app_name": record.app_name, "user_id": record.user_id}
-                self._merge_shared(conn, _user_states, key, delta.user)
+                self._merge_shared(conn, q.SHARED["user"], ids, delta.user)
 
     def _set_branches(
         self,
@@ -501,49 +372,39 @@ class DatabaseStore(SessionStore):
     ) -> None:
         with self._tx(write=True) as conn:
             self._locked_state(conn, record)
-            conn.execute(
-                sa.update(_sessions)
-                .where(self._key(record))
-                .values(
-                    revision=_sessions.c.revision + 1,
-                    state=_dumps(dict(state)),
-                    update_time=time.time(),
-                    branches=_dumps(branches),
-                    active_branch=active,
-                )
-            )
+            values = {
+                "new_state": _dumps(dict(state)),
+                "now": time.time(),
+                "new_branches": _dumps(branches),
+                "active": active,
+            }
+            conn.execute(q.SET_BRANCHES, {**_of(record), **values})
 
     def delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
-        probe = SessionRecord(app_name, user_id, session_id)
+        ids = _ids(app_name, user_id, session_id)
         with self._tx(write=True) as conn:
-            conn.execute(sa.delete(_events).where(self._event_key(app_name, user_id, session_id)))
-            conn.execute(sa.delete(_sessions).where(self._key(probe)))
+            conn.execute(q.DELETE_EVENTS, ids)
+            conn.execute(q.DELETE_SESSION, ids)
 
     def list_sessions(self, app_name: str, user_id: str) -> list[str]:
         with self._tx(write=False) as conn:
-            rows = conn.execute(
-                sa.select(_sessions.c.id)
-                .where(_sessions.c.app_name == app_name, _sessions.c.user_id == user_id)
-                .order_by(_sessions.c.update_time, _sessions.c.create_time, _sessions.c.id)
-            ).all()
+            rows = conn.execute(q.LIST_SESSIONS, _ids(app_name, user_id)).all()
         return [sid for (sid,) in rows]
 
     def clear_user(self, app_name: str, user_id: str) -> None:
         """Delete every stored session of the user in one transaction."""
         with self._tx(write=True) as conn:
-            for table in (_events, _sessions):
-                conn.execute(
-                    sa.delete(table).where(table.c.app_name == app_name, table.c.user_id == user_id)
-                )
+            for statement in q.CLEAR_USER:
+                conn.execute(statement, _ids(app_name, user_id))
 
     def get_app_state(self, app_name: str) -> dict[str, Any]:
-        return self._state_row(_app_states, {"app_name": app_name})
+        return self._state_row(q.SHARED["app"], _ids(app_name, ""))
 
     def get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
-        return self._state_row(_user_states, {"app_name": app_name, "user_id": user_id})
+        return self._state_row(q.SHARED["user"], _ids(app_name, user_id))
 
-    def _state_row(self, table: sa.Table, key: dict[str, str]) -> dict[str, Any]:
+    def _state_row(self, shared: q.Shared, ids: dict[str, str]) -> dict[str, Any]:
         with self._tx(write=False) as conn:
-            row = conn.execute(sa.select(table.c.state).where(*self._match(table, key))).first()
+            row = conn.execute(shared.read, ids).first()
         state: dict[str, Any] = json.loads(row.state) if row else {}
         return state

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import textwrap
 import traceback
 from pathlib import Path
 
@@ -103,5 +104,32 @@ def test_lazy_names_are_listed_and_sqlalchemy_is_not_imported_early() -> None:
         "assert 'sqlalchemy' not in sys.modules, 'imported at import time';"
         "agent_nb.stores.DatabaseStore;"
         "assert 'sqlalchemy' in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_without_sqlalchemy_a_sql_store_says_how_to_install_it() -> None:
+    """``import agent_nb`` and the memory store work; a SQL store names the pip command."""
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["sqlalchemy"] = None  # as if it were not installed
+        import agent_nb, agent_nb.stores
+        from agent_nb.errors import StoreError
+
+        agent_nb.stores.MemoryStore()
+        for get in (
+            lambda: agent_nb.stores.SQLiteStore,
+            lambda: agent_nb.stores.resolve_store("sqlite:///x.db"),
+            lambda: agent_nb.stores.resolve_store("postgresql://u@h/db"),
+        ):
+            try:
+                get()
+            except StoreError as exc:
+                assert "pip install 'sqlalchemy>=2'" in str(exc), exc
+                assert isinstance(exc.__cause__, ModuleNotFoundError)
+            else:
+                raise AssertionError("no StoreError")
+        """
     )
     subprocess.run([sys.executable, "-c", code], check=True)

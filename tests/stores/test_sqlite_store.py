@@ -15,13 +15,20 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+import sqlalchemy as sa
 
 from agent_nb import Agent, AgentRunner, TextMessage, ToolContext, TurnComplete
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import StaleSessionError, StoreURLError
 from agent_nb.stores import SQLiteStore, TurnHolder, resolve_store
-from agent_nb.stores._sqlite import MIGRATIONS, SCHEMA_VERSION, Migration
+from agent_nb.stores._schema import MIGRATIONS, SCHEMA_VERSION, Migration
 from tests.fixtures_runtime import RunnerFactory
+from tests.stores.legacy import (
+    SCHEMA_V1,
+    add_branch_columns_v2,
+    add_lease_columns_v2,
+    create_v1,
+)
 
 APP, USER = "agent_nb", "default"
 
@@ -86,9 +93,9 @@ class _Next(SQLiteStore):
     schema_version = SCHEMA_VERSION + 1
 
     @staticmethod
-    def _add_title(conn: sqlite3.Connection) -> None:
+    def _add_title(conn: sa.Connection) -> None:
         _Next.calls.append(1)
-        conn.execute("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
+        conn.exec_driver_sql("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
 
     migrations: ClassVar[dict[int, Migration]] = {**MIGRATIONS, SCHEMA_VERSION + 1: _add_title}
 
@@ -117,7 +124,7 @@ def test_migration_hook_runs_once_and_keeps_data(tmp_path: Path) -> None:
 def test_a_version_1_file_gains_turn_leases_and_keeps_its_sessions(tmp_path: Path) -> None:
     db = tmp_path / "v1.db"
     with sqlite3.connect(db) as conn:  # what agent_nb before turn leases wrote
-        MIGRATIONS[1](conn)
+        create_v1(conn)
         conn.execute("PRAGMA user_version=1")
         conn.execute(
             "INSERT INTO sessions VALUES (?, ?, 's', '{\"n\":1}', 0, 1.0, 1.0)", (APP, USER)
@@ -161,8 +168,8 @@ def test_failed_migration_rolls_back(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     SQLiteStore(db).close()
 
-    def broken(conn: sqlite3.Connection) -> None:
-        conn.execute("CREATE TABLE half_done (x)")
+    def broken(conn: sa.Connection) -> None:
+        conn.exec_driver_sql("CREATE TABLE half_done (x)")
         raise RuntimeError("migration bug")
 
     class Broken(SQLiteStore):
@@ -245,8 +252,11 @@ def test_two_processes_worth_of_stores_on_one_file(tmp_path: Path) -> None:
         second.close()
 
 
-def test_writer_threads_and_a_reader_thread_share_one_store(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "s.db", durable=False)
+@pytest.mark.parametrize("where", ["file", ":memory:"])
+def test_writer_threads_and_a_reader_thread_share_one_store(tmp_path: Path, where: str) -> None:
+    """Each thread gets a pooled connection of the file; ``:memory:`` is one
+    connection (else each thread would see a database of its own), used in turn."""
+    store = SQLiteStore(tmp_path / "s.db" if where == "file" else where, durable=False)
     errors: list[BaseException] = []
 
     def write(sid: str) -> None:
@@ -461,14 +471,13 @@ def test_a_file_of_schema_1_loads_as_one_branch(tmp_path: Path) -> None:
     DDL and rows as that code wrote them) migrates in place: its turns are one line."""
     db = tmp_path / "v1.db"
     from agent_nb._core.codec import event_to_dict
-    from agent_nb.stores._sqlite import _SCHEMA_V1
 
     events = [
         TextMessage(text=f"q{t}", author="user", invocation_id=f"t{t}", state_delta={"n": t})
         for t in range(3)
     ]
     with sqlite3.connect(db) as conn:
-        conn.executescript(_SCHEMA_V1)
+        conn.executescript(SCHEMA_V1)
         conn.execute("INSERT INTO sessions VALUES (?, ?, 's', '{\"n\": 2}', 3, 1.0, 2.0)",
                      (APP, USER))  # fmt: skip
         for seq, e in enumerate(events):
@@ -498,17 +507,14 @@ def test_a_file_of_schema_1_loads_as_one_branch(tmp_path: Path) -> None:
 def test_a_file_stamped_2_by_either_half_gains_the_other(tmp_path: Path, half: str) -> None:
     """Branches and turn leases were built side by side, each calling itself
     schema 2; a file written by either one alone reaches schema 3 with both."""
-    from agent_nb.stores._sqlite import _add_branches_v2
-
     db = tmp_path / "v2.db"
     with sqlite3.connect(db) as conn:
-        MIGRATIONS[1](conn)
+        create_v1(conn)
         conn.execute("INSERT INTO sessions VALUES (?, ?, 's', '{}', 0, 1.0, 1.0)", (APP, USER))
         if half == "branches":
-            _add_branches_v2(conn)
+            add_branch_columns_v2(conn)
         else:
-            conn.execute("ALTER TABLE sessions ADD COLUMN holder TEXT")
-            conn.execute("ALTER TABLE sessions ADD COLUMN lease_until REAL")
+            add_lease_columns_v2(conn)
         conn.execute("PRAGMA user_version=2")
     store = SQLiteStore(db)
     try:

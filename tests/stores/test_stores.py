@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import itertools
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import replace as dataclasses_replace
 from pathlib import Path
@@ -520,3 +521,38 @@ def test_a_lease_whose_holder_is_provably_gone_can_be_taken(stores: Stores) -> N
     stores.store.begin_turn(record, alive, lease_s=600)
     with pytest.raises(SessionBusyError, match=f"pid {os.getpid()}"):
         stores.store.begin_turn(record, me)
+
+
+def test_a_writer_thread_and_a_reader_share_the_store_made_on_another_thread(
+    stores: Stores,
+) -> None:
+    """The runtime writes from its writer thread, not the thread that opened the
+    store, while the kernel's thread reads: neither may see a torn write."""
+    store = stores.store
+    record = new(store)
+    holder = TurnHolder.here()
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            assert store.begin_turn(record, holder) == 0
+            for i in range(20):
+                store.append_event(record, msg(str(i), n=i, **{"user:last": i}))
+            store.end_turn(record, holder)
+        except BaseException as exc:
+            errors.append(exc)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    reads = 0
+    while writer.is_alive() or not reads:
+        got = stored(store)
+        assert got.revision == len(got.events) and got.state == (
+            {"n": got.revision - 1} if got.revision else {}
+        )
+        reads += 1
+    writer.join()
+    assert errors == []
+    back = stored(stores.reopen())
+    assert texts(back.events) == [str(i) for i in range(20)]
+    assert stores.store.merged_state(back) == {"n": 19, "user:last": 19}
