@@ -9,9 +9,11 @@ with a state layer of its own.
 
 State, as an agent reads it, is a `Scope`:
 
-* the root scope is the stored state with the invocation's ``temp:`` layer on
-  top; the one loop applies a root event's ``temp:`` keys to that layer, and
-  the store applies the rest when it appends the event;
+* the root scope is the state as stored when the turn started (read before
+  the turn, off the worker loop) plus every delta the turn's root events
+  carried, ``temp:`` included (the invocation's ``temp:`` layer lives here
+  and nowhere else); the store applies the same deltas, less ``temp:``, as it
+  appends the events, so the two agree without a store read mid-turn;
 * a branch scope is the state as it was when the branch started plus the
   branch's own writes, so a branch never sees a sibling's; the parallel agent
   merges the branches' writes in ``sub_agents`` order when all have ended;
@@ -24,11 +26,12 @@ stored state are read through the callables the session hands in.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .._core.state import TEMP_PREFIX, apply_delta
+from .._core.state import apply_delta
 from .._core.trace import AgentStep
 from .._core.types import Event, FinishReason, Usage
 from .._core.window import Window, WindowMemory
@@ -51,29 +54,27 @@ class BaseAgent(Protocol):
 
 
 class Scope:
-    """The state one agent reads, and where the loop applies its events' deltas."""
+    """The state one agent reads: a base plus the writes the loop applied to it."""
 
-    def __init__(self, base: Callable[[], dict[str, Any]], *, temp: dict[str, Any] | None = None):
+    def __init__(self, base: Callable[[], dict[str, Any]]) -> None:
         self._base = base
-        self._temp = temp  # the root scope: only temp: keys are kept here
         self.writes: dict[str, Any] = {}
 
-    def view(self) -> dict[str, Any]:
-        state = self._base()
-        return apply_delta(state, self._temp if self._temp is not None else self.writes)
+    @classmethod
+    def frozen(cls, state: Mapping[str, Any]) -> Scope:
+        """A scope over a copy of ``state`` as it is now."""
+        kept = copy.deepcopy(dict(state))
+        return cls(lambda: copy.deepcopy(kept))
 
-    def apply(self, delta: dict[str, Any]) -> None:
-        if self._temp is not None:  # the store applies the rest when it appends the event
-            self._temp.update({k: v for k, v in delta.items() if k.startswith(TEMP_PREFIX)})
-        else:
-            self.writes.update(delta)
+    def view(self) -> dict[str, Any]:
+        return apply_delta(self._base(), self.writes)  # a None write deletes the key
+
+    def apply(self, delta: Mapping[str, Any]) -> None:
+        self.writes.update(delta)
 
     def child(self, *, snapshot: bool) -> Scope:
         """A layer over this one: frozen at this moment (a branch) or live (an AgentTool)."""
-        if snapshot:
-            frozen = self.view()
-            return Scope(lambda: dict(frozen))
-        return Scope(self.view)
+        return Scope.frozen(self.view()) if snapshot else Scope(self.view)
 
 
 @dataclasses.dataclass
@@ -104,12 +105,11 @@ class Turn:
     session_agent: str  # the session's own agent: it keeps the session id as cache key
     tree: bool  # more than one agent: per-agent views and cache keys
     history: Callable[[], list[Event]]
-    stored_state: Callable[[], dict[str, Any]]
+    state: Mapping[str, Any]  # as stored when the turn started (the root scope's base)
     backend_for: Callable[[str | Backend | None], Backend]
     memory: AgentMemory
     window: int | None = None
     user_content: str = ""
-    temp: dict[str, Any] = dataclasses.field(default_factory=dict)
     usage: Usage = dataclasses.field(default_factory=Usage)
     finish: FinishReason = "stop"
     max_tokens: int | None = None  # the latest model call's limit (names a "length" finish)
@@ -144,7 +144,7 @@ class InvocationContext:
 
     @classmethod
     def root(cls, turn: Turn, agent: BaseAgent) -> InvocationContext:
-        scope = Scope(turn.stored_state, temp=turn.temp)
+        scope = Scope.frozen(turn.state)
         return cls(turn, agent, scope, {None: scope}, turn.history)
 
     # -- copies ---------------------------------------------------------------

@@ -36,7 +36,7 @@ def start_direct(worker: Worker, backend: Backend, request: GenerateContentReque
     cache = f"direct:{request.session_id}" if request.session_id else None
     turn = Turn(
         invocation=invocation, options=TurnOptions(), session_id="", user_id="", app_name="",
-        session_agent=AUTHOR, tree=False, history=list, stored_state=dict,
+        session_agent=AUTHOR, tree=False, history=list, state={},
         backend_for=lambda _: backend, memory=AgentMemory(),
     )  # fmt: skip
     ctx = InvocationContext.root(turn, CodeAgent(AUTHOR, lambda _: None))

@@ -308,7 +308,7 @@ class SessionCore:
             session_agent=self.agent.name,
             tree=tree,
             history=self.history,
-            stored_state=self.state,
+            state=self.state(),
             backend_for=self.host.backend_for,
             memory=self._memory,
         )

@@ -96,7 +96,7 @@ async def run_turn(
     assert invocation is not None, "a turn runs in an invocation"
     invocation.task = asyncio.current_task()
     ctx = InvocationContext.root(turn, agent)
-    ctx.scope.apply(dict(user_event.state_delta))  # temp: keys, for the first request
+    ctx.scope.apply(user_event.state_delta)  # its temp: keys reach the first request
     turn.user_content = user_event.text
     started = False
     error: BaseException | None = None
