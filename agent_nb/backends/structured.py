@@ -226,15 +226,32 @@ def check_request(request: GenerateContentRequest) -> None:
             )
 
 
-def parse_json_reply(text: str, source: str) -> Any:
+_JSON_STARTS = tuple('{["-0123456789tfn')
+
+
+def parse_json_reply(text: str, source: str, *, cut: bool = False) -> Any:
     """The JSON value of a whole reply; a `BackendError` naming ``source`` and
-    showing the first bytes when it is not one (never a half object)."""
+    showing the first bytes when it is not one (never a half object).
+
+    A reply ``cut`` short by ``max_tokens`` cannot parse, and is no error (its
+    finish reason says what happened), unless it does not even begin as JSON:
+    then the server ignored the schema. Returns None for a cut reply.
+    """
+    if cut:
+        head = text.lstrip()
+        if head and not head.startswith(_JSON_STARTS):
+            raise _not_json(text, source, "it does not begin as JSON")
+        return None
     try:
         return json.loads(text)
     except ValueError as exc:
-        head = text[:80] + ("..." if len(text) > 80 else "")
-        raise BackendError(
-            f"{source} was asked for JSON matching the response schema but answered "
-            f"{head!r} ({exc}). The server may ignore response_format: use one that "
-            "honours it (vLLM, llama.cpp server, Ollama) or the local MLX backend."
-        ) from None
+        raise _not_json(text, source, str(exc)) from None
+
+
+def _not_json(text: str, source: str, why: str) -> BackendError:
+    head = text[:80] + ("..." if len(text) > 80 else "")
+    return BackendError(
+        f"{source} was asked for JSON matching the response schema but answered "
+        f"{head!r} ({why}). The server may ignore response_format: use one that "
+        "honours it (vLLM, llama.cpp server, Ollama) or the local MLX backend."
+    )
