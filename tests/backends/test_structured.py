@@ -69,12 +69,14 @@ def test_a_pydantic_models_schema_with_defs(mlx_backend: MLXBackend) -> None:
 
 
 def test_lookup_on_and_off_give_the_same_reply_under_a_schema(mlx_backend: MLXBackend) -> None:
-    """The prompt holds the JSON, so drafts come from it; some of them break the
-    grammar's spacing (``"total":11063``) and are cut before they are verified."""
+    """The prompt holds JSON of the same shape, so drafts come from it; the one
+    that runs into ``Central``, which the enum forbids, is cut where the grammar
+    stops allowing it, before it is verified (4 tokens drafted, 1 kept, on the
+    project machine)."""
     case = SCHEMA_CASES[0]
     question = (
-        f'{SALES} Earlier answer: {{"region": "North", "total": 11063}} and '
-        '{"region":"North","total":11063}. Which region sold the most?'
+        f'{SALES} Last year: {{"region": "Central", "total": 11063}}. '
+        "Which region sold the most this year?"
     )
     runs = {
         lookup: stream_request(
