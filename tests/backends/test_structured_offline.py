@@ -132,7 +132,7 @@ def test_check_request_names_what_does_not_compile() -> None:
     assert isinstance(info.value, ValueError) and isinstance(info.value, AgentError)
     assert 'Unimplemented keys: ["not"]' in str(info.value)
     bad_tool = ToolSpec("odd", "", {"type": "object", "properties": {"p": {"type": "strin"}}})
-    with pytest.raises(SchemaError, match="tool 'odd' .*Invalid type: strin"):
+    with pytest.raises(SchemaError, match=r"tool 'odd' .*Invalid type: strin"):
         check_request(request("x", tools=(bad_tool,)))
     check_request(request("x", tools=(bad_tool,), tool_choice="none"))  # not shown: not checked
 

@@ -157,5 +157,9 @@ class Constraint:
         return int(self._matcher.validate_tokens(tokens))
 
     @property
+    def vocab_size(self) -> int:
+        return self._vocab
+
+    @property
     def accepting(self) -> bool:
         return bool(self._matcher.is_accepting())
