@@ -174,6 +174,27 @@ def prefill(job: GenerationJob, rest: list[int]) -> list[int] | None:
     return rest
 
 
+def _forward(job: GenerationJob, rest: list[int], processors: list[Any]) -> Callable[[Any], Any]:
+    """Feed tokens to the cache and return the next position's logits, with the
+    logits processors (repetition penalty) applied over every token before it."""
+    import mlx.core as mx
+
+    model, cache = job.model, job.slot.cache
+    # token ids before the next step's input (repetition penalty)
+    context: Any = mx.array(job.prompt[: len(job.prompt) - len(rest)], dtype=mx.int32)
+
+    def forward(tokens: Any) -> Any:
+        nonlocal context
+        logits = model(tokens[None], cache=cache)[:, -1, :]
+        if processors:
+            context = mx.concatenate([context, tokens.astype(mx.int32)])
+            for processor in processors:
+                logits = processor(context, logits)
+        return logits
+
+    return forward
+
+
 def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, None]:
     """Sampled token ids, at most ``max_tokens`` (mlx-lm's ``generate_step``).
 
@@ -184,18 +205,12 @@ def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, Non
     """
     import mlx.core as mx
 
-    model, slot, cache = job.model, job.slot, job.slot.cache
+    slot = job.slot
     sampler, processors = _sampling(job)
-    # token ids before the next step's input (repetition penalty)
-    context: Any = mx.array(job.prompt[: len(job.prompt) - len(rest)], dtype=mx.int32)
+    forward = _forward(job, rest, processors)
 
     def step(tokens: Any) -> Any:
-        nonlocal context
-        logits = model(tokens[None], cache=cache)[:, -1, :]
-        if processors:
-            context = mx.concatenate([context, tokens.astype(mx.int32)])
-            for processor in processors:
-                logits = processor(context, logits)
+        logits = forward(tokens)
         return sampler(logits - mx.logsumexp(logits, keepdims=True))
 
     y = step(mx.array(rest))
@@ -226,18 +241,9 @@ def constrained_steps(
     """
     import mlx.core as mx
 
-    model, slot, cache = job.model, job.slot, job.slot.cache
+    slot = job.slot
     sampler, processors = _sampling(job)
-    context: Any = mx.array(job.prompt[: len(job.prompt) - len(rest)], dtype=mx.int32)
-
-    def forward(tokens: Any) -> Any:
-        nonlocal context
-        logits = model(tokens[None], cache=cache)[:, -1, :]
-        if processors:
-            context = mx.concatenate([context, tokens.astype(mx.int32)])
-            for processor in processors:
-                logits = processor(context, logits)
-        return logits
+    forward = _forward(job, rest, processors)
 
     def pick(logits: Any) -> Any:
         logits = constraint.apply(logits)
