@@ -14,6 +14,7 @@
     ├── FrontendNotBuiltError (also RuntimeError)  the ChatWidget's JS bundle is missing
     ├── BackendError                               the model failed to load or answer
     │   └── ModelNotFoundError                     the model spec names nothing that exists
+    ├── SchemaError (also ValueError)              a reply or tool schema no grammar compiles from
     ├── ContextWindowError                         a request cannot fit the model's context window
     ├── TurnInterruptedError                       a %%agent cell's turn was interrupted (a note)
     └── StoreError                                 the session store failed
@@ -53,6 +54,7 @@ __all__ = [
     "MissingStateKeyError",
     "ModelNotFoundError",
     "RunnerShutDownError",
+    "SchemaError",
     "SessionBusyError",
     "SessionClosedError",
     "SessionExistsError",
@@ -126,6 +128,11 @@ class BackendError(AgentError):
 
 class ModelNotFoundError(BackendError):
     """A model spec names no model that exists; the message lists what does."""
+
+
+class SchemaError(AgentError, ValueError):
+    """A JSON schema (a ``response_schema`` or a tool's parameters) that the grammar
+    engine cannot compile; raised before anything is generated, with its message."""
 
 
 class StoreError(AgentError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import enum
+import json
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -169,6 +170,13 @@ class GenerateContentRequest:
 
     ``session_id`` is only a cache-affinity key: backends that keep a prompt
     (KV) cache reuse it across calls with the same key. It never adds history.
+
+    ``response_schema`` (a JSON-schema dict; a pydantic model's
+    ``model_json_schema()``) asks for a reply that is one JSON value of that
+    schema: decoded under its grammar on MLX, ``response_format`` on
+    OpenAI-compatible servers. ``tool_choice`` takes OpenAI's names:
+    ``"auto"`` (text or tool calls), ``"required"`` (only tool calls),
+    ``"none"`` (only text) or the name of one of ``tools`` (a call of that tool).
     """
 
     contents: tuple[Content, ...]
@@ -176,6 +184,8 @@ class GenerateContentRequest:
     tools: tuple[ToolSpec, ...] = ()
     config: GenerationConfig = field(default_factory=GenerationConfig)
     session_id: str | None = None
+    response_schema: Mapping[str, Any] | None = None
+    tool_choice: str = "auto"
 
     def __init__(
         self,
@@ -184,6 +194,9 @@ class GenerateContentRequest:
         tools: Iterable[ToolSpec] = (),
         config: GenerationConfig | None = None,
         session_id: str | None = None,
+        *,
+        response_schema: Mapping[str, Any] | None = None,
+        tool_choice: str = "auto",
     ) -> None:
         contents = tuple(contents)
         for item in contents:
@@ -194,6 +207,44 @@ class GenerateContentRequest:
         object.__setattr__(self, "tools", tuple(tools))
         object.__setattr__(self, "config", config or GenerationConfig())
         object.__setattr__(self, "session_id", session_id)
+        object.__setattr__(self, "response_schema", _check_schema(response_schema))
+        object.__setattr__(self, "tool_choice", _check_tool_choice(tool_choice, self.tools))
+
+
+_TOOL_CHOICES = ("auto", "required", "none")
+
+
+def _check_schema(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A deep copy of a JSON-schema dict; grammar compilation is the backend's check."""
+    if schema is None:
+        return None
+    if not isinstance(schema, Mapping):
+        raise TypeError(
+            "response_schema must be a JSON-schema dict (for a pydantic model pass "
+            f"Model.model_json_schema()), got {type(schema).__name__}"
+        )
+    try:
+        json.dumps(schema, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"response_schema must be JSON-serialisable: {exc}") from None
+    return copy.deepcopy(dict(schema))
+
+
+def _check_tool_choice(choice: str, tools: tuple[ToolSpec, ...]) -> str:
+    if not isinstance(choice, str):
+        raise TypeError(f"tool_choice must be a string, got {type(choice).__name__}")
+    names = [tool.name for tool in tools]
+    if choice in _TOOL_CHOICES:
+        if choice == "required" and not tools:
+            raise ValueError("tool_choice='required' needs at least one tool in tools")
+        return choice
+    if choice not in names:
+        listed = ", ".join(repr(n) for n in names) or "none given"
+        raise ValueError(
+            f"tool_choice must be 'auto', 'required', 'none' or the name of a tool "
+            f"(tools: {listed}), got {choice!r}"
+        )
+    return choice
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, TypeAlias
 
 from .._core.tokens import estimate_request_tokens
 from .._core.types import FinishReason, GenerateContentRequest, Usage, new_id
+from .structured import check_request
 
 __all__ = [
     "Backend",
@@ -149,6 +150,13 @@ class Backend(ABC):
         "cancelled")``, leaving its cache consistent. Failures raise
         `agent_nb.errors.BackendError`.
         """
+
+    def check_request(self, request: GenerateContentRequest) -> None:
+        """Refuse what this backend cannot do before anything is sent or recorded:
+        a ``response_schema`` or tool schema no grammar compiles from raises
+        `agent_nb.errors.SchemaError` (llguidance's message), a ``tool_choice``
+        the model cannot be held to a `BackendError`. The turn calls it first."""
+        check_request(request)
 
     def rewind_cache(self, cache: str, request: GenerateContentRequest) -> None:  # noqa: B027
         """History under ``cache`` was cut back to ``request``: trim what no longer matches."""

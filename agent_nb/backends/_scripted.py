@@ -4,16 +4,23 @@ Replies come out in the order they were enqueued, word by word, with an
 optional delay per token so that cancellation and streaming can be tested and
 demonstrated offline. With nothing enqueued it echoes the last user message,
 which keeps teaching notebooks deterministic without a model.
+
+Structured output is scripted too: a request whose schema no grammar compiles
+from is refused (`SchemaError`) before it is even recorded, as on MLX; a dict
+(or list) reply streams as its JSON text; a string reply streams as written,
+so a reply that breaks its schema, or JSON cut off by ``max_tokens``
+(``finish_reason == "length"``), is one ``enqueue`` away.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Sequence
-from typing import ClassVar, TypeAlias
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, TypeAlias
 
 from .._core.types import GenerateContentRequest, Role, Usage
 from ..errors import BackendError
@@ -21,13 +28,19 @@ from ._base import Backend, CancelToken, Chunk, Finish, PrefillProgress, TextDel
 
 __all__ = ["ScriptedBackend", "ScriptedReply"]
 
-ScriptedReply: TypeAlias = "str | ToolCallChunk | Sequence[ToolCallChunk] | BaseException"
+ScriptedReply: TypeAlias = (
+    "str | Mapping[str, Any] | list[Any] | ToolCallChunk | Sequence[ToolCallChunk] | BaseException"
+)
 
 _TOKEN = re.compile(r"\s*\S+|\s+")
 
 
 def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
+
+
+def _all_calls(reply: list[Any]) -> bool:
+    return all(isinstance(item, ToolCallChunk) for item in reply)
 
 
 def _count_prompt_tokens(request: GenerateContentRequest) -> int:
@@ -113,8 +126,12 @@ class ScriptedBackend(Backend):
     async def _reply(
         self, request: GenerateContentRequest, cancel: CancelToken
     ) -> AsyncIterator[Chunk]:
+        self.check_request(request)
         self.requests.append(request)
         reply = self._next_reply(request)
+        if isinstance(reply, Mapping) or (isinstance(reply, list) and not _all_calls(reply)):
+            # a JSON value; an empty list stays what it was: no tool calls
+            reply = json.dumps(reply, ensure_ascii=False)
         prompt_tokens = _count_prompt_tokens(request)
         started = time.perf_counter()
         if self.prefill_chunk > 0:

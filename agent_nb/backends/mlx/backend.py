@@ -28,11 +28,13 @@ from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 from ..._core.types import GenerateContentRequest
-from ...errors import AgentError, BackendError
+from ...errors import AgentError, BackendError, SchemaError
 from .._base import Backend, CancelToken, Chunk, Finish
+from ..structured import ToolCallFormat, check_request, request_grammar
 from .chat import common_prefix, encode, render_prompt
 from .cpu_blas import cpu_fast_enabled
 from .generate import GenerationJob, run_generation
+from .grammar import Constraint, grammars_for, tool_call_format
 from .kv import KVSlot, KVStore
 from .lookup import prompt_lookup_enabled
 from .runtime import (
@@ -259,8 +261,10 @@ class MLXBackend(Backend):
             prompt = counted[1]
         else:
             prompt = render_prompt(loaded.tokenizer, request)
+        fmt, constraint = self._constraint(loaded, request)
         slot = self._kv.acquire(key) if key is not None else KVSlot("")
-        tools = [t.to_openai() for t in request.tools] or None
+        calls = request.tools and request.tool_choice != "none"
+        tools = [t.to_openai() for t in request.tools] if calls else None
         largest_chunk, chunk_s = _prefill_plan(self.prefill_step)
         job = GenerationJob(
             model=loaded.model,
@@ -274,6 +278,8 @@ class MLXBackend(Backend):
             prefill_step=largest_chunk,
             prefill_chunk_s=chunk_s,
             tools=tools,
+            tool_format=fmt,
+            constraint=constraint,
         )
         freed = 0
         try:
@@ -285,6 +291,29 @@ class MLXBackend(Backend):
             freed = self._kv.release(slot) if key is not None else slot.clear()
             if freed:
                 self._clear_mlx_cache()
+
+    # -- structured output ------------------------------------------------------
+
+    def check_request(self, request: GenerateContentRequest) -> None:
+        """Compile the request's grammar now (cached for its generation): a schema
+        llguidance cannot compile raises `SchemaError` before anything is sent."""
+        self._constraint(self.load(), request)
+
+    @staticmethod
+    def _constraint(
+        loaded: LoadedModel, request: GenerateContentRequest
+    ) -> tuple[ToolCallFormat | None, Constraint | None]:
+        """The model's tool-call format and a fresh grammar state (None: plain decoding)."""
+        tokenizer = loaded.tokenizer
+        fmt = tool_call_format(tokenizer) if request.tools else None
+        grammar = request_grammar(request, fmt)
+        if grammar is None:
+            return fmt, None
+        try:
+            return fmt, grammars_for(tokenizer).start(grammar, "the reply's grammar")
+        except SchemaError:
+            check_request(request)  # names the schema (or the tool) that fails
+            raise
 
     # -- caches -------------------------------------------------------------------
 

@@ -7,10 +7,15 @@ already holds, so nothing here needs to know about earlier turns.
 `TextGate` sits between the detokenizer and the caller: it holds back text
 that might be the start of a stop string or a tool-call marker, so a stop
 string is never shown and tool-call markup never leaks into the transcript.
+
+Tools reach the model through its chat template. A template that shows no
+tools (SmolLM2's) gets them in its system message instead, in the Hermes
+format whose JSON calls the tool grammar writes (`structured.ToolCallFormat`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +31,9 @@ __all__ = [
     "encode",
     "parse_tool_calls",
     "render_prompt",
+    "template_shows_tools",
     "to_messages",
+    "tool_prompt",
 ]
 
 
@@ -43,12 +50,59 @@ def encode(tokenizer: Any, text: str) -> list[int]:
     return ids
 
 
+_PROBE_TOOL = {
+    "type": "function",
+    "function": {"name": "probe_tool_zq", "description": "", "parameters": {"type": "object"}},
+}
+
+
+@functools.lru_cache(maxsize=8)
+def template_shows_tools(tokenizer: Any) -> bool:
+    """Whether the chat template renders a ``tools=`` list (many small models' do not)."""
+    if not getattr(tokenizer, "has_chat_template", True):
+        return False
+    messages = [{"role": "user", "content": "x"}]
+    try:
+        text = tokenizer.apply_chat_template(messages, tools=[_PROBE_TOOL], tokenize=False)
+    except Exception:  # a template that chokes on tools does not show them either
+        return False
+    return "probe_tool_zq" in str(text)
+
+
+def tool_prompt(tools: list[dict[str, Any]]) -> str:
+    """The Hermes tool-use instructions (Qwen2.5's, SmolLM2-1.7B's), for templates without."""
+    listed = "\n".join(json.dumps(tool, ensure_ascii=False) for tool in tools)
+    return (
+        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+        "You are provided with function signatures within <tools></tools> XML tags:\n"
+        f"<tools>\n{listed}\n</tools>\n\n"
+        "For each function call, return a json object with function name and arguments "
+        "within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+        '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
+    )
+
+
+def _with_tool_prompt(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
+    text = tool_prompt(tools)
+    if messages and messages[0]["role"] == "system":
+        messages[0]["content"] = f"{messages[0]['content']}\n\n{text}"
+    else:
+        messages.insert(0, {"role": "system", "content": text})
+
+
 def render_prompt(tokenizer: Any, request: GenerateContentRequest) -> list[int]:
-    """Token ids of the full chat plus the generation prompt."""
+    """Token ids of the full chat plus the generation prompt.
+
+    With ``tool_choice="none"`` the model is not shown the tools (it may not call them).
+    """
     messages = to_messages(request)
     kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
-    if request.tools:
-        kwargs["tools"] = [tool.to_openai() for tool in request.tools]
+    if request.tools and request.tool_choice != "none":
+        tools = [tool.to_openai() for tool in request.tools]
+        if getattr(tokenizer, "has_tool_calling", False) or template_shows_tools(tokenizer):
+            kwargs["tools"] = tools
+        else:
+            _with_tool_prompt(messages, tools)
     try:
         if getattr(tokenizer, "has_chat_template", True):
             text = tokenizer.apply_chat_template(messages, **kwargs)

@@ -8,6 +8,9 @@ Split the way mlx-lm splits ``generate_step`` (tokens) from
 * `token_steps` yields sampled token ids; the next token's forward pass is
   queued with ``mx.async_eval`` before the current one is read, which keeps
   the device busy while Python detokenizes;
+* `constrained_steps` does the same under a grammar (`grammar.Constraint`):
+  the next forward pass is queued before the current token is read, and the
+  grammar's mask for the next position is computed while it runs;
 * `stream_text` detokenizes through the `TextGate` (stop strings, tool-call
   markup), emits chunks, and stops at EOS, a stop string, ``max_tokens`` or
   cancellation (checked after every token);
@@ -28,12 +31,15 @@ from typing import Any
 
 from ..._core.types import FinishReason, GenerationConfig, Usage
 from .._base import Chunk, Finish, PrefillProgress
+from ..structured import ToolCallFormat
 from .chat import TextGate, common_prefix
+from .grammar import Constraint
 from .kv import KVSlot
 from .lookup import Drafter, prompt_lookup_enabled
 
 __all__ = [
     "GenerationJob",
+    "constrained_steps",
     "lookup_steps",
     "prefill",
     "run_generation",
@@ -63,6 +69,11 @@ class GenerationJob:
     #: and how long a chunk takes on a CPU depends on the machine and its load.
     prefill_chunk_s: float | None = None
     tools: list[dict[str, Any]] | None = None
+    #: How tool calls are read when the model's tokenizer has no mlx-lm parser
+    #: for them (the JSON format the tool grammar writes); None: its own parser.
+    tool_format: ToolCallFormat | None = None
+    #: The grammar this generation decodes under (a response schema, tool calls).
+    constraint: Constraint | None = None
 
 
 def _next_chunk(n: int, took: float, job: GenerationJob) -> int:
@@ -163,6 +174,27 @@ def prefill(job: GenerationJob, rest: list[int]) -> list[int] | None:
     return rest
 
 
+def _forward(job: GenerationJob, rest: list[int], processors: list[Any]) -> Callable[[Any], Any]:
+    """Feed tokens to the cache and return the next position's logits, with the
+    logits processors (repetition penalty) applied over every token before it."""
+    import mlx.core as mx
+
+    model, cache = job.model, job.slot.cache
+    # token ids before the next step's input (repetition penalty)
+    context: Any = mx.array(job.prompt[: len(job.prompt) - len(rest)], dtype=mx.int32)
+
+    def forward(tokens: Any) -> Any:
+        nonlocal context
+        logits = model(tokens[None], cache=cache)[:, -1, :]
+        if processors:
+            context = mx.concatenate([context, tokens.astype(mx.int32)])
+            for processor in processors:
+                logits = processor(context, logits)
+        return logits
+
+    return forward
+
+
 def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, None]:
     """Sampled token ids, at most ``max_tokens`` (mlx-lm's ``generate_step``).
 
@@ -173,18 +205,12 @@ def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, Non
     """
     import mlx.core as mx
 
-    model, slot, cache = job.model, job.slot, job.slot.cache
+    slot = job.slot
     sampler, processors = _sampling(job)
-    # token ids before the next step's input (repetition penalty)
-    context: Any = mx.array(job.prompt[: len(job.prompt) - len(rest)], dtype=mx.int32)
+    forward = _forward(job, rest, processors)
 
     def step(tokens: Any) -> Any:
-        nonlocal context
-        logits = model(tokens[None], cache=cache)[:, -1, :]
-        if processors:
-            context = mx.concatenate([context, tokens.astype(mx.int32)])
-            for processor in processors:
-                logits = processor(context, logits)
+        logits = forward(tokens)
         return sampler(logits - mx.logsumexp(logits, keepdims=True))
 
     y = step(mx.array(rest))
@@ -201,6 +227,42 @@ def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, Non
         yield token
         if not last:
             y = next_y
+
+
+def constrained_steps(
+    job: GenerationJob, rest: list[int], constraint: Constraint
+) -> Generator[int, None, None]:
+    """`token_steps` under a grammar: every token is one the grammar allows.
+
+    The mask of a position depends on the token before it, so sampling waits
+    for that token; the forward pass does not, so it is queued first and the
+    mask is computed (on the CPU, by llguidance) while the model runs.
+    Same cache invariant as `token_steps`.
+    """
+    import mlx.core as mx
+
+    slot = job.slot
+    sampler, processors = _sampling(job)
+    forward = _forward(job, rest, processors)
+
+    def pick(logits: Any) -> Any:
+        logits = constraint.apply(logits)
+        return sampler(logits - mx.logsumexp(logits, keepdims=True))
+
+    y = pick(forward(mx.array(rest)))
+    slot.tokens.extend(rest)
+    for generated in range(1, job.config.max_tokens + 1):
+        last = generated >= job.config.max_tokens
+        if not last:
+            next_logits = forward(y)  # feeds y into the cache, so y joins slot.tokens
+            mx.async_eval(next_logits)
+        token = int(y.item())
+        constraint.consume(token)
+        if not last:
+            slot.tokens.append(token)
+        yield token
+        if not last:
+            y = pick(next_logits)
 
 
 def uses_lookup(job: GenerationJob) -> bool:
@@ -228,6 +290,10 @@ def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generato
     rejected ones off the cache. The tokens are the plain greedy ones (the
     model decides each), and so is the cache whenever the caller stops: fed
     tokens it did not take yet are trimmed off too.
+
+    Under a grammar (``job.constraint``) a draft is first cut where the
+    grammar stops allowing it, and each position's choice is the greedy one
+    among the tokens its grammar state allows, as in `constrained_steps`.
     """
     import mlx.core as mx
     from mlx_lm.models.cache import trim_prompt_cache
@@ -236,15 +302,45 @@ def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generato
     assert cache is not None
     limit = job.config.max_tokens
     drafter = Drafter(job.prompt)
+    constraint = job.constraint
 
-    def greedy(tokens: list[int]) -> list[int]:
+    def normalized(tokens: list[int]) -> Any:
         logits = model(mx.array(tokens)[None], cache=cache)[0]
         # as the sampler sees them in `token_steps`: same argmax, bit for bit
-        logits = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
-        picked: Any = mx.argmax(logits, axis=-1).tolist()
+        return logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+
+    def greedy(tokens: list[int]) -> list[int]:
+        picked: Any = mx.argmax(normalized(tokens), axis=-1).tolist()
         return [int(t) for t in picked]
 
-    pending = greedy(rest)[-1]
+    def allowed_pick(logits: Any) -> int:
+        """The greedy token at one position under the grammar's current state."""
+        assert constraint is not None
+        masked = constraint.apply(logits)
+        picked: Any = mx.argmax(masked - mx.logsumexp(masked, keepdims=True)).item()
+        return int(picked)
+
+    def verify(fed: list[int], draft: list[int]) -> tuple[list[int], int]:
+        """(the choices after each fed token, how many drafted tokens match them)."""
+        if constraint is None:
+            choices = greedy(fed)
+            accepted = 0
+            while accepted < len(draft) and draft[accepted] == choices[accepted]:
+                accepted += 1
+            return choices, accepted
+        rows = model(mx.array(fed)[None], cache=cache)[0]
+        choices = []
+        for i in range(len(fed)):
+            choices.append(allowed_pick(rows[i]))
+            if i == len(draft) or draft[i] != choices[i]:
+                return choices, i
+            constraint.consume(draft[i])
+        return choices, len(draft)
+
+    if constraint is None:
+        pending = greedy(rest)[-1]
+    else:
+        pending = allowed_pick(model(mx.array(rest)[None], cache=cache)[0, -1])
     slot.tokens.extend(rest)
     generated = 0  # tokens yielded
     ahead = 0  # tokens fed to the cache that the caller has not taken yet
@@ -254,11 +350,11 @@ def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generato
             # number limit - 1, so every fed token is one `token_steps` feeds
             drafter.extend([pending])
             draft = drafter.draft(limit - generated - 2)
+            if constraint is not None:
+                constraint.consume(pending)
+                del draft[constraint.admissible(draft) :]
             fed = [pending, *draft]
-            choices = greedy(fed)
-            accepted = 0
-            while accepted < len(draft) and draft[accepted] == choices[accepted]:
-                accepted += 1
+            choices, accepted = verify(fed, draft)
             if draft:
                 if accepted < len(draft):
                     trim_prompt_cache(cache, len(draft) - accepted)
@@ -282,6 +378,13 @@ def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generato
 
 def _gate(job: GenerationJob) -> TextGate:
     tokenizer = job.tokenizer
+    if job.tools and job.tool_format is not None and not tokenizer.has_tool_calling:
+        from mlx_lm.tool_parsers import json_tools
+
+        fmt = job.tool_format
+        return TextGate(
+            job.config.stop, (fmt.start, fmt.end), json_tools.parse_tool_call, job.tools
+        )
     parser = tokenizer.tool_parser if job.tools and tokenizer.has_tool_calling else None
     markers = (tokenizer.tool_call_start, tokenizer.tool_call_end) if parser else None
     return TextGate(job.config.stop, markers, parser, job.tools)
@@ -336,7 +439,13 @@ def run_generation(job: GenerationJob) -> Finish:
         rest = prefill(job, job.prompt[cached:])
         if rest is None or job.cancelled():
             return Finish(tally.usage(), "cancelled")
-        tokens = lookup_steps(job, rest, tally) if uses_lookup(job) else token_steps(job, rest)
+        tokens: Generator[int, None, None]
+        if uses_lookup(job):
+            tokens = lookup_steps(job, rest, tally)
+        elif job.constraint is not None:
+            tokens = constrained_steps(job, rest, job.constraint)
+        else:
+            tokens = token_steps(job, rest)
         try:
             finish = stream_text(job, tokens, tally)
         finally:

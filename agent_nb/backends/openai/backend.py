@@ -39,6 +39,7 @@ from ..._core.aio import uncancel
 from ..._core.types import GenerateContentRequest
 from ...errors import AgentError, BackendError, ContextWindowError
 from .._base import Backend, CancelToken, Chunk, Finish, TextDelta
+from ..structured import parse_json_reply
 from .wire import (
     StreamAssembler,
     check_base_url,
@@ -273,7 +274,13 @@ class OpenAIBackend(Backend):
                 f"The server at {self.base_url} answered without any completion chunk; "
                 "is it an OpenAI-compatible endpoint? The base URL usually ends in /v1."
             )
-        for call in answer.tool_calls():
+        calls = answer.tool_calls()
+        if request.response_schema is not None and not calls:
+            # A server that ignores response_format answers in prose: say so
+            # rather than hand on a reply that only looks like an answer.
+            text, source = "".join(answer.text), f"The server at {self.base_url}"
+            parse_json_reply(text, source, cut=answer.finish == "length")
+        for call in calls:
             yield call
         yield Finish(answer.usage(), finish_reason=answer.finish)
 

@@ -13,6 +13,7 @@ import json
 import re
 import time
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ __all__ = [
     "create_kwargs",
     "parse_spec",
     "request_messages",
+    "response_format",
 ]
 
 _SPEC = re.compile(r"(?P<model>[^@\s][^\s]*?)@(?P<url>https?://\S+)")
@@ -36,6 +38,7 @@ SPEC_HELP = (
     "Use 'openai:MODEL@BASE_URL', e.g. 'openai:llama3.2@http://localhost:11434/v1' "
     "(Ollama) or 'openai:MODEL@http://host:8000/v1' (vLLM)."
 )
+_SCHEMA_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "tool_calls": "stop"}
 
 
@@ -89,6 +92,10 @@ def create_kwargs(model: str, request: GenerateContentRequest) -> dict[str, Any]
         kwargs["stop"] = list(cfg.stop)
     if request.tools:
         kwargs["tools"] = [t.to_openai() for t in request.tools]
+        if request.tool_choice != "auto":  # "auto" is every server's default: not sent
+            kwargs["tool_choice"] = _tool_choice(request.tool_choice)
+    if request.response_schema is not None:
+        kwargs["response_format"] = response_format(request.response_schema)
     extra: dict[str, Any] = {}
     if cfg.top_k:  # not in the OpenAI schema; vLLM, mlx_lm and llama.cpp accept it
         extra["top_k"] = cfg.top_k
@@ -97,6 +104,26 @@ def create_kwargs(model: str, request: GenerateContentRequest) -> dict[str, Any]
     if extra:
         kwargs["extra_body"] = extra
     return kwargs
+
+
+def _tool_choice(choice: str) -> str | dict[str, Any]:
+    if choice in ("required", "none"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def response_format(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """OpenAI's structured-output request (vLLM, llama.cpp server and Ollama honour it).
+
+    The name is the schema's ``title`` (a pydantic model's class name) where it
+    is a valid one, else ``"response"``.
+    """
+    title = schema.get("title")
+    name = title if isinstance(title, str) and _SCHEMA_NAME.fullmatch(title) else "response"
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": name, "schema": dict(schema), "strict": True},
+    }
 
 
 @dataclass
@@ -125,6 +152,7 @@ class StreamAssembler:
         self.finish: FinishReason = "stop"
         self._reported: Any = None
         self._calls: dict[int, _PendingCall] = {}
+        self.text: list[str] = []  # the reply so far (a schema reply is checked whole)
 
     def feed(self, chunk: Any) -> list[str]:
         """Take one streamed chunk; return the text pieces to pass on."""
@@ -146,6 +174,7 @@ class StreamAssembler:
                 self._collect(fragment)
             if text:
                 texts.append(text)
+                self.text.append(text)
             reason = getattr(choice, "finish_reason", None)
             if reason:
                 self.finish = _FINISH.get(reason, "stop")

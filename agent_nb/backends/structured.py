@@ -1,0 +1,257 @@
+"""Structured output and constrained tool calls, the backend-neutral half.
+
+A request asks for structure in two ways (`GenerateContentRequest`):
+``response_schema`` (the reply is one JSON value of that schema) and
+``tool_choice`` (OpenAI's ``"auto" | "required" | "none" | NAME``). A local
+model honours them by decoding under a grammar (llguidance), so the greedy
+choice among the tokens the grammar allows is always valid; a server gets
+``response_format`` and ``tool_choice`` and its answer is checked here.
+
+This module writes the grammars (llguidance's Lark dialect with ``%json``
+islands) and checks that they compile, without a tokenizer; the MLX backend
+compiles them against its tokenizer and masks the logits
+(`agent_nb.backends.mlx.grammar`). Tool calls follow the JSON format of
+mlx-lm's ``json_tools`` parser (Hermes, Qwen, SmolLM2-1.7B)::
+
+    <tool_call>
+    {"name": "get_weather", "arguments": {"city": "Paris"}}
+    </tool_call>
+
+JSON is written with ``", "`` and ``": "`` and no other whitespace: what small
+models saw most in training, and no room to loop on blank lines. A schema's
+own ``"x-guidance"`` options win. llguidance is imported on first use only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._core.types import GenerateContentRequest, ToolSpec
+from ..errors import BackendError, SchemaError
+
+__all__ = [
+    "JSON_OPTIONS",
+    "ToolCallFormat",
+    "check_grammar",
+    "check_request",
+    "parse_json_reply",
+    "request_grammar",
+    "schema_grammar",
+    "tool_call_grammar",
+]
+
+#: llguidance JSON options used unless the schema's ``"x-guidance"`` says otherwise.
+JSON_OPTIONS: dict[str, Any] = {
+    "whitespace_flexible": False,
+    "item_separator": ", ",
+    "key_separator": ": ",
+}
+
+
+@dataclass(frozen=True)
+class ToolCallFormat:
+    """How a model writes a tool call: the markup around one JSON object."""
+
+    start: str = "<tool_call>"
+    end: str = "</tool_call>"
+    #: Between the start marker and the JSON, and between the JSON and the end marker.
+    pad: str = "\n"
+
+
+def _with_options(schema: Mapping[str, Any]) -> dict[str, Any]:
+    out = _closed(schema)
+    out["x-guidance"] = {**JSON_OPTIONS, **dict(schema.get("x-guidance") or {})}
+    return out
+
+
+_SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+
+
+def _closed(schema: Any) -> Any:
+    """``schema`` with ``additionalProperties: false`` on every object that lists
+    its properties and says nothing about others, as OpenAI's strict mode wants.
+
+    Stricter than the schema, never looser: every value the grammar allows is
+    still valid. Without it a small model keeps inventing keys after the ones
+    asked for (``"total": 11063, "total_sold": ...``). Walks schema keywords
+    only, so a property named ``properties`` stays a property.
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    out = dict(schema)
+    for key in _SUBSCHEMA:
+        if key in out:
+            out[key] = (
+                [_closed(s) for s in out[key]] if isinstance(out[key], list) else _closed(out[key])
+            )
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_closed(s) for s in out[key]]
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), Mapping):
+            out[key] = {name: _closed(s) for name, s in out[key].items()}
+    if "properties" in out and "additionalProperties" not in out and "patternProperties" not in out:
+        out["additionalProperties"] = False
+    return out
+
+
+def _lark_string(text: str) -> str:
+    return json.dumps(text)
+
+
+def schema_grammar(schema: Mapping[str, Any]) -> str:
+    """The llguidance grammar of one JSON value of ``schema``."""
+    return _lark("start: answer", _answer_rule(schema))
+
+
+def _answer_rule(schema: Mapping[str, Any]) -> str:
+    return f"answer: %json {json.dumps(_with_options(schema))}"
+
+
+def _lark(*rules: str) -> str:
+    return "%llguidance {}\n" + "\n".join(rules) + "\n"
+
+
+def _arguments(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool's parameters as the grammar sees them: no arguments it does not take
+    (the call would fail on them), unless its schema says otherwise."""
+    out = _closed(parameters) or {"type": "object"}
+    if out.get("type") == "object" and "additionalProperties" not in out:
+        out["additionalProperties"] = False
+    return dict(out)
+
+
+def _call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    options = [
+        {
+            "type": "object",
+            "properties": {"name": {"const": tool.name}, "arguments": _arguments(tool.parameters)},
+            "required": ["name", "arguments"],
+            "additionalProperties": False,
+        }
+        for tool in tools
+    ]
+    return _with_options(options[0] if len(options) == 1 else {"anyOf": options})
+
+
+def tool_call_grammar(
+    tools: Sequence[ToolSpec],
+    choice: str,
+    fmt: ToolCallFormat,
+    schema: Mapping[str, Any] | None = None,
+) -> str:
+    """The grammar of a reply under ``tool_choice=choice``.
+
+    ``"auto"``: free text (or, with ``schema``, the JSON answer), or text
+    followed by a well-formed call; once the start marker appears the call
+    must be whole (a lazy lexeme ends the text there). ``"required"``: only a
+    call. A tool name: only a call of that tool. One call per reply, and
+    nothing after it: the model stops and the tool runs (the next round may
+    call again); a small model otherwise repeats its call until ``max_tokens``.
+    """
+    if choice not in ("auto", "required"):
+        tools = [t for t in tools if t.name == choice]
+    body = (
+        f"body: {_lark_string(fmt.pad)} %json {json.dumps(_call_schema(tools))} "
+        f"{_lark_string(fmt.pad + fmt.end)}"
+    )
+    call = f"call: {_lark_string(fmt.start)} body"
+    if choice != "auto":
+        return _lark("start: call", call, body)
+    if schema is not None:
+        return _lark("start: answer | call", _answer_rule(schema), call, body)
+    return _lark(
+        "start: TEXT | pre_call body",
+        f"pre_call[lazy]: TEXT {_lark_string(fmt.start)}",
+        body,
+        r"TEXT: /(.|\n)*/",
+    )
+
+
+def request_grammar(request: GenerateContentRequest, fmt: ToolCallFormat | None) -> str | None:
+    """The grammar ``request`` decodes under, or None for plain decoding.
+
+    ``fmt`` is the model's tool-call format (None: it has none we can
+    constrain). Plain decoding is kept wherever nothing is asked: no schema,
+    and no tools or ``tool_choice="none"``.
+    """
+    schema = request.response_schema
+    calls = bool(request.tools) and request.tool_choice != "none"
+    if calls and fmt is None:
+        if request.tool_choice == "auto":
+            calls = False  # the model's own parser reads its calls, unconstrained
+        else:
+            raise BackendError(
+                f"tool_choice={request.tool_choice!r} needs a model that writes JSON tool "
+                "calls (<tool_call>{...}</tool_call>); this model's tool-call format cannot "
+                "be constrained. Use tool_choice='auto' or another model."
+            )
+    if calls:
+        assert fmt is not None
+        return tool_call_grammar(request.tools, request.tool_choice, fmt, schema)
+    if schema is not None:
+        return schema_grammar(schema)
+    return None
+
+
+def check_grammar(grammar: str, what: str, tokenizer: Any = None) -> None:
+    """Raise `SchemaError` with llguidance's message when ``grammar`` does not compile."""
+    from llguidance import LLMatcher
+
+    message = LLMatcher.validate_grammar(grammar, tokenizer)
+    if message:
+        raise SchemaError(f"{what} cannot be compiled into a grammar: {message}")
+
+
+def check_request(request: GenerateContentRequest) -> None:
+    """Check the request's schemas compile, without a tokenizer (cheap, cached
+    by nobody). Each tool is checked alone so the error names it. Without
+    llguidance installed there is nothing to check against: a server checks."""
+    try:
+        import llguidance  # noqa: F401
+    except ImportError:
+        return
+    if request.response_schema is not None:
+        check_grammar(schema_grammar(request.response_schema), "response_schema")
+    if request.tools and request.tool_choice != "none":
+        for tool in request.tools:
+            check_grammar(
+                schema_grammar(_arguments(tool.parameters)),
+                f"the parameters schema of tool {tool.name!r}",
+            )
+
+
+_JSON_STARTS = tuple('{["-0123456789tfn')
+
+
+def parse_json_reply(text: str, source: str, *, cut: bool = False) -> Any:
+    """The JSON value of a whole reply; a `BackendError` naming ``source`` and
+    showing the first bytes when it is not one (never a half object).
+
+    A reply ``cut`` short by ``max_tokens`` cannot parse, and is no error (its
+    finish reason says what happened), unless it does not even begin as JSON:
+    then the server ignored the schema. Returns None for a cut reply.
+    """
+    if cut:
+        head = text.lstrip()
+        if head and not head.startswith(_JSON_STARTS):
+            raise _not_json(text, source, "it does not begin as JSON")
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise _not_json(text, source, str(exc)) from None
+
+
+def _not_json(text: str, source: str, why: str) -> BackendError:
+    head = text[:80] + ("..." if len(text) > 80 else "")
+    return BackendError(
+        f"{source} was asked for JSON matching the response schema but answered "
+        f"{head!r} ({why}). The server may ignore response_format: use one that "
+        "honours it (vLLM, llama.cpp server, Ollama) or the local MLX backend."
+    )
