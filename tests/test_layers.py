@@ -164,7 +164,7 @@ THIRD_PARTY = {
 
 def test_no_module_touches_another_objects_private_attributes() -> None:
     """Objects talk through their methods (a session reaches its runner through
-    `SessionHost` and `Lifecycle`, the runner a session through its `SessionCore`)."""
+    `SessionServices`, the runner a session through its `SessionCore`)."""
     reached = [
         hit
         for path in sorted(PACKAGE.rglob("*.py"))

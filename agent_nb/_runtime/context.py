@@ -34,14 +34,15 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from .._core.state import apply_delta
 from .._core.trace import AgentStep
 from .._core.types import Event, FinishReason, Usage
-from .._core.window import Window, WindowMemory
+from .._core.window import Window
 from ..backends import Backend, CancelToken
 from .options import TurnOptions
 
 if TYPE_CHECKING:
+    from .agent_memory import AgentMemory
     from .invocation import Invocation
 
-__all__ = ["AgentMemory", "InvocationContext", "Scope", "Turn"]
+__all__ = ["InvocationContext", "Scope", "Turn"]
 
 E = TypeVar("E", bound=Event)
 
@@ -75,22 +76,6 @@ class Scope:
     def child(self, *, snapshot: bool) -> Scope:
         """A layer over this one: frozen at this moment (a branch) or live (an AgentTool)."""
         return Scope.frozen(self.view()) if snapshot else Scope(self.view)
-
-
-@dataclasses.dataclass
-class AgentMemory:
-    """What a session remembers about its agents between turns: each agent's
-    sticky window cut, and the KV-cache keys its turns used (to trim or drop)."""
-
-    own: WindowMemory = dataclasses.field(default_factory=WindowMemory)
-    windows: dict[str, WindowMemory] = dataclasses.field(default_factory=dict)
-    caches: dict[str, BaseAgent] = dataclasses.field(default_factory=dict)
-
-    def window_for(self, agent_name: str | None) -> WindowMemory:
-        """The sticky cut of one agent (None: the session's own)."""
-        if agent_name is None:
-            return self.own
-        return self.windows.setdefault(agent_name, WindowMemory())
 
 
 @dataclasses.dataclass

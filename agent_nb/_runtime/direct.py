@@ -14,9 +14,10 @@ from collections.abc import AsyncGenerator
 from .._core.aio import uncancel
 from .._core.types import Event, FunctionCall, GenerateContentRequest, TextMessage, TurnComplete
 from ..backends import Backend
+from .agent_memory import AgentMemory
 from .agents import CodeAgent
 from .agents.model_call import ModelCall
-from .context import AgentMemory, InvocationContext, Turn
+from .context import InvocationContext, Turn
 from .engine import Stream, close_loose_ends, drive, record
 from .invocation import Invocation, finish_invocation
 from .options import TurnOptions

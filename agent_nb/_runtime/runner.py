@@ -9,8 +9,9 @@ and schedules the eviction on the worker loop, so ``close()`` returns in
 microseconds whatever the history size; ``delete_session`` does the same work
 but waits for it.
 
-The runner is the `SessionHost` its sessions see; the backends it has
-resolved live in a `BackendPool`, which owns everything keyed by a cache key.
+The runner hands each session a private `SessionServices` (the store, the
+worker, model resolution and four notices), never itself; the backends it
+has resolved live in a `BackendPool`, which owns everything keyed by a cache key.
 """
 
 from __future__ import annotations
@@ -24,23 +25,25 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from .._core.contexts import ConversationReference, DataAgentContext, InlineContext, check_chat_mode
 from .._core.history import contents_to_events
 from .._core.ids import check_session_id, is_single_turn_id, new_single_turn_id
 from .._core.reply import Reply
 from .._core.types import Content, GenerateContentRequest
 from ..backends import Backend, check_spec
-from ..errors import RunnerShutDownError, SessionExistsError, UnknownAgentError
+from ..errors import RunnerShutDownError
 from ..stores import SessionStore, resolve_store
+from .agent_registry import AgentRegistry
 from .agents import Agent, AnyAgent, check_agent
-from .direct import start_direct
+from .chat_modes import ChatModes
 from .eviction import Evictions
 from .holders import Holders
 from .leases import TurnLeases
 from .pool import BackendPool, model_label
+from .record_keeper import open_record
+from .services import SessionServices
 from .session import AgentSession
-from .session_core import Lifecycle, SessionCore
-from .session_info import SessionInfo
+from .session_core import SessionCore
+from .session_info import SessionInfo, describe, stored_infos
 from .stream import EventStream, wait_interruptibly
 from .worker import Worker
 
@@ -56,7 +59,7 @@ class _Live(NamedTuple):
     core: SessionCore
 
 
-class AgentRunner:
+class AgentRunner(ChatModes):
     """Sessions by id on one model, with a default agent.
 
     ``model`` is a spec string (``"mlx:smollm2-135m"``, ``"openai:MODEL@URL"``,
@@ -82,16 +85,16 @@ class AgentRunner:
         self._leases = TurnLeases(self._store)
         self._model: str | Backend = model
         self._pool = BackendPool()
-        self._agents: dict[str, AnyAgent] = {self._agent.name: self._agent}
+        self._agents = AgentRegistry(self._agent)
         self._lock = threading.RLock()
         self._sessions: dict[str, _Live] = {}
-        self._lifecycle = Lifecycle(
-            closing=self._session_closing,
-            deleting=lambda core: self.delete_session(core.id),
-            rewound=self._session_rewound,
-            turn_finished=self._turn_finished,
-        )
         self._worker = Worker()
+        self._services = SessionServices(
+            app_name=app_name, store=self._store, leases=self._leases, worker=self._worker,
+            backend_for=self.backend_for, wait=self.wait, closing=self._session_closing,
+            deleting=lambda core: self.delete_session(core.id), rewound=self._session_rewound,
+            turn_finished=self._turn_finished, owner=self,
+        )  # fmt: skip
         self._evictions = Evictions(self._worker, self._evict_now)
         self._holders = Holders()
         self._shut_down = False
@@ -117,7 +120,7 @@ class AgentRunner:
         """Where sessions are kept (``%config AgentMagics.store`` moves them to another)."""
         return self._store
 
-    # -- what sessions see (SessionHost) ----------------------------------------
+    # -- what sessions take (SessionServices) ------------------------------------
 
     @property
     def worker(self) -> Worker:
@@ -129,7 +132,7 @@ class AgentRunner:
     def wait(self, stream: EventStream) -> Reply:
         return wait_interruptibly(stream)
 
-    # -- what sessions tell the runner (their Lifecycle) -------------------------
+    # -- what sessions tell the runner (the notices in SessionServices) ------------
 
     def _forget(self, core: SessionCore) -> None:
         """Unregister ``core`` as live (call under the lock)."""
@@ -140,9 +143,9 @@ class AgentRunner:
 
     def _session_closing(self, core: SessionCore) -> None:
         with self._lock:
-            if core.closed:
+            if core.gate.closed:
                 return
-            turn = core.mark_closed()
+            turn = core.gate.close()
             self._forget(core)
             done = self._evictions.add(core)
         self._evictions.start(core, turn, done)
@@ -153,7 +156,7 @@ class AgentRunner:
         self._pool.rewind(core.id, build)
         # The other agents of a tree: each cache trimmed to its own next request
         # (one that cannot be built, e.g. it needs a temp: key, is dropped).
-        for key, agent in core.agent_caches().items():
+        for key, agent in dict(core.memory.caches).items():
             self._pool.rewind(key, functools.partial(core.rewind_request, agent))
 
     def _turn_finished(self, core: SessionCore) -> None:
@@ -190,18 +193,10 @@ class AgentRunner:
 
     def register_agent(self, agent: AnyAgent) -> None:
         """Store an agent (any kind) for `DataAgentContext(agent_name)` and per-session use."""
-        check_agent(agent)
-        with self._lock:
-            self._agents[agent.name] = agent
+        self._agents.register(agent)
 
     def get_agent(self, name: str) -> AnyAgent:
-        try:
-            return self._agents[name]
-        except KeyError:
-            raise UnknownAgentError(
-                f"no agent named {name!r}; registered: {sorted(self._agents)}. "
-                "Call runner.register_agent(Agent(name=...)) first"
-            ) from None
+        return self._agents.get(name)
 
     # -- sessions -------------------------------------------------------------
 
@@ -213,7 +208,7 @@ class AgentRunner:
         self._check_running()
         with self._lock:
             live = self._sessions.get(session_id)
-            if live is not None and not live.core.closed:
+            if live is not None and not live.core.gate.closed:
                 if agent is not None:
                     live.core.agent = self._resolve_agent(agent)
                 return live.session
@@ -239,23 +234,19 @@ class AgentRunner:
         resolved = self._resolve_agent(agent)
         with self._lock:
             live = self._sessions.get(session_id)
-            if live is not None and not live.core.closed:
-                return live
-            # Opening only reads: a turn another kernel left open is repaired by the
-            # next turn here, once its lease proves that kernel gone (SessionCore).
-            record = self.store.get_session(self.app_name, self.user_id, session_id)
-            if record is None:
-                try:
-                    record = self.store.create_session(self.app_name, self.user_id, session_id)
-                except SessionExistsError:  # another kernel created it a moment ago
-                    record = self.store.get_session(self.app_name, self.user_id, session_id)
-                    if record is None:
-                        raise
-            for event in contents_to_events(history, author=resolved.name, invocation_id="history"):
-                self.store.append_event(record, event)
-            core = SessionCore(
-                self, self._lifecycle, record, resolved, leases=self._leases, ephemeral=ephemeral
-            )
+        if live is not None and not live.core.gate.closed:
+            return live
+        # The store is read with no lock held: a slow database delays only this
+        # caller. Opening only reads: a turn another kernel left open is repaired by
+        # the next turn here, once its lease proves that kernel gone (RecordKeeper).
+        record = open_record(self.store, self.app_name, self.user_id, session_id)
+        for event in contents_to_events(history, author=resolved.name, invocation_id="history"):
+            self.store.append_event(record, event)
+        core = SessionCore(self._services, record, resolved, ephemeral=ephemeral)
+        with self._lock:
+            live = self._sessions.get(session_id)
+            if live is not None and not live.core.gate.closed:
+                return live  # another thread opened it meanwhile: one live session per id
             live = _Live(AgentSession(core), core)
             self._sessions[session_id] = live
             return live
@@ -284,24 +275,11 @@ class AgentRunner:
         with self._lock:
             live = [entry.core for entry in self._sessions.values()]
             evicting = self._evictions.sessions()
-        infos = [
-            SessionInfo.of(
-                s,
-                kv_bytes=self._kv_bytes(s),
-                evicting=s in evicting,
-                holders=self._holders.of(s.id) if s in live else (),
-            )
-            for s in live + evicting
-            if include_hidden or not s.ephemeral
-        ]
+        infos = describe(live, evicting, include_hidden, self._kv_bytes, self._holders.of)
         if include_stored:
             shown = {info.id for info in infos}
-            for session_id in self.stored_session_ids():
-                if session_id in shown:
-                    continue
-                record = self.store.get_session(self.app_name, self.user_id, session_id)
-                if record is not None:  # not deleted in the meantime
-                    infos.append(SessionInfo.stored(record))
+            ids = self.stored_session_ids()
+            infos += stored_infos(self.store, self.app_name, self.user_id, ids, shown)
         return infos
 
     def stored_session_ids(self) -> list[str]:
@@ -351,62 +329,18 @@ class AgentRunner:
             self.delete_session(session_id)
         self.store.clear_user(self.app_name, self.user_id)
 
-    # -- single turns, direct access, chat modes ----------------------------
-
     def _discard_ephemeral(self, core: SessionCore) -> None:
         with self._lock:
             self._forget(core)
-        core.mark_closed()
+        core.gate.close()
         self._evict_now(core)
 
-    def _run_ephemeral(
-        self,
-        content: str | Content,
-        agent: AnyAgent | str | None = None,
-        history: Sequence[Content] = (),
-        **kwargs: Any,
-    ) -> EventStream:
+    def _open_hidden(
+        self, agent: AnyAgent | str | None, history: Sequence[Content]
+    ) -> tuple[AgentSession, SessionCore]:
+        self._check_running()
         live = self._open(new_single_turn_id(), agent, ephemeral=True, history=history)
-        try:
-            return live.session.run_async(content, **kwargs)
-        except BaseException:
-            self._discard_ephemeral(live.core)
-            raise
-
-    def run_single_turn_async(self, content: str | Content, **kwargs: Any) -> EventStream:
-        """A turn on a hidden temporary session that is removed when the turn ends."""
-        self._check_running()
-        return self._run_ephemeral(content, **kwargs)
-
-    def run_single_turn(self, content: str | Content, **kwargs: Any) -> Reply:
-        return self.wait(self.run_single_turn_async(content, **kwargs))
-
-    def generate_content_async(self, request: GenerateContentRequest) -> EventStream:
-        """Direct model access: the caller supplies all history; nothing is stored."""
-        if not isinstance(request, GenerateContentRequest):
-            raise TypeError(f"expected a GenerateContentRequest, got {type(request).__name__}")
-        self._check_running()
-        return start_direct(self._worker, self.backend_for(None), request)
-
-    def chat(
-        self,
-        message: str | Content,
-        *,
-        conversation: ConversationReference | None = None,
-        data_agent: DataAgentContext | None = None,
-        inline: InlineContext | None = None,
-        history: Sequence[Content] | None = None,
-    ) -> EventStream:
-        """One message in exactly one of three modes (see the README table)."""
-        check_chat_mode(conversation, data_agent, inline, history)
-        if conversation is not None:
-            return self.get_or_create_session(conversation.session_id).run_async(message)
-        if data_agent is not None:
-            agent: AnyAgent = self.get_agent(data_agent.agent_name)
-        else:
-            assert inline is not None
-            agent = Agent(name="inline", instructions=inline.instructions, tools=inline.tools)
-        return self._run_ephemeral(message, agent, history or ())
+        return live.session, live.core
 
     # -- memory ---------------------------------------------------------------
 
@@ -425,7 +359,7 @@ class AgentRunner:
     def trim_memory(self) -> int:
         """Drop the KV caches of idle sessions; returns bytes freed."""
         with self._lock:
-            busy = [s.core for s in self._sessions.values() if s.core.busy]
+            busy = [s.core for s in self._sessions.values() if s.core.gate.busy]
         return self._pool.trim(frozenset(key for core in busy for key in core.cache_keys()))
 
     # -- shutdown -------------------------------------------------------------
@@ -446,10 +380,10 @@ class AgentRunner:
         with self._lock:
             sessions = [entry.core for entry in self._sessions.values()]
         for session in sessions:
-            session.mark_closed()
+            session.gate.close()
         deadline = time.monotonic() + 5
         for session in sessions:
-            session.join(timeout=max(0.0, deadline - time.monotonic()))
+            session.gate.join(timeout=max(0.0, deadline - time.monotonic()))
         self._worker.stop()
         with self._lock:
             self._sessions.clear()

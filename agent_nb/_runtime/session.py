@@ -26,9 +26,9 @@ from .._core.types import Content, Event, GenerationConfig
 from .._core.window import ContextPolicy, check_policy
 from ..backends import Backend
 from .agents import AnyAgent, check_agent
-from .host import SessionHost
+from .listeners import Listener
 from .options import TurnOptions
-from .session_core import Listener, SessionCore
+from .session_core import SessionCore
 from .stream import EventStream
 
 __all__ = ["AgentSession"]
@@ -50,7 +50,7 @@ class AgentSession:
 
     @property
     def user_id(self) -> str:
-        return self._core.user_id
+        return self._core.keeper.user_id
 
     @property
     def agent(self) -> AnyAgent:
@@ -58,14 +58,14 @@ class AgentSession:
         return self._core.agent
 
     @property
-    def runner(self) -> SessionHost:
-        """The `AgentRunner` that hosts this session (typed by the part a session
-        uses, so this module needs no import of the runner's)."""
-        return self._core.host
+    def runner(self) -> Any:
+        """The `AgentRunner` that hosts this session (typed Any: the runner sits
+        above this module)."""
+        return self._core.services.owner
 
     @property
     def closed(self) -> bool:
-        return self._core.closed
+        return self._core.gate.closed
 
     @property
     def last_model(self) -> str | Backend | None:
@@ -75,17 +75,17 @@ class AgentSession:
 
     @property
     def busy(self) -> bool:
-        return self._core.busy
+        return self._core.gate.busy
 
     @property
     def turns(self) -> int:
         """How many turns the history holds."""
-        return self._core.turns
+        return self._core.keeper.turns
 
     @property
     def history(self) -> list[Event]:
         """Stored events of the active branch, oldest first (a new list each time)."""
-        return self._core.history()
+        return self._core.keeper.history()
 
     def get_history(
         self, *, num_recent_events: int | None = None, after_timestamp: float | None = None
@@ -103,7 +103,7 @@ class AgentSession:
     @property
     def state(self) -> dict[str, Any]:
         """App, user and session state merged with prefixes (a deep copy)."""
-        return self._core.state()
+        return self._core.keeper.state()
 
     def trace(self, invocation_id: str | None = None) -> InvocationTrace | None:
         """What each agent of a turn read and wrote in ``temp:``, session, ``user:`` and
@@ -114,20 +114,20 @@ class AgentSession:
 
     def invocations(self) -> list[str]:
         """Invocation ids of the active branch's turns, oldest first."""
-        return self._core.invocations()
+        return self._core.keeper.invocations()
 
     # -- branches ---------------------------------------------------------------
 
     @property
     def branch(self) -> int:
         """The active branch's number (1 until a rewind makes a second one)."""
-        return self._core.branch_layout()[2]
+        return self._core.keeper.branch_layout()[2]
 
     def branches(self) -> list[Branch]:
         """Every branch, by number: its turns, whether it is active, and how many
         of its first turns it shares with the active one. A rewind moves the
         turns it replaces to a new, highest-numbered branch; numbers never change."""
-        parents, leaves, active = self._core.branch_layout()
+        parents, leaves, active = self._core.keeper.branch_layout()
         return branch_list(parents, leaves, active)
 
     def switch_branch(self, number: int) -> None:
@@ -141,20 +141,20 @@ class AgentSession:
     def tree(self) -> list[TurnNode]:
         """Every turn of every branch, in the order they began, each with its
         events, its parent turn and the branches that hold it."""
-        parents, leaves, active = self._core.branch_layout()
-        return turn_tree(self._core.tree(), parents, leaves, active)
+        parents, leaves, active = self._core.keeper.branch_layout()
+        return turn_tree(self._core.keeper.tree(), parents, leaves, active)
 
     def forks(self) -> list[Fork]:
         """Where the active path took one of several alternative turns (a chat
         app's "‹ 1/2 ›"), with the branch each arrow switches to."""
-        parents, leaves, active = self._core.branch_layout()
-        return forks_on_path(turn_order(self._core.tree()), parents, leaves, active)
+        parents, leaves, active = self._core.keeper.branch_layout()
+        return forks_on_path(turn_order(self._core.keeper.tree()), parents, leaves, active)
 
     def subscribe(self, on_event: Listener, on_reset: Listener | None = None) -> Callable[[], None]:
         """Call ``on_event(event)`` for every event of every turn (partials too),
         and ``on_reset(None)`` when history is rewound or the session closes.
         Callbacks run on the worker thread. Returns an unsubscribe function."""
-        return self._core.subscribe(on_event, on_reset)
+        return self._core.listeners.subscribe(on_event, on_reset)
 
     def __repr__(self) -> str:
         status = "closed" if self.closed else ("busy" if self.busy else "idle")
@@ -210,7 +210,7 @@ class AgentSession:
 
     def cancel(self) -> None:
         """Cancel the running turn, if any; returns at once."""
-        self._core.cancel()
+        self._core.gate.cancel()
 
     def rewind(self, before_invocation_id: str) -> int:
         """Move the turn ``before_invocation_id`` and every later turn of the

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable
 
-from ..stores import SessionRecord
-from .session_core import SessionCore, estimate_history_bytes, history_totals
+from ..stores import SessionRecord, SessionStore
+from .record_keeper import estimate_history_bytes, history_totals
+from .session_core import SessionCore
 
-__all__ = ["SessionInfo"]
+__all__ = ["SessionInfo", "describe", "stored_infos"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,19 +55,54 @@ class SessionInfo:
         evicting: bool,
         holders: tuple[str, ...] = (),
     ) -> SessionInfo:
-        usage = session.last_usage
+        keeper = session.keeper
+        usage = keeper.last_usage
         return cls(
-            id=session.id,
-            user_id=session.user_id,
-            turns=session.turns,
-            tokens=session.tokens,
-            history_bytes=session.history_bytes(),
+            id=keeper.id,
+            user_id=keeper.user_id,
+            turns=keeper.turns,
+            tokens=keeper.tokens,
+            history_bytes=keeper.history_bytes(),
             kv_bytes=kv_bytes,
-            last_used=session.last_used,
-            closed=session.closed,
+            last_used=keeper.last_used,
+            closed=session.gate.closed,
             evicting=evicting,
-            busy=session.busy,
+            busy=session.gate.busy,
             context_tokens=usage.context_tokens if usage else None,
             context_window=usage.context_window if usage else None,
             holders=holders,
         )
+
+
+def describe(
+    live: list[SessionCore],
+    evicting: list[SessionCore],
+    include_hidden: bool,
+    kv_bytes: Callable[[SessionCore], int],
+    holders: Callable[[str], tuple[str, ...]],
+) -> list[SessionInfo]:
+    """Rows for live and evicting sessions (hidden single-turn ones on request)."""
+    return [
+        SessionInfo.of(
+            s,
+            kv_bytes=kv_bytes(s),
+            evicting=s in evicting,
+            holders=holders(s.id) if s in live else (),
+        )
+        for s in live + evicting
+        if include_hidden or not s.ephemeral
+    ]
+
+
+def stored_infos(
+    store: SessionStore, app_name: str, user_id: str, ids: Iterable[str], shown: set[str]
+) -> list[SessionInfo]:
+    """Rows for the stored sessions not open here (not ``shown``)."""
+    infos = []
+    for session_id in ids:
+        if session_id in shown:
+            continue
+        record = store.get_session(app_name, user_id, session_id)
+        if record is not None:  # not deleted in the meantime
+            infos.append(SessionInfo.stored(record))
+    return infos

@@ -16,50 +16,15 @@ from collections.abc import Callable
 from .._core.aio import uncancel
 from .._core.reply import Reply
 from .._core.trace import InvocationTrace
-from .._core.types import FunctionCall, FunctionResponse, TextMessage, TurnComplete
+from .._core.types import TextMessage, TurnComplete
 from ..errors import ContextWindowError
-from ..stores import SessionRecord, SessionStore
 from .agents import Agent, BaseAgent
 from .agents.requests import fit, instructions_for, request_for
 from .context import InvocationContext, Turn
 from .engine import Sink, close_loose_ends, drive, record
 from .invocation import finish_invocation, nothing_sent
 
-__all__ = ["close_unfinished_turn", "run_turn"]
-
-
-def close_unfinished_turn(store: SessionStore, record: SessionRecord) -> None:
-    """Finish a stored turn that a dead kernel left open (persistent stores only).
-
-    A kernel killed mid-turn leaves a prefix of that turn: maybe a function
-    call without its response, and no `TurnComplete`. Recording the missing
-    pieces keeps the rule that no call is ever left unanswered.
-    """
-    events = record.events
-    if not events or isinstance(events[-1], TurnComplete):
-        return
-    invocation_id = events[-1].invocation_id
-    answered = {e.call_id for e in events if isinstance(e, FunctionResponse)}
-    reason = "the kernel stopped before this turn finished"
-    for event in [e for e in events if e.invocation_id == invocation_id]:
-        if isinstance(event, FunctionCall) and event.call_id not in answered:
-            store.append_event(
-                record,
-                FunctionResponse(
-                    name=event.name,
-                    response={"error": reason},
-                    call_id=event.call_id,
-                    author=event.author,
-                    branch=event.branch,
-                    invocation_id=invocation_id,
-                ),
-            )
-    store.append_event(
-        record,
-        TurnComplete(
-            finish_reason="error", interrupted=True, error=reason, invocation_id=invocation_id
-        ),
-    )
+__all__ = ["run_turn"]
 
 
 async def _prefit(agent: BaseAgent, ctx: InvocationContext, user_event: TextMessage) -> None:

@@ -1,0 +1,100 @@
+"""`ChatModes`: the runner's turns that keep no session of their own.
+
+* `run_single_turn_async`: a hidden temporary session (``_st-<uuid>``),
+  removed when the stream completes, errors or is closed;
+* `generate_content_async`: direct model access, the caller supplies the
+  whole history and nothing is stored;
+* `chat`: one message in exactly one of the three state modes (a stored
+  conversation, a registered agent with caller-supplied history, inline
+  instructions and tools).
+
+`AgentRunner` inherits these; they reach the runner only through the four
+hooks declared here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._core.contexts import ConversationReference, DataAgentContext, InlineContext, check_chat_mode
+from .._core.reply import Reply
+from .._core.types import Content, GenerateContentRequest
+from .agents import Agent, AnyAgent
+from .direct import start_direct
+from .stream import EventStream
+
+if TYPE_CHECKING:
+    from ..backends import Backend
+    from .session import AgentSession
+    from .session_core import SessionCore
+    from .worker import Worker
+
+__all__ = ["ChatModes"]
+
+
+class ChatModes:
+    # -- hooks the runner provides ------------------------------------------------
+    if TYPE_CHECKING:
+
+        @property
+        def worker(self) -> Worker: ...
+        def backend_for(self, model: str | Backend | None) -> Backend: ...
+        def wait(self, stream: EventStream) -> Reply: ...
+        def get_agent(self, name: str) -> AnyAgent: ...
+        def get_or_create_session(
+            self, session_id: str, *, agent: AnyAgent | str | None = None
+        ) -> AgentSession: ...
+        def _check_running(self) -> None: ...
+        def _open_hidden(
+            self, agent: AnyAgent | str | None, history: Sequence[Content]
+        ) -> tuple[AgentSession, SessionCore]: ...
+        def _discard_ephemeral(self, core: SessionCore) -> None: ...
+
+    def _run_hidden(
+        self,
+        content: str | Content,
+        agent: AnyAgent | str | None = None,
+        history: Sequence[Content] = (),
+        **kwargs: Any,
+    ) -> EventStream:
+        session, core = self._open_hidden(agent, history)
+        try:
+            return session.run_async(content, **kwargs)
+        except BaseException:
+            self._discard_ephemeral(core)
+            raise
+
+    def run_single_turn_async(self, content: str | Content, **kwargs: Any) -> EventStream:
+        """A turn on a hidden temporary session that is removed when the turn ends."""
+        return self._run_hidden(content, **kwargs)
+
+    def run_single_turn(self, content: str | Content, **kwargs: Any) -> Reply:
+        return self.wait(self.run_single_turn_async(content, **kwargs))
+
+    def generate_content_async(self, request: GenerateContentRequest) -> EventStream:
+        """Direct model access: the caller supplies all history; nothing is stored."""
+        if not isinstance(request, GenerateContentRequest):
+            raise TypeError(f"expected a GenerateContentRequest, got {type(request).__name__}")
+        self._check_running()
+        return start_direct(self.worker, self.backend_for(None), request)
+
+    def chat(
+        self,
+        message: str | Content,
+        *,
+        conversation: ConversationReference | None = None,
+        data_agent: DataAgentContext | None = None,
+        inline: InlineContext | None = None,
+        history: Sequence[Content] | None = None,
+    ) -> EventStream:
+        """One message in exactly one of three modes (see the README table)."""
+        check_chat_mode(conversation, data_agent, inline, history)
+        if conversation is not None:
+            return self.get_or_create_session(conversation.session_id).run_async(message)
+        if data_agent is not None:
+            agent: AnyAgent = self.get_agent(data_agent.agent_name)
+        else:
+            assert inline is not None
+            agent = Agent(name="inline", instructions=inline.instructions, tools=inline.tools)
+        return self._run_hidden(message, agent, history or ())
