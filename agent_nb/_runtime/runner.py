@@ -16,12 +16,9 @@ has resolved live in a `BackendPool`, which owns everything keyed by a cache key
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import functools
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -29,16 +26,17 @@ from .._core.history import contents_to_events
 from .._core.ids import check_session_id, is_single_turn_id, new_single_turn_id
 from .._core.reply import Reply
 from .._core.types import Content, GenerateContentRequest
-from ..backends import Backend, check_spec
+from ..backends import Backend
 from ..errors import RunnerShutDownError
 from ..stores import SessionStore, resolve_store
 from .agent_registry import AgentRegistry
 from .agents import Agent, AnyAgent, check_agent
 from .chat_modes import ChatModes
 from .eviction import Evictions
+from .exit_hook import shut_down_at_exit
 from .holders import Holders
 from .leases import TurnLeases
-from .pool import BackendPool, model_label
+from .model_choice import ModelChoice
 from .record_keeper import open_record
 from .services import SessionServices
 from .session import AgentSession
@@ -59,7 +57,7 @@ class _Live(NamedTuple):
     core: SessionCore
 
 
-class AgentRunner(ChatModes):
+class AgentRunner(ModelChoice, ChatModes):
     """Sessions by id on one model, with a default agent.
 
     ``model`` is a spec string (``"mlx:smollm2-135m"``, ``"openai:MODEL@URL"``,
@@ -77,14 +75,12 @@ class AgentRunner(ChatModes):
     ) -> None:
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
-        check_spec(model)  # a typo fails here, not at the first turn
+        ModelChoice.__init__(self, model)
         self._agent: AnyAgent = check_agent(agent) if agent is not None else Agent()
         self._user_id = user_id
         self._app_name = app_name
         self._store = resolve_store(store)
         self._leases = TurnLeases(self._store)
-        self._model: str | Backend = model
-        self._pool = BackendPool()
         self._agents = AgentRegistry(self._agent)
         self._lock = threading.RLock()
         self._sessions: dict[str, _Live] = {}
@@ -98,7 +94,7 @@ class AgentRunner(ChatModes):
         self._evictions = Evictions(self._worker, self._evict_now)
         self._holders = Holders()
         self._shut_down = False
-        _live_runners.add(self)
+        shut_down_at_exit(self)
 
     # -- identity -------------------------------------------------------------
 
@@ -125,9 +121,6 @@ class AgentRunner(ChatModes):
     @property
     def worker(self) -> Worker:
         return self._worker
-
-    def backend_for(self, model: str | Backend | None) -> Backend:
-        return self._pool.get(self._model if model is None else model)
 
     def wait(self, stream: EventStream) -> Reply:
         return wait_interruptibly(stream)
@@ -162,32 +155,6 @@ class AgentRunner(ChatModes):
     def _turn_finished(self, core: SessionCore) -> None:
         if core.ephemeral:
             self._discard_ephemeral(core)
-
-    # -- model ----------------------------------------------------------------
-
-    @property
-    def model(self) -> str | Backend:
-        return self._model
-
-    @model.setter
-    def model(self, spec: str | Backend) -> None:
-        self._pool.get(spec)  # fail now on a bad spec, not at the next turn
-        self._model = spec
-
-    @property
-    def model_label(self) -> str:
-        """The default model as a person reads it (a spec string or a backend's name)."""
-        return model_label(self._model)
-
-    def check_model(self, spec: str | Backend) -> Backend:
-        """Resolve ``spec`` now (raising `ModelNotFoundError` for a bad one) without
-        making it the default; turns started with ``model=spec`` then reuse it."""
-        return self._pool.get(spec)
-
-    @property
-    def backend(self) -> Backend:
-        """The default model's backend (resolved now if needed)."""
-        return self.backend_for(None)
 
     # -- agents ---------------------------------------------------------------
 
@@ -346,15 +313,10 @@ class AgentRunner(ChatModes):
 
     def memory(self) -> dict[str, Any]:
         """Backend memory figures plus each session's history and KV bytes."""
-        sessions = {
-            info.id: {"history_bytes": info.history_bytes, "kv_bytes": info.kv_bytes}
-            for info in self.sessions()
-        }
-        return {
-            "backends": self._pool.memory(),
-            "sessions": sessions,
-            "kv_bytes_total": sum(s["kv_bytes"] for s in sessions.values()),
-        }
+        infos = self.sessions()
+        sessions = {i.id: {"history_bytes": i.history_bytes, "kv_bytes": i.kv_bytes} for i in infos}
+        total = sum(i.kv_bytes for i in infos)
+        return {"backends": self._pool.memory(), "sessions": sessions, "kv_bytes_total": total}
 
     def trim_memory(self) -> int:
         """Drop the KV caches of idle sessions; returns bytes freed."""
@@ -393,14 +355,3 @@ class AgentRunner(ChatModes):
 
     def __repr__(self) -> str:
         return f"<AgentRunner model={self.model_label!r} sessions={len(self._sessions)}>"
-
-
-#: Every runner not yet garbage-collected: all are shut down at interpreter exit.
-_live_runners: weakref.WeakSet[AgentRunner] = weakref.WeakSet()
-
-
-@atexit.register
-def _shutdown_at_exit() -> None:
-    for runner in list(_live_runners):
-        with contextlib.suppress(Exception):  # one failing runner must not keep others alive
-            runner.shutdown()
