@@ -11,6 +11,9 @@ Three things make it fit a notebook agent rather than a one-shot CLI:
   tokens instead of the whole history.
 * **One byte budget** for all those caches, least recently used out first;
   dropping a cache frees its arrays and calls ``mx.clear_cache()``.
+* **KV checkpoints** (`checkpoints`, when the runner configures them): each
+  cache is also written to disk after its turn, and a turn whose cache is
+  gone (a restart, an eviction) resumes from the longest matching one.
 
 On MLX's Linux CPU wheel the backend loads a system OpenBLAS before the first
 ``import mlx.core`` and runs float32 weights on it (`cpu_blas`,
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pathlib
 import threading
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
@@ -31,6 +35,7 @@ from ..._core.types import GenerateContentRequest
 from ...errors import AgentError, BackendError
 from .._base import Backend, CancelToken, Chunk, Finish
 from .chat import common_prefix, encode, render_prompt
+from .checkpoints import Checkpoints, open_checkpoints
 from .cpu_blas import cpu_fast_enabled
 from .generate import GenerationJob, run_generation
 from .kv import KVSlot, KVStore
@@ -141,6 +146,7 @@ class MLXBackend(Backend):
         # The latest prompt counted per cache key, so a turn's count and its
         # generation render the chat template once between them.
         self._counted: dict[str | None, tuple[GenerateContentRequest, list[int]]] = {}
+        self._checkpoints: Checkpoints | None = None
 
     def __repr__(self) -> str:
         state = "loaded" if self._loaded else "not loaded"
@@ -260,6 +266,9 @@ class MLXBackend(Backend):
         else:
             prompt = render_prompt(loaded.tokenizer, request)
         slot = self._kv.acquire(key) if key is not None else KVSlot("")
+        checkpoints = self._checkpoints if key is not None else None
+        if checkpoints is not None:
+            checkpoints.resume(slot, prompt, loaded)
         tools = [t.to_openai() for t in request.tools] or None
         largest_chunk, chunk_s = _prefill_plan(self.prefill_step)
         job = GenerationJob(
@@ -282,6 +291,8 @@ class MLXBackend(Backend):
             slot.clear()  # never keep a cache whose contents are unknown
             raise BackendError(f"MLX generation failed: {exc}") from exc
         finally:
+            if checkpoints is not None:
+                checkpoints.capture(slot)  # references only: the reply is not delayed
             freed = self._kv.release(slot) if key is not None else slot.clear()
             if freed:
                 self._clear_mlx_cache()
@@ -344,6 +355,8 @@ class MLXBackend(Backend):
             "kv_budget_bytes": self._kv.budget_bytes,
             "kv_evictions": self._kv.evictions,
         }
+        if self._checkpoints is not None:
+            figures.update(self._checkpoints.figures())
         if self._loaded is not None:
             import mlx.core as mx
 
@@ -358,6 +371,45 @@ class MLXBackend(Backend):
             )
         return figures
 
+    # -- KV checkpoints -----------------------------------------------------------
+
+    def configure_checkpoints(
+        self,
+        *,
+        store_identity: str,
+        directory: str | os.PathLike[str] | None = None,
+        disk_budget: int | None = None,
+    ) -> bool:
+        """Write each cache to ``directory`` (default ``~/.cache/agent_nb/kv``)
+        after its turn, within ``disk_budget`` bytes (default 2 GiB, least
+        recently used out first), and resume from there; off (False) when
+        ``$AGENT_NB_KV_CHECKPOINTS=0``. Calling it again replaces the settings."""
+        opened = open_checkpoints(
+            store_identity=store_identity, directory=directory, disk_budget=disk_budget
+        )
+        self.checkpoints_off()
+        self._checkpoints = opened
+        self._kv.on_evict = None if opened is None else opened.capture
+        return opened is not None
+
+    def checkpoints_off(self) -> None:
+        checkpoints, self._checkpoints = self._checkpoints, None
+        self._kv.on_evict = None
+        if checkpoints is not None:
+            checkpoints.close()
+
+    def delete_checkpoints(self, session_id: str) -> None:
+        if self._checkpoints is not None:
+            self._checkpoints.delete_session(session_id)
+
+    def checkpoint_bytes(self) -> dict[str, int]:
+        return {} if self._checkpoints is None else self._checkpoints.bytes_by_session()
+
+    @property
+    def checkpoint_folder(self) -> pathlib.Path | None:
+        """Where checkpoints are written, or None when they are off."""
+        return None if self._checkpoints is None else self._checkpoints.root
+
     def close(self) -> None:
         """Stop running generations and free every KV cache.
 
@@ -366,5 +418,7 @@ class MLXBackend(Backend):
         """
         self._epoch += 1
         self._counted.clear()
+        if self._checkpoints is not None:
+            self._checkpoints.flush()  # the last turns' checkpoints reach the disk
         if self._kv.drop_all() and self._loaded is not None:
             self._clear_mlx_cache()
