@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import pathlib
 import threading
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
@@ -388,6 +387,8 @@ class MLXBackend(Backend):
             store_identity=store_identity, directory=directory, disk_budget=disk_budget
         )
         self.checkpoints_off()
+        if opened is not None and self._loaded is not None:
+            opened.bind(self._loaded)  # so that an eviction before the next turn is kept
         self._checkpoints = opened
         self._kv.on_evict = None if opened is None else opened.capture
         return opened is not None
@@ -406,9 +407,9 @@ class MLXBackend(Backend):
         return {} if self._checkpoints is None else self._checkpoints.bytes_by_session()
 
     @property
-    def checkpoint_folder(self) -> pathlib.Path | None:
-        """Where checkpoints are written, or None when they are off."""
-        return None if self._checkpoints is None else self._checkpoints.root
+    def checkpoints(self) -> Checkpoints | None:
+        """The KV checkpoints (folder, identities, figures), or None when off."""
+        return self._checkpoints
 
     def close(self) -> None:
         """Stop running generations and free every KV cache.

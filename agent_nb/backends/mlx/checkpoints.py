@@ -147,6 +147,15 @@ class Checkpoints:
             self._model_id = files.model_identity(model_dir, loaded.weights, numerics, self.root)
         return True
 
+    def use_model_identity(self, identity: str, weights: str) -> None:
+        """Take a model identity computed elsewhere (a process that writes or
+        checks checkpoints without loading the model: tools, tests)."""
+        self._model_id, self._weights = identity, weights
+
+    @property
+    def weights(self) -> str:
+        return self._weights
+
     @property
     def model_identity(self) -> str | None:
         return self._model_id
@@ -372,10 +381,9 @@ class Checkpoints:
                 and str(c.keys.dtype) == header.meta.get("kv_dtype")
                 for c in cache
             )
-        except FileNotFoundError:
-            return False
         except Exception as exc:
-            self._discard(f, f"unloadable ({exc})")
+            if f.path.exists():  # else another kernel's budget removed it meanwhile
+                self._discard(f, f"unloadable ({exc})")
             return False
         if not shapes_ok:
             self._discard(f, "its arrays do not fit this model")
@@ -383,8 +391,8 @@ class Checkpoints:
         slot.clear()
         slot.cache = cache
         slot.tokens = list(header.tokens)
-        with contextlib.suppress(OSError):
-            f.path.touch()  # recently used
+        with contextlib.suppress(OSError):  # recently used; never `touch`: it would
+            os.utime(f.path)  # make an empty file where another kernel just removed one
         return True
 
     def _discard(self, f: files.CheckpointFile, why: str) -> None:
