@@ -107,12 +107,14 @@ class Checkpoints:
         store_identity: str,
         disk_budget: int,
         submit: Callable[[Callable[[], None]], Any],
+        on_mlx_thread: Callable[[], bool] = lambda: False,
     ) -> None:
         self.root = root
         self.store_identity = store_identity
         self.store = files.store_hash(store_identity)
         self.disk_budget = disk_budget
         self._submit = submit
+        self._on_mlx_thread = on_mlx_thread
         self._model_id: str | None = None
         self._weights = ""
         self._lock = threading.Condition()
@@ -298,7 +300,12 @@ class Checkpoints:
             self._lock.notify_all()
 
     def flush(self, timeout: float = 60.0) -> bool:
-        """Wait until every queued checkpoint is written; False on timeout."""
+        """Wait until every queued checkpoint is written; False on timeout.
+
+        Never waits on the MLX thread itself: the jobs it would wait for queue there.
+        """
+        if self._on_mlx_thread():
+            return not self._pending
         deadline = time.monotonic() + timeout
         with self._lock:
             while self._pending:
@@ -496,5 +503,9 @@ def open_checkpoints(
     thread = mlx_thread()  # exists before the exit flush is registered (see there)
     register_exit_flush()
     return Checkpoints(
-        root=root, store_identity=store_identity, disk_budget=budget, submit=thread.submit
+        root=root,
+        store_identity=store_identity,
+        disk_budget=budget,
+        submit=thread.submit,
+        on_mlx_thread=thread.is_current,
     )
