@@ -43,10 +43,10 @@ QUESTIONS = [
 
 
 def document(tokens: int) -> str:
-    """Numbered facts, about 16 tokens each."""
+    """Numbered facts, about 22 tokens each."""
     lines = [
         f"Fact {i}: river {i} flows {i * 7 % 90 + 10} km into lake {i % 13}."
-        for i in range(tokens // 16)
+        for i in range(tokens // 22)
     ]
     return "Here is a list of facts.\n" + "\n".join(lines)
 

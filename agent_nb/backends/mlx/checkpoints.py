@@ -284,9 +284,12 @@ class Checkpoints:
                 self._latest[job.key] = (job.tokens, final)
         finally:
             files.unlink(temp)
-        for old in files.key_files(folder)[MAX_PER_KEY:] + [
-            f for f in files.key_files(folder) if f.path != final and f.holds_prefix_of(job.tokens)
-        ]:
+        # what this one extends is of no more use; then the per-key cap, newest kept
+        others = [f for f in files.key_files(folder) if f.path != final]
+        for old in [f for f in others if f.holds_prefix_of(job.tokens)]:
+            others.remove(old)
+            files.unlink(old.path)
+        for old in others[MAX_PER_KEY - 1 :]:
             files.unlink(old.path)
         files.enforce_budget(self.root, self.disk_budget, keep=final)
         self.stats.writes += 1
