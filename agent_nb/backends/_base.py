@@ -13,6 +13,11 @@ None when unknown) and counts a request's tokens (`count_tokens`: the real
 tokenizer where the backend has one, else the documented estimate of
 `agent_nb._core.tokens`),
 so the turn can fit the history into the window before sending.
+
+A backend that can keep its prompt caches on disk across processes (the MLX
+backend's KV checkpoints) turns that on when the runner says the sessions
+outlive the process (`configure_checkpoints`); the defaults do nothing, which
+is right for a server that owns its cache.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from os import PathLike
 from typing import Any, ClassVar, TypeAlias
 
 from .._core.tokens import estimate_request_tokens
@@ -174,6 +180,34 @@ class Backend(ABC):
 
     def memory(self) -> dict[str, Any]:
         """Backend-specific memory figures for `AgentRunner.memory()`."""
+        return {}
+
+    # -- prompt caches on disk (KV checkpoints) -------------------------------------
+
+    def configure_checkpoints(
+        self,
+        *,
+        store_identity: str,
+        directory: str | PathLike[str] | None = None,
+        disk_budget: int | None = None,
+    ) -> bool:
+        """Keep each cache key's prompt cache on disk after every turn, and resume
+        from it in a later process; returns whether checkpoints are now on.
+
+        ``store_identity`` names the session store (sessions of two stores
+        never share a checkpoint). By default nothing happens and this
+        returns False.
+        """
+        return False
+
+    def checkpoints_off(self) -> None:  # noqa: B027
+        """Stop writing checkpoints (queued ones are finished); files stay."""
+
+    def delete_checkpoints(self, session_id: str) -> None:  # noqa: B027
+        """Remove every checkpoint of ``session_id`` (its own and its agents' keys)."""
+
+    def checkpoint_bytes(self) -> dict[str, int]:
+        """Bytes on disk per session id (empty when checkpoints are off)."""
         return {}
 
     def close(self) -> None:  # noqa: B027

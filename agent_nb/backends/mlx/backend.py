@@ -11,6 +11,9 @@ Three things make it fit a notebook agent rather than a one-shot CLI:
   tokens instead of the whole history.
 * **One byte budget** for all those caches, least recently used out first;
   dropping a cache frees its arrays and calls ``mx.clear_cache()``.
+* **KV checkpoints** (`checkpoints`, when the runner configures them): each
+  cache is also written to disk after its turn, and a turn whose cache is
+  gone (a restart, an eviction) resumes from the longest matching one.
 
 On MLX's Linux CPU wheel the backend loads a system OpenBLAS before the first
 ``import mlx.core`` and runs float32 weights on it (`cpu_blas`,
@@ -32,6 +35,7 @@ from ...errors import AgentError, BackendError, SchemaError
 from .._base import Backend, CancelToken, Chunk, Finish
 from ..structured import ToolCallFormat, check_request, request_grammar
 from .chat import common_prefix, encode, render_prompt
+from .checkpoints import Checkpoints, open_checkpoints
 from .cpu_blas import cpu_fast_enabled
 from .generate import GenerationJob, run_generation
 from .grammar import Constraint, grammars_for, tool_call_format
@@ -143,6 +147,7 @@ class MLXBackend(Backend):
         # The latest prompt counted per cache key, so a turn's count and its
         # generation render the chat template once between them.
         self._counted: dict[str | None, tuple[GenerateContentRequest, list[int]]] = {}
+        self._checkpoints: Checkpoints | None = None
 
     def __repr__(self) -> str:
         state = "loaded" if self._loaded else "not loaded"
@@ -263,6 +268,9 @@ class MLXBackend(Backend):
             prompt = render_prompt(loaded.tokenizer, request)
         fmt, constraint = self._constraint(loaded, request)
         slot = self._kv.acquire(key) if key is not None else KVSlot("")
+        checkpoints = self._checkpoints if key is not None else None
+        if checkpoints is not None:
+            checkpoints.resume(slot, prompt, loaded)
         calls = request.tools and request.tool_choice != "none"
         tools = [t.to_openai() for t in request.tools] if calls else None
         largest_chunk, chunk_s = _prefill_plan(self.prefill_step)
@@ -288,6 +296,8 @@ class MLXBackend(Backend):
             slot.clear()  # never keep a cache whose contents are unknown
             raise BackendError(f"MLX generation failed: {exc}") from exc
         finally:
+            if checkpoints is not None:
+                checkpoints.capture(slot)  # references only: the reply is not delayed
             freed = self._kv.release(slot) if key is not None else slot.clear()
             if freed:
                 self._clear_mlx_cache()
@@ -373,6 +383,8 @@ class MLXBackend(Backend):
             "kv_budget_bytes": self._kv.budget_bytes,
             "kv_evictions": self._kv.evictions,
         }
+        if self._checkpoints is not None:
+            figures.update(self._checkpoints.figures())
         if self._loaded is not None:
             import mlx.core as mx
 
@@ -387,6 +399,47 @@ class MLXBackend(Backend):
             )
         return figures
 
+    # -- KV checkpoints -----------------------------------------------------------
+
+    def configure_checkpoints(
+        self,
+        *,
+        store_identity: str,
+        directory: str | os.PathLike[str] | None = None,
+        disk_budget: int | None = None,
+    ) -> bool:
+        """Write each cache to ``directory`` (default ``~/.cache/agent_nb/kv``)
+        after its turn, within ``disk_budget`` bytes (default 2 GiB, least
+        recently used out first), and resume from there; off (False) when
+        ``$AGENT_NB_KV_CHECKPOINTS=0``. Calling it again replaces the settings."""
+        opened = open_checkpoints(
+            store_identity=store_identity, directory=directory, disk_budget=disk_budget
+        )
+        self.checkpoints_off()
+        if opened is not None and self._loaded is not None:
+            opened.bind(self._loaded)  # so that an eviction before the next turn is kept
+        self._checkpoints = opened
+        self._kv.on_evict = None if opened is None else opened.capture
+        return opened is not None
+
+    def checkpoints_off(self) -> None:
+        checkpoints, self._checkpoints = self._checkpoints, None
+        self._kv.on_evict = None
+        if checkpoints is not None:
+            checkpoints.close()
+
+    def delete_checkpoints(self, session_id: str) -> None:
+        if self._checkpoints is not None:
+            self._checkpoints.delete_session(session_id)
+
+    def checkpoint_bytes(self) -> dict[str, int]:
+        return {} if self._checkpoints is None else self._checkpoints.bytes_by_session()
+
+    @property
+    def checkpoints(self) -> Checkpoints | None:
+        """The KV checkpoints (folder, identities, figures), or None when off."""
+        return self._checkpoints
+
     def close(self) -> None:
         """Stop running generations and free every KV cache.
 
@@ -395,5 +448,7 @@ class MLXBackend(Backend):
         """
         self._epoch += 1
         self._counted.clear()
+        if self._checkpoints is not None:
+            self._checkpoints.flush()  # the last turns' checkpoints reach the disk
         if self._kv.drop_all() and self._loaded is not None:
             self._clear_mlx_cache()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +64,9 @@ class KVStore:
         self._slots: dict[str, KVSlot] = {}
         self._lock = threading.Lock()
         self.evictions = 0
+        #: Called under the lock with each slot eviction or `trim` empties, just
+        #: before its arrays go (KV checkpoints keep a copy on disk instead).
+        self.on_evict: Callable[[KVSlot], object] | None = None
 
     def acquire(self, key: str) -> KVSlot:
         """The slot for ``key`` (new if needed), marked busy for a generation."""
@@ -100,6 +104,7 @@ class KVStore:
         for slot in idle:
             if total <= self.budget_bytes:
                 break
+            self._evicting(slot)
             n = slot.clear()
             total -= n
             freed += n
@@ -107,9 +112,14 @@ class KVStore:
         if total > self.budget_bytes:  # the protected slot alone is over budget
             own = self._slots.get(protect)
             if own is not None and not own.busy:
+                self._evicting(own)
                 freed += own.clear()
                 self.evictions += 1
         return freed
+
+    def _evicting(self, slot: KVSlot) -> None:
+        if self.on_evict is not None and slot.cache:
+            self.on_evict(slot)
 
     def get(self, key: str) -> KVSlot | None:
         with self._lock:
@@ -132,6 +142,7 @@ class KVStore:
                 slot = self._slots[key]
                 if key in keep or slot.busy:
                     continue
+                self._evicting(slot)
                 freed += slot.clear()
                 del self._slots[key]
         return freed
