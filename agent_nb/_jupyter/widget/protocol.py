@@ -26,6 +26,7 @@ from typing import Any, Literal, TypedDict, cast
 
 from ..._core.branches import Fork
 from ..._core.codec import event_to_dict
+from ..._core.fences import close_open_fence
 from ..._core.types import Event, TurnComplete
 from ..._core.window import omitted_line
 
@@ -377,8 +378,10 @@ def entry_from_event(event: Event) -> Entry | None:
         if data["author"] == "user":
             return UserEntry(kind="user", id=event_id, invocation_id=invocation_id,
                              text=data["text"])  # fmt: skip
+        # A fence the reply left open is closed: the bubble's code ends with the
+        # reply, and the text is the one `%agent history` and exports show.
         return ModelEntry(kind="model", id=event_id, invocation_id=invocation_id,
-                          author=data["author"], text=data["text"],
+                          author=data["author"], text=close_open_fence(data["text"]),
                           interrupted=data["interrupted"])  # fmt: skip
     if kind == "function_call":
         return ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
