@@ -250,10 +250,22 @@ function render({ model, el }) {
     post({ type: "catch_up" });
   }
 
+  // Focus asks the kernel to catch up: another kernel on the same store may
+  // have moved the session since this view last drew it (at most once a second).
+  let lastAsked = 0;
+  const onFocus = () => {
+    const now = Date.now();
+    if (now - lastAsked < 1000) return;
+    lastAsked = now;
+    post({ type: "catch_up" });
+  };
+  root.addEventListener("focusin", onFocus);
+
   const untrack = trackView({ el, key: model.get("view_key"), post, win: window });
 
   return () => {
     untrack();
+    root.removeEventListener("focusin", onFocus);
     cancelAnimationFrame(firstLayout);
     streaming.dispose();
     for (const [name, handler] of modelEvents) model.off(name, handler);

@@ -286,6 +286,22 @@ class SessionCore:
         # Holding the lease proves the writer of an unfinished turn is gone.
         close_unfinished_turn(store, self._record)
 
+    def refresh(self) -> bool:
+        """Adopt the stored record if its revision moved (another kernel); True if it
+        did. Never during a turn here: that turn started from the latest record."""
+        if self._closed or self._active is not None or self.ephemeral:
+            return False
+        store, app = self.host.store, self.host.app_name
+        if store.revision(app, self.user_id, self.id) in (None, self._record.revision):
+            return False  # unchanged, or deleted there: the next turn starts it afresh
+        latest = store.get_session(app, self.user_id, self.id)
+        with self._lock:
+            if latest is None or self._closed or self._active is not None:
+                return False
+            self._adopt(latest)
+        self.notify(None)  # listeners (a widget) show the reloaded path
+        return True
+
     def _stored_or_new(self) -> SessionRecord:
         store, app = self.host.store, self.host.app_name
         try:
