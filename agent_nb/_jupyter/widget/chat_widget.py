@@ -519,6 +519,8 @@ class ChatWidget(anywidget.AnyWidget):
                 self.model_label = self._badge()  # %config may have changed the model
         elif event == "page_gone":
             self._views.page_gone(page)
+        elif event == "connected":
+            self._views.connected(page, live)
         else:
             self._views.detached(page, view, live, destroyed=event == "destroyed")
 

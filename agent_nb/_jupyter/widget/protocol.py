@@ -238,12 +238,13 @@ class CatchUpMsg(TypedDict):
     type: Literal["catch_up"]
 
 
-ViewEvent = Literal["attached", "detached", "destroyed", "page_gone"]
-VIEW_EVENTS: tuple[ViewEvent, ...] = ("attached", "detached", "destroyed", "page_gone")
+ViewEvent = Literal["attached", "detached", "destroyed", "page_gone", "connected"]
+VIEW_EVENTS: tuple[ViewEvent, ...] = ("attached", "detached", "destroyed", "page_gone", "connected")
 
 
 class ViewMsg(TypedDict):
-    """What happened to one view (see `lifecycle`); ``view_id`` is "" for ``page_gone``.
+    """What happened to one view (see `lifecycle`); ``view_id`` is "" for ``page_gone``
+    and ``connected`` (a page's front end made this widget's model: it connected).
     The ids are the front end's own: one per page load, one per rendered view;
     ``live`` is every view of this widget still live in that page."""
 
