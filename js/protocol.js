@@ -169,10 +169,11 @@
  * @property {"catch_up"} type
  */
 
-/** @typedef {"attached" | "detached" | "destroyed" | "page_gone"} ViewEvent */
+/** @typedef {"attached" | "detached" | "destroyed" | "page_gone" | "connected"} ViewEvent */
 
 /**
- * What happened to one view (lifecycle.py); view_id is "" for page_gone.
+ * What happened to one view (lifecycle.py); view_id is "" for page_gone and
+ * connected (a page's front end made this widget's model).
  * @typedef {object} ViewMsg
  * @property {"view"} type
  * @property {ViewEvent} event

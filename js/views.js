@@ -60,6 +60,23 @@ function registry(win) {
 }
 
 /**
+ * Tell the kernel this page made the widget's model (anywidget's initialize):
+ * a notebook that connected to a running kernel restores every widget it
+ * has, and one whose cell no longer shows it (an unsaved notebook reloaded)
+ * never renders a view; the kernel closes it after its grace period unless a
+ * view attaches (lifecycle.py, ``connected``).
+ * @param {object} options
+ * @param {string} options.key  the widget's id (its ``view_key`` trait)
+ * @param {(msg: ViewMsg) => void} options.post
+ * @param {Window} options.win
+ */
+export function announceModel({ key, post, win }) {
+  const page = pageId(/** @type {any} */ (win));
+  const live = [...(registry(win).get(key) ?? [])];
+  post({ type: "view", event: "connected", page_id: page, view_id: "", live });
+}
+
+/**
  * Report this view: attached now, then destroyed / detached on removal, and
  * page_gone when the page unloads. Returns the cleanup for `render`'s.
  * @param {object} options

@@ -9,11 +9,12 @@
 
 import "./widget.css";
 import { renderWithForks } from "./branches.js";
+import { KERNEL_GONE, controlState, watchKernel } from "./controls.js";
 import { promptProgress, turnStatus } from "./format.js";
 import { mountLive } from "./live.js";
 import { addCopyButtons, renderMarkdown } from "./markdown.js";
 import { addToolResult, h as make, renderEntries } from "./transcript.js";
-import { trackView } from "./views.js";
+import { announceModel, trackView } from "./views.js";
 
 /** @typedef {import("./protocol.js").WidgetState} WidgetState */
 /** @typedef {import("./protocol.js").FromPython} FromPython */
@@ -70,6 +71,8 @@ function render({ model, el }) {
   el.append(root);
 
   let pending = false; // a send is on its way and not yet confirmed
+  let sentText = ""; // the latest text sent, put back if its kernel went away
+  let kernelGone = false; // the kernel restarted: nothing behind this view any more
   /** @type {Set<string>} */
   const openTools = new Set();
 
@@ -89,18 +92,26 @@ function render({ model, el }) {
   });
 
   function busy() {
-    return model.get("busy") || pending;
+    return !kernelGone && (model.get("busy") || pending);
   }
 
   function syncControls() {
-    const streaming = busy();
     const closed = Boolean(model.get("closed_note"));
-    input.disabled = streaming || closed;
-    send.disabled = streaming || closed || !input.value.trim();
-    stop.disabled = closed || !model.get("busy");
-    fresh.disabled = closed;
-    root.classList.toggle("anb-streaming", streaming);
+    const state = controlState({
+      modelBusy: Boolean(model.get("busy")),
+      pending,
+      closed,
+      kernelGone,
+      text: input.value,
+    });
+    input.disabled = state.inputDisabled;
+    send.disabled = state.sendDisabled;
+    send.title = state.sendTitle;
+    stop.disabled = state.stopDisabled;
+    fresh.disabled = state.newDisabled;
+    root.classList.toggle("anb-streaming", state.streaming);
     root.classList.toggle("anb-closed", closed);
+    root.classList.toggle("anb-kernel-gone", kernelGone);
   }
 
   function syncHeader() {
@@ -140,8 +151,9 @@ function render({ model, el }) {
 
   function submit() {
     const text = input.value;
-    if (!text.trim() || busy()) return;
+    if (kernelGone || !text.trim() || busy()) return;
     pending = true;
+    sentText = text;
     input.value = "";
     syncControls();
     setStatus("waiting for the model…");
@@ -156,6 +168,7 @@ function render({ model, el }) {
       const entry = msg.entry;
       if (entry.kind === "user") {
         pending = false;
+        sentText = "";
         setStatus("waiting for the model…");
       }
       if (entry.kind === "model") streaming.clear();
@@ -217,6 +230,15 @@ function render({ model, el }) {
   };
   /** @param {FromPython} msg */
   const onCustom = (msg) => onMessage(msg);
+  const unwatch = watchKernel(model, () => {
+    kernelGone = true;
+    // A message sent just before the restart never arrived: its text comes back.
+    if (pending && sentText && !input.value) input.value = sentText;
+    pending = false;
+    streaming.clear();
+    setStatus(KERNEL_GONE, "anb-status-error");
+    syncControls();
+  });
 
   /** @type {[string, (...args: any[]) => void][]} */
   const modelEvents = [
@@ -250,10 +272,23 @@ function render({ model, el }) {
     post({ type: "catch_up" });
   }
 
+  // Focus asks the kernel to catch up: another kernel on the same store may
+  // have moved the session since this view last drew it (at most once a second).
+  let lastAsked = 0;
+  const onFocus = () => {
+    const now = Date.now();
+    if (kernelGone || now - lastAsked < 1000) return;
+    lastAsked = now;
+    post({ type: "catch_up" });
+  };
+  root.addEventListener("focusin", onFocus);
+
   const untrack = trackView({ el, key: model.get("view_key"), post, win: window });
 
   return () => {
     untrack();
+    unwatch();
+    root.removeEventListener("focusin", onFocus);
     cancelAnimationFrame(firstLayout);
     streaming.dispose();
     for (const [name, handler] of modelEvents) model.off(name, handler);
@@ -261,4 +296,9 @@ function render({ model, el }) {
   };
 }
 
-export default { render };
+/** @type {import("@anywidget/types").Initialize<WidgetState>} */
+function initialize({ model }) {
+  announceModel({ key: model.get("view_key"), post: (msg) => model.send(msg), win: window });
+}
+
+export default { initialize, render };

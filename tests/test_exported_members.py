@@ -29,7 +29,8 @@ PUBLIC_MODULES = [
 
 SESSION_API = {
     "agent", "branch", "branches", "busy", "cancel", "close", "closed", "delete", "forks",
-    "get_history", "history", "id", "invocations", "last_model", "rewind", "run", "run_async",
+    "get_history", "history", "id", "invocations", "last_model", "refresh", "rewind", "run",
+    "run_async",
     "runner", "state", "subscribe", "switch_branch", "trace", "tree", "turns", "user_id",
 }  # fmt: skip
 RUNNER_API = {

@@ -57,14 +57,19 @@ def interrupted_text(text: str) -> str:
 
 
 def transcript_entries(events: list[Event]) -> list[tuple[str, str]]:
-    """(speaker, text) pairs: what a reader of the conversation wants to see."""
+    """(speaker, text) pairs: what a reader of the conversation wants to see.
+
+    Every text comes with a fence it left open closed (a reply cut off by
+    ``--max-tokens`` inside a code block): the entries are joined into one
+    document, where an open fence would swallow the later turns and the
+    branch list as code."""
     entries: list[tuple[str, str]] = []
     for event in events:
         if isinstance(event, TextMessage) and not event.is_partial:
             if event.interrupted:
                 entries.append((event.author, interrupted_text(event.text)))
             else:
-                entries.append((event.author, event.text))
+                entries.append((event.author, close_open_fence(event.text)))
         elif isinstance(event, FunctionCall):
             entries.append((event.author, call_line(event)))
         elif isinstance(event, FunctionResponse):

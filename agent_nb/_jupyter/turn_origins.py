@@ -1,17 +1,26 @@
-"""Which notebook surface started a turn, for the re-run note ("1 from the chat widget").
+"""Which notebook surface started a turn, for the re-run note ("1 from the chat
+widget", "2 from another kernel").
 
 The runtime records turns, not who asked for them; cells are known to the
-magics by their cell map, and a `ChatWidget` notes its turns here. Kept per
-kernel in memory only: after a restart a turn's origin is simply not named.
+magics by their cell map, and a `ChatWidget` notes its turns here. Turns that
+another kernel on the same store wrote are noted when `follow_store` reloads
+them: every surface that shows a session or starts a turn on it calls that
+first. Kept per kernel in memory only: after a restart a turn's origin is
+simply not named.
 """
 
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
-__all__ = ["WIDGET", "note_origin", "origin_of"]
+if TYPE_CHECKING:
+    from .._runtime.session import AgentSession
+
+__all__ = ["OTHER_KERNEL", "WIDGET", "follow_store", "note_origin", "origin_of"]
 
 WIDGET = "the chat widget"
+OTHER_KERNEL = "another kernel"
 _MAX = 10_000  # a long-lived kernel must not grow without bound
 
 _lock = threading.Lock()
@@ -28,3 +37,17 @@ def note_origin(invocation_id: str, origin: str) -> None:
 def origin_of(invocation_id: str) -> str | None:
     with _lock:
         return _origins.get(invocation_id)
+
+
+def follow_store(session: AgentSession) -> bool:
+    """Reload ``session`` if another kernel moved it (`AgentSession.refresh`); the
+    turns that came with the reload are noted as `OTHER_KERNEL`'s. True if it did."""
+    if session.closed:
+        return False
+    known = {node.invocation_id for node in session.tree()}
+    if not session.refresh():
+        return False
+    for node in session.tree():
+        if node.invocation_id not in known:
+            note_origin(node.invocation_id, OTHER_KERNEL)
+    return True

@@ -187,6 +187,18 @@ class RecordKeeper:
         # Holding the lease proves the writer of an unfinished turn is gone.
         close_unfinished_turn(self.store, self._record)
 
+    def refresh(self) -> bool:
+        """Adopt the stored record if its revision moved (another kernel); True if so.
+        One cheap read when nothing moved."""
+        revision = self.store.revision(self.app_name, self.user_id, self.id)
+        if revision in (None, self._record.revision):
+            return False  # unchanged, or deleted there: the next turn starts it afresh
+        latest = self.store.get_session(self.app_name, self.user_id, self.id)
+        if latest is None:
+            return False
+        self._adopt(latest)
+        return True
+
     def give_back(self) -> None:
         self._leases.give_back(self._record)
         self.last_used = time.time()

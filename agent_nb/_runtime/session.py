@@ -116,6 +116,13 @@ class AgentSession:
         """Invocation ids of the active branch's turns, oldest first."""
         return self._core.keeper.invocations()
 
+    def refresh(self) -> bool:
+        """Reload from the store if another kernel changed the session since this
+        one last read it (its turns, a rewind or a switch there); True if it did.
+        One cheap read when nothing moved. Every turn does this by itself; a reader
+        that shows the session (``%agent history``, a widget) calls it first."""
+        return self._core.refresh()
+
     # -- branches ---------------------------------------------------------------
 
     @property

@@ -27,6 +27,7 @@ from .._core.state import check_json_value
 from .._core.trace import InvocationTrace
 from .._core.types import Content, GenerateContentRequest, Role, TextMessage, TurnComplete
 from ..backends import Backend
+from ..errors import SessionBusyError, SessionClosedError
 from ..stores import SessionRecord
 from .agent_memory import AgentMemory
 from .agents import Agent, AnyAgent, check_agent
@@ -167,6 +168,20 @@ class SessionCore:
         return None
 
     # -- the active path ------------------------------------------------------
+
+    def refresh(self) -> bool:
+        """Adopt the stored record if another kernel moved it; True if it did.
+        Never during a turn here: that turn started from the latest record."""
+        if self.ephemeral or self.gate.closed or self.gate.busy:
+            return False
+        try:
+            with self.gate.idle("reload"):
+                moved = self.keeper.refresh()
+        except (SessionBusyError, SessionClosedError):
+            return False  # a turn started or the session closed meanwhile
+        if moved:
+            self.listeners.notify(None)  # listeners (a widget) show the reloaded path
+        return moved
 
     def rewind(self, before_invocation_id: str) -> int:
         """Move that turn and the later ones to a new branch; returns its number."""

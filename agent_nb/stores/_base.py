@@ -184,6 +184,13 @@ class SessionStore(ABC):
             record.refresh_path()
         return record
 
+    def revision(self, app_name: str, user_id: str, session_id: str) -> int | None:
+        """The stored revision of the session (None: not stored): one cheap read, so a
+        reader (``%agent history``, a widget on focus) reloads only when another
+        kernel moved the session. A store without a cheaper way reads the session."""
+        record = self._get(app_name, user_id, session_id)
+        return None if record is None else record.revision
+
     def append_event(self, record: SessionRecord, event: Event) -> Event:
         """Store ``event`` in one atomic write; update ``record`` to match.
 

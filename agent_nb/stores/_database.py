@@ -300,6 +300,11 @@ class DatabaseStore(SessionStore):
             active_branch=row.active_branch,
         )
 
+    def revision(self, app_name: str, user_id: str, session_id: str) -> int | None:
+        with self._tx(write=False) as conn:
+            row = conn.execute(q.REVISION, _ids(app_name, user_id, session_id)).first()
+        return None if row is None else int(row.revision)
+
     def _lease(
         self, record: SessionRecord, holder: TurnHolder, now: float, until: float
     ) -> int | None:

@@ -85,6 +85,11 @@ class MemoryStore(SessionStore):
             stored = self._sessions.get((app_name, user_id, session_id))
             return None if stored is None else self._copy(stored)
 
+    def revision(self, app_name: str, user_id: str, session_id: str) -> int | None:
+        with self._lock:
+            stored = self._sessions.get((app_name, user_id, session_id))
+            return None if stored is None else stored.revision
+
     def _stored(self, record: SessionRecord) -> SessionRecord:
         stored = self._sessions.get((record.app_name, record.user_id, record.session_id))
         if stored is None:

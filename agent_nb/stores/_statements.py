@@ -27,6 +27,7 @@ __all__ = [
     "LEASE",
     "LIST_SESSIONS",
     "LOCK_SESSION",
+    "REVISION",
     "SESSION",
     "SESSION_EXISTS",
     "SET_BRANCHES",
@@ -44,6 +45,7 @@ _OF_SESSION = sa.and_(
 )
 
 SESSION_EXISTS = sa.select(_s.id).where(_IS_SESSION)
+REVISION = sa.select(_s.revision).where(_IS_SESSION)
 #: Columns by name (``app_name``, ``id``, ``state``, ...).
 INSERT_SESSION = sa.insert(sessions)
 SESSION = sa.select(_s.state, _s.revision, _s.update_time, _s.branches, _s.active_branch).where(

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { pageId, removalEvent, trackView } from "../../js/views.js";
+import { announceModel, pageId, removalEvent, trackView } from "../../js/views.js";
 
 test("pageId is one id per page, kept across calls", () => {
   const page = {};
@@ -70,5 +70,23 @@ test("a cleanup after the widget closed does not throw", () => {
     },
     win: fakeWindow(),
   });
+  cleanup();
+});
+
+test("announceModel tells the kernel this page made the model, with its live views", () => {
+  const win = fakeWindow();
+  const sent = [];
+  announceModel({ key: "w9", post: (m) => sent.push(m), win });
+  const el = { isConnected: true, closest: () => ({ isConnected: true }) };
+  const cleanup = trackView({ el, key: "w9", post: () => {}, win });
+  announceModel({ key: "w9", post: (m) => sent.push(m), win });
+  assert.deepEqual(
+    sent.map((m) => [m.type, m.event, m.view_id, m.live.length]),
+    [
+      ["view", "connected", "", 0],
+      ["view", "connected", "", 1],
+    ],
+  );
+  assert.equal(sent[0].page_id, pageId(win));
   cleanup();
 });

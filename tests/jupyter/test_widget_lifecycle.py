@@ -88,6 +88,37 @@ def test_configuration_changes_never_close(runner: AgentRunner) -> None:
     wait_for(lambda: w.closed, timeout=3)
 
 
+def test_a_reload_that_brings_no_view_back_closes_after_the_grace_period(
+    runner: AgentRunner,
+) -> None:
+    """An unsaved notebook reloaded: the new page restores the model (``connected``)
+    but its cell is empty, so no view ever attaches again."""
+    w = ChatWidget("orphan", runner=runner)
+    send_and_wait(w, "hi")
+    view(w, "attached", "v1")
+    view(w, "page_gone", "")
+    time.sleep(GRACE * 2)
+    assert not w.closed  # the page alone going away is a configuration change
+    view(w, "connected", "", page="p2")
+    wait_for(lambda: w.closed, timeout=3)
+    assert "orphan" not in live_ids(runner)
+
+
+def test_a_reload_whose_view_comes_back_keeps_the_widget(runner: AgentRunner) -> None:
+    saved = ChatWidget("saved", runner=runner)
+    view(saved, "attached", "v1")
+    view(saved, "page_gone", "")
+    view(saved, "connected", "", page="p2")
+    view(saved, "attached", "v2", page="p2")  # the saved output re-renders it
+    # Not displayed yet (``chat = ChatWidget()``, shown in a later cell): kept.
+    later = ChatWidget("later", runner=runner)
+    view(later, "connected", "", page="p2")
+    time.sleep(GRACE * 3)
+    assert not saved.closed and not later.closed
+    saved.close()
+    later.close()
+
+
 def test_a_stale_view_of_a_closed_notebook_is_corrected_by_the_next_message(
     runner: AgentRunner,
 ) -> None:

@@ -186,6 +186,35 @@ def test_reload_and_a_reopened_tab_keep_the_widget(lc: Lab) -> None:
     assert closed_after(lc, "lc-keep") is not None
 
 
+WIDGET_CHATS = (
+    "sum(live(s.id) and any(h.startswith('ChatWidget') for h in s.holders) "
+    "for s in runner.sessions())"
+)
+
+
+def test_reloading_an_unsaved_notebook_closes_its_orphaned_widget(lc: Lab) -> None:
+    _save(lc)  # saved before the widget's cell exists: the reload brings back no view
+    before = int(lc.eval(WIDGET_CHATS))
+    _, widget = show(lc, "w_lost = ChatWidget()\nw_lost")
+    sid = widget.locator(".anb-title").inner_text().split("· ")[1]
+    send(widget, "lost on reload")
+    # Reload without saving (and without Lab's "leave the page?" prompt).
+    lc.page.evaluate("() => { window.jupyterapp.shell.currentWidget.context.model.dirty = false; }")
+    lc.page.once("dialog", lambda dialog: dialog.accept())
+    lc.page.reload(wait_until="domcontentloaded")
+    _reopened(lc)
+    waited = closed_after(lc, sid)
+    assert waited is not None, "the orphaned widget's session is still live"
+    assert lc.eval("w_lost.closed") == "True"
+    shown = lc.cell(lc.run("%load_ext agent_nb\n%agent sessions")).inner_text()
+    assert sid not in shown, shown
+    # Running the cell again makes one new chat, not a second live one.
+    _, widget = show(lc, "w_lost = ChatWidget()\nw_lost")
+    send(widget, "a fresh chat")
+    assert int(lc.eval(WIDGET_CHATS)) == before + 1
+    lc.page.screenshot(path=str(OUTPUT_DIR / "widget-unsaved-reload.png"))
+
+
 def test_kernel_settings_apply_and_the_badge_names_the_model(lc: Lab) -> None:
     lc.run("%load_ext agent_nb")
     lc.run("%config AgentMagics.max_tokens = 8\n%config AgentMagics.stream_interval = 0\n"

@@ -231,6 +231,21 @@ def test_revision_counts_every_write(stores: Stores) -> None:
     assert stored(stores.reopen()).revision == 5
 
 
+def test_the_revision_alone_is_read_as_get_session_has_it(stores: Stores) -> None:
+    """`revision` is what a reader asks before it reloads (two kernels on one store)."""
+    store = stores.store
+    assert store.revision(APP, USER, "s1") is None
+    record = new(store)
+    assert store.revision(APP, USER, "s1") == 0
+    store.append_event(record, msg("m0"))
+    store.append_event(record, msg("m1"))
+    store.rewind(record, turn_of(record, 1))
+    assert store.revision(APP, USER, "s1") == stored(store).revision == 3
+    assert stores.reopen().revision(APP, USER, "s1") == 3
+    stores.store.delete_session(APP, USER, "s1")
+    assert stores.store.revision(APP, USER, "s1") is None
+
+
 def test_stale_writer_is_refused_and_nothing_is_written(store: SessionStore) -> None:
     record = new(store)
     first = stored(store)

@@ -57,7 +57,7 @@ from ..prompts.cell_context import cells_context, recent_cells
 from ..prompts.data_summary import summarize
 from ..prompts.interpolate import Interpolated, interpolate
 from ..prompts.last_error import LastError, error_from_result
-from ..turn_origins import WIDGET, origin_of
+from ..turn_origins import OTHER_KERNEL, WIDGET, follow_store, origin_of
 from ..turn_settings import turn_options
 from .commands import Commands
 from .explain import explain
@@ -522,6 +522,7 @@ class AgentMagics(Magics):
                 f"session {session_id!r} is already running a turn (a widget or another "
                 "thread); wait for it or stop it, or use another session"
             )
+        follow_store(session)  # the note below counts another kernel's turns too
         earlier = self._earlier_turn(session_id)
         if new:
             runner.delete_session(session_id)
@@ -529,11 +530,12 @@ class AgentMagics(Magics):
             runner.hold_session(session_id, CELLS_HOLDER)
             print(f"started a new session {session_id!r}")
         elif earlier is not None and earlier in session.invocations():
-            turns = session.invocations()
-            moved = turns[turns.index(earlier) :]
-            shared_writes = _shared_state_writes(session, set(moved))
             branch = session.rewind(earlier)
-            print(_rerun_note(session_id, moved[1:], branch, shared_writes))
+            # What the new branch holds, read after the rewind: the rewind starts from
+            # the latest stored path, which may hold more than this kernel had seen.
+            moved = session.branches()[branch - 1].own_turns
+            shared_writes = _shared_state_writes(session, set(moved))
+            print(_rerun_note(session_id, list(moved[1:]), branch, shared_writes))
         return session.run_async(message, turn_options=options)
 
     def _earlier_turn(self, session_id: str) -> str | None:
@@ -604,9 +606,10 @@ def _rerun_note(session_id: str, later: list[str], branch: int, shared_writes: b
     moved = "this cell's turn"
     if later:
         moved += f" and {len(later)} later turn{'s' * (len(later) != 1)}"
-        from_widget = sum(origin_of(t) == WIDGET for t in later)
-        if from_widget:
-            moved += f" ({from_widget} from {WIDGET})"
+        origins = [origin_of(t) for t in later]
+        named = [f"{origins.count(o)} from {o}" for o in (WIDGET, OTHER_KERNEL) if o in origins]
+        if named:
+            moved += f" ({', '.join(named)})"
     note = (
         f"↺ re-run: {moved} moved to branch {branch} — `%agent switch {session_id} {branch}` "
         "brings them back"
@@ -622,8 +625,9 @@ def _rerun_note(session_id: str, later: list[str], branch: int, shared_writes: b
 def _shared_state_writes(session: Any, turns: set[str]) -> bool:
     return any(
         key.startswith(("user:", "app:"))
-        for event in session.history
-        if event.invocation_id in turns
+        for node in session.tree()
+        if node.invocation_id in turns
+        for event in node.events
         for key in event.state_delta
     )
 

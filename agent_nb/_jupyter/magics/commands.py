@@ -30,6 +30,7 @@ from ..export import (
     session_markdown,
     tree_markdown,
 )
+from ..turn_origins import follow_store
 from .usage import usage_errors
 
 if TYPE_CHECKING:
@@ -153,7 +154,9 @@ class Commands:
         if session_id not in known:
             listing = ", ".join(map(repr, known)) or "none yet; run a %%agent cell first"
             raise UsageError(f"no session {session_id!r}; sessions: {listing}")
-        return runner.get_or_create_session(session_id)
+        session = runner.get_or_create_session(session_id)
+        follow_store(session)  # another kernel on the store may have moved it
+        return session
 
     # -- commands ---------------------------------------------------------------
 
@@ -161,6 +164,9 @@ class Commands:
         if args:
             raise UsageError("%agent sessions takes no arguments")
         runner = get_runner()
+        for info in runner.sessions():
+            if not (info.closed or info.evicting):
+                follow_store(runner.get_or_create_session(info.id))
         infos = sorted(runner.sessions(), key=lambda i: i.id)
         live = {i.id for i in infos}
         stored_only = [s for s in sorted(runner.stored_session_ids()) if s not in live]

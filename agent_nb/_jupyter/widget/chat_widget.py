@@ -49,7 +49,7 @@ from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
 from ..front_end import batch_run
-from ..turn_origins import WIDGET, note_origin
+from ..turn_origins import WIDGET, follow_store, note_origin
 from ..turn_settings import turn_options
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
 from .protocol import (
@@ -305,6 +305,7 @@ class ChatWidget(anywidget.AnyWidget):
     def send_message(self, text: str) -> None:
         """Start a turn as if typed into the widget; failures are shown in it."""
         session = self._live_session()
+        follow_store(session)  # so a later re-run note can name another kernel's turns
         try:
             options = turn_options(model=self._model, config=self.config)
             stream = session.run_async(text, turn_options=options)
@@ -518,13 +519,18 @@ class ChatWidget(anywidget.AnyWidget):
                 self.model_label = self._badge()  # %config may have changed the model
         elif event == "page_gone":
             self._views.page_gone(page)
+        elif event == "connected":
+            self._views.connected(page, live)
         else:
             self._views.detached(page, view, live, destroyed=event == "destroyed")
 
     def _catch_up(self) -> None:
         """Bring a view opened mid-turn up to date: the turn's stored entries go
         into the transcript, the streamed text in a snapshot. Both are
-        idempotent for views that were already open."""
+        idempotent for views that were already open. A view also asks when it
+        gains focus: a session another kernel moved is reloaded first."""
+        if self._session is not None:
+            follow_store(self._session)  # a reload resets the transcript (_on_reset)
         with self._batcher.lock:
             self._batcher.flush()
             session = self._session

@@ -14,16 +14,24 @@ Activities. The front end tells the kernel what happens to each view
 * ``destroyed``: a view was removed while its notebook stays open (output
   cleared, cell deleted, cell re-run so a new output replaced it);
 * ``page_gone``: the page unloads (reload, browser tab closed); its views
-  will not send anything again.
+  will not send anything again;
+* ``connected``: a page's front end made the widget's model (anywidget's
+  ``initialize``): a notebook connected to the kernel restores every live
+  widget from it, whether or not its saved outputs still show this one.
 
 Each message also lists the page's live views of the widget, which replace
 what the kernel knew of that page: a closing notebook drops its kernel
 connection before its views go, so their own messages are lost, and the
 reopened notebook's first view sets the page's count right.
 
-Only ``destroyed`` leaving no live view anywhere starts the grace timer;
-any view attaching before it fires cancels it. A whole page going away
-never closes a widget: the kernel runs on and a new page re-renders it.
+Two things start the grace timer: ``destroyed`` leaving no live view
+anywhere, and ``connected`` finding none for a widget that had views before
+(the front end came back, e.g. a reload of an unsaved notebook, whose cell
+no longer holds the view: nothing will ever show this widget again). Any view
+attaching before the timer fires cancels it; a reload of a saved notebook
+re-renders its views within a second. A page going away alone never closes
+a widget: the kernel runs on and a new page re-renders it; nor does a model
+made for a widget never displayed yet (``chat = ChatWidget()``, shown later).
 """
 
 from __future__ import annotations
@@ -54,6 +62,7 @@ class ViewTracker:
         self._views: dict[str, set[str]] = {}  # page id -> view ids
         self._timer: threading.Timer | None = None
         self._generation = 0  # bumped by every change: a stale timer does nothing
+        self._shown = False  # some view attached once
 
     @property
     def live(self) -> int:
@@ -69,7 +78,16 @@ class ViewTracker:
     def attached(self, page_id: str, view_id: str, live: Iterable[str] = ()) -> None:
         with self._lock:
             self._views[page_id] = {*live, view_id}
+            self._shown = True
             self._cancel_locked()
+
+    def connected(self, page_id: str, live: Iterable[str] = ()) -> None:
+        """A page's front end made the model; its views, if any, attach next."""
+        with self._lock:
+            if live:
+                self._views[page_id] = set(live)
+            if self._shown and not self._views and self._timer is None:
+                self._arm_locked()
 
     def detached(
         self, page_id: str, view_id: str, live: Iterable[str] = (), *, destroyed: bool

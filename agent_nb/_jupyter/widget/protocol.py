@@ -26,6 +26,7 @@ from typing import Any, Literal, TypedDict, cast
 
 from ..._core.branches import Fork
 from ..._core.codec import event_to_dict
+from ..._core.fences import close_open_fence
 from ..._core.types import Event, TurnComplete
 from ..._core.window import omitted_line
 
@@ -237,12 +238,13 @@ class CatchUpMsg(TypedDict):
     type: Literal["catch_up"]
 
 
-ViewEvent = Literal["attached", "detached", "destroyed", "page_gone"]
-VIEW_EVENTS: tuple[ViewEvent, ...] = ("attached", "detached", "destroyed", "page_gone")
+ViewEvent = Literal["attached", "detached", "destroyed", "page_gone", "connected"]
+VIEW_EVENTS: tuple[ViewEvent, ...] = ("attached", "detached", "destroyed", "page_gone", "connected")
 
 
 class ViewMsg(TypedDict):
-    """What happened to one view (see `lifecycle`); ``view_id`` is "" for ``page_gone``.
+    """What happened to one view (see `lifecycle`); ``view_id`` is "" for ``page_gone``
+    and ``connected`` (a page's front end made this widget's model: it connected).
     The ids are the front end's own: one per page load, one per rendered view;
     ``live`` is every view of this widget still live in that page."""
 
@@ -377,8 +379,10 @@ def entry_from_event(event: Event) -> Entry | None:
         if data["author"] == "user":
             return UserEntry(kind="user", id=event_id, invocation_id=invocation_id,
                              text=data["text"])  # fmt: skip
+        # A fence the reply left open is closed: the bubble's code ends with the
+        # reply, and the text is the one `%agent history` and exports show.
         return ModelEntry(kind="model", id=event_id, invocation_id=invocation_id,
-                          author=data["author"], text=data["text"],
+                          author=data["author"], text=close_open_fence(data["text"]),
                           interrupted=data["interrupted"])  # fmt: skip
     if kind == "function_call":
         return ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
