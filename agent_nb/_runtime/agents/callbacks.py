@@ -70,9 +70,10 @@ class CallbackContext(ToolContext):
     """What an agent or model callback sees: a `ToolContext` (state read/write)."""
 
     @classmethod
-    def of(cls, ctx: InvocationContext) -> CallbackContext:
+    def of(cls, ctx: InvocationContext, state: State | None = None) -> CallbackContext:
+        """The context of ``ctx``'s agent; writes go to ``state`` (default: a fresh delta)."""
         return cls(
-            state=State(ctx.state_view(), {}),
+            state=State(ctx.state_view(), {}) if state is None else state,
             session_id=ctx.session_id,
             invocation_id=ctx.invocation_id,
             user_id=ctx.user_id,

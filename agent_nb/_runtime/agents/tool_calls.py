@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..._core.state import State
 from ..._core.tools import Tool, ToolContext
 from ...backends import ToolCallChunk
-from .callbacks import call_first
+from .callbacks import CallbackContext, call_first
 from .spec import ModelAgentSpec
 
 if TYPE_CHECKING:
@@ -54,15 +54,8 @@ class ToolOutcome:
 
 
 def tool_context(ctx: InvocationContext, state: State) -> ToolContext:
-    return ToolContext(
-        state=state,
-        session_id=ctx.session_id,
-        invocation_id=ctx.invocation_id,
-        user_id=ctx.user_id,
-        app_name=ctx.app_name,
-        agent_name=ctx.agent.name,
-        user_content=ctx.turn.user_content,
-    )
+    """What a tool (or a `CodeAgent`'s function) of ``ctx``'s agent sees."""
+    return CallbackContext.of(ctx, state)  # the same fields; ADK's ToolContext extends it too
 
 
 async def run_tool(
