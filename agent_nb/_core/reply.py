@@ -24,7 +24,7 @@ __all__ = [
     "final_texts",
     "is_final_text",
     "last_structured",
-    "shown_markdown",
+    "shown_text",
 ]
 
 
@@ -127,18 +127,19 @@ class Reply:
 
     def _repr_markdown_(self) -> str:
         # Model output is untrusted: raw HTML is escaped before Markdown rendering.
-        return shown_markdown(self.text, self.structured) + (
+        return safe_markdown(shown_text(self.text, self.structured)) + (
             f"\n\n*{self.note}*" if self.note else ""
         )
 
 
-def shown_markdown(text: str, structured: Structured | None) -> str:
-    """A reply as safe Markdown; a parsed structured value as a fenced JSON block
-    (a lone string as escaped text), so no model character acts as markup."""
+def shown_text(text: str, structured: Structured | None) -> str:
+    """What a reply shows, as Markdown source for `safe_markdown`: a parsed
+    structured value as indented JSON in a fenced block (a lone string, such
+    as a ``--choice``, as itself), else the text as it came."""
     if structured is None or structured.error is not None:
-        return safe_markdown(text)
+        return text
     if isinstance(structured.data, str):
-        return safe_markdown(structured.pretty)
+        return structured.pretty
     return fence_markdown(structured.pretty.split("\n"), "json")
 
 
