@@ -38,6 +38,25 @@ export function pretty(value) {
 }
 
 /**
+ * A structured reply (an ``output_schema``'s JSON object or array) as indented
+ * JSON, or null for any other text, which stays Markdown. The caller shows it
+ * as text (``textContent``), never as markup.
+ * @param {string} text
+ * @returns {string | null}
+ */
+export function jsonReply(text) {
+  const body = text.trim();
+  const object = body.startsWith("{") && body.endsWith("}");
+  if (!object && !(body.startsWith("[") && body.endsWith("]"))) return null;
+  try {
+    const value = JSON.parse(body);
+    return typeof value === "object" && value !== null ? JSON.stringify(value, null, 2) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * ``a=2, b=3`` for a tool block's summary line, shortened so the line stays one line.
  * @param {Record<string, unknown>} args
  */

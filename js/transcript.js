@@ -3,7 +3,7 @@
 // Markdown filler to use, so it is testable without a browser (tests/js/) and
 // the untrusted-text path stays in markdown.js.
 
-import { argsPreview, cutOffNote, pretty, toolFailed } from "./format.js";
+import { argsPreview, cutOffNote, jsonReply, pretty, toolFailed } from "./format.js";
 import { tracePanel } from "./trace.js";
 
 /** @typedef {import("./protocol.js").Entry} Entry */
@@ -63,7 +63,10 @@ export function renderEntries(doc, entries, openTools, fillMarkdown) {
       out.push(box);
     } else if (entry.kind === "model") {
       const { box, body } = bubble(doc, "model", entry.author);
-      fillMarkdown(body, entry.text);
+      // A structured reply shows as formatted JSON, as text; any other as Markdown.
+      const json = entry.interrupted ? null : jsonReply(entry.text);
+      if (json === null) fillMarkdown(body, entry.text);
+      else body.append(h(doc, "pre", "anb-json", json));
       if (entry.interrupted) box.append(h(doc, "div", "anb-note", "stopped"));
       out.push(box);
     } else if (entry.kind === "tool_call") {

@@ -1,15 +1,31 @@
-"""`Reply`: what the sync helpers return, and how it shows in a notebook."""
+"""`Reply`: what the sync helpers return, and how it shows in a notebook.
+
+A turn whose agent has an ``output_schema`` also gives `Reply.parsed`: the
+validated value of that agent's last final message (`Structured`), or None
+when the reply was cut short or does not match, never a half object.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
+from .fences import fence_markdown
 from .render import safe_markdown
 from .repetition import repetition_note
 from .types import Event, FinishReason, FunctionCall, TextMessage, TurnComplete, Usage
 
-__all__ = ["Reply", "cut_off_note", "empty_note", "final_texts", "is_final_text"]
+__all__ = [
+    "Reply",
+    "Structured",
+    "cut_off_note",
+    "empty_note",
+    "final_texts",
+    "is_final_text",
+    "last_structured",
+    "shown_text",
+]
 
 
 def is_final_text(event: Event) -> bool:
@@ -23,8 +39,38 @@ def final_texts(events: Iterable[Event]) -> list[str]:
 
 
 @dataclasses.dataclass(frozen=True)
+class Structured:
+    """One final message that had to be a JSON value of a schema.
+
+    ``value`` is the validated value (the model's instance for a pydantic
+    model, else the JSON value) and ``data`` the same as plain JSON; both
+    are None, and ``error`` says why, when the message was cut short or does
+    not match the schema. ``pretty`` is the value as indented JSON text.
+    """
+
+    event_id: str
+    author: str
+    value: Any = None
+    data: Any = None
+    pretty: str = ""
+    error: str | None = None
+
+
+def last_structured(
+    events: Iterable[Event], structured: Mapping[str, Structured]
+) -> Structured | None:
+    """The `Structured` of the last of ``events`` that has one (``structured`` is keyed
+    by event id), so the value belongs to a message that was recorded."""
+    found = None
+    for event in events:
+        found = structured.get(event.id, found)
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
 class Reply:
-    """The outcome of one turn: final text, every event, usage."""
+    """The outcome of one turn: final text, every event, usage; with an
+    ``output_schema``, `parsed` (see the module docstring)."""
 
     text: str
     events: tuple[Event, ...]
@@ -32,6 +78,15 @@ class Reply:
     finish_reason: FinishReason
     session_id: str
     invocation_id: str
+    structured: Structured | None = None
+
+    @property
+    def parsed(self) -> Any:
+        """The validated value of the structured reply; None when there is none, it
+        was cut short (``finish_reason`` other than ``stop``) or it does not match."""
+        if self.structured is None or self.structured.error is not None:
+            return None
+        return self.structured.value
 
     @property
     def interrupted(self) -> bool:
@@ -52,13 +107,15 @@ class Reply:
         if self.interrupted:
             return "(interrupted)"
         if self.finish_reason == "length":
-            return cut_off_note(self.truncated_at)
+            return cut_off_note(self.truncated_at, structured=self.structured is not None)
         if self.finish_reason == "repetition":
             return repetition_note()
         if self.finish_reason == "error":
             return ""
         if not self.text.strip() and not any(isinstance(e, FunctionCall) for e in self.events):
             return empty_note(self.finish_reason)
+        if self.structured is not None and self.structured.error is not None:
+            return f"(the reply does not match its schema: {self.structured.error}; parsed is None)"
         return ""
 
     @property
@@ -70,12 +127,31 @@ class Reply:
 
     def _repr_markdown_(self) -> str:
         # Model output is untrusted: raw HTML is escaped before Markdown rendering.
-        return safe_markdown(self.text) + (f"\n\n*{self.note}*" if self.note else "")
+        return safe_markdown(shown_text(self.text, self.structured)) + (
+            f"\n\n*{self.note}*" if self.note else ""
+        )
 
 
-def cut_off_note(limit: int | None) -> str:
-    """The one wording for a reply stopped by its token limit (cell, Reply, export)."""
+def shown_text(text: str, structured: Structured | None) -> str:
+    """What a reply shows, as Markdown source for `safe_markdown`: a parsed
+    structured value as indented JSON in a fenced block (a lone string, such
+    as a ``--choice``, as itself), else the text as it came."""
+    if structured is None or structured.error is not None:
+        return text
+    if isinstance(structured.data, str):
+        return structured.pretty
+    return fence_markdown(structured.pretty.split("\n"), "json")
+
+
+def cut_off_note(limit: int | None, *, structured: bool = False) -> str:
+    """The one wording for a reply stopped by its token limit (cell, Reply, export);
+    ``structured``: the reply was a JSON value, now incomplete."""
     at = f"the {limit}-token limit" if limit else "the token limit"
+    if structured:
+        return (
+            f"(cut off at {at}: the JSON object is incomplete, so parsed is None; raise "
+            "--max-tokens / GenerationConfig.max_tokens for more)"
+        )
     return f"(cut off at {at}; raise --max-tokens / GenerationConfig.max_tokens for more)"
 
 

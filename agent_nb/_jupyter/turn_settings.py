@@ -16,6 +16,12 @@ agent of the tree). ``default_model``, ``system_prompt`` and
 ``context_policy`` apply as the cell's ``-m``, ``-s`` and ``--context`` do
 when those are not given. Without the extension loaded (a widget in a plain
 shell) only the agent's settings and the explicit values apply.
+
+Structure is set here too: ``output_schema`` (the cell's ``--schema``: a
+pydantic model class or a JSON-schema dict) or ``choice`` (``--choice
+"yes|no|unsure"``: the reply is one of those strings, a JSON schema
+``{"enum": [...]}``), and ``tool_choice``; they apply to the session's own
+agent, as ``-s`` does.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from .._core.window import ContextPolicy, check_policy
 from .._runtime.options import TurnOptions
 from ..backends import Backend
 
-__all__ = ["KernelSettings", "turn_options"]
+__all__ = ["KernelSettings", "choice_schema", "turn_options"]
 
 _UNSET = GenerationConfig()
 
@@ -66,6 +72,18 @@ def _set_fields(config: GenerationConfig) -> dict[str, Any]:
     }
 
 
+def choice_schema(choice: str) -> dict[str, Any]:
+    """``"yes|no|unsure"`` as the JSON schema of one of those strings; `ValueError`
+    says what is allowed."""
+    options = list(dict.fromkeys(part.strip() for part in choice.split("|")))
+    if len(options) < 2 or not all(options):
+        raise ValueError(
+            f"--choice needs two or more non-empty options separated by '|', e.g. "
+            f'--choice "yes|no|unsure"; got {choice!r}'
+        )
+    return {"enum": options}
+
+
 def turn_options(
     kernel: KernelSettings | None = None,
     *,
@@ -75,6 +93,9 @@ def turn_options(
     max_tokens: int | None = None,
     config: GenerationConfig | None = None,
     context_policy: ContextPolicy | None = None,
+    output_schema: Any = None,
+    choice: str | None = None,
+    tool_choice: str | None = None,
 ) -> TurnOptions:
     """The `TurnOptions` of a notebook turn (see the module docstring).
 
@@ -86,6 +107,10 @@ def turn_options(
     defaults count as set; ``-t`` / ``--max-tokens`` win over it). Bad values
     raise ValueError here, before the turn starts.
     """
+    if choice is not None:
+        if output_schema is not None:
+            raise ValueError("--schema and --choice both set the reply's shape: give one")
+        output_schema = choice_schema(choice)
     settings = kernel if kernel is not None else _loaded_settings()
     overrides = _set_fields(config) if config is not None else {}
     explicit = {"temperature": temperature, "max_tokens": max_tokens}
@@ -104,6 +129,8 @@ def turn_options(
         model=model,
         system=system,
         context_policy=context_policy,
+        output_schema=output_schema,
+        tool_choice=tool_choice,
         overrides=overrides,
         defaults=defaults,
     )

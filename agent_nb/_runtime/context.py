@@ -31,6 +31,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from .._core.reply import Structured
 from .._core.state import apply_delta
 from .._core.trace import AgentStep
 from .._core.types import Event, FinishReason, Usage
@@ -100,6 +101,8 @@ class Turn:
     max_tokens: int | None = None  # the latest model call's limit (names a "length" finish)
     steps: list[AgentStep] = dataclasses.field(default_factory=list)
     prefit: Window | None = None  # the root agent's first request, fitted before recording
+    #: Final messages under an output schema, by event id (`Reply.parsed` takes the last recorded)
+    structured: dict[str, Structured] = dataclasses.field(default_factory=dict)
     _backend: Backend | None = None
 
     @property

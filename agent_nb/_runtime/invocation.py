@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from .._core.reply import Reply, final_texts
+from .._core.reply import Reply, Structured, final_texts, last_structured
 from .._core.types import Event, FinishReason, Usage, new_id
 from ..backends import CancelToken
-from ..errors import ContextWindowError
+from ..errors import ContextWindowError, SchemaError
 from .stream import EventStream
 from .worker import Worker
 
@@ -74,11 +74,13 @@ def finish_invocation(
     error: BaseException | None,
     session_id: str = "",
     on_end: Callable[[], None] | None = None,
+    structured: Mapping[str, Structured] | None = None,
 ) -> Reply:
     """End the invocation's stream and future the same way whatever happened.
 
     ``on_end`` runs after the last event was recorded, before the stream ends
-    (the session frees its busy flag there).
+    (the session frees its busy flag there). ``structured``: the structured
+    messages of the invocation by event id; the reply's is the last recorded one.
     """
     texts = final_texts(events)
     reply = Reply(
@@ -88,6 +90,7 @@ def finish_invocation(
         finish_reason=finish,
         session_id=session_id,
         invocation_id=invocation.invocation_id,
+        structured=last_structured(events, structured or {}),
     )
     if on_end is not None:
         on_end()
@@ -100,5 +103,8 @@ def finish_invocation(
 
 
 def nothing_sent(error: BaseException | None) -> bool:
-    """A request refused before it was sent (too big for the window) leaves no trace."""
-    return isinstance(error, ContextWindowError) and not error.sent
+    """A request refused before it was sent leaves no trace: one too big for the
+    window, or one whose schema no grammar compiles from (`Backend.check_request`)."""
+    if isinstance(error, ContextWindowError):
+        return not error.sent
+    return isinstance(error, SchemaError)

@@ -20,6 +20,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from .._core.schemas import as_schema
 from .._core.types import GenerationConfig
 from .._core.window import ContextPolicy
 from ..backends import Backend
@@ -48,12 +49,21 @@ class TurnOptions:
     config: GenerationConfig | None = None  # a whole config: wins over everything
     agent: Any = None  # an agent (any kind) for this turn; the agents sit above options
     context_policy: ContextPolicy | None = None  # None: the agent's
+    # For the session's own agent, as ``system``: None keeps the agent's.
+    output_schema: Any = None  # a pydantic model class or JSON-schema dict; held as a Schema
+    tool_choice: str | None = None  # "auto" | "required" | "none" | a tool's name
     overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "overrides", _check_fields("overrides", self.overrides))
         object.__setattr__(self, "defaults", _check_fields("defaults", self.defaults))
+        object.__setattr__(self, "output_schema", as_schema("output_schema", self.output_schema))
+        if self.tool_choice is not None and not isinstance(self.tool_choice, str):
+            raise TypeError(
+                "tool_choice must be 'auto', 'required', 'none' or a tool's name, got "
+                f"{type(self.tool_choice).__name__}"
+            )
 
     def config_for(self, own: GenerationConfig) -> GenerationConfig:
         """The settings a model call of an agent whose config is ``own`` runs with."""

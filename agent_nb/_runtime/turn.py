@@ -17,9 +17,9 @@ from .._core.aio import uncancel
 from .._core.reply import Reply
 from .._core.trace import InvocationTrace
 from .._core.types import TextMessage, TurnComplete
-from ..errors import ContextWindowError
-from .agents import Agent, BaseAgent
-from .agents.requests import fit, instructions_for, request_for
+from ..errors import ContextWindowError, SchemaError
+from .agents import Agent, BaseAgent, walk
+from .agents.requests import check_schemas, fit, instructions_for, request_for
 from .context import InvocationContext, Turn
 from .engine import Sink, close_loose_ends, drive, record
 from .invocation import finish_invocation, nothing_sent
@@ -28,9 +28,13 @@ __all__ = ["run_turn"]
 
 
 async def _prefit(agent: BaseAgent, ctx: InvocationContext, user_event: TextMessage) -> None:
-    """Fit the root agent's first request as if the message were recorded."""
+    """Fit the root agent's first request as if the message were recorded, and
+    check every model agent's schemas with the backend (`check_schemas`)."""
     turn = ctx.turn
     turn.window = await turn.backend.resolve_context_window()
+    for each in walk(agent):
+        if isinstance(each, Agent):
+            check_schemas(each, ctx.for_agent(each))
     # A before_agent callback may write the state the instructions read: the
     # agent then fits its first request itself, after the callback ran.
     if isinstance(agent, Agent) and not agent.before_agent_callback:
@@ -68,8 +72,8 @@ async def run_turn(
     try:
         try:
             await _prefit(agent, ctx, user_event)
-        except ContextWindowError:
-            raise  # nothing sent, nothing recorded
+        except (ContextWindowError, SchemaError):
+            raise  # nothing sent, nothing recorded (`nothing_sent`)
         except Exception:
             started = True  # failed before the model was asked: keep the message
             await record(user_event, ctx, sink)
@@ -109,5 +113,5 @@ async def run_turn(
         error = error or exc
     return finish_invocation(
         invocation, sink.events, usage=turn.usage, finish=turn.finish, error=error,
-        session_id=turn.session_id, on_end=on_end,
+        session_id=turn.session_id, on_end=on_end, structured=turn.structured,
     )  # fmt: skip

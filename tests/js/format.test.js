@@ -5,6 +5,7 @@ import {
   argsPreview,
   cutOffNote,
   formatUsage,
+  jsonReply,
   pretty,
   promptProgress,
   toolFailed,
@@ -114,4 +115,13 @@ test("turnStatus names a repetition stop", () => {
   const msg = { type: "turn_complete", invocation_id: "i", finish_reason: "repetition",
     interrupted: false, error: null, max_tokens: null, usage };
   assert.match(turnStatus(msg)[0], /^stopped: the reply kept repeating itself · /);
+});
+
+test("jsonReply indents a JSON object or array and leaves other text alone", () => {
+  assert.equal(jsonReply(' {"a": [1, 2]} '), '{\n  "a": [\n    1,\n    2\n  ]\n}');
+  assert.equal(jsonReply("[true]"), "[\n  true\n]");
+  assert.equal(jsonReply('{"a": 1'), null); // cut off: not a half object
+  assert.equal(jsonReply('"yes"'), null); // a lone string stays Markdown
+  assert.equal(jsonReply("{curly} prose {here}"), null);
+  assert.equal(jsonReply("Hello"), null);
 });

@@ -98,3 +98,19 @@ test("addToolResult adds to a block already on screen", () => {
   addToolResult(miniDocument, block, { ...ids, kind: "tool_result", name: "f", call_id: "c1", response: { result: 1 } });
   assert.equal(block.findAll("anb-tool-json")[1].textContent, '{\n  "result": 1\n}');
 });
+
+test("a structured reply shows as formatted JSON, as text; other replies stay Markdown", () => {
+  const payload = '{"note": "<img src=x onerror=alert(1)>", "n": [1, 2]}';
+  const [json, prose, cut] = render([
+    { ...ids, kind: "model", author: "m", text: payload, interrupted: false },
+    { ...ids, kind: "model", author: "m", text: "{not json}", interrupted: false },
+    { ...ids, kind: "model", author: "m", text: '{"a": 1}', interrupted: true },
+  ]);
+  const [pre] = json.findAll("anb-json");
+  assert.equal(pre.tagName, "PRE");
+  assert.equal(pre.textContent, JSON.stringify(JSON.parse(payload), null, 2));
+  assert.equal(pre.children.length, 0); // the model's "<img ...>" is text, never a node
+  assert.equal(prose.findAll("anb-json").length, 0);
+  assert.equal(prose.textContent, "m{not json}");
+  assert.equal(cut.findAll("anb-json").length, 0); // an interrupted reply is not parsed
+});

@@ -63,6 +63,7 @@ from .commands import Commands
 from .explain import explain
 from .store_switch import check_move, move_sessions
 from .stream import DisplaySink, TerminalSink, drive
+from .structured import schema_from_namespace
 from .usage import usage_errors
 
 __all__ = [
@@ -299,6 +300,14 @@ class AgentMagics(Magics):
               help="Past the model's window: leave the oldest turns out (window) or fail "
               "(error); default AgentMagics.context_policy.")  # fmt: skip
     @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
+    @argument("--schema", metavar="NAME",
+              help="Reply as JSON matching NAME, a pydantic BaseModel class or a JSON-schema "
+              "dict in the notebook; shows the parsed value (-o VAR: VAR.parsed).")  # fmt: skip
+    @argument(
+        "--choice",
+        metavar='"A|B|C"',
+        help='Reply with exactly one of these strings, e.g. --choice "yes|no|unsure".',
+    )
     @argument(
         "--data", nargs="+", action="extend", default=[], metavar="VAR",
         help="Attach a summary of these variables (DataFrame, array, any object) within "
@@ -347,7 +356,10 @@ class AgentMagics(Magics):
         When the conversation outgrows the model's context window, the oldest
         whole turns are left out of what the model sees (a line says so; history
         keeps them), or with ``--context error`` the turn fails before anything
-        is sent.
+        is sent. ``--schema NAME`` (a pydantic model class or JSON-schema dict)
+        makes the reply JSON of that shape and shows the parsed value;
+        ``--choice "yes|no"`` makes it one of those strings (``-o var``:
+        ``var.parsed``).
 
         Examples::
 
@@ -359,6 +371,9 @@ class AgentMagics(Magics):
 
             %%agent --cells 3 --outputs --code
             Plot the column I computed above as a histogram.
+
+            %%agent --choice "yes|no|unsure" -o verdict
+            Is this table sorted by date?
         """
         args = self._parse(line)
         count = self._counter(args)  # budgets in the turn's model's tokens
@@ -417,7 +432,8 @@ class AgentMagics(Magics):
             raise UsageError(f"-o needs a Python variable name, got {args.output!r}")
         options = turn_options(
             self, model=args.model, system=args.system, temperature=args.temperature,
-            max_tokens=args.max_tokens, context_policy=args.context,
+            max_tokens=args.max_tokens, context_policy=args.context, choice=args.choice,
+            output_schema=schema_from_namespace(args.schema, self.shell.user_ns),
         )  # fmt: skip
         if not args.once:
             check_session_id(session_id)

@@ -18,7 +18,8 @@ another session's turn (a local model answers one turn at a time, so a cell
 can sit behind a widget's long reply), reading a long prompt ("reading the
 prompt: 3,072 / 7,034 tokens", from `PromptProgress` events) or just "…". A
 reply stopped by its token limit or the repetition stop, or one that came
-back empty, ends with a note that says so (`Reply.note`).
+back empty, ends with a note that says so (`Reply.note`). A structured reply
+(``--schema``, ``--choice``) streams as its JSON and ends as its parsed value.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any, Literal, Protocol
 
 from ..._core.fences import code_blocks, fence_markdown
 from ..._core.render import safe_markdown
-from ..._core.reply import Reply
+from ..._core.reply import Reply, Structured, shown_text
 from ..._core.types import Event, FunctionCall, FunctionResponse, PromptProgress, TextMessage
 from ..._runtime.stream import EventStream
 from ..export import call_line, response_line
@@ -168,6 +169,7 @@ class _Transcript:
     def __init__(self) -> None:
         self.done: list[tuple[str, str]] = []  # (author, text)
         self.partial: dict[str, list[str]] = {}  # parallel agents stream side by side
+        self._texts: dict[str, int] = {}  # a final message's event id -> its place in done
 
     def add(self, event: Event) -> bool:
         if isinstance(event, TextMessage) and event.author != "user":
@@ -177,6 +179,7 @@ class _Transcript:
                 self.partial.pop(event.author, None)
                 if not event.text:
                     return False  # a step that only wrote state
+                self._texts[event.id] = len(self.done)
                 self.done.append((event.author, event.text))
         elif isinstance(event, FunctionCall):
             self.done.append((event.author, call_line(event)))
@@ -185,6 +188,13 @@ class _Transcript:
         else:
             return False
         return True
+
+    def show_parsed(self, structured: Structured | None) -> None:
+        """The structured message as its parsed value (`shown_text`), once it is done."""
+        at = None if structured is None else self._texts.get(structured.event_id)
+        if at is not None:
+            author, text = self.done[at]
+            self.done[at] = (author, shown_text(text, structured))
 
     @property
     def text(self) -> str:
@@ -251,6 +261,7 @@ def drive(
     if outcome.error is None:
         outcome.reply = stream.result()  # set before the stream ends
         outcome.interrupted = outcome.reply.interrupted
+        transcript.show_parsed(outcome.reply.structured)
     outcome.text = transcript.text
     reply = outcome.reply
     note = reply.note if reply is not None and not reply.interrupted else ""

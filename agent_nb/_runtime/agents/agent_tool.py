@@ -2,7 +2,11 @@
 
 The model passes one string, ``request``; the wrapped agent answers it in the
 same invocation with the caller's state (``temp:`` included), and its final
-text is the tool's result. Like ADK, which runs the agent on a runner of its
+text is the tool's result. As in ADK, an agent with an ``input_schema`` takes
+that schema's arguments instead: they are validated (a mismatch goes back to
+the model as the tool's ``{"error": ...}``) and the agent is asked with their
+JSON; an agent with an ``output_schema`` gives its validated JSON value as
+the result. Like ADK, which runs the agent on a runner of its
 own, its events go through their own loop (the same `drive`), into a list
 that is its history, not into the session: the caller's function call and
 response stand for them. What it wrote to state is handed back with the
@@ -12,9 +16,11 @@ tool's response; ``%agent trace`` shows what it read and wrote.
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import TYPE_CHECKING, Any
 
-from ..._core.reply import final_texts
+from ..._core.reply import final_texts, last_structured
+from ..._core.schemas import Schema
 from ..._core.tools import Tool, ToolContext
 from ..._core.types import Event, TextMessage, ToolSpec
 from ..engine import Collect, drive
@@ -43,21 +49,47 @@ class AgentTool:
         return self.agent.name
 
     def tool(self) -> Tool:
+        answers = "in JSON" if _schema(self.agent, "output_spec") else "in text"
         about = (
             self.description
             or self.agent.description
-            or f"Ask the {self.name} agent; it answers in text."
+            or f"Ask the {self.name} agent; it answers {answers}."
         )
+        inputs = _schema(self.agent, "input_spec")
         spec = ToolSpec(
             name=self.name,
             description=about,
-            parameters={
-                "type": "object",
-                "properties": {"request": {"type": "string", "description": "what to ask"}},
-                "required": ["request"],
-            },
+            parameters=dict(inputs.json_schema) if inputs is not None else _REQUEST,
         )
         return Tool(func=_run_by_runtime, spec=spec, context_param=None, agent=self.agent)
+
+
+_REQUEST = {
+    "type": "object",
+    "properties": {"request": {"type": "string", "description": "what to ask"}},
+    "required": ["request"],
+}
+
+
+def _schema(agent: BaseAgent, which: str) -> Schema | None:
+    """A model agent's ``input_spec`` / ``output_spec`` (other kinds have none)."""
+    found = getattr(agent, which, None)
+    return found if isinstance(found, Schema) else None
+
+
+def _question(agent: BaseAgent, args: dict[str, Any]) -> str | dict[str, Any]:
+    """What ``agent`` is asked for the model's ``args``, or the tool's error result."""
+    inputs = _schema(agent, "input_spec")
+    if inputs is not None:
+        try:
+            value = inputs.validate(args)
+        except ValueError as exc:
+            return {"error": f"the arguments do not match {agent.name}'s input schema: {exc}"}
+        return json.dumps(inputs.to_json(value), ensure_ascii=False)
+    request = args.get("request")
+    if not isinstance(request, str) or not request.strip():
+        return {"error": "call this agent with {'request': 'what to ask'}"}
+    return request
 
 
 def _run_by_runtime(**_: Any) -> Any:
@@ -67,15 +99,22 @@ def _run_by_runtime(**_: Any) -> Any:
 async def run_agent_tool(
     agent: BaseAgent, args: dict[str, Any], context: ToolContext, ctx: InvocationContext
 ) -> dict[str, Any]:
-    """Run ``agent`` on ``args["request"]``; its writes go to ``context.state``."""
-    request = args.get("request")
-    if not isinstance(request, str) or not request.strip():
-        return {"error": "call this agent with {'request': 'what to ask'}"}
+    """Run ``agent`` on ``args["request"]`` (or its input schema's arguments); its
+    writes go to ``context.state``."""
+    request = _question(agent, args)
+    if isinstance(request, dict):
+        return request
     events: list[Event] = []
     question = TextMessage(text=request, author="user", invocation_id=ctx.invocation_id)
     inner = ctx.for_tool_run(agent, lambda: [question, *events])
     await drive(agent.run_async(inner), inner, Collect(events))
     for key, value in inner.scope.writes.items():
         context.state[key] = value
+    structured = last_structured(events, ctx.turn.structured)
+    if structured is not None and structured.author == agent.name:
+        if structured.error is not None:
+            return {"error": f"{agent.name}'s reply does not match its output schema: "
+                    f"{structured.error}"}  # fmt: skip
+        return {"result": structured.data}
     texts = final_texts(events)
     return {"result": texts[-1] if texts else ""}

@@ -10,10 +10,13 @@ tool (`callbacks`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Iterable
+import dataclasses
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..._core.numbers import check_int
+from ..._core.reply import Structured
+from ..._core.schemas import Schema, as_schema
 from ..._core.state import check_state_key, template_keys
 from ..._core.tools import Tool, as_tool
 from ..._core.trace import AgentStep, short_value
@@ -33,7 +36,7 @@ from .agent_tool import AgentTool
 from .base import BaseAgent
 from .callbacks import AgentCallback, CallbackContext, call_first, check_callbacks, reply_text
 from .model_call import ModelCall
-from .requests import agent_cache_key, fit, instructions_for, request_for
+from .requests import agent_cache_key, fit, instructions_for, output_schema_for, request_for
 from .tool_calls import run_tool
 
 if TYPE_CHECKING:
@@ -57,6 +60,14 @@ class Agent(BaseAgent):
     oldest whole turns out of what the model is shown (history keeps them),
     ``"error"`` raises `ContextWindowError`. ``include_contents="none"``
     shows the model only the current turn (ADK).
+
+    ``output_schema`` (a pydantic model class or a JSON-schema dict) makes
+    the reply one JSON value of that schema (decoded under its grammar on
+    MLX, ``response_format`` on a server); `Reply.parsed` is the validated
+    value and ``output_key`` stores its JSON. ``tool_choice`` is OpenAI's
+    ``"auto" | "required" | "none" | NAME``; a forced one holds for the first
+    round of a turn. ``input_schema`` is what an `AgentTool` of this agent
+    takes as its arguments (ADK).
     """
 
     instructions: Instructions
@@ -66,6 +77,11 @@ class Agent(BaseAgent):
     context_policy: ContextPolicy
     output_key: str | None
     include_contents: IncludeContents
+    output_schema: Any  # as given: a pydantic model class, a JSON-schema dict or None
+    input_schema: Any
+    output_spec: Schema | None  # output_schema as a Schema
+    input_spec: Schema | None
+    tool_choice: str
     before_model_callback: tuple[AgentCallback, ...]
     after_model_callback: tuple[AgentCallback, ...]
     before_tool_callback: tuple[AgentCallback, ...]
@@ -83,6 +99,9 @@ class Agent(BaseAgent):
         *,
         description: str = "",
         include_contents: IncludeContents = "default",
+        output_schema: Any = None,
+        input_schema: Any = None,
+        tool_choice: str = "auto",
         before_agent_callback: _Callbacks = None,
         after_agent_callback: _Callbacks = None,
         before_model_callback: _Callbacks = None,
@@ -121,6 +140,11 @@ class Agent(BaseAgent):
         self._set("context_policy", check_policy(context_policy))
         self._set("output_key", output_key)
         self._set("include_contents", include_contents)
+        self._set("output_schema", output_schema)
+        self._set("input_schema", input_schema)
+        self._set("output_spec", as_schema("output_schema", output_schema))
+        self._set("input_spec", as_schema("input_schema", input_schema))
+        self._set("tool_choice", check_tool_choice(tool_choice, names))
         for what, value in (
             ("before_model_callback", before_model_callback),
             ("after_model_callback", after_model_callback),
@@ -138,7 +162,7 @@ class Agent(BaseAgent):
         usage = Usage()
         error: str | None = None
         try:
-            for _ in range(self.max_turns):
+            for round_number in range(self.max_turns):
                 if isinstance(self.instructions, str):
                     reads.update(
                         k for k in template_keys(self.instructions) if k in ctx.state_view()
@@ -146,7 +170,10 @@ class Agent(BaseAgent):
                 fitted, ctx.turn.prefit = ctx.turn.prefit, None
                 if fitted is None:
                     text = await instructions_for(self, ctx)
-                    fitted = fit(self, ctx, request_for(self, ctx, instructions=text))
+                    request = request_for(
+                        self, ctx, instructions=text, after_tools=round_number > 0
+                    )
+                    fitted = fit(self, ctx, request)
                 answer = _Answer()
                 try:
                     async for event in self._answer(ctx, fitted, answer):
@@ -154,15 +181,25 @@ class Agent(BaseAgent):
                 finally:
                     usage = usage + answer.usage
                 if answer.finish == "cancelled" or not answer.calls:
+                    schema = output_schema_for(self, ctx)
+                    value = None if schema is None else _value(schema, answer)
                     delta = {}
-                    if self.output_key and answer.text and answer.finish != "cancelled":
-                        delta = {self.output_key: answer.text}
+                    if self.output_key and answer.finish != "cancelled":
+                        if value is not None and value.error is None:
+                            delta = {self.output_key: value.data}  # the JSON, not the text
+                        elif schema is None and answer.text:
+                            delta = {self.output_key: answer.text}
                     writes.update(delta)
                     if answer.text or delta:
-                        yield ctx.event(
+                        final = ctx.event(
                             TextMessage, text=answer.text,
                             interrupted=answer.finish == "cancelled", state_delta=delta,
                         )  # fmt: skip
+                        if value is not None:
+                            ctx.turn.structured[final.id] = dataclasses.replace(
+                                value, event_id=final.id, author=self.name
+                            )
+                        yield final
                     return
                 if answer.text:
                     yield ctx.event(TextMessage, text=answer.text)
@@ -280,11 +317,44 @@ class _Answer:
 
 def _windowed(usage: Usage, fitted: Window, generated: int) -> Usage:
     """The context figure is the prompt plus what the model wrote after it."""
-    import dataclasses
-
     return dataclasses.replace(
         usage,
         context_tokens=fitted.tokens + generated,
         context_window=fitted.window,
         omitted_turns=fitted.omitted,
     )
+
+
+_CUT_SHORT = {
+    "length": "the reply was cut off at its token limit before the JSON value was complete",
+    "cancelled": "the reply was interrupted",
+    "repetition": "the reply was stopped because it repeated itself",
+    "error": "the model call failed",
+}
+
+
+def _value(schema: Schema, answer: _Answer) -> Structured:
+    """The final answer checked against ``schema``: never a half object (the
+    event id and author are filled in once the message exists)."""
+    if answer.finish != "stop":
+        return Structured("", "", error=_CUT_SHORT.get(answer.finish, str(answer.finish)))
+    try:
+        value = schema.parse(answer.text)
+    except ValueError as exc:
+        return Structured("", "", error=str(exc))
+    return Structured("", "", value, schema.to_json(value), schema.pretty(value))
+
+
+_CHOICES = ("auto", "required", "none")
+
+
+def check_tool_choice(choice: object, names: Sequence[str]) -> str:
+    """An agent's ``tool_choice``: OpenAI's names, or one of its tools'."""
+    allowed = f"'auto', 'required', 'none' or one of this agent's tool names {list(names)}"
+    if not isinstance(choice, str):
+        raise TypeError(f"tool_choice must be {allowed}, got {type(choice).__name__}")
+    if choice == "required" and not names:
+        raise ValueError("tool_choice='required' needs at least one tool in tools")
+    if choice not in _CHOICES and choice not in names:
+        raise ValueError(f"tool_choice must be {allowed}, got {choice!r}")
+    return choice

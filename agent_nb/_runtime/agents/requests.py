@@ -16,6 +16,13 @@ sends (same system text, same view of history, same window cut).
 * **system text**: the turn's ``-s`` replaces the instructions of the session's
   own agent only; string instructions are filled from state, an instruction
   provider's result is used as it is (ADK).
+* **structure**: the agent's ``output_schema`` becomes the request's
+  ``response_schema`` and its ``tool_choice`` the request's; a turn's own
+  ``output_schema`` / ``tool_choice`` (the cell's ``--schema``, ``--choice``)
+  replace them for the session's own agent only, as ``-s`` does. A forced
+  choice (``"required"`` or a name) holds for the first round only: once tools
+  have answered, the model may reply in text (OpenAI Agents SDK's
+  ``reset_tool_choice``), else it would call tools until ``max_turns``.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from ..._core.history import current_turn_events, events_to_contents
+from ..._core.schemas import Schema, as_schema
 from ..._core.state import apply_delta, render_instructions
 from ..._core.types import Event, GenerateContentRequest
 from ..._core.window import Window, fit_window, shown
@@ -33,7 +41,15 @@ from .spec import ModelAgentSpec as Agent
 if TYPE_CHECKING:
     from ..context import InvocationContext
 
-__all__ = ["cache_key", "fit", "instructions_for", "request_for", "shown_request"]
+__all__ = [
+    "cache_key",
+    "check_schemas",
+    "fit",
+    "instructions_for",
+    "output_schema_for",
+    "request_for",
+    "shown_request",
+]
 
 
 def cache_key(session_id: str, agent_name: str, session_agent: str, tree: bool) -> str:
@@ -92,17 +108,36 @@ def _system(agent: Agent, ctx: InvocationContext, state: dict[str, Any]) -> str:
     return _checked(agent, text)
 
 
+def output_schema_for(agent: Agent, ctx: InvocationContext) -> Schema | None:
+    """The schema ``agent``'s reply must match in this turn (see the module docstring)."""
+    turn_schema = ctx.options.output_schema
+    if turn_schema is not None and _own(agent, ctx):
+        return as_schema("output_schema", turn_schema)
+    return agent.output_spec
+
+
+def _tool_choice(agent: Agent, ctx: InvocationContext, after_tools: bool) -> str:
+    choice = ctx.options.tool_choice
+    if choice is None or not _own(agent, ctx):
+        choice = agent.tool_choice
+    if after_tools and choice != "none":
+        return "auto"
+    return choice
+
+
 def request_for(
     agent: Agent,
     ctx: InvocationContext,
     *,
     pending: Event | None = None,
     instructions: str | None = None,
+    after_tools: bool = False,
 ) -> GenerateContentRequest:
     """``agent``'s whole request; ``pending`` is shown as if already recorded.
 
     ``instructions`` is an instruction provider's text already awaited for
-    this call (`instructions_for`).
+    this call (`instructions_for`); ``after_tools``: a round after tools ran
+    (a forced ``tool_choice`` no longer holds).
     """
     state = ctx.state_view()
     if pending is not None:
@@ -118,12 +153,33 @@ def request_for(
         system = instructions
     else:
         system = _system(agent, ctx, state)
+    schema = output_schema_for(agent, ctx)
     return GenerateContentRequest(
         contents=events_to_contents(events, viewer, ctx.branch),
         system_instruction=system,
         tools=[t.spec for t in agent.tools],
         config=ctx.options.config_for(agent.config),
         session_id=ctx.session_id,
+        response_schema=None if schema is None else schema.json_schema,
+        tool_choice=_tool_choice(agent, ctx, after_tools),
+    )
+
+
+def check_schemas(agent: Agent, ctx: InvocationContext) -> None:
+    """Have the backend check ``agent``'s schemas (its reply schema, its tools'
+    parameters, its tool choice) before the turn records anything: a
+    `SchemaError` there leaves history as it was. The turn checks every model
+    agent of its tree this way."""
+    schema = output_schema_for(agent, ctx)
+    if schema is None and not agent.tools:
+        return
+    ctx.backend.check_request(
+        GenerateContentRequest(
+            (),
+            tools=[t.spec for t in agent.tools],
+            response_schema=None if schema is None else schema.json_schema,
+            tool_choice=_tool_choice(agent, ctx, after_tools=False),
+        )
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
+from ..._core.schemas import Schema
 from ..._core.tools import Tool
 from ..._core.types import GenerationConfig
 from ..._core.window import ContextPolicy
@@ -28,6 +29,10 @@ class ModelAgentSpec(Protocol):
     def context_policy(self) -> ContextPolicy: ...
     @property
     def include_contents(self) -> Literal["default", "none"]: ...
+    @property
+    def output_spec(self) -> Schema | None: ...
+    @property
+    def tool_choice(self) -> str: ...
     @property
     def before_tool_callback(self) -> tuple[Any, ...]: ...
     @property
