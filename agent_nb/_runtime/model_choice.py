@@ -20,10 +20,12 @@ load each other's caches. ``$AGENT_NB_KV_CHECKPOINTS=0`` wins over all of it
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from .._core.numbers import check_int
 from ..backends import Backend, check_spec
+from ..errors import BackendError
 from ..stores import SessionStore
 from .pool import BackendPool, CheckpointPlan, model_label
 
@@ -138,10 +140,14 @@ class ModelChoice:
 
     def kv_disk_bytes(self) -> dict[str, int]:
         """Checkpoint bytes on disk per session id (this store's, this user's)."""
-        return self._pool.checkpoint_bytes()
+        return self._kv_pool().checkpoint_bytes()
 
-    @property
-    def kv_store_identity(self) -> str | None:
-        """What names this runner's sessions in the checkpoint folder (None: no
-        persistent store)."""
-        return self._kv_identity
+    def _kv_pool(self) -> BackendPool:
+        """The pool, holding the default model's backend when checkpoints are on:
+        a new kernel finds (and deletes) an earlier kernel's files before its own
+        first turn. Resolving reads no weights; a model that cannot be resolved
+        has written nothing to find."""
+        if self._pool.plan is not None:
+            with contextlib.suppress(BackendError):
+                self.backend_for(None)
+        return self._pool

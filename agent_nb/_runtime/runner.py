@@ -290,7 +290,7 @@ class AgentRunner(ModelChoice, ChatModes):
         self._evictions.wait(session_id)
         self._holders.forget(session_id)
         self._pool.drop(session_id)
-        self._pool.delete_checkpoints(session_id)
+        self._kv_pool().delete_checkpoints(session_id)
         self.store.delete_session(self.app_name, self.user_id, session_id)
 
     def clear_all_sessions(self) -> None:
@@ -299,7 +299,7 @@ class AgentRunner(ModelChoice, ChatModes):
             ids = set(self._sessions) | self._evictions.ids()
         for session_id in ids:
             self.delete_session(session_id)
-        self._pool.delete_all_checkpoints()  # stored-only sessions' too
+        self._kv_pool().delete_all_checkpoints()  # stored-only sessions' too
         self.store.clear_user(self.app_name, self.user_id)
 
     def _discard_ephemeral(self, core: SessionCore) -> None:
@@ -319,7 +319,7 @@ class AgentRunner(ModelChoice, ChatModes):
 
     def memory(self) -> dict[str, Any]:
         """Backend memory figures plus each session's history, KV and checkpoint bytes."""
-        return self._pool.figures(self.sessions())
+        return self._kv_pool().figures(self.sessions())
 
     def trim_memory(self) -> int:
         """Drop the KV caches of idle sessions; returns bytes freed."""
