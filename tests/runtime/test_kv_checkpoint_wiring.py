@@ -256,3 +256,26 @@ def test_a_store_set_by_config_takes_the_switches_along(
     other = f"sqlite:///{tmp_path / 'other.db'}"
     run(shell, f"%config AgentMagics.store = {other!r}")
     assert get_runner() is not runner and get_runner().kv_checkpoints is False
+
+
+def test_ipython_config_sets_the_switches_of_the_runner_it_installs(
+    shell: InteractiveShell, tmp_path: pathlib.Path
+) -> None:
+    from traitlets.config import Config
+
+    shell.extension_manager.unload_extension("agent_nb")
+    saved = shell.config
+    config = Config()
+    config.AgentMagics.store = f"sqlite:///{tmp_path / 'sessions.db'}"
+    config.AgentMagics.kv_checkpoints = False
+    config.AgentMagics.kv_disk_budget = 1 << 20
+    shell.config = config
+    try:
+        shell.extension_manager.load_extension("agent_nb")
+        runner = get_runner()
+        assert runner.store.identity is not None
+        assert runner.kv_checkpoints is False and runner.kv_disk_budget == 1 << 20
+    finally:
+        shell.extension_manager.unload_extension("agent_nb")
+        shell.config = saved
+        shell.extension_manager.load_extension("agent_nb")

@@ -168,14 +168,17 @@ class AgentMagics(Magics):
         "first); None: 2 GiB.",
     ).tag(config=True)
 
+    #: The kernel runner `_install_runner` made. A class default: settings from
+    #: ipython_config.py reach the observers during ``super().__init__``.
+    _own_runner: AgentRunner | None = None
+
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
-        super().__init__(shell=shell, **kwargs)
+        super().__init__(shell=shell, **kwargs)  # a configured store is installed here
         # cellId -> (session id, invocation id of the cell's latest turn)
         self.cells: dict[str, tuple[str, str]] = {}
         self._cell_id: str | None = None
         self._run = 0
         self._cell_run: dict[str, int] = {}
-        self._own_runner: AgentRunner | None = None
         self.last_error: LastError | None = None  # the latest failed cell, for %agent explain
         self._history_len: int | None = None  # input history length when this cell started
         self._commands = Commands(
@@ -188,8 +191,6 @@ class AgentMagics(Magics):
         if shell is not None:
             shell.events.register("pre_run_cell", self._pre_run_cell)
             shell.events.register("post_run_cell", self._post_run_cell)
-        if self.store:
-            self._install_runner()
 
     # -- configuration ------------------------------------------------------
 
