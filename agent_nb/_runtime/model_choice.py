@@ -21,6 +21,7 @@ load each other's caches. ``$AGENT_NB_KV_CHECKPOINTS=0`` wins over all of it
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 
 from .._core.numbers import check_int
@@ -98,7 +99,8 @@ class ModelChoice:
         """Bind the checkpoints to the runner's store (once, from its constructor)."""
         self._kv_store = store
         if store.persistent and store.identity is not None:
-            self._kv_identity = f"{store.identity}|app={app_name}|user={user_id}"
+            # JSON: no user id or app name can make two triples read alike.
+            self._kv_identity = json.dumps([store.identity, app_name, user_id])
         self._configure_kv(self._kv_switch)
 
     def _configure_kv(self, switch: bool | None) -> None:
@@ -109,18 +111,19 @@ class ModelChoice:
                 "Use a sqlite:/// or postgresql:// store, or leave kv_checkpoints as None"
             )
         self._kv_switch = switch
-        on = self._kv_identity is not None and switch is not False
+        identity = None if switch is False else self._kv_identity
         self._pool.configure(
-            CheckpointPlan(self._kv_identity, self._kv_budget, self._kv_directory)
-            if on and self._kv_identity is not None
-            else None
+            None
+            if identity is None
+            else CheckpointPlan(identity, self._kv_budget, self._kv_directory)
         )
 
     @property
     def kv_checkpoints(self) -> bool:
         """Whether each session's KV cache is written to disk after its turns
         (``$AGENT_NB_KV_CHECKPOINTS=0`` still turns the backends' writing off).
-        Set False to stop (the files stay), True or None to follow the store."""
+        Set False to stop (the files stay), None to follow the store, True to
+        insist (refused for a store whose sessions die with the kernel)."""
         return self._pool.plan is not None
 
     @kv_checkpoints.setter

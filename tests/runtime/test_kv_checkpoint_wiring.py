@@ -8,6 +8,7 @@ real restart are in `test_kv_resume_restart` (MLX).
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 from collections.abc import AsyncIterator
@@ -104,7 +105,7 @@ def test_a_persistent_store_turns_them_on_for_every_backend(
     runner.get_or_create_session("s").run("hi")
     (plan,) = disk.plans
     real = os.path.realpath(tmp_path / "sessions.db")
-    assert plan == {"store": f"sqlite:///{real}|app=agent_nb|user=default",
+    assert plan == {"store": json.dumps([f"sqlite:///{real}", "agent_nb", "default"]),
                     "directory": tmp_path, "budget": 10_000}  # fmt: skip
     # A model named later (-m, model=) is configured when it is first resolved.
     other = DiskBackend()
