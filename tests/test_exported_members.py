@@ -36,7 +36,8 @@ SESSION_API = {
 RUNNER_API = {
     "agent", "app_name", "backend", "backend_for", "chat", "check_model", "clear_all_sessions",
     "close_session", "delete_session", "generate_content_async", "get_agent",
-    "get_or_create_session", "hold_session", "is_shut_down", "memory", "model", "model_label",
+    "get_or_create_session", "hold_session", "is_shut_down", "kv_checkpoints", "kv_disk_budget",
+    "kv_disk_bytes", "memory", "model", "model_label",
     "register_agent", "release_session", "session_holders", "rewind_session",
     "run_single_turn", "run_single_turn_async",
     "sessions", "shutdown", "store", "stored_session_ids", "trim_memory", "user_id", "wait",

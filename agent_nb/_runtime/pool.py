@@ -6,24 +6,56 @@ them. So everything keyed by a cache key (bytes held, rewind, drop) and every
 memory figure is a sum or a loop over the pool. The pool takes one snapshot of
 its backends under its lock and works outside it, because backend calls
 (freeing MLX buffers, closing HTTP clients) can be slow.
+
+**KV checkpoints.** The pool holds the runner's `CheckpointPlan` (None: off)
+and hands it to every backend it has and to every one it resolves later, so
+a ``-m`` model named mid-notebook is checkpointed like the default one. A
+backend that keeps no cache on disk (an OpenAI-compatible server owns its
+cache; the scripted fake has none) ignores it. A folder that cannot be
+created (a read-only home) leaves that backend without checkpoints and says
+so in the log: no turn fails for want of a checkpoint. A `Backend` instance
+shared by two runners keeps the settings of the last one that configured it.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._core.types import GenerateContentRequest
 from ..backends import resolve_backend
 from ..backends._base import Backend
 
-__all__ = ["BackendPool", "model_label"]
+if TYPE_CHECKING:
+    from .session_info import SessionInfo
+
+__all__ = ["BackendPool", "CheckpointPlan", "model_label"]
+
+log = logging.getLogger(__name__)
 
 
 def model_label(model: str | Backend) -> str:
     """How a model spec or backend is named to a person (widget header, ``%agent model``)."""
     return model if isinstance(model, str) else (model.spec or type(model).__name__)
+
+
+class _Keyed(Protocol):
+    def cache_keys(self) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class CheckpointPlan:
+    """What each backend is told: whose sessions (``store_identity``), how much
+    disk (``disk_budget`` bytes; None: the backend's default) and where
+    (``directory``; None: ``kv/`` in the agent_nb cache folder)."""
+
+    store_identity: str
+    disk_budget: int | None = None
+    directory: str | os.PathLike[str] | None = None
 
 
 class BackendPool:
@@ -32,6 +64,7 @@ class BackendPool:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._backends: dict[str, Backend] = {}
+        self._plan: CheckpointPlan | None = None
 
     def get(self, spec: str | Backend) -> Backend:
         """The backend for ``spec``: the same object for the same spec string."""
@@ -41,11 +74,17 @@ class BackendPool:
                 if self._backends.get(key, spec) is not spec:
                     # Same spec, different settings (api key, timeout): keep both.
                     key = f"{key}#{id(spec)}"
-                return self._backends.setdefault(key, spec)
+                if key not in self._backends:
+                    if self._plan is not None:  # with none, the instance keeps its own
+                        _apply(spec, self._plan)
+                    self._backends[key] = spec
+                return self._backends[key]
         with self._lock:
             backend = self._backends.get(spec)
             if backend is None:
                 backend = resolve_backend(spec)
+                if self._plan is not None:
+                    _apply(backend, self._plan)
                 self._backends[spec] = backend
             return backend
 
@@ -56,6 +95,10 @@ class BackendPool:
     def kv_bytes(self, key: str) -> int:
         """Bytes every backend holds under cache ``key``."""
         return sum(b.cache_bytes(key) for b in self._snapshot().values())
+
+    def kv_of(self, session: _Keyed) -> int:
+        """Bytes held under a session's own cache key and its agents' keys."""
+        return sum(self.kv_bytes(key) for key in session.cache_keys())
 
     def drop(self, key: str) -> None:
         """Free cache ``key`` in every backend."""
@@ -94,10 +137,79 @@ class BackendPool:
         """Each backend's own memory figures, by spec."""
         return {spec: b.memory() for spec, b in self._snapshot().items()}
 
+    def figures(self, infos: Iterable[SessionInfo]) -> dict[str, Any]:
+        """`AgentRunner.memory()`: the backends' figures, then per session its
+        history, KV and checkpoint bytes. ``kv_disk_bytes`` also counts the
+        checkpoints of sessions not open here (past kernels, other kernels)."""
+        disk = self.checkpoint_bytes()
+        sessions = {
+            i.id: {"history_bytes": i.history_bytes, "kv_bytes": i.kv_bytes,
+                   "kv_disk_bytes": disk.get(i.id, 0)}
+            for i in infos
+        }  # fmt: skip
+        return {
+            "backends": self.memory(),
+            "sessions": sessions,
+            "kv_bytes_total": sum(s["kv_bytes"] for s in sessions.values()),
+            "kv_checkpoints": self._plan is not None,
+            "kv_disk_bytes": disk,
+            "kv_disk_bytes_total": sum(disk.values()),
+        }
+
+    # -- KV checkpoints ---------------------------------------------------------------
+
+    @property
+    def plan(self) -> CheckpointPlan | None:
+        return self._plan
+
+    def configure(self, plan: CheckpointPlan | None) -> None:
+        """Checkpoint every backend by ``plan`` from now on (None: stop writing;
+        the files stay for a later process)."""
+        with self._lock:
+            self._plan = plan
+            backends = list(self._backends.values())
+        for backend in backends:
+            _apply(backend, plan)
+
+    def delete_checkpoints(self, session_id: str) -> None:
+        """Remove the session's checkpoints (its own key and its agents')."""
+        for backend in self._snapshot().values():
+            backend.delete_checkpoints(session_id)
+
+    def delete_all_checkpoints(self) -> None:
+        """Remove every checkpoint kept under this runner's store identity."""
+        for session_id in self.checkpoint_bytes():
+            self.delete_checkpoints(session_id)
+
+    def checkpoint_bytes(self) -> dict[str, int]:
+        """Bytes on disk per session id. The backends of one pool write to one
+        folder under one store identity, so each reports the same files (every
+        model's): the largest figure is the one; a sum would count them twice."""
+        found: dict[str, int] = {}
+        for backend in self._snapshot().values():
+            for session_id, size in backend.checkpoint_bytes().items():
+                found[session_id] = max(size, found.get(session_id, 0))
+        return found
+
     def close(self) -> None:
-        """Close every backend and forget them."""
+        """Close every backend (queued checkpoints are written first) and forget them."""
         with self._lock:
             backends = list(self._backends.values())
             self._backends.clear()
         for backend in backends:
             backend.close()
+            backend.checkpoints_off()  # its writer thread ends; the files stay
+
+
+def _apply(backend: Backend, plan: CheckpointPlan | None) -> None:
+    if plan is None:
+        backend.checkpoints_off()
+        return
+    try:
+        backend.configure_checkpoints(
+            store_identity=plan.store_identity,
+            directory=plan.directory,
+            disk_budget=plan.disk_budget,
+        )
+    except OSError as exc:
+        log.warning("KV checkpoints stay off for %s: %s", model_label(backend), exc)

@@ -17,6 +17,7 @@ has resolved live in a `BackendPool`, which owns everything keyed by a cache key
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -62,6 +63,7 @@ class AgentRunner(ModelChoice, ChatModes):
 
     ``model`` is a spec string (``"mlx:smollm2-135m"``, ``"openai:MODEL@URL"``,
     ``"scripted"``) or a `Backend`; it is resolved, and loaded, on first use.
+    ``kv_checkpoints`` (None: on with a persistent store) and ``kv_*``: `ModelChoice`.
     """
 
     def __init__(
@@ -72,14 +74,18 @@ class AgentRunner(ModelChoice, ChatModes):
         store: str | SessionStore | None = None,
         user_id: str = "default",
         app_name: str = "agent_nb",
+        kv_checkpoints: bool | None = None,
+        kv_disk_budget: int | None = None,
+        kv_directory: str | os.PathLike[str] | None = None,
     ) -> None:
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
-        ModelChoice.__init__(self, model)
+        ModelChoice.__init__(self, model, kv_checkpoints, kv_disk_budget, kv_directory)
         self._agent: AnyAgent = check_agent(agent) if agent is not None else Agent()
         self._user_id = user_id
         self._app_name = app_name
         self._store = resolve_store(store)
+        self._checkpoint_sessions_of(self._store, app_name, user_id)
         self._leases = TurnLeases(self._store)
         self._agents = AgentRegistry(self._agent)
         self._lock = threading.RLock()
@@ -242,7 +248,7 @@ class AgentRunner(ModelChoice, ChatModes):
         with self._lock:
             live = [entry.core for entry in self._sessions.values()]
             evicting = self._evictions.sessions()
-        infos = describe(live, evicting, include_hidden, self._kv_bytes, self._holders.of)
+        infos = describe(live, evicting, include_hidden, self._pool.kv_of, self._holders.of)
         if include_stored:
             shown = {info.id for info in infos}
             ids = self.stored_session_ids()
@@ -259,14 +265,12 @@ class AgentRunner(ModelChoice, ChatModes):
         """`AgentSession.rewind` by id."""
         return self.get_or_create_session(session_id).rewind(before_invocation_id)
 
-    def _kv_bytes(self, session: SessionCore) -> int:
-        return sum(self._pool.kv_bytes(key) for key in session.cache_keys())
-
     def _evict_now(self, session: SessionCore) -> None:
         for key in session.cache_keys():  # the session's own and its agents' (id/name)
             self._pool.drop(key)
         if not self.store.persistent or session.ephemeral:
             self.store.delete_session(self.app_name, self.user_id, session.id)
+            self._pool.delete_checkpoints(session.id)  # else kept: the next kernel resumes
         session.release()
 
     def close_session(self, session_id: str) -> None:
@@ -277,7 +281,7 @@ class AgentRunner(ModelChoice, ChatModes):
             live.core.close()
 
     def delete_session(self, session_id: str) -> None:
-        """Cancel the session's turn and free history, KV cache and state before returning."""
+        """Cancel the session's turn; free history, KV cache (and its checkpoints) and state."""
         check_session_id(session_id)
         with self._lock:
             live = self._sessions.get(session_id)
@@ -286,6 +290,7 @@ class AgentRunner(ModelChoice, ChatModes):
         self._evictions.wait(session_id)
         self._holders.forget(session_id)
         self._pool.drop(session_id)
+        self._kv_pool().delete_checkpoints(session_id)
         self.store.delete_session(self.app_name, self.user_id, session_id)
 
     def clear_all_sessions(self) -> None:
@@ -294,6 +299,7 @@ class AgentRunner(ModelChoice, ChatModes):
             ids = set(self._sessions) | self._evictions.ids()
         for session_id in ids:
             self.delete_session(session_id)
+        self._kv_pool().delete_all_checkpoints()  # stored-only sessions' too
         self.store.clear_user(self.app_name, self.user_id)
 
     def _discard_ephemeral(self, core: SessionCore) -> None:
@@ -312,11 +318,8 @@ class AgentRunner(ModelChoice, ChatModes):
     # -- memory ---------------------------------------------------------------
 
     def memory(self) -> dict[str, Any]:
-        """Backend memory figures plus each session's history and KV bytes."""
-        infos = self.sessions()
-        sessions = {i.id: {"history_bytes": i.history_bytes, "kv_bytes": i.kv_bytes} for i in infos}
-        total = sum(i.kv_bytes for i in infos)
-        return {"backends": self._pool.memory(), "sessions": sessions, "kv_bytes_total": total}
+        """Backend memory figures plus each session's history, KV and checkpoint bytes."""
+        return self._kv_pool().figures(self.sessions())
 
     def trim_memory(self) -> int:
         """Drop the KV caches of idle sessions; returns bytes freed."""

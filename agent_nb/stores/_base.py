@@ -163,6 +163,13 @@ class SessionStore(ABC):
     #: True when data outlives the process; `AgentSession.close()` then keeps it.
     persistent: ClassVar[bool] = False
 
+    @property
+    def identity(self) -> str | None:
+        """Names where the data lives, the same in every process that opens it
+        (KV checkpoints are kept per store with it), or None when nothing
+        outlives the process (the memory store, SQLite's ``:memory:``)."""
+        return None
+
     # -- public template methods -------------------------------------------
 
     def create_session(self, app_name: str, user_id: str, session_id: str) -> SessionRecord:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 import time
 import zlib
@@ -213,6 +214,17 @@ class DatabaseStore(SessionStore):
         """Close the pool's connections (SQLite checkpoints its WAL). The data stays."""
         self._closed.set()
         self._engine.dispose()
+
+    @property
+    def identity(self) -> str | None:
+        """The URL without its password; a SQLite file by its resolved path (a
+        symlink or a relative path opens the same store from anywhere)."""
+        if is_memory(self.url):
+            return None
+        u = self.url
+        database = os.path.realpath(u.database or "") if self._dialect == "sqlite" else u.database
+        url = sa.URL.create(u.drivername, u.username, None, u.host, u.port, database, u.query)
+        return url.render_as_string(hide_password=False)
 
     def __repr__(self) -> str:
         return f"DatabaseStore({self.safe_url!r})"

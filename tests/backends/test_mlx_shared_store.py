@@ -28,8 +28,12 @@ def test_a_kernels_kv_cache_after_another_kernels_turn(
 ) -> None:
     url = f"sqlite:///{tmp_path}/shared.db"
     other = MLXBackend("smollm2-135m", progress=False)
-    a = make_runner(model=mlx_backend, store=url).get_or_create_session("main")
-    b = make_runner(model=other, store=url).get_or_create_session("main")
+    # The caches in memory only: B's checkpoint would give A more than its own cache
+    # (tests/runtime/test_kv_resume_restart.py covers resuming from disk).
+    a = make_runner(model=mlx_backend, store=url, kv_checkpoints=False).get_or_create_session(
+        "main"
+    )
+    b = make_runner(model=other, store=url, kv_checkpoints=False).get_or_create_session("main")
     first = a.run("Name a fruit.", config=SHORT)
     held_before = mlx_backend.cached_tokens("main")
     b.run("Name a color.", config=SHORT)

@@ -36,11 +36,11 @@ from IPython.core.displaypub import DisplayPublisher
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
-from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
+from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ..._core.fences import first_code_block, opens_a_block
 from ..._core.ids import check_session_id, is_single_turn_id
-from ..._core.numbers import check_real, check_repeats
+from ..._core.numbers import check_int, check_real, check_repeats
 from ..._core.tokens import TextCounter, text_counter
 from ..._core.types import MAX_TEMPERATURE
 from ..._core.window import omitted_line
@@ -156,15 +156,30 @@ class AgentMagics(Magics):
         "current one). On a shared store each person needs their own: user: state is per "
         "user_id. Set it with the store, e.g. in ipython_config.py.",
     ).tag(config=True)
+    kv_checkpoints = Bool(
+        True,
+        help="Keep each session's KV cache on disk after its turns, so the first turn after "
+        "a restart reads only the new tokens; only with a persistent store (AgentMagics.store"
+        " = 'sqlite:///...'). False: no checkpoints (the files stay).",
+    ).tag(config=True)
+    kv_disk_budget = Int(
+        None,
+        allow_none=True,
+        help="Bytes the KV checkpoints may take on disk (least recently used removed "
+        "first); None: 2 GiB.",
+    ).tag(config=True)
+
+    #: The kernel runner `_install_runner` made. A class default: settings from
+    #: ipython_config.py reach the observers during ``super().__init__``.
+    _own_runner: AgentRunner | None = None
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
-        super().__init__(shell=shell, **kwargs)
+        super().__init__(shell=shell, **kwargs)  # a configured store is installed here
         # cellId -> (session id, invocation id of the cell's latest turn)
         self.cells: dict[str, tuple[str, str]] = {}
         self._cell_id: str | None = None
         self._run = 0
         self._cell_run: dict[str, int] = {}
-        self._own_runner: AgentRunner | None = None
         self.last_error: LastError | None = None  # the latest failed cell, for %agent explain
         self._history_len: int | None = None  # input history length when this cell started
         self._commands = Commands(
@@ -177,8 +192,6 @@ class AgentMagics(Magics):
         if shell is not None:
             shell.events.register("pre_run_cell", self._pre_run_cell)
             shell.events.register("post_run_cell", self._post_run_cell)
-        if self.store:
-            self._install_runner()
 
     # -- configuration ------------------------------------------------------
 
@@ -215,6 +228,21 @@ class AgentMagics(Magics):
         except (TypeError, ValueError) as exc:
             raise TraitError(str(exc)) from None
 
+    @validate("kv_disk_budget")
+    def _check_disk_budget(self, proposal: Any) -> int | None:
+        if proposal["value"] is None:
+            return None
+        try:
+            return check_int("AgentMagics.kv_disk_budget (bytes)", proposal["value"], low=0)
+        except (TypeError, ValueError) as exc:
+            raise TraitError(str(exc)) from None
+
+    @observe("kv_checkpoints", "kv_disk_budget")
+    def _kv_changed(self, change: Any) -> None:
+        runner = get_runner()  # True follows the store: on only where sessions persist
+        runner.kv_disk_budget = self.kv_disk_budget
+        runner.kv_checkpoints = None if self.kv_checkpoints else False
+
     @observe("store")
     def _store_changed(self, change: Any) -> None:
         if change["new"]:
@@ -230,6 +258,8 @@ class AgentMagics(Magics):
             model=self.default_model or current.model or DEFAULT_MODEL,
             user_id=self.user_id or current.user_id,
             app_name=current.app_name,
+            kv_checkpoints=None if self.kv_checkpoints else False,
+            kv_disk_budget=self.kv_disk_budget,
         )
         try:
             move_sessions(current, runner.store)

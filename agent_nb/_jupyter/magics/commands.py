@@ -51,6 +51,10 @@ def _size(n: int) -> str:
     return f"{n} B"  # unreachable; keeps mypy sure of a return
 
 
+def _and_checkpoints(size: int) -> str:
+    return f" and {_size(size)} of KV checkpoints" if size else ""
+
+
 def _when(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(timestamp)) if timestamp else ""
 
@@ -227,20 +231,22 @@ class Commands:
             raise UsageError("usage: %agent delete ID (use %agent clear to delete every session)")
         runner = get_runner()
         session = self._existing(runner, args, "delete")
+        on_disk = runner.kv_disk_bytes().get(session.id, 0)
         runner.delete_session(session.id)
         for cell, (session_id, _) in list(self._cells.items()):
             if session_id == session.id:
                 del self._cells[cell]
-        print(f"deleted session {session.id!r}")
+        print(f"deleted session {session.id!r}{_and_checkpoints(on_disk)}")
 
     def _clear(self, args: list[str]) -> None:
         if args:
             raise UsageError("%agent clear takes no arguments; it deletes every session")
         runner = get_runner()
         count = len(self._known_ids(runner))
+        on_disk = sum(runner.kv_disk_bytes().values())
         runner.clear_all_sessions()
         self._cells.clear()
-        print(f"deleted {count} session{'s' * (count != 1)}")
+        print(f"deleted {count} session{'s' * (count != 1)}{_and_checkpoints(on_disk)}")
 
     def _model(self, args: list[str]) -> None:
         runner = get_runner()
