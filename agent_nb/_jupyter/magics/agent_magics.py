@@ -36,7 +36,7 @@ from IPython.core.displaypub import DisplayPublisher
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
-from traitlets import Enum, Float, Int, TraitError, Unicode, observe, validate
+from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ..._core.fences import first_code_block, opens_a_block
 from ..._core.ids import check_session_id, is_single_turn_id
@@ -55,8 +55,9 @@ from ...stores import resolve_store
 from ..front_end import batch_run
 from ..prompts.cell_context import cells_context, recent_cells
 from ..prompts.data_summary import summarize
-from ..prompts.interpolate import Interpolated, interpolate
+from ..prompts.interpolate import Interpolated, interpolate, references
 from ..prompts.last_error import LastError, error_from_result
+from ..staleness import Input, Staleness
 from ..turn_origins import WIDGET, origin_of
 from ..turn_settings import turn_options
 from .commands import Commands
@@ -108,6 +109,11 @@ class AgentMagics(Magics):
         help="Re-running a cell: 'rewind' replaces its earlier turn (it and later "
         "ones move to a branch: %agent switch brings them back); 'append' adds a new "
         "turn after everything.",
+    ).tag(config=True)
+    replay = Bool(
+        True,
+        help="Answer a greedy (or seeded) turn identical to one answered before from the "
+        "replay cache, at once (marked ↻ replayed); %%agent --fresh asks the model anyway.",
     ).tag(config=True)
     max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(config=True)
     temperature = Float(0.0, help="Default sampling temperature, 0 (greedy) to 2.").tag(config=True)
@@ -173,9 +179,12 @@ class AgentMagics(Magics):
             model_changed=self._model_changed,
             explain=self._explain,
         )
+        self.staleness = Staleness(shell)  # stale marks on answers whose inputs changed
         if shell is not None:
             shell.events.register("pre_run_cell", self._pre_run_cell)
             shell.events.register("post_run_cell", self._post_run_cell)
+            shell.events.register("pre_run_cell", self.staleness.pre_run_cell)
+            shell.events.register("post_run_cell", self.staleness.post_run_cell)
         if self.store:
             self._install_runner()
 
@@ -245,7 +254,9 @@ class AgentMagics(Magics):
         if self.shell is None:
             return
         for event, callback in (("pre_run_cell", self._pre_run_cell),
-                                ("post_run_cell", self._post_run_cell)):  # fmt: skip
+                                ("post_run_cell", self._post_run_cell),
+                                ("pre_run_cell", self.staleness.pre_run_cell),
+                                ("post_run_cell", self.staleness.post_run_cell)):  # fmt: skip
             with contextlib.suppress(ValueError):
                 self.shell.events.unregister(event, callback)
 
@@ -298,6 +309,9 @@ class AgentMagics(Magics):
     @argument("--context", choices=["window", "error"],
               help="Past the model's window: leave the oldest turns out (window) or fail "
               "(error); default AgentMagics.context_policy.")  # fmt: skip
+    @argument("--fresh", action="store_true",
+              help="Ask the model even if this exact request was answered before (no replay; "
+              "AgentMagics.replay = False turns replay off for every cell).")  # fmt: skip
     @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
     @argument(
         "--data", nargs="+", action="extend", default=[], metavar="VAR",
@@ -366,7 +380,10 @@ class AgentMagics(Magics):
         message = self._message(cell, summarized, raw=args.raw, count=count)
         context = self._cells(args, count)
         agent = self._data_pipeline(args, frames) if frames else None
-        self._send(args, f"{context}\n\n{message}" if context else message, agent)
+        read = recent_cells(self.shell, args.cells, before=self._history_len) if context else []
+        inputs = self.staleness.inputs(names=args.data, cells=[n for n, _ in read],
+                                       references=() if args.raw else references(cell))  # fmt: skip
+        self._send(args, f"{context}\n\n{message}" if context else message, agent, inputs)
 
     def _split_data(self, args: Any) -> tuple[dict[str, Any], list[str]]:
         """--data names as (DataFrames for the data agent, names to summarise)."""
@@ -409,7 +426,9 @@ class AgentMagics(Magics):
         """Tokens as the turn's model counts them (its tokenizer, else the estimate)."""
         return text_counter(self._turn_backend(args).count_text_tokens)
 
-    def _send(self, args: Any, message: str, agent: Any = None) -> None:
+    def _send(
+        self, args: Any, message: str, agent: Any = None, inputs: tuple[Input, ...] = ()
+    ) -> None:
         """Check the options, start the turn (rewinding a re-run cell) and stream it."""
         runner = get_runner()
         session_id = args.session or self.default_session
@@ -417,7 +436,7 @@ class AgentMagics(Magics):
             raise UsageError(f"-o needs a Python variable name, got {args.output!r}")
         options = turn_options(
             self, model=args.model, system=args.system, temperature=args.temperature,
-            max_tokens=args.max_tokens, context_policy=args.context,
+            max_tokens=args.max_tokens, context_policy=args.context, fresh=args.fresh,
         )  # fmt: skip
         if not args.once:
             check_session_id(session_id)
@@ -430,6 +449,9 @@ class AgentMagics(Magics):
             stream = self._start(runner, session_id, message, args.new, options)
         sink = DisplaySink(args.format) if self._rich_output() else TerminalSink()
         outcome = drive(stream, sink, self.stream_interval, waiting_for)
+        if outcome.invocation_id:
+            self.staleness.watch(self._cell_id, session_id, outcome.invocation_id, inputs,
+                                 sink.mark)  # fmt: skip
         if not args.once and outcome.invocation_id:
             self._remember(session_id, outcome.invocation_id)
         if args.output and outcome.reply is not None:
