@@ -116,7 +116,8 @@ class Staleness:
     def pre_run_cell(self, info: Any) -> None:
         cell_id = getattr(info, "cell_id", None)
         if isinstance(cell_id, str) and cell_id:
-            self._cell_of_count[self.shell.execution_count] = cell_id
+            # the number it runs as: its index in the input history (not yet stored)
+            self._cell_of_count[len(self.shell.history_manager.input_hist_raw)] = cell_id
             self._source[cell_id] = getattr(info, "raw_cell", "") or ""
 
     def post_run_cell(self, _result: Any = None) -> None:
@@ -181,6 +182,13 @@ class Staleness:
             self.marks.set(earlier.session_id, earlier.invocation_id, "")
         if inputs:
             self._watches[key] = _Watch(session_id, invocation_id, inputs, show)
+
+    def close(self) -> None:
+        """Stop watching (the extension is unloaded): every mark this shell set goes."""
+        for watch in self._watches.values():
+            if watch.shown:
+                self.marks.set(watch.session_id, watch.invocation_id, "")
+        self._watches.clear()
 
     def stale(self) -> dict[str, tuple[str, ...]]:
         """Invocation id -> the labels shown as changed (for tests and tools)."""

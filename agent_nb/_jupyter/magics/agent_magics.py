@@ -251,6 +251,7 @@ class AgentMagics(Magics):
 
     def close(self) -> None:
         """Detach from the shell (``%unload_ext``)."""
+        self.staleness.close()
         if self.shell is None:
             return
         for event, callback in (("pre_run_cell", self._pre_run_cell),
