@@ -299,6 +299,8 @@ class Usage:
         )
 
     def as_dict(self) -> dict[str, Any]:
+        # ``replayed_calls`` only when set: rows written before it existed stay byte for byte
+        extra = {"replayed_calls": self.replayed_calls} if self.replayed_calls else {}
         return {
             "prompt_tokens": self.prompt_tokens,
             "cached_tokens": self.cached_tokens,
@@ -311,7 +313,7 @@ class Usage:
             "omitted_turns": self.omitted_turns,
             "drafted_tokens": self.drafted_tokens,
             "accepted_tokens": self.accepted_tokens,
-            "replayed_calls": self.replayed_calls,
+            **extra,
         }
 
     @classmethod

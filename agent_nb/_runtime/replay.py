@@ -24,7 +24,7 @@ replaced.
 * **Where it is on**: notebook turns (`%%agent`, `ChatWidget`), through
   `TurnOptions.replay`; off with ``%%agent --fresh``, ``AgentMagics.replay =
   False``, or ``AGENT_NB_REPLAY=0`` (everywhere). Python API turns leave it off
-  unless they ask (`TurnOptions(replay=True)`).
+  unless they ask (``session.run(..., replay=True)``).
 * **Storage**: one SQLite file, ``replay.sqlite`` in the cache folder (moved
   by ``$AGENT_NB_CACHE_DIR``, or the file itself by ``$AGENT_NB_REPLAY_FILE``),
   with a byte budget (``$AGENT_NB_REPLAY_BUDGET``, default 64 MiB) kept by

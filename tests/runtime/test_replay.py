@@ -67,7 +67,7 @@ def test_the_same_request_replays_the_recorded_answer(runners: list[AgentRunner]
     one = _runner(runners, Agent(), first).get_or_create_session("s").run("q?", turn_options=REPLAY)
     again = _model("something else entirely")  # a fresh kernel: a new backend, same model
     session = _runner(runners, Agent(), again).get_or_create_session("s")
-    two = session.run("q?", turn_options=REPLAY)
+    two = session.run("q?", replay=True)
     assert two.text == one.text == "The answer is 42."
     assert (one.usage.replayed_calls, two.usage.replayed_calls) == (0, 1)
     assert again.requests == [] and again.pending == 1  # the model was not asked

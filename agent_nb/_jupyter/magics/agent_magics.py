@@ -183,8 +183,6 @@ class AgentMagics(Magics):
         if shell is not None:
             shell.events.register("pre_run_cell", self._pre_run_cell)
             shell.events.register("post_run_cell", self._post_run_cell)
-            shell.events.register("pre_run_cell", self.staleness.pre_run_cell)
-            shell.events.register("post_run_cell", self.staleness.post_run_cell)
         if self.store:
             self._install_runner()
 
@@ -255,9 +253,7 @@ class AgentMagics(Magics):
         if self.shell is None:
             return
         for event, callback in (("pre_run_cell", self._pre_run_cell),
-                                ("post_run_cell", self._post_run_cell),
-                                ("pre_run_cell", self.staleness.pre_run_cell),
-                                ("post_run_cell", self.staleness.post_run_cell)):  # fmt: skip
+                                ("post_run_cell", self._post_run_cell)):  # fmt: skip
             with contextlib.suppress(ValueError):
                 self.shell.events.unregister(event, callback)
 
@@ -267,12 +263,14 @@ class AgentMagics(Magics):
         self._run += 1
         self._cell_id = getattr(info, "cell_id", None) or self._parent_cell_id()
         self._history_len = len(self.shell.history_manager.input_hist_raw)
+        self.staleness.pre_run_cell(info)
 
     def _post_run_cell(self, result: Any) -> None:
         # A %%agent call from outside any cell (a widget callback) is no cell's turn.
         self._cell_id = None
         self._history_len = None
         self.last_error = error_from_result(result) or self.last_error
+        self.staleness.post_run_cell(result)  # marks answers whose inputs changed
 
     def _parent_cell_id(self) -> str | None:
         """ipykernel without ``cell_id`` support: read the request metadata."""
