@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._core.contexts import ConversationReference, DataAgentContext, InlineContext
 from ._core.reply import Reply
-from ._core.tools import ToolContext
+from ._core.tools import ToolContext, tool
 from ._core.trace import AgentStep, InvocationTrace
 from ._core.types import (
     Content,
@@ -88,6 +88,7 @@ __all__ = [
     "get_runner",
     "load_ipython_extension",
     "set_runner",
+    "tool",
     "unload_ipython_extension",
 ]
 

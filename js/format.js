@@ -10,6 +10,7 @@
  */
 export function formatUsage(usage) {
   const parts = [];
+  if (usage.replayed_calls) parts.push("↻ replayed");
   if (usage.time_to_first_token_s != null) {
     parts.push(`TTFT ${usage.time_to_first_token_s.toFixed(2)} s`);
   }

@@ -11,6 +11,7 @@
  * @property {number | null} context_tokens
  * @property {number | null} context_window
  * @property {string | null} window_note
+ * @property {number} [replayed_calls] model calls answered from the replay cache
  */
 
 /**
@@ -88,6 +89,7 @@
  * @property {number | null} max_tokens the limit that cut the reply (finish_reason "length")
  * @property {UsageDict} usage
  * @property {TraceDict | null} [trace] null: one agent that touched no state, or no longer in memory
+ * @property {string | null} [stale] "⚠ `df` changed since this answer — re-run the cell"
  */
 
 /** @typedef {UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry} Entry */

@@ -82,6 +82,10 @@ export function renderEntries(doc, entries, openTools, fillMarkdown) {
     } else if (entry.kind === "turn" && entry.finish_reason === "length") {
       out.push(h(doc, "div", "anb-note anb-cut", cutOffNote(entry.max_tokens)));
     }
+    if (entry.kind === "turn" && entry.usage.replayed_calls) {
+      out.push(h(doc, "div", "anb-note anb-replayed", "↻ replayed"));
+    }
+    if (entry.kind === "turn" && entry.stale) out.push(h(doc, "div", "anb-note anb-stale", entry.stale));
     if (entry.kind === "turn" && entry.trace) out.push(tracePanel(doc, entry.trace, openTools));
   }
   return out;

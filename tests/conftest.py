@@ -16,6 +16,16 @@ pytest_plugins = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _replay_off(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Replay (agent_nb._runtime.replay) stays off, and away from the user's cache
+    file, unless a test turns it on: a test that runs the same greedy request
+    twice means to ask the model twice."""
+    monkeypatch.setenv("AGENT_NB_REPLAY", "0")
+    replay_file = tmp_path_factory.mktemp("replay") / "replay.sqlite"
+    monkeypatch.setenv("AGENT_NB_REPLAY_FILE", str(replay_file))
+
+
 @pytest.fixture
 def scripted() -> ScriptedBackend:
     return ScriptedBackend()

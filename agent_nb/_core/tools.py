@@ -4,6 +4,14 @@ A parameter annotated `ToolContext`, or named ``tool_context`` as ADK's
 function tools name it (annotated or not), is filled in by the runner (state
 and session id) and hidden from the model. The docstring's first paragraph is the
 description; an ``Args:`` section (Google style) describes the parameters.
+
+``@tool(pure=True)`` marks a function whose result depends only on its
+arguments and which changes nothing (no files, no state writes, no network).
+Replay (`agent_nb._runtime.replay`) answers a model call from its recorded
+reply only when every tool the agent offers is pure: tool calls replayed
+from the cache then run again, and a pure tool gives the same result, so the
+turn is the one the model would have produced. The mark is the user's
+promise; nothing checks it.
 """
 
 from __future__ import annotations
@@ -16,12 +24,14 @@ import re
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin, overload
 
 from .state import State
 from .types import ToolSpec
 
-__all__ = ["Tool", "ToolContext", "as_tool"]
+__all__ = ["Tool", "ToolContext", "as_tool", "tool"]
+
+_PURE = "__agent_nb_pure__"
 
 
 @dataclasses.dataclass
@@ -105,6 +115,7 @@ class Tool:
     spec: ToolSpec
     context_param: str | None
     agent: Any = None  # an `AgentTool`'s agent: the turn engine runs it instead of ``func``
+    pure: bool = False  # ``@tool(pure=True)``: same arguments, same result, no side effects
 
     @property
     def name(self) -> str:
@@ -119,6 +130,28 @@ class Tool:
         # Sync tools run off the worker loop so a slow pandas call cannot
         # stall other sessions' streaming.
         return await asyncio.to_thread(self.func, **kwargs)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def tool(func: F, /) -> F: ...
+@overload
+def tool(*, pure: bool = False) -> Callable[[F], F]: ...
+def tool(func: F | None = None, /, *, pure: bool = False) -> F | Callable[[F], F]:
+    """Mark a function as a tool: ``@tool`` or ``@tool(pure=True)`` (see the module
+    docstring). The function stays a plain function you can call yourself."""
+    if not isinstance(pure, bool):
+        raise TypeError(f"pure must be True or False, got {pure!r}")
+
+    def mark(fn: F) -> F:
+        if not callable(fn):
+            raise TypeError(f"@tool needs a function, got {type(fn).__name__}")
+        setattr(fn, _PURE, pure)
+        return fn
+
+    return mark(func) if func is not None else mark
 
 
 def as_tool(func: Callable[..., Any] | Tool) -> Tool:
@@ -152,4 +185,5 @@ def as_tool(func: Callable[..., Any] | Tool) -> Tool:
     if required:
         parameters["required"] = required
     spec = ToolSpec(name=name, description=description or name, parameters=parameters)
-    return Tool(func=func, spec=spec, context_param=context_param)
+    pure = getattr(func, _PURE, False) is True
+    return Tool(func=func, spec=spec, context_param=context_param, pure=pure)

@@ -265,6 +265,9 @@ class Usage:
     # model, and how many of them it accepted (each accepted one saved a step).
     drafted_tokens: int = 0
     accepted_tokens: int = 0
+    # Model calls answered from the replay cache (`agent_nb._runtime.replay`): an
+    # identical greedy request answered before, its recorded reply streamed again.
+    replayed_calls: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -292,9 +295,12 @@ class Usage:
             omitted_turns=max(self.omitted_turns, other.omitted_turns),
             drafted_tokens=self.drafted_tokens + other.drafted_tokens,
             accepted_tokens=self.accepted_tokens + other.accepted_tokens,
+            replayed_calls=self.replayed_calls + other.replayed_calls,
         )
 
     def as_dict(self) -> dict[str, Any]:
+        # ``replayed_calls`` only when set: rows written before it existed stay byte for byte
+        extra = {"replayed_calls": self.replayed_calls} if self.replayed_calls else {}
         return {
             "prompt_tokens": self.prompt_tokens,
             "cached_tokens": self.cached_tokens,
@@ -307,6 +313,7 @@ class Usage:
             "omitted_turns": self.omitted_turns,
             "drafted_tokens": self.drafted_tokens,
             "accepted_tokens": self.accepted_tokens,
+            **extra,
         }
 
     @classmethod

@@ -48,6 +48,7 @@ class KernelSettings(Protocol):
     temperature: float
     repetition_stop: int
     context_policy: str  # a traitlets Enum of the ContextPolicy values
+    replay: bool
 
 
 def _loaded_settings() -> KernelSettings | None:
@@ -96,6 +97,7 @@ def turn_options(
     output_schema: Any = None,
     choice: str | None = None,
     tool_choice: str | None = None,
+    fresh: bool = False,
 ) -> TurnOptions:
     """The `TurnOptions` of a notebook turn (see the module docstring).
 
@@ -116,6 +118,9 @@ def turn_options(
     explicit = {"temperature": temperature, "max_tokens": max_tokens}
     overrides.update({name: value for name, value in explicit.items() if value is not None})
     defaults: dict[str, Any] = {}
+    # Replay (agent_nb._runtime.replay) is on for notebook turns; --fresh and
+    # AgentMagics.replay = False turn it off (AGENT_NB_REPLAY=0 everywhere).
+    replay = not fresh and (settings is None or bool(getattr(settings, "replay", True)))
     if settings is not None:
         model = model or settings.default_model or None
         system = system if system is not None else (settings.system_prompt or None)
@@ -133,6 +138,7 @@ def turn_options(
         tool_choice=tool_choice,
         overrides=overrides,
         defaults=defaults,
+        replay=replay,
     )
     options.config_for(_UNSET)  # every value checked now (-t 9 fails the cell, not the turn)
     return options

@@ -54,6 +54,9 @@ class TurnOptions:
     tool_choice: str | None = None  # "auto" | "required" | "none" | a tool's name
     overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: Answer a call identical to one answered before from the replay cache
+    #: (`agent_nb._runtime.replay`); notebook turns turn it on, the Python API does not.
+    replay: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "overrides", _check_fields("overrides", self.overrides))

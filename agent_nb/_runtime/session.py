@@ -180,6 +180,7 @@ class AgentSession:
         context_policy: ContextPolicy | None = None,
         agent: AnyAgent | None = None,
         turn_options: TurnOptions | None = None,
+        replay: bool = False,
     ) -> EventStream:
         """Start a turn now; returns its `EventStream`.
 
@@ -189,6 +190,10 @@ class AgentSession:
         ``context_policy`` overrides the agent's for this turn (``"window"`` or
         ``"error"``); a turn that cannot fit the model's window fails with
         `ContextWindowError` before anything is sent or recorded.
+
+        ``replay=True`` answers a model call identical to one answered before
+        from the replay cache (`agent_nb._runtime.replay`; notebook turns do
+        by default, Python turns only when asked).
 
         ``turn_options`` is how a cell or widget hands its settings, decided
         whole (`agent_nb._jupyter.turn_settings.turn_options`); the other
@@ -208,6 +213,7 @@ class AgentSession:
             config=config,
             context_policy=context_policy,
             agent=None if agent is None else check_agent(agent),
+            replay=replay,
         )
         return self._core.start_turn(content, state_delta, options)
 

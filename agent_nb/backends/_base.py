@@ -131,6 +131,12 @@ class Backend(ABC):
         model, asking the server); called by the turn before counting."""
         return self.context_window
 
+    def replay_identity(self) -> str | None:
+        """What names this model's answers for the replay cache (`agent_nb._runtime.replay`):
+        the same identity and the same greedy request give the same reply. None (the
+        default) means the backend is never replayed; MLX hashes its weights' files."""
+        return None
+
     def count_tokens(self, request: GenerateContentRequest) -> int:
         """Prompt tokens ``request`` takes; by default the estimate (`agent_nb._core.tokens`)."""
         return estimate_request_tokens(request)

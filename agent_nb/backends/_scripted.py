@@ -67,6 +67,10 @@ class ScriptedBackend(Backend):
     With ``one_turn_at_a_time=True`` replies queue behind each other, as on a
     local model. ``prefill_chunk=N`` reads the prompt N (counted) tokens at a
     time, ``token_delay`` each, reporting `PrefillProgress` as a local model does.
+
+    Its replies come from the queue, not from the request, so it is replayed
+    (`agent_nb._runtime.replay`) only when given ``replay_identity``: a test or
+    an offline demo naming the "model" whose answers a replay may stand for.
     """
 
     supports_tools: ClassVar[bool] = True
@@ -81,6 +85,7 @@ class ScriptedBackend(Backend):
         context_window: int | None = None,
         one_turn_at_a_time: bool = False,
         prefill_chunk: int = 0,
+        replay_identity: str | None = None,
     ) -> None:
         if context_window is not None and context_window < 1:
             raise ValueError(f"context_window must be >= 1 token, got {context_window}")
@@ -91,6 +96,10 @@ class ScriptedBackend(Backend):
         self.one_turn_at_a_time = one_turn_at_a_time
         self._one_at_a_time: asyncio.Lock | None = None
         self.requests: list[GenerateContentRequest] = []
+        self._replay_identity = replay_identity
+
+    def replay_identity(self) -> str | None:
+        return None if self._replay_identity is None else f"scripted:{self._replay_identity}"
 
     def enqueue(self, *replies: ScriptedReply) -> None:
         self._queue.extend(replies)

@@ -20,7 +20,8 @@ VIEW_KIND = {"function_call": "tool_call", "function_response": "tool_result",
              "turn_complete": "turn"}  # fmt: skip
 # ``trace`` comes from the session's in-memory trace of the turn, not from the
 # stored event (temp: state is never stored); test_widget_agents.py checks it.
-VIEW_ONLY = {"kind", "usage", "trace"}
+# ``stale`` is the notebook's mark on the turn (test_replay_and_stale.py).
+VIEW_ONLY = {"kind", "usage", "trace", "stale"}
 
 
 def add(a: int, b: int) -> int:
@@ -54,6 +55,7 @@ def test_every_entry_field_is_the_codecs_value() -> None:
             if isinstance(event, TurnComplete):
                 usage = dict(entry["usage"])  # type: ignore[typeddict-item]
                 assert usage.pop("window_note") is None  # a view field, on top
+                assert usage.pop("replayed_calls") == 0  # the codec leaves a 0 out
                 assert usage.items() <= data["usage"].items()
                 msg = turn_complete_msg(event)
                 assert msg["usage"] == entry["usage"]  # type: ignore[typeddict-item]

@@ -55,8 +55,9 @@ from ...stores import resolve_store
 from ..front_end import batch_run
 from ..prompts.cell_context import cells_context, recent_cells
 from ..prompts.data_summary import summarize
-from ..prompts.interpolate import Interpolated, interpolate
+from ..prompts.interpolate import Interpolated, interpolate, references
 from ..prompts.last_error import LastError, error_from_result
+from ..staleness import Input, Staleness
 from ..turn_origins import OTHER_KERNEL, WIDGET, follow_store, origin_of
 from ..turn_settings import turn_options
 from .commands import Commands
@@ -109,6 +110,11 @@ class AgentMagics(Magics):
         help="Re-running a cell: 'rewind' replaces its earlier turn (it and later "
         "ones move to a branch: %agent switch brings them back); 'append' adds a new "
         "turn after everything.",
+    ).tag(config=True)
+    replay = Bool(
+        True,
+        help="Answer a greedy (or seeded) turn identical to one answered before from the "
+        "replay cache, at once (marked ↻ replayed); %%agent --fresh asks the model anyway.",
     ).tag(config=True)
     max_tokens = Int(512, min=1, help="Default cap on generated tokens per turn.").tag(config=True)
     temperature = Float(0.0, help="Default sampling temperature, 0 (greedy) to 2.").tag(config=True)
@@ -189,6 +195,7 @@ class AgentMagics(Magics):
             model_changed=self._model_changed,
             explain=self._explain,
         )
+        self.staleness = Staleness(shell)  # stale marks on answers whose inputs changed
         if shell is not None:
             shell.events.register("pre_run_cell", self._pre_run_cell)
             shell.events.register("post_run_cell", self._post_run_cell)
@@ -273,6 +280,7 @@ class AgentMagics(Magics):
 
     def close(self) -> None:
         """Detach from the shell (``%unload_ext``)."""
+        self.staleness.close()
         if self.shell is None:
             return
         for event, callback in (("pre_run_cell", self._pre_run_cell),
@@ -286,12 +294,14 @@ class AgentMagics(Magics):
         self._run += 1
         self._cell_id = getattr(info, "cell_id", None) or self._parent_cell_id()
         self._history_len = len(self.shell.history_manager.input_hist_raw)
+        self.staleness.pre_run_cell(info)
 
     def _post_run_cell(self, result: Any) -> None:
         # A %%agent call from outside any cell (a widget callback) is no cell's turn.
         self._cell_id = None
         self._history_len = None
         self.last_error = error_from_result(result) or self.last_error
+        self.staleness.post_run_cell(result)  # marks answers whose inputs changed
 
     def _parent_cell_id(self) -> str | None:
         """ipykernel without ``cell_id`` support: read the request metadata."""
@@ -329,6 +339,9 @@ class AgentMagics(Magics):
     @argument("--context", choices=["window", "error"],
               help="Past the model's window: leave the oldest turns out (window) or fail "
               "(error); default AgentMagics.context_policy.")  # fmt: skip
+    @argument("--fresh", action="store_true",
+              help="Ask the model even if this exact request was answered before (no replay; "
+              "AgentMagics.replay = False turns replay off for every cell).")  # fmt: skip
     @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
     @argument("--schema", metavar="NAME",
               help="Reply as JSON matching NAME, a pydantic BaseModel class or a JSON-schema "
@@ -411,7 +424,10 @@ class AgentMagics(Magics):
         message = self._message(cell, summarized, raw=args.raw, count=count)
         context = self._cells(args, count)
         agent = self._data_pipeline(args, frames) if frames else None
-        self._send(args, f"{context}\n\n{message}" if context else message, agent)
+        read = recent_cells(self.shell, args.cells, before=self._history_len) if context else []
+        inputs = self.staleness.inputs(names=args.data, cells=[n for n, _ in read],
+                                       references=() if args.raw else references(cell))  # fmt: skip
+        self._send(args, f"{context}\n\n{message}" if context else message, agent, inputs)
 
     def _split_data(self, args: Any) -> tuple[dict[str, Any], list[str]]:
         """--data names as (DataFrames for the data agent, names to summarise)."""
@@ -454,7 +470,9 @@ class AgentMagics(Magics):
         """Tokens as the turn's model counts them (its tokenizer, else the estimate)."""
         return text_counter(self._turn_backend(args).count_text_tokens)
 
-    def _send(self, args: Any, message: str, agent: Any = None) -> None:
+    def _send(
+        self, args: Any, message: str, agent: Any = None, inputs: tuple[Input, ...] = ()
+    ) -> None:
         """Check the options, start the turn (rewinding a re-run cell) and stream it."""
         runner = get_runner()
         session_id = args.session or self.default_session
@@ -464,6 +482,7 @@ class AgentMagics(Magics):
             self, model=args.model, system=args.system, temperature=args.temperature,
             max_tokens=args.max_tokens, context_policy=args.context, choice=args.choice,
             output_schema=schema_from_namespace(args.schema, self.shell.user_ns),
+            fresh=args.fresh,
         )  # fmt: skip
         if not args.once:
             check_session_id(session_id)
@@ -476,6 +495,9 @@ class AgentMagics(Magics):
             stream = self._start(runner, session_id, message, args.new, options)
         sink = DisplaySink(args.format) if self._rich_output() else TerminalSink()
         outcome = drive(stream, sink, self.stream_interval, waiting_for)
+        if outcome.invocation_id:
+            self.staleness.watch(self._cell_id, session_id, outcome.invocation_id, inputs,
+                                 sink.mark)  # fmt: skip
         if not args.once and outcome.invocation_id:
             self._remember(session_id, outcome.invocation_id)
         if args.output and outcome.reply is not None:

@@ -21,6 +21,7 @@ from IPython.core.magic_arguments import MagicArgumentParser
 from ..._core.ids import check_session_id
 from ..._core.render import safe_markdown
 from ..._runtime.kernel_runner import get_runner
+from ..._runtime.replay import replay_cache, summary_line
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session_info import SessionInfo
 from ..export import (
@@ -176,9 +177,10 @@ class Commands:
         stored_only = [s for s in sorted(runner.stored_session_ids()) if s not in live]
         if not infos and not stored_only:
             print("No sessions yet; start one with %%agent.")
-            return
-        self._show({"text/html": sessions_html(infos, stored_only),
-                    "text/plain": _sessions_text(infos, stored_only)})  # fmt: skip
+        else:
+            self._show({"text/html": sessions_html(infos, stored_only),
+                        "text/plain": _sessions_text(infos, stored_only)})  # fmt: skip
+        print(summary_line(replay_cache().stats()))
 
     def _history(self, args: list[str]) -> None:
         every = "--all" in args

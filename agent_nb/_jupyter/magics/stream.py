@@ -18,8 +18,10 @@ another session's turn (a local model answers one turn at a time, so a cell
 can sit behind a widget's long reply), reading a long prompt ("reading the
 prompt: 3,072 / 7,034 tokens", from `PromptProgress` events) or just "…". A
 reply stopped by its token limit or the repetition stop, or one that came
-back empty, ends with a note that says so (`Reply.note`). A structured reply
-(``--schema``, ``--choice``) streams as its JSON and ends as its parsed value.
+back empty, ends with a note that says so (`Reply.note`); one answered from
+the replay cache says so too, and how to ask the model instead (`replay_note`).
+A structured reply (``--schema``, ``--choice``) streams as its JSON and ends as
+its parsed value.
 """
 
 from __future__ import annotations
@@ -40,11 +42,30 @@ from ..._core.types import Event, FunctionCall, FunctionResponse, PromptProgress
 from ..._runtime.stream import EventStream
 from ..export import call_line, response_line
 
-__all__ = ["DisplaySink", "Outcome", "Sink", "TerminalSink", "drive", "render_bundle"]
+__all__ = [
+    "REPLAYED",
+    "DisplaySink",
+    "Outcome",
+    "Sink",
+    "TerminalSink",
+    "drive",
+    "render_bundle",
+    "replay_note",
+]
 
 Format = Literal["markdown", "text", "code"]
 READING = "reading the prompt"
 _END = object()
+REPLAYED = "↻ replayed"
+
+
+def replay_note(reply: Reply) -> str:
+    """ "↻ replayed ..." for a turn answered (in part) from the replay cache, else ""."""
+    calls = reply.usage.replayed_calls
+    if not calls:
+        return ""
+    what = "the recorded answer" if calls == 1 else f"{calls} recorded model answers"
+    return f"{REPLAYED}: {what} to this same request; `%%agent --fresh` asks the model again"
 
 
 @dataclasses.dataclass
@@ -64,6 +85,9 @@ class Sink(Protocol):
     def waiting(self, note: str) -> None:
         """Before any text: say why nothing shows yet ("" = nothing to say)."""
 
+    def mark(self, line: str) -> None:
+        """Rewrite the finished output with ``line`` below it ("" removes it)."""
+
 
 def _code_only(text: str) -> str:
     """``--format code``: the fenced blocks of a reply, or all of it when it has none."""
@@ -79,7 +103,7 @@ def render_bundle(
     """The MIME bundle for the cell: safe Markdown plus the raw text as text/plain."""
     note = "(interrupted)" if interrupted else note
     plain = "\n".join(part for part in (text, note) if part)
-    note = f"\n\n*{note}*" if note else ""
+    note = "".join(f"\n\n*{line}*" for line in note.split("\n") if line)
     if fmt == "text":
         return {"text/plain": plain or "…"}
     source = _code_only(text) if fmt == "code" else text
@@ -96,12 +120,24 @@ class DisplaySink:
         from IPython.display import display
 
         self.fmt = fmt
+        self._final: tuple[str, bool, str] = ("", False, "")
         self._handle = display(
             render_bundle("", fmt, final=False, interrupted=False), raw=True, display_id=True
         )
 
     def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
         bundle = render_bundle(text, self.fmt, final=final, interrupted=interrupted, note=note)
+        self._handle.update(bundle, raw=True)
+        if final:
+            self._final = (text, interrupted, note)
+
+    def mark(self, line: str) -> None:
+        """The finished output again, with ``line`` (a stale mark) below it; "" removes it."""
+        text, interrupted, note = self._final
+        marked = "\n".join(part for part in (note, line) if part)
+        bundle = render_bundle(text, self.fmt, final=True, interrupted=False, note=marked)
+        if interrupted:
+            bundle = render_bundle(text, self.fmt, final=True, interrupted=True)
         self._handle.update(bundle, raw=True)
 
     def waiting(self, note: str) -> None:
@@ -130,6 +166,9 @@ class TerminalSink:
         """Blank the progress line, so it is gone once the reply starts (as in a cell)."""
         width, self._progress = self._progress, 0
         return f"\r{' ' * width}\r" if width else ""
+
+    def mark(self, line: str) -> None:
+        """A terminal cannot rewrite what it printed: no stale marks there."""
 
     def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
         sys.stdout.write(self._end_progress())
@@ -265,5 +304,7 @@ def drive(
     outcome.text = transcript.text
     reply = outcome.reply
     note = reply.note if reply is not None and not reply.interrupted else ""
+    if reply is not None:
+        note = "\n".join(n for n in (note, replay_note(reply)) if n)
     sink.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
     return outcome

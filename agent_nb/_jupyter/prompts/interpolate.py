@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from ..._core.fences import block_parser
 from ..._core.render import inline_code_spans
 
-__all__ = ["Interpolated", "code_ranges", "interpolate"]
+__all__ = ["Interpolated", "code_ranges", "interpolate", "references"]
 
 #: Python's format-spec mini-language: [[fill]align][sign][z][#][0][width][,|_][.precision][type]
 _SPEC = r"(?:[^{}]?[<>=^])?[-+ ]?z?#?0?\d*[,_]?(?:\.\d+)?[bcdeEfFgGnosxX%]?"
@@ -77,16 +77,26 @@ def code_ranges(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
-def interpolate(template: str, namespace: Mapping[str, Any]) -> Interpolated:
-    """Fill ``{name...}`` references outside Markdown code from ``namespace``;
-    `ValueError` names a bad reference."""
-    formatter = string.Formatter()
+def _fields(template: str) -> list[re.Match[str]]:
+    """The ``{...}`` fields (and ``{{...}}`` literals) outside Markdown code."""
     code = code_ranges(template)
-    fields = [
+    return [
         m
         for m in _PATTERN.finditer(template)
         if not any(start < m.end() and m.start() < end for start, end in code)
     ]
+
+
+def references(template: str) -> tuple[str, ...]:
+    """The references `interpolate` would fill, as typed (``{df.shape}``), unfilled."""
+    return tuple(dict.fromkeys(m[0] for m in _fields(template) if m["literal"] is None))
+
+
+def interpolate(template: str, namespace: Mapping[str, Any]) -> Interpolated:
+    """Fill ``{name...}`` references outside Markdown code from ``namespace``;
+    `ValueError` names a bad reference."""
+    formatter = string.Formatter()
+    fields = _fields(template)
     for match in fields:  # every name is checked before anything is formatted
         name = match["name"]
         if name is not None and name not in namespace:

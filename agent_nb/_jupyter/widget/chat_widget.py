@@ -49,6 +49,7 @@ from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
 from ..front_end import batch_run
+from ..staleness import STALE_MARKS
 from ..turn_origins import WIDGET, follow_store, note_origin
 from ..turn_settings import turn_options
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
@@ -256,6 +257,7 @@ class ChatWidget(anywidget.AnyWidget):
         self.view_key = key
         self._holder = f"ChatWidget {key[:8]}"
         self.on_msg(self._on_frontend_msg)
+        STALE_MARKS.subscribe(self._marks_changed)
         if evict_on_close or (created and evict_on_close is None):
             _OWNED.add(resolved)
         self._attach(resolved)
@@ -400,7 +402,7 @@ class ChatWidget(anywidget.AnyWidget):
                 self.session_id = session.id
                 self.session_closed = session.closed
                 self.busy = session.busy
-                self.transcript = entries_from_events(session.history)
+                self.transcript = self._entries(session)
                 self.forks = fork_dicts(session.forks())
 
     def _detach(self) -> AgentSession | None:
@@ -473,12 +475,21 @@ class ChatWidget(anywidget.AnyWidget):
             self._batcher.flush()
             self._sync(busy=False)
 
+    def _entries(self, session: AgentSession) -> list[Any]:
+        return entries_from_events(session.history, STALE_MARKS.of_session(session.id))
+
+    def _marks_changed(self) -> None:
+        """A ``%%agent`` answer on this session went stale (or fresh again)."""
+        with self._batcher.lock:
+            if self._session is not None and not self.busy:
+                self.transcript = self._entries(self._session)
+
     def _sync(self, *, busy: bool) -> None:
         session = self._session
         if session is None:
             return
         with self.hold_sync():
-            self.transcript = entries_from_events(session.history)
+            self.transcript = self._entries(session)
             self.forks = fork_dicts(session.forks())
             self.session_closed = session.closed
             self.busy = busy

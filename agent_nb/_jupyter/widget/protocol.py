@@ -83,6 +83,7 @@ class UsageDict(TypedDict):
     context_tokens: int | None
     context_window: int | None
     window_note: str | None  # "3 oldest turns no longer fit ..." when turns were left out
+    replayed_calls: int  # model calls answered from the replay cache ("↻ replayed")
 
 
 class UserEntry(TypedDict):
@@ -153,6 +154,7 @@ class TurnEntry(TypedDict):
     max_tokens: int | None  # the limit that cut the reply (finish_reason "length")
     usage: UsageDict
     trace: TraceDict | None  # None: one agent that touched no state
+    stale: str | None  # "⚠ `df` changed since this answer — re-run the cell" (staleness)
 
 
 Entry = UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry
@@ -351,6 +353,7 @@ def usage_dict(usage: Mapping[str, Any]) -> UsageDict:
         context_tokens=usage["context_tokens"],
         context_window=usage["context_window"],
         window_note=omitted_line(omitted, usage["context_window"]) if omitted else None,
+        replayed_calls=usage.get("replayed_calls") or 0,
     )
 
 
@@ -368,9 +371,10 @@ def turn_complete_msg(event: TurnComplete) -> TurnCompleteMsg:
     )
 
 
-def entry_from_event(event: Event) -> Entry | None:
+def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> Entry | None:
     """The transcript entry for a stored event (None for partial text); a turn's
-    entry carries the trace stored with it (`TurnComplete.trace`)."""
+    entry carries the trace stored with it (`TurnComplete.trace`) and its stale
+    mark from ``marks`` (invocation id -> line, `agent_nb._jupyter.staleness`)."""
     data = event_to_dict(event)
     kind, event_id, invocation_id = data["kind"], data["id"], data["invocation_id"]
     if kind == "text":
@@ -398,10 +402,13 @@ def entry_from_event(event: Event) -> Entry | None:
         return TurnEntry(kind="turn", id=event_id, invocation_id=invocation_id,
                          finish_reason=data["finish_reason"], interrupted=data["interrupted"],
                          error=data["error"], max_tokens=data["max_tokens"],
-                         usage=usage_dict(data["usage"]), trace=trace)  # fmt: skip
+                         usage=usage_dict(data["usage"]), trace=trace,
+                         stale=(marks or {}).get(invocation_id))  # fmt: skip
     return None
 
 
-def entries_from_events(events: Iterable[Event]) -> list[Entry]:
-    entries = (entry_from_event(event) for event in events)
+def entries_from_events(
+    events: Iterable[Event], marks: Mapping[str, str] | None = None
+) -> list[Entry]:
+    entries = (entry_from_event(event, marks) for event in events)
     return [e for e in entries if e is not None]

@@ -32,6 +32,7 @@ from ..._core.types import (
 from ..._core.window import ContextPolicy, Window, check_policy
 from ...backends import ToolCallChunk
 from ...errors import ContextWindowError, MaxTurnsExceededError
+from ..replay import replay_for
 from .agent_tool import AgentTool
 from .base import BaseAgent
 from .callbacks import AgentCallback, CallbackContext, call_first, check_callbacks, reply_text
@@ -255,6 +256,7 @@ class Agent(BaseAgent):
             call = ModelCall(
                 ctx.backend, request, cache=agent_cache_key(self, ctx), cancel=ctx.cancel,
                 author=self.name, invocation_id=ctx.invocation_id, branch=ctx.branch,
+                replay=replay_for(self, ctx, request),
             )  # fmt: skip
             try:
                 async for event in call.stream():

@@ -7,12 +7,17 @@ loops (`RepetitionWatch`) is stopped through the call's own cancel token and
 ends with finish reason ``repetition``. The call's usage is kept even when it
 is cut short by a cancelled task: the text chunks seen so far count as
 generated tokens (a backend's own count replaces that when its `Finish` arrives).
+
+With a `Replayer` (`agent_nb._runtime.replay`) the call first looks its
+answer up: a recorded one streams again in place of the backend's chunks,
+through the same code, so the events are those of a call the model answered;
+a call the model answers is recorded when it ends normally.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from ..._core.repetition import RepetitionWatch
 from ..._core.types import (
@@ -23,7 +28,16 @@ from ..._core.types import (
     TextMessage,
     Usage,
 )
-from ...backends import Backend, CancelToken, Finish, PrefillProgress, TextDelta, ToolCallChunk
+from ...backends import (
+    Backend,
+    CancelToken,
+    Chunk,
+    Finish,
+    PrefillProgress,
+    TextDelta,
+    ToolCallChunk,
+)
+from ..replay import Recorder, Replayer
 
 __all__ = ["PROGRESS_INTERVAL_S", "CallCancel", "ModelCall"]
 
@@ -56,6 +70,7 @@ class ModelCall:
         author: str,
         invocation_id: str,
         branch: str | None = None,
+        replay: Replayer | None = None,
     ) -> None:
         self.backend = backend
         self.request = request
@@ -66,6 +81,21 @@ class ModelCall:
         self.calls: list[ToolCallChunk] = []
         self.usage = Usage()
         self.finish: FinishReason = "stop"
+        self._replay = replay
+
+    async def _chunks(self, cancel: CancelToken, recorder: Recorder | None) -> AsyncIterator[Chunk]:
+        """The backend's chunks, or the recorded ones of the same request."""
+        if self._replay is not None:
+            started = time.perf_counter()
+            recording = await self._replay.lookup()
+            if recording is not None:
+                for chunk in recording.chunks(started):
+                    yield chunk
+                return
+        async for chunk in self.backend.stream(self.request, cache=self._cache, cancel=cancel):
+            if recorder is not None:
+                recorder.add(chunk)
+            yield chunk
 
     async def stream(self) -> AsyncGenerator[Event, None]:
         finish: Finish | None = None
@@ -74,8 +104,9 @@ class ModelCall:
         pieces: list[str] = []
         seen = 0  # text chunks: the generated count if no Finish comes
         reported = 0.0  # when prompt progress was last sent
+        recorder = Recorder() if self._replay is not None else None
         try:
-            async for chunk in self.backend.stream(self.request, cache=self._cache, cancel=cancel):
+            async for chunk in self._chunks(cancel, recorder):
                 if isinstance(chunk, TextDelta):
                     seen += 1
                     if chunk.text and not watch.span:
@@ -108,3 +139,5 @@ class ModelCall:
             self.finish = "repetition"
         else:
             self.finish = finish.finish_reason if finish is not None else "stop"
+            if recorder is not None and self._replay is not None and not self.usage.replayed_calls:
+                await self._replay.record(recorder.recording(self.usage, self.finish))

@@ -148,6 +148,7 @@ class MLXBackend(Backend):
         # generation render the chat template once between them.
         self._counted: dict[str | None, tuple[GenerateContentRequest, list[int]]] = {}
         self._checkpoints: Checkpoints | None = None
+        self._replay_id: str | None = None  # "" when the model has none (a Hub name)
 
     def __repr__(self) -> str:
         state = "loaded" if self._loaded else "not loaded"
@@ -162,6 +163,13 @@ class MLXBackend(Backend):
             with self._lock:
                 self._loaded = loaded
         return self._loaded
+
+    def replay_identity(self) -> str | None:
+        """A hash of the weights' files, the weights dtype and the numerics (the KV
+        checkpoints' model identity, computed once per file and remembered)."""
+        if self._replay_id is None:
+            self._replay_id = _replay_identity(self.load())
+        return self._replay_id or None
 
     @property
     def tokenizer(self) -> Any:
@@ -452,3 +460,25 @@ class MLXBackend(Backend):
             self._checkpoints.flush()  # the last turns' checkpoints reach the disk
         if self._kv.drop_all() and self._loaded is not None:
             self._clear_mlx_cache()
+
+
+def _replay_identity(loaded: LoadedModel) -> str:
+    """The checkpoints' model identity plus the CPU BLAS in use (its sums round
+    differently); "" for a model that is not a local folder."""
+    import pathlib
+
+    import mlx.core as mx
+
+    from . import checkpoint_files as files
+    from .embedded import cache_root
+
+    folder = pathlib.Path(loaded.path)
+    if not folder.is_dir():
+        return ""
+    from .checkpoints import _version
+
+    numerics = (
+        f"mlx {_version('mlx')}|mlx-lm {_version('mlx-lm')}|{mx.default_device()}|"
+        f"blas {loaded.cpu_blas}"
+    )
+    return "mlx:" + files.model_identity(folder, loaded.weights, numerics, cache_root() / "kv")

@@ -37,6 +37,7 @@ import zipfile
 from collections.abc import Iterator
 from typing import Any
 
+from ..._core.cache_dir import cache_root
 from ...errors import BackendError, ModelNotFoundError
 
 __all__ = [
@@ -73,16 +74,6 @@ _TOP_NAMES = {
     "output": "lm_head",
 }
 _GGUF_GROUP_SIZE = 32  # Q4_0/Q4_1/Q8_0 blocks hold 32 values
-
-
-def cache_root() -> pathlib.Path:
-    """``$AGENT_NB_CACHE_DIR``, else ``$XDG_CACHE_HOME/agent_nb``, else ``~/.cache/agent_nb``."""
-    explicit = os.environ.get("AGENT_NB_CACHE_DIR")
-    if explicit:
-        return pathlib.Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = pathlib.Path(xdg).expanduser() if xdg else pathlib.Path.home() / ".cache"
-    return base / "agent_nb"
 
 
 # -- finding the GGUF ---------------------------------------------------------

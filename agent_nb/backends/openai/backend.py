@@ -168,6 +168,11 @@ class OpenAIBackend(Backend):
         self._context_window = context_window
         self._probed = context_window is not None
 
+    def replay_identity(self) -> str | None:
+        """The model name at its server: a server that swaps the weights behind the
+        same name is not noticed (``%%agent --fresh`` asks it again)."""
+        return self.spec
+
     def __repr__(self) -> str:
         return f"OpenAIBackend({self.model!r}, base_url={self.base_url!r})"
 
