@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .render import safe_markdown
 from .repetition import repetition_note
@@ -32,6 +33,19 @@ class Reply:
     finish_reason: FinishReason
     session_id: str
     invocation_id: str
+    #: What a feature computed beside the text, by name (the data agent: ``"data"``,
+    #: the result DataFrame, and ``"chart"``, its Altair chart). Not stored.
+    attachments: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
+
+    @property
+    def data(self) -> Any:
+        """The data agent's result table (``attachments["data"]``), else None."""
+        return self.attachments.get("data")
+
+    @property
+    def chart(self) -> Any:
+        """The data agent's chart (``attachments["chart"]``), else None."""
+        return self.attachments.get("chart")
 
     @property
     def interrupted(self) -> bool:
