@@ -80,7 +80,8 @@ def _bucket(series: Any, period: str | None = None) -> tuple[Any, str]:
     import pandas as pd
 
     if not pd.api.types.is_datetime64_any_dtype(series):
-        return series, ""
+        whole = pd.api.types.is_float_dtype(series) and bool((series.dropna() % 1 == 0).all())
+        return (series.astype("Int64") if whole else series), ""
     if period is None:
         yearly = bool(((series.dt.month == 1) & (series.dt.day == 1)).all())
         span = (series.max() - series.min()).days / 365.25
@@ -263,7 +264,7 @@ def _trend(table: Table, plan: Plan) -> Result:
             verb = "rose" if change >= 0 else "fell"
             text = (f"The {word} {plan.measure}{where} {verb} {_pct(abs(change))} from {a} "
                     f"({format_number(first)}) to {b} ({format_number(last)}).")  # fmt: skip
-            nums = (first, last, abs(change))
+            nums = (abs(change), first, last)
         if len(frame) > 60:
             frame = frame.iloc[:: max(1, len(frame) // 60)]
         return Result(frame, text, nums, chart="line", x=label, y=f"{word} {plan.measure}")

@@ -126,7 +126,7 @@ _TOPK = re.compile(
 _NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
 _ADDITIVE = _cues(
     "sales revenue count amount total units quantity number population deaths births profit "
-    "sold visitors precipitation rain jobs employment volume passengers murders crimes"
+    "sold visitors precipitation rain jobs employment volume passengers murders crimes generation"
 )
 _ROWS_OF = {"year": "year", "month": "month"}
 
@@ -206,7 +206,9 @@ class _Planner:
         self.words = question_words(question)
         self.reasons: list[str] = []
         self.named = _match_columns(table, self.words, question)
-        used = set().union(*(w for _, w in self.named.values())) if self.named else set()
+        # A column's own name parts are used up ("min" of temp_min); synonyms stay cues
+        # ("longest" names flipper_length_mm and still asks for the highest).
+        used = {w for n, (_, ws) in self.named.items() for w in ws if w in table.columns[n].parts}
         self.cues = set(self.words) - used
         if "over" in self.words and "time" in self.words:
             self.cues.add("over_time")
@@ -315,7 +317,7 @@ class _Planner:
                             k=self.k(), filters=self.filters())  # fmt: skip
             if agg is None:
                 agg = ("max" if order == "desc" else "min") if self.high or self.low else default_agg(measure)
-            if agg == "mode":
+            if agg == "mode" and measure.role == "measure":
                 agg = "max" if order == "desc" else "min"
             self.reasons.append(f"one number: the {agg} of {measure.name}")
             return Plan(op="aggregate", measure=measure.name, agg=agg, filters=self.filters())
@@ -394,11 +396,11 @@ class _Planner:
                 agg = "count"
         if measure is None and agg not in ("count", "share"):
             agg = "count"
-        if measure is not None and agg in (None, "mode", "nunique", "count"):
-            agg = default_agg(measure)
         if group.role == "label" and measure is not None and group.nunique >= 0.9 * len(self.table.df) and agg is None:
             self.reasons.append(f"{group.name} names rows: the row that holds it")
             return Plan(op="extreme", measure=measure.name, group_by=group.name, order=order, k=self.k(), filters=filters)
+        if measure is not None and agg in (None, "mode", "nunique", "count"):
+            agg = default_agg(measure)
         final: Agg = agg or "sum"
         self.reasons.append(f"rank {group.name} by {final} of {measure.name if measure else 'rows'}")
         return Plan(op="rank", measure=measure.name if measure else None, agg=final,

@@ -45,7 +45,7 @@ _WORD = re.compile(r"[A-Za-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 #: A few groups of words a question may use for a column's name (and the other way round).
 _SYNONYMS = (
-    "weight mass heavy heavier heaviest lbs kg",
+    "weight mass heavy heavier heaviest light lighter lightest lbs kg",
     "price cost costs expensive cheap cheapest priced value",
     "sales revenue revenues income earnings sold turnover",
     "temperature temp warm warmest hot hottest cold coldest",
@@ -54,7 +54,9 @@ _SYNONYMS = (
     "mpg miles gallon economy efficient efficiency",
     "length long longest",
     "depth deep deepest",
-    "population people inhabitants populous",
+    "population pop people inhabitants populous",
+    "unemp unemployment unemployed jobless",
+    "generation generated produced",
     "count number",
     "wind windy windiest",
     "age old oldest young youngest",
