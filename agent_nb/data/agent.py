@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._core.state import check_state_key
 from .._core.tools import ToolContext
 from .._runtime.agents import Agent, CodeAgent, SequentialAgent
-from .answer import Answer, ask
 from .check import checked_reply
 from .insights import check_frame, compute_insights
-from .plan import Chooser
+
+if TYPE_CHECKING:  # pydantic (the plan's model) is imported when a question is asked
+    from .answer import Answer
+    from .plan import Chooser
 
 __all__ = ["CHECK_KEY", "PLAN_KEY", "WRITER_INSTRUCTIONS", "DataAgent", "check_reply"]
 
@@ -98,6 +100,8 @@ class DataAgent(CodeAgent):
         text = question if question is not None else (self.question or "")
         answers: dict[str, Answer] = self._answers  # type: ignore[attr-defined]
         if text not in answers:
+            from .answer import ask
+
             answers.clear()  # one question at a time: the cache only spares a recompute
             answers[text] = ask(self.data, text, self.choose)
         return answers[text]

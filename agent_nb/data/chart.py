@@ -32,9 +32,7 @@ def chart_for(result: Result, title: str = "") -> Any:
         return base.mark_line(point=True).encode(
             x=alt.X(f"{result.x}:O", sort=None), y=alt.Y(f"{result.y}:Q")
         )
-    return base.mark_bar().encode(
-        x=alt.X(f"{result.y}:Q"), y=alt.Y(f"{result.x}:N", sort=None)
-    )
+    return base.mark_bar().encode(x=alt.X(f"{result.y}:Q"), y=alt.Y(f"{result.x}:N", sort=None))
 
 
 def chart_bundle(chart: Any) -> dict[str, Any]:

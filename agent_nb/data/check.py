@@ -55,9 +55,9 @@ def _stated(text: str) -> list[tuple[float, int]]:
 
 
 def _matches(value: float, decimals: int, reference: float) -> bool:
-    return abs(round(reference, decimals) - value) < 0.5 * 10**-decimals or (
-        decimals == 0 and abs(reference - value) < 1e-9
-    )
+    """``value`` is ``reference`` rounded to ``decimals`` places (a half either way:
+    30.45 may be written 30.4 or 30.5, never 30.3)."""
+    return abs(reference - value) <= 0.5 * 10**-decimals + 1e-9 * max(1.0, abs(reference))
 
 
 def _named(name: str, text: str) -> bool:

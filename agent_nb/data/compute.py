@@ -121,7 +121,13 @@ def run_plan(table: Table, plan: Plan) -> Result:
         warnings.simplefilter("ignore", RuntimeWarning)
         result = _RUN[plan.op](table, plan)
     extra = tuple(float(f.value) for f in plan.filters if isinstance(f.value, (int, float)))
-    allowed = (*_numbers(result.frame), *result.numbers, *extra, float(plan.k), float(len(table.df)))
+    allowed = (
+        *_numbers(result.frame),
+        *result.numbers,
+        *extra,
+        float(plan.k),
+        float(len(table.df)),
+    )
     return dataclasses.replace(result, allowed=allowed)
 
 
@@ -134,7 +140,9 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         if plan.agg == "share":
             share = len(df) / len(table.df) * 100
             frame = pd.DataFrame({"rows": [len(df)], "of": [len(table.df)], "share %": [share]})
-            text = f"Rows{where} are {_pct(share)} of {table.name} ({len(df):,} of {len(table.df):,})."
+            text = (
+                f"Rows{where} are {_pct(share)} of {table.name} ({len(df):,} of {len(table.df):,})."
+            )
             return Result(frame, text, (share, float(len(df))))
         frame = pd.DataFrame({"rows": [len(df)]})
         return Result(frame, f"{table.name}{where} has {len(df):,} rows.", (float(len(df)),))
@@ -151,8 +159,19 @@ def _aggregate(table: Table, plan: Plan) -> Result:
             raise ValueError(f"{plan.measure} has no values{where}")
         top, n = str(counts.index[0]), int(counts.iloc[0])
         frame = counts.head(MAX_ROWS).rename_axis(plan.measure).reset_index(name="rows")
-        text = f"The most common {plan.measure}{where} is {top} ({n:,} of {int(counts.sum()):,} rows)."
-        return Result(frame, text, (float(n),), (top,), tuple(map(str, counts.index[1:MAX_ROWS])), chart="bar", x=plan.measure, y="rows")
+        text = (
+            f"The most common {plan.measure}{where} is {top} ({n:,} of {int(counts.sum()):,} rows)."
+        )
+        return Result(
+            frame,
+            text,
+            (float(n),),
+            (top,),
+            tuple(map(str, counts.index[1:MAX_ROWS])),
+            chart="bar",
+            x=plan.measure,
+            y="rows",
+        )
     values = pd.to_numeric(series, errors="coerce").dropna()
     if values.empty:
         raise ValueError(f"{plan.measure} has no values{where}: nothing to compute")
@@ -184,12 +203,18 @@ def _rank(table: Table, plan: Plan) -> Result:
     if plan.agg == "share" or (plan.measure is None and plan.agg == "share"):
         values = values / values.sum() * 100
     values = values.sort_values(ascending=plan.order == "asc", kind="stable")
-    name = "share %" if plan.agg == "share" else (_AGG_NAME.get(plan.agg, plan.agg) if plan.measure else "rows")
+    name = (
+        "share %"
+        if plan.agg == "share"
+        else (_AGG_NAME.get(plan.agg, plan.agg) if plan.measure else "rows")
+    )
     frame = values.rename(name).rename_axis(label).reset_index()
     additive = plan.agg in ("sum", "count", "share") or plan.measure is None
     if len(frame) > MAX_ROWS and additive:
         rest = frame.iloc[MAX_ROWS - 1 :][name].sum()
-        frame = pd.concat([frame.head(MAX_ROWS - 1), pd.DataFrame({label: ["other"], name: [rest]})])
+        frame = pd.concat(
+            [frame.head(MAX_ROWS - 1), pd.DataFrame({label: ["other"], name: [rest]})]
+        )
     else:
         frame = frame.head(MAX_ROWS)
     frame = frame.reset_index(drop=True)
@@ -208,7 +233,16 @@ def _rank(table: Table, plan: Plan) -> Result:
         listed = ", ".join(f"{n} ({fmt(v)})" for n, v in top)
         text = f"The {k} {label} with the {side} {thing}{where}: {listed}."
     others = tuple(str(i) for i in values.index[k:])
-    return Result(frame, text, tuple(v for _, v in top), tuple(n for n, _ in top), others, chart="bar", x=label, y=name)
+    return Result(
+        frame,
+        text,
+        tuple(v for _, v in top),
+        tuple(n for n, _ in top),
+        others,
+        chart="bar",
+        x=label,
+        y=name,
+    )
 
 
 def _extreme(table: Table, plan: Plan) -> Result:
@@ -222,19 +256,37 @@ def _extreme(table: Table, plan: Plan) -> Result:
     k = min(plan.k, len(numbers), MAX_ROWS)
     rows = numbers.nlargest(k) if plan.order == "desc" else numbers.nsmallest(k)
     labels = df.loc[rows.index, plan.group_by]
-    keys = labels.dt.strftime("%Y-%m-%d") if pd.api.types.is_datetime64_any_dtype(labels) else labels
-    frame = pd.DataFrame({plan.group_by: keys.astype(str).to_numpy(), plan.measure: rows.to_numpy()})
+    keys = (
+        labels.dt.strftime("%Y-%m-%d") if pd.api.types.is_datetime64_any_dtype(labels) else labels
+    )
+    frame = pd.DataFrame(
+        {plan.group_by: keys.astype(str).to_numpy(), plan.measure: rows.to_numpy()}
+    )
     side = "highest" if plan.order == "desc" else "lowest"
     pairs = list(zip(frame[plan.group_by], frame[plan.measure], strict=True))
     if k == 1:
-        text = f"{pairs[0][0]} has the {side} {plan.measure}{_where(plan)} ({format_number(float(pairs[0][1]))})."
+        value = format_number(float(pairs[0][1]))
+        text = f"{pairs[0][0]} has the {side} {plan.measure}{_where(plan)} ({value})."
     else:
         listed = ", ".join(f"{n} ({format_number(float(v))})" for n, v in pairs)
         text = f"The {k} {side} {plan.measure}{_where(plan)}: {listed}."
     names = tuple(dict.fromkeys(str(n) for n, _ in pairs))
-    runner_up = df.loc[numbers.drop(rows.index).nlargest(3).index, plan.group_by] if plan.order == "desc" else df.loc[numbers.drop(rows.index).nsmallest(3).index, plan.group_by]
+    runner_up = (
+        df.loc[numbers.drop(rows.index).nlargest(3).index, plan.group_by]
+        if plan.order == "desc"
+        else df.loc[numbers.drop(rows.index).nsmallest(3).index, plan.group_by]
+    )
     others = tuple(str(x) for x in runner_up if str(x) not in names)
-    return Result(frame, text, tuple(float(v) for _, v in pairs), names, others, chart="bar", x=plan.group_by, y=plan.measure)
+    return Result(
+        frame,
+        text,
+        tuple(float(v) for _, v in pairs),
+        names,
+        others,
+        chart="bar",
+        x=plan.group_by,
+        y=plan.measure,
+    )
 
 
 def _trend(table: Table, plan: Plan) -> Result:
@@ -245,11 +297,19 @@ def _trend(table: Table, plan: Plan) -> Result:
     keys, period = _bucket(df[plan.time], plan.period)
     label = period or plan.time
     numbers = pd.to_numeric(df[plan.measure], errors="coerce")
-    agg = plan.agg if plan.agg in ("sum", "mean", "median") else default_agg(table.columns[plan.measure])
+    agg = (
+        plan.agg
+        if plan.agg in ("sum", "mean", "median")
+        else default_agg(table.columns[plan.measure])
+    )
     word = _AGG_NAME[agg]
     where = _where(plan)
     if plan.group_by is None:
-        series = numbers.groupby(keys).agg(agg) if agg != "sum" else numbers.groupby(keys).sum(min_count=1)
+        series = (
+            numbers.groupby(keys).agg(agg)
+            if agg != "sum"
+            else numbers.groupby(keys).sum(min_count=1)
+        )
         series = series.dropna().sort_index()
         if len(series) < 2:
             raise ValueError(f"{plan.measure} has fewer than two {label} values{where}: no trend")
@@ -257,7 +317,8 @@ def _trend(table: Table, plan: Plan) -> Result:
         frame = series.rename(f"{word} {plan.measure}").rename_axis(label).reset_index()
         a, b = str(series.index[0]), str(series.index[-1])
         if first == 0:
-            text = f"The {word} {plan.measure}{where} went from {format_number(first)} in {a} to {format_number(last)} in {b}."
+            text = (f"The {word} {plan.measure}{where} went from {format_number(first)} in {a} "
+                    f"to {format_number(last)} in {b}.")  # fmt: skip
             nums: tuple[float, ...] = (first, last)
         else:
             change = (last - first) / abs(first) * 100
@@ -275,17 +336,40 @@ def _trend(table: Table, plan: Plan) -> Result:
         if len(series) < 2 or float(series.iloc[0]) == 0:
             continue
         first, last = float(series.iloc[0]), float(series.iloc[-1])
-        rows.append((str(group), str(series.index[0]), first, str(series.index[-1]), last, (last - first) / abs(first) * 100))
+        rows.append(
+            (
+                str(group),
+                str(series.index[0]),
+                first,
+                str(series.index[-1]),
+                last,
+                (last - first) / abs(first) * 100,
+            )
+        )
     if not rows:
         raise ValueError(f"no {plan.group_by} has two {label} values of {plan.measure}: no trend")
     frame = pd.DataFrame(rows, columns=[plan.group_by, "from", "first", "to", "last", "change %"])
     frame = frame.sort_values("change %", ascending=False, kind="stable").reset_index(drop=True)
     hi, lo = frame.iloc[0], frame.iloc[-1]
     text = (f"The {word} {plan.measure}{where} changed most for {hi[plan.group_by]} "
-            f"({hi['change %']:+.1f}%) and least for {lo[plan.group_by]} ({lo['change %']:+.1f}%).")  # fmt: skip
-    names = (str(hi[plan.group_by]), str(lo[plan.group_by])) if len(frame) > 1 else (str(hi[plan.group_by]),)
+            f"({hi['change %']:+.1f}%) and least for {lo[plan.group_by]} "
+            f"({lo['change %']:+.1f}%).")  # fmt: skip
+    names = (
+        (str(hi[plan.group_by]), str(lo[plan.group_by]))
+        if len(frame) > 1
+        else (str(hi[plan.group_by]),)
+    )
     others = tuple(str(g) for g in frame[plan.group_by].iloc[1:-1])
-    return Result(frame.head(MAX_ROWS), text, (float(hi["change %"]), abs(float(hi["change %"]))), names, others, chart="bar", x=plan.group_by, y="change %")
+    return Result(
+        frame.head(MAX_ROWS),
+        text,
+        (float(hi["change %"]), abs(float(hi["change %"]))),
+        names,
+        others,
+        chart="bar",
+        x=plan.group_by,
+        y="change %",
+    )
 
 
 def _missing(table: Table, plan: Plan) -> Result:
@@ -295,7 +379,11 @@ def _missing(table: Table, plan: Plan) -> Result:
     if plan.measure is not None:
         n = int(df[plan.measure].isna().sum())
         frame = pd.DataFrame({"column": [plan.measure], "missing": [n]})
-        return Result(frame, f"{plan.measure} has {n:,} missing values ({_pct(n / len(df) * 100)} of rows).", (float(n),))
+        return Result(
+            frame,
+            f"{plan.measure} has {n:,} missing values ({_pct(n / len(df) * 100)} of rows).",
+            (float(n),),
+        )
     counts = df.isna().sum()
     counts = counts[counts > 0].sort_values(ascending=False)
     if counts.empty:
@@ -311,7 +399,9 @@ def _shape(table: Table, plan: Plan) -> Result:
 
     rows, cols = table.df.shape
     frame = pd.DataFrame({"rows": [rows], "columns": [cols]})
-    return Result(frame, f"{table.name} has {rows:,} rows and {cols} columns.", (float(rows), float(cols)))
+    return Result(
+        frame, f"{table.name} has {rows:,} rows and {cols} columns.", (float(rows), float(cols))
+    )
 
 
 def _correlation(table: Table, plan: Plan) -> Result:

@@ -27,7 +27,15 @@ from pydantic import BaseModel, ConfigDict
 
 from .table import Column, Table, question_words
 
-__all__ = ["AGGREGATIONS", "OPERATIONS", "Chooser", "Filter", "Plan", "plan_question", "plan_schema"]
+__all__ = [
+    "AGGREGATIONS",
+    "OPERATIONS",
+    "Chooser",
+    "Filter",
+    "Plan",
+    "plan_question",
+    "plan_schema",
+]
 
 Op = Literal["aggregate", "rank", "extreme", "trend", "missing", "shape", "correlation", "columns"]
 Agg = Literal["sum", "mean", "median", "count", "share", "min", "max", "nunique", "mode"]
@@ -63,7 +71,7 @@ class Plan(BaseModel):
 
     def describe(self) -> str:
         """The plan in one line, for the trace."""
-        bits = [self.op]
+        bits: list[str] = [self.op]
         if self.op in ("aggregate", "rank", "trend"):
             bits.append(self.agg)
         bits += [x for x in (self.measure, self.other) if x]
@@ -172,9 +180,9 @@ def _match_values(table: Table, text: str, named: set[str]) -> list[tuple[Column
             continue
         for gram in grams:
             value = col.values.get(gram)
-            if value is None or gram in HIGH | LOW | _STOPWORDS or gram.isdigit() and col.name not in named:
+            if value is None or gram in HIGH | LOW | _STOPWORDS or len(gram) < 2:
                 continue
-            if len(gram) < 2:
+            if gram.isdigit() and col.name not in named:
                 continue
             hits.append((col, value))
     # the longest value wins where one is inside another ("new york" over "york")
@@ -212,6 +220,10 @@ class _Planner:
         self.cues = set(self.words) - used
         if "over" in self.words and "time" in self.words:
             self.cues.add("over_time")
+        spaced = f" {_phrase(question)} "
+        for col in table.of("empty"):
+            if f" {_phrase(col.name)} " in spaced:
+                raise ValueError(f"{col.name} has no values (all missing): nothing to compute")
         self.values = _match_values(table, question, set(self.named))
         self.high, self.low = bool(self.cues & HIGH), bool(self.cues & LOW)
         for name, (score, words) in sorted(self.named.items(), key=lambda x: -x[1][0]):
@@ -227,7 +239,9 @@ class _Planner:
             return None
         top = max(s for s, _ in cols)
         tied = [c for s, c in cols if s == top]
-        if len(tied) > 1 and (self.high or self.low):  # temp_max for "highest", temp_min for "lowest"
+        if len(tied) > 1 and (
+            self.high or self.low
+        ):  # temp_max for "highest", temp_min for "lowest"
             side = {"max", "high", "maximum"} if self.high else {"min", "low", "minimum"}
             tied = [c for c in tied if set(c.parts) & side] or tied
         return tied[0]
@@ -254,8 +268,10 @@ class _Planner:
 
     def period(self) -> Literal["year", "month", "day"] | None:
         for word in ("year", "month", "day"):
-            if re.search(rf"\b(which|what|each|per|by|every|in which|over the)\s+{word}", self.text):
-                return word  # type: ignore[return-value]
+            if re.search(
+                rf"\b(which|what|each|per|by|every|in which|over the)\s+{word}", self.text
+            ):
+                return word
         return None
 
     def k(self) -> int:
@@ -266,7 +282,9 @@ class _Planner:
         return max(1, min(20, _NUMBERS.get(raw) or int(raw)))
 
     def filters(self, exclude: Sequence[str] = ()) -> tuple[Filter, ...]:
-        out = [Filter(column=c.name, value=_plain(v)) for c, v in self.values if c.name not in exclude]
+        out = [
+            Filter(column=c.name, value=_plain(v)) for c, v in self.values if c.name not in exclude
+        ]
         time = _time_column(self.table)
         if time is not None and time.name not in exclude:
             for year in re.findall(r"\b(1[89]\d\d|20\d\d)\b", self.question):
@@ -290,8 +308,11 @@ class _Planner:
             col = self.best(["measure", "category", "label", "time", "id"])
             self.reasons.append("a missing-values question")
             return Plan(op="missing", measure=col.name if col else None)
-        if self.cues & _SHAPE and not self.named and not self.values and (
-            _HOW_MANY.search(self.text) or {"shape", "size", "big"} & self.cues
+        if (
+            self.cues & _SHAPE
+            and not self.named
+            and not self.values
+            and (_HOW_MANY.search(self.text) or {"shape", "size", "big"} & self.cues)
         ):
             self.reasons.append("asks for the table's size")
             return Plan(op="shape")
@@ -302,8 +323,9 @@ class _Planner:
             m = measure or self.pick("measure", t.of("measure"), "a trend of an unnamed measure")
             per = group if group is not None and _per(self.text, group) else None
             self.reasons.append(f"a trend over {time.name}" + (f" per {per.name}" if per else ""))
+            trend_agg: Agg = agg if agg in ("sum", "mean", "median") else default_agg(m)
             return Plan(
-                op="trend", measure=m.name, agg=agg if agg in ("sum", "mean", "median") else default_agg(m),
+                op="trend", measure=m.name, agg=trend_agg,
                 time=time.name, group_by=per.name if per else None,
                 filters=self.filters(exclude=[time.name]), period=self.period(),
             )  # fmt: skip
@@ -312,11 +334,17 @@ class _Planner:
         if measure is not None:
             label = self.implicit_label()
             if (self.high or self.low) and agg is None and label is not None:
-                self.reasons.append(f"which row holds the {order}-most {measure.name}: by {label.name}")
+                self.reasons.append(
+                    f"which row holds the {order}-most {measure.name}: by {label.name}"
+                )
                 return Plan(op="extreme", measure=measure.name, group_by=label.name, order=order,
                             k=self.k(), filters=self.filters())  # fmt: skip
             if agg is None:
-                agg = ("max" if order == "desc" else "min") if self.high or self.low else default_agg(measure)
+                agg = (
+                    ("max" if order == "desc" else "min")
+                    if self.high or self.low
+                    else default_agg(measure)
+                )
             if agg == "mode" and measure.role == "measure":
                 agg = "max" if order == "desc" else "min"
             self.reasons.append(f"one number: the {agg} of {measure.name}")
@@ -328,12 +356,19 @@ class _Planner:
             return Plan(op="aggregate", measure=cat.name, agg=agg, filters=self.filters())
         if self.values:
             self.reasons.append("rows with the named value(s)")
-            return Plan(op="aggregate", agg="share" if agg == "share" else "count", filters=self.filters())
+            return Plan(
+                op="aggregate", agg="share" if agg == "share" else "count", filters=self.filters()
+            )
         if _HOW_MANY.search(self.text) and not self.named:
             self.reasons.append("how many rows")
             return Plan(op="aggregate", agg="count", filters=self.filters())
         label = self.implicit_label()
-        if (self.high or self.low) and label is not None and _WHO.search(self.text) and t.of("measure"):
+        if (
+            (self.high or self.low)
+            and label is not None
+            and _WHO.search(self.text)
+            and t.of("measure")
+        ):
             m = self.pick("measure", t.of("measure"), "no measure named")
             self.reasons.append(f"which {label.name} holds the {order}-most {m.name}")
             return Plan(op="extreme", measure=m.name, group_by=label.name, order=order, k=self.k())
@@ -348,19 +383,25 @@ class _Planner:
             col = self.table.columns[name]
             if name in exclude or col.role not in ("category", "label", "time"):
                 continue
-            if name in values and not re.search(rf"\b(which|each|per|by|every)\s+{re.escape(_phrase(name).split()[0])}", self.text):
+            if name in values and not re.search(
+                rf"\b(which|each|per|by|every)\s+{re.escape(_phrase(name).split()[0])}", self.text
+            ):
                 continue
             cands.append((score, col))
+        time = _time_column(self.table)
         for word in ("year", "month", "day", "date"):  # "which year" over a date column
-            time = _time_column(self.table)
-            if time is not None and re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", self.text):
-                if time.name not in exclude and not any(c.name == time.name for _, c in cands):
-                    cands.append((0.5, time))
+            asked = re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", self.text)
+            if time is None or not asked or time.name in exclude:
+                continue
+            if not any(c.name == time.name for _, c in cands):
+                cands.append((0.5, time))
         if not cands:
             return None
         if len(cands) > 1:  # the one after which/each/per/by
-            for score, col in cands:
-                if _per(self.text, col) or re.search(rf"\b(which|what)\s+{re.escape(col.parts[0] if col.parts else '')}", self.text):
+            for _, col in cands:
+                if _per(self.text, col) or re.search(
+                    rf"\b(which|what)\s+{re.escape(col.parts[0] if col.parts else '')}", self.text
+                ):
                     return col
         return max(cands, key=lambda x: x[0])[1]
 
@@ -377,10 +418,19 @@ class _Planner:
             return times[0]
         return None
 
-    def grouped(self, group: Column, measure: Column | None, agg: Agg | None, order: Literal["desc", "asc"]) -> Plan:
+    def grouped(
+        self, group: Column, measure: Column | None, agg: Agg | None, order: Literal["desc", "asc"]
+    ) -> Plan:
         filters = self.filters(exclude=[group.name])
-        if measure is None and group.role != "time" and not _per(self.text, group) and (
-            agg == "mode" or agg == "nunique" or (agg == "count" and not (self.high or self.low))
+        if (
+            measure is None
+            and group.role != "time"
+            and not _per(self.text, group)
+            and (
+                agg == "mode"
+                or agg == "nunique"
+                or (agg == "count" and not (self.high or self.low))
+            )
         ):
             agg = "nunique" if agg == "count" else agg
             self.reasons.append(f"the {agg} of {group.name}")
@@ -396,13 +446,27 @@ class _Planner:
                 agg = "count"
         if measure is None and agg not in ("count", "share"):
             agg = "count"
-        if group.role == "label" and measure is not None and group.nunique >= 0.9 * len(self.table.df) and agg is None:
+        if (
+            group.role == "label"
+            and measure is not None
+            and group.nunique >= 0.9 * len(self.table.df)
+            and agg is None
+        ):
             self.reasons.append(f"{group.name} names rows: the row that holds it")
-            return Plan(op="extreme", measure=measure.name, group_by=group.name, order=order, k=self.k(), filters=filters)
+            return Plan(
+                op="extreme",
+                measure=measure.name,
+                group_by=group.name,
+                order=order,
+                k=self.k(),
+                filters=filters,
+            )
         if measure is not None and agg in (None, "mode", "nunique", "count"):
             agg = default_agg(measure)
         final: Agg = agg or "sum"
-        self.reasons.append(f"rank {group.name} by {final} of {measure.name if measure else 'rows'}")
+        self.reasons.append(
+            f"rank {group.name} by {final} of {measure.name if measure else 'rows'}"
+        )
         return Plan(op="rank", measure=measure.name if measure else None, agg=final,
                     group_by=group.name, order=order, k=self.k(), filters=filters,
                     period=self.period() if group.role == "time" else None)  # fmt: skip
@@ -433,7 +497,9 @@ def _plain(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool)) else str(value)
 
 
-def plan_question(table: Table, question: str, choose: Chooser | None = None) -> tuple[Plan, tuple[str, ...]]:
+def plan_question(
+    table: Table, question: str, choose: Chooser | None = None
+) -> tuple[Plan, tuple[str, ...]]:
     """The plan that answers ``question`` over ``table``, and why (see the module docstring)."""
     planner = _Planner(table, question, choose)
     plan = planner.plan()

@@ -30,7 +30,9 @@ import re
 import warnings
 from typing import Any, Literal
 
-__all__ = ["SAMPLE_ROWS", "Column", "Table", "name_words", "profile", "question_words"]
+__all__ = [
+    "SAMPLE_ROWS", "Column", "Table", "column_role", "name_words", "profile", "question_words",
+]  # fmt: skip
 
 Role = Literal["time", "category", "label", "measure", "id", "empty"]
 
@@ -38,9 +40,15 @@ SAMPLE_ROWS = 200_000
 MAX_CATEGORY = 50  # distinct values of a category column
 MAX_SMALL_INT = 12  # distinct small integers that make a numeric column a category
 MAX_VALUES = 5_000  # distinct values indexed for matching (labels)
-_TIME_WORDS = frozenset("date year month day week time period quarter yr datetime timestamp".split())
-_ID_WORDS = frozenset("id code zip key index idx".split())
-_STOP = frozenset("in of the a an per and or to by for with is are was".split())
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_TIME_WORDS = _set("date year month day week time period quarter yr datetime timestamp")
+_ID_WORDS = _set("id code zip key index idx")
+_STOP = _set("in of the a an per and or to by for with is are was")
 _WORD = re.compile(r"[A-Za-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 #: A few groups of words a question may use for a column's name (and the other way round).
@@ -160,9 +168,13 @@ def _with_index(df: Any) -> tuple[Any, str | None]:
     import pandas as pd
 
     index = df.index
-    if isinstance(index, pd.RangeIndex) or isinstance(index, pd.MultiIndex):
+    if isinstance(index, (pd.RangeIndex, pd.MultiIndex)):
         return df, None
-    if index.name is None and pd.api.types.is_integer_dtype(index) and index.is_monotonic_increasing:
+    if (
+        index.name is None
+        and pd.api.types.is_integer_dtype(index)
+        and index.is_monotonic_increasing
+    ):
         return df, None  # a plain row number
     name = str(index.name) if index.name is not None else "index"
     if name in df.columns:
@@ -172,7 +184,7 @@ def _with_index(df: Any) -> tuple[Any, str | None]:
     return out, name
 
 
-def _role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
+def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
     import pandas as pd
 
     parts = set(name_words(name))
@@ -226,7 +238,9 @@ def profile(name: str, df: Any) -> Table:
     if df.shape[1] == 0:
         raise ValueError(f"{name} has no columns: there is nothing to answer from")
     if df.shape[0] == 0:
-        raise ValueError(f"{name} is empty (0 rows, columns: {', '.join(map(str, df.columns[:20]))})")
+        raise ValueError(
+            f"{name} is empty (0 rows, columns: {', '.join(map(str, df.columns[:20]))})"
+        )
     notes: list[str] = []
     df = _clean_names(df, notes)
     df, index = _with_index(df)
@@ -244,7 +258,7 @@ def profile(name: str, df: Any) -> Table:
     columns: dict[str, Column] = {}
     for column in df.columns:
         series = df[column]
-        role, nunique, integer = _role(column, series, sample[column])
+        role, nunique, integer = column_role(column, series, sample[column])
         parts, words = _words_of(column)
         values: dict[str, Any] = {}
         if role in ("category", "label") and nunique <= MAX_VALUES:

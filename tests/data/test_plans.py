@@ -20,7 +20,16 @@ pytest.importorskip("sklearn")
 def test_the_set_is_large_and_varied() -> None:
     assert len(QUESTIONS) >= 60 and len({q.table for q in QUESTIONS}) >= 8
     kinds = {q.op for q in QUESTIONS}
-    assert kinds >= {"aggregate", "rank", "extreme", "trend", "missing", "shape", "correlation", "columns"}
+    assert kinds >= {
+        "aggregate",
+        "rank",
+        "extreme",
+        "trend",
+        "missing",
+        "shape",
+        "correlation",
+        "columns",
+    }
     covered = " ".join(q.kind for q in QUESTIONS)
     for kind in ("synonym", "no column", "index", "per-group trend"):
         assert kind in covered

@@ -65,7 +65,7 @@ def test_bad_tables_fail_in_one_line_and_record_nothing(
 ) -> None:
     shell.user_ns.update(empty=pd.DataFrame({"a": []}), nan=pd.DataFrame({"a": [None, None]}))
     for name, why in (("empty", "empty is empty"), ("nan", "holds no values")):
-        result, cap = run(shell, f"%%agent --data {name}\nWhat is the total a?")
+        result, _ = run(shell, f"%%agent --data {name}\nWhat is the total a?")
         assert not result.success and why in str(result.error_in_exec)
     assert not get_runner().get_or_create_session("default").history
     assert backend.requests == []

@@ -51,7 +51,6 @@ from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
 from ...data import WRITER_INSTRUCTIONS, DataAgent
 from ...data.agent import check_reply
-from ...data.choose import model_chooser
 from ...errors import SessionBusyError, StoreError, TurnInterruptedError
 from ...stores import resolve_store
 from ..front_end import batch_run
@@ -370,6 +369,8 @@ class AgentMagics(Magics):
         context = self._cells(args, count)
         agent, answer = None, None
         if frames:
+            from ...data.choose import model_chooser
+
             question = interpolate(cell, self.shell.user_ns).text.strip() if not args.raw else cell
             data_agent = DataAgent(
                 data=frames, question=question.strip(),

@@ -18,13 +18,15 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
 from ..._core.reply import Reply
 from ...data.agent import DataAgent
-from ...data.answer import Answer
+
+if TYPE_CHECKING:
+    from ...data.answer import Answer
 
 __all__ = ["attach", "lookup_data", "prepare_answer", "show_answer"]
 
