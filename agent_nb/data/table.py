@@ -214,7 +214,8 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
             parsed = pd.to_datetime(probe, errors="coerce", format="mixed")
         if len(probe) and parsed.notna().all():
             return "time", nunique, False
-    return ("category" if nunique <= MAX_CATEGORY else "label"), nunique, False
+    names_rows = nunique > 1 and nunique == int(sample.notna().sum())  # one value per row
+    return ("label" if names_rows or nunique > MAX_CATEGORY else "category"), nunique, False
 
 
 def _words_of(name: str) -> tuple[tuple[str, ...], frozenset[str]]:
