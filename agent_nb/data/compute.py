@@ -175,7 +175,17 @@ def _aggregate(table: Table, plan: Plan) -> Result:
     values = pd.to_numeric(series, errors="coerce").dropna()
     if values.empty:
         raise ValueError(f"{plan.measure} has no values{where}: nothing to compute")
-    agg = "count" if plan.agg == "share" else plan.agg
+    if plan.agg == "share":  # this part's share of the whole table's total
+        whole = float(pd.to_numeric(table.df[plan.measure], errors="coerce").sum())
+        if whole == 0:
+            raise ValueError(f"the total {plan.measure} is 0: no share to compute")
+        part = float(values.sum())
+        share = part / whole * 100
+        frame = pd.DataFrame({"part": [part], "whole": [whole], "share %": [share]})
+        text = (f"The share of total {plan.measure}{where} is {_pct(share)} "
+                f"({format_number(part)} of {format_number(whole)}).")  # fmt: skip
+        return Result(frame, text, (share,))
+    agg = plan.agg
     value = float(len(values)) if agg == "count" else float(values.agg(agg))
     word = _AGG_NAME[agg]
     frame = pd.DataFrame({"measure": [plan.measure], word: [value]})
@@ -231,7 +241,8 @@ def _rank(table: Table, plan: Plan) -> Result:
         text = f"{top[0][0]} has the {side} {thing}{where} ({fmt(top[0][1])})."
     else:
         listed = ", ".join(f"{n} ({fmt(v)})" for n, v in top)
-        text = f"The {k} {label} with the {side} {thing}{where}: {listed}."
+        first = "Top" if plan.order == "desc" else "Bottom"
+        text = f"{first} {k} {label} by {thing}{where}: {listed}."
     others = tuple(str(i) for i in values.index[k:])
     return Result(
         frame,
@@ -269,7 +280,7 @@ def _extreme(table: Table, plan: Plan) -> Result:
         text = f"{pairs[0][0]} has the {side} {plan.measure}{_where(plan)} ({value})."
     else:
         listed = ", ".join(f"{n} ({format_number(float(v))})" for n, v in pairs)
-        text = f"The {k} {side} {plan.measure}{_where(plan)}: {listed}."
+        text = f"The {k} {side} by {plan.measure}{_where(plan)}: {listed}."
     names = tuple(dict.fromkeys(str(n) for n, _ in pairs))
     runner_up = (
         df.loc[numbers.drop(rows.index).nlargest(3).index, plan.group_by]

@@ -141,7 +141,8 @@ _ROWS_OF = {"year": "year", "month": "month"}
 
 def default_agg(column: Column) -> Agg:
     """How a measure adds up when the question does not say: sums for amounts, means for levels."""
-    return "sum" if set(column.parts) & _ADDITIVE else "mean"
+    parts = set(column.parts) | {f"{p}s" for p in column.parts}  # parts are singular
+    return "sum" if parts & _ADDITIVE else "mean"
 
 
 def _phrase(text: str) -> str:

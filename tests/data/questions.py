@@ -356,6 +356,16 @@ QUESTIONS: tuple[Question, ...] = (
         lambda d: (None, float(d[year_of(d, "year") == 2010].net_generation.sum())),
         "year filter",
     ),
+    _q(
+        "iowa",
+        "What share of net generation comes from Renewables?",
+        "aggregate",
+        lambda d: (
+            None,
+            float(d[d.source == "Renewables"].net_generation.sum() / d.net_generation.sum() * 100),
+        ),
+        "share of a measure",
+    ),
     # barley
     _q(
         "barley",
