@@ -32,7 +32,7 @@ def test_the_reply_is_true_to_the_result(mlx_runner: AgentRunner, text: str) -> 
     reply = mlx_runner.run_single_turn(q.text, agent=agent.pipeline(writer))
     sentence = reply.text.split("\n\n")[0]
     assert check_sentence(sentence, agent.answer(q.text).reference) is None, reply.text
-    name, number = q.truth(q.frame())
+    name, _ = q.truth(q.frame())
     if name is not None:
         assert str(name) in sentence
     if REPLACED.split("{")[0] in reply.text:
