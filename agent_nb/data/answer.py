@@ -75,11 +75,11 @@ class Answer:
 
 
 def _score(table: Table, question: str) -> float:
-    from .plan import _match_columns, _match_values
+    from .lexicon import match_columns, match_values
     from .table import question_words
 
-    named = _match_columns(table, question_words(question), question)
-    return sum(s for s, _ in named.values()) + 2 * len(_match_values(table, question, set(named)))
+    named = match_columns(table, question_words(question), question)
+    return sum(s for s, _ in named.values()) + 2 * len(match_values(table, question, set(named)))
 
 
 def ask(frames: Mapping[str, Any], question: str, choose: Chooser | None = None) -> Answer:

@@ -140,8 +140,10 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         if plan.agg == "share":
             share = len(df) / len(table.df) * 100
             frame = pd.DataFrame({"rows": [len(df)], "of": [len(table.df)], "share %": [share]})
+            which = " and ".join(str(f.value) for f in plan.filters) or "These"
             text = (
-                f"Rows{where} are {_pct(share)} of {table.name} ({len(df):,} of {len(table.df):,})."
+                f"{which} rows are {_pct(share)} of {table.name} "
+                f"({len(df):,} of {len(table.df):,})."
             )
             return Result(frame, text, (share, float(len(df))))
         frame = pd.DataFrame({"rows": [len(df)]})

@@ -25,6 +25,25 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .lexicon import (
+    ADDITIVE,
+    AGG_WORDS,
+    CORR,
+    HIGH,
+    HOW_MANY,
+    LOW,
+    MISSING,
+    MODE,
+    NUMBERS,
+    SHAPE,
+    TOPK,
+    TREND,
+    WHO,
+    match_columns,
+    match_values,
+    phrase,
+    time_column,
+)  # fmt: skip
 from .table import Column, Table, question_words
 
 __all__ = [
@@ -96,116 +115,10 @@ def plan_schema(table: Table, slot: str, options: Sequence[str]) -> dict[str, An
     }
 
 
-def _cues(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-HIGH = _cues(
-    "highest most best top largest biggest greatest max maximum leading peak higher larger "
-    "heaviest longest hottest warmest wettest deepest tallest oldest fastest richest "
-    "expensive strongest windiest rainiest popul populous"
-)
-LOW = _cues(
-    "lowest least worst bottom smallest fewest min minimum weakest lower smaller lightest "
-    "shortest coldest cheapest youngest slowest poorest driest"
-)
-_TREND = _cues(
-    "trend change changed grow grew growth rise rose fall fell drop dropped increase increased "
-    "decrease decreased evolve evolved develop developed go went over_time"
-)
-_CORR = _cues("correlation correlated correlate relationship related relate associated association")
-_MISSING = _cues("missing null nan na blank gap")
-_SHAPE = _cues("row column shape size record entry observation big")
-_AGG_WORDS = {
-    "sum": _cues("total sum overall combined altogether"),
-    "mean": _cues("average mean avg typical typically"),
-    "median": _cues("median middle"),
-    "share": _cues("share percent percentage proportion fraction"),
-    "nunique": _cues("distinct unique different"),
-}
-_MODE = re.compile(r"\b(most (common|frequent|often|popular|usual)|commonest|mode)\b")
-_HOW_MANY = re.compile(r"\b(how many|number of|count)\b")
-_WHO = re.compile(r"\b(who|which|what|when)\b")
-_TOPK = re.compile(
-    r"\b(?:top|bottom|first|last|largest|smallest|highest|lowest|best|worst)\s+(\d+|three|four|"
-    r"five|ten|two)\b|\b(\d+|three|four|five|ten|two)\s+(?:largest|smallest|highest|lowest|best|"
-    r"worst|biggest|most|least)\b"
-)
-_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
-_ADDITIVE = _cues(
-    "sales revenue count amount total units quantity number population deaths births profit "
-    "sold visitors precipitation rain jobs employment volume passengers murders crimes generation"
-)
-_ROWS_OF = {"year": "year", "month": "month"}
-
-
 def default_agg(column: Column) -> Agg:
     """How a measure adds up when the question does not say: sums for amounts, means for levels."""
     parts = set(column.parts) | {f"{p}s" for p in column.parts}  # parts are singular
-    return "sum" if parts & _ADDITIVE else "mean"
-
-
-def _phrase(text: str) -> str:
-    return re.sub(r"[_\W]+", " ", text.lower()).strip()
-
-
-def _match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[float, set[str]]]:
-    """Each named column's score and the question words its name used up."""
-    asked = set(words)
-    found: dict[str, tuple[float, set[str]]] = {}
-    spaced = f" {_phrase(text)} "
-    for col in table.columns.values():
-        if col.role == "empty":
-            continue
-        own = {p for p in col.parts if p in asked}
-        synonyms = (col.words - set(col.parts)) & asked
-        whole = f" {_phrase(col.name)} " in spaced
-        if not own and not synonyms:
-            continue
-        if not whole and not synonyms and all(len(p) < 2 for p in own):
-            continue  # one letter of a longer name ("g" of body_mass_g) names nothing
-        score = len(own) + 0.8 * len(synonyms) + (3 if whole else 0)
-        if own and own >= set(col.parts):
-            score += 1
-        found[col.name] = (score, own | synonyms)
-    return found
-
-
-def _match_values(table: Table, text: str, named: set[str]) -> list[tuple[Column, Any]]:
-    """(column, value) for each category or index value the question names."""
-    tokens = _phrase(text).split()
-    grams = {" ".join(tokens[i : i + n]) for n in (1, 2, 3, 4) for i in range(len(tokens))}
-    hits = []
-    for col in table.columns.values():
-        if col.role not in ("category", "label") or not col.values:
-            continue
-        for gram in grams:
-            value = col.values.get(gram)
-            if value is None or gram in HIGH | LOW | _STOPWORDS or len(gram) < 2:
-                continue
-            if gram.isdigit() and col.name not in named:
-                continue
-            hits.append((col, value))
-    # the longest value wins where one is inside another ("new york" over "york")
-    hits.sort(key=lambda h: -len(str(h[1])))
-    kept: list[tuple[Column, Any]] = []
-    for col, value in hits:
-        if not any(str(value).lower() in str(v).lower() and c.name == col.name for c, v in kept):
-            kept.append((col, value))
-    return kept
-
-
-_STOPWORDS = _cues("a an the of in on for to is are was were and or by with what which who how")
-
-
-def _time_column(table: Table) -> Column | None:
-    times = table.of("time")
-    if not times:
-        return None
-    import pandas as pd
-
-    dated = [c for c in times if pd.api.types.is_datetime64_any_dtype(table.df[c.name])]
-    return (dated or times)[0]
+    return "sum" if parts & ADDITIVE else "mean"
 
 
 class _Planner:
@@ -214,18 +127,18 @@ class _Planner:
         self.text = question.lower()
         self.words = question_words(question)
         self.reasons: list[str] = []
-        self.named = _match_columns(table, self.words, question)
+        self.named = match_columns(table, self.words, question)
         # A column's own name parts are used up ("min" of temp_min); synonyms stay cues
         # ("longest" names flipper_length_mm and still asks for the highest).
         used = {w for n, (_, ws) in self.named.items() for w in ws if w in table.columns[n].parts}
         self.cues = set(self.words) - used
         if "over" in self.words and "time" in self.words:
             self.cues.add("over_time")
-        spaced = f" {_phrase(question)} "
+        spaced = f" {phrase(question)} "
         for col in table.of("empty"):
-            if f" {_phrase(col.name)} " in spaced:
+            if f" {phrase(col.name)} " in spaced:
                 raise ValueError(f"{col.name} has no values (all missing): nothing to compute")
-        self.values = _match_values(table, question, set(self.named))
+        self.values = match_values(table, question, set(self.named))
         self.high, self.low = bool(self.cues & HIGH), bool(self.cues & LOW)
         for name, (score, words) in sorted(self.named.items(), key=lambda x: -x[1][0]):
             self.reasons.append(f"{name!r} named by {', '.join(sorted(words))} ({score:g})")
@@ -258,12 +171,12 @@ class _Planner:
         return options[0]
 
     def agg_cue(self) -> Agg | None:
-        if _MODE.search(self.text):
+        if MODE.search(self.text):
             return "mode"
-        for agg, cues in _AGG_WORDS.items():
-            if self.cues & cues or (agg == "share" and "%" in self.text):
+        for agg, words in AGG_WORDS.items():
+            if self.cues & words or (agg == "share" and "%" in self.text):
                 return agg  # type: ignore[return-value]
-        if _HOW_MANY.search(self.text):
+        if HOW_MANY.search(self.text):
             return "count"
         return None
 
@@ -276,17 +189,17 @@ class _Planner:
         return None
 
     def k(self) -> int:
-        m = _TOPK.search(self.text)
+        m = TOPK.search(self.text)
         if not m:
             return 1
         raw = m.group(1) or m.group(2)
-        return max(1, min(20, _NUMBERS.get(raw) or int(raw)))
+        return max(1, min(20, NUMBERS.get(raw) or int(raw)))
 
     def filters(self, exclude: Sequence[str] = ()) -> tuple[Filter, ...]:
         out = [
             Filter(column=c.name, value=_plain(v)) for c, v in self.values if c.name not in exclude
         ]
-        time = _time_column(self.table)
+        time = time_column(self.table)
         if time is not None and time.name not in exclude:
             for year in re.findall(r"\b(1[89]\d\d|20\d\d)\b", self.question):
                 out.append(Filter(column=time.name, value=int(year)))
@@ -301,26 +214,26 @@ class _Planner:
             measure = None
         order: Literal["desc", "asc"] = "asc" if self.low and not self.high else "desc"
         agg = self.agg_cue()
-        time = _time_column(t)
+        time = time_column(t)
         value_cols = {c.name for c, _ in self.values}
-        if self.cues & _CORR:
+        if self.cues & CORR:
             return self.correlation()
-        if self.cues & _MISSING:
+        if self.cues & MISSING:
             col = self.best(["measure", "category", "label", "time", "id"])
             self.reasons.append("a missing-values question")
             return Plan(op="missing", measure=col.name if col else None)
         if (
-            self.cues & _SHAPE
+            self.cues & SHAPE
             and not self.named
             and not self.values
-            and (_HOW_MANY.search(self.text) or {"shape", "size", "big"} & self.cues)
+            and (HOW_MANY.search(self.text) or {"shape", "size", "big"} & self.cues)
         ):
             self.reasons.append("asks for the table's size")
             return Plan(op="shape")
         group = self.group(exclude=[measure.name] if measure else [], values=value_cols)
-        if group is not None and group.role == "time" and self.cues & _TREND:
+        if group is not None and group.role == "time" and self.cues & TREND:
             time, group = group, None
-        if self.cues & _TREND and time is not None:
+        if self.cues & TREND and time is not None:
             m = measure or self.pick("measure", t.of("measure"), "a trend of an unnamed measure")
             per = group if group is not None and _per(self.text, group) else None
             self.reasons.append(f"a trend over {time.name}" + (f" per {per.name}" if per else ""))
@@ -360,14 +273,14 @@ class _Planner:
             return Plan(
                 op="aggregate", agg="share" if agg == "share" else "count", filters=self.filters()
             )
-        if _HOW_MANY.search(self.text) and not self.named:
+        if HOW_MANY.search(self.text) and not self.named:
             self.reasons.append("how many rows")
             return Plan(op="aggregate", agg="count", filters=self.filters())
         label = self.implicit_label()
         if (
             (self.high or self.low)
             and label is not None
-            and _WHO.search(self.text)
+            and WHO.search(self.text)
             and t.of("measure")
         ):
             m = self.pick("measure", t.of("measure"), "no measure named")
@@ -385,11 +298,11 @@ class _Planner:
             if name in exclude or col.role not in ("category", "label", "time"):
                 continue
             if name in values and not re.search(
-                rf"\b(which|each|per|by|every)\s+{re.escape(_phrase(name).split()[0])}", self.text
+                rf"\b(which|each|per|by|every)\s+{re.escape(phrase(name).split()[0])}", self.text
             ):
                 continue
             cands.append((score, col))
-        time = _time_column(self.table)
+        time = time_column(self.table)
         for word in ("year", "month", "day", "date"):  # "which year" over a date column
             asked = re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", self.text)
             if time is None or not asked or time.name in exclude:
@@ -439,7 +352,7 @@ class _Planner:
         if measure is None and agg in (None, "sum", "mean", "median") and (self.high or self.low):
             # "which island has the most penguins": rows; "which island is best": a measure
             after = re.search(r"\b(?:most|fewest|least|highest number of|more)\s+(\w+)", self.text)
-            if after is None or after.group(1).rstrip("s") in _cues("value valu"):
+            if after is None or after.group(1) in ("value", "values"):
                 measures = self.table.of("measure")
                 if measures:
                     measure = self.pick("measure", measures, f"no measure named for {group.name}")
@@ -488,7 +401,7 @@ class _Planner:
 
 
 def _per(text: str, col: Column) -> bool:
-    head = re.escape(_phrase(col.name).split()[0]) if _phrase(col.name) else ""
+    head = re.escape(phrase(col.name).split()[0]) if phrase(col.name) else ""
     return bool(re.search(rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?{head}", text))
 
 
