@@ -66,9 +66,18 @@ def main() -> None:
     started = time.perf_counter()
     for i, q in enumerate(questions):
         frames = {q.table: q.frame()}
+        said: list[str] = []
+
+        def keep_and_check(
+            callback_context: object, llm_response: object, said: list[str] = said
+        ) -> str | None:
+            said.append(getattr(llm_response, "text", ""))  # the model's own wording
+            return check_reply(callback_context, llm_response)
+
         writer = Agent(
-            "writer", DataAgent.WRITER_INSTRUCTIONS, config=SHORT, after_model_callback=check_reply
-        )
+            "writer", DataAgent.WRITER_INSTRUCTIONS, config=SHORT,
+            after_model_callback=keep_and_check,
+        )  # fmt: skip
         reply = runner.run_single_turn(q.text, agent=DataAgent(data=frames).pipeline(writer))
         text = reply.text.split("\n\n*(")[0]
         allowed = ask(frames, q.text).reference["allowed"]
@@ -82,6 +91,8 @@ def main() -> None:
         summary_wrong += wrong_number(summary.text, allowed) and not s
         mark = "R" if was_replaced else " "
         print(f"{i + 1:2} {'✓' if p else '✗'}{mark} {'✓' if s else '✗'} {q.table}: {q.text}")
+        if was_replaced:
+            print(f"      model:   {''.join(said).strip()[:110]!r}")
         print(f"      plan:    {text[:110]!r}")
         print(f"      summary: {summary.text.strip()[:110]!r}")
     n = len(questions)
@@ -89,7 +100,7 @@ def main() -> None:
     print(f"questions: {n} over {len({q.table for q in questions})} tables "
           f"({time.perf_counter() - started:.0f}s)")  # fmt: skip
     print(f"plan path:    {plan_ok}/{n} strictly correct ({plan_ok / n:.0%}); "
-          f"{replaced} sentences replaced by the template; {plan_wrong} stating a wrong number")  # fmt: skip
+          f"{replaced} replaced by the template; {plan_wrong} stating a wrong number")  # fmt: skip
     print(f"summary mode: {summary_ok}/{n} strictly correct ({summary_ok / n:.0%}); "
           f"{summary_wrong} wrong replies stating a number not in the result")  # fmt: skip
 

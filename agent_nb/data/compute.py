@@ -441,7 +441,7 @@ def _columns(table: Table, plan: Plan) -> Result:
     frame = pd.DataFrame({"column": names, "role": [table.columns[c].role for c in names]})
     shown = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
     text = f"The question names nothing in {table.name}; its columns are: {shown}."
-    return Result(frame.head(30), text)
+    return Result(frame.head(30), text, names=tuple(names[:20]))  # a reply lists them all
 
 
 _RUN = {
