@@ -48,7 +48,7 @@ class Answer:
         """The result as an Altair chart (None for a single number)."""
         from .chart import chart_for
 
-        return chart_for(self.result, title=self.plan.describe())
+        return chart_for(self.result)
 
     @property
     def facts(self) -> str:

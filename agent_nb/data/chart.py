@@ -27,7 +27,7 @@ def chart_for(result: Result, title: str = "") -> Any:
 
     frame = result.frame[[result.x, result.y]].copy()
     frame[result.x] = frame[result.x].astype(str)
-    base = alt.Chart(frame, title=title or None)
+    base = alt.Chart(frame, title=title or f"{result.y} by {result.x}")
     if result.chart == "line":
         return base.mark_line(point=True).encode(
             x=alt.X(f"{result.x}:O", sort=None), y=alt.Y(f"{result.y}:Q")
@@ -40,7 +40,9 @@ def chart_bundle(chart: Any) -> dict[str, Any]:
     import vl_convert as vlc
 
     spec = chart.to_dict()
-    bundle: dict[str, Any] = {VEGA_LITE_MIME: spec, "text/plain": "<chart>"}
+    # JupyterLab 4 renders Vega-Lite 5; a bar or a line means the same under either schema
+    shown = {**spec, "$schema": "https://vega.github.io/schema/vega-lite/v5.json"}
+    bundle: dict[str, Any] = {VEGA_LITE_MIME: shown, "text/plain": "<chart>"}
     try:
         bundle["image/svg+xml"] = vlc.vegalite_to_svg(spec)
     except Exception as exc:  # a chart vl-convert cannot draw still has its spec

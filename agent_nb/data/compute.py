@@ -215,11 +215,11 @@ def _rank(table: Table, plan: Plan) -> Result:
     if plan.agg == "share" or (plan.measure is None and plan.agg == "share"):
         values = values / values.sum() * 100
     values = values.sort_values(ascending=plan.order == "asc", kind="stable")
-    name = (
-        "share %"
-        if plan.agg == "share"
-        else (_AGG_NAME.get(plan.agg, plan.agg) if plan.measure else "rows")
-    )
+    if plan.measure is None:
+        name = "share %" if plan.agg == "share" else "rows"
+    else:
+        word = "share % of" if plan.agg == "share" else _AGG_NAME.get(plan.agg, plan.agg)
+        name = f"{word} {plan.measure}"
     frame = values.rename(name).rename_axis(label).reset_index()
     additive = plan.agg in ("sum", "count", "share") or plan.measure is None
     if len(frame) > MAX_ROWS and additive:

@@ -52,7 +52,7 @@ def test_a_wrong_sentence_is_replaced_and_the_reply_carries_data_and_chart(
     reply = shell.user_ns["reply"]
     assert reply.text.startswith("North has the highest total revenue (15).")
     assert "wording was replaced" in reply.text and "West" not in reply.text
-    assert list(reply.data["total"]) == [15.0, 7.0, 3.0]
+    assert list(reply.data["total revenue"]) == [15.0, 7.0, 3.0]
     assert reply.chart is not None and reply.chart.to_dict()["mark"]["type"] == "bar"
     assert "plan: rank sum revenue by region" in cap.stdout
     backend.enqueue("North has the highest revenue, 15.")
