@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from .lexicon import (
     ADDITIVE,
@@ -85,7 +85,7 @@ class Plan(BaseModel):
     other: str | None = None  # the second column of a correlation
     filters: tuple[Filter, ...] = ()
     order: Literal["desc", "asc"] = "desc"
-    k: int = 1
+    k: int = Field(default=1, ge=1, le=20)
     period: Literal["year", "month", "day"] | None = None  # how a date column is bucketed
 
     def describe(self) -> str:
