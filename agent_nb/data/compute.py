@@ -164,10 +164,12 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         text = (
             f"The most common {plan.measure}{where} is {top} ({n:,} of {int(counts.sum()):,} rows)."
         )
+        value = counts.index[0].item() if hasattr(counts.index[0], "item") else counts.index[0]
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
         return Result(
             frame,
             text,
-            (float(n),),
+            (float(n), float(value)) if numeric else (float(n),),  # "the commonest is 4" is true
             (top,),
             tuple(map(str, counts.index[1:MAX_ROWS])),
             chart="bar",
