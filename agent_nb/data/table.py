@@ -185,28 +185,34 @@ def _with_index(df: Any) -> tuple[Any, str | None]:
 
 
 def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
+    """(role, distinct values in ``sample`` (-1: not counted, a float measure), integer?).
+
+    Only what decides the role is computed: a wide table of float measures costs
+    one missing-value scan per column, not a distinct count."""
     import pandas as pd
 
     parts = set(name_words(name))
-    nunique = int(sample.nunique(dropna=True))
-    if sample.notna().sum() == 0:
+    if not sample.notna().any():
         return "empty", 0, False
-    if pd.api.types.is_datetime64_any_dtype(series):
-        return "time", nunique, False
     if pd.api.types.is_bool_dtype(series):
-        return "category", nunique, False
+        return "category", int(sample.nunique()), False
+    if pd.api.types.is_datetime64_any_dtype(series):
+        return "time", int(sample.nunique()), False
     if pd.api.types.is_numeric_dtype(series):
         integer = pd.api.types.is_integer_dtype(series)
-        whole = integer or bool((sample.dropna() % 1 == 0).all())
-        if whole and parts & _TIME_WORDS:
-            return "time", nunique, True
-        if whole and parts & _ID_WORDS:
-            return "id", nunique, True
+        if parts & (_TIME_WORDS | _ID_WORDS):
+            whole = integer or bool((sample.dropna() % 1 == 0).all())
+            if whole:
+                return ("time" if parts & _TIME_WORDS else "id"), int(sample.nunique()), True
+        if not integer:
+            return "measure", -1, False
+        nunique = int(sample.nunique())
         small = (
-            integer and nunique <= MAX_SMALL_INT and len(sample) >= 4 * nunique
+            nunique <= MAX_SMALL_INT and len(sample) >= 4 * nunique
             and float(sample.abs().max()) < 1_000
         )  # fmt: skip
-        return ("category" if small else "measure"), nunique, integer
+        return ("category" if small else "measure"), nunique, True
+    nunique = int(sample.nunique())
     if parts & _TIME_WORDS:
         probe = sample.dropna().astype(str).head(50)
         with warnings.catch_warnings():
@@ -245,16 +251,13 @@ def profile(name: str, df: Any) -> Table:
     notes: list[str] = []
     df = _clean_names(df, notes)
     df, index = _with_index(df)
-    numeric = df.select_dtypes("number")
-    if numeric.shape[1]:
-        with np.errstate(all="ignore"):
-            inf = np.isinf(numeric.to_numpy(dtype=float, na_value=np.nan))
-        if inf.any():
-            bad = [str(c) for c, hit in zip(numeric.columns, inf.any(axis=0), strict=True) if hit]
-            df = df.copy()
-            for column in bad:
-                df[column] = df[column].replace([np.inf, -np.inf], np.nan)
-            notes.append(f"infinite values left out as missing ({', '.join(bad[:5])})")
+    floats = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]
+    bad = [str(c) for c in floats if np.isinf(df[c].to_numpy(dtype=float, na_value=np.nan)).any()]
+    if bad:  # one copy, only when a column holds an infinity
+        df = df.copy()
+        for column in bad:
+            df[column] = df[column].replace([np.inf, -np.inf], np.nan)
+        notes.append(f"infinite values left out as missing ({', '.join(bad[:5])})")
     sample = df if len(df) <= SAMPLE_ROWS else df.sample(SAMPLE_ROWS, random_state=0)
     columns: dict[str, Column] = {}
     for column in df.columns:

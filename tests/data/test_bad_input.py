@@ -94,3 +94,15 @@ def test_a_million_rows_with_dates_and_labels_plan_within_a_second() -> None:
         started = time.perf_counter()
         ask({"t": df}, question)
         assert time.perf_counter() - started < 1.0, question
+
+
+def test_a_wide_table_stays_within_budget() -> None:
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame(rng.random((100_000, 300)), columns=[f"m{i}" for i in range(300)])
+    df["g"] = rng.choice(list("abcdefgh"), 100_000)
+    started = time.perf_counter()
+    answer = ask({"w": df}, "Which g has the highest mean m250?")
+    assert time.perf_counter() - started < 1.0
+    assert answer.result.names[0] == str(df.groupby("g")["m250"].mean().idxmax())
+    assert len(answer.facts) < 200  # the prompt holds the result, never the table
+    assert len(ask({"w": df}, "Hello?").facts) < 400  # the columns, cut at 20
