@@ -134,9 +134,10 @@ class AgentMagics(Magics):
     data_mode = Enum(
         ["insights", "summary"],
         default_value="insights",
-        help="--data with DataFrames: 'insights' runs the data agent (pandas computes the "
-        "facts into temp:insights, the model words them); 'summary' attaches the bounded "
-        "summary to the message. Other objects always get the summary.",
+        help="--data with DataFrames: 'insights' runs the data agent (the question becomes a "
+        "plan that pandas runs; the model words the result, checked against it; a table and "
+        "a chart follow); 'summary' attaches the bounded summary to the message. Other "
+        "objects always get the summary.",
     ).tag(config=True)
     cells_budget = Int(
         800, min=40, help="Token budget shared by the cells that --cells N sends."
@@ -303,8 +304,9 @@ class AgentMagics(Magics):
     @argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable.")
     @argument(
         "--data", nargs="+", action="extend", default=[], metavar="VAR",
-        help="Attach a summary of these variables (DataFrame, array, any object) within "
-        "AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
+        help="DataFrames: the data agent answers from them (see --data-mode; "
+        "'df[\"col\"]' is one column). Other objects (array, any object): a summary attached "
+        "within AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
     )  # fmt: skip
     @argument("--data-mode", choices=["insights", "summary"],
               help="DataFrames in --data: insights (data agent, default "
