@@ -31,8 +31,11 @@ _NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?(?![\w])")
 
 def check_state(sentence: str, numbers: Sequence[float], allowed: Sequence[float],
                 names: Sequence[str], others: Sequence[str]) -> dict[str, Any]:  # fmt: skip
-    """The check's reference as a JSON value (finite numbers only)."""
-    finite = [float(x) for x in allowed if math.isfinite(x)]
+    """The check's reference as a JSON value (finite numbers only). The numbers the
+    template itself states, and those inside the answer's names ("datsun 1200",
+    "2015-12"), are allowed too."""
+    inside = [v for text in (sentence, *names) for v, _ in _stated(text)]
+    finite = [float(x) for x in (*allowed, *inside) if math.isfinite(x)]
     return {
         "sentence": sentence,
         "numbers": [float(x) for x in numbers if math.isfinite(x)],
@@ -66,7 +69,10 @@ def _named(name: str, text: str) -> bool:
 
 def check_sentence(text: str, reference: Mapping[str, Any]) -> str | None:
     """None when ``text`` is true to ``reference`` (`check_state`), else why not."""
-    stated = _stated(text)
+    bare = text
+    for name in sorted(reference["names"], key=len, reverse=True):  # "No. 457" names, not 457
+        bare = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", bare, flags=re.IGNORECASE)
+    stated = _stated(bare)
     allowed = reference["allowed"]
     for value, decimals in stated:
         if not any(_matches(abs(value), decimals, r) for r in allowed):

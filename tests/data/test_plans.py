@@ -9,6 +9,7 @@ import warnings
 import pytest
 
 from agent_nb.data.answer import ask
+from agent_nb.data.check import check_sentence
 from tests.data.questions import QUESTIONS, Question
 
 pytest.importorskip("vega_datasets")
@@ -51,4 +52,5 @@ def test_plan_and_result(q: Question) -> None:
         assert math.isclose(result.numbers[0], number, rel_tol=1e-9, abs_tol=1e-9), answer.sentence
     if q.op == "columns":
         assert "columns are" in answer.sentence
+    assert check_sentence(answer.sentence, answer.reference) is None  # the template is true
     assert len(result.frame) <= 60
