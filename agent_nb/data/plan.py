@@ -233,7 +233,7 @@ class _Planner:
         group = self.group(exclude=[measure.name] if measure else [], values=value_cols)
         if group is not None and group.role == "time" and self.cues & TREND:
             time, group = group, None
-        if self.cues & TREND and time is not None:
+        if self.cues & TREND and time is not None and (measure or t.of("measure")):
             m = measure or self.pick("measure", t.of("measure"), "a trend of an unnamed measure")
             per = group if group is not None and _per(self.text, group) else None
             self.reasons.append(f"a trend over {time.name}" + (f" per {per.name}" if per else ""))
