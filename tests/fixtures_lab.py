@@ -119,6 +119,10 @@ def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
         "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
         "JUPYTERLAB_SETTINGS_DIR": str(settings),
         "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        # The kernels it starts ask the model each time (conftest's rule for tests),
+        # and never read the user's replay cache.
+        "AGENT_NB_REPLAY": "0",
+        "AGENT_NB_REPLAY_FILE": str(base / "replay.sqlite"),
         "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(
             os.pathsep
         ),

@@ -36,7 +36,13 @@ def _names(requirements: list[str]) -> set[str]:
 def test_binder_installs_what_the_package_needs() -> None:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = meta["optional-dependencies"]
-    needed = _names(extras["mlx"] + extras["openai"] + extras["notebook"] + meta["dependencies"])
+    needed = _names(
+        extras["mlx"]
+        + extras["openai"]
+        + extras["notebook"]
+        + extras["data"]
+        + meta["dependencies"]
+    )
     lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
     binder = _names([ln for ln in lines if ln.strip() and not ln.startswith("#")])
     assert needed - {"traitlets"} <= binder  # traitlets comes with ipykernel

@@ -88,6 +88,20 @@ class Reply:
             return None
         return self.structured.value
 
+    #: What a feature computed beside the text, by name (the data agent: ``"data"``,
+    #: the result DataFrame, and ``"chart"``, its Altair chart). Not stored.
+    attachments: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
+
+    @property
+    def data(self) -> Any:
+        """The data agent's result table (``attachments["data"]``), else None."""
+        return self.attachments.get("data")
+
+    @property
+    def chart(self) -> Any:
+        """The data agent's chart (``attachments["chart"]``), else None."""
+        return self.attachments.get("chart")
+
     @property
     def interrupted(self) -> bool:
         return self.finish_reason == "cancelled"

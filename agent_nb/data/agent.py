@@ -1,14 +1,15 @@
-"""`DataAgent`: pandas computes the facts, a writer agent words them.
+"""`DataAgent`: the question becomes a plan, pandas answers it, a writer words it.
 
-A `DataAgent` is a `CodeAgent`: it runs no model. Each turn it computes
-`compute_insights` for each of its DataFrames and writes them, as short
-sentences plus a compact table, to ``temp:insights`` (its ``output_key``);
-the writer that follows reads them through ``{temp:insights}`` in its
-instructions. With ``focus`` (the default) the turn's question
-(``ctx.user_content``) picks what the writer reads: the tables' shape and the
-one fact that answers it (`relevance.focus`), so a small model words the right
-fact instead of a neighbour of it; ``focus=False`` writes every fact.
-`DataAgent.pipeline(writer)` builds that pair as a `SequentialAgent`.
+A `DataAgent` is a `CodeAgent`: it runs no model. Each turn it answers the
+turn's question (``ctx.user_content``, or its own ``question``) with `ask`:
+a typed plan over the table's columns, run by pandas. It writes the
+computed sentence to ``temp:insights`` (its ``output_key``), which the writer
+reads through ``{temp:insights}``, the plan and why to ``temp:data_plan``
+(the trace shows it) and the check's reference to ``temp:data_check``. The
+writer's ``after_model_callback`` `check_reply` compares the model's
+sentence with the result and replaces it by the template sentence when a
+number or a name is wrong. ``focus=False`` writes every computed fact
+(`insights`) instead. `DataAgent.pipeline(writer)` builds the pair.
 
 For models that can call tools, `DataAgent.tools` offers structured
 questions over the same frames (group totals, filter by value, top-k, a
@@ -21,20 +22,28 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._core.state import check_state_key
 from .._core.tools import ToolContext
 from .._runtime.agents import Agent, CodeAgent, SequentialAgent
+from .check import checked_reply
 from .insights import check_frame, compute_insights
-from .relevance import focus
 
-__all__ = ["WRITER_INSTRUCTIONS", "DataAgent"]
+if TYPE_CHECKING:  # pydantic (the plan's model) is imported when a question is asked
+    from .answer import Answer
+    from .plan import Chooser
+
+__all__ = ["CHECK_KEY", "PLAN_KEY", "WRITER_INSTRUCTIONS", "DataAgent", "check_reply"]
+
+#: Where the data agent leaves the plan (and why) and the check's reference.
+PLAN_KEY = "temp:data_plan"
+CHECK_KEY = "temp:data_check"
 
 #: What the writer is told; the facts come first so a tiny model sees them.
 WRITER_INSTRUCTIONS = (
-    "{temp:insights}\n\nAnswer the question in one short sentence, using only these facts. "
-    "Quote the numbers exactly."
+    "{temp:insights}\n\nAnswer the question in one short sentence, using only this fact. "
+    "Quote the numbers and names exactly."
 )
 
 _MAX_TOOL_ROWS = 20
@@ -50,6 +59,8 @@ class DataAgent(CodeAgent):
     data: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False)
     output_key: str = "temp:insights"
     focus: bool = True
+    question: str | None = None
+    choose: Chooser | None = dataclasses.field(default=None, repr=False)
 
     def __init__(
         self,
@@ -58,6 +69,8 @@ class DataAgent(CodeAgent):
         *,
         output_key: str = "temp:insights",
         focus: bool = True,
+        question: str | None = None,
+        choose: Chooser | None = None,
         description: str = "",
     ) -> None:
         if not isinstance(data, Mapping) or not data:
@@ -76,30 +89,65 @@ class DataAgent(CodeAgent):
         if not isinstance(focus, bool):
             raise TypeError(f"DataAgent focus must be True or False, got {focus!r}")
         object.__setattr__(self, "focus", focus)
+        object.__setattr__(self, "question", question)
+        object.__setattr__(self, "choose", choose)
+        object.__setattr__(self, "_answers", {})
         super().__init__(name=name, fn=self._write_insights, description=description)
 
+    def answer(self, question: str | None = None) -> Answer:
+        """The answer to ``question`` (default: this agent's ``question``), computed
+        once per question: the magic asks before the turn, the turn reuses it."""
+        text = question if question is not None else (self.question or "")
+        answers: dict[str, Answer] = self._answers  # type: ignore[attr-defined]
+        if text not in answers:
+            from .answer import ask
+
+            answers.clear()  # one question at a time: the cache only spares a recompute
+            answers[text] = ask(self.data, text, self.choose)
+        return answers[text]
+
     def insights_text(self, question: str = "") -> str:
-        """The text written to ``temp:insights`` (computed now): every fact, or,
-        with a ``question`` and ``focus``, the facts that answer it."""
-        tables = [compute_insights(n, df) for n, df in self.data.items()]
+        """The text written to ``temp:insights`` (computed now): with a ``question``
+        and ``focus``, the computed answer; else every fact of `compute_insights`."""
         if question and self.focus:
-            return focus(tables, question)
+            return self.answer(question).facts
+        tables = [compute_insights(n, df) for n, df in self.data.items()]
         return "\n\n".join(t.text() for t in tables)
 
     def _write_insights(self, ctx: ToolContext) -> None:
-        ctx.state[self.output_key] = self.insights_text(ctx.user_content)
+        question = self.question or ctx.user_content
+        if not (question and self.focus):
+            ctx.state[self.output_key] = self.insights_text()
+            return
+        answer = self.answer(question)
+        ctx.state[self.output_key] = answer.facts
+        ctx.state[PLAN_KEY] = answer.trace
+        ctx.state[CHECK_KEY] = answer.reference
 
     def pipeline(
         self, writer: Agent | None = None, *, name: str = "data_pipeline"
     ) -> SequentialAgent:
-        """This agent, then ``writer`` (default: an agent told to word the facts)."""
-        writer = writer or Agent(name="writer", instructions=WRITER_INSTRUCTIONS)
+        """This agent, then ``writer`` (default: an agent told to word the answer,
+        whose sentence `check_reply` checks; give your own writer that callback too)."""
+        writer = writer or Agent(
+            name="writer", instructions=WRITER_INSTRUCTIONS, after_model_callback=check_reply
+        )
         return SequentialAgent(name, [self, writer])
 
     @property
     def tools(self) -> tuple[Callable[..., Any], ...]:
         """Structured questions over the frames, for a writer that can call tools."""
         return _data_tools(self.data)
+
+
+def check_reply(callback_context: Any, llm_response: Any) -> str | None:
+    """An ``after_model_callback`` for the writer: the model's sentence when it is
+    true to the data agent's result (``temp:data_check``), else the template
+    sentence and a line saying the wording was replaced."""
+    reference = callback_context.state.get(CHECK_KEY)
+    if not reference or any(p.function_call is not None for p in llm_response.parts):
+        return None
+    return checked_reply(llm_response.text or "", reference)
 
 
 def _data_tools(frames: Mapping[str, Any]) -> tuple[Callable[..., Any], ...]:

@@ -24,6 +24,7 @@ pandas is never imported here at module level: ``import agent_nb`` stays light.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -48,7 +49,7 @@ _DATE_WORDS = ("date", "month", "day", "year", "week", "time", "period", "quarte
 
 @dataclasses.dataclass(frozen=True)
 class Fact:
-    """One computed sentence, with what it is about (for `relevance`).
+    """One computed sentence, with what it is about.
 
     ``kind`` is ``"shape"``, ``"missing"``, ``"summary"``, ``"rank"``,
     ``"trend"`` or ``"peak"``. Some facts also come in parts, for a question
@@ -153,12 +154,18 @@ def _categoricals(df: Any, date: str | None) -> list[str]:
 
 
 def _numerics(df: Any) -> list[str]:
+    """The measures: numbers that add up, not years, ids or codes (``k = arange % 7``)."""
     import pandas as pd
 
+    from .table import SAMPLE_ROWS, column_role
+
+    sample = df if len(df) <= SAMPLE_ROWS else df.sample(SAMPLE_ROWS, random_state=0)
     return [
         str(c)
         for c in df.columns
-        if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+        if pd.api.types.is_numeric_dtype(df[c])
+        and not pd.api.types.is_bool_dtype(df[c])
+        and column_role(str(c), df[c], sample[c])[0] in ("measure", "empty")
     ][:MAX_COLUMNS]
 
 
@@ -169,10 +176,27 @@ def _by_size(df: Any, numerics: list[str]) -> list[str]:
 
 
 def compute_insights(name: str, df: Any) -> Insights:
-    """The bounded, deterministic facts about ``df`` (see the module docstring)."""
-    import pandas as pd
+    """The bounded, deterministic facts about ``df`` (see the module docstring).
+
+    Infinite values count as missing; numpy's warnings on all-NaN slices stay here."""
+    import numpy as np
 
     check_frame(name, df)
+    if len(df) == 0:
+        listed = ", ".join(map(str, df.columns[:20]))
+        text = f"{name} is empty (0 rows, columns: {listed}): there is nothing to summarise."
+        return Insights(name, (Fact(text, "shape"),), "")
+    numeric = df.select_dtypes("number")
+    if numeric.shape[1] and np.isinf(numeric.to_numpy(dtype=float, na_value=np.nan)).any():
+        df = df.replace([np.inf, -np.inf], np.nan)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _insights(name, df)
+
+
+def _insights(name: str, df: Any) -> Insights:
+    import pandas as pd
+
     rows, cols = df.shape
     facts = [
         Fact(
@@ -180,9 +204,6 @@ def compute_insights(name: str, df: Any) -> Insights:
             "shape",
         )
     ]
-    if rows == 0:
-        facts.append(Fact(f"{name} is empty: there is nothing to summarise.", "shape"))
-        return Insights(name, tuple(facts), "")
     missing = df.isna().sum()
     gaps = [(str(c), f"{c} ({int(n):,})") for c, n in missing.items() if n][:MAX_COLUMNS]
     if gaps:
@@ -212,7 +233,10 @@ def compute_insights(name: str, df: Any) -> Insights:
     pairs = [(c, n) for n in ranked for c in _categoricals(df, date)][:MAX_PAIRS]
     for index, (cat, num) in enumerate(pairs):
         totals = (
-            df.groupby(cat, observed=True)[num].sum().sort_values(ascending=False, kind="stable")
+            df.groupby(cat, observed=True)[num]
+            .sum(min_count=1)
+            .dropna()  # a group with no values has no total (not 0)
+            .sort_values(ascending=False, kind="stable")
         )
         if totals.empty:
             continue
@@ -240,7 +264,7 @@ def compute_insights(name: str, df: Any) -> Insights:
         labels = when.dt.to_period("M").astype(str) if when.nunique() > 24 else df[date].astype(str)
         labels = labels.where(when.notna())
         for num in ranked[:2]:
-            by_period = df[num].groupby(labels).sum().sort_index()
+            by_period = df[num].groupby(labels).sum(min_count=1).dropna().sort_index()
             if len(by_period) < 2:
                 continue
             first, last = by_period.index[0], by_period.index[-1]

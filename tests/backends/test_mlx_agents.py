@@ -7,6 +7,7 @@ import pytest
 from agent_nb import Agent, AgentRunner, DataAgent, GenerationConfig, SequentialAgent
 from agent_nb._core.types import Usage
 from agent_nb.data import WRITER_INSTRUCTIONS
+from agent_nb.data.agent import check_reply
 from tests.data.frames import sales_frame
 
 pytestmark = pytest.mark.mlx
@@ -22,10 +23,13 @@ SHORT = GenerationConfig(max_tokens=16)
 def test_data_pipeline_reply_names_the_region_asked_for(
     mlx_runner: AgentRunner, question: str, pick: str
 ) -> None:
-    """The default writer (`WRITER_INSTRUCTIONS`, as ``%%agent --data`` uses it)."""
+    """The default writer (`WRITER_INSTRUCTIONS` and the sentence check, as ``%%agent
+    --data`` uses them): the model's sentence, or the template where it was wrong."""
     sales = sales_frame()
     region = getattr(sales.groupby("region")["revenue"].sum(), pick)()
-    writer = Agent("writer", instructions=WRITER_INSTRUCTIONS, config=SHORT)
+    writer = Agent(
+        "writer", instructions=WRITER_INSTRUCTIONS, config=SHORT, after_model_callback=check_reply
+    )
     pipeline = DataAgent(data={"sales": sales}).pipeline(writer)
     session = mlx_runner.get_or_create_session(f"sales-{pick}")
     reply = session.run(question, agent=pipeline)

@@ -26,8 +26,8 @@ def test_data_cell_sends_computed_facts_to_the_writer(
     assert result.success, cap.stderr
     request = backend.requests[-1]
     system = request.system_instruction
-    # The question picked the one fact that answers it (the rest would distract a small model).
-    assert "- By region, North has the highest total revenue (15).\n" in system
+    # The plan's result is all the writer reads: no table, no other group.
+    assert "- North has the highest total revenue (15).\n" in system
     assert "South" not in system
     assert system.endswith("Be brief.")
     assert request.contents[-1].text == "Which region sold most?"  # no summary attached
@@ -39,6 +39,48 @@ def test_data_cell_sends_computed_facts_to_the_writer(
     assert "data_agent [code]" in cap.stdout
     assert "temp: wrote temp:insights = Facts about df" in cap.stdout
     assert "assistant [model]" in cap.stdout and "temp: read temp:insights" in cap.stdout
+    assert "temp:data_plan" in cap.stdout  # the trace shows the plan
+
+
+def test_a_wrong_sentence_is_replaced_and_the_reply_carries_data_and_chart(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    shell.user_ns["df"] = regions()
+    backend.enqueue("West sold most, 7 in all.")  # the wrong region and number
+    result, cap = run(shell, "%%agent --data df -o reply\nWhich region has the highest revenue?")
+    assert result.success, cap.stderr
+    reply = shell.user_ns["reply"]
+    assert reply.text.startswith("North has the highest total revenue (15).")
+    assert "wording was replaced" in reply.text and "West" not in reply.text
+    assert list(reply.data["total revenue"]) == [15.0, 7.0, 3.0]
+    assert reply.chart is not None and reply.chart.to_dict()["mark"]["type"] == "bar"
+    assert "plan: rank sum revenue by region" in cap.stdout
+    backend.enqueue("North has the highest revenue, 15.")
+    run(shell, "%%agent --data df -o reply\nWhich region has the highest revenue?")
+    assert shell.user_ns["reply"].text == "North has the highest revenue, 15."  # true: kept
+
+
+def test_bad_tables_fail_in_one_line_and_record_nothing(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    shell.user_ns.update(empty=pd.DataFrame({"a": []}), nan=pd.DataFrame({"a": [None, None]}))
+    for name, why in (("empty", "empty is empty"), ("nan", "holds no values")):
+        result, _ = run(shell, f"%%agent --data {name}\nWhat is the total a?")
+        assert not result.success and why in str(result.error_in_exec)
+    assert not get_runner().get_or_create_session("default").history
+    assert backend.requests == []
+
+
+def test_a_column_subscript_keeps_its_quotes(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    shell.user_ns["df"] = regions()
+    result, _ = run(shell, '%%agent --data df["nope"]\nTotal?')
+    assert 'unknown variable(s) df["nope"]' in str(result.error_in_exec)
+    backend.enqueue("The total revenue is 25.")
+    result, cap = run(shell, '%%agent --data df["revenue"] -o reply\nWhat is the total revenue?')
+    assert result.success, cap.stderr
+    assert shell.user_ns["reply"].text == "The total revenue is 25."
 
 
 def test_summary_mode_and_non_frames_keep_the_attached_summary(

@@ -71,8 +71,17 @@ def test_notebook_executes(path: Path, embedded_model_dir: Path, tmp_path: Path)
         assert "announcer [model]" in trace and "temp: read temp:average" in trace
     else:
         best = sales_frame().groupby("region")["revenue"].sum().idxmax()  # pandas, here
-        assert f"By region, {best} has the highest total revenue" in text  # the data agent's
-        assert f"Best region: **{best}**" in text and "sales has 24 rows and 5 columns" in text
+        assert f"{best} has the highest total revenue" in text  # the data agent's result
+        assert "plan: trend sum revenue over month" in text  # a plan, and why
+        assert "plan: rank sum revenue by region" in text  # the %%agent cell's plan
+        svgs = [
+            o
+            for c in nb.cells
+            for o in c.get("outputs", [])
+            if "image/svg+xml" in o.get("data", {})
+        ]
+        assert len(svgs) >= 2  # the trend's chart and the cell's, with a static SVG for exports
+        assert f"Best region: **{best}**" in text
         assert "data_agent [code]" in text and "temp: wrote temp:insights = Facts" in text
         assert "writer [model]" in text and "temp: read temp:insights" in text
         assert "stored state: {}" in text  # temp:insights ended with the turn

@@ -50,6 +50,7 @@ from ..._runtime.options import TurnOptions
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
 from ...data import WRITER_INSTRUCTIONS, DataAgent
+from ...data.agent import check_reply
 from ...errors import SessionBusyError, StoreError, TurnInterruptedError
 from ...stores import resolve_store
 from ..front_end import batch_run
@@ -61,6 +62,7 @@ from ..staleness import Input, Staleness
 from ..turn_origins import OTHER_KERNEL, WIDGET, follow_store, origin_of
 from ..turn_settings import turn_options
 from .commands import Commands
+from .data_cell import attach, lookup_data, prepare_answer, show_answer
 from .explain import explain
 from .store_switch import check_move, move_sessions
 from .stream import DisplaySink, TerminalSink, drive
@@ -139,9 +141,10 @@ class AgentMagics(Magics):
     data_mode = Enum(
         ["insights", "summary"],
         default_value="insights",
-        help="--data with DataFrames: 'insights' runs the data agent (pandas computes the "
-        "facts into temp:insights, the model words them); 'summary' attaches the bounded "
-        "summary to the message. Other objects always get the summary.",
+        help="--data with DataFrames: 'insights' runs the data agent (the question becomes a "
+        "plan that pandas runs; the model words the result, checked against it; a table and "
+        "a chart follow); 'summary' attaches the bounded summary to the message. Other "
+        "objects always get the summary.",
     ).tag(config=True)
     cells_budget = Int(
         800, min=40, help="Token budget shared by the cells that --cells N sends."
@@ -353,8 +356,9 @@ class AgentMagics(Magics):
     )
     @argument(
         "--data", nargs="+", action="extend", default=[], metavar="VAR",
-        help="Attach a summary of these variables (DataFrame, array, any object) within "
-        "AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
+        help="DataFrames: the data agent answers from them (see --data-mode; "
+        "'df[\"col\"]' is one column). Other objects (array, any object): a summary attached "
+        "within AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
     )  # fmt: skip
     @argument("--data-mode", choices=["insights", "summary"],
               help="DataFrames in --data: insights (data agent, default "
@@ -423,27 +427,34 @@ class AgentMagics(Magics):
         frames, summarized = self._split_data(args)
         message = self._message(cell, summarized, raw=args.raw, count=count)
         context = self._cells(args, count)
-        agent = self._data_pipeline(args, frames) if frames else None
+        agent, answer = None, None
+        if frames:
+            from ...data.choose import model_chooser
+
+            question = interpolate(cell, self.shell.user_ns).text.strip() if not args.raw else cell
+            data_agent = DataAgent(
+                data=frames, question=question.strip(),
+                choose=model_chooser(self._turn_backend(args)),
+            )  # fmt: skip
+            answer = prepare_answer(data_agent, question.strip())
+            agent = self._data_pipeline(args, data_agent)
         read = recent_cells(self.shell, args.cells, before=self._history_len) if context else []
         inputs = self.staleness.inputs(names=args.data, cells=[n for n, _ in read],
                                        references=() if args.raw else references(cell))  # fmt: skip
-        self._send(args, f"{context}\n\n{message}" if context else message, agent, inputs)
+        self._send(args, f"{context}\n\n{message}" if context else message, agent, inputs, answer)
 
-    def _split_data(self, args: Any) -> tuple[dict[str, Any], list[str]]:
-        """--data names as (DataFrames for the data agent, names to summarise)."""
-        ns = self.shell.user_ns
-        names = list(dict.fromkeys(args.data))
-        missing = [name for name in names if name not in ns]
-        if missing:
-            raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
-        if (args.data_mode or self.data_mode) == "summary" or not names:
-            return {}, names
-        frames = {n: ns[n] for n in names if _is_dataframe(ns[n])}
-        return frames, [n for n in names if n not in frames]
+    def _split_data(self, args: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """--data objects as (DataFrames for the data agent, objects to summarise)."""
+        found = lookup_data(self.shell.user_ns, list(args.data))
+        if (args.data_mode or self.data_mode) == "summary" or not found:
+            return {}, found
+        frames = {n: v for n, v in found.items() if _is_dataframe(v)}
+        return frames, {n: v for n, v in found.items() if n not in frames}
 
-    def _data_pipeline(self, args: Any, frames: dict[str, Any]) -> Any:
+    def _data_pipeline(self, args: Any, data_agent: DataAgent) -> Any:
         """The data agent, then a writer that keeps the session agent's name (and so
-        its KV cache) and tools; ``-s`` / AgentMagics.system_prompt join its instructions."""
+        its KV cache) and tools, and whose sentence is checked (`check_reply`);
+        ``-s`` / AgentMagics.system_prompt join its instructions."""
         runner = get_runner()
         session_id = args.session or self.default_session
         base = runner.agent
@@ -458,8 +469,9 @@ class AgentMagics(Magics):
             tools=own.tools if own is not None else (),
             max_turns=own.max_turns if own is not None else 10,
             config=own.config if own is not None else None,
+            after_model_callback=check_reply,
         )
-        return DataAgent(data=frames).pipeline(writer)
+        return data_agent.pipeline(writer)
 
     def _turn_backend(self, args: Any) -> Backend:
         """The model the turn will run on; a bad spec fails here, not mid-turn."""
@@ -471,7 +483,12 @@ class AgentMagics(Magics):
         return text_counter(self._turn_backend(args).count_text_tokens)
 
     def _send(
-        self, args: Any, message: str, agent: Any = None, inputs: tuple[Input, ...] = ()
+        self,
+        args: Any,
+        message: str,
+        agent: Any = None,
+        inputs: tuple[Input, ...] = (),
+        answer: Any = None,
     ) -> None:
         """Check the options, start the turn (rewinding a re-run cell) and stream it."""
         runner = get_runner()
@@ -500,6 +517,8 @@ class AgentMagics(Magics):
                                  sink.mark)  # fmt: skip
         if not args.once and outcome.invocation_id:
             self._remember(session_id, outcome.invocation_id)
+        if answer is not None and outcome.reply is not None and not outcome.interrupted:
+            outcome.reply = attach(outcome.reply, answer, show_answer(answer))
         if args.output and outcome.reply is not None:
             self.shell.user_ns[args.output] = outcome.reply
         if args.code and outcome.reply is not None and not outcome.interrupted:
@@ -526,7 +545,7 @@ class AgentMagics(Magics):
     def _message(
         self,
         cell: str,
-        data: list[str],
+        data: dict[str, Any],
         *,
         raw: bool = False,
         count: TextCounter,
@@ -535,13 +554,10 @@ class AgentMagics(Magics):
         # A bad reference raises ValueError, which usage_errors turns into one line.
         filled = Interpolated(cell, ()) if raw else interpolate(cell, ns)
         text = filled.text.strip()
-        missing = [name for name in data if name not in ns]
-        if missing:
-            raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
         if not text:
             raise UsageError("the cell is empty; write the message below the %%agent line")
         budget = self.data_budget // max(1, len(data))
-        summaries = [summarize(name, ns[name], budget, count) for name in dict.fromkeys(data)]
+        summaries = [summarize(name, obj, budget, count) for name, obj in data.items()]
         if filled.fields:  # never silent: say what the model gets instead of the braces
             print(f"interpolated: {', '.join(filled.fields)}")
         return "\n\n".join([text, *summaries])

@@ -1,0 +1,87 @@
+"""The ``--data`` half of ``%%agent``: which objects, the data pipeline, and its display.
+
+``--data df`` names notebook variables; ``--data 'df["revenue"]'`` (or
+``df[revenue]``, which is what the shell's quoting leaves of
+``df["revenue"]``) names one column of a DataFrame, kept as a one-column
+frame: a subscript of a known variable by a key it holds, looked up, never
+evaluated. Before the turn starts the magic asks the data agent for its
+answer (`DataAgent.answer`: plan and compute, a second or less), so a table
+nothing can be computed from fails in one line and nothing is recorded; the
+model is asked to pick a column only where the words left one open
+(`agent_nb.data.choose`). After the turn, `show_answer` displays the result
+table and its chart (Vega-Lite with a static SVG beside it) and `attach`
+puts them on the `Reply` (``reply.data``, ``reply.chart``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+
+from ..._core.reply import Reply
+from ...data.agent import DataAgent
+
+if TYPE_CHECKING:
+    from ...data.answer import Answer
+
+__all__ = ["attach", "lookup_data", "prepare_answer", "show_answer"]
+
+_SUBSCRIPT = re.compile(r"^([A-Za-z_]\w*)\[(['\"]?)(.+?)\2\]$")
+
+
+def lookup_data(ns: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """name -> object for each ``--data`` name; a UsageError names what is unknown."""
+    found: dict[str, Any] = {}
+    missing = []
+    for name in dict.fromkeys(names):
+        if name in ns:
+            found[name] = ns[name]
+            continue
+        m = _SUBSCRIPT.match(name)
+        pandas = sys.modules.get("pandas")
+        base = ns.get(m.group(1)) if m else None
+        if m and pandas is not None and isinstance(base, pandas.DataFrame):
+            key = m.group(3)
+            if key in base.columns:
+                found[f'{m.group(1)}["{key}"]'] = base[[key]]
+                continue
+            missing.append(f'{m.group(1)}["{key}"] (no column {key!r})')
+            continue
+        missing.append(f'{m.group(1)}["{m.group(3)}"]' if m else name)
+    if missing:
+        raise UsageError(f"--data: unknown variable(s) {', '.join(missing)}; define them first")
+    return found
+
+
+def prepare_answer(agent: DataAgent, question: str) -> Answer:
+    """The answer, computed now; a table or plan nothing comes of is one line."""
+    try:
+        return agent.answer(question)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"--data: {exc}") from None
+
+
+def show_answer(answer: Answer) -> Any:
+    """Display the result table, its chart and notes; returns the chart (or None)."""
+    from IPython.display import display
+
+    from ...data.chart import chart_bundle
+
+    for note in answer.notes:
+        print(f"--data: {note}")
+    print(f"plan: {answer.plan.describe()}  (why: {'; '.join(answer.reasons[-2:])})")
+    display(answer.data)
+    chart = answer.chart
+    if chart is not None:
+        display(chart_bundle(chart), raw=True)
+    return chart
+
+
+def attach(reply: Reply, answer: Answer, chart: Any) -> Reply:
+    """``reply`` with ``data`` (the result table), ``chart`` and ``plan`` attached."""
+    extra = {"data": answer.data, "chart": chart, "plan": answer.plan}
+    return dataclasses.replace(reply, attachments={**reply.attachments, **extra})

@@ -1,0 +1,108 @@
+"""Bad tables: one-line errors or a note, never a wrong fact; and the cost bound."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agent_nb.data.answer import ask
+from agent_nb.data.insights import compute_insights
+
+
+def test_empty_and_all_missing_tables_are_one_line_errors() -> None:
+    with pytest.raises(ValueError, match=r"^t is empty \(0 rows, columns: a\)$"):
+        ask({"t": pd.DataFrame({"a": []})}, "total a?")
+    with pytest.raises(ValueError, match="no columns"):
+        ask({"t": pd.DataFrame()}, "total a?")
+    with pytest.raises(ValueError, match="every column is missing"):
+        ask({"t": pd.DataFrame({"a": [np.nan, np.nan]})}, "total a?")
+
+
+def test_an_all_nan_measure_has_no_highest_group_not_zero() -> None:
+    df = pd.DataFrame({"g": ["a", "b", "a"], "y": [np.nan] * 3, "z": [1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError, match="y has no values"):
+        ask({"t": df}, "Which g has the highest total y?")
+    text = compute_insights("t", df).text()
+    assert "highest total y" not in text and "(0)" not in text
+
+
+def test_inf_is_left_out_and_said() -> None:
+    df = pd.DataFrame({"x": [1.0, np.inf, -np.inf, 3.0]})
+    answer = ask({"t": df}, "What is the mean x?")
+    assert answer.sentence == "The mean x is 2." and "infinite values" in answer.notes[0]
+    text = compute_insights("t", df).text()
+    assert "inf" not in text.replace("infinite", "") and "x: total 4, mean 2, from 1 to 3." in text
+
+
+def test_no_numpy_warning_leaks() -> None:
+    df = pd.DataFrame({"g": ["a", "a", "b"], "y": [np.nan, np.nan, 1.0], "t": [np.nan] * 3})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compute_insights("t", df)
+        ask({"t": df}, "Which g has the highest mean y?")
+
+
+def test_odd_column_names_are_repaired_and_said() -> None:
+    dup = pd.DataFrame([[1, 2, 3]], columns=["a", "a", 5])
+    answer = ask({"t": dup}, "How many rows?")
+    assert any("duplicate column names" in n for n in answer.notes)
+    assert any("non-string column names" in n for n in answer.notes)
+    multi = pd.DataFrame(
+        [[1.0, 2.0], [3.0, 5.0]],
+        columns=pd.MultiIndex.from_tuples([("sales", "q1"), ("sales", "q2")]),
+    )
+    answer = ask({"t": multi}, "What is the total sales_q2?")
+    assert (
+        "flattened from a MultiIndex" in answer.notes[0]
+        and answer.sentence == "The total sales_q2 is 7."
+    )
+
+
+def test_a_question_naming_nothing_gets_the_columns() -> None:
+    df = pd.DataFrame({"region": ["N", "S"], "revenue": [1.0, 2.0]})
+    answer = ask({"t": df}, "Tell me a joke.")
+    assert answer.plan.op == "columns" and "region, revenue" in answer.sentence
+
+
+def test_a_code_column_is_a_category_never_a_summed_measure() -> None:
+    n = 1_000_000
+    df = pd.DataFrame({"k": np.arange(n) % 7, "v": np.random.default_rng(0).random(n)})
+    assert "total k" not in compute_insights("t", df).text()
+    started = time.perf_counter()
+    answer = ask({"t": df}, "Which k has the highest total v?")
+    elapsed = time.perf_counter() - started
+    truth = df.groupby("k")["v"].sum()
+    assert answer.result.names[0] == str(truth.idxmax())
+    assert elapsed < 1.0, elapsed  # plan and compute on 10⁶ rows
+
+
+def test_a_million_rows_with_dates_and_labels_plan_within_a_second() -> None:
+    n = 1_000_000
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({
+        "date": pd.date_range("2000-01-01", periods=n, freq="h"),
+        "store": rng.choice([f"s{i}" for i in range(500)], n),
+        "region": rng.choice(["N", "S", "E", "W"], n),
+        "sales": rng.random(n),
+    })  # fmt: skip
+    for question in ("How did sales change over time?", "Which store has the most sales?",
+                     "What is the total sales in the N region?"):  # fmt: skip
+        started = time.perf_counter()
+        ask({"t": df}, question)
+        assert time.perf_counter() - started < 1.0, question
+
+
+def test_a_wide_table_stays_within_budget() -> None:
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame(rng.random((100_000, 300)), columns=[f"m{i}" for i in range(300)])
+    df["g"] = rng.choice(list("abcdefgh"), 100_000)
+    started = time.perf_counter()
+    answer = ask({"w": df}, "Which g has the highest mean m250?")
+    assert time.perf_counter() - started < 1.0
+    assert answer.result.names[0] == str(df.groupby("g")["m250"].mean().idxmax())
+    assert len(answer.facts) < 200  # the prompt holds the result, never the table
+    assert len(ask({"w": df}, "Hello?").facts) < 400  # the columns, cut at 20
