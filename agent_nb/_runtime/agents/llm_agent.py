@@ -182,24 +182,9 @@ class Agent(BaseAgent):
                 finally:
                     usage = usage + answer.usage
                 if answer.finish == "cancelled" or not answer.calls:
-                    schema = output_schema_for(self, ctx)
-                    value = None if schema is None else _value(schema, answer)
-                    delta = {}
-                    if self.output_key and answer.finish != "cancelled":
-                        if value is not None and value.error is None:
-                            delta = {self.output_key: value.data}  # the JSON, not the text
-                        elif schema is None and answer.text:
-                            delta = {self.output_key: answer.text}
-                    writes.update(delta)
-                    if answer.text or delta:
-                        final = ctx.event(
-                            TextMessage, text=answer.text,
-                            interrupted=answer.finish == "cancelled", state_delta=delta,
-                        )  # fmt: skip
-                        if value is not None:
-                            ctx.turn.structured[final.id] = dataclasses.replace(
-                                value, event_id=final.id, author=self.name
-                            )
+                    final = self._final(ctx, answer)
+                    if final is not None:
+                        writes.update(final.state_delta)
                         yield final
                     return
                 if answer.text:
@@ -236,6 +221,29 @@ class Agent(BaseAgent):
                     {k: short_value(v) for k, v in writes.items()}, usage, error,
                 )
             )  # fmt: skip
+
+    def _final(self, ctx: InvocationContext, answer: _Answer) -> TextMessage | None:
+        """The round's final message, carrying what it writes to ``output_key``
+        (with ``output_schema``: the JSON value, and nothing when there is none)."""
+        schema = output_schema_for(self, ctx)
+        value = None if schema is None else _value(schema, answer)
+        delta: dict[str, Any] = {}
+        if self.output_key and answer.finish != "cancelled":
+            if value is not None and value.error is None:
+                delta = {self.output_key: value.data}  # the JSON, not the text
+            elif schema is None and answer.text:
+                delta = {self.output_key: answer.text}
+        if not (answer.text or delta):
+            return None
+        final = ctx.event(
+            TextMessage, text=answer.text, interrupted=answer.finish == "cancelled",
+            state_delta=delta,
+        )  # fmt: skip
+        if value is not None:
+            ctx.turn.structured[final.id] = dataclasses.replace(
+                value, event_id=final.id, author=self.name
+            )
+        return final
 
     async def _answer(
         self, ctx: InvocationContext, fitted: Window, answer: _Answer
