@@ -39,6 +39,20 @@ class AgentStep:
     usage: Usage = dataclasses.field(default_factory=Usage)
     error: str | None = None
 
+    @classmethod
+    def of(
+        cls,
+        agent: str,
+        kind: str,
+        reads: set[str] | tuple[str, ...] = (),
+        writes: Mapping[str, Any] | None = None,
+        usage: Usage | None = None,
+        error: str | None = None,
+    ) -> AgentStep:
+        """A step from what an agent read (any order) and wrote (full values, kept short)."""
+        shorts = {k: short_value(v) for k, v in (writes or {}).items()}
+        return cls(agent, kind, tuple(sorted(reads)), shorts, usage or Usage(), error)
+
     def by_scope(self) -> dict[str, dict[str, Any]]:
         """``{"temp": {"read": [...], "wrote": {...}}, ...}`` for the scopes it touched."""
         out: dict[str, dict[str, Any]] = {}

@@ -159,9 +159,18 @@ def test_output_key_saves_the_final_text(make_runner: RunnerFactory) -> None:
     session = make_runner(tree, model=model).get_or_create_session("s")
     assert session.run("write").text == "final text"
     assert model.requests[1].system_instruction == "Edit: draft text"
+    # The editor sees the drafter's text as context, not as its own words.
+    context = model.requests[1].contents[-1]
+    assert [p.text for p in context.parts] == ["For context:", "[drafter] said: draft text"]
     assert session.state == {"last_answer": "final text"}
     carriers = [e for e in session.history if "last_answer" in e.state_delta]
     assert [(e.author, getattr(e, "text", None)) for e in carriers] == [("editor", "final text")]
+    trace = session.trace()
+    assert trace is not None
+    steps = {s.agent: s for s in trace.steps}
+    assert steps["drafter"].writes == {"temp:draft": "draft text"}
+    assert steps["editor"].reads == ("temp:draft",)
+    assert "temp: wrote temp:draft = draft text" in "\n".join(trace.lines())
 
 
 def test_output_key_in_parallel_branches_merges(make_runner: RunnerFactory) -> None:

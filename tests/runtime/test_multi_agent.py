@@ -78,30 +78,6 @@ def test_temp_written_by_code_agent_reaches_the_next_agent_then_vanishes(
     assert model.requests[-1].system_instruction == "Use: "
 
 
-def test_output_key_feeds_the_next_agent_and_session_state(make_runner: RunnerFactory) -> None:
-    model = ScriptedBackend(["draft text", "final text"])
-    tree = SequentialAgent(
-        "pipe",
-        [
-            Agent("drafter", output_key="temp:draft"),
-            Agent("editor", instructions="Edit: {temp:draft}", output_key="last_answer"),
-        ],
-    )
-    session = make_runner(tree, model=model).get_or_create_session("s")
-    assert session.run("write").text == "final text"
-    assert model.requests[1].system_instruction == "Edit: draft text"
-    # The editor sees the drafter's text as context, not as its own words.
-    context = model.requests[1].contents[-1]
-    assert [p.text for p in context.parts] == ["For context:", "[drafter] said: draft text"]
-    assert session.state == {"last_answer": "final text"}
-    trace = session.trace()
-    assert trace is not None
-    steps = {s.agent: s for s in trace.steps}
-    assert steps["drafter"].writes == {"temp:draft": "draft text"}
-    assert steps["editor"].reads == ("temp:draft",)
-    assert "temp: wrote temp:draft = draft text" in "\n".join(trace.lines())
-
-
 def test_agent_tool_reads_the_callers_temp(make_runner: RunnerFactory) -> None:
     helper_saw: list[object] = []
 

@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..._core.state import State
-from ..._core.trace import AgentStep, short_value
+from ..._core.trace import AgentStep
 from ..._core.types import Event, TextMessage
 from .base import BaseAgent
 from .callbacks import AgentCallback
@@ -71,12 +71,7 @@ class CodeAgent(BaseAgent):
             error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            ctx.turn.steps.append(
-                AgentStep(
-                    self.name, "code", tuple(sorted(reads)),
-                    {k: short_value(v) for k, v in delta.items()}, error=error,
-                )
-            )  # fmt: skip
+            ctx.turn.steps.append(AgentStep.of(self.name, "code", reads, delta, error=error))
         if result or delta or context.escalated:
             yield ctx.event(
                 TextMessage, text=result or "", state_delta=delta, escalate=context.escalated

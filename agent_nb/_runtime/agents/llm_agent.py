@@ -19,7 +19,7 @@ from ..._core.reply import Structured
 from ..._core.schemas import Schema, as_schema
 from ..._core.state import check_state_key, template_keys
 from ..._core.tools import Tool, as_tool
-from ..._core.trace import AgentStep, short_value
+from ..._core.trace import AgentStep
 from ..._core.types import (
     Content,
     Event,
@@ -215,12 +215,7 @@ class Agent(BaseAgent):
             error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            ctx.turn.steps.append(
-                AgentStep(
-                    self.name, "model", tuple(sorted(reads)),
-                    {k: short_value(v) for k, v in writes.items()}, usage, error,
-                )
-            )  # fmt: skip
+            ctx.turn.steps.append(AgentStep.of(self.name, "model", reads, writes, usage, error))
 
     def _final(self, ctx: InvocationContext, answer: _Answer) -> TextMessage | None:
         """The round's final message, carrying what it writes to ``output_key``

@@ -27,7 +27,7 @@ from collections.abc import AsyncGenerator, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..._core.numbers import check_int
-from ..._core.trace import AgentStep, short_value
+from ..._core.trace import AgentStep
 from ..._core.types import Event, TextMessage
 from .base import BaseAgent
 from .callbacks import AgentCallback
@@ -161,7 +161,5 @@ class ParallelAgent(_Workflow):
         for branch in branches:  # the documented order: sub_agents order, later wins
             merged.update(branch.scope.writes)
         if merged:
-            ctx.turn.steps.append(
-                AgentStep(self.name, "merge", writes={k: short_value(v) for k, v in merged.items()})
-            )
+            ctx.turn.steps.append(AgentStep.of(self.name, "merge", writes=merged))
             yield ctx.event(TextMessage, text="", state_delta=merged)
