@@ -31,6 +31,10 @@ replaced.
   removing the least recently used answers. A file that is missing is made
   again; one that is not a database is moved aside (``.corrupt``) and the call
   runs as a normal one. The cache never fails a turn.
+* **Prompt counts**: fitting a request to the window counts its tokens with
+  the model's tokenizer, which loads the model. Each count is remembered in the
+  same file under the request's key, so a replayed turn loads nothing: the
+  identity is a hash of the model's files (`Backend.replay_identity`).
 * **KV cache**: a replayed call does not go through the model, so a backend's
   prompt cache does not hold the replayed reply; the next call the model
   answers re-reads the conversation from where its cache stops (once), then
@@ -49,7 +53,7 @@ import pathlib
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .._core.cache_dir import cache_root
@@ -65,6 +69,7 @@ __all__ = [
     "ReplayCache",
     "Replayer",
     "agent_is_pure",
+    "counter_for",
     "qualifies",
     "replay_cache",
     "replay_enabled",
@@ -86,6 +91,15 @@ CREATE TABLE IF NOT EXISTS answers (
     hits INTEGER NOT NULL DEFAULT 0
 )
 """
+_COUNTS = """
+CREATE TABLE IF NOT EXISTS counts (
+    key TEXT PRIMARY KEY,
+    tokens INTEGER NOT NULL,
+    used REAL NOT NULL
+)
+"""
+#: Prompt counts kept (a row is about 100 bytes); the least recently used go first.
+MAX_COUNTS = 20_000
 
 
 def replay_enabled() -> bool:
@@ -267,6 +281,7 @@ class ReplayCache:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(_SCHEMA)
+            db.execute(_COUNTS)
             with db:
                 yield db
         finally:
@@ -323,6 +338,35 @@ class ReplayCache:
                 return
             self.stored += 1
 
+    def get_count(self, key: str) -> int | None:
+        """A prompt's remembered token count, or None."""
+        with self._lock:
+            try:
+                with self._db() as db:
+                    row = db.execute("SELECT tokens FROM counts WHERE key = ?", (key,)).fetchone()
+                    if row is not None:
+                        db.execute("UPDATE counts SET used = ? WHERE key = ?", (time.time(), key))
+            except (sqlite3.Error, OSError) as exc:
+                self._broken(exc)
+                return None
+        return int(row[0]) if row is not None else None
+
+    def put_count(self, key: str, tokens: int) -> None:
+        with self._lock:
+            try:
+                with self._db() as db:
+                    db.execute(
+                        "INSERT OR REPLACE INTO counts (key, tokens, used) VALUES (?, ?, ?)",
+                        (key, tokens, time.time()),
+                    )
+                    db.execute(
+                        "DELETE FROM counts WHERE key IN (SELECT key FROM counts "
+                        "ORDER BY used DESC LIMIT -1 OFFSET ?)",
+                        (MAX_COUNTS,),
+                    )
+            except (sqlite3.Error, OSError) as exc:
+                self._broken(exc)
+
     def _keep_budget(self, db: sqlite3.Connection) -> None:
         total = db.execute("SELECT COALESCE(SUM(bytes), 0) FROM answers").fetchone()[0]
         if total <= self.budget:
@@ -356,6 +400,7 @@ class ReplayCache:
             try:
                 with self._db() as db:
                     db.execute("DELETE FROM answers")
+                    db.execute("DELETE FROM counts")
             except (sqlite3.Error, OSError) as exc:
                 self._broken(exc)
 
@@ -415,6 +460,34 @@ def replay_for(
     if not agent_is_pure(agent):
         return None
     return Replayer(replay_cache(), ctx.backend, request)
+
+
+def counter_for(ctx: InvocationContext) -> Callable[[GenerateContentRequest], int]:
+    """The backend's token count, remembered across kernels when the turn replays.
+
+    A count depends on the tokenizer and the request alone, so any request may
+    use it (sampling and tools do not matter); only the switches do.
+    """
+    count = ctx.backend.count_tokens
+    if not ctx.options.replay or not replay_enabled():
+        return count
+    backend, cache = ctx.backend, replay_cache()
+
+    def remembered(request: GenerateContentRequest) -> int:
+        try:
+            identity = backend.replay_identity()
+        except Exception:  # a model that cannot say what it is: count as usual
+            identity = None
+        if identity is None:
+            return count(request)
+        key = "count:" + request_key(identity, request)
+        found = cache.get_count(key)
+        if found is None:
+            found = count(request)
+            cache.put_count(key, found)
+        return found
+
+    return remembered
 
 
 def summary_line(stats: dict[str, Any]) -> str:

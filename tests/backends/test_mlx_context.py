@@ -82,3 +82,15 @@ def test_twelve_turns_in_a_256_token_window(windowed: MLXBackend, mlx_backend: M
         assert again.usage.cached_tokens >= before and "Paris" in again.text
     finally:
         runner.shutdown()
+
+
+def test_the_window_is_read_from_the_folder_before_the_model_loads(
+    mlx_backend: MLXBackend,
+) -> None:
+    import asyncio
+
+    fresh = MLXBackend("smollm2-135m", progress=False)
+    assert fresh.context_window is None  # nothing read yet
+    window = asyncio.run(fresh.resolve_context_window())
+    assert fresh._loaded is None  # the window needed no weights and no tokenizer
+    assert window == mlx_backend.context_window == 8192  # what the loaded model says

@@ -35,6 +35,7 @@ from ..._core.schemas import Schema, as_schema
 from ..._core.state import apply_delta, render_instructions
 from ..._core.types import Event, GenerateContentRequest
 from ..._core.window import Window, fit_window, shown
+from ..replay import counter_for
 from .callbacks import ReadonlyContext
 from .spec import ModelAgentSpec as Agent
 
@@ -188,7 +189,7 @@ def fit(agent: Agent, ctx: InvocationContext, request: GenerateContentRequest) -
     memory = ctx.turn.memory.window_for(agent.name if ctx.turn.tree else None)
     fitted = fit_window(
         request,
-        count=ctx.backend.count_tokens,
+        count=counter_for(ctx),
         window=memory.effective(ctx.window),
         policy=ctx.options.context_policy or agent.context_policy,
         start=memory.start,

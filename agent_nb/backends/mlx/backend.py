@@ -46,7 +46,9 @@ from .runtime import (
     ModelSource,
     load_model,
     mlx_thread,
+    model_folder,
     resolve_source,
+    window_from_files,
     window_of,
 )
 
@@ -149,6 +151,7 @@ class MLXBackend(Backend):
         self._counted: dict[str | None, tuple[GenerateContentRequest, list[int]]] = {}
         self._checkpoints: Checkpoints | None = None
         self._replay_id: str | None = None  # "" when the model has none (a Hub name)
+        self._file_window: int | None = None  # read from the folder's files, before loading
 
     def __repr__(self) -> str:
         state = "loaded" if self._loaded else "not loaded"
@@ -165,10 +168,13 @@ class MLXBackend(Backend):
         return self._loaded
 
     def replay_identity(self) -> str | None:
-        """A hash of the weights' files, the weights dtype and the numerics (the KV
-        checkpoints' model identity, computed once per file and remembered)."""
+        """A hash of the model folder's files and the numerics that turn them into
+        weights (library versions, device, BLAS; on the CPU fast path also whether
+        float32 weights fit), remembered per file: computed with no weights loaded,
+        so a replayed turn never waits for the model."""
         if self._replay_id is None:
-            self._replay_id = _replay_identity(self.load())
+            source, progress = self.source, self.progress
+            self._replay_id = mlx_thread().call(lambda: _replay_identity(source, progress))
         return self._replay_id or None
 
     @property
@@ -181,15 +187,25 @@ class MLXBackend(Backend):
 
     @property
     def context_window(self) -> int | None:
-        """The override, else the loaded model's window (None before it is loaded)."""
+        """The override, else the model's window (None until it is read or loaded)."""
         if self._context_window is not None:
             return self._context_window
-        return None if self._loaded is None else window_of(self._loaded)
+        if self._loaded is not None:
+            return window_of(self._loaded)
+        return self._file_window
 
     async def resolve_context_window(self) -> int | None:
-        if self._context_window is None and self._loaded is None:
-            await asyncio.to_thread(self.load)  # not on the worker loop: it would stall
+        if self._context_window is None and self._loaded is None and self._file_window is None:
+            # Off the worker loop (a first use may convert the embedded model); the
+            # window comes from the folder's JSON files, so no weights load for it.
+            self._file_window = await asyncio.to_thread(self._window_from_files)
         return self.context_window
+
+    def _window_from_files(self) -> int | None:
+        folder = mlx_thread().call(lambda: model_folder(self.source, progress=self.progress))
+        if folder is None:  # a Hub repo: its files come with the download
+            return window_of(self.load())
+        return window_from_files(folder)
 
     def count_tokens(self, request: GenerateContentRequest) -> int:
         """Exact: the chat template applied and tokenized, as generation will."""
@@ -462,23 +478,24 @@ class MLXBackend(Backend):
             self._clear_mlx_cache()
 
 
-def _replay_identity(loaded: LoadedModel) -> str:
-    """The checkpoints' model identity plus the CPU BLAS in use (its sums round
-    differently); "" for a model that is not a local folder."""
-    import pathlib
-
+def _replay_identity(source: ModelSource, progress: bool) -> str:
+    """The identity replay keys carry (see `MLXBackend.replay_identity`); "" for a
+    model that is not a local folder. Runs on the MLX thread, which settles the
+    BLAS before it imports ``mlx.core``."""
     import mlx.core as mx
 
     from . import checkpoint_files as files
-    from .embedded import cache_root
-
-    folder = pathlib.Path(loaded.path)
-    if not folder.is_dir():
-        return ""
     from .checkpoints import _version
+    from .cpu_blas import prepare_cpu_blas
+    from .embedded import cache_root
+    from .weights import physical_memory
 
-    numerics = (
-        f"mlx {_version('mlx')}|mlx-lm {_version('mlx-lm')}|{mx.default_device()}|"
-        f"blas {loaded.cpu_blas}"
-    )
-    return "mlx:" + files.model_identity(folder, loaded.weights, numerics, cache_root() / "kv")
+    folder = model_folder(source, progress=progress)
+    if folder is None or not folder.is_dir():
+        return ""
+    numerics = f"mlx {_version('mlx')}|mlx-lm {_version('mlx-lm')}|{mx.default_device()}"
+    if mx.default_device() == mx.cpu:
+        # What `_settle_weights` decides from: the BLAS, and whether float32 fits.
+        blas = prepare_cpu_blas()
+        numerics += f"|blas {blas.blas}|fast {blas.fast}|memory {physical_memory()}"
+    return "mlx:" + files.model_identity(folder, "as loaded", numerics, cache_root() / "kv")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import json
 import os
 import pathlib
 import queue
@@ -50,7 +51,9 @@ __all__ = [
     "load_model",
     "loaded_models",
     "mlx_thread",
+    "model_folder",
     "resolve_source",
+    "window_from_files",
     "window_of",
 ]
 
@@ -321,11 +324,46 @@ def load_model(source: ModelSource, *, progress: bool = True) -> LoadedModel:
     return mlx_thread().call(job)
 
 
+def model_folder(source: ModelSource, *, progress: bool = True) -> pathlib.Path | None:
+    """The local folder ``source`` loads from, with no weights read (None: a Hub repo,
+    whose files are only known after a download). Converts the embedded model if
+    it never was (`ensure_embedded_model`)."""
+    if source.kind == "embedded":
+        from .embedded import ensure_embedded_model
+
+        return ensure_embedded_model(progress=progress)
+    if source.kind == "local":
+        return pathlib.Path(source.location)
+    return None
+
+
+def _window(configured: object, tokenizer_limit: object) -> int | None:
+    value = configured
+    if not isinstance(value, int) or value < 1:
+        value = tokenizer_limit
+    # The huge sentinel transformers uses for "no limit" is no window.
+    return value if isinstance(value, int) and 0 < value < 10**8 else None
+
+
 def window_of(loaded: LoadedModel) -> int | None:
     """A model's context window: ``max_position_embeddings`` from its config, else
     the tokenizer's ``model_max_length`` (ignoring the huge "no limit" sentinel)."""
-    value = loaded.config.get("max_position_embeddings")
-    if not isinstance(value, int) or value < 1:
-        # mlx-lm's TokenizerWrapper forwards unknown attributes to the HF tokenizer.
-        value = getattr(loaded.tokenizer, "model_max_length", None)
-    return value if isinstance(value, int) and 0 < value < 10**8 else None
+    # mlx-lm's TokenizerWrapper forwards unknown attributes to the HF tokenizer.
+    limit = getattr(loaded.tokenizer, "model_max_length", None)
+    return _window(loaded.config.get("max_position_embeddings"), limit)
+
+
+def _json_file(path: pathlib.Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def window_from_files(folder: pathlib.Path) -> int | None:
+    """`window_of` read from the folder's ``config.json`` and ``tokenizer_config.json``,
+    before any weights or tokenizer load (a replayed turn needs neither)."""
+    config = _json_file(folder / "config.json")
+    tokenizer = _json_file(folder / "tokenizer_config.json")
+    return _window(config.get("max_position_embeddings"), tokenizer.get("model_max_length"))

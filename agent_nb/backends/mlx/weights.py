@@ -20,7 +20,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["dequantise_to_float32", "float32_bytes", "weight_bytes", "weight_format"]
+__all__ = [
+    "dequantise_to_float32",
+    "float32_bytes",
+    "physical_memory",
+    "weight_bytes",
+    "weight_format",
+]
 
 #: The largest share of physical memory float32 weights may take.
 MEMORY_SHARE = 0.25
@@ -70,7 +76,7 @@ def float32_bytes(model: Any) -> int:
     return total
 
 
-def _physical_memory() -> int | None:
+def physical_memory() -> int | None:
     try:
         return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
     except (AttributeError, ValueError, OSError):
@@ -86,7 +92,7 @@ def dequantise_to_float32(model: Any) -> bool:
     import mlx.core as mx
     from mlx_lm.utils import dequantize_model
 
-    memory = _physical_memory()
+    memory = physical_memory()
     if memory is not None and float32_bytes(model) > MEMORY_SHARE * memory:
         return False
     for module in _quantised_modules(model):
