@@ -28,13 +28,45 @@ function el(doc, tag, className, text) {
 }
 
 /**
- * The one-line summary: how many agents, in the order they finished.
+ * `names` with consecutive repeats of a block folded: a loop's rounds read as
+ * "(tick → talker) ×14", not as 28 names.
+ * @param {string[]} names
+ * @returns {string[]}
+ */
+export function foldRounds(names) {
+  /** @type {string[]} */
+  const parts = [];
+  let i = 0;
+  while (i < names.length) {
+    let best = { period: 1, rounds: 1 };
+    for (let period = 1; i + 2 * period <= names.length; period++) {
+      let rounds = 1;
+      while (
+        i + (rounds + 1) * period <= names.length &&
+        names.slice(i + rounds * period, i + (rounds + 1) * period).every((n, k) => n === names[i + k])
+      ) {
+        rounds++;
+      }
+      if (rounds > 1 && rounds * period > best.rounds * best.period) best = { period, rounds };
+    }
+    const block = names.slice(i, i + best.period);
+    const shown = block.length > 1 ? `(${block.join(" → ")})` : block[0];
+    parts.push(best.rounds > 1 ? `${shown} ×${best.rounds}` : shown);
+    i += best.period * best.rounds;
+  }
+  return parts;
+}
+
+/**
+ * The one-line summary: how many agents (each counted once), then the order
+ * they finished in, a loop's rounds folded.
  * @param {TraceDict} trace
  */
 export function traceSummary(trace) {
   const names = trace.steps.map((s) => s.agent);
-  const count = names.length === 1 ? "1 agent" : `${names.length} agents`;
-  return `${count}: ${names.join(" → ")}`;
+  const distinct = new Set(names).size;
+  const count = distinct === 1 ? "1 agent" : `${distinct} agents`;
+  return `${count}: ${foldRounds(names).join(" → ")}`;
 }
 
 /**

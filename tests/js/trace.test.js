@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { stepTokens, traceSummary, tracePanel } from "../../js/trace.js";
+import { foldRounds, stepTokens, traceSummary, tracePanel } from "../../js/trace.js";
 import { renderEntries } from "../../js/transcript.js";
 import { miniDocument, plainText } from "./mini_dom.js";
 
@@ -122,4 +122,13 @@ test("a turn entry with a trace ends with its panel; one without has none", () =
     nodes.map((n) => n.className),
     ["anb-error", "anb-trace"],
   );
+});
+
+test("a loop's rounds are counted once per agent and folded", () => {
+  const steps = Array.from({ length: 14 }, () => [{ agent: "tick" }, { agent: "talker" }]).flat();
+  assert.equal(traceSummary({ ...TRACE, steps: /** @type {any} */ (steps) }), "2 agents: (tick → talker) ×14");
+  assert.deepEqual(foldRounds(["a", "b", "c", "b", "c", "b", "c", "d"]), ["a", "(b → c) ×3", "d"]);
+  assert.deepEqual(foldRounds(["w", "w", "w"]), ["w ×3"]);
+  assert.deepEqual(foldRounds(["a", "b", "a"]), ["a", "b", "a"]);
+  assert.deepEqual(foldRounds([]), []);
 });

@@ -47,9 +47,9 @@ def test_rerun_moves_turns_to_a_branch_that_switch_brings_back(
     run(shell, "%%agent demo\nthe museum", cell_id="museum")
     result, cap = run(shell, "%%agent demo\nhello again", cell_id="first")
     assert result.success
-    assert cap.stdout.splitlines()[0] == (
+    assert cap.outputs[0].data["text/plain"] == (
         "↺ re-run: this cell's turn and 2 later turns (1 from the chat widget) moved to "
-        "branch 2 — `%agent switch demo 2` brings them back"
+        "branch 2; %agent switch demo 2 brings them back"
     )
     assert turns("demo") == ["hello again"]
     # Every turn of every branch is still there.
@@ -89,7 +89,7 @@ def test_shared_state_written_on_a_replaced_branch_stays_and_the_note_says_so(
     session = get_runner().get_or_create_session("s")
     session.run("remember", state_delta={"user:lang": "fr", "mine": 1})
     _, cap = run(shell, "%%agent s\none again", cell_id="A")
-    assert "their user:/app: state changes stay" in cap.stdout
+    assert "their user:/app: state changes stay" in cap.outputs[0].data["text/plain"]
     state = session.state
     assert state["user:lang"] == "fr" and "mine" not in state
     session.switch_branch(2)

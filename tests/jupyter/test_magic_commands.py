@@ -168,10 +168,11 @@ def test_a_postgres_store_setting_with_a_user_id(
 ) -> None:
     url = postgres.fresh_url()
     bad = url.replace(PASSWORD, "not-the-password")
-    shell.run_cell(f"%config AgentMagics.store = {bad!r}")
-    (record,) = [r for r in caplog.records if "AgentMagics.store" in r.getMessage()]
-    assert "refused the login" in record.getMessage()
-    assert "not-the-password" not in record.getMessage()
+    result = shell.run_cell(f"%config AgentMagics.store = {bad!r}")
+    message = str(result.error_in_exec)  # the cell fails: Run All stops here
+    assert type(result.error_in_exec).__name__ == "UsageError"
+    assert "refused the login" in message and message.endswith("stays 'memory'.")
+    assert "not-the-password" not in message
     assert magics(shell).store == ""
     shell.run_cell("%config AgentMagics.user_id = 'ana'")
     shell.run_cell(f"%config AgentMagics.store = {url!r}")
@@ -229,10 +230,11 @@ def test_a_store_that_cannot_take_the_sessions_is_refused(
     earlier.shutdown()
     run(shell, "%%agent pre\nmine")
     runner = get_runner()
-    shell.run_cell(f"%config AgentMagics.store = 'sqlite:///{path}'")
-    (record,) = [r for r in caplog.records if "AgentMagics.store" in r.getMessage()]
-    assert "already holds session(s) 'pre'" in record.getMessage()
-    assert "\n" not in record.getMessage()
+    result = shell.run_cell(f"%config AgentMagics.store = 'sqlite:///{path}'")
+    message = str(result.error_in_exec)  # the cell fails: Run All stops here
+    assert type(result.error_in_exec).__name__ == "UsageError"
+    assert "already holds session(s) 'pre'" in message
+    assert "\n" not in message
     assert magics(shell).store == "" and get_runner() is runner
     history = runner.get_or_create_session("pre").history
     assert [e.text for e in history if isinstance(e, TextMessage)] == ["mine", "You said: mine"]

@@ -116,8 +116,14 @@ def test_a_looping_reply_stops_with_a_note(
 def test_max_tokens_beyond_the_window_is_one_line(shell: InteractiveShell) -> None:
     set_runner(AgentRunner(model=ScriptedBackend(context_window=64)))
     result, cap = run(shell, "%%agent --max-tokens 100\nhello")
-    usage_error(result, cap, "max_tokens must be between 1 and the model's window (64 tokens)")
+    usage_error(
+        result,
+        cap,
+        "--max-tokens must be between 1 and the model's context window (64 tokens for "
+        "scripted), got 100; nothing was sent or recorded",
+    )
     assert get_runner().get_or_create_session("default").history == []
+    assert cap.stdout == ""  # refused with the options: no "…" above the error
 
 
 def test_streams_through_one_display_handle_throttled(
@@ -384,9 +390,14 @@ def test_rerun_rewinds_the_cell_and_later_turns(
     run(shell, "%%agent\nthird", cell_id="C")
     result, cap = run(shell, "%%agent\nfirst, edited", cell_id="A")
     assert result.success
-    assert cap.stdout.strip() == (
-        "↺ re-run: this cell's turn and 2 later turns moved to branch 2 — "
-        "`%agent switch default 2` brings them back"
+    assert cap.outputs[0].data["text/plain"] == (
+        "↺ re-run: this cell's turn and 2 later turns moved to branch 2; "
+        "%agent switch default 2 brings them back"
+    )
+    assert (
+        cap.outputs[0]
+        .data["text/markdown"]
+        .endswith("; `%agent switch default 2` brings them back")
     )
     assert turns() == ["first, edited"]
     # the model saw only the rewound history
@@ -534,7 +545,11 @@ def test_non_finite_settings_are_refused(
     shell: InteractiveShell, caplog: pytest.LogCaptureFixture, setting: str, fragment: str
 ) -> None:
     before = magics(shell).temperature, magics(shell).stream_interval, magics(shell).repetition_stop
-    shell.run_line_magic("config", f"AgentMagics.{setting}")  # %config logs the TraitError
-    assert [fragment in r.getMessage() for r in caplog.records] == [True]
+    with pytest.raises(UsageError) as refused:  # the cell fails, so Run All stops there
+        shell.run_line_magic("config", f"AgentMagics.{setting}")
+    assert fragment in str(refused.value)
+    name = setting.split()[0]
+    kept = getattr(magics(shell), name)
+    assert str(refused.value).endswith(f"AgentMagics.{name} stays {kept!r}.")
     m = magics(shell)
     assert (m.temperature, m.stream_interval, m.repetition_stop) == before

@@ -144,10 +144,13 @@ async def _cells_share_a_session_and_rerun_rewinds(embedded_model_dir: pathlib.P
             assert output["data"]["text/plain"].strip()  # the model said something
         assert await user_turns(kernel) == ["Say hello to Ada.", "Now say goodbye."]
         await run_cell(kernel, first)  # re-run the first cell
-        assert stdout(first).strip() == (
-            "↺ re-run: this cell's turn and 1 later turn moved to branch 2 — "
+        note, _reply = displays(first)  # the note is Markdown: the command as code, no stream
+        assert note["data"]["text/markdown"] == (
+            "↺ re-run: this cell's turn and 1 later turn moved to branch 2; "
             "`%agent switch default 2` brings them back"
         )
+        assert "%agent switch default 2 brings them back" in note["data"]["text/plain"]
+        assert stdout(first) == ""
         assert await user_turns(kernel) == ["Say hello to Ada."]
         sessions = await run(kernel, "%agent sessions")
         (table,) = displays(sessions)

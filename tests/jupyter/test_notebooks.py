@@ -32,6 +32,19 @@ def test_committed_without_outputs(path: Path) -> None:
             assert cell["outputs"] == [] and cell["execution_count"] is None, path.name
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_text_about_a_failing_cell_agrees_with_its_tag(path: Path) -> None:
+    """A cell tagged raises-exception does not stop Run All: the text must not say it does."""
+    nb = nbformat.read(path, as_version=4)
+    for before, cell in zip(nb.cells, nb.cells[1:], strict=False):
+        if "raises-exception" not in cell.metadata.get("tags", []):
+            continue
+        assert before.cell_type == "markdown", "say why the next cell fails"
+        text = " ".join(before.source.split())
+        assert "stops there" not in text and '"Run All" stops' not in text, text
+        assert "raises-exception" in text and "goes on" in text, text
+
+
 def _outputs_text(nb: nbformat.NotebookNode) -> str:
     chunks = []
     for cell in nb.cells:

@@ -60,8 +60,12 @@ def test_read_commands_reload_and_the_rerun_note_counts_the_other_kernels_turns(
     # A re-runs its first cell: B's turns move with it, and the note says whose.
     result, cap = run(shell, "%%agent demo\nhello again from A", cell_id="first")
     assert result.success
-    assert cap.stdout.splitlines()[0].startswith(
-        "↺ re-run: this cell's turn and 2 later turns (2 from another kernel) moved to branch 2"
+    assert (
+        cap.outputs[0]
+        .data["text/plain"]
+        .startswith(
+            "↺ re-run: this cell's turn and 2 later turns (2 from another kernel) moved to branch 2"
+        )
     )
     _, cap = run(shell, "%agent branches demo")
     assert "**branch 2**: 3 turns, 3 not on the active one" in _shown(cap)

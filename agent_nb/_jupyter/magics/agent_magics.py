@@ -41,6 +41,7 @@ from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, observe, vali
 from ..._core.fences import first_code_block, opens_a_block
 from ..._core.ids import check_session_id, is_single_turn_id
 from ..._core.numbers import check_int, check_real, check_repeats
+from ..._core.render import safe_markdown
 from ..._core.tokens import TextCounter, text_counter
 from ..._core.types import MAX_TEMPERATURE
 from ..._core.window import omitted_line
@@ -61,6 +62,7 @@ from ..prompts.last_error import LastError, error_from_result
 from ..staleness import Input, Staleness
 from ..turn_origins import OTHER_KERNEL, WIDGET, follow_store, origin_of
 from ..turn_settings import turn_options
+from . import config_guard
 from .commands import Commands
 from .data_cell import attach, lookup_data, prepare_answer, show_answer
 from .explain import explain
@@ -503,6 +505,7 @@ class AgentMagics(Magics):
         )  # fmt: skip
         if not args.once:
             check_session_id(session_id)
+        self._check_max_tokens(args)
         waiting_for = _waiting_note(runner, self._turn_backend(args))
         if agent is not None:  # the data pipeline: -s is already in the writer's instructions
             options = dataclasses.replace(options, agent=agent, system=None)
@@ -532,6 +535,20 @@ class AgentMagics(Magics):
             where = "a temporary session" if args.once else f"session {session_id!r}"
             raise TurnInterruptedError(
                 f"⏹ interrupted; the partial reply is kept in {where}, which is ready"
+            )
+
+    def _check_max_tokens(self, args: Any) -> None:
+        """``--max-tokens`` beyond the model's window is refused with the options, as
+        ``-5`` is, not as a failed turn (the window is read from the model's files)."""
+        if args.max_tokens is None:
+            return
+        backend = self._turn_backend(args)
+        window = get_runner().worker.submit(backend.resolve_context_window()).result()
+        if window is not None and args.max_tokens > window:
+            raise UsageError(
+                f"--max-tokens must be between 1 and the model's context window ({window:,} "
+                f"tokens for {backend.spec}), got {args.max_tokens:,}; nothing was sent or "
+                "recorded"
             )
 
     def _parse(self, line: str) -> Any:
@@ -619,7 +636,7 @@ class AgentMagics(Magics):
             # the latest stored path, which may hold more than this kernel had seen.
             moved = session.branches()[branch - 1].own_turns
             shared_writes = _shared_state_writes(session, set(moved))
-            print(_rerun_note(session_id, list(moved[1:]), branch, shared_writes))
+            self._show(_rerun_note(session_id, list(moved[1:]), branch, shared_writes))
         return session.run_async(message, turn_options=options)
 
     def _earlier_turn(self, session_id: str) -> str | None:
@@ -685,8 +702,14 @@ class AgentMagics(Magics):
         )
 
 
-def _rerun_note(session_id: str, later: list[str], branch: int, shared_writes: bool) -> str:
-    """ "↺ re-run: this cell's turn and 2 later turns (1 from the chat widget) moved to ..." """
+def _rerun_note(
+    session_id: str, later: list[str], branch: int, shared_writes: bool
+) -> dict[str, str]:
+    """ "↺ re-run: this cell's turn and 2 later turns (1 from the chat widget) moved to ..."
+
+    A bundle, not a print: a stream output shows Markdown's backticks as they
+    are and breaks long lines mid-word; Markdown wraps between words.
+    """
     moved = "this cell's turn"
     if later:
         moved += f" and {len(later)} later turn{'s' * (len(later) != 1)}"
@@ -694,16 +717,18 @@ def _rerun_note(session_id: str, later: list[str], branch: int, shared_writes: b
         named = [f"{origins.count(o)} from {o}" for o in (WIDGET, OTHER_KERNEL) if o in origins]
         if named:
             moved += f" ({', '.join(named)})"
-    note = (
-        f"↺ re-run: {moved} moved to branch {branch} — `%agent switch {session_id} {branch}` "
-        "brings them back"
-    )
+    command = f"%agent switch {session_id} {branch}"
+    head = f"↺ re-run: {moved} moved to branch {branch}"
+    plain = f"{head}; {command} brings them back"
+    markdown = f"{safe_markdown(head)}; `{command}` brings them back"
     if shared_writes:
-        note += (
-            "\n  (their user:/app: state changes stay: that state is shared with other "
+        shared = (
+            "(their user:/app: state changes stay: that state is shared with other "
             "sessions, so a branch does not own it)"
         )
-    return note
+        plain += f"\n  {shared}"
+        markdown += f"  \n{safe_markdown(shared)}"
+    return {"text/markdown": markdown, "text/plain": plain}
 
 
 def _shared_state_writes(session: Any, turns: set[str]) -> bool:
@@ -738,9 +763,11 @@ def load_ipython_extension(ipython: Any) -> None:
     ipython.register_magics(magics)
     if magics not in ipython.configurables:
         ipython.configurables.append(magics)
+    config_guard.install(ipython, magics)  # a refused %config value fails the cell
 
 
 def unload_ipython_extension(ipython: Any) -> None:
+    config_guard.uninstall(ipython)
     manager = ipython.magics_manager
     magics = manager.registry.pop("AgentMagics", None)
     for kind in ("line", "cell"):

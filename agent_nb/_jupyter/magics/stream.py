@@ -88,6 +88,9 @@ class Sink(Protocol):
     def mark(self, line: str) -> None:
         """Rewrite the finished output with ``line`` below it ("" removes it)."""
 
+    def failed(self) -> None:
+        """The turn failed before any text: leave nothing above the error."""
+
 
 def _code_only(text: str) -> str:
     """``--format code``: the fenced blocks of a reply, or all of it when it has none."""
@@ -140,6 +143,9 @@ class DisplaySink:
             bundle = render_bundle(text, self.fmt, final=True, interrupted=True)
         self._handle.update(bundle, raw=True)
 
+    def failed(self) -> None:
+        self._handle.update({"text/plain": ""}, raw=True)  # not a stray "…" over the error
+
     def waiting(self, note: str) -> None:
         plain = f"⏳ {note}" if note else "…"
         self._handle.update({"text/markdown": f"*{plain}*" if note else plain,
@@ -169,6 +175,10 @@ class TerminalSink:
 
     def mark(self, line: str) -> None:
         """A terminal cannot rewrite what it printed: no stale marks there."""
+
+    def failed(self) -> None:
+        sys.stdout.write(self._end_progress())
+        sys.stdout.flush()
 
     def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
         sys.stdout.write(self._end_progress())
@@ -302,6 +312,9 @@ def drive(
         outcome.interrupted = outcome.reply.interrupted
         transcript.show_parsed(outcome.reply.structured)
     outcome.text = transcript.text
+    if outcome.error is not None and not outcome.text:
+        sink.failed()
+        return outcome
     reply = outcome.reply
     note = reply.note if reply is not None and not reply.interrupted else ""
     if reply is not None:
