@@ -92,7 +92,26 @@
  * @property {string | null} [stale] "⚠ `df` changed since this answer — re-run the cell"
  */
 
-/** @typedef {UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry} Entry */
+/**
+ * @typedef {object} TableDict
+ * @property {string[]} columns
+ * @property {unknown[][]} rows JSON values, each shown as a text node
+ */
+
+/**
+ * A message with attachments (the data agent's): plan line, result table, chart.
+ * @typedef {object} DataEntry
+ * @property {"data"} kind
+ * @property {string} id
+ * @property {string} invocation_id
+ * @property {string} author
+ * @property {string} text
+ * @property {string} plan
+ * @property {TableDict | null} table
+ * @property {object | null} chart a Vega-Lite spec made by Altair from the result
+ */
+
+/** @typedef {UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry | DataEntry} Entry */
 
 // -- Python -> JS custom messages ------------------------------------------
 
@@ -145,7 +164,16 @@
  * @property {number} total
  */
 
-/** @typedef {DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg} FromPython */
+/**
+ * The chart module's source (agent_nb/static/vega.js), answering a ChartModuleRequest.
+ * @typedef {object} ChartModuleMsg
+ * @property {"chart_module"} type
+ * @property {string} id
+ * @property {string} source an ES module; "" when there is none
+ * @property {string | null} error why there is none
+ */
+
+/** @typedef {DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg | ChartModuleMsg} FromPython */
 
 // -- JS -> Python custom messages ------------------------------------------
 
@@ -171,6 +199,13 @@
  * @property {"catch_up"} type
  */
 
+/**
+ * A view has a chart to draw and no chart module yet (answered by id).
+ * @typedef {object} ChartModuleRequest
+ * @property {"chart_module"} type
+ * @property {string} id
+ */
+
 /** @typedef {"attached" | "detached" | "destroyed" | "page_gone" | "connected"} ViewEvent */
 
 /**
@@ -191,7 +226,7 @@
  * @property {number} branch
  */
 
-/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg} FromJs */
+/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg | ChartModuleRequest} FromJs */
 
 // -- synced traits -----------------------------------------------------------
 

@@ -3,6 +3,7 @@
 // Markdown filler to use, so it is testable without a browser (tests/js/) and
 // the untrusted-text path stays in markdown.js.
 
+import { dataBlock } from "./chart.js";
 import { argsPreview, cutOffNote, jsonReply, pretty, toolFailed } from "./format.js";
 import { tracePanel } from "./trace.js";
 
@@ -69,6 +70,8 @@ export function renderEntries(doc, entries, openTools, fillMarkdown) {
       else body.append(h(doc, "pre", "anb-json", json));
       if (entry.interrupted) box.append(h(doc, "div", "anb-note", "stopped"));
       out.push(box);
+    } else if (entry.kind === "data") {
+      out.push(dataBlock(doc, entry, fillMarkdown)); // its chart is drawn later (chart.js)
     } else if (entry.kind === "tool_call") {
       const block = toolBlock(doc, entry, entry.name, openTools);
       tools.set(entry.call_id, block);

@@ -9,6 +9,7 @@
 
 import "./widget.css";
 import { renderWithForks } from "./branches.js";
+import { chartModule, drawChart, pendingCharts } from "./chart.js";
 import { KERNEL_GONE, controlState, watchKernel } from "./controls.js";
 import { promptProgress, turnStatus } from "./format.js";
 import { mountLive } from "./live.js";
@@ -91,6 +92,17 @@ function render({ model, el }) {
     label: () => model.get("agent_name"),
   });
 
+  // Charts: the chart module comes from the kernel once per page (chart.js).
+  const charts = chartModule({ post: (msg) => post(msg), win: window });
+  /** @type {Map<string, HTMLElement>} */
+  const drawnCharts = new Map();
+  function drawCharts() {
+    for (const slot of pendingCharts(past)) {
+      const restore = keepScroll();
+      void drawChart(document, slot, charts.load, drawnCharts).then(restore);
+    }
+  }
+
   function busy() {
     return !kernelGone && (model.get("busy") || pending);
   }
@@ -136,6 +148,7 @@ function render({ model, el }) {
       past.append(h("div", "anb-note", "This session was closed; a new message starts it afresh."));
     }
     restore();
+    drawCharts();
   }
 
   /** @param {string} text @param {string} [kind] */
@@ -183,6 +196,7 @@ function render({ model, el }) {
         past.append(...renderEntries(document, [entry], openTools, fillMarkdown));
       }
       restore();
+      drawCharts();
     } else if (msg.type === "turn_complete") {
       pending = false;
       streaming.clear();
@@ -195,6 +209,9 @@ function render({ model, el }) {
       setStatus("streaming…");
     } else if (msg.type === "progress") {
       setStatus(promptProgress(msg.done, msg.total)); // the first delta replaces it
+    } else if (msg.type === "chart_module") {
+      charts.answer(msg);
+      return;
     }
     syncControls();
   }

@@ -23,9 +23,12 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     data["state_delta"] = dict(event.state_delta)
     if isinstance(event, TurnComplete):
         data["usage"] = event.usage.as_dict()
-    for key in ("args", "response"):
+    for key in ("args", "response", "attachments"):
         if key in data:
             data[key] = dict(data[key])
+    if "attachments" in data and not data["attachments"]:
+        # Only where there are some: other rows stay byte for byte as before it existed
+        del data["attachments"]
     data["kind"] = _KIND_OF[type(event)]
     return data
 

@@ -358,6 +358,28 @@ class TextMessage(Event):
     text: str
     is_partial: bool = False
     interrupted: bool = False
+    #: What the message shows besides its text, as a display bundle (MIME type ->
+    #: JSON value): the data agent's result table and Vega-Lite chart
+    #: (`agent_nb.data.chart.view_bundle`). Stored with the message, so every view
+    #: of the transcript (a reloaded widget, another kernel) shows it; the model
+    #: never reads it. Empty for every other message (and rows stored before it).
+    attachments: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.attachments:
+            object.__setattr__(self, "attachments", _json_bundle(self.attachments))
+
+
+def _json_bundle(bundle: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of a display bundle, checked: string keys, JSON values (no NaN)."""
+    if not isinstance(bundle, Mapping) or not all(isinstance(k, str) for k in bundle):
+        raise TypeError("attachments must be a dict of MIME type -> JSON value")
+    try:
+        json.dumps(bundle, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"attachments must be JSON-serialisable: {exc}") from None
+    return copy.deepcopy(dict(bundle))
 
 
 @dataclass(frozen=True, kw_only=True)

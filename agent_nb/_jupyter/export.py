@@ -66,7 +66,11 @@ def transcript_entries(events: list[Event]) -> list[tuple[str, str]]:
     entries: list[tuple[str, str]] = []
     for event in events:
         if isinstance(event, TextMessage) and not event.is_partial:
-            if event.interrupted:
+            if not event.text and isinstance(event.attachments.get("text/plain"), str):
+                # A message that only shows something (the data agent's table and
+                # chart): its bundle's text, as Jupyter shows a display bundle as text
+                entries.append((event.author, event.attachments["text/plain"]))
+            elif event.interrupted:
                 entries.append((event.author, interrupted_text(event.text)))
             else:
                 entries.append((event.author, close_open_fence(event.text)))

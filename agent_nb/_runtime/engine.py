@@ -115,6 +115,7 @@ def _only_temp(event: Event) -> bool:
     return (
         isinstance(event, TextMessage)
         and not event.text
+        and not event.attachments  # a data answer's table and chart are kept
         and not event.escalate
         and bool(event.state_delta)
         and all(k.startswith(TEMP_PREFIX) for k in event.state_delta)

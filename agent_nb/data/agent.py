@@ -9,7 +9,14 @@ reads through ``{temp:insights}``, the plan and why to ``temp:data_plan``
 writer's ``after_model_callback`` `check_reply` compares the model's
 sentence with the result and replaces it by the template sentence when a
 number or a name is wrong. ``focus=False`` writes every computed fact
-(`insights`) instead. `DataAgent.pipeline(writer)` builds the pair.
+(`insights`) instead. `DataAgent.pipeline(writer)` builds the pair;
+`writer_for` makes the writer of a session whose agent is given (``%%agent
+--data`` and ``ChatWidget(data=...)`` both use it).
+
+The agent's message carries the answer's plan line, result table and chart
+spec as attachments (`Answer.view`): stored with the turn and never
+read by the model, so the chat widget shows them in the turn, after a reload
+and from another kernel's store.
 
 For models that can call tools, `DataAgent.tools` offers structured
 questions over the same frames (group totals, filter by value, top-k, a
@@ -20,21 +27,31 @@ checked against the frame; **model text is never evaluated as code** (no
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._core.state import check_state_key
 from .._core.tools import ToolContext
+from .._core.types import Event, TextMessage
 from .._runtime.agents import Agent, CodeAgent, SequentialAgent
 from .check import checked_reply
 from .insights import check_frame, compute_insights
 
 if TYPE_CHECKING:  # pydantic (the plan's model) is imported when a question is asked
+    from .._runtime.context import InvocationContext
     from .answer import Answer
     from .plan import Chooser
 
-__all__ = ["CHECK_KEY", "PLAN_KEY", "WRITER_INSTRUCTIONS", "DataAgent", "check_reply"]
+__all__ = [
+    "CHECK_KEY",
+    "PLAN_KEY",
+    "WRITER_INSTRUCTIONS",
+    "DataAgent",
+    "check_reply",
+    "writer_for",
+]
 
 #: Where the data agent leaves the plan (and why) and the check's reference.
 PLAN_KEY = "temp:data_plan"
@@ -114,6 +131,19 @@ class DataAgent(CodeAgent):
         tables = [compute_insights(n, df) for n, df in self.data.items()]
         return "\n\n".join(t.text() for t in tables)
 
+    async def run(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """`CodeAgent.run`, with the answer's table and chart on its message."""
+        async for event in super().run(ctx):
+            question = self.question or ctx.turn.user_content
+            if isinstance(event, TextMessage) and question and self.focus:
+                # Altair off the worker loop: its first import takes a moment
+                bundle = await asyncio.to_thread(self._view, question)
+                event = dataclasses.replace(event, attachments=bundle)
+            yield event
+
+    def _view(self, question: str) -> dict[str, Any]:
+        return self.answer(question).view  # computed by _write_insights: cached
+
     def _write_insights(self, ctx: ToolContext) -> None:
         question = self.question or ctx.user_content
         if not (question and self.focus):
@@ -138,6 +168,23 @@ class DataAgent(CodeAgent):
     def tools(self) -> tuple[Callable[..., Any], ...]:
         """Structured questions over the frames, for a writer that can call tools."""
         return _data_tools(self.data)
+
+
+def writer_for(base: Any, system: str | None = None) -> Agent:
+    """The writer of a data pipeline on a session whose agent is ``base``: it keeps
+    that agent's name (so its KV cache), tools, rounds and config, reads the answer
+    (`WRITER_INSTRUCTIONS`, then ``system`` or else ``base``'s own instructions)
+    and has its sentence checked (`check_reply`)."""
+    own = base if isinstance(base, Agent) else None
+    instructions = system or (own.instructions if own is not None else "")
+    return Agent(
+        name=own.name if own is not None else "writer",
+        instructions=WRITER_INSTRUCTIONS + (f"\n\n{instructions}" if instructions else ""),
+        tools=own.tools if own is not None else (),
+        max_turns=own.max_turns if own is not None else 10,
+        config=own.config if own is not None else None,
+        after_model_callback=check_reply,
+    )
 
 
 def check_reply(callback_context: Any, llm_response: Any) -> str | None:

@@ -5,7 +5,8 @@ whose columns and values it names best (`plan.plan_question`), runs the plan
 (`compute.run_plan`) and returns an `Answer`: the plan and why, the result
 table, the template sentence and the check's reference. `Answer.facts` is
 all the writer's prompt holds: the result's sentence (and notes about the
-input), never the table; `Answer.chart` the Altair chart.
+input), never the table; `Answer.chart` the Altair chart; `Answer.view` the
+plan line, table and chart spec that the transcript stores and shows.
 """
 
 from __future__ import annotations
@@ -49,6 +50,13 @@ class Answer:
         from .chart import chart_for
 
         return chart_for(self.result)
+
+    @property
+    def view(self) -> dict[str, Any]:
+        """What the data agent's message carries (`chart.view_bundle`): JSON only."""
+        from .chart import view_bundle
+
+        return view_bundle(self.plan.describe(), self.data, self.chart)
 
     @property
     def facts(self) -> str:

@@ -1,22 +1,40 @@
 """The result as a Vega-Lite chart (Altair), with a static SVG beside it for exports.
 
 A ranking is a bar chart, a trend a line. `chart_for` builds the Altair
-chart; `chart_bundle` is the display bundle: the Vega-Lite spec (JupyterLab,
-Notebook 7 and VS Code render it natively; the chat widget with its bundled
-vega-embed) and an ``image/svg+xml`` rendering from vl-convert, so an
-nbconvert HTML export shows the chart offline. Altair and vl-convert are
-imported only when a chart is made (the ``data`` extra).
+chart; `chart_bundle` is the display bundle of a ``%%agent --data`` cell: the
+Vega-Lite spec (JupyterLab, Notebook 7 and VS Code render it natively) and an
+``image/svg+xml`` rendering from vl-convert, so an nbconvert HTML export shows
+the chart offline. `view_bundle` is what the data agent's message carries in
+the transcript (`TextMessage.attachments`, stored with the turn): the plan
+line, the result table (Table Schema, as pandas writes it) and the Vega-Lite
+spec, all JSON made from computed values, never from model text; the chat
+widget draws the spec with its bundled vega-embed. Altair and vl-convert are imported only
+when a chart is made (the ``data`` extra).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .compute import Result
 
-__all__ = ["VEGA_LITE_MIME", "chart_bundle", "chart_for"]
+__all__ = [
+    "PLAN_MIME",
+    "TABLE_MIME",
+    "VEGA_LITE_MIME",
+    "VIEW_CHART_MIME",
+    "chart_bundle",
+    "chart_for",
+    "view_bundle",
+]
 
 VEGA_LITE_MIME = "application/vnd.vegalite.v5+json"
+#: The widget's spec keeps the Vega-Lite version Altair wrote (its vega-lite is that major).
+VIEW_CHART_MIME = "application/vnd.vegalite.v6+json"
+#: pandas' ``to_json(orient="table")``: Table Schema fields, then the rows as records.
+TABLE_MIME = "application/vnd.dataresource+json"
+PLAN_MIME = "text/plain"
 
 
 def chart_for(result: Result, title: str = "") -> Any:
@@ -47,4 +65,19 @@ def chart_bundle(chart: Any) -> dict[str, Any]:
         bundle["image/svg+xml"] = vlc.vegalite_to_svg(spec)
     except Exception as exc:  # a chart vl-convert cannot draw still has its spec
         bundle["text/plain"] = f"<chart: no static image ({type(exc).__name__})>"
+    return bundle
+
+
+def view_bundle(plan: str, frame: Any, chart: Any) -> dict[str, Any]:
+    """The data agent's attachments (`Answer.view`): the plan line, the result table
+    and the chart's spec (when there is a chart)."""
+    bundle: dict[str, Any] = {
+        PLAN_MIME: f"plan: {plan}",
+        # pandas writes NaN as null and dates as ISO text: JSON as stored, as shown
+        TABLE_MIME: json.loads(frame.to_json(orient="table", index=False, date_format="iso")),
+    }
+    if chart is not None:
+        # Validation is the schema check of a shape fixed in `chart_for`, and costs a
+        # second on a kernel's first chart, before the writer may start
+        bundle[VIEW_CHART_MIME] = chart.to_dict(validate=False)
     return bundle

@@ -38,6 +38,10 @@ class MiniElement {
     this.children = [];
   }
 
+  get childNodes() {
+    return this.children;
+  }
+
   /** @param {...MiniElement} nodes */
   append(...nodes) {
     this.children.push(...nodes);

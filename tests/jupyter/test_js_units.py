@@ -25,6 +25,7 @@ def test_there_are_js_unit_tests() -> None:
         "live.test.js",
         "branches.test.js",
         "trace.test.js",
+        "chart.test.js",
     }
 
 

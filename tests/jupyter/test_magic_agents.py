@@ -32,7 +32,13 @@ def test_data_cell_sends_computed_facts_to_the_writer(
     assert system.endswith("Be brief.")
     assert request.contents[-1].text == "Which region sold most?"  # no summary attached
     history = get_runner().get_or_create_session("default").history
-    assert [e.author for e in history if isinstance(e, TextMessage)] == ["user", "assistant"]
+    # The data agent's message holds no text, only the table and chart it shows
+    assert [e.author for e in history if isinstance(e, TextMessage)] == [
+        "user", "data_agent", "assistant",
+    ]  # fmt: skip
+    assert [bool(e.attachments) for e in history if isinstance(e, TextMessage)] == [
+        False, True, False,
+    ]  # fmt: skip
     assert get_runner().get_or_create_session("default").state == {}  # temp: not stored
     with capture_output() as cap:
         shell.run_line_magic("agent", "trace")

@@ -45,13 +45,12 @@ from ..._core.render import safe_markdown
 from ..._core.tokens import TextCounter, text_counter
 from ..._core.types import MAX_TEMPERATURE
 from ..._core.window import omitted_line
-from ..._runtime.agents import Agent
 from ..._runtime.kernel_runner import get_runner, set_runner
 from ..._runtime.options import TurnOptions
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...backends import Backend
-from ...data import WRITER_INSTRUCTIONS, DataAgent
-from ...data.agent import check_reply
+from ...data import DataAgent
+from ...data.agent import writer_for
 from ...errors import SessionBusyError, StoreError, TurnInterruptedError
 from ...stores import resolve_store
 from ..front_end import batch_run
@@ -454,26 +453,14 @@ class AgentMagics(Magics):
         return frames, {n: v for n, v in found.items() if n not in frames}
 
     def _data_pipeline(self, args: Any, data_agent: DataAgent) -> Any:
-        """The data agent, then a writer that keeps the session agent's name (and so
-        its KV cache) and tools, and whose sentence is checked (`check_reply`);
+        """The data agent, then the writer of the cell's session (`writer_for`);
         ``-s`` / AgentMagics.system_prompt join its instructions."""
         runner = get_runner()
-        session_id = args.session or self.default_session
         base = runner.agent
         if not args.once:
-            base = runner.get_or_create_session(session_id).agent
+            base = runner.get_or_create_session(args.session or self.default_session).agent
         system = args.system if args.system is not None else self.system_prompt
-        own = base if isinstance(base, Agent) else None
-        instructions = system or (own.instructions if own is not None else "")
-        writer = Agent(
-            name=own.name if own is not None else "writer",
-            instructions=WRITER_INSTRUCTIONS + (f"\n\n{instructions}" if instructions else ""),
-            tools=own.tools if own is not None else (),
-            max_turns=own.max_turns if own is not None else 10,
-            config=own.config if own is not None else None,
-            after_model_callback=check_reply,
-        )
-        return data_agent.pipeline(writer)
+        return data_agent.pipeline(writer_for(base, system))
 
     def _turn_backend(self, args: Any) -> Backend:
         """The model the turn will run on; a bad spec fails here, not mid-turn."""

@@ -22,19 +22,27 @@ else still holds them (``%%agent`` cells, another open widget: the runner's
 holders). A session anyone else made is only detached. Ownership belongs to
 the session, not to one widget, so re-running ``ChatWidget("x")`` hands it
 on: the last widget to let go closes it.
+
+``data={"name": df}`` makes every message a question about those DataFrames,
+answered as a ``%%agent --data`` cell answers it (`agent_nb.data`): the data
+agent plans and computes, the session's agent words the sentence (checked),
+and the turn shows the result table and its chart, which are stored with the
+turn. The chart is drawn by a vega-embed bundle the view asks for once per
+page (`ChartModuleMsg`), so a chat without charts never loads it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import logging
 import pathlib
 import threading
 import time
 import uuid
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import anywidget
@@ -42,6 +50,7 @@ import traitlets
 
 from ..._core.types import Event, GenerationConfig, PromptProgress, TextMessage, TurnComplete
 from ..._runtime.kernel_runner import get_runner
+from ..._runtime.options import TurnOptions
 from ..._runtime.pool import model_label
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session import AgentSession
@@ -52,9 +61,11 @@ from ..front_end import batch_run
 from ..staleness import STALE_MARKS
 from ..turn_origins import WIDGET, follow_store, note_origin
 from ..turn_settings import turn_options
+from .data_view import chart_module_source
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
 from .protocol import (
     DELTA_INTERVAL_S,
+    ChartModuleMsg,
     DeltaMsg,
     EntryMsg,
     ErrorMsg,
@@ -195,6 +206,10 @@ class ChatWidget(anywidget.AnyWidget):
     sessions`` shows who still holds them. ``evict_on_close=False``: this
     widget never closes a session. *New chat* from an owned session without a
     turn discards it.
+
+    **Data.** ``data={"sales": df}`` (name -> DataFrame): each message is a
+    question the data agent answers from those tables; the turn shows the
+    sentence, the result table and its chart (see the module docstring).
     """
 
     _esm = _BUNDLE if _BUNDLE.is_file() else "export default {};"
@@ -225,10 +240,13 @@ class ChatWidget(anywidget.AnyWidget):
         model: str | Backend | None = None,
         config: GenerationConfig | None = None,
         evict_on_close: bool | None = None,
+        data: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         if not _BUNDLE.is_file():
             raise FrontendNotBuiltError(_MISSING)
+        # A bad table fails here, in one line, not at the first question
+        self._data = _data_agent(data).data if data is not None else None
         if evict_on_close is not None and not isinstance(evict_on_close, bool):
             raise TypeError(
                 "evict_on_close must be None (close only sessions the widget created), "
@@ -309,7 +327,9 @@ class ChatWidget(anywidget.AnyWidget):
         session = self._live_session()
         follow_store(session)  # so a later re-run note can name another kernel's turns
         try:
-            options = turn_options(model=self._model, config=self.config)
+            options = self._data_options(
+                session, turn_options(model=self._model, config=self.config)
+            )
             stream = session.run_async(text, turn_options=options)
         except (AgentError, ValueError, TypeError) as exc:
             self._send_msg(ErrorMsg(type="error", message=str(exc)))
@@ -317,6 +337,19 @@ class ChatWidget(anywidget.AnyWidget):
         self._turn = stream
         note_origin(stream.invocation_id, WIDGET)
         stream.add_done_callback(self._turn_ended)
+
+    def _data_options(self, session: AgentSession, options: TurnOptions) -> TurnOptions:
+        """With ``data``: the turn runs the data pipeline, as a ``%%agent --data`` cell's
+        (the system prompt goes into the writer's instructions, `writer_for`)."""
+        if self._data is None:
+            return options
+        from ...data.agent import writer_for
+        from ...data.choose import model_chooser
+
+        chooser = model_chooser(self._runner.check_model(options.model or self._runner.model))
+        writer = writer_for(session.agent, options.system)
+        pipeline = _data_agent(self._data, chooser).pipeline(writer)
+        return dataclasses.replace(options, agent=pipeline, system=None)
 
     def _turn_ended(self, future: concurrent.futures.Future[Any]) -> None:
         """A turn too big for the model's window records nothing, so no event tells
@@ -519,8 +552,18 @@ class ChatWidget(anywidget.AnyWidget):
             self._on_view(msg)
         elif msg["type"] == "switch_branch":
             self.switch_branch(msg["branch"])
+        elif msg["type"] == "chart_module":
+            self._send_chart_module(msg["id"])
         else:
             self.new_chat()
+
+    def _send_chart_module(self, request_id: str) -> None:
+        try:
+            source, error = chart_module_source(), None
+        except OSError as exc:  # a checkout built before vega.js existed: tables only
+            source, error = "", f"no chart module ({exc}); run `npm install && npm run build`"
+        self._send_msg(ChartModuleMsg(type="chart_module", id=request_id, source=source,
+                                      error=error))  # fmt: skip
 
     def _on_view(self, msg: ViewMsg) -> None:
         event, page, view, live = msg["event"], msg["page_id"], msg["view_id"], msg["live"]
@@ -566,6 +609,13 @@ class ChatWidget(anywidget.AnyWidget):
     def _on_comm_closed(self, _msg: Any) -> None:
         """The front end closed the comm: same as `close()`."""
         self.close()
+
+
+def _data_agent(data: Mapping[str, Any], choose: Any = None) -> Any:
+    """The data agent over ``data`` (its checks raise TypeError in one line)."""
+    from ...data.agent import DataAgent
+
+    return DataAgent(data=data, choose=choose)
 
 
 def _closed_note(runner: AgentRunner, session: AgentSession, freed: bool) -> str:

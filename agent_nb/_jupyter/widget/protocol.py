@@ -17,6 +17,12 @@ trace (what each agent read and wrote in ``temp:``, session, ``user:`` and
 ``app:`` state), stored with the turn (`TurnComplete.trace`); the front end
 shows it as a collapsed panel (``js/trace.js``) and, as all model and user
 data, only as text.
+
+A data agent's message (`DataEntry`) carries what its stored attachments
+hold (`agent_nb.data.chart.view_bundle`): the plan line, the result table as
+columns and rows of JSON values, and the Vega-Lite spec, which the front end
+draws with the vega-embed bundle it asks for once per page (`ChartModuleMsg`:
+nearly a megabyte, so a chat without charts never loads it).
 """
 
 from __future__ import annotations
@@ -29,10 +35,14 @@ from ..._core.codec import event_to_dict
 from ..._core.fences import close_open_fence
 from ..._core.types import Event, TurnComplete
 from ..._core.window import omitted_line
+from .data_view import TableDict, data_entry_fields
 
 __all__ = [
     "DELTA_INTERVAL_S",
     "CatchUpMsg",
+    "ChartModuleMsg",
+    "ChartModuleRequest",
+    "DataEntry",
     "DeltaMsg",
     "Entry",
     "EntryMsg",
@@ -48,6 +58,7 @@ __all__ = [
     "SnapshotMsg",
     "StopMsg",
     "SwitchBranchMsg",
+    "TableDict",
     "ToolCallEntry",
     "ToolResultEntry",
     "TraceDict",
@@ -157,7 +168,21 @@ class TurnEntry(TypedDict):
     stale: str | None  # "⚠ `df` changed since this answer — re-run the cell" (staleness)
 
 
-Entry = UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry
+class DataEntry(TypedDict):
+    """A message with attachments (the data agent's): its text, the plan line, the
+    result table and the Vega-Lite spec made by Altair from the result (or None)."""
+
+    kind: Literal["data"]
+    id: str
+    invocation_id: str
+    author: str
+    text: str
+    plan: str
+    table: TableDict | None
+    chart: dict[str, Any] | None
+
+
+Entry = UserEntry | ModelEntry | ToolCallEntry | ToolResultEntry | TurnEntry | DataEntry
 
 
 # -- custom messages, Python -> JS ---------------------------------------------
@@ -215,7 +240,19 @@ class ProgressMsg(TypedDict):
     total: int
 
 
-FromPython = DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg
+class ChartModuleMsg(TypedDict):
+    """The answer to a `ChartModuleRequest`: the vega-embed bundle's source (an ES
+    module, ``agent_nb/static/vega.js``), or why there is none."""
+
+    type: Literal["chart_module"]
+    id: str
+    source: str
+    error: str | None
+
+
+FromPython = (
+    DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg | ChartModuleMsg
+)
 
 
 # -- custom messages, JS -> Python ---------------------------------------------
@@ -238,6 +275,13 @@ class CatchUpMsg(TypedDict):
     """A view opened while a turn runs asks for what it missed."""
 
     type: Literal["catch_up"]
+
+
+class ChartModuleRequest(TypedDict):
+    """A view has a chart to draw and no chart module yet (answered by ``id``)."""
+
+    type: Literal["chart_module"]
+    id: str
 
 
 ViewEvent = Literal["attached", "detached", "destroyed", "page_gone", "connected"]
@@ -264,7 +308,9 @@ class SwitchBranchMsg(TypedDict):
     branch: int
 
 
-FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg
+FromJs = (
+    SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg | ChartModuleRequest
+)
 
 
 # -- the ``forks`` trait -----------------------------------------------------------
@@ -316,9 +362,14 @@ def parse_from_js(content: object) -> FromJs:
         if isinstance(branch, bool) or not isinstance(branch, int):
             raise ValueError("a 'switch_branch' message needs an integer 'branch'")
         return SwitchBranchMsg(type="switch_branch", branch=branch)
+    if kind == "chart_module":
+        request_id = content.get("id")
+        if not isinstance(request_id, str):
+            raise ValueError("a 'chart_module' message needs a string 'id'")
+        return ChartModuleRequest(type="chart_module", id=request_id)
     raise ValueError(
         f"unknown widget message type {kind!r}; expected 'send', 'stop', 'new_chat', "
-        "'catch_up', 'view' or 'switch_branch'"
+        "'catch_up', 'view', 'switch_branch' or 'chart_module'"
     )
 
 
@@ -380,6 +431,10 @@ def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> En
     if kind == "text":
         if data["is_partial"]:
             return None
+        if data.get("attachments") and data["author"] != "user":
+            return DataEntry(kind="data", id=event_id, invocation_id=invocation_id,
+                             author=data["author"], text=close_open_fence(data["text"]),
+                             **data_entry_fields(data["attachments"]))  # fmt: skip
         if data["author"] == "user":
             return UserEntry(kind="user", id=event_id, invocation_id=invocation_id,
                              text=data["text"])  # fmt: skip

@@ -4,6 +4,9 @@ An exported notebook (``jupyter nbconvert --to html``), GitHub's viewer or a
 terminal shows a widget's output by its plain MIME types. So the widget's
 bundle also carries the session id and the transcript so far, as text/plain
 and as text/html (every character escaped: model text never acts as HTML).
+A data answer shows its plan and result table as text, and its chart as the
+SVG that vl-convert draws from the stored spec, where vl-convert is installed
+(`data_view`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+from ..._core.types import TextMessage
 from ..export import transcript_entries
+from .data_view import data_html, data_text
 
 if TYPE_CHECKING:
     from ..._runtime.session import AgentSession
@@ -23,14 +28,21 @@ def static_bundle(session: AgentSession | None) -> dict[str, str]:
     """text/plain and text/html for a widget on ``session`` (None: closed)."""
     if session is None:
         return {"text/plain": "ChatWidget(closed)", "text/html": "<p>ChatWidget (closed)</p>"}
-    entries = transcript_entries(session.history)
     turns = session.turns
     title = f"ChatWidget: session {session.id!r} ({turns} turn{'s' * (turns != 1)})"
-    plain = "\n\n".join([title, *(f"{who}: {text}" for who, text in entries)])
-    rows = "".join(
-        f'<p><b>{html.escape(who)}:</b></p><div style="white-space: pre-wrap">'
-        f"{html.escape(text)}</div>"
-        for who, text in entries
-    )
-    page = f'<div class="agent-nb-static"><p><b>{html.escape(title)}</b></p>{rows}</div>'
-    return {"text/plain": plain, "text/html": page}
+    plain, rows = [title], []
+    for event in session.history:
+        attached = event.attachments if isinstance(event, TextMessage) else {}
+        shown = transcript_entries([event])
+        if isinstance(event, TextMessage) and attached:  # its text; the bundle shows below
+            shown = [(event.author, event.text)]
+        for who, text in shown:
+            plain.append(
+                f"{who}: {text}".rstrip() + (f"\n{data_text(attached)}" if attached else "")
+            )
+            rows.append(
+                f'<p><b>{html.escape(who)}:</b></p><div style="white-space: pre-wrap">'
+                f"{html.escape(text)}</div>{data_html(attached) if attached else ''}"
+            )
+    page = f'<div class="agent-nb-static"><p><b>{html.escape(title)}</b></p>{"".join(rows)}</div>'
+    return {"text/plain": "\n\n".join(plain), "text/html": page}

@@ -1,0 +1,78 @@
+"""In a real JupyterLab, a data question asked in the chat widget shows its table and an
+SVG chart (vega-embed, bundled: the page loads nothing from the network), in a second
+view too, and again after a page reload. Screenshots go to test-output/."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.fixtures_lab import OUTPUT_DIR, Lab
+from tests.jupyter.test_widget_lifecycle_browser import _reopened, _save
+
+pytestmark = pytest.mark.browser
+
+SETUP = """\
+import pandas as pd
+sales = pd.DataFrame({"region": ["North", "South", "East", "West"] * 3,
+                      "revenue": [11.0, 7.8, 9.8, 8.5] * 3})
+w_data = ChatWidget("chart-chat", data={"sales": sales})
+backend.enqueue("North has the highest total revenue (33).")
+w_data
+"""
+QUESTION = "Which region has the highest total revenue?"
+
+
+def chart_of(widget: Any) -> Any:
+    """The turn's drawn chart (its SVG), waited for."""
+    svg = widget.locator('.anb-past .anb-data .anb-chart[data-state="drawn"] svg').first
+    svg.wait_for(state="visible", timeout=60_000)
+    return svg
+
+
+def check_answer(widget: Any) -> None:
+    data = widget.locator(".anb-past .anb-data")
+    assert data.locator(".anb-plan").inner_text() == "plan: rank sum revenue by region top 1"
+    headers = data.locator(".anb-table th").all_inner_texts()
+    assert headers == ["region", "total revenue"]
+    cells = data.locator(".anb-table td").all_inner_texts()
+    assert cells[:2] == ["North", "33"] and len(cells) == 8
+    svg = chart_of(widget)
+    # Four bars, drawn as SVG marks by vega with the computed values.
+    assert svg.locator("g.mark-rect path").count() == 4
+    assert "total revenue by region" in svg.inner_html()
+    sentence = widget.locator(".anb-past .anb-model .anb-body").last.inner_text()
+    assert "North has the highest total revenue (33)" in sentence
+
+
+def test_a_data_question_in_the_widget_shows_its_chart_and_keeps_it(lab: Lab) -> None:
+    requests: list[str] = []
+    lab.page.on("request", lambda r: requests.append(r.url))
+    index = lab.run(SETUP)
+    widget = lab.widget(index)
+    box = widget.locator("textarea.anb-input")
+    box.click()
+    box.fill(QUESTION)
+    box.press("Enter")
+    widget.locator(".anb-stop:disabled").wait_for(timeout=60_000)
+    check_answer(widget)
+    assert widget.locator(".anb-chart .vega-actions").count() == 0  # actions: false
+    OUTPUT_DIR.mkdir(exist_ok=True)
+    widget.screenshot(path=str(OUTPUT_DIR / "widget-data-chart.png"))
+    assert lab.eval("w_data.session.history[1].author") == "data_agent"
+
+    # A second view of the same widget draws the same stored chart.
+    second = lab.widget(lab.run("w_data"))
+    check_answer(second)
+
+    # After a reload the page has only the stored transcript: the chart comes back.
+    _save(lab)
+    lab.page.reload(wait_until="domcontentloaded")
+    _reopened(lab)
+    again = lab.widget(index)
+    check_answer(again)
+    again.screenshot(path=str(OUTPUT_DIR / "widget-data-chart-reloaded.png"))
+    assert not lab.errors, lab.errors
+    away = [u for u in requests if not u.startswith(("http://127.0.0.1", "blob:", "data:"))]
+    assert away == []  # vega-embed came from the kernel, never from a CDN
