@@ -271,7 +271,8 @@ FromJs = SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg
 
 
 class ForkDict(TypedDict):
-    """A fork on the active path (`agent_nb._core.branches.Fork`), drawn as "‹ 1/2 ›"."""
+    """A fork on the active path (`agent_nb._core.branches.Fork`), drawn as
+    "‹ 1 of 2 versions ›"."""
 
     invocation_id: str
     position: int
