@@ -4,6 +4,11 @@ An exported notebook (``jupyter nbconvert --to html``), GitHub's viewer or a
 terminal shows a widget's output by its plain MIME types. So the widget's
 bundle also carries the session id and the transcript so far, as text/plain
 and as text/html (every character escaped: model text never acts as HTML).
+
+A closed widget has no live view to show: its outputs become `closed_bundle`,
+the transcript as it stood with the note that says the widget closed and how
+to reopen the session (`ChatWidget.closed_note`), and a display of a closed
+widget shows the same.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from ..export import transcript_entries
 if TYPE_CHECKING:
     from ..._runtime.session import AgentSession
 
-__all__ = ["static_bundle"]
+__all__ = ["closed_bundle", "static_bundle"]
 
 
 def static_bundle(session: AgentSession | None) -> dict[str, str]:
@@ -33,4 +38,12 @@ def static_bundle(session: AgentSession | None) -> dict[str, str]:
         for who, text in entries
     )
     page = f'<div class="agent-nb-static"><p><b>{html.escape(title)}</b></p>{rows}</div>'
+    return {"text/plain": plain, "text/html": page}
+
+
+def closed_bundle(shown: dict[str, str], note: str) -> dict[str, str]:
+    """``shown`` (a `static_bundle`) under ``note``, which says the widget closed."""
+    plain = "\n\n".join(part for part in (note, shown.get("text/plain", "")) if part)
+    page = (f'<div class="agent-nb-static"><p><i>{html.escape(note)}</i></p>'
+            f"{shown.get('text/html', '')}</div>")  # fmt: skip
     return {"text/plain": plain, "text/html": page}
