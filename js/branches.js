@@ -1,6 +1,6 @@
 // Branch arrows: where the active conversation took one of several
 // alternative turns (a re-run cell moved the old ones to a branch), a
-// "‹ 1/2 ›" bar before that turn switches branches. Python computes the forks
+// "‹ 1 of 2 versions ›" bar before that turn switches branches. Python computes the forks
 // (the `forks` trait) and which branch each arrow goes to; this module only
 // draws them and posts `switch_branch`. Every view of the session re-renders
 // from the synced traits, so a switch in one view shows in all of them.
@@ -31,7 +31,9 @@ function forkBar(doc, fork, onSwitch) {
   };
   const where = doc.createElement("span");
   where.className = "anb-fork-pos";
-  where.textContent = `${fork.position}/${fork.count}`;
+  // A position among the turn's versions, not a branch number (those are in
+  // the arrows' titles and in `%agent branches`): say so in words.
+  where.textContent = `${fork.position} of ${fork.count} versions`;
   bar.append(
     arrow("‹", fork.prev_branch, "previous version"),
     where,

@@ -62,6 +62,9 @@ export function renderEntries(doc, entries, openTools, fillMarkdown) {
       const { box, body } = bubble(doc, "user", "You");
       body.textContent = entry.text;
       out.push(box);
+    } else if (entry.kind === "model" && !entry.text && !entry.interrupted) {
+      // A step that only wrote state (a CodeAgent returning None) said nothing:
+      // no empty bubble. Its reads and writes show in the turn's trace panel.
     } else if (entry.kind === "model") {
       const { box, body } = bubble(doc, "model", entry.author);
       // A structured reply shows as formatted JSON, as text; any other as Markdown.

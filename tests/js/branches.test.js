@@ -46,7 +46,7 @@ test("the bar is drawn just before the forked turn, once", () => {
   const bar = nodes[2];
   assert.equal(bar.getAttribute("role"), "group");
   const { prev, where, next } = arrows(bar);
-  assert.equal(where.textContent, "2/3");
+  assert.equal(where.textContent, "2 of 3 versions");
   assert.deepEqual([prev.textContent, next.textContent], ["‹", "›"]);
   assert.equal(prev.title, "previous version (branch 1)");
   assert.equal(next.title, "next version (branch 4)");
@@ -71,7 +71,7 @@ test("the arrows are disabled at the ends and send nothing", () => {
     ["anb-fork", "a0", "a1", "b2", "b3", "anb-fork", "c4", "c5"],
   );
   const atStart = arrows(nodes[0]);
-  assert.equal(atStart.where.textContent, "1/2");
+  assert.equal(atStart.where.textContent, "1 of 2 versions");
   assert.deepEqual([atStart.prev.disabled, atStart.next.disabled], [true, false]);
   assert.equal(atStart.prev.title, "previous version");
   atStart.prev.dispatch("click");

@@ -30,6 +30,18 @@ test("an interrupted model message is marked stopped", () => {
   assert.equal(box.findAll("anb-note")[0].textContent, "stopped");
 });
 
+test("a model message with no text (a CodeAgent step) gets no bubble; one with text does", () => {
+  const nodes = render([
+    { ...ids, kind: "model", author: "step", text: "", interrupted: false },
+    { ...ids, kind: "model", author: "counter", text: "counted 3", interrupted: false },
+    { ...ids, kind: "model", author: "m", text: "", interrupted: true },
+  ]);
+  assert.deepEqual(
+    nodes.map((n) => n.textContent),
+    ["countercounted 3", "mstopped"],
+  );
+});
+
 test("a tool call and its result share one block, matched by call_id", () => {
   const nodes = render([
     { ...ids, kind: "tool_call", name: "add", call_id: "c1", args: { a: 2, b: 3 } },

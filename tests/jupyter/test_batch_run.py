@@ -39,7 +39,8 @@ def test_widget_and_code_under_a_batch_run() -> None:
         ]
     )
     NotebookClient(nb, kernel_name="python3", timeout=120).execute()
-    (shown,) = [o for o in nb.cells[2].outputs if o["output_type"] == "execute_result"]
+    # Shown through display() (a display id a close can replace), not as Out[n].
+    (shown,) = [o for o in nb.cells[2].outputs if o["output_type"] == "display_data"]
     data = shown["data"]
     assert WIDGET_VIEW not in data  # nobody would render it: a blank box in HTML
     assert data["text/plain"].startswith("ChatWidget: session 'chat' (1 turn)")

@@ -11,6 +11,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -43,3 +44,22 @@ def test_node_unit_tests_pass() -> None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     passed = re.search(r"^# pass (\d+)$", done.stdout, re.M)
     assert passed is not None and int(passed.group(1)) >= 25, done.stdout[-2000:]
+
+
+def test_a_commonjs_script_in_a_venv_inside_the_checkout_runs() -> None:
+    """JupyterLab runs its ``node-version-check.js`` (CommonJS: ``require``) from
+    site-packages on every page load; with ``.venv`` inside the checkout Node
+    takes the module type from the nearest package.json, which must not be
+    ``"type": "module"`` (only js/ and tests/js/ are ES modules)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed; .ci/setup installs it (apt-get install nodejs npm)")
+    with tempfile.TemporaryDirectory(dir=ROOT, prefix=".venv-probe-") as venv:
+        here = pathlib.Path(venv, "lib", "site-packages", "jupyterlab")
+        here.mkdir(parents=True)
+        (here / "check.js").write_text("const path = require('path'); console.log(path.sep);\n")
+        done = subprocess.run(
+            [node, "check.js"], cwd=here, capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "/"

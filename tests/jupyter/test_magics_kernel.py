@@ -26,6 +26,8 @@ from tests.waiting import async_wait_until
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(600)]
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
 XSS = (
     "<script>alert(1)</script> <img src=x onerror=alert(1)> <svg onload=alert(1)> "
     "[x](javascript:alert(1)) and code:\n```html\n<b>shown as code</b>\n```"
@@ -107,8 +109,24 @@ async def use_scripted_model(
     )
 
 
-def displays(cell: Any) -> list[dict[str, Any]]:
+def _shown(cell: Any) -> list[dict[str, Any]]:
     return [o for o in cell.outputs if o["output_type"] in ("display_data", "execute_result")]
+
+
+def _is_watch(output: dict[str, Any]) -> bool:
+    """The turn's status output (`turn_status`): a widget while the turn streams,
+    then empty; the client says it is a front end, so each turn gets one."""
+    data = output["data"]
+    return data.get("text/plain") == "" and set(data) <= {"text/plain", WIDGET_VIEW}
+
+
+def displays(cell: Any) -> list[dict[str, Any]]:
+    """The cell's displays, less its turn status output."""
+    return [o for o in _shown(cell) if not _is_watch(o)]
+
+
+def watches(cell: Any) -> list[dict[str, Any]]:
+    return [o["data"] for o in _shown(cell) if _is_watch(o)]
 
 
 def stdout(cell: Any) -> str:
@@ -141,6 +159,9 @@ async def _cells_share_a_session_and_rerun_rewinds(embedded_model_dir: pathlib.P
         for cell in (first, second):
             (output,) = displays(cell)  # one display handle, updated in place
             assert set(output["data"]) == {"text/markdown", "text/plain"}
+            # Below it the turn's kernel watch, emptied when the turn ended:
+            # no widget left in the saved notebook.
+            assert watches(cell) == [{"text/plain": ""}]
             assert output["data"]["text/plain"].strip()  # the model said something
         assert await user_turns(kernel) == ["Say hello to Ada.", "Now say goodbye."]
         await run_cell(kernel, first)  # re-run the first cell

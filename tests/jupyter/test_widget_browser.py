@@ -292,7 +292,7 @@ def test_rerun_cell_forks_and_the_arrows_bring_the_widget_story_back(lab: Lab) -
     rerun(lab, first)
     assert "moved to branch 2" in lab.cell(first).inner_text(), lab.text(first)
     fork = widget.locator(".anb-past .anb-fork")
-    fork.locator(".anb-fork-pos", has_text="2/2").wait_for(timeout=10_000)
+    fork.locator(".anb-fork-pos", has_text="2 of 2 versions").wait_for(timeout=10_000)
     assert story.count() == 0
     assert model_texts(widget) == ["A second answer."]
     # The bar sits before the forked turn: the first question, nothing above it.
@@ -303,7 +303,7 @@ def test_rerun_cell_forks_and_the_arrows_bring_the_widget_story_back(lab: Lab) -
     widget.screenshot(path=str(OUTPUT_DIR / "chat-widget-fork.png"))
 
     prev.click()
-    fork.locator(".anb-fork-pos", has_text="1/2").wait_for(timeout=10_000)
+    fork.locator(".anb-fork-pos", has_text="1 of 2 versions").wait_for(timeout=10_000)
     story.wait_for(timeout=10_000)
     assert model_texts(widget) == ["You said: first question", "You said: tell me a story"]
     assert fork.locator("button.anb-fork-arrow").first.is_disabled()

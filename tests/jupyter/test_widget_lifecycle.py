@@ -12,10 +12,13 @@ from typing import Any
 import comm
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
+from IPython.display import display
+from IPython.utils.capture import capture_output
 
 from agent_nb import AgentRunner, GenerationConfig, get_runner
 from agent_nb._jupyter.magics.agent_magics import CELLS_HOLDER
-from agent_nb._jupyter.widget.chat_widget import CLOSE_GRACE_S, ChatWidget
+from agent_nb._jupyter.widget import outputs
+from agent_nb._jupyter.widget.chat_widget import CLOSE_GRACE_S, WIDGET_VIEW, ChatWidget
 from agent_nb.backends import ScriptedBackend
 from agent_nb.errors import SessionClosedError
 from agent_nb.stores import SQLiteStore
@@ -54,12 +57,62 @@ def test_a_destroyed_last_view_closes_after_the_grace_period(runner: AgentRunner
     started = time.monotonic()
     view(w, "destroyed")
     assert not w.closed and "gone" in live_ids(runner)  # not at once
-    wait_for(lambda: w.closed, timeout=3)
+    wait_for(lambda: w.closed and w.closed_note, timeout=3)  # the note comes last
     assert time.monotonic() - started >= GRACE * 0.9
-    assert w.comm is None and "gone" not in live_ids(runner)
+    assert "gone" not in live_ids(runner)
     assert "was freed" in w.closed_note
-    w.close()  # closing twice does nothing more
-    assert w.closed
+    # A closed shell: the model stays, emptied, so that a view coming back (an
+    # undo of the deleted cell) says the widget closed instead of "model not found".
+    assert w.comm is not None and w.transcript == [] and not w.busy
+    comm_of(w).from_frontend({"type": "send", "text": "anyone?"})  # a shell runs nothing
+    assert w.session_id == "gone" and "gone" not in live_ids(runner)
+    w.close()  # closing again closes the comm, and nothing more
+    assert w.closed and w.comm is None
+
+
+def test_only_the_latest_closed_shells_keep_their_model(
+    runner: AgentRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(outputs, "KEEP_CLOSED", 2)
+    made = [ChatWidget(f"shell-{i}", runner=runner) for i in range(4)]
+    for w in made:
+        view(w, "attached")
+        view(w, "destroyed")
+    wait_for(lambda: all(w.closed for w in made), timeout=3)
+    # The grace timers fire in any order: two of the four keep their model.
+    wait_for(lambda: sum(w.comm is not None for w in made) == 2, timeout=3)
+
+
+def test_closing_replaces_each_output_with_the_note_and_the_transcript(
+    runner: AgentRunner,
+) -> None:
+    InteractiveShell.instance()  # the shell whose displays capture_output records
+    w = ChatWidget("shown", runner=runner)
+    send_and_wait(w, "<b>hi</b>")
+    with capture_output() as cap:
+        display(w)  # what `w` as a cell's last line does too (_ipython_display_)
+        display(w)
+        w.close()
+    shown = [o for o in cap.outputs if not o.update]
+    assert [WIDGET_VIEW in o.data for o in shown] == [True, True]
+    ids = [o.transient["display_id"] for o in shown]
+    assert len(set(ids)) == 2
+    updates = [o for o in cap.outputs if o.update]
+    assert sorted(o.transient["display_id"] for o in updates) == sorted(ids)
+    for update in updates:
+        assert WIDGET_VIEW not in update.data
+        assert update.data["text/plain"].startswith("This chat widget was closed")
+        assert "You said: <b>hi</b>" in update.data["text/plain"]
+        page = update.data["text/html"]
+        assert "run ChatWidget(&#x27;shown&#x27;) in a cell" in page or "ChatWidget()" in page
+        assert "&lt;b&gt;hi&lt;/b&gt;" in page and "<b>hi</b>" not in page
+    # Shown after its close, it is only that text: no view of a model that is gone.
+    data, _ = w._repr_mimebundle_()
+    assert WIDGET_VIEW not in data and data == updates[0].data
+    with capture_output() as again:
+        display(w)
+    assert [o.data for o in again.outputs] == [updates[0].data]
+    assert not again.outputs[0].transient  # nothing left to replace later
 
 
 def test_a_view_attaching_during_the_grace_period_cancels_the_close(runner: AgentRunner) -> None:

@@ -255,5 +255,48 @@ def test_a_closed_widget_says_so(lc: Lab) -> None:
     assert "closed" in note and "ChatWidget()" in note, note
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+CLOSED = "This chat widget was closed"
+
+
+def test_close_replaces_the_output_with_a_note_and_the_transcript(lc: Lab) -> None:
+    """The quickstart's `chat.close()` after Run All: the output says so, as text."""
+    index, widget = show(lc, "w_q = ChatWidget('lc-q')\nw_q")
+    send(widget, "keep my words")
+    lc.run("w_q.close()")
+    cell = lc.cell(index)
+    cell.locator(".agent-nb-static", has_text=CLOSED).wait_for(timeout=10_000)
+    assert cell.locator(".agent-nb-chat").count() == 0
+    (output,) = lc.outputs(index)
+    assert WIDGET_VIEW not in output["data"]  # a saved notebook holds the note, no dead widget
+    shown = cell.inner_text()
+    assert "run ChatWidget() for a new chat" in shown and "keep my words" in shown, shown
+    assert "Error displaying widget" not in shown
+    assert lc.eval("w_q.closed") == "True"
+    cell.scroll_into_view_if_needed()
+    cell.screenshot(path=str(OUTPUT_DIR / "widget-closed-note.png"))
+
+
+def test_undoing_a_deletion_after_the_grace_period_says_the_widget_closed(lc: Lab) -> None:
+    index, widget = show(lc, "w_undo = ChatWidget('lc-undo')\nw_undo")
+    send(widget, "undo me")
+    on_cell(lc, index, "notebook:delete-cell")
+    # Past the grace period, with no cell run meanwhile (that would be the undo's action).
+    lc.page.wait_for_timeout(int(GRACE * 1000) + 2500)
+    on_cell(lc, max(index - 1, 0), "notebook:undo-cell-action")
+    back = lc.cell(index).locator(".agent-nb-chat")
+    back.wait_for(timeout=10_000)
+    note = back.locator(".anb-closed-note")
+    note.wait_for(timeout=10_000)
+    assert note.inner_text().startswith(CLOSED)
+    assert "ChatWidget('lc-undo')" in note.inner_text() or "ChatWidget()" in note.inner_text()
+    assert "Error displaying widget" not in lc.cell(index).inner_text()
+    assert back.locator("button.anb-send").is_disabled()
+    # Closed before the undo (an earlier undo would have kept it open), and still.
+    assert lc.eval("(w_undo.closed, live('lc-undo'))") == "(True, False)"
+    back.scroll_into_view_if_needed()
+    back.screenshot(path=str(OUTPUT_DIR / "widget-undo-after-close.png"))
+
+
 def test_page_raised_no_errors(lc: Lab) -> None:
     assert lc.errors == []

@@ -320,6 +320,11 @@ class AgentMagics(Magics):
         """False in a terminal, whose publisher can only print text/plain."""
         return type(self.shell.display_pub) is not DisplayPublisher
 
+    def _widgets_render(self) -> bool:
+        """A kernel's front end may render widgets: not a plain IPython shell, nor a
+        batch run (nbconvert, papermill), which no one watches."""
+        return getattr(self.shell, "kernel", None) is not None and not batch_run(self.shell)
+
     def _show(self, bundle: dict[str, str]) -> None:
         """A MIME bundle into the output (a terminal prints its text/plain)."""
         if self._rich_output():
@@ -500,7 +505,14 @@ class AgentMagics(Magics):
             stream = runner.run_single_turn_async(message, turn_options=options)
         else:
             stream = self._start(runner, session_id, message, args.new, options)
-        sink = DisplaySink(args.format) if self._rich_output() else TerminalSink()
+        # Started first, so the turn status widget (made here once per kernel)
+        # costs no time to first token: the model is already reading the prompt.
+        if self._rich_output():
+            sink: DisplaySink | TerminalSink = DisplaySink(
+                args.format, watch_kernel=self._widgets_render()
+            )
+        else:
+            sink = TerminalSink()
         outcome = drive(stream, sink, self.stream_interval, waiting_for)
         if outcome.invocation_id:
             self.staleness.watch(self._cell_id, session_id, outcome.invocation_id, inputs,

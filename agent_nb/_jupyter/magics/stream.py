@@ -11,7 +11,9 @@ Output goes through one display handle, updated at most every
 ``interval`` seconds (less often when a long reply makes each render costly),
 as Markdown made safe by `safe_markdown`. A terminal
 IPython cannot update a display in place, so there the text is printed as it
-streams.
+streams. In a front end that renders widgets a second output below the reply
+watches the kernel while the turn streams (`turn_status`): a restart mid-turn
+cannot leave a silently cut-off reply.
 
 Until the first token the output says what the turn is doing: waiting for
 another session's turn (a local model answers one turn at a time, so a cell
@@ -117,9 +119,14 @@ def render_bundle(
 
 
 class DisplaySink:
-    """One display handle, created at once (so a slow prefill shows activity)."""
+    """One display handle, created at once (so a slow prefill shows activity).
 
-    def __init__(self, fmt: Format) -> None:
+    ``watch_kernel``: the front end may render widgets, so a status output
+    below the reply says so if the kernel restarts before the turn ends
+    (`turn_status`); the final text empties it.
+    """
+
+    def __init__(self, fmt: Format, *, watch_kernel: bool = False) -> None:
         from IPython.display import display
 
         self.fmt = fmt
@@ -127,12 +134,20 @@ class DisplaySink:
         self._handle = display(
             render_bundle("", fmt, final=False, interrupted=False), raw=True, display_id=True
         )
+        self._watch: Any = None
+        if watch_kernel:
+            from .turn_status import watch_turn
+
+            self._watch = watch_turn()
 
     def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
         bundle = render_bundle(text, self.fmt, final=final, interrupted=interrupted, note=note)
         self._handle.update(bundle, raw=True)
         if final:
             self._final = (text, interrupted, note)
+            if self._watch is not None:
+                self._watch.end()
+                self._watch = None
 
     def mark(self, line: str) -> None:
         """The finished output again, with ``line`` (a stale mark) below it; "" removes it."""
@@ -145,6 +160,9 @@ class DisplaySink:
 
     def failed(self) -> None:
         self._handle.update({"text/plain": ""}, raw=True)  # not a stray "…" over the error
+        if self._watch is not None:
+            self._watch.end()
+            self._watch = None
 
     def waiting(self, note: str) -> None:
         plain = f"⏳ {note}" if note else "…"

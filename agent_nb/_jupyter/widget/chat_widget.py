@@ -15,6 +15,7 @@ stored.
 Lifetime is the seed's ViewModel (`lifecycle`): page reloads, a closed and
 reopened notebook tab and second views keep the widget; its output cleared,
 its cell deleted or re-run close it after `CLOSE_GRACE_S`, as does `close()`.
+A closed widget's outputs say so and how to reopen the session (`outputs`).
 Closing unsubscribes, cancels the turn the widget started, and closes the
 sessions it **owns** -- ones a widget created (``ChatWidget()``, a new id,
 *New chat*) or was handed with ``evict_on_close=True`` -- unless something
@@ -63,6 +64,7 @@ from ..turn_origins import WIDGET, follow_store, note_origin
 from ..turn_settings import turn_options
 from .data_view import chart_module_source
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
+from .outputs import Outputs, keep_closed
 from .protocol import (
     DELTA_INTERVAL_S,
     ChartModuleMsg,
@@ -79,7 +81,7 @@ from .protocol import (
     parse_from_js,
     turn_complete_msg,
 )
-from .static_view import static_bundle
+from .static_view import closed_bundle, static_bundle
 
 __all__ = ["CLOSE_GRACE_S", "ChatWidget"]
 
@@ -265,6 +267,8 @@ class ChatWidget(anywidget.AnyWidget):
         self._left: list[AgentSession] = []  # owned sessions left by New chat
         self._turn: EventStream | None = None  # the latest turn this widget started
         self._views = ViewTracker(self._grace_expired, grace_s=self.close_grace_s)
+        self._outputs = Outputs()
+        self._closed_view: dict[str, str] = {}  # what its outputs show once closed
         self._batcher = _DeltaBatcher(self._send_msg)
         # Text of the running model message, for views that open mid-turn.
         self._live_text: list[str] = []
@@ -310,12 +314,21 @@ class ChatWidget(anywidget.AnyWidget):
         sessions = [*self._left, *([self._session] if self._session else [])]
         return [s for s in sessions if s in _OWNED and not s.closed]
 
+    def _ipython_display_(self) -> None:
+        """Shown through a display id, not as the cell's ``Out[n]``: a close
+        replaces every output this kernel made of it with its closed note."""
+        data, metadata = self._repr_mimebundle_()
+        self._outputs.show(data, metadata, live=WIDGET_VIEW in data)
+
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         """The live view, plus the transcript as text for where no widget renders
         (an nbconvert HTML page); a batch run (nbconvert, papermill), which no
-        front end watches, gets only the text (see `agent_nb._jupyter.front_end`)."""
+        front end watches, gets only the text (see `agent_nb._jupyter.front_end`).
+        A closed widget is only text: the transcript as it stood and its note."""
         from IPython import get_ipython
 
+        if self._closing:
+            return dict(self._closed_view), {}
         data, metadata = super()._repr_mimebundle_(**kwargs) or ({}, {})
         data = {**data, **static_bundle(self._session)}
         if batch_run(get_ipython()):
@@ -389,7 +402,13 @@ class ChatWidget(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Close now: unsubscribe, cancel this widget's turn, close the sessions it
-        owns that nobody else holds, close the comm. A second call does nothing."""
+        owns that nobody else holds, turn its outputs into a note that says so,
+        close the comm. A second call does nothing more."""
+        self._close(keep_model=False)
+
+    def _close(self, *, keep_model: bool) -> None:
+        """``keep_model``: the comm stays open, the model emptied, for a view that
+        comes back (an undo of a deleted cell) to say the widget closed."""
         if not getattr(self, "_closing", True):
             self._closing = True
             self._views.cancel()
@@ -397,11 +416,26 @@ class ChatWidget(anywidget.AnyWidget):
             if turn is not None and not turn.done:
                 turn.cancel()
             current = self._detach()
+            shown = static_bundle(current)  # the transcript before its session may go
             freed = [s for s in [*self._left, current] if s is not None and self._close_unheld(s)]
             self._left.clear()
             if current is not None:
                 self.closed_note = _closed_note(self._runner, current, current in freed)
+            note = self.closed_note or "This chat widget was closed."
+            self._closed_view = closed_bundle(shown, note)
+            self._outputs.replace(self._closed_view)
+            if keep_model and self.comm is not None:
+                with self.hold_sync():
+                    self.transcript, self.forks, self.busy = [], [], False
+                keep_closed(self._close_comm)
+                return
+        self._close_comm()
+
+    def _close_comm(self) -> None:
         super().close()
+        # ipywidgets hides a closed widget from display (``_repr_mimebundle_ =
+        # None``); this one still shows as its closed note.
+        self.__dict__.pop("_repr_mimebundle_", None)
 
     def _close_unheld(self, session: AgentSession) -> bool:
         """Close an owned session nobody else holds; True when it was closed."""
@@ -420,7 +454,7 @@ class ChatWidget(anywidget.AnyWidget):
         """No view came back within the grace period (timer thread)."""
         log.debug("ChatWidget on %r displayed nowhere for %.1f s: closing",
                   self.session_id, self._views.grace_s)  # fmt: skip
-        self.close()
+        self._close(keep_model=True)
 
     # -- session wiring ------------------------------------------------------
 
@@ -537,6 +571,8 @@ class ChatWidget(anywidget.AnyWidget):
             self.send(dict(msg))
 
     def _on_frontend_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if self._closing:  # a closed shell's view (`outputs`) only shows its note
+            return
         try:
             msg = parse_from_js(content)
         except ValueError as exc:

@@ -317,7 +317,8 @@ FromJs = (
 
 
 class ForkDict(TypedDict):
-    """A fork on the active path (`agent_nb._core.branches.Fork`), drawn as "‹ 1/2 ›"."""
+    """A fork on the active path (`agent_nb._core.branches.Fork`), drawn as
+    "‹ 1 of 2 versions ›"."""
 
     invocation_id: str
     position: int

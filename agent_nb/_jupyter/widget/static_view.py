@@ -7,6 +7,11 @@ and as text/html (every character escaped: model text never acts as HTML).
 A data answer shows its plan and result table as text, and its chart as the
 SVG that vl-convert draws from the stored spec, where vl-convert is installed
 (`data_view`).
+
+A closed widget has no live view to show: its outputs become `closed_bundle`,
+the transcript as it stood with the note that says the widget closed and how
+to reopen the session (`ChatWidget.closed_note`), and a display of a closed
+widget shows the same.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from .data_view import data_html, data_text
 if TYPE_CHECKING:
     from ..._runtime.session import AgentSession
 
-__all__ = ["static_bundle"]
+__all__ = ["closed_bundle", "static_bundle"]
 
 
 def static_bundle(session: AgentSession | None) -> dict[str, str]:
@@ -46,3 +51,11 @@ def static_bundle(session: AgentSession | None) -> dict[str, str]:
             )
     page = f'<div class="agent-nb-static"><p><b>{html.escape(title)}</b></p>{"".join(rows)}</div>'
     return {"text/plain": "\n\n".join(plain), "text/html": page}
+
+
+def closed_bundle(shown: dict[str, str], note: str) -> dict[str, str]:
+    """``shown`` (a `static_bundle`) under ``note``, which says the widget closed."""
+    plain = "\n\n".join(part for part in (note, shown.get("text/plain", "")) if part)
+    page = (f'<div class="agent-nb-static"><p><i>{html.escape(note)}</i></p>'
+            f"{shown.get('text/html', '')}</div>")  # fmt: skip
+    return {"text/plain": plain, "text/html": page}

@@ -1,0 +1,147 @@
+"""A ``%%agent`` cell in real JupyterLab (chromium) whose kernel restarts mid-turn
+says so below the cut-off reply; a turn that ends normally leaves no widget in
+the notebook (nothing that could fail to render when it is reopened). Its own
+module: the restart takes the kernel every other test uses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.fixtures_lab import OUTPUT_DIR, Lab
+
+pytestmark = pytest.mark.browser
+
+CUT_OFF = "⚠ the kernel restarted during this turn — the reply above is cut off; re-run the cell"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def start(lab: Lab, code: str) -> int:
+    """Append a code cell and start it without waiting for it to finish."""
+    return int(
+        lab.page.evaluate(
+            """async (code) => {
+                const app = window.jupyterapp;
+                const nb = app.shell.currentWidget.content;
+                nb.activeCellIndex = nb.widgets.length - 1;
+                await app.commands.execute('notebook:insert-cell-below');
+                nb.activeCell.model.sharedModel.setSource(code);
+                const index = nb.activeCellIndex;
+                app.commands.execute('notebook:run-cell');
+                return index;
+            }""",
+            code,
+        )
+    )
+
+
+def kinds(lab: Lab, index: int) -> list[list[str]]:
+    """Each output's MIME types (display and execute results only)."""
+    return [sorted(o.get("data", {})) for o in lab.outputs(index) if "data" in o]
+
+
+def wait_done(lab: Lab, index: int) -> None:
+    """The cell's execution ended (the kernel's status also flips to idle between
+    the widgets' comm messages, mid-turn)."""
+    lab.page.wait_for_function(
+        "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model"
+        ".executionState === 'idle'",
+        arg=index,
+        timeout=60_000,
+    )
+
+
+def wait_idle(lab: Lab) -> None:
+    lab.page.wait_for_function(
+        """() => {
+            const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+            return k && k.status === 'idle';
+        }""",
+        timeout=60_000,
+    )
+
+
+@pytest.fixture(scope="module")
+def cells(lab: Lab) -> Lab:
+    lab.run("%load_ext agent_nb\n%config AgentMagics.stream_interval = 0.05")
+    return lab
+
+
+def test_a_streaming_cell_shows_the_watch_and_a_finished_one_leaves_none(cells: Lab) -> None:
+    cells.run("backend.enqueue(' '.join(['tick'] * 60))")  # 60 tokens, 0.02 s each
+    index = start(cells, "%%agent ts-done\ncount")
+    cell = cells.cell(index)
+    cell.locator(".jp-RenderedMarkdown", has_text="tick tick").first.wait_for(timeout=20_000)
+    streaming = kinds(cells, index)
+    assert any(WIDGET_VIEW in k for k in streaming), streaming
+    wait_done(cells, index)
+    cells.page.wait_for_timeout(300)
+    outputs = cells.outputs(index)
+    assert [sorted(o["data"]) for o in outputs] == [
+        ["text/markdown", "text/plain"],
+        ["text/plain"],
+    ], json.dumps(outputs)[:2000]
+    assert outputs[1]["data"]["text/plain"] in ("", [])  # the watch, emptied
+    assert cell.locator(".anb-turn-cut").count() == 0
+    assert "Error displaying widget" not in cell.inner_text()
+    # One widget per kernel, shared by every cell, and no turn marked streaming.
+    cells.run("backend.enqueue('second reply')")
+    again = cells.run("%%agent ts-done\nagain")
+    assert not any(WIDGET_VIEW in k for k in kinds(cells, again))
+    cells.run(
+        "from ipywidgets.widgets.widget import _instances\n"
+        "from agent_nb._jupyter.magics import turn_status"
+    )
+    shown = cells.eval(
+        "type(turn_status._shared).__name__, turn_status._shared.streaming, "
+        "sum(type(w).__name__ == 'TurnStatus' for w in _instances.values())"
+    )
+    assert shown == "TurnStatus False 1", shown
+    cell.scroll_into_view_if_needed()
+    cell.screenshot(path=str(OUTPUT_DIR / "turn-status-done.png"))
+
+
+def test_a_saved_and_reloaded_notebook_shows_no_widget_error(cells: Lab) -> None:
+    cells.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    cells.page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=10_000
+    )
+    cells.page.reload(wait_until="domcontentloaded")
+    cells.page.wait_for_function(
+        """() => {
+            const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+            const k = w && w.sessionContext && w.sessionContext.session &&
+                w.sessionContext.session.kernel;
+            return k && k.status === 'idle' && w.content.widgets.length > 3;
+        }""",
+        timeout=90_000,
+    )
+    cells.page.wait_for_timeout(2000)  # let every output render
+    notebook = cells.page.locator(".jp-Notebook").inner_text()
+    assert "tick tick" in notebook
+    assert "Error displaying widget" not in notebook
+
+
+def test_a_restart_mid_turn_says_the_reply_is_cut_off(cells: Lab) -> None:
+    cells.run("backend.enqueue(' '.join(['word'] * 1500))")  # 30 s: far from done
+    index = start(cells, "%%agent ts-cut\nwrite a lot")
+    cell = cells.cell(index)
+    cell.locator(".jp-RenderedMarkdown", has_text="word word").first.wait_for(timeout=20_000)
+    assert cell.locator(".anb-turn-cut").count() == 0  # silent while the kernel lives
+    cells.page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()"
+    )
+    wait_idle(cells)
+    note = cell.locator(".anb-turn-cut")
+    note.wait_for(timeout=10_000)
+    assert note.inner_text() == CUT_OFF
+    # Nothing else in the notebook says it: earlier, finished cells stay quiet.
+    assert cells.page.locator(".anb-turn-cut").count() == 1
+    assert cells.eval("'backend' in dir()") == "False"  # a new kernel indeed
+    cell.scroll_into_view_if_needed()
+    cell.screenshot(path=str(OUTPUT_DIR / "turn-status-restarted.png"))
+
+
+def test_page_raised_no_errors(cells: Lab) -> None:
+    assert cells.errors == []
