@@ -159,6 +159,10 @@ def _private_reaches(source: str, where: str) -> list[str]:
 THIRD_PARTY = {
     # IPython keeps no public map from a cell's file name to its In[] number.
     "_jupyter/magics/explain.py: getattr(shell.compile, '_filename_map', {})",
+    # IPython registers %config lazily, as a proxy whose _resolve gives the function.
+    "_jupyter/magics/config_guard.py: getattr(original, '_resolve', None)",
+    # IPython's display protocol: the underscore is its public name.
+    "_jupyter/magics/turn_status.py: widget._repr_mimebundle_",
 }
 
 
