@@ -196,6 +196,13 @@ class Lab:
 
     def run(self, code: str, *, timeout: float = 60) -> int:
         """Append a code cell, execute it and wait; returns its index."""
+        return self._append_and_run(code, timeout)
+
+    def start(self, code: str) -> int:
+        """Append a code cell and start it without waiting for it to finish."""
+        return self._append_and_run(code, None)
+
+    def _append_and_run(self, code: str, timeout: float | None) -> int:
         index = self.page.evaluate(
             """async ([code, timeoutMs]) => {
                 const app = window.jupyterapp;
@@ -205,14 +212,29 @@ class Lab:
                 nb.activeCell.model.sharedModel.setSource(code);
                 const index = nb.activeCellIndex;
                 const done = app.commands.execute('notebook:run-cell');
+                if (timeoutMs === null) return index;
                 const timer = new Promise((_, reject) =>
                     setTimeout(() => reject(new Error('cell timed out')), timeoutMs));
                 await Promise.race([done, timer]);
                 return index;
             }""",
-            [code, int(timeout * 1000)],
+            [code, None if timeout is None else int(timeout * 1000)],
         )
         return int(index)
+
+    def wait_reopened(self, min_cells: int) -> None:
+        """After a reload or reopen: the notebook shows more than ``min_cells`` cells
+        and its kernel is idle."""
+        self.page.wait_for_function(
+            """(minCells) => {
+                const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+                const k = w && w.sessionContext && w.sessionContext.session &&
+                    w.sessionContext.session.kernel;
+                return k && k.status === 'idle' && w.content.widgets.length > minCells;
+            }""",
+            arg=min_cells,
+            timeout=90_000,
+        )
 
     def outputs(self, index: int) -> list[dict[str, Any]]:
         """The cell's outputs as nbformat JSON."""

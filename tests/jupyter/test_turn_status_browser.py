@@ -17,25 +17,6 @@ CUT_OFF = "⚠ the kernel restarted during this turn — the reply above is cut 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def start(lab: Lab, code: str) -> int:
-    """Append a code cell and start it without waiting for it to finish."""
-    return int(
-        lab.page.evaluate(
-            """async (code) => {
-                const app = window.jupyterapp;
-                const nb = app.shell.currentWidget.content;
-                nb.activeCellIndex = nb.widgets.length - 1;
-                await app.commands.execute('notebook:insert-cell-below');
-                nb.activeCell.model.sharedModel.setSource(code);
-                const index = nb.activeCellIndex;
-                app.commands.execute('notebook:run-cell');
-                return index;
-            }""",
-            code,
-        )
-    )
-
-
 def kinds(lab: Lab, index: int) -> list[list[str]]:
     """Each output's MIME types (display and execute results only)."""
     return [sorted(o.get("data", {})) for o in lab.outputs(index) if "data" in o]
@@ -70,7 +51,7 @@ def cells(lab: Lab) -> Lab:
 
 def test_a_streaming_cell_shows_the_watch_and_a_finished_one_leaves_none(cells: Lab) -> None:
     cells.run("backend.enqueue(' '.join(['tick'] * 60))")  # 60 tokens, 0.02 s each
-    index = start(cells, "%%agent ts-done\ncount")
+    index = cells.start("%%agent ts-done\ncount")
     cell = cells.cell(index)
     cell.locator(".jp-RenderedMarkdown", has_text="tick tick").first.wait_for(timeout=20_000)
     streaming = kinds(cells, index)
@@ -108,15 +89,7 @@ def test_a_saved_and_reloaded_notebook_shows_no_widget_error(cells: Lab) -> None
         "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=10_000
     )
     cells.page.reload(wait_until="domcontentloaded")
-    cells.page.wait_for_function(
-        """() => {
-            const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-            const k = w && w.sessionContext && w.sessionContext.session &&
-                w.sessionContext.session.kernel;
-            return k && k.status === 'idle' && w.content.widgets.length > 3;
-        }""",
-        timeout=90_000,
-    )
+    cells.wait_reopened(3)
     cells.page.wait_for_timeout(2000)  # let every output render
     notebook = cells.page.locator(".jp-Notebook").inner_text()
     assert "tick tick" in notebook
@@ -125,7 +98,7 @@ def test_a_saved_and_reloaded_notebook_shows_no_widget_error(cells: Lab) -> None
 
 def test_a_restart_mid_turn_says_the_reply_is_cut_off(cells: Lab) -> None:
     cells.run("backend.enqueue(' '.join(['word'] * 1500))")  # 30 s: far from done
-    index = start(cells, "%%agent ts-cut\nwrite a lot")
+    index = cells.start("%%agent ts-cut\nwrite a lot")
     cell = cells.cell(index)
     cell.locator(".jp-RenderedMarkdown", has_text="word word").first.wait_for(timeout=20_000)
     assert cell.locator(".anb-turn-cut").count() == 0  # silent while the kernel lives

@@ -132,18 +132,6 @@ def test_a_session_the_cells_use_is_only_detached(lc: Lab) -> None:
     assert lc.eval("get_runner().get_or_create_session('lc-demo').turns") == "3"
 
 
-def _reopened(lab: Lab) -> None:
-    lab.page.wait_for_function(
-        """() => {
-            const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-            const k = w && w.sessionContext && w.sessionContext.session &&
-                w.sessionContext.session.kernel;
-            return k && k.status === 'idle' && w.content.widgets.length > 1;
-        }""",
-        timeout=90_000,
-    )
-
-
 def _save(lab: Lab) -> None:
     lab.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     lab.page.wait_for_function(
@@ -156,7 +144,7 @@ def test_reload_and_a_reopened_tab_keep_the_widget(lc: Lab) -> None:
     send(widget, "survive a reload")
     _save(lc)
     lc.page.reload(wait_until="domcontentloaded")
-    _reopened(lc)
+    lc.wait_reopened(1)
     widget = lc.widget(index)
     widget.locator(".anb-past .anb-user", has_text="survive a reload").wait_for(timeout=30_000)
     lc.page.wait_for_timeout(int(GRACE * 1000) + 1000)
@@ -175,7 +163,7 @@ def test_reload_and_a_reopened_tab_keep_the_widget(lc: Lab) -> None:
         "(path) => window.jupyterapp.commands.execute('docmanager:open', {path})",
         "widget.ipynb",
     )
-    _reopened(lc)
+    lc.wait_reopened(1)
     widget = lc.widget(index)
     widget.locator(".anb-past .anb-user", has_text="survive a reload").wait_for(timeout=30_000)
     assert lc.eval("(w_keep.closed, live('lc-keep'))") == "(False, True)"
@@ -202,7 +190,7 @@ def test_reloading_an_unsaved_notebook_closes_its_orphaned_widget(lc: Lab) -> No
     lc.page.evaluate("() => { window.jupyterapp.shell.currentWidget.context.model.dirty = false; }")
     lc.page.once("dialog", lambda dialog: dialog.accept())
     lc.page.reload(wait_until="domcontentloaded")
-    _reopened(lc)
+    lc.wait_reopened(1)
     waited = closed_after(lc, sid)
     assert waited is not None, "the orphaned widget's session is still live"
     assert lc.eval("w_lost.closed") == "True"
