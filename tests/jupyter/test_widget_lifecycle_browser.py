@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures_lab import OUTPUT_DIR, Lab
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -269,8 +270,23 @@ def test_undoing_a_deletion_after_the_grace_period_says_the_widget_closed(lc: La
     index, widget = show(lc, "w_undo = ChatWidget('lc-undo')\nw_undo")
     send(widget, "undo me")
     on_cell(lc, index, "notebook:delete-cell")
-    # Past the grace period, with no cell run meanwhile (that would be the undo's action).
-    lc.page.wait_for_timeout(int(GRACE * 1000) + 2500)
+    # Past the grace period: the kernel closed the widget. Asked outside the
+    # notebook, since a cell run meanwhile would become the undo's action.
+    asked = """async () => {
+        const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+        const reply = await kernel.requestExecute({
+            code: "", silent: true, store_history: false,
+            user_expressions: { note: "bool(w_undo.closed_note)" },
+        }).done;
+        return reply.content.user_expressions.note.data["text/plain"] === "True";
+    }"""
+    wait_until(
+        lambda: lc.page.evaluate(asked),
+        timeout=GRACE + 30,
+        interval=0.25,
+        what="the widget's close",
+    )
+    lc.page.wait_for_timeout(500)  # the closed note's display update reaches the page first
     on_cell(lc, max(index - 1, 0), "notebook:undo-cell-action")
     back = lc.cell(index).locator(".agent-nb-chat")
     back.wait_for(timeout=10_000)
