@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.fixtures_lab import OUTPUT_DIR, Lab
-from tests.jupyter.test_widget_lifecycle_browser import _reopened, _save
+from tests.jupyter.test_widget_lifecycle_browser import _save
 
 pytestmark = pytest.mark.browser
 
@@ -69,7 +69,7 @@ def test_a_data_question_in_the_widget_shows_its_chart_and_keeps_it(lab: Lab) ->
     # After a reload the page has only the stored transcript: the chart comes back.
     _save(lab)
     lab.page.reload(wait_until="domcontentloaded")
-    _reopened(lab)
+    lab.wait_reopened(1)
     again = lab.widget(index)
     check_answer(again)
     again.screenshot(path=str(OUTPUT_DIR / "widget-data-chart-reloaded.png"))
