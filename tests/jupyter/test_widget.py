@@ -21,7 +21,8 @@ import pytest
 from comm.base_comm import BaseComm
 
 from agent_nb import Agent, AgentRunner, GenerationConfig, get_runner, set_runner
-from agent_nb._jupyter.widget.chat_widget import ChatWidget, _DeltaBatcher
+from agent_nb._jupyter.widget.chat_widget import ChatWidget
+from agent_nb._jupyter.widget.delta_batcher import DeltaBatcher
 from agent_nb._jupyter.widget.protocol import DELTA_INTERVAL_S, entries_from_events, parse_from_js
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import InvalidSessionIdError
@@ -305,7 +306,7 @@ def test_batcher_spacing_and_invocation_switch() -> None:
     now = [0.0]
     sent: list[tuple[float, dict[str, Any]]] = []
     timers: list[tuple[float, Callable[[], None]]] = []
-    b = _DeltaBatcher(
+    b = DeltaBatcher(
         lambda m: sent.append((now[0], dict(m))),
         schedule=lambda delay, fn: timers.append((now[0] + delay, fn)),
         clock=lambda: now[0],

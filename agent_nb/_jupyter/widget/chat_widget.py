@@ -7,7 +7,7 @@ callbacks arrive on the worker thread; comm sends from there are safe (the
 kernel's iopub socket is thread-safe), and one lock keeps each widget's
 messages in order.
 
-Streaming text is coalesced by `_DeltaBatcher`: at most one ``delta`` message
+Streaming text is coalesced by `DeltaBatcher` (`delta_batcher`): at most one ``delta`` message
 per `DELTA_INTERVAL_S`, whatever the model's speed, and the final model entry
 that follows carries the full text, so what streamed always equals what is
 stored.
@@ -34,13 +34,10 @@ page (`ChartModuleMsg`), so a chat without charts never loads it.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import dataclasses
 import logging
 import pathlib
-import threading
-import time
 import uuid
 import weakref
 from collections.abc import Callable, Mapping
@@ -63,12 +60,11 @@ from ..staleness import STALE_MARKS
 from ..turn_origins import WIDGET, follow_store, note_origin
 from ..turn_settings import turn_options
 from .data_view import chart_module_source
+from .delta_batcher import DeltaBatcher
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
 from .outputs import Outputs, keep_closed
 from .protocol import (
-    DELTA_INTERVAL_S,
     ChartModuleMsg,
-    DeltaMsg,
     EntryMsg,
     ErrorMsg,
     FromPython,
@@ -96,81 +92,6 @@ _MISSING = (
     "`pip install agent_nb` (the build runs npm), or from a source checkout run "
     "`npm install && npm run build`."
 )
-
-Schedule = Callable[[float, Callable[[], None]], None]
-
-
-def _schedule(delay: float, fn: Callable[[], None]) -> None:
-    """Run ``fn`` after ``delay`` s: on this thread's event loop when there is one
-    (session callbacks run on the worker loop), else on a timer thread."""
-    try:
-        asyncio.get_running_loop().call_later(delay, fn)
-    except RuntimeError:
-        timer = threading.Timer(delay, fn)
-        timer.daemon = True
-        timer.start()
-
-
-class _DeltaBatcher:
-    """Coalesces streamed text into at most one `DeltaMsg` per ``interval``.
-
-    ``lock`` also orders the widget's other sends: callers flush under it
-    before sending an entry, so a delta never overtakes its final text.
-    """
-
-    def __init__(
-        self,
-        send: Callable[[FromPython], None],
-        *,
-        interval: float = DELTA_INTERVAL_S,
-        schedule: Schedule = _schedule,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.lock = threading.RLock()
-        self._send = send
-        self._interval = interval
-        self._schedule = schedule
-        self._clock = clock
-        self._pending: list[str] = []
-        self._invocation = ""
-        self._author = ""
-        self._last = float("-inf")
-        self._timer_armed = False
-
-    def add(self, invocation_id: str, text: str, author: str = "") -> None:
-        with self.lock:
-            if self._pending and (invocation_id, author) != (self._invocation, self._author):
-                self._flush_now()
-            self._invocation, self._author = invocation_id, author
-            self._pending.append(text)
-            self._maybe_flush()
-
-    def flush(self) -> None:
-        """Send what is pending now (end of a text block or turn)."""
-        with self.lock:
-            if self._pending:
-                self._flush_now()
-
-    def _maybe_flush(self) -> None:
-        wait = self._last + self._interval - self._clock()
-        if wait <= 0:
-            self._flush_now()
-        elif not self._timer_armed:
-            self._timer_armed = True
-            self._schedule(wait, self._on_timer)
-
-    def _on_timer(self) -> None:
-        with self.lock:
-            self._timer_armed = False
-            if self._pending:
-                self._maybe_flush()
-
-    def _flush_now(self) -> None:
-        text, self._pending = "".join(self._pending), []
-        self._last = self._clock()
-        self._send(
-            DeltaMsg(type="delta", invocation_id=self._invocation, author=self._author, text=text)
-        )
 
 
 def _new_session_id() -> str:
@@ -269,7 +190,7 @@ class ChatWidget(anywidget.AnyWidget):
         self._views = ViewTracker(self._grace_expired, grace_s=self.close_grace_s)
         self._outputs = Outputs()
         self._closed_view: dict[str, str] = {}  # what its outputs show once closed
-        self._batcher = _DeltaBatcher(self._send_msg)
+        self._batcher = DeltaBatcher(self._send_msg)
         # Text of the running model message, for views that open mid-turn.
         self._live_text: list[str] = []
         self._live_invocation = ""
