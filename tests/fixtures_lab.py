@@ -13,6 +13,7 @@ Missing chromium or playwright fails loudly: browser tests must not skip in CI.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -189,8 +190,9 @@ def lab_browser() -> Iterator[Any]:
 class Lab:
     """One notebook open in JupyterLab, with helpers that use Lab's own APIs."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Any, path: str = "") -> None:
         self.page = page
+        self.path = path  # the notebook's path in the Lab's root
         self.errors: list[str] = []  # uncaught exceptions in the page
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
 
@@ -294,15 +296,20 @@ def _accept_kernel_dialog(page: Any) -> None:
 
 
 @pytest.fixture(scope="module")
-def lab(jupyter_lab: dict[str, Any], lab_browser: Any) -> Iterator[Lab]:
-    """The prepared notebook open in chromium with its setup cell run."""
+def lab(
+    jupyter_lab: dict[str, Any], lab_browser: Any, request: pytest.FixtureRequest
+) -> Iterator[Lab]:
+    """A fresh notebook of this module's own, open in chromium with its setup cell run.
+
+    Its own file and kernel: a module that saves its notebook must not hand its
+    cells (and cell indexes) to the next one.
+    """
+    name = f"{request.module.__name__.rsplit('.', 1)[-1]}.ipynb"
+    (jupyter_lab["root"] / name).write_text(json.dumps(_notebook()))
     context = lab_browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    helper = Lab(page)
-    url = (
-        f"{jupyter_lab['url']}/lab/tree/{jupyter_lab['notebook']}"
-        f"?reset&token={jupyter_lab['token']}"
-    )
+    helper = Lab(page, name)
+    url = f"{jupyter_lab['url']}/lab/tree/{name}?reset&token={jupyter_lab['token']}"
     page.goto(url, wait_until="domcontentloaded", timeout=90_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
     _accept_kernel_dialog(page)
@@ -328,4 +335,6 @@ def lab(jupyter_lab: dict[str, Any], lab_browser: Any) -> Iterator[Lab]:
     try:
         yield helper
     finally:
+        with contextlib.suppress(Exception):  # its kernel goes with it
+            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
         context.close()
