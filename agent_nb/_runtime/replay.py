@@ -98,6 +98,8 @@ CREATE TABLE IF NOT EXISTS counts (
     used REAL NOT NULL
 )
 """
+# Every turn's count is a write that prunes by age: an index keeps that off a sort.
+_COUNTS_BY_USE = "CREATE INDEX IF NOT EXISTS counts_used ON counts (used)"
 #: Prompt counts kept (a row is about 100 bytes); the least recently used go first.
 MAX_COUNTS = 20_000
 
@@ -282,6 +284,7 @@ class ReplayCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(_SCHEMA)
             db.execute(_COUNTS)
+            db.execute(_COUNTS_BY_USE)
             with db:
                 yield db
         finally:

@@ -81,6 +81,15 @@ async def started_kernel() -> AsyncIterator[NotebookClient]:
         yield client
 
 
+@contextlib.asynccontextmanager
+async def kernel_on_model(model_dir: pathlib.Path) -> AsyncIterator[NotebookClient]:
+    """A started kernel with the extension loaded and ``model_dir`` as its model."""
+    async with started_kernel() as kernel:
+        await run(kernel, "%load_ext agent_nb")
+        await run(kernel, f"%config AgentMagics.default_model = 'mlx:{model_dir}'")
+        yield kernel
+
+
 async def run_cell(client: NotebookClient, cell: Any) -> Any:
     """Execute a cell of the client's notebook (added to it first if new)."""
     cells = client.nb.cells
@@ -149,9 +158,7 @@ def test_cells_share_a_session_and_rerun_rewinds(embedded_model_dir: pathlib.Pat
 
 
 async def _cells_share_a_session_and_rerun_rewinds(embedded_model_dir: pathlib.Path) -> None:
-    async with started_kernel() as kernel:
-        await run(kernel, "%load_ext agent_nb")
-        await run(kernel, f"%config AgentMagics.default_model = 'mlx:{embedded_model_dir}'")
+    async with kernel_on_model(embedded_model_dir) as kernel:
         first = new_code_cell("%%agent --max-tokens 8\nSay hello to Ada.")
         second = new_code_cell("%%agent --max-tokens 8\nNow say goodbye.")
         await run_cell(kernel, first)

@@ -14,7 +14,7 @@ import pytest
 from nbclient.exceptions import CellExecutionError
 from nbformat.v4 import new_code_cell
 
-from tests.jupyter.test_magics_kernel import displays, run, run_cell, started_kernel, stdout
+from tests.jupyter.test_magics_kernel import displays, kernel_on_model, run, run_cell, stdout
 
 pytestmark = [pytest.mark.kernel, pytest.mark.mlx, pytest.mark.timeout(600)]
 
@@ -31,10 +31,7 @@ def test_bad_settings_and_refused_turns_fail_the_cell(embedded_model_dir: pathli
 
 
 async def _bad_settings(embedded_model_dir: pathlib.Path) -> None:
-    async with started_kernel() as kernel:
-        await run(kernel, "%load_ext agent_nb")
-        await run(kernel, f"%config AgentMagics.default_model = 'mlx:{embedded_model_dir}'")
-
+    async with kernel_on_model(embedded_model_dir) as kernel:
         _, error = await _fails(kernel, '%config AgentMagics.store = "sqlite://relative.db"')
         assert error.startswith("UsageError: AgentMagics.store: store must be None, 'memory', ")
         assert "got 'sqlite://relative.db'" in error

@@ -497,8 +497,9 @@ class AgentMagics(Magics):
         )  # fmt: skip
         if not args.once:
             check_session_id(session_id)
-        self._check_max_tokens(args)
-        waiting_for = _waiting_note(runner, self._turn_backend(args))
+        backend = self._turn_backend(args)
+        _check_max_tokens(args.max_tokens, backend)
+        waiting_for = _waiting_note(runner, backend)
         if agent is not None:  # the data pipeline: -s is already in the writer's instructions
             options = dataclasses.replace(options, agent=agent, system=None)
         if args.once:
@@ -534,20 +535,6 @@ class AgentMagics(Magics):
             where = "a temporary session" if args.once else f"session {session_id!r}"
             raise TurnInterruptedError(
                 f"⏹ interrupted; the partial reply is kept in {where}, which is ready"
-            )
-
-    def _check_max_tokens(self, args: Any) -> None:
-        """``--max-tokens`` beyond the model's window is refused with the options, as
-        ``-5`` is, not as a failed turn (the window is read from the model's files)."""
-        if args.max_tokens is None:
-            return
-        backend = self._turn_backend(args)
-        window = get_runner().worker.submit(backend.resolve_context_window()).result()
-        if window is not None and args.max_tokens > window:
-            raise UsageError(
-                f"--max-tokens must be between 1 and the model's context window ({window:,} "
-                f"tokens for {backend.spec}), got {args.max_tokens:,}; nothing was sent or "
-                "recorded"
             )
 
     def _parse(self, line: str) -> Any:
@@ -698,6 +685,19 @@ class AgentMagics(Magics):
             turn_defaults=lambda: self.agent_cell.parser.parse_args([]),
             counter=self._counter,
             send=self._send,
+        )
+
+
+def _check_max_tokens(max_tokens: int | None, backend: Backend) -> None:
+    """``--max-tokens`` beyond the model's window is refused with the options, as
+    ``-5`` is, not as a failed turn (the window is read from the model's files)."""
+    if max_tokens is None:
+        return
+    window = get_runner().worker.submit(backend.resolve_context_window()).result()
+    if window is not None and max_tokens > window:
+        raise UsageError(
+            f"--max-tokens must be between 1 and the model's context window ({window:,} "
+            f"tokens for {backend.spec}), got {max_tokens:,}; nothing was sent or recorded"
         )
 
 

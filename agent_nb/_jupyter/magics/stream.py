@@ -145,9 +145,7 @@ class DisplaySink:
         self._handle.update(bundle, raw=True)
         if final:
             self._final = (text, interrupted, note)
-            if self._watch is not None:
-                self._watch.end()
-                self._watch = None
+            self._end_watch()
 
     def mark(self, line: str) -> None:
         """The finished output again, with ``line`` (a stale mark) below it; "" removes it."""
@@ -160,6 +158,9 @@ class DisplaySink:
 
     def failed(self) -> None:
         self._handle.update({"text/plain": ""}, raw=True)  # not a stray "…" over the error
+        self._end_watch()
+
+    def _end_watch(self) -> None:
         if self._watch is not None:
             self._watch.end()
             self._watch = None

@@ -45,6 +45,7 @@ from .runtime import (
     LoadedModel,
     ModelSource,
     load_model,
+    mlx_call,
     mlx_thread,
     model_folder,
     resolve_source,
@@ -174,7 +175,7 @@ class MLXBackend(Backend):
         so a replayed turn never waits for the model."""
         if self._replay_id is None:
             source, progress = self.source, self.progress
-            self._replay_id = mlx_thread().call(lambda: _replay_identity(source, progress))
+            self._replay_id = mlx_call(lambda: _replay_identity(source, progress))
         return self._replay_id or None
 
     @property
@@ -202,7 +203,7 @@ class MLXBackend(Backend):
         return self.context_window
 
     def _window_from_files(self) -> int | None:
-        folder = mlx_thread().call(lambda: model_folder(self.source, progress=self.progress))
+        folder = mlx_call(lambda: model_folder(self.source, progress=self.progress))
         if folder is None:  # a Hub repo: its files come with the download
             return window_of(self.load())
         return window_from_files(folder)
@@ -480,8 +481,8 @@ class MLXBackend(Backend):
 
 def _replay_identity(source: ModelSource, progress: bool) -> str:
     """The identity replay keys carry (see `MLXBackend.replay_identity`); "" for a
-    model that is not a local folder. Runs on the MLX thread, which settles the
-    BLAS before it imports ``mlx.core``."""
+    model that is not a local folder. Called through `mlx_call`, so the BLAS is
+    settled before ``mlx.core`` is first imported."""
     import mlx.core as mx
 
     from . import checkpoint_files as files

@@ -50,6 +50,7 @@ __all__ = [
     "ModelSource",
     "load_model",
     "loaded_models",
+    "mlx_call",
     "mlx_thread",
     "model_folder",
     "resolve_source",
@@ -169,6 +170,17 @@ def mlx_thread() -> MLXThread:
             _thread = MLXThread()
             atexit.register(_thread.stop)
         return _thread
+
+
+def mlx_call(fn: Callable[[], T]) -> T:
+    """``fn``, which reads model files and asks the device (no arrays shared with
+    generation): on the MLX thread until that thread has settled the BLAS and
+    imported ``mlx.core``, then right here, so that a window or a replay key never
+    waits behind another session's generation."""
+    thread = mlx_thread()
+    if thread.stream is not None:
+        return fn()
+    return thread.call(fn)
 
 
 # -- model specs -----------------------------------------------------------------
