@@ -31,11 +31,13 @@ __all__ = [
     "GenerationConfig",
     "Part",
     "PromptProgress",
+    "Rewound",
     "Role",
     "TextMessage",
     "ToolSpec",
     "TurnComplete",
     "Usage",
+    "Waiting",
     "new_id",
 ]
 
@@ -392,6 +394,30 @@ class PromptProgress(Event):
 
     done: int
     total: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Waiting(Event):
+    """The turn waits for other sessions' turns on a model that answers one turn at
+    a time (`Backend.one_turn_at_a_time`): their session ids, in the order they
+    started; empty once none is ahead any more. Sent by the front door
+    (`AgentRunner.start_turn`) before the first token; never stored."""
+
+    sessions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rewound(Event):
+    """Before the turn: re-running a cell moved its earlier turn (``turns[0]``)
+    and the later ones to the session's numbered branch ``moved_to``
+    (`AgentSession.rewind`).
+    ``shared_state``: some of them wrote ``user:`` / ``app:`` state, which is
+    shared with other sessions and stays. Sent by the front door
+    (`TurnRequest.replaces`); never stored."""
+
+    moved_to: int
+    turns: tuple[str, ...]
+    shared_state: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

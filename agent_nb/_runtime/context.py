@@ -112,6 +112,11 @@ class Turn:
             self._backend = self.backend_for(self.options.model)
         return self._backend
 
+    def preset_backend(self, backend: Backend | None) -> None:
+        """The backend the front door already resolved for ``options.model`` (None: resolve
+        on first use), so a turn resolves its model once."""
+        self._backend = backend
+
     def add_usage(self, usage: Usage, finish: FinishReason, max_tokens: int | None) -> None:
         self.usage = self.usage + usage
         self.max_tokens = max_tokens

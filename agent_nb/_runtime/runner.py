@@ -35,6 +35,7 @@ from .agents import Agent, AnyAgent, check_agent
 from .chat_modes import ChatModes
 from .eviction import Evictions
 from .exit_hook import shut_down_at_exit
+from .front_door import FrontDoor
 from .holders import Holders
 from .leases import TurnLeases
 from .model_choice import ModelChoice
@@ -58,7 +59,7 @@ class _Live(NamedTuple):
     core: SessionCore
 
 
-class AgentRunner(ModelChoice, ChatModes):
+class AgentRunner(ModelChoice, ChatModes, FrontDoor):
     """Sessions by id on one model, with a default agent.
 
     ``model`` is a spec string (``"mlx:smollm2-135m"``, ``"openai:MODEL@URL"``,
@@ -223,6 +224,17 @@ class AgentRunner(ModelChoice, ChatModes):
             live = _Live(AgentSession(core), core)
             self._sessions[session_id] = live
             return live
+
+    def _live_core(self, session_id: str) -> SessionCore:
+        """The runtime side of the live session ``session_id`` (opened if needed)."""
+        self.get_or_create_session(session_id)
+        with self._lock:
+            return self._sessions[session_id].core
+
+    def _busy_cores(self) -> list[SessionCore]:
+        """Sessions running a turn now (hidden single-turn ones included)."""
+        with self._lock:
+            return [entry.core for entry in self._sessions.values() if entry.core.gate.busy]
 
     def hold_session(self, session_id: str, holder: str) -> None:
         """Record that ``holder`` (``"%%agent cells"``, ``"ChatWidget 1a2b"``) uses the

@@ -21,6 +21,7 @@ from IPython.core.magic_arguments import MagicArgumentParser
 from ..._core.ids import check_session_id
 from ..._core.render import safe_markdown
 from ..._runtime.kernel_runner import get_runner
+from ..._runtime.origins import follow_store
 from ..._runtime.replay import replay_cache, summary_line
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session_info import SessionInfo
@@ -31,7 +32,6 @@ from ..export import (
     session_markdown,
     tree_markdown,
 )
-from ..turn_origins import follow_store
 from .usage import usage_errors
 
 if TYPE_CHECKING:
