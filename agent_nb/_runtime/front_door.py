@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .._core.types import Content, Event, TurnComplete, Waiting
 from ..backends import Backend
 from ..errors import ContextWindowError, SessionBusyError
-from .agents import AnyAgent
+from .agents import BaseAgent
 from .context import Turn
 from .options import TurnOptions
 from .origins import follow_store, note_origin
@@ -56,7 +56,9 @@ __all__ = ["FrontDoor", "TurnData", "TurnRequest"]
 class TurnData(Protocol):
     """The data a turn answers from, as the data package hands it to the runtime."""
 
-    def agent_for(self, session_agent: AnyAgent, system: str | None, backend: Backend) -> AnyAgent:
+    def agent_for(
+        self, session_agent: BaseAgent, system: str | None, backend: Backend
+    ) -> BaseAgent:
         """The turn's agent: the data pipeline, its writer built on ``session_agent``
         with ``system`` in its instructions; ``backend`` is the turn's model."""
         ...
@@ -90,15 +92,15 @@ class FrontDoor:
     if TYPE_CHECKING:
 
         @property
-        def agent(self) -> AnyAgent: ...
+        def agent(self) -> BaseAgent: ...
         def backend_for(self, model: str | Backend | None) -> Backend: ...
         def get_or_create_session(
-            self, session_id: str, *, agent: AnyAgent | str | None = None
+            self, session_id: str, *, agent: BaseAgent | str | None = None
         ) -> AgentSession: ...
         def hold_session(self, session_id: str, holder: str) -> None: ...
         def delete_session(self, session_id: str) -> None: ...
         def _open_hidden(
-            self, agent: AnyAgent | str | None, history: Any
+            self, agent: BaseAgent | str | None, history: Any
         ) -> tuple[AgentSession, SessionCore]: ...
         def _discard_ephemeral(self, core: SessionCore) -> None: ...
         def _live_core(self, session_id: str) -> SessionCore: ...
@@ -167,7 +169,7 @@ class FrontDoor:
 
 
 def _with_data(
-    request: TurnRequest, options: TurnOptions, base: AnyAgent, backend: Backend
+    request: TurnRequest, options: TurnOptions, base: BaseAgent, backend: Backend
 ) -> TurnOptions:
     """With data, the turn runs the data pipeline; the system prompt is in its writer."""
     if request.data is None:

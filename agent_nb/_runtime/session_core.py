@@ -39,7 +39,7 @@ from ..backends import Backend
 from ..errors import SessionBusyError, SessionClosedError
 from ..stores import SessionRecord
 from .agent_memory import AgentMemory
-from .agents import Agent, AnyAgent, check_agent
+from .agents import Agent, BaseAgent, check_agent
 from .agents.requests import shown_request
 from .context import InvocationContext, Turn
 from .engine import Stream
@@ -62,7 +62,7 @@ class SessionCore:
         self,
         services: SessionServices,
         record: SessionRecord,
-        agent: AnyAgent,
+        agent: BaseAgent,
         *,
         ephemeral: bool = False,
     ) -> None:
@@ -144,7 +144,7 @@ class SessionCore:
             self.gate.release(invocation)
             raise
 
-    def _turn(self, invocation: Invocation | None, options: TurnOptions, agent: AnyAgent) -> Turn:
+    def _turn(self, invocation: Invocation | None, options: TurnOptions, agent: BaseAgent) -> Turn:
         """What the agents of one turn share (``invocation`` None: a preview, for rewinds).
 
         The stored state is read here, on the caller's thread, never on the

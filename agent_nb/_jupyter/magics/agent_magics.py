@@ -41,6 +41,7 @@ from ..staleness import Input, Staleness
 from ..turn_settings import turn_options
 from . import config_guard
 from .args import cell_options, check_output_name, parse
+from .cell_output import DisplayOutput, Outcome, TerminalOutput, show_turn
 from .code_cell import next_cell
 from .commands import Commands, with_commands_help
 from .compose import compose
@@ -48,7 +49,6 @@ from .config import MagicsConfig
 from .data_cell import attach, prepare_answer, show_answer
 from .explain import explain
 from .rerun import CellTurns, rerun_note
-from .stream import DisplaySink, Outcome, TerminalSink, show_turn
 from .structured import schema_from_namespace
 from .usage import usage_errors
 
@@ -204,21 +204,21 @@ class AgentMagics(MagicsConfig):
         # Started first, so the turn status widget (made here once per kernel)
         # costs no time to first token: the model is already reading the prompt.
         if self._rich_output():
-            sink: DisplaySink | TerminalSink = DisplaySink(
+            output: DisplayOutput | TerminalOutput = DisplayOutput(
                 args.format, watch_kernel=self._widgets_render()
             )
         else:
-            sink = TerminalSink()
+            output = TerminalOutput()
 
         def rewound(event: Rewound) -> None:
             later = list(event.turns[1:])
             self._show(rerun_note(str(session_id), later, event.moved_to, event.shared_state))
 
         on_rewound = rewound if replaces is not None else None
-        outcome = show_turn(stream, sink, self.stream_interval, on_rewound=on_rewound)
+        outcome = show_turn(stream, output, self.stream_interval, on_rewound=on_rewound)
         if outcome.invocation_id:
             self.staleness.watch(
-                self.turns.cell_id, session_id or "", outcome.invocation_id, inputs, sink.mark
+                self.turns.cell_id, session_id or "", outcome.invocation_id, inputs, output.mark
             )
         if session_id is not None and outcome.invocation_id:
             self.turns.remember(session_id, outcome.invocation_id)

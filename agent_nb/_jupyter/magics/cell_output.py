@@ -52,10 +52,10 @@ from ..export import call_line, response_line
 
 __all__ = [
     "REPLAYED",
-    "DisplaySink",
+    "CellOutput",
+    "DisplayOutput",
     "Outcome",
-    "Sink",
-    "TerminalSink",
+    "TerminalOutput",
     "render_bundle",
     "replay_note",
     "show_turn",
@@ -87,7 +87,7 @@ class Outcome:
     invocation_id: str | None = None
 
 
-class Sink(Protocol):
+class CellOutput(Protocol):
     def start(self) -> None:
         """The turn is under way: show that something is coming."""
 
@@ -127,7 +127,7 @@ def render_bundle(
     return {"text/markdown": markdown or "…", "text/plain": plain or "…"}
 
 
-class DisplaySink:
+class DisplayOutput:
     """One display handle, created by `start` (so a slow prefill shows activity).
 
     ``watch_kernel``: the front end may render widgets, so a status output
@@ -185,7 +185,7 @@ class DisplaySink:
         self._handle.update({"text/markdown": markdown, "text/plain": plain}, raw=True)
 
 
-class TerminalSink:
+class TerminalOutput:
     """Plain text printed as it streams (terminal IPython: no display updates)."""
 
     def __init__(self) -> None:
@@ -277,21 +277,21 @@ class _Transcript:
 
 def show_turn(
     stream: EventStream,
-    sink: Sink,
+    output: CellOutput,
     interval: float,
     *,
     on_rewound: Callable[[Rewound], None] | None = None,
 ) -> Outcome:
-    """Show ``stream`` in ``sink`` until the turn is recorded; Ctrl-C cancels it.
+    """Show ``stream`` in ``output`` until the turn is recorded; Ctrl-C cancels it.
 
-    Until the first text the sink says what the turn waits for: the sessions
+    Until the first text the output says what the turn waits for: the sessions
     ahead of it on the model (`Waiting`), or how far the prompt is read.
     ``on_rewound``: a re-run may rewind first, and its note belongs above the
-    reply, so the sink starts only after the first event (`Rewound` or not).
+    reply, so the output starts only after the first event (`Rewound` or not).
     """
     started = on_rewound is None
     if started:
-        sink.start()
+        output.start()
     outcome = Outcome()
     transcript = _Transcript()
     next_show = 0.0
@@ -320,16 +320,16 @@ def show_turn(
                 outcome.invocation_id = outcome.invocation_id or item.invocation_id
                 dirty = transcript.add(item) or dirty
             if not started and item is not None:
-                sink.start()
+                output.start()
                 started = True
             if started and not transcript.text and not dirty:
                 note = waiting or reading
                 if note != shown_note:
-                    sink.waiting(note)
+                    output.waiting(note)
                     shown_note = note
             now = time.monotonic()
             if dirty and now >= next_show:
-                sink.show(transcript.text, final=False, interrupted=False)
+                output.show(transcript.text, final=False, interrupted=False)
                 # A long reply costs more to render each time: back off so that
                 # rendering never takes more than about a fifth of the time.
                 spent = time.monotonic() - now
@@ -344,15 +344,15 @@ def show_turn(
         transcript.show_parsed(outcome.reply.structured)
     outcome.text = transcript.text
     if outcome.error is not None and not outcome.text:
-        sink.failed()
+        output.failed()
         return outcome
     if not started:
-        sink.start()
+        output.start()
     reply = outcome.reply
     note = reply.note if reply is not None and not reply.interrupted else ""
     if reply is not None:
         note = "\n".join(n for n in (note, replay_note(reply)) if n)
-    sink.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
+    output.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
     return outcome
 
 
