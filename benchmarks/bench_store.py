@@ -41,11 +41,11 @@ from agent_nb._core.types import (
 from agent_nb.backends import ScriptedBackend
 from agent_nb.stores import (
     DatabaseStore,
+    LeaseOwner,
     MemoryStore,
     SessionRecord,
     SessionStore,
     SQLiteStore,
-    TurnHolder,
 )
 from tests.fixtures_postgres import TempPostgres, pg_bin
 from tests.runtime.test_shared_store import Kernel, stored_events, user_texts
@@ -111,21 +111,21 @@ class _UncheckedSQLite(SQLiteStore):
     """The baseline for (3): a turn neither takes a lease nor reads the revision."""
 
     def _lease(
-        self, record: SessionRecord, holder: TurnHolder, now: float, until: float
+        self, record: SessionRecord, owner: LeaseOwner, now: float, until: float
     ) -> int | None:
         return record.revision
 
-    def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
+    def _renew(self, record: SessionRecord, owner: LeaseOwner, until: float | None) -> None:
         return None
 
 
 class _UncheckedDatabase(DatabaseStore):
     def _lease(
-        self, record: SessionRecord, holder: TurnHolder, now: float, until: float
+        self, record: SessionRecord, owner: LeaseOwner, now: float, until: float
     ) -> int | None:
         return record.revision
 
-    def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
+    def _renew(self, record: SessionRecord, owner: LeaseOwner, until: float | None) -> None:
         return None
 
 
@@ -183,7 +183,7 @@ def check_times(store: SessionStore, n: int) -> list[float]:
     """What a turn adds before its first token when nothing changed: take the lease,
     compare the revision (and give the lease back, which happens after the turn)."""
     record = store.create_session(APP, USER, "check")
-    holder = TurnHolder.here()
+    holder = LeaseOwner.here()
     out = []
     for _ in range(n):
         start = time.perf_counter()

@@ -45,7 +45,7 @@ def test_subpackages_pin_their_names() -> None:
     }  # fmt: skip
     assert set(agent_nb.stores.__all__) == {
         "SessionStore", "SessionRecord", "MemoryStore", "SQLiteStore", "DatabaseStore",
-        "TurnHolder", "DEFAULT_LEASE_S", "resolve_store",
+        "LeaseOwner", "DEFAULT_LEASE_S", "resolve_store",
     }  # fmt: skip
     assert agent_nb.stores.SQLiteStore.__name__ == "SQLiteStore"
     assert "SQLiteStore" in dir(agent_nb.stores) and "ChatWidget" in dir(agent_nb)

@@ -73,10 +73,6 @@ class Part:
     function_call: FunctionCall | None = None
     function_response: FunctionResponse | None = None
 
-    @classmethod
-    def from_text(cls, text: str) -> Part:
-        return cls(text=text)
-
 
 @dataclass(frozen=True)
 class Content:

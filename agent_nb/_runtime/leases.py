@@ -16,7 +16,7 @@ import logging
 import threading
 
 from ..errors import StoreError
-from ..stores import DEFAULT_LEASE_S, SessionRecord, SessionStore, TurnHolder
+from ..stores import DEFAULT_LEASE_S, LeaseOwner, SessionRecord, SessionStore
 
 __all__ = ["TurnLeases"]
 
@@ -29,7 +29,7 @@ class TurnLeases:
     """Take, renew and give back the leases of one runner's running turns."""
 
     def __init__(self, store: SessionStore, *, lease_s: float = DEFAULT_LEASE_S) -> None:
-        self.holder = TurnHolder.here()
+        self.holder = LeaseOwner.here()
         self.lease_s = lease_s
         self._store = store
         self._held: dict[_Key, SessionRecord] = {}

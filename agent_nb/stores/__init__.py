@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from ..errors import StoreError, StoreURLError
-from ._base import DEFAULT_LEASE_S, SessionRecord, SessionStore, TurnHolder
+from ._base import DEFAULT_LEASE_S, LeaseOwner, SessionRecord, SessionStore
 from ._memory import MemoryStore
 
 if TYPE_CHECKING:
@@ -25,11 +25,11 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_LEASE_S",
     "DatabaseStore",
+    "LeaseOwner",
     "MemoryStore",
     "SQLiteStore",
     "SessionRecord",
     "SessionStore",
-    "TurnHolder",
     "resolve_store",
 ]
 

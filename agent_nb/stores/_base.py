@@ -18,12 +18,12 @@ replayed session state (`_set_branches`), each in one atomic write.
 
 **Turn leases** let several kernels share one store. A turn first takes the
 session's lease (`begin_turn`): one atomic write that records who holds it
-(`TurnHolder`: host, pid, a token) and until when, and returns the stored
+(`LeaseOwner`: host, pid, a token) and until when, and returns the stored
 revision, so the caller can reload only when another writer moved it. A
 lease held by someone else makes `begin_turn` raise `SessionBusyError`
-naming that holder, before anything is written. The holder renews the lease
+naming that owner, before anything is written. The owner renews the lease
 while its turn runs (a heartbeat, `renew_turn`) and clears it at the end.
-A holder is *provably gone* when its lease expired without a renewal, or at
+An owner is *provably gone* when its lease expired without a renewal, or at
 once when it ran on this host and its pid no longer exists; only then may
 another kernel take over (and repair the turn it left unfinished).
 """
@@ -46,9 +46,9 @@ from .._core.state import TEMP_PREFIX, ScopedDelta, apply_delta, merge_scopes, s
 from .._core.types import Event, TextMessage
 from ..errors import SessionBusyError, SessionExistsError
 
-__all__ = ["DEFAULT_LEASE_S", "SessionRecord", "SessionStore", "TurnHolder"]
+__all__ = ["DEFAULT_LEASE_S", "LeaseOwner", "SessionRecord", "SessionStore"]
 
-#: How long a turn's lease lasts without a renewal (the holder renews it every third).
+#: How long a turn's lease lasts without a renewal (the owner renews it every third).
 DEFAULT_LEASE_S = 30.0
 
 
@@ -85,7 +85,7 @@ class SessionRecord:
 
 
 @dataclass(frozen=True)
-class TurnHolder:
+class LeaseOwner:
     """Who runs a turn: a kernel on ``host`` with process ``pid`` (``token`` tells
     two runners of one process apart)."""
 
@@ -94,14 +94,14 @@ class TurnHolder:
     token: str
 
     @classmethod
-    def here(cls) -> TurnHolder:
+    def here(cls) -> LeaseOwner:
         return cls(socket.gethostname(), os.getpid(), uuid.uuid4().hex)
 
     def to_json(self) -> str:
         return json.dumps({"host": self.host, "pid": self.pid, "token": self.token})
 
     @classmethod
-    def from_json(cls, text: str) -> TurnHolder:
+    def from_json(cls, text: str) -> LeaseOwner:
         data = json.loads(text)
         return cls(str(data["host"]), int(data["pid"]), str(data["token"]))
 
@@ -124,18 +124,16 @@ class TurnHolder:
 
 
 def check_lease(
-    session_id: str, holder: TurnHolder, stored: str | None, lease_until: float | None, now: float
+    session_id: str, owner: LeaseOwner, stored: str | None, lease_until: float | None, now: float
 ) -> None:
     """Raise `SessionBusyError` if someone else holds a live lease on the session."""
     if stored is None or lease_until is None:
         return
-    other = TurnHolder.from_json(stored)
-    if other.token == holder.token or other.is_gone(lease_until, now):
+    other = LeaseOwner.from_json(stored)
+    if other.token == owner.token or other.is_gone(lease_until, now):
         return
     where = (
-        "this kernel"
-        if (other.host, other.pid) == (holder.host, holder.pid)
-        else ("another kernel")
+        "this kernel" if (other.host, other.pid) == (owner.host, owner.pid) else ("another kernel")
     )
     raise SessionBusyError(
         f"session {session_id!r} is running a turn in {where} ({other.describe()}); "
@@ -280,23 +278,23 @@ class SessionStore(ABC):
         )
 
     def begin_turn(
-        self, record: SessionRecord, holder: TurnHolder, *, lease_s: float = DEFAULT_LEASE_S
+        self, record: SessionRecord, owner: LeaseOwner, *, lease_s: float = DEFAULT_LEASE_S
     ) -> int | None:
         """Take the session's turn lease; return the stored revision (None: the
-        session is no longer stored). Raises `SessionBusyError` naming the holder
+        session is no longer stored). Raises `SessionBusyError` naming the owner
         of a live lease; nothing else is written then."""
         now = time.time()
-        return self._lease(record, holder, now, now + lease_s)
+        return self._lease(record, owner, now, now + lease_s)
 
     def renew_turn(
-        self, record: SessionRecord, holder: TurnHolder, *, lease_s: float = DEFAULT_LEASE_S
+        self, record: SessionRecord, owner: LeaseOwner, *, lease_s: float = DEFAULT_LEASE_S
     ) -> None:
-        """The heartbeat: extend a lease this holder has (a no-op if it lost it)."""
-        self._renew(record, holder, time.time() + lease_s)
+        """The heartbeat: extend a lease this owner has (a no-op if it lost it)."""
+        self._renew(record, owner, time.time() + lease_s)
 
-    def end_turn(self, record: SessionRecord, holder: TurnHolder) -> None:
-        """Clear the lease if this holder still has it."""
-        self._renew(record, holder, None)
+    def end_turn(self, record: SessionRecord, owner: LeaseOwner) -> None:
+        """Clear the lease if this owner still has it."""
+        self._renew(record, owner, None)
 
     # -- what a store implements -------------------------------------------
 
@@ -306,14 +304,14 @@ class SessionStore(ABC):
 
     @abstractmethod
     def _lease(
-        self, record: SessionRecord, holder: TurnHolder, now: float, until: float
+        self, record: SessionRecord, owner: LeaseOwner, now: float, until: float
     ) -> int | None:
-        """Atomically: `check_lease`, then store ``holder`` until ``until``; return the
+        """Atomically: `check_lease`, then store ``owner`` until ``until``; return the
         stored revision (None if the session is gone, writing nothing)."""
 
     @abstractmethod
-    def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
-        """Atomically: if ``holder`` holds the lease, set its end (None: release)."""
+    def _renew(self, record: SessionRecord, owner: LeaseOwner, until: float | None) -> None:
+        """Atomically: if ``owner`` holds the lease, set its end (None: release)."""
 
     @abstractmethod
     def _get(self, app_name: str, user_id: str, session_id: str) -> SessionRecord | None: ...

@@ -54,7 +54,7 @@ from ..errors import (
     StoreVersionError,
 )
 from . import _statements as q
-from ._base import SessionRecord, SessionStore, TurnHolder, check_lease
+from ._base import LeaseOwner, SessionRecord, SessionStore, check_lease
 from ._engine import is_memory, make_engine, normalise, translate
 from ._schema import MIGRATIONS, SCHEMA_VERSION, Migration, metadata, stamp, stored_version
 
@@ -318,24 +318,24 @@ class DatabaseStore(SessionStore):
         return None if row is None else int(row.revision)
 
     def _lease(
-        self, record: SessionRecord, holder: TurnHolder, now: float, until: float
+        self, record: SessionRecord, owner: LeaseOwner, now: float, until: float
     ) -> int | None:
         with self._tx(write=True) as conn:
             row = conn.execute(q.LEASE, _of(record)).first()
             if row is None:
                 return None
-            check_lease(record.session_id, holder, row.holder, row.lease_until, now)
+            check_lease(record.session_id, owner, row.holder, row.lease_until, now)
             conn.execute(
-                q.SET_HOLDER, {**_of(record), "new_holder": holder.to_json(), "until": until}
+                q.SET_HOLDER, {**_of(record), "new_holder": owner.to_json(), "until": until}
             )
             return int(row.revision)
 
-    def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
+    def _renew(self, record: SessionRecord, owner: LeaseOwner, until: float | None) -> None:
         with self._tx(write=True) as conn:
             row = conn.execute(q.HOLDER, _of(record)).first()
             if row is None or row.holder is None:
                 return
-            if TurnHolder.from_json(row.holder).token != holder.token:
+            if LeaseOwner.from_json(row.holder).token != owner.token:
                 return
             kept = None if until is None else row.holder
             conn.execute(q.SET_HOLDER, {**_of(record), "new_holder": kept, "until": until})

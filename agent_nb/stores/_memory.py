@@ -18,7 +18,7 @@ from typing import Any
 from .._core.state import ScopedDelta, apply_delta
 from .._core.types import Event
 from ..errors import StaleSessionError
-from ._base import SessionRecord, SessionStore, TurnHolder, check_lease
+from ._base import LeaseOwner, SessionRecord, SessionStore, check_lease
 
 __all__ = ["MemoryStore"]
 
@@ -57,7 +57,7 @@ class MemoryStore(SessionStore):
             return True
 
     def _lease(
-        self, record: SessionRecord, holder: TurnHolder, now: float, until: float
+        self, record: SessionRecord, owner: LeaseOwner, now: float, until: float
     ) -> int | None:
         key = (record.app_name, record.user_id, record.session_id)
         with self._lock:
@@ -65,15 +65,15 @@ class MemoryStore(SessionStore):
             if stored is None:
                 return None
             held_by, held_until = self._leases.get(key, (None, None))
-            check_lease(record.session_id, holder, held_by, held_until, now)
-            self._leases[key] = (holder.to_json(), until)
+            check_lease(record.session_id, owner, held_by, held_until, now)
+            self._leases[key] = (owner.to_json(), until)
             return stored.revision
 
-    def _renew(self, record: SessionRecord, holder: TurnHolder, until: float | None) -> None:
+    def _renew(self, record: SessionRecord, owner: LeaseOwner, until: float | None) -> None:
         key = (record.app_name, record.user_id, record.session_id)
         with self._lock:
             held = self._leases.get(key)
-            if held is None or TurnHolder.from_json(held[0]).token != holder.token:
+            if held is None or LeaseOwner.from_json(held[0]).token != owner.token:
                 return
             if until is None:
                 del self._leases[key]

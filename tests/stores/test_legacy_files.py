@@ -22,7 +22,7 @@ import pytest
 from agent_nb._core.codec import event_to_dict
 from agent_nb._core.types import TextMessage
 from agent_nb.errors import SessionBusyError
-from agent_nb.stores import DatabaseStore, SQLiteStore, TurnHolder
+from agent_nb.stores import DatabaseStore, LeaseOwner, SQLiteStore
 from agent_nb.stores._schema import SCHEMA_VERSION
 from tests.stores.data.make_legacy import HOLDER, dump
 
@@ -127,12 +127,12 @@ def test_an_old_file_carries_on_taking_the_old_lease_over(
         record = store.get_session(APP, "default", "main")
         assert record is not None
         (holder,) = column(db, "SELECT holder FROM sessions WHERE id='main'")
-        assert TurnHolder.from_json(holder) == HOLDER  # kept in the file
-        mine = TurnHolder.here()
+        assert LeaseOwner.from_json(holder) == HOLDER  # kept in the file
+        mine = LeaseOwner.here()
         # The old kernel's lease ran out long ago: it is provably gone.
         assert store.begin_turn(record, mine) == expected["sessions"]["default/main"]["revision"]
         with pytest.raises(SessionBusyError, match="running a turn"):
-            store.begin_turn(record, TurnHolder.here())
+            store.begin_turn(record, LeaseOwner.here())
         new = TextMessage(text="after", author="user", invocation_id="new", state_delta={"n": 1})
         store.append_event(record, new)
         store.end_turn(record, mine)

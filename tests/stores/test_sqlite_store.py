@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from agent_nb import Agent, AgentRunner, TextMessage, ToolContext, TurnComplete
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.errors import StaleSessionError, StoreURLError
-from agent_nb.stores import SQLiteStore, TurnHolder, resolve_store
+from agent_nb.stores import LeaseOwner, SQLiteStore, resolve_store
 from agent_nb.stores._schema import MIGRATIONS, SCHEMA_VERSION, Migration
 from tests.fixtures_runtime import RunnerFactory
 from tests.stores.legacy import (
@@ -134,7 +134,7 @@ def test_a_version_1_file_gains_turn_leases_and_keeps_its_sessions(tmp_path: Pat
         assert store.user_version == SCHEMA_VERSION == 3
         record = store.get_session(APP, USER, "s")
         assert record is not None and record.state == {"n": 1}
-        holder = TurnHolder.here()
+        holder = LeaseOwner.here()
         assert store.begin_turn(record, holder) == 0
         store.end_turn(record, holder)
     finally:
@@ -494,7 +494,7 @@ def test_a_file_of_schema_1_loads_as_one_branch(tmp_path: Path) -> None:
         assert (record.branches, record.active_branch, record.revision) == (["t2"], 1, 3)
         assert record.parents == {"t0": None, "t1": "t0", "t2": "t1"}
         # ...and branches from there on like any other session, under a turn lease.
-        holder = TurnHolder.here()
+        holder = LeaseOwner.here()
         assert store.begin_turn(record, holder) == 3
         assert store.rewind(record, "t1") == 2
         assert texts(record.events) == ["q0"] and record.state == {"n": 0}
@@ -521,7 +521,7 @@ def test_a_file_stamped_2_by_either_half_gains_the_other(tmp_path: Path, half: s
         assert store.user_version == SCHEMA_VERSION == 3
         record = store.get_session(APP, USER, "s")
         assert record is not None and (record.branches, record.active_branch) == ([None], 1)
-        holder = TurnHolder.here()
+        holder = LeaseOwner.here()
         assert store.begin_turn(record, holder) == 0
         store.append_event(record, TextMessage(text="hi", author="user", invocation_id="t"))
         store.end_turn(record, holder)

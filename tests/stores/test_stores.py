@@ -34,11 +34,11 @@ from agent_nb._core.types import (
 from agent_nb.errors import SessionBusyError, SessionExistsError, StaleSessionError
 from agent_nb.stores import (
     DatabaseStore,
+    LeaseOwner,
     MemoryStore,
     SessionRecord,
     SessionStore,
     SQLiteStore,
-    TurnHolder,
 )
 from tests.fixtures_postgres import TempPostgres
 
@@ -505,15 +505,15 @@ def test_a_deletion_is_a_none_in_the_delta_in_every_scope(stores: Stores) -> Non
 
 def test_turn_lease_refuses_a_second_holder_until_released(stores: Stores) -> None:
     record = new(stores.store)
-    mine = TurnHolder.here()
-    other = TurnHolder("another-host", 4242, "t-other")
+    mine = LeaseOwner.here()
+    other = LeaseOwner("another-host", 4242, "t-other")
     assert stores.store.begin_turn(record, mine) == 0
     assert stores.store.begin_turn(record, mine) == 0  # the holder itself may renew
     stores.store.renew_turn(record, mine)
     with pytest.raises(SessionBusyError, match=r"'s1'.*\(host .+, pid \d+\)"):
         stores.store.begin_turn(record, other)
     stores.store.append_event(record, msg("by the holder"))
-    stores.store.end_turn(record, other)  # not the holder: no effect
+    stores.store.end_turn(record, other)  # not the owner: no effect
     with pytest.raises(SessionBusyError):
         stores.store.begin_turn(record, other)
     stores.store.end_turn(record, mine)
@@ -523,15 +523,15 @@ def test_turn_lease_refuses_a_second_holder_until_released(stores: Stores) -> No
 
 def test_a_lease_whose_holder_is_provably_gone_can_be_taken(stores: Stores) -> None:
     record = new(stores.store)
-    late = TurnHolder("another-host", 1, "t-late")
+    late = LeaseOwner("another-host", 1, "t-late")
     stores.store.begin_turn(record, late, lease_s=-1)  # expired: never renewed
-    me = TurnHolder.here()
+    me = LeaseOwner.here()
     assert stores.store.begin_turn(record, me) == 0
     stores.store.end_turn(record, me)
-    dead = TurnHolder(me.host, 2**22 + 12345, "t-dead")  # above pid_max: no such process
+    dead = LeaseOwner(me.host, 2**22 + 12345, "t-dead")  # above pid_max: no such process
     stores.store.begin_turn(record, dead, lease_s=600)
     assert stores.store.begin_turn(record, me) == 0
-    alive = TurnHolder(me.host, os.getpid(), "t-alive")  # same host, a live pid
+    alive = LeaseOwner(me.host, os.getpid(), "t-alive")  # same host, a live pid
     stores.store.end_turn(record, me)
     stores.store.begin_turn(record, alive, lease_s=600)
     with pytest.raises(SessionBusyError, match=f"pid {os.getpid()}"):
@@ -545,7 +545,7 @@ def test_a_writer_thread_and_a_reader_share_the_store_made_on_another_thread(
     store, while the kernel's thread reads: neither may see a torn write."""
     store = stores.store
     record = new(store)
-    holder = TurnHolder.here()
+    holder = LeaseOwner.here()
     errors: list[BaseException] = []
 
     def write() -> None:

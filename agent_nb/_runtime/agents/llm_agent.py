@@ -176,7 +176,7 @@ class Agent(BaseAgent):
                         self, ctx, instructions=text, after_tools=round_number > 0
                     )
                     fitted = fit(self, ctx, request)
-                answer = _Answer()
+                answer = _ModelResponse()
                 try:
                     async for event in self._answer(ctx, fitted, answer):
                         yield event
@@ -218,7 +218,7 @@ class Agent(BaseAgent):
         finally:
             ctx.turn.steps.append(AgentStep.of(self.name, "model", reads, writes, usage, error))
 
-    def _final(self, ctx: InvocationContext, answer: _Answer) -> TextMessage | None:
+    def _final(self, ctx: InvocationContext, answer: _ModelResponse) -> TextMessage | None:
         """The round's final message, carrying what it writes to ``output_key``
         (with ``output_schema``: the JSON value, and nothing when there is none)."""
         schema = output_schema_for(self, ctx)
@@ -242,7 +242,7 @@ class Agent(BaseAgent):
         return final
 
     async def _answer(
-        self, ctx: InvocationContext, fitted: Window, answer: _Answer
+        self, ctx: InvocationContext, fitted: Window, answer: _ModelResponse
     ) -> AsyncGenerator[Event, None]:
         """One model call (or what a callback gave instead), into ``answer``."""
         request = fitted.request
@@ -285,7 +285,7 @@ class Agent(BaseAgent):
                 answer.take(value)
 
 
-class _Answer:
+class _ModelResponse:
     """The model's response to one call: text, tool calls, finish, usage."""
 
     def __init__(self) -> None:
@@ -339,7 +339,7 @@ _CUT_SHORT = {
 }
 
 
-def _value(schema: Schema, answer: _Answer) -> Structured:
+def _value(schema: Schema, answer: _ModelResponse) -> Structured:
     """The final answer checked against ``schema``: never a half object (the
     event id and author are filled in once the message exists)."""
     if answer.finish != "stop":

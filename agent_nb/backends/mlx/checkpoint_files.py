@@ -69,7 +69,6 @@ _SESSION = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 _TEMP_PREFIX = ".tmp-"
 #: No safetensors header of ours comes near this (the token ids are the bulk).
 _MAX_HEADER = 64 << 20
-_MODEL_SUFFIXES = (".safetensors", ".json")
 _OWN_AGENT = "-"  # an agent name is an identifier, so this never collides
 
 

@@ -159,7 +159,3 @@ class Constraint:
     @property
     def vocab_size(self) -> int:
         return self._vocab
-
-    @property
-    def accepting(self) -> bool:
-        return bool(self._matcher.is_accepting())

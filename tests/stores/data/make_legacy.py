@@ -18,11 +18,11 @@ from typing import Any
 
 from agent_nb._core.codec import event_to_dict
 from agent_nb._core.types import FunctionCall, FunctionResponse, TextMessage, TurnComplete, Usage
-from agent_nb.stores import SessionStore, TurnHolder
+from agent_nb.stores import LeaseOwner, SessionStore
 
 APP = "agent_nb"
 #: A kernel that took a lease and never gave it back (long expired when read).
-HOLDER = TurnHolder("old-kernel.example", 4242, "legacy-token")
+HOLDER = LeaseOwner("old-kernel.example", 4242, "legacy-token")
 
 
 def turn(store: SessionStore, record: Any, n: int, **delta: Any) -> None:
