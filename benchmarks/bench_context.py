@@ -78,7 +78,7 @@ def long_chat(turns: int, window: int, max_tokens: int) -> dict[str, Any]:
         usage = session.run(text, system=SYSTEM, config=config).usage
         assert usage.context_tokens is not None
         over += usage.context_tokens + max_tokens > window
-        kv_over += backend.cache_info(session.id)["tokens"] > window
+        kv_over += len(backend.cached_tokens(session.id)) > window
         tokens = len(backend.tokenizer.encode(text, add_special_tokens=False))
         new.append(tokens)
         fed.append(usage.prompt_tokens)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pathlib
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from agent_nb import AgentRunner
 from agent_nb.backends.mlx import MLXBackend
 from agent_nb.backends.mlx.embedded import ensure_embedded_model
 
-__all__ = ["embedded_model_dir", "mlx_backend", "mlx_runner"]
+__all__ = ["cache_info", "embedded_model_dir", "mlx_backend", "mlx_runner"]
 
 
 @pytest.fixture(scope="session")
@@ -41,3 +42,17 @@ def mlx_runner(mlx_backend: MLXBackend) -> Iterator[AgentRunner]:
     runner = AgentRunner(model=mlx_backend)
     yield runner
     runner.shutdown()
+
+
+def cache_info(backend: MLXBackend, cache: str) -> dict[str, Any]:
+    """What a test checks of one KV cache: its token ids count, the cache's own offset
+    (equal to the count when consistent), its bytes, and whether a turn uses it."""
+    slot = backend._kv.get(cache)
+    if slot is None:
+        return {"tokens": 0, "offset": 0, "bytes": 0, "busy": False}
+    return {
+        "tokens": len(slot.tokens),
+        "offset": slot.offset(),
+        "bytes": slot.nbytes,
+        "busy": slot.busy,
+    }

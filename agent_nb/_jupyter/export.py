@@ -137,8 +137,10 @@ def tree_markdown(session: AgentSession, *, level: int = 1) -> str:
         after = f"after turn {number[node.parent]}" if node.parent else "first turn"
         held = ", ".join(map(str, node.branches)) or "none"
         mark = " · active" if node.active else ""
-        lines += [f"{'#' * (level + 1)} Turn {number[node.invocation_id]} ({after}; "
-                  f"branch {held}{mark})", ""]  # fmt: skip
+        lines += [
+            f"{'#' * (level + 1)} Turn {number[node.invocation_id]} ({after}; branch {held}{mark})",
+            "",
+        ]
         for speaker, text in transcript_entries(list(node.events)):
             lines += [f"**{speaker}:**", "", text, ""]
     lines += [f"{'#' * (level + 1)} Branches", "", *branches_lines(session), ""]

@@ -36,18 +36,30 @@ def start_direct(worker: Worker, backend: Backend, request: GenerateContentReque
     # Keys with ':' can never be session ids, so direct caches never collide.
     cache = f"direct:{request.session_id}" if request.session_id else None
     turn = Turn(
-        invocation=invocation, options=TurnOptions(), session_id="", user_id="", app_name="",
-        session_agent=AUTHOR, tree=False, history=list, state={},
-        backend_for=lambda _: backend, memory=AgentMemory(),
-    )  # fmt: skip
+        invocation=invocation,
+        options=TurnOptions(),
+        session_id="",
+        user_id="",
+        app_name="",
+        session_agent=AUTHOR,
+        tree=False,
+        history=list,
+        state={},
+        backend_for=lambda _: backend,
+        memory=AgentMemory(),
+    )
     ctx = InvocationContext.root(turn, CodeAgent(AUTHOR, lambda _: None))
     sink = Stream(invocation.stream.push)
 
     async def answer() -> AsyncGenerator[Event, None]:
         call = ModelCall(
-            backend, request, cache=cache, cancel=invocation.cancel_token, author=AUTHOR,
+            backend,
+            request,
+            cache=cache,
+            cancel=invocation.cancel_token,
+            author=AUTHOR,
             invocation_id=invocation.invocation_id,
-        )  # fmt: skip
+        )
         try:
             async for event in call.stream():
                 yield event
@@ -74,14 +86,17 @@ def start_direct(worker: Worker, backend: Backend, request: GenerateContentReque
             finish = turn.finish
             await record(
                 TurnComplete(
-                    usage=turn.usage, finish_reason=finish, interrupted=finish == "cancelled",
+                    usage=turn.usage,
+                    finish_reason=finish,
+                    interrupted=finish == "cancelled",
                     error=None if error is None else f"{type(error).__name__}: {error}",
                     max_tokens=turn.max_tokens if finish == "length" else None,
-                    author=AUTHOR, invocation_id=invocation.invocation_id,
+                    author=AUTHOR,
+                    invocation_id=invocation.invocation_id,
                 ),
                 ctx,
                 sink,
-            )  # fmt: skip
+            )
         except Exception as exc:
             error = error or exc
         finish_invocation(

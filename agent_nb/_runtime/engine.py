@@ -166,20 +166,26 @@ async def close_loose_ends(ctx: InvocationContext, sink: Sink) -> None:
         if text:
             await record(
                 TextMessage(
-                    text=text, interrupted=True, author=author, branch=branch,
+                    text=text,
+                    interrupted=True,
+                    author=author,
+                    branch=branch,
                     invocation_id=ctx.invocation_id,
                 ),
                 ctx,
                 sink,
-            )  # fmt: skip
+            )
     loose.text.clear()
     for call in list(loose.calls.values()):
         await record(
             FunctionResponse(
-                name=call.name, response={"error": "cancelled before the tool finished"},
-                call_id=call.call_id, author=call.author, branch=call.branch,
+                name=call.name,
+                response={"error": "cancelled before the tool finished"},
+                call_id=call.call_id,
+                author=call.author,
+                branch=call.branch,
                 invocation_id=ctx.invocation_id,
             ),
             ctx,
             sink,
-        )  # fmt: skip
+        )

@@ -143,10 +143,13 @@ class BackendPool:
         checkpoints of sessions not open here (past kernels, other kernels)."""
         disk = self.checkpoint_bytes()
         sessions = {
-            i.id: {"history_bytes": i.history_bytes, "kv_bytes": i.kv_bytes,
-                   "kv_disk_bytes": disk.get(i.id, 0)}
+            i.id: {
+                "history_bytes": i.history_bytes,
+                "kv_bytes": i.kv_bytes,
+                "kv_disk_bytes": disk.get(i.id, 0),
+            }
             for i in infos
-        }  # fmt: skip
+        }
         return {
             "backends": self.memory(),
             "sessions": sessions,

@@ -93,11 +93,18 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
         self._sessions: dict[str, _Live] = {}
         self._worker = Worker()
         self._services = SessionServices(
-            app_name=app_name, store=self._store, leases=self._leases, worker=self._worker,
-            backend_for=self.backend_for, wait=self.wait, closing=self._session_closing,
-            deleting=lambda core: self.delete_session(core.id), rewound=self._session_rewound,
-            turn_finished=self._turn_finished, owner=self,
-        )  # fmt: skip
+            app_name=app_name,
+            store=self._store,
+            leases=self._leases,
+            worker=self._worker,
+            backend_for=self.backend_for,
+            wait=self.wait,
+            closing=self._session_closing,
+            deleting=lambda core: self.delete_session(core.id),
+            rewound=self._session_rewound,
+            turn_finished=self._turn_finished,
+            owner=self,
+        )
         self._evictions = Evictions(self._worker, self._evict_now)
         self._holders = Holders()
         self._shut_down = False

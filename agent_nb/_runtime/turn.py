@@ -136,6 +136,12 @@ async def run_turn(
     except Exception as exc:  # the store itself failed; report that, not a hang
         error = error or exc
     return finish_invocation(
-        invocation, sink.events, usage=turn.usage, finish=turn.finish, error=error,
-        session_id=turn.session_id, on_end=on_end, structured=turn.structured,
-    )  # fmt: skip
+        invocation,
+        sink.events,
+        usage=turn.usage,
+        finish=turn.finish,
+        error=error,
+        session_id=turn.session_id,
+        on_end=on_end,
+        structured=turn.structured,
+    )

@@ -23,6 +23,7 @@ from agent_nb import AgentRunner, GenerationConfig, TurnComplete
 from agent_nb.backends.mlx import CPU_PREFILL_CHUNK_S, MLXBackend
 from agent_nb.backends.mlx.cpu_blas import INSTALL_COMMAND, _is_linux_cpu_wheel, find_openblas
 from tests.cpu_path_worker import TURNS, parse_result
+from tests.fixtures_mlx import cache_info
 from tests.waiting import async_wait_until
 
 pytestmark = [
@@ -152,11 +153,11 @@ def test_stop_during_a_long_prefill_answers_within_about_a_second(
 
         task = asyncio.create_task(consume())
         # Wait until a chunk past the cached first turn is in: the prefill is under way.
-        start = mlx_backend.cache_info(session.id)["tokens"]
+        start = cache_info(mlx_backend, session.id)["tokens"]
 
         def prefilling() -> bool:
             assert not task.done(), "the turn ended before its prefill got going"
-            return bool(mlx_backend.cache_info(session.id)["tokens"] > start)
+            return bool(cache_info(mlx_backend, session.id)["tokens"] > start)
 
         await async_wait_until(prefilling, timeout=60, what="a prefill chunk to land")
         cancelled_at = time.perf_counter()
@@ -164,14 +165,14 @@ def test_stop_during_a_long_prefill_answers_within_about_a_second(
         await task
         timings["answer"] = time.perf_counter() - cancelled_at
         await async_wait_until(  # the MLX thread let go
-            lambda: not mlx_backend.cache_info(session.id)["busy"], timeout=30
+            lambda: not cache_info(mlx_backend, session.id)["busy"], timeout=30
         )
         timings["mlx_idle"] = time.perf_counter() - cancelled_at
         return done[0]
 
     done = asyncio.run(cancel_mid_prefill())
     assert done.finish_reason == "cancelled"
-    info: dict[str, Any] = mlx_backend.cache_info(session.id)
+    info: dict[str, Any] = cache_info(mlx_backend, session.id)
     assert info["tokens"] == info["offset"] < len(mlx_backend.tokenizer.encode(prompt))
     # Chunks are sized to CPU_PREFILL_CHUNK_S whatever the load; "about a second".
     assert timings["mlx_idle"] < 1.5, (timings, CPU_PREFILL_CHUNK_S)

@@ -30,6 +30,7 @@ from agent_nb.backends.mlx import checkpoint_files as files
 from agent_nb.backends.mlx.chat import common_prefix
 from agent_nb.backends.mlx.checkpoints import Checkpoints
 from agent_nb.backends.mlx.kv import KVSlot
+from agent_nb.backends.mlx.model_identity import model_identity
 from agent_nb.backends.mlx.runtime import mlx_thread
 from tests.kv_checkpoint_worker import parse_result
 from tests.streaming import collect
@@ -191,12 +192,12 @@ def test_the_model_identity_follows_every_weights_byte_and_the_dtype(
     (model / "config.json").write_text("{}")
     (model / "model.safetensors").write_bytes(bytes(4096))
     root = tmp_path / "kv"
-    base = files.model_identity(model, "float32", "mlx 1", root)
-    assert files.model_identity(model, "float32", "mlx 1", root) == base
-    assert files.model_identity(model, "quantised", "mlx 1", root) != base
-    assert files.model_identity(model, "float32", "mlx 2", root) != base
+    base = model_identity(model, "float32", "mlx 1", root)
+    assert model_identity(model, "float32", "mlx 1", root) == base
+    assert model_identity(model, "quantised", "mlx 1", root) != base
+    assert model_identity(model, "float32", "mlx 2", root) != base
     (model / "model.safetensors").write_bytes(bytes(2048) + b"\x01" + bytes(2047))  # same size
-    assert files.model_identity(model, "float32", "mlx 1", root) != base
+    assert model_identity(model, "float32", "mlx 1", root) != base
 
 
 @pytest.mark.mlx

@@ -22,6 +22,7 @@ from agent_nb.backends import TextDelta, ToolCallChunk
 from agent_nb.backends.mlx import MLXBackend
 from agent_nb.backends.mlx.chat import TextGate
 from agent_nb.errors import ModelNotFoundError
+from tests.fixtures_mlx import cache_info
 from tests.fixtures_runtime import RunnerFactory
 from tests.waiting import wait_until
 
@@ -45,9 +46,9 @@ def assert_consistent(backend: MLXBackend, key: str) -> None:
     A cancelled turn can end (for the caller) a moment before the MLX thread
     notices; wait for the cache to be released first.
     """
-    wait_until(lambda: not backend.cache_info(key)["busy"], timeout=30, interval=0.05,
+    wait_until(lambda: not cache_info(backend, key)["busy"], timeout=30, interval=0.05,
                what=f"the MLX thread to release {key!r}")  # fmt: skip
-    info = backend.cache_info(key)
+    info = cache_info(backend, key)
     assert not info["busy"] and info["tokens"] == info["offset"], info
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from agent_nb import AgentRunner, GenerationConfig
 from agent_nb.backends.mlx import MLXBackend
+from tests.fixtures_mlx import cache_info
 
 pytestmark = pytest.mark.mlx
 
@@ -62,7 +63,7 @@ def test_twelve_turns_in_a_256_token_window(windowed: MLXBackend, mlx_backend: M
             assert prompt + CONFIG.max_tokens <= WINDOW
             # What was fed plus what was reused is exactly the request as counted.
             assert usage.prompt_tokens + usage.cached_tokens == prompt
-            assert windowed.cache_info(session.id)["tokens"] <= WINDOW
+            assert cache_info(windowed, session.id)["tokens"] <= WINDOW
             new = len(windowed.tokenizer.encode(question, add_special_tokens=False))
             if usage.cached_tokens >= previous_context > 0:  # no slide: the cache was reused
                 assert new < usage.prompt_tokens <= new + TEMPLATE, (question, usage)

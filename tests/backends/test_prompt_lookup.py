@@ -21,6 +21,7 @@ from agent_nb.backends.mlx.generate import GenerationJob, run_generation
 from agent_nb.backends.mlx.kv import KVSlot
 from agent_nb.backends.mlx.lookup import Drafter
 from agent_nb.backends.mlx.runtime import mlx_thread
+from tests.fixtures_mlx import cache_info
 from tests.lookup_prompts import COPY_HEAVY, NOTEBOOK_QUESTIONS
 from tests.streaming import collect
 
@@ -32,7 +33,7 @@ def run(backend: MLXBackend, turns: list[Content], key: str, **config: Any) -> t
 
 
 def consistent(backend: MLXBackend, key: str) -> list[int]:
-    info = backend.cache_info(key)
+    info = cache_info(backend, key)
     assert info["tokens"] == info["offset"] and not info["busy"], info
     return backend.cached_tokens(key)
 

@@ -27,6 +27,7 @@ from tests.backends.structured_cases import (
     request,
     stream_request,
 )
+from tests.fixtures_mlx import cache_info
 from tests.fixtures_server import MlxServer
 
 pytestmark = pytest.mark.mlx
@@ -113,7 +114,7 @@ def test_a_schema_that_does_not_compile_is_refused_before_anything_runs(
         mlx_backend.check_request(req)
     with pytest.raises(SchemaError):
         stream_request(mlx_backend, req, cache="refused")
-    assert mlx_backend.cache_info("refused")["tokens"] == 0  # nothing was fed
+    assert cache_info(mlx_backend, "refused")["tokens"] == 0  # nothing was fed
 
 
 def test_grammars_are_compiled_once_per_schema(mlx_backend: MLXBackend) -> None:

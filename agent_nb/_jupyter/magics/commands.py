@@ -72,8 +72,21 @@ def with_commands_help(func: _F) -> _F:
     return func
 
 
-COMMANDS = ("sessions", "history", "branches", "switch", "state", "trace", "delete", "clear",
-            "model", "export", "widget", "memory", "explain")  # fmt: skip
+COMMANDS = (
+    "sessions",
+    "history",
+    "branches",
+    "switch",
+    "state",
+    "trace",
+    "delete",
+    "clear",
+    "model",
+    "export",
+    "widget",
+    "memory",
+    "explain",
+)
 
 
 def replay_summary(stats: dict[str, Any]) -> str:
@@ -112,8 +125,16 @@ def sessions_html(infos: list[SessionInfo], stored_only: list[str]) -> str:
     rows = []
     for info in infos:
         status = "evicting" if info.evicting else "busy" if info.busy else "idle"
-        cells = (info.id, info.turns, info.tokens, _context(info), byte_size(info.kv_bytes),
-                 _when(info.last_used), status, ", ".join(info.holders))  # fmt: skip
+        cells = (
+            info.id,
+            info.turns,
+            info.tokens,
+            _context(info),
+            byte_size(info.kv_bytes),
+            _when(info.last_used),
+            status,
+            ", ".join(info.holders),
+        )
         rows.append("".join(f"<td>{html.escape(str(c))}</td>" for c in cells))
     for session_id in stored_only:
         blanks = (session_id, "", "", "", "", "", "stored (not loaded)", "")
@@ -125,9 +146,11 @@ def sessions_html(infos: list[SessionInfo], stored_only: list[str]) -> str:
 def _sessions_text(infos: list[SessionInfo], stored_only: list[str]) -> str:
     lines = [f"{'id':24} {'turns':>5} {'tokens':>7} {'context':>15} {'KV':>9}  last used"]
     for i in infos:
-        lines.append(f"{i.id:24} {i.turns:5} {i.tokens:7} {_context(i):>15} "
-                     f"{byte_size(i.kv_bytes):>9}  {_when(i.last_used)}"
-                     + (f"  held by {', '.join(i.holders)}" if i.holders else ""))  # fmt: skip
+        lines.append(
+            f"{i.id:24} {i.turns:5} {i.tokens:7} {_context(i):>15} "
+            f"{byte_size(i.kv_bytes):>9}  {_when(i.last_used)}"
+            + (f"  held by {', '.join(i.holders)}" if i.holders else "")
+        )
     lines += [f"{s:24} (stored, not loaded)" for s in stored_only]
     return "\n".join(lines)
 
@@ -157,12 +180,20 @@ class Commands:
         self._cells = cells
         self._model_changed = model_changed
         self._handlers: dict[str, Callable[[list[str]], Any]] = {
-            "sessions": self._sessions, "history": self._history, "branches": self._branches,
-            "switch": self._switch, "state": self._state, "trace": self._trace,
-            "delete": self._delete, "clear": self._clear, "model": self._model,
-            "export": self._export, "widget": self._widget, "memory": self._memory,
+            "sessions": self._sessions,
+            "history": self._history,
+            "branches": self._branches,
+            "switch": self._switch,
+            "state": self._state,
+            "trace": self._trace,
+            "delete": self._delete,
+            "clear": self._clear,
+            "model": self._model,
+            "export": self._export,
+            "widget": self._widget,
+            "memory": self._memory,
             "explain": explain,
-        }  # fmt: skip
+        }
 
     @usage_errors
     def run(self, line: str) -> Any:
@@ -215,8 +246,12 @@ class Commands:
         if not infos and not stored_only:
             print("No sessions yet; start one with %%agent.")
         else:
-            self._show({"text/html": sessions_html(infos, stored_only),
-                        "text/plain": _sessions_text(infos, stored_only)})  # fmt: skip
+            self._show(
+                {
+                    "text/html": sessions_html(infos, stored_only),
+                    "text/plain": _sessions_text(infos, stored_only),
+                }
+            )
         print(replay_summary(replay_cache().stats()))
 
     def _history(self, args: list[str]) -> None:
@@ -248,8 +283,9 @@ class Commands:
         session.switch_branch(number)  # ValueError / SessionBusyError: see usage_errors
         turns = len(session.invocations())
         kept = f"; branch {before} is kept" if before != number else ""
-        print(f"session {session.id!r} is on branch {number} ({turns} turn{'s' * (turns != 1)})"
-              f"{kept}")  # fmt: skip
+        print(
+            f"session {session.id!r} is on branch {number} ({turns} turn{'s' * (turns != 1)}){kept}"
+        )
 
     def _state(self, args: list[str]) -> dict[str, Any]:
         return self._existing(get_runner(), args, "state").state
@@ -260,8 +296,10 @@ class Commands:
         session = self._existing(get_runner(), args, "trace")
         trace = session.trace()
         if trace is None:
-            print(f"no trace for session {session.id!r}: no turn yet, or its latest turn "
-                  "was one agent that read and wrote no state")  # fmt: skip
+            print(
+                f"no trace for session {session.id!r}: no turn yet, or its latest turn "
+                "was one agent that read and wrote no state"
+            )
             return
         print("\n".join(trace.lines()))
 

@@ -56,9 +56,7 @@ def explain(
         return
     # Every other %%agent option keeps its default (session, streaming, rewind...).
     args = turn_defaults()
-    args.session, args.model, args.max_tokens = (
-        options.session, options.model, options.max_tokens
-    )  # fmt: skip
+    args.session, args.model, args.max_tokens = (options.session, options.model, options.max_tokens)
     where = f" in In [{last.execution_count}]" if last.execution_count else ""
     print(f"explaining {last.summary}{where}")
     send(args, explain_prompt(last, cell_numbers, budget_tokens, counter(args)))

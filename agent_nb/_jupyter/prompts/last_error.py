@@ -135,8 +135,9 @@ def _user_frames(error: BaseException, cell_numbers: Mapping[str, int]) -> list[
             continue
         seen_user_code = True
         fold()
-        lines.append(f"  {_label(frame.filename, cell_numbers)}, line {frame.lineno}, "
-                     f"in {frame.name}")  # fmt: skip
+        lines.append(
+            f"  {_label(frame.filename, cell_numbers)}, line {frame.lineno}, in {frame.name}"
+        )
         source = frame.line or linecache.getline(frame.filename, frame.lineno or 0)
         if source.strip():
             lines.append(f"    {source.strip()}")

@@ -363,8 +363,11 @@ class ChatWidget(anywidget.AnyWidget):
 
     def _grace_expired(self) -> None:
         """No view came back within the grace period (timer thread)."""
-        log.debug("ChatWidget on %r displayed nowhere for %.1f s: closing",
-                  self.session_id, self._views.grace_s)  # fmt: skip
+        log.debug(
+            "ChatWidget on %r displayed nowhere for %.1f s: closing",
+            self.session_id,
+            self._views.grace_s,
+        )
         self._close(keep_model=True)
 
     # -- session wiring ------------------------------------------------------
@@ -419,8 +422,14 @@ class ChatWidget(anywidget.AnyWidget):
         if event is None:
             return
         if isinstance(event, PromptProgress):  # transient, like partial text
-            self._send_msg(ProgressMsg(type="progress", invocation_id=event.invocation_id,
-                                       done=event.done, total=event.total))  # fmt: skip
+            self._send_msg(
+                ProgressMsg(
+                    type="progress",
+                    invocation_id=event.invocation_id,
+                    done=event.done,
+                    total=event.total,
+                )
+            )
             return
         if isinstance(event, TextMessage) and event.is_partial:
             with self._batcher.lock:
@@ -509,8 +518,9 @@ class ChatWidget(anywidget.AnyWidget):
             source, error = chart_module_source(), None
         except OSError as exc:  # a checkout built before vega.js existed: tables only
             source, error = "", f"no chart module ({exc}); run `npm install && npm run build`"
-        self._send_msg(ChartModuleMsg(type="chart_module", id=request_id, source=source,
-                                      error=error))  # fmt: skip
+        self._send_msg(
+            ChartModuleMsg(type="chart_module", id=request_id, source=source, error=error)
+        )
 
     def _on_view(self, msg: ViewMsg) -> None:
         event, page, view, live = msg["event"], msg["page_id"], msg["view_id"], msg["live"]
@@ -566,10 +576,14 @@ def _closed_note(runner: AgentRunner, session: AgentSession, freed: bool) -> str
         users = f" (used by {', '.join(held)})" if held else ""
         return f"This chat widget was closed; session {session.id!r} lives on{users}: {reopen}."
     if runner.store.persistent:
-        return (f"This chat widget was closed and session {session.id!r} left memory; "
-                f"the store keeps it: {reopen}.")  # fmt: skip
-    return (f"This chat widget was closed and session {session.id!r} was freed (the memory "
-            "store keeps nothing after a close); run ChatWidget() for a new chat.")  # fmt: skip
+        return (
+            f"This chat widget was closed and session {session.id!r} left memory; "
+            f"the store keeps it: {reopen}."
+        )
+    return (
+        f"This chat widget was closed and session {session.id!r} was freed (the memory "
+        "store keeps nothing after a close); run ChatWidget() for a new chat."
+    )
 
 
 def _resolve_session(

@@ -51,9 +51,11 @@ def data_entry_fields(bundle: Mapping[str, Any]) -> _DataFields:
     is empty (a partial bundle, a newer writer's rows)."""
     plan = bundle.get(_PLAN_MIME)
     charts = [v for k, v in bundle.items() if k.startswith(_VEGA_LITE) and isinstance(v, dict)]
-    return _DataFields(plan=plan if isinstance(plan, str) else "",
-                       table=_table(bundle.get(_TABLE_MIME)),
-                       chart=charts[0] if charts else None)  # fmt: skip
+    return _DataFields(
+        plan=plan if isinstance(plan, str) else "",
+        table=_table(bundle.get(_TABLE_MIME)),
+        chart=charts[0] if charts else None,
+    )
 
 
 def _table(resource: Any) -> TableDict | None:
@@ -82,8 +84,9 @@ def data_text(bundle: Mapping[str, Any]) -> str:
     if table is not None:
         grid = [table["columns"], *([_cell(v) for v in row] for row in table["rows"])]
         widths = [max(len(row[i]) for row in grid) for i in range(len(table["columns"]))]
-        lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
-                  for row in grid]  # fmt: skip
+        lines += [
+            "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in grid
+        ]
     return "\n".join(lines)
 
 

@@ -433,33 +433,63 @@ def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> En
         if data["is_partial"]:
             return None
         if data.get("attachments") and data["author"] != "user":
-            return DataEntry(kind="data", id=event_id, invocation_id=invocation_id,
-                             author=data["author"], text=close_open_fence(data["text"]),
-                             **data_entry_fields(data["attachments"]))  # fmt: skip
+            return DataEntry(
+                kind="data",
+                id=event_id,
+                invocation_id=invocation_id,
+                author=data["author"],
+                text=close_open_fence(data["text"]),
+                **data_entry_fields(data["attachments"]),
+            )
         if data["author"] == "user":
-            return UserEntry(kind="user", id=event_id, invocation_id=invocation_id,
-                             text=data["text"])  # fmt: skip
+            return UserEntry(
+                kind="user", id=event_id, invocation_id=invocation_id, text=data["text"]
+            )
         # A fence the reply left open is closed: the bubble's code ends with the
         # reply, and the text is the one `%agent history` and exports show.
-        return ModelEntry(kind="model", id=event_id, invocation_id=invocation_id,
-                          author=data["author"], text=close_open_fence(data["text"]),
-                          interrupted=data["interrupted"])  # fmt: skip
+        return ModelEntry(
+            kind="model",
+            id=event_id,
+            invocation_id=invocation_id,
+            author=data["author"],
+            text=close_open_fence(data["text"]),
+            interrupted=data["interrupted"],
+        )
     if kind == "function_call":
-        return ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
-                             author=data["author"], name=data["name"], call_id=data["call_id"],
-                             args=data["args"])  # fmt: skip
+        return ToolCallEntry(
+            kind="tool_call",
+            id=event_id,
+            invocation_id=invocation_id,
+            author=data["author"],
+            name=data["name"],
+            call_id=data["call_id"],
+            args=data["args"],
+        )
     if kind == "function_response":
-        return ToolResultEntry(kind="tool_result", id=event_id, invocation_id=invocation_id,
-                               author=data["author"], name=data["name"], call_id=data["call_id"],
-                               response=data["response"])  # fmt: skip
+        return ToolResultEntry(
+            kind="tool_result",
+            id=event_id,
+            invocation_id=invocation_id,
+            author=data["author"],
+            name=data["name"],
+            call_id=data["call_id"],
+            response=data["response"],
+        )
     if kind == "turn_complete":
         # Stored as `InvocationTrace.to_dict` wrote it: the panel's TraceDict.
         trace = cast(TraceDict | None, data["trace"])
-        return TurnEntry(kind="turn", id=event_id, invocation_id=invocation_id,
-                         finish_reason=data["finish_reason"], interrupted=data["interrupted"],
-                         error=data["error"], max_tokens=data["max_tokens"],
-                         usage=usage_dict(data["usage"]), trace=trace,
-                         stale=(marks or {}).get(invocation_id))  # fmt: skip
+        return TurnEntry(
+            kind="turn",
+            id=event_id,
+            invocation_id=invocation_id,
+            finish_reason=data["finish_reason"],
+            interrupted=data["interrupted"],
+            error=data["error"],
+            max_tokens=data["max_tokens"],
+            usage=usage_dict(data["usage"]),
+            trace=trace,
+            stale=(marks or {}).get(invocation_id),
+        )
     return None
 
 

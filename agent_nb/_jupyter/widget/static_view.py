@@ -56,6 +56,8 @@ def static_bundle(session: AgentSession | None) -> dict[str, str]:
 def closed_bundle(shown: dict[str, str], note: str) -> dict[str, str]:
     """``shown`` (a `static_bundle`) under ``note``, which says the widget closed."""
     plain = "\n\n".join(part for part in (note, shown.get("text/plain", "")) if part)
-    page = (f'<div class="agent-nb-static"><p><i>{html.escape(note)}</i></p>'
-            f"{shown.get('text/html', '')}</div>")  # fmt: skip
+    page = (
+        f'<div class="agent-nb-static"><p><i>{html.escape(note)}</i></p>'
+        f"{shown.get('text/html', '')}</div>"
+    )
     return {"text/plain": plain, "text/html": page}

@@ -113,8 +113,10 @@ async def run_agent_tool(
     structured = last_structured(events, ctx.turn.structured)
     if structured is not None and structured.author == agent.name:
         if structured.error is not None:
-            return {"error": f"{agent.name}'s reply does not match its output schema: "
-                    f"{structured.error}"}  # fmt: skip
+            return {
+                "error": f"{agent.name}'s reply does not match its output schema: "
+                f"{structured.error}"
+            }
         return {"result": structured.data}
     texts = final_texts(events)
     return {"result": texts[-1] if texts else ""}

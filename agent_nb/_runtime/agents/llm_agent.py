@@ -199,10 +199,13 @@ class Agent(BaseAgent):
                     writes.update(outcome.delta)
                     escalate = escalate or outcome.escalate
                     yield ctx.event(
-                        FunctionResponse, name=call.name, response=outcome.response,
-                        call_id=call.call_id, state_delta=outcome.delta,
+                        FunctionResponse,
+                        name=call.name,
+                        response=outcome.response,
+                        call_id=call.call_id,
+                        state_delta=outcome.delta,
                         escalate=outcome.escalate,
-                    )  # fmt: skip
+                    )
                     if ctx.cancelled:
                         ctx.turn.finish = "cancelled"
                         return
@@ -232,9 +235,11 @@ class Agent(BaseAgent):
         if not (answer.text or delta):
             return None
         final = ctx.event(
-            TextMessage, text=answer.text, interrupted=answer.finish == "cancelled",
+            TextMessage,
+            text=answer.text,
+            interrupted=answer.finish == "cancelled",
             state_delta=delta,
-        )  # fmt: skip
+        )
         if value is not None:
             ctx.turn.structured[final.id] = dataclasses.replace(
                 value, event_id=final.id, author=self.name
@@ -258,10 +263,15 @@ class Agent(BaseAgent):
             answer.take(replaced)
         else:
             call = ModelCall(
-                ctx.backend, request, cache=agent_cache_key(self, ctx), cancel=ctx.cancel,
-                author=self.name, invocation_id=ctx.invocation_id, branch=ctx.branch,
+                ctx.backend,
+                request,
+                cache=agent_cache_key(self, ctx),
+                cancel=ctx.cancel,
+                author=self.name,
+                invocation_id=ctx.invocation_id,
+                branch=ctx.branch,
                 replay=replay_for(self, ctx, request),
-            )  # fmt: skip
+            )
             try:
                 async for event in call.stream():
                     yield event

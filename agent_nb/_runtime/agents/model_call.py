@@ -113,9 +113,12 @@ class ModelCall:
                         pieces.append(chunk.text)
                         self.text = "".join(pieces)
                         yield TextMessage(
-                            text=chunk.text, is_partial=True, author=self._author,
-                            invocation_id=self._invocation_id, branch=self._branch,
-                        )  # fmt: skip
+                            text=chunk.text,
+                            is_partial=True,
+                            author=self._author,
+                            invocation_id=self._invocation_id,
+                            branch=self._branch,
+                        )
                         if watch.feed(chunk.text):
                             cancel.set()  # the backend stops; its Finish still counts usage
                 elif isinstance(chunk, PrefillProgress):
@@ -123,9 +126,12 @@ class ModelCall:
                     if seen == 0 and now - reported >= PROGRESS_INTERVAL_S:
                         reported = now
                         yield PromptProgress(
-                            done=chunk.done, total=chunk.total, author=self._author,
-                            invocation_id=self._invocation_id, branch=self._branch,
-                        )  # fmt: skip
+                            done=chunk.done,
+                            total=chunk.total,
+                            author=self._author,
+                            invocation_id=self._invocation_id,
+                            branch=self._branch,
+                        )
                 elif isinstance(chunk, ToolCallChunk):
                     self.calls.append(chunk)
                 elif isinstance(chunk, Finish):

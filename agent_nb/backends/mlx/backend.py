@@ -41,6 +41,7 @@ from .generate import GenerationJob, run_generation
 from .grammar import Constraint, grammars_for, tool_call_format
 from .kv import KVSlot, KVStore
 from .lookup import prompt_lookup_enabled
+from .model_identity import replay_identity
 from .runtime import (
     LoadedModel,
     ModelSource,
@@ -175,16 +176,12 @@ class MLXBackend(Backend):
         so a replayed turn never waits for the model."""
         if self._replay_id is None:
             source, progress = self.source, self.progress
-            self._replay_id = mlx_call(lambda: _replay_identity(source, progress))
+            self._replay_id = mlx_call(lambda: replay_identity(source, progress))
         return self._replay_id or None
 
     @property
     def tokenizer(self) -> Any:
         return self.load().tokenizer
-
-    @property
-    def has_tool_parser(self) -> bool:
-        return bool(self.load().tokenizer.has_tool_calling)
 
     @property
     def context_window(self) -> int | None:
@@ -222,18 +219,6 @@ class MLXBackend(Backend):
         """The token ids the KV cache under ``cache`` holds (a copy)."""
         slot = self._kv.get(cache)
         return list(slot.tokens) if slot is not None else []
-
-    def cache_info(self, cache: str) -> dict[str, Any]:
-        """Token ids count, the cache's own offset and bytes: equal counts mean consistent."""
-        slot = self._kv.get(cache)
-        if slot is None:
-            return {"tokens": 0, "offset": 0, "bytes": 0, "busy": False}
-        return {
-            "tokens": len(slot.tokens),
-            "offset": slot.offset(),
-            "bytes": slot.nbytes,
-            "busy": slot.busy,
-        }
 
     # -- generation ---------------------------------------------------------------
 
@@ -477,26 +462,3 @@ class MLXBackend(Backend):
             self._checkpoints.flush()  # the last turns' checkpoints reach the disk
         if self._kv.drop_all() and self._loaded is not None:
             self._clear_mlx_cache()
-
-
-def _replay_identity(source: ModelSource, progress: bool) -> str:
-    """The identity replay keys carry (see `MLXBackend.replay_identity`); "" for a
-    model that is not a local folder. Called through `mlx_call`, so the BLAS is
-    settled before ``mlx.core`` is first imported."""
-    import mlx.core as mx
-
-    from . import checkpoint_files as files
-    from .checkpoints import _version
-    from .cpu_blas import prepare_cpu_blas
-    from .embedded import cache_root
-    from .weights import physical_memory
-
-    folder = model_folder(source, progress=progress)
-    if folder is None or not folder.is_dir():
-        return ""
-    numerics = f"mlx {_version('mlx')}|mlx-lm {_version('mlx-lm')}|{mx.default_device()}"
-    if mx.default_device() == mx.cpu:
-        # What `_settle_weights` decides from: the BLAS, and whether float32 fits.
-        blas = prepare_cpu_blas()
-        numerics += f"|blas {blas.blas}|fast {blas.fast}|memory {physical_memory()}"
-    return "mlx:" + files.model_identity(folder, "as loaded", numerics, cache_root() / "kv")

@@ -53,7 +53,6 @@ __all__ = [
     "enforce_budget",
     "hash_tokens",
     "key_files",
-    "model_identity",
     "parse_name",
     "read_header",
     "remove_stale_temps",
@@ -328,46 +327,3 @@ def read_header(path: pathlib.Path) -> Header:
 
 
 # -- model identity --------------------------------------------------------------
-
-
-def _file_digest(path: pathlib.Path, memo: dict[str, str]) -> str:
-    st = path.stat()
-    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
-    if key not in memo:
-        digest = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        memo[key] = digest.hexdigest()
-    return memo[key]
-
-
-def model_identity(model_dir: pathlib.Path, weights: str, numerics: str, root: pathlib.Path) -> str:
-    """A hash of the weights' files, config and tokenizer, the weights dtype and
-    ``numerics`` (library versions, device).
-
-    Each file is hashed in full once per (path, size, mtime) and remembered in
-    ``root/models.json``, so a multi-gigabyte model costs its hashing time
-    once, not at every start.
-    """
-    memo_path = root / "models.json"
-    try:
-        memo: dict[str, str] = json.loads(memo_path.read_text())
-    except (OSError, ValueError):
-        memo = {}
-    before = dict(memo)
-    digest = hashlib.sha256(f"{FORMAT}|{weights}|{numerics}".encode())
-    for path in sorted(model_dir.iterdir()):
-        if path.is_file() and (
-            path.suffix in (".safetensors", ".json") or path.name == "tokenizer.model"
-        ):
-            digest.update(f"|{path.name}|{_file_digest(path, memo)}".encode())
-    if memo != before:
-        root.mkdir(parents=True, exist_ok=True)
-        temp = root / temp_name()
-        try:
-            temp.write_text(json.dumps(memo, indent=0))
-            os.replace(temp, memo_path)
-        except OSError:
-            unlink(temp)
-    return digest.hexdigest()[:24]

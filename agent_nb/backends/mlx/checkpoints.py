@@ -45,6 +45,7 @@ from ..._core.numbers import check_int
 from . import checkpoint_files as files
 from .chat import common_prefix
 from .kv import KVSlot
+from .model_identity import model_identity, numerics
 from .runtime import LoadedModel
 
 __all__ = [
@@ -142,11 +143,8 @@ class Checkpoints:
             model_dir = pathlib.Path(loaded.path)
             if not model_dir.is_dir():  # a Hub name mlx-lm resolved itself
                 return False
-            import mlx.core as mx
-
-            numerics = f"mlx {_version('mlx')}|mlx-lm {_version('mlx-lm')}|{mx.default_device()}"
             self._weights = loaded.weights
-            self._model_id = files.model_identity(model_dir, loaded.weights, numerics, self.root)
+            self._model_id = model_identity(model_dir, loaded.weights, numerics(), self.root)
         return True
 
     def use_model_identity(self, identity: str, weights: str) -> None:
@@ -439,15 +437,6 @@ class Checkpoints:
             "kv_checkpoint_failures": s.write_failures,
             "kv_checkpoint_corrupt_deleted": s.corrupt_deleted,
         }
-
-
-def _version(dist: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 _live: weakref.WeakSet[Checkpoints] = weakref.WeakSet()

@@ -1,84 +1,33 @@
-"""Replay: a model call identical to one already answered gets the recorded answer.
-
-A teacher rehearses a notebook, restarts the kernel and runs it all again in
-class; with greedy decoding every reply is the one the model gave last time,
-token for token, and on a CPU each costs seconds. So a model call is keyed by
-what decides its reply, and a call seen before streams its recorded chunks
-again at once. The seam is the model call (`ModelCall`), not the turn: the
-agents, the one loop, history, branches, state deltas and events are exactly
-those of a call the model answered, since only the backend's chunks are
-replaced.
-
-* **Key**: a SHA-256 of the model's identity (`Backend.replay_identity`: the
-  MLX weights' hash, a server's model name; None never replays) and the fully
-  rendered request: system text, contents (tool call ids numbered by order,
-  since they are fresh each run), tools with their schemas, response schema,
-  tool choice and every sampling setting except ``prompt_lookup`` (exact: it
-  changes speed, never text). The session id is a cache-affinity key only and
-  is left out.
-* **What qualifies**: greedy decoding (temperature 0) or an explicit seed; and
-  an agent whose tools are all ``@tool(pure=True)`` (an `AgentTool` counts when
-  every tool below it is pure), since replayed tool calls run again. Only
-  calls that ended normally are recorded (stop or length): not a cancelled
-  one, a repetition stop or an error.
-* **Where it is on**: notebook turns (`%%agent`, `ChatWidget`), through
-  `TurnOptions.replay`; off with ``%%agent --fresh``, ``AgentMagics.replay =
-  False``, or ``AGENT_NB_REPLAY=0`` (everywhere). Python API turns leave it off
-  unless they ask (``session.run(..., replay=True)``).
-* **Storage**: one SQLite file, ``replay.sqlite`` in the cache folder (moved
-  by ``$AGENT_NB_CACHE_DIR``, or the file itself by ``$AGENT_NB_REPLAY_FILE``),
-  with a byte budget (``$AGENT_NB_REPLAY_BUDGET``, default 64 MiB) kept by
-  removing the least recently used answers. A file that is missing is made
-  again; one that is not a database is moved aside (``.corrupt``) and the call
-  runs as a normal one. The cache never fails a turn.
-* **Prompt counts**: fitting a request to the window counts its tokens with
-  the model's tokenizer, which loads the model. Each count is remembered in the
-  same file under the request's key, so a replayed turn loads nothing: the
-  identity is a hash of the model's files (`Backend.replay_identity`).
-* **KV cache**: a replayed call does not go through the model, so a backend's
-  prompt cache does not hold the replayed reply; the next call the model
-  answers re-reads the conversation from where its cache stops (once), then
-  reuses it as usual.
-"""
+"""The replay cache file: recorded answers and prompt counts in one SQLite file, kept
+within a byte budget (see `agent_nb._runtime.replay`)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
 import pathlib
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import Any
 
-from .._core.cache_dir import cache_root
-from .._core.types import FinishReason, GenerateContentRequest, Usage
-from ..backends import Backend, Chunk, Finish, TextDelta, ToolCallChunk
-
-if TYPE_CHECKING:
-    from .context import InvocationContext
+from ..._core.cache_dir import cache_root
+from ..._core.types import FinishReason, Usage
+from ...backends import Chunk, Finish, TextDelta, ToolCallChunk
 
 __all__ = [
     "DEFAULT_BUDGET_BYTES",
+    "MAX_COUNTS",
+    "Recorder",
     "Recording",
     "ReplayCache",
-    "Replayer",
-    "agent_is_pure",
-    "counter_for",
-    "qualifies",
     "replay_cache",
-    "replay_enabled",
-    "replay_for",
-    "request_key",
 ]
 
 DEFAULT_BUDGET_BYTES = 64 * 1024 * 1024
-FORMAT = 1  # bumped when the key or the recording changes shape
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
@@ -103,14 +52,6 @@ _COUNTS_BY_USE = "CREATE INDEX IF NOT EXISTS counts_used ON counts (used)"
 MAX_COUNTS = 20_000
 
 
-def replay_enabled() -> bool:
-    """``$AGENT_NB_REPLAY``: unset or ``1`` (as each turn asks), or ``0`` (never)."""
-    raw = os.environ.get("AGENT_NB_REPLAY", "").strip()
-    if raw not in ("", "0", "1"):
-        raise ValueError(f"AGENT_NB_REPLAY must be 0 or 1, got {raw!r}")
-    return raw != "0"
-
-
 def _path() -> pathlib.Path:
     explicit = os.environ.get("AGENT_NB_REPLAY_FILE")
     return pathlib.Path(explicit).expanduser() if explicit else cache_root() / "replay.sqlite"
@@ -129,76 +70,6 @@ def _budget() -> int:
     return value
 
 
-# -- the key --------------------------------------------------------------------
-
-
-def qualifies(request: GenerateContentRequest) -> bool:
-    """Greedy decoding or an explicit seed: the same request gives the same reply."""
-    return request.config.temperature == 0 or request.config.seed is not None
-
-
-def _contents(request: GenerateContentRequest) -> list[Any]:
-    ids: dict[str, int] = {}
-
-    def number(call_id: str) -> int:
-        return ids.setdefault(call_id, len(ids))
-
-    out: list[Any] = []
-    for content in request.contents:
-        parts: list[Any] = []
-        for part in content.parts:
-            if part.function_call is not None:
-                call = part.function_call
-                parts.append(["call", call.name, dict(call.args), number(call.call_id)])
-            elif part.function_response is not None:
-                resp = part.function_response
-                parts.append(["result", resp.name, dict(resp.response), number(resp.call_id)])
-            else:
-                parts.append(["text", part.text or ""])
-        out.append([content.role.value, parts])
-    return out
-
-
-def request_key(identity: str, request: GenerateContentRequest) -> str:
-    """The replay key of ``request`` sent to the model named ``identity``."""
-    config = dataclasses.asdict(request.config)
-    config.pop("prompt_lookup", None)
-    whole = {
-        "format": FORMAT,
-        "model": identity,
-        "system": request.system_instruction,
-        "contents": _contents(request),
-        "tools": [[t.name, t.description, dict(t.parameters)] for t in request.tools],
-        "schema": request.response_schema,
-        "tool_choice": request.tool_choice,
-        "config": config,
-    }
-    text = json.dumps(whole, sort_keys=True, ensure_ascii=False, default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def agent_is_pure(agent: Any) -> bool:
-    """Every tool ``agent`` offers is pure, an `AgentTool` by every tool below it."""
-    seen: set[int] = set()
-
-    def pure(node: Any) -> bool:
-        if id(node) in seen:
-            return True
-        seen.add(id(node))
-        for tool in getattr(node, "tools", ()):
-            if tool.agent is not None:
-                if not pure(tool.agent):
-                    return False
-            elif not tool.pure:
-                return False
-        return all(pure(sub) for sub in getattr(node, "sub_agents", ()))
-
-    return pure(agent)
-
-
-# -- recordings -----------------------------------------------------------------
-
-
 @dataclasses.dataclass(frozen=True)
 class Recording:
     """One model call's chunks as the backend gave them, and how it finished."""
@@ -210,10 +81,14 @@ class Recording:
 
     def to_json(self) -> str:
         return json.dumps(
-            {"texts": self.texts, "calls": self.calls, "usage": self.usage.as_dict(),
-             "finish": self.finish},
+            {
+                "texts": self.texts,
+                "calls": self.calls,
+                "usage": self.usage.as_dict(),
+                "finish": self.finish,
+            },
             ensure_ascii=False,
-        )  # fmt: skip
+        )
 
     @classmethod
     def from_json(cls, text: str) -> Recording:
@@ -255,9 +130,6 @@ class Recorder:
 
     def recording(self, usage: Usage, finish: FinishReason) -> Recording:
         return Recording(tuple(self.texts), tuple(self.calls), usage, finish)
-
-
-# -- the file -------------------------------------------------------------------
 
 
 class ReplayCache:
@@ -393,9 +265,15 @@ class ReplayCache:
             except (sqlite3.Error, OSError) as exc:
                 self._broken(exc)
         return {
-            "path": str(self.path), "entries": entries, "bytes": size, "budget": self.budget,
-            "hits": self.hits, "hits_ever": hits_ever, "stored": self.stored, "error": self.error,
-        }  # fmt: skip
+            "path": str(self.path),
+            "entries": entries,
+            "bytes": size,
+            "budget": self.budget,
+            "hits": self.hits,
+            "hits_ever": hits_ever,
+            "stored": self.stored,
+            "error": self.error,
+        }
 
     def clear(self) -> None:
         with self._lock:
@@ -419,74 +297,3 @@ def replay_cache() -> ReplayCache:
         if cache is None:
             cache = _caches[key] = ReplayCache(*key)
         return cache
-
-
-# -- one call ---------------------------------------------------------------------
-
-
-class Replayer:
-    """Replay for one model call: look its answer up, or record it."""
-
-    def __init__(self, cache: ReplayCache, backend: Backend, request: GenerateContentRequest):
-        self.cache = cache
-        self.backend = backend
-        self.request = request
-        self.key: str | None = None
-        self.identity: str | None = None
-
-    async def lookup(self) -> Recording | None:
-        """The recorded answer, or None (the call then goes to the model)."""
-        try:
-            self.identity = await asyncio.to_thread(self.backend.replay_identity)
-        except Exception:  # a model that cannot say what it is is simply not replayed
-            return None
-        if self.identity is None:
-            return None
-        self.key = request_key(self.identity, self.request)
-        return await asyncio.to_thread(self.cache.get, self.key)
-
-    async def record(self, recording: Recording) -> None:
-        if self.key is None or self.identity is None:
-            return
-        if recording.finish not in ("stop", "length"):
-            return
-        await asyncio.to_thread(self.cache.put, self.key, self.identity, recording)
-
-
-def replay_for(
-    agent: Any, ctx: InvocationContext, request: GenerateContentRequest
-) -> Replayer | None:
-    """A `Replayer` when this call may be replayed (see the module docstring), else None."""
-    if not ctx.options.replay or not qualifies(request) or not replay_enabled():
-        return None
-    if not agent_is_pure(agent):
-        return None
-    return Replayer(replay_cache(), ctx.backend, request)
-
-
-def counter_for(ctx: InvocationContext) -> Callable[[GenerateContentRequest], int]:
-    """The backend's token count, remembered across kernels when the turn replays.
-
-    A count depends on the tokenizer and the request alone, so any request may
-    use it (sampling and tools do not matter); only the switches do.
-    """
-    count = ctx.backend.count_tokens
-    if not ctx.options.replay or not replay_enabled():
-        return count
-    backend, cache = ctx.backend, replay_cache()
-
-    def remembered(request: GenerateContentRequest) -> int:
-        try:
-            identity = backend.replay_identity()
-        except Exception:  # a model that cannot say what it is: count as usual
-            identity = None
-        if identity is None:
-            return count(request)
-        key = "count:" + request_key(identity, request)
-        found = cache.get_count(key)
-        if found is None:
-            found = count(request)
-            cache.put_count(key, found)
-        return found
-
-    return remembered
