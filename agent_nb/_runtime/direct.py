@@ -1,7 +1,8 @@
 """Direct model access (`AgentRunner.generate_content_async`): stream, store nothing.
 
-It runs through the same pieces as a session turn (a `ModelCall`, the one
-loop's `record`, `finish_invocation`), minus the store and the tool loop.
+It runs through the same pieces as a session turn (a `ModelCall` on the worker
+loop with the invocation's cancel token, the one loop's `record`, and the same
+ending, `end_invocation`), minus the store and the tool loop.
 Tool calls the model makes are reported as `FunctionCall` events and not
 run: the caller owns the history, so it also decides what to do with them.
 """
@@ -12,16 +13,17 @@ import asyncio
 from collections.abc import AsyncGenerator
 
 from .._core.aio import uncancel
-from .._core.types import Event, FunctionCall, GenerateContentRequest, TextMessage, TurnComplete
+from .._core.types import Event, FunctionCall, GenerateContentRequest, TextMessage
 from ..backends import Backend
 from .agent_memory import AgentMemory
 from .agents import CodeAgent
 from .agents.model_call import ModelCall
 from .context import InvocationContext, Turn
-from .engine import Stream, close_loose_ends, drive, record
-from .invocation import Invocation, finish_invocation
+from .engine import Stream, drive
+from .invocation import Invocation
 from .options import TurnOptions
 from .stream import EventStream
+from .turn import end_invocation
 from .worker import Worker
 
 __all__ = ["AUTHOR", "start_direct"]
@@ -80,27 +82,7 @@ def start_direct(worker: Worker, backend: Backend, request: GenerateContentReque
             uncancel(invocation.task)
         except Exception as exc:
             turn.finish, error = "error", exc
-        try:
-            sink.loose.calls.clear()  # reported calls are the caller's to answer
-            await close_loose_ends(ctx, sink)
-            finish = turn.finish
-            await record(
-                TurnComplete(
-                    usage=turn.usage,
-                    finish_reason=finish,
-                    interrupted=finish == "cancelled",
-                    error=None if error is None else f"{type(error).__name__}: {error}",
-                    max_tokens=turn.max_tokens if finish == "length" else None,
-                    author=AUTHOR,
-                    invocation_id=invocation.invocation_id,
-                ),
-                ctx,
-                sink,
-            )
-        except Exception as exc:
-            error = error or exc
-        finish_invocation(
-            invocation, sink.events, usage=turn.usage, finish=turn.finish, error=error
-        )
+        sink.loose.calls.clear()  # reported calls are the caller's to answer
+        await end_invocation(turn, ctx, sink, author=AUTHOR, error=error)
 
     return invocation.start(body())

@@ -24,7 +24,7 @@ from .context import InvocationContext, Turn
 from .engine import Sink, close_loose_ends, drive, record
 from .invocation import finish_invocation, nothing_sent
 
-__all__ = ["Prepare", "run_turn"]
+__all__ = ["Prepare", "end_invocation", "run_turn"]
 
 #: A step run on the worker before anything of the turn is recorded (`front_door`).
 Prepare = Callable[[Turn], Awaitable[None]]
@@ -115,8 +115,36 @@ async def run_turn(
     trace = InvocationTrace(invocation.invocation_id, tuple(turn.steps))
     if on_steps is not None:
         on_steps(trace)
+    return await end_invocation(
+        turn,
+        ctx,
+        sink,
+        author=agent.name,
+        error=error,
+        record_end=started or not nothing_sent(error),
+        trace=trace,
+        on_end=on_end,
+    )
+
+
+async def end_invocation(
+    turn: Turn,
+    ctx: InvocationContext,
+    sink: Sink,
+    *,
+    author: str,
+    error: BaseException | None,
+    record_end: bool = True,
+    trace: InvocationTrace | None = None,
+    on_end: Callable[[], None] | None = None,
+) -> Reply:
+    """The one ending of every invocation, a session turn's and direct access's:
+    loose ends recorded, then the `TurnComplete` (``record_end``: something was
+    sent or recorded), then the stream and the result."""
+    invocation = turn.invocation
+    assert invocation is not None
     try:
-        if started or not nothing_sent(error):
+        if record_end:
             await close_loose_ends(ctx, sink)
             finish = turn.finish
             await record(
@@ -126,8 +154,8 @@ async def run_turn(
                     interrupted=finish == "cancelled",
                     error=None if error is None else f"{type(error).__name__}: {error}",
                     max_tokens=turn.max_tokens if finish == "length" else None,
-                    trace=trace.to_dict() if trace.shows_anything else None,
-                    author=agent.name,
+                    trace=trace.to_dict() if trace is not None and trace.shows_anything else None,
+                    author=author,
                     invocation_id=invocation.invocation_id,
                 ),
                 ctx,
