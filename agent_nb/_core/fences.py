@@ -3,8 +3,8 @@
 Rendering (`agent_nb._core.render.safe_markdown`), ``--format code`` and
 ``--code`` all ask this module where the code blocks of a reply are, so a
 block that shows as code is the block ``--code`` puts into a cell, and the
-other way round. Two parsers used to disagree here: a closing fence longer
-than its opening one, a backtick in a backtick fence's info string.
+other way round, even where hand-written parsers go wrong: a closing fence
+longer than its opening one, a backtick in a backtick fence's info string.
 
 The blocks come from markdown-it-py's block tokens (CommonMark), with raw HTML
 off as the renderers see it after `safe_markdown` has escaped every tag. Each

@@ -1,9 +1,9 @@
 """Moving a runner's live sessions into another store (``AgentMagics.store``).
 
-Setting a store used to install a fresh runner, so every conversation of the
-kernel vanished from ``%agent sessions``. Now the live sessions travel: each
-one's stored events are appended to the new store in the order they
-happened (across sessions, so ``app:`` / ``user:`` state set by those turns
+Setting a store installs a fresh runner, and the kernel's conversations must
+not vanish from ``%agent sessions`` with the old one, so the live sessions
+travel: each one's stored events are appended to the new store in the order
+they happened (across sessions, so ``app:`` / ``user:`` state set by those turns
 ends up as it was), which also rebuilds session state. Invocation ids are
 kept, so re-running a cell still rewinds its own turn.
 
