@@ -1,10 +1,13 @@
 """``%%agent`` and ``%agent``: the notebook's conversation surface.
 
 Both magics work on the kernel-scoped runner (`get_runner()`), so a session
-started in a cell is the same object a `ChatWidget` shows. A cell is parsed
-(`args`), its message composed (`compose`), its turn started (rewinding the
-cell's earlier turn, `rerun`) and streamed into the output (`stream`); the
-settings live in `config`. Bad input never reaches the model: options,
+started in a cell is the same object a `ChatWidget` shows. A cell is parse ->
+request -> start -> render (docs/architecture.md, "The turn's path"): its
+options are parsed (`args`) and its message composed (`compose`); a
+`TurnRequest` names the turn the cell's re-run replaces (`rerun`) and goes
+through the runner's front door (`AgentRunner.start_turn`), which holds the
+turn policy; the stream is shown in the output (`cell_output`) and the cell
+finishes (`finish`). The settings live in `config`. Bad input never reaches the model: options,
 session id, interpolated names, ``--data`` names, the output variable,
 sampling values and the model are all checked before anything is rewound or
 sent, and every problem is a one-line `UsageError` rather than a traceback.
@@ -20,34 +23,30 @@ import contextlib
 import dataclasses
 from typing import Any
 
-from IPython.core.displaypub import DisplayPublisher
-from IPython.core.error import UsageError
 from IPython.core.magic import cell_magic, line_magic, magics_class
 
 from ..._core.ids import check_session_id
 from ..._core.tokens import text_counter
 from ..._core.types import Rewound
-from ..._core.window import omitted_line
 from ..._runtime.front_door import TurnRequest
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.options import TurnOptions
 from ...backends import Backend
-from ...errors import ContextWindowError, TurnInterruptedError
+from ...errors import ContextWindowError
 from ..data_turn import DataTurn
-from ..front_end import batch_run
 from ..holders import CELLS_HOLDER
 from ..prompts.last_error import LastError, error_from_result
 from ..staleness import Input, Staleness
 from ..turn_settings import turn_options
 from . import config_guard
 from .args import cell_options, check_output_name, parse
-from .cell_output import DisplayOutput, Outcome, TerminalOutput, show_turn
-from .code_cell import next_cell
+from .cell_output import output_for, show_bundle, show_turn
 from .commands import Commands, with_commands_help
 from .compose import compose
 from .config import MagicsConfig
-from .data_cell import attach, prepare_answer, show_answer
+from .data_cell import prepare_answer
 from .explain import explain
+from .finish import finish_cell, window_refusal
 from .rerun import CellTurns, rerun_note
 from .structured import schema_from_namespace
 from .usage import usage_errors
@@ -104,23 +103,8 @@ class AgentMagics(MagicsConfig):
         self.last_error = error_from_result(result) or self.last_error
         self.staleness.post_run_cell(result)  # marks answers whose inputs changed
 
-    def _rich_output(self) -> bool:
-        """False in a terminal, whose publisher can only print text/plain."""
-        return type(self.shell.display_pub) is not DisplayPublisher
-
-    def _widgets_render(self) -> bool:
-        """A kernel's front end may render widgets: not a plain IPython shell, nor a
-        batch run (nbconvert, papermill), which no one watches."""
-        return getattr(self.shell, "kernel", None) is not None and not batch_run(self.shell)
-
     def _show(self, bundle: dict[str, str]) -> None:
-        """A MIME bundle into the output (a terminal prints its text/plain)."""
-        if self._rich_output():
-            from IPython.display import display
-
-            display(bundle, raw=True)
-        else:
-            print(bundle["text/plain"])
+        show_bundle(self.shell, bundle)
 
     # -- %%agent ------------------------------------------------------------
 
@@ -198,17 +182,12 @@ class AgentMagics(MagicsConfig):
         try:
             stream = get_runner().start_turn(request)
         except ContextWindowError as exc:
-            raise _window_refusal(exc, args) or exc from None
+            raise window_refusal(exc, args) or exc from None
         if args.new:
             print(f"started a new session {session_id!r}")
         # Started first, so the turn status widget (made here once per kernel)
         # costs no time to first token: the model is already reading the prompt.
-        if self._rich_output():
-            output: DisplayOutput | TerminalOutput = DisplayOutput(
-                args.format, watch_kernel=self._widgets_render()
-            )
-        else:
-            output = TerminalOutput()
+        output = output_for(self.shell, args.format)
 
         def rewound(event: Rewound) -> None:
             later = list(event.turns[1:])
@@ -222,31 +201,7 @@ class AgentMagics(MagicsConfig):
             )
         if session_id is not None and outcome.invocation_id:
             self.turns.remember(session_id, outcome.invocation_id)
-        self._finish(args, outcome, answer)
-
-    def _finish(self, args: Any, outcome: Outcome, answer: Any) -> None:
-        """After the reply: the data table and chart, -o, --code, the window note, errors."""
-        reply = outcome.reply
-        if answer is not None and reply is not None and not outcome.interrupted:
-            reply = outcome.reply = attach(reply, answer, show_answer(answer))
-        if args.output and reply is not None:
-            self.shell.user_ns[args.output] = reply
-        if args.code and reply is not None and not outcome.interrupted:
-            next_cell(self.shell, reply.text, args.output)
-        if reply is not None and reply.usage.omitted_turns:  # context window
-            print(omitted_line(reply.usage.omitted_turns, reply.usage.context_window))
-        if isinstance(outcome.error, ContextWindowError):
-            refusal = _window_refusal(outcome.error, args)
-            if refusal is not None:
-                raise refusal
-        if outcome.error is not None:
-            raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
-        if outcome.interrupted:
-            session_id = args.session or self.default_session
-            where = "a temporary session" if args.once else f"session {session_id!r}"
-            raise TurnInterruptedError(
-                f"⏹ interrupted; the partial reply is kept in {where}, which is ready"
-            )
+        finish_cell(self.shell, args, outcome, answer, session_id)
 
     # -- %agent ---------------------------------------------------------------
 
@@ -270,13 +225,6 @@ class AgentMagics(MagicsConfig):
             counter=lambda args: text_counter(self._options(args)[1].count_text_tokens),
             send=lambda args, message: self._send(args, message, self._options(args)[0]),
         )
-
-
-def _window_refusal(error: ContextWindowError, args: Any) -> UsageError | None:
-    """A ``--max-tokens`` beyond the model's window is refused as ``-5`` is: one line."""
-    if error.sent or args.max_tokens is None or error.tokens != args.max_tokens:
-        return None
-    return UsageError(f"--{error}".replace("--max_tokens", "--max-tokens", 1))
 
 
 def load_ipython_extension(ipython: Any) -> None:

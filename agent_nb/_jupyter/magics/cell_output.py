@@ -49,6 +49,7 @@ from ..._core.types import (
 )
 from ..._runtime.stream import EventStream
 from ..export import call_line, response_line
+from ..front_end import batch_run
 
 __all__ = [
     "REPLAYED",
@@ -56,8 +57,10 @@ __all__ = [
     "DisplayOutput",
     "Outcome",
     "TerminalOutput",
+    "output_for",
     "render_bundle",
     "replay_note",
+    "show_bundle",
     "show_turn",
     "waiting_note",
 ]
@@ -362,3 +365,30 @@ def waiting_note(event: Waiting) -> str:
     if not names:
         return ""
     return f"waiting for session {', '.join(names)} to finish its turn on the model"
+
+
+def output_for(shell: Any, fmt: Format) -> CellOutput:
+    """A display handle where the front end can update one, else printed text (a
+    terminal); with a status line below while the turn streams where a front end
+    renders widgets (not a batch run such as nbconvert, which no one watches)."""
+    if not _rich(shell):
+        return TerminalOutput()
+    watch = getattr(shell, "kernel", None) is not None and not batch_run(shell)
+    return DisplayOutput(fmt, watch_kernel=watch)
+
+
+def show_bundle(shell: Any, bundle: dict[str, str]) -> None:
+    """A MIME bundle into the cell's output (a terminal prints its text/plain)."""
+    if _rich(shell):
+        from IPython.display import display
+
+        display(bundle, raw=True)
+    else:
+        print(bundle["text/plain"])
+
+
+def _rich(shell: Any) -> bool:
+    """False in a terminal, whose publisher can only print text/plain."""
+    from IPython.core.displaypub import DisplayPublisher
+
+    return type(shell.display_pub) is not DisplayPublisher
