@@ -32,21 +32,25 @@ class DataTurn:
         DataAgent(data=self.frames)  # its checks raise TypeError in one line, now
 
     def data_agent(self, backend: Backend) -> DataAgent:
-        """The data agent, its chooser on ``backend``; one per backend, so an answer
-        computed before the turn (`DataAgent.answer`) is the one the turn uses."""
-        from ..data.agent import DataAgent
-        from ..data.choose import model_chooser
-
+        """The data agent for the next turn, its chooser on ``backend``: an answer
+        computed now (`DataAgent.answer`, a cell's check before its turn) is the
+        one that turn uses."""
         agent = self._agents.get(id(backend))
         if agent is None:
-            agent = DataAgent(
-                data=self.frames, question=self.question, choose=model_chooser(backend)
-            )
-            self._agents[id(backend)] = agent
+            agent = self._agents[id(backend)] = self._new(backend)
         return agent
 
     def agent_for(self, session_agent: Any, system: str | None, backend: Backend) -> Any:
-        """The data pipeline: the data agent, then the session's writer."""
+        """The data pipeline: the data agent, then the session's writer. Each turn
+        gets its own data agent, so a frame changed between a widget's turns is
+        read again."""
         from ..data.agent import writer_for
 
-        return self.data_agent(backend).pipeline(writer_for(session_agent, system))
+        agent = self._agents.pop(id(backend), None) or self._new(backend)
+        return agent.pipeline(writer_for(session_agent, system))
+
+    def _new(self, backend: Backend) -> DataAgent:
+        from ..data.agent import DataAgent
+        from ..data.choose import model_chooser
+
+        return DataAgent(data=self.frames, question=self.question, choose=model_chooser(backend))

@@ -155,3 +155,15 @@ def test_the_blocking_iterator_raises_the_turns_error_at_the_end(
     stream = runner.start_turn(TurnRequest("word " * 40, "e"))
     with pytest.raises(ContextWindowError):
         list(stream)
+
+
+def test_each_turn_reads_the_data_again(runner: AgentRunner, scripted: ScriptedBackend) -> None:
+    """A widget keeps its `DataTurn`; a frame changed between its turns is read anew."""
+    frame = pd.DataFrame({"city": ["Oslo", "Rome", "Oslo"], "sales": [3, 5, 4]})
+    data = DataTurn({"df": frame})
+    scripted.enqueue("first", "second")
+    runner.start_turn(TurnRequest("total sales by city", "w", data=data)).result()
+    assert "7" in scripted.requests[-1].system_instruction
+    frame.loc[0, "sales"] = 100
+    runner.start_turn(TurnRequest("total sales by city", "w", data=data)).result()
+    assert "104" in scripted.requests[-1].system_instruction
