@@ -119,7 +119,7 @@ class MLXBackend(Backend):
 
     supports_prompt_cache: ClassVar[bool] = True
     # The chat template always sees the tools; calls are parsed when the
-    # model's tokenizer has an mlx-lm tool parser (see `has_tool_parser`).
+    # model's tokenizer has an mlx-lm tool parser (``tokenizer.has_tool_calling``).
     supports_tools: ClassVar[bool] = True
     one_turn_at_a_time = True  # one MLX thread per process
 
