@@ -14,7 +14,27 @@ from .types import (
     TextMessage,
 )
 
-__all__ = ["contents_to_events", "current_turn_events", "events_to_contents", "visible_in"]
+__all__ = [
+    "contents_to_events",
+    "current_turn_events",
+    "events_to_contents",
+    "says_nothing",
+    "visible_in",
+]
+
+
+def says_nothing(event: Event) -> bool:
+    """A message that only carries state or an escalation (a `ParallelAgent`'s
+    merge, a step that only wrote state): transcripts leave it out, as a model
+    never sees it."""
+    return (
+        isinstance(event, TextMessage)
+        and not event.text
+        and not event.attachments
+        and not event.interrupted
+        and not event.is_partial
+        and (bool(event.state_delta) or event.escalate)
+    )
 
 
 def visible_in(event_branch: str | None, branch: str | None) -> bool:
