@@ -242,7 +242,7 @@ class AgentMagics(MagicsConfig):
         if outcome.interrupted:
             where = "a temporary session" if args.once else f"session {session_id!r}"
             raise TurnInterruptedError(
-                f"⏹ interrupted; the partial reply is kept in {where}, which is ready"
+                f"■ interrupted; the partial reply is kept in {where}, which is ready"
             )
 
     def _start(

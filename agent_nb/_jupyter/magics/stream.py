@@ -166,7 +166,7 @@ class DisplaySink:
             self._watch = None
 
     def waiting(self, note: str) -> None:
-        plain = f"⏳ {note}" if note else "…"
+        plain = f"◷ {note}" if note else "…"
         self._handle.update({"text/markdown": f"*{plain}*" if note else plain,
                              "text/plain": plain}, raw=True)  # fmt: skip
 
