@@ -12,7 +12,7 @@ tool (`callbacks`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..._core.numbers import check_int
@@ -29,6 +29,7 @@ from ..._core.types import (
     GenerationConfig,
     TextMessage,
     Usage,
+    check_tool_choice,
 )
 from ..._core.window import ContextPolicy, Window, check_policy
 from ...backends import ToolCallChunk
@@ -349,18 +350,3 @@ def _value(schema: Schema, answer: _Answer) -> Structured:
     except ValueError as exc:
         return Structured("", "", error=str(exc))
     return Structured("", "", value, schema.to_json(value), schema.pretty(value))
-
-
-_CHOICES = ("auto", "required", "none")
-
-
-def check_tool_choice(choice: object, names: Sequence[str]) -> str:
-    """An agent's ``tool_choice``: OpenAI's names, or one of its tools'."""
-    allowed = f"'auto', 'required', 'none' or one of this agent's tool names {list(names)}"
-    if not isinstance(choice, str):
-        raise TypeError(f"tool_choice must be {allowed}, got {type(choice).__name__}")
-    if choice == "required" and not names:
-        raise ValueError("tool_choice='required' needs at least one tool in tools")
-    if choice not in _CHOICES and choice not in names:
-        raise ValueError(f"tool_choice must be {allowed}, got {choice!r}")
-    return choice
