@@ -26,7 +26,6 @@ from ..._core.tools import Tool, ToolContext
 from ..._core.types import Event, TextMessage, ToolSpec
 from ..engine import Collect, drive
 from .base import BaseAgent
-from .tool_calls import tool_result_payload
 
 if TYPE_CHECKING:
     from ..context import InvocationContext
@@ -117,6 +116,7 @@ async def run_agent_tool(
         if structured.error is not None:
             return {"error": f"{agent.name}'s reply does not match its output schema: "
                     f"{structured.error}"}  # fmt: skip
-        return tool_result_payload(structured.data)  # ADK: the object itself, else {"result"}
+        data = structured.data  # JSON already; ADK: the object itself, else {"result": ...}
+        return dict(data) if isinstance(data, dict) else {"result": data}
     texts = final_texts(events)
     return {"result": texts[-1] if texts else ""}
