@@ -183,7 +183,7 @@ class DisplayOutput:
             self._watch = None
 
     def waiting(self, note: str) -> None:
-        plain = f"⏳ {note}" if note else "…"
+        plain = f"◷ {note}" if note else "…"
         markdown = f"*{plain}*" if note else plain
         self._handle.update({"text/markdown": markdown, "text/plain": plain}, raw=True)
 

@@ -41,7 +41,7 @@ def finish_cell(
     if outcome.interrupted:
         where = "a temporary session" if session_id is None else f"session {session_id!r}"
         raise TurnInterruptedError(
-            f"⏹ interrupted; the partial reply is kept in {where}, which is ready"
+            f"■ interrupted; the partial reply is kept in {where}, which is ready"
         )
 
 

@@ -1,8 +1,9 @@
 """`Agent`: a model agent (ADK's ``LlmAgent``): instructions, tools, sampling.
 
 Its `run` is ADK's flow: rounds of one model call and the tools it asks
-for, until the model answers in text, a tool escalates, or ``max_turns``
-rounds have run (`MaxTurnsExceededError`). Each round yields the model's
+for, until the model answers in text, a tool ends the run
+(``skip_summarization``, as `exit_loop` does), or ``max_turns`` rounds have
+run (`MaxTurnsExceededError`). Each round yields the model's
 partial text, then its final message or its function calls and their
 responses. The model callbacks wrap each call and the tool callbacks each
 tool (`callbacks`).
@@ -190,14 +191,14 @@ class Agent(BaseAgent):
                     return
                 if answer.text:
                     yield ctx.event(TextMessage, text=answer.text)
-                escalate = False
+                stop = False
                 for call in answer.calls:
                     yield ctx.event(
                         FunctionCall, name=call.name, args=call.args, call_id=call.call_id
                     )
                     outcome = await run_tool(self, ctx, call, reads)
                     writes.update(outcome.delta)
-                    escalate = escalate or outcome.escalate
+                    stop = stop or outcome.skip_summarization
                     yield ctx.event(
                         FunctionResponse,
                         name=call.name,
@@ -209,8 +210,8 @@ class Agent(BaseAgent):
                     if ctx.cancelled:
                         ctx.turn.finish = "cancelled"
                         return
-                if escalate:
-                    return  # ADK's exit_loop: the model is not asked again
+                if stop:
+                    return  # ADK's skip_summarization (exit_loop): not asked again
             raise MaxTurnsExceededError(
                 f"agent {self.name!r} called tools for {self.max_turns} rounds without a "
                 "final answer; raise Agent(max_turns=...) or make the tools' results clearer"
