@@ -198,9 +198,16 @@ def _prepare(
             _check_window(limit, await backend.resolve_context_window(), backend)
         if replaces is None:
             return
-        rewound = await asyncio.to_thread(core.rewind_in_turn, turn, replaces)
-        if rewound is not None and turn.invocation is not None:
-            turn.invocation.stream.push(rewound)
+        work = asyncio.ensure_future(asyncio.to_thread(core.rewind_in_turn, turn, replaces))
+        try:
+            await asyncio.shield(work)
+        except asyncio.CancelledError:
+            await work  # a stop waits for the rewind: it is never left half done
+            raise
+        finally:
+            rewound = work.result() if work.done() and not work.exception() else None
+            if rewound is not None and turn.invocation is not None:
+                turn.invocation.stream.push(rewound)
 
     return prepare
 

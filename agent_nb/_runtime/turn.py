@@ -63,28 +63,26 @@ async def run_turn(
     the `TurnComplete` (which stores it when it shows anything) is recorded,
     so a listener that sees the turn end can already read its trace.
     ``on_end`` runs after the last event is recorded (the session frees its
-    busy flag there). ``prepare(turn)`` runs first; whatever it raises (or a
-    stop meanwhile) ends the turn with nothing recorded.
+    busy flag there). ``prepare(turn)`` runs first; what it raises ends the turn
+    with nothing recorded (a stop meanwhile is recorded as any stopped turn).
     """
     invocation = turn.invocation
     assert invocation is not None, "a turn runs in an invocation"
     invocation.task = asyncio.current_task()
     if prepare is not None:
-        refused: BaseException | None = None
         try:
             await prepare(turn)
         except asyncio.CancelledError:
+            # Stopped early: recorded like any stopped turn (message, interrupted end).
             uncancel(invocation.task)
-            turn.finish = "cancelled"
-        except Exception as exc:
-            turn.finish, refused = "error", exc
-        if turn.finish != "stop" or invocation.cancelled:
+        except Exception as exc:  # refused: nothing was recorded, nothing will be
+            turn.finish = "error"
             return finish_invocation(
                 invocation,
                 [],
                 usage=turn.usage,
-                finish="cancelled" if refused is None else "error",
-                error=refused,
+                finish="error",
+                error=exc,
                 session_id=turn.session_id,
                 on_end=on_end,
             )

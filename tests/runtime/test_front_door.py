@@ -167,3 +167,18 @@ def test_each_turn_reads_the_data_again(runner: AgentRunner, scripted: ScriptedB
     frame.loc[0, "sales"] = 100
     runner.start_turn(TurnRequest("total sales by city", "w", data=data)).result()
     assert "104" in scripted.requests[-1].system_instruction
+
+
+def test_a_rerun_stopped_at_once_still_rewinds_and_keeps_its_message(
+    make_runner: RunnerFactory,
+) -> None:
+    runner = make_runner(model=ScriptedBackend(token_delay=0.02))
+    first = runner.start_turn(TurnRequest("first", "x")).result()
+    stream = runner.start_turn(TurnRequest("again " * 20, "x", replaces=first.invocation_id))
+    stream.cancel()
+    events = list(stream)
+    assert isinstance(events[0], Rewound)  # the rewind was whole before the stop landed
+    session = runner.get_or_create_session("x")
+    assert _texts(runner, "x") == ["again " * 20]
+    end = session.history[-1]
+    assert isinstance(end, TurnComplete) and end.interrupted
