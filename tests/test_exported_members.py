@@ -1,7 +1,7 @@
 """What a user can reach is what is documented (in the spirit of httpx's
 ``tests/test_exported_members.py``): every public module's ``__all__`` is
 exactly its public members, and the members of `AgentSession` and
-`AgentRunner` are pinned and each named in the README."""
+`AgentRunner` are pinned and each named in the documentation (``docs/``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,10 @@ import pytest
 import agent_nb
 from agent_nb import AgentRunner, AgentSession
 
-README = (pathlib.Path(agent_nb.__file__).parents[1] / "README.md").read_text()
+DOCS = "\n".join(
+    page.read_text(encoding="utf-8")
+    for page in sorted((pathlib.Path(agent_nb.__file__).parents[1] / "docs").glob("*.md"))
+)
 PUBLIC_MODULES = [
     "agent_nb",
     "agent_nb.errors",
@@ -85,7 +88,7 @@ def test_the_check_sees_an_unexported_member() -> None:
 @pytest.mark.parametrize(("cls", "api"), [(AgentSession, SESSION_API), (AgentRunner, RUNNER_API)])
 def test_the_public_members_are_the_documented_ones(cls: type, api: set[str]) -> None:
     assert {n for n in dir(cls) if not n.startswith("_")} == api
-    undocumented = sorted(n for n in api if not re.search(rf"[.`]{n}\b", README))
+    undocumented = sorted(n for n in api if not re.search(rf"[.`]{n}\b", DOCS))
     assert undocumented == []
 
 
