@@ -97,6 +97,7 @@ def test_bad_keyword_arguments() -> None:
         OpenAIBackend("m", base_url="localhost:8000")
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_import_agent_nb_does_not_import_openai() -> None:
     code = "import sys, agent_nb; assert 'openai' not in sys.modules, 'openai imported'"
     subprocess.run([sys.executable, "-c", code], check=True)

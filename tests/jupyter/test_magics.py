@@ -370,6 +370,7 @@ def test_summaries_fit_their_budget() -> None:
     assert "(first 20 of 80 shown)" in summarize("wide", wide, 2000)
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_summarize_imports_nothing() -> None:
     import subprocess
 
