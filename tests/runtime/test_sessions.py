@@ -455,14 +455,12 @@ def test_runner_shuts_down_at_interpreter_exit() -> None:
         "from agent_nb.backends import ScriptedBackend\n"
         "set_runner(AgentRunner(model=ScriptedBackend(token_delay=0.05)))\n"
         "s = get_runner().get_or_create_session('s')\n"
-        "s.run_async('word ' * 500)\n"  # still streaming when the interpreter exits
+        "s.run_async('word ' * 5000)\n"  # 250 s of streaming left when the interpreter exits
         "print('exiting')\n"
     )
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "exiting"
-    assert time.perf_counter() - t0 < 15
 
 
 def test_content_objects_work_as_messages(runner: AgentRunner) -> None:
