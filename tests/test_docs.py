@@ -69,9 +69,15 @@ def page_model(page: pathlib.Path) -> str:
 
 
 def _params() -> list[object]:
+    """Every page with examples; each runs like a small notebook, so they are ``slow``
+    (the embedded model's pages ``mlx`` too)."""
     params: list[object] = []
     for page in PAGES:
-        marks = [pytest.mark.mlx, pytest.mark.slow] if page_model(page) == "embedded" else []
+        if not examples(page):
+            continue
+        marks = [pytest.mark.slow]
+        if page_model(page) == "embedded":
+            marks.append(pytest.mark.mlx)
         params.append(pytest.param(page, id=page.stem, marks=marks))
     return params
 
@@ -152,8 +158,6 @@ def test_the_examples_run(
     page_dir: pathlib.Path,
 ) -> None:
     found = examples(page)
-    if not found:
-        pytest.skip(f"docs/{page.name} has no python examples")
     runner = AgentRunner(model=_backend(request, page))
     previous = set_runner(runner)
     try:

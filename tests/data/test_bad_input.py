@@ -70,6 +70,7 @@ def test_a_question_naming_nothing_gets_the_columns() -> None:
     assert answer.plan.op == "columns" and "region, revenue" in answer.sentence
 
 
+@pytest.mark.slow  # 10⁶ rows
 def test_a_code_column_is_a_category_never_a_summed_measure() -> None:
     n = 1_000_000
     df = pd.DataFrame({"k": np.arange(n) % 7, "v": np.random.default_rng(0).random(n)})
@@ -79,6 +80,7 @@ def test_a_code_column_is_a_category_never_a_summed_measure() -> None:
     assert answer.result.names[0] == str(truth.idxmax())
 
 
+@pytest.mark.slow  # 10⁶ rows
 def test_a_million_rows_with_dates_and_labels_are_answered() -> None:
     n = 1_000_000
     rng = np.random.default_rng(1)
@@ -94,6 +96,7 @@ def test_a_million_rows_with_dates_and_labels_are_answered() -> None:
     assert answer.result.names[0] == str(df.groupby("store")["sales"].sum().idxmax())
 
 
+@pytest.mark.slow  # a 100,000 x 300 table
 def test_a_wide_table_stays_within_budget() -> None:
     rng = np.random.default_rng(2)
     df = pd.DataFrame(rng.random((100_000, 300)), columns=[f"m{i}" for i in range(300)])
