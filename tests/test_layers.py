@@ -97,7 +97,7 @@ def test_the_real_core_imports_no_pandas() -> None:
 def test_pandas_planted_in_core_breaks_its_contract(
     package_copy: pathlib.Path, planted: str
 ) -> None:
-    """`_core` holds values; pandas belongs to `agent_nb.data` (DESIGN.md §1)."""
+    """`_core` holds values; pandas belongs to `agent_nb.data` (docs/architecture.md, Layers)."""
     path = package_copy / "agent_nb" / "_core" / "tools.py"
     original = path.read_text()
     path.write_text(original + "\n" + planted)
