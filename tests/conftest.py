@@ -13,6 +13,7 @@ pytest_plugins = [
     "tests.fixtures_lab",
     "tests.fixtures_magics",
     "tests.fixtures_postgres",
+    "tests.fixtures_notebooks",
 ]
 
 
@@ -35,7 +36,7 @@ def scripted() -> ScriptedBackend:
 SLOW_MARKERS = ("mlx", "kernel", "browser")
 SLOW_FIXTURES = frozenset(
     {"embedded_model_dir", "mlx_backend", "mlx_runner", "mlx_server", "postgres", "jupyter_lab",
-     "lab_browser", "lab"}
+     "lab_browser", "lab", "quickstart_cold"}
 )  # fmt: skip
 
 
