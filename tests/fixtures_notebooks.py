@@ -7,10 +7,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
+
+if TYPE_CHECKING:  # nbformat and nbclient load when a notebook runs, not at collection
+    import nbformat
 
 __all__ = ["QUICKSTART", "NotebookRun", "quickstart_cold", "run_all"]
 
@@ -28,6 +30,9 @@ class NotebookRun:
 def run_all(path: Path, workdir: Path, replay_file: Path, *, replay: bool = True) -> NotebookRun:
     """Restart and Run All in a fresh kernel (nbclient), with replay on (into
     ``replay_file``) or off."""
+    import nbformat
+    from nbclient import NotebookClient
+
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(workdir)}}
