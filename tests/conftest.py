@@ -13,6 +13,7 @@ pytest_plugins = [
     "tests.fixtures_lab",
     "tests.fixtures_magics",
     "tests.fixtures_postgres",
+    "tests.fixtures_notebooks",
 ]
 
 
@@ -31,8 +32,24 @@ def scripted() -> ScriptedBackend:
     return ScriptedBackend()
 
 
+#: Markers and fixtures that make a test slow: a model load, a kernel, a browser, a server.
+SLOW_MARKERS = ("mlx", "kernel", "browser")
+SLOW_FIXTURES = frozenset(
+    {"embedded_model_dir", "mlx_backend", "mlx_runner", "mlx_server", "postgres", "jupyter_lab",
+     "lab_browser", "lab", "quickstart_cold"}
+)  # fmt: skip
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser tests run last. Playwright's sync API keeps an event loop running
-    on the main thread from the first browser test until the session ends,
-    and every later ``asyncio.run`` in that thread would fail."""
+    """``slow`` for every test that needs the model, a kernel, a browser or a server,
+    on top of those marked by hand (tests that start processes).
+
+    Browser tests run last: Playwright's sync API keeps an event loop running on
+    the main thread from the first browser test until the session ends, and every
+    later ``asyncio.run`` in that thread would fail."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if any(item.get_closest_marker(m) for m in SLOW_MARKERS) or fixtures & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

@@ -1,6 +1,6 @@
 """One MLX CPU path in a fresh process: the notebooks' prompts through the real magics.
 
-Run as ``python -m tests.cpu_path_worker [--max-tokens N] [--story N]``.
+Run as ``python -m tests.cpu_path_worker [--max-tokens N] [--story N] [--turns A,B]``.
 Which path it takes is whatever ``AGENT_NB_CPU_FAST`` / ``AGENT_NB_BLAS`` make of
 this process: the BLAS is settled at the first ``mlx.core`` import, so each
 path needs a process of its own. The last stdout line is ``RESULT {json}``:
@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-tokens", type=int, default=16)
     parser.add_argument("--story", type=int, default=0, help="also a STORY turn of N tokens")
+    parser.add_argument("--turns", help="only these TURNS labels, comma-separated (default: all)")
 
     args = parser.parse_args(argv)
 
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     turns: dict[str, Any] = {}
-    plan = [(*t, args.max_tokens) for t in TURNS]
+    wanted = set(args.turns.split(",")) if args.turns else {label for label, _, _ in TURNS}
+    plan = [(*t, args.max_tokens) for t in TURNS if t[0] in wanted]
     if args.story:
         plan.append((*STORY, args.story))
     for label, line, cell, max_tokens in plan:

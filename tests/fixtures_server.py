@@ -136,6 +136,7 @@ class FakeOpenAIServer:
         self.headers: list[dict[str, str]] = []
         self.release = threading.Event()
         self.disconnected = threading.Event()  # a stalled handler saw the client go
+        self.stalled = threading.Event()  # a handler is stalling now: cancel after this
         # What GET /v1/models lists (vLLM adds "max_model_len"); None answers 404.
         self.models: list[dict[str, Any]] | None = None
         handler = self._handler_class()
@@ -212,6 +213,7 @@ class FakeOpenAIServer:
             def _stall(self) -> None:
                 """Send nothing until released or the client hangs up."""
                 self.connection.settimeout(0.05)
+                server.stalled.set()
                 while not server.release.is_set():
                     try:
                         if self.connection.recv(1) == b"":

@@ -37,6 +37,7 @@ def package_copy(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     return root
 
 
+@pytest.mark.slow  # import-linter (or Python) in a process of its own
 def test_the_contracts_hold() -> None:
     result = _lint(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -64,6 +65,7 @@ PLANTED = {
 DATA_FACE = {"__init__", "agent", "answer", "chart", "choose"}
 
 
+@pytest.mark.slow  # import-linter (or Python) in a process of its own
 @pytest.mark.parametrize(("module", "planted"), PLANTED.values(), ids=PLANTED.keys())
 def test_a_planted_import_breaks_a_contract(
     package_copy: pathlib.Path, module: str, planted: str
@@ -78,6 +80,7 @@ def test_a_planted_import_breaks_a_contract(
     assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout
 
 
+@pytest.mark.slow  # import-linter (or Python) in a process of its own
 def test_a_planted_import_of_the_data_packages_internals_breaks_its_contract(
     package_copy: pathlib.Path,
 ) -> None:
@@ -107,11 +110,13 @@ PANDAS = {
 }
 
 
+@pytest.mark.slow  # import-linter (or Python) in a process of its own
 def test_the_real_core_imports_no_pandas() -> None:
     result = _lint(ROOT, "core-no-pandas")
     assert result.returncode == 0 and "KEPT" in result.stdout, result.stdout + result.stderr
 
 
+@pytest.mark.slow  # import-linter (or Python) in a process of its own
 @pytest.mark.parametrize("planted", PANDAS.values(), ids=PANDAS.keys())
 def test_pandas_planted_in_core_breaks_its_contract(
     package_copy: pathlib.Path, planted: str
@@ -127,6 +132,7 @@ def test_pandas_planted_in_core_breaks_its_contract(
     assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout
 
 
+@pytest.mark.slow  # import-linter (or Python) in a process of its own
 def test_importing_the_runtime_loads_no_surface_module() -> None:
     """At run time too (the contracts read the source; this imports it)."""
     names = [

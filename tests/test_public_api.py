@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import agent_nb
 import agent_nb.backends
 import agent_nb.errors
@@ -52,6 +54,7 @@ def test_subpackages_pin_their_names() -> None:
     assert "DatabaseStore" in dir(agent_nb.stores)
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_import_is_light() -> None:
     code = (
         "import sys, agent_nb, agent_nb.backends, agent_nb.stores;"

@@ -29,4 +29,4 @@ def test_ci_setup_and_binder_install_the_package_the_hint_names() -> None:
     assert f"apt_install {PACKAGE}" in (ROOT / ".ci" / "setup").read_text()
     lines = (ROOT / "binder" / "apt.txt").read_text().splitlines()
     assert PACKAGE in [ln.strip() for ln in lines if not ln.startswith("#")]
-    assert INSTALL_COMMAND in (ROOT / "README.md").read_text()
+    assert INSTALL_COMMAND in (ROOT / "docs" / "troubleshooting.md").read_text()

@@ -69,10 +69,17 @@ def test_the_test_process_itself_takes_the_fast_path(mlx_backend: MLXBackend) ->
     assert (memory["cpu_blas"], memory["weights"]) == ("openblas", "float32"), memory
 
 
+#: The turns the slow path answers too: its 650-token data prompt alone took a minute
+#: at 10 tokens/s, so the long-prefill equality is left to test_cpu_attention's tiles.
+SLOW_PATH_TURNS = ("france", "italy", "rhyme")
+
+
 def test_both_paths_give_the_same_greedy_answers() -> None:
-    # Both at once: the slow one takes a minute or two, the fast one seconds.
+    # Both at once: the slow one takes half a minute, the fast one seconds.
     fast = _start(["-m", "tests.cpu_path_worker"])
-    slow = _start(["-m", "tests.cpu_path_worker"], AGENT_NB_CPU_FAST="0")
+    slow = _start(
+        ["-m", "tests.cpu_path_worker", "--turns", ",".join(SLOW_PATH_TURNS)], AGENT_NB_CPU_FAST="0"
+    )
     fast_out, fast_err = _finish(fast, 600)
     slow_out, slow_err = _finish(slow, 900)
     on_fast, on_slow = parse_result(fast_out), parse_result(slow_out)
@@ -88,13 +95,15 @@ def test_both_paths_give_the_same_greedy_answers() -> None:
 
     assert on_fast["turns"]["data"]["prompt_tokens"] >= 600
     assert "Paris" in on_fast["turns"]["france"]["text"]
+    assert set(on_fast["turns"]) == {label for label, _, _ in TURNS}
+    assert set(on_slow["turns"]) == set(SLOW_PATH_TURNS)
     texts = {label: (on_fast["turns"][label]["text"], on_slow["turns"][label]["text"])
-             for label, _, _ in TURNS}  # fmt: skip
+             for label in SLOW_PATH_TURNS}  # fmt: skip
     assert {k: a for k, (a, b) in texts.items()} == {k: b for k, (a, b) in texts.items()}
     # KV reuse works the same on both: the second turn of a session feeds only its new tokens.
-    for label in ("italy", "revenue"):
-        assert on_fast["turns"][label]["cached_tokens"] == on_slow["turns"][label]["cached_tokens"]
-        assert on_fast["turns"][label]["cached_tokens"] > 0
+    assert on_fast["turns"]["italy"]["cached_tokens"] == on_slow["turns"]["italy"]["cached_tokens"]
+    assert on_fast["turns"]["italy"]["cached_tokens"] > 0
+    assert on_fast["turns"]["revenue"]["cached_tokens"] > 0
 
 
 _TWO_LOADS = """

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -97,6 +98,7 @@ def test_bad_keyword_arguments() -> None:
         OpenAIBackend("m", base_url="localhost:8000")
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_import_agent_nb_does_not_import_openai() -> None:
     code = "import sys, agent_nb; assert 'openai' not in sys.modules, 'openai imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -228,7 +230,12 @@ def test_errors_become_backend_errors_and_the_next_turn_works(
     message: str,
     make_runner: RunnerFactory,
 ) -> None:
-    backend = OpenAIBackend("fake-model", base_url=fake_openai.base_url, timeout=1, max_retries=0)
+    # 1 s only where the server stalls (the case is about the timeout); elsewhere a
+    # loaded machine may take longer than that just to connect.
+    timeout = 1 if isinstance(answer, Stall) else 30
+    backend = OpenAIBackend(
+        "fake-model", base_url=fake_openai.base_url, timeout=timeout, max_retries=0
+    )
     runner = make_runner.adopt(_runner(backend))
     session = runner.get_or_create_session("errors")
     session.run("first", config=SHORT)
@@ -267,14 +274,20 @@ def test_cancel_token_beats_a_stalled_server(
 
     async def scenario() -> tuple[list[Chunk], float]:
         cancel = CancelToken()
-        asyncio.get_running_loop().call_later(0.3, cancel.set)
+        loop = asyncio.get_running_loop()
+        # Cancel once the server stalls (not after a fixed time: under load the request
+        # may not have arrived yet, and the test would not test a stalled server).
+        threading.Thread(
+            target=lambda: fake_openai.stalled.wait(60) and loop.call_soon_threadsafe(cancel.set),
+            daemon=True,
+        ).start()
         started = time.perf_counter()
         chunks = [c async for c in backend.stream(request, cache=None, cancel=cancel)]
         return chunks, time.perf_counter() - started
 
     chunks, elapsed = asyncio.run(scenario())
     assert chunks == [Finish(finish_reason="cancelled")]
-    assert elapsed < 2.0
+    assert elapsed < 30  # far below the 60 s timeout: the token ended it (loose, for load)
     assert fake_openai.disconnected.wait(5), "the HTTP connection was left open"
 
 
@@ -301,7 +314,7 @@ def test_task_cancel_closes_the_stream(fake_openai: FakeOpenAIServer) -> None:
                 pass
 
         task = asyncio.create_task(consume())
-        await asyncio.sleep(0.3)
+        assert await asyncio.to_thread(fake_openai.stalled.wait, 60)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -318,14 +331,14 @@ def test_session_cancel_on_stall_keeps_history(
 
     async def scenario() -> float:
         stream = session.run_async("wait for it", config=SHORT)
-        await asyncio.sleep(0.3)
+        assert await asyncio.to_thread(fake_openai.stalled.wait, 60)
         started = time.perf_counter()
         stream.cancel()
         events = [event async for event in stream]
         assert isinstance(events[-1], TurnComplete) and events[-1].interrupted
         return time.perf_counter() - started
 
-    assert asyncio.run(scenario()) < 2.0
+    assert asyncio.run(scenario()) < 30  # the token ended it, not the 60 s timeout
     assert fake_openai.disconnected.wait(5)
     assert [e.text for e in session.history if isinstance(e, TextMessage)] == ["wait for it"]
     assert session.run("again", config=SHORT).text == "Hello there."

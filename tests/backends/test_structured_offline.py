@@ -56,6 +56,7 @@ def test_bad_fields_say_what_is_allowed(fields: dict, error: type, match: str) -
         GenerateContentRequest([Content.user("x")], **fields)
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_import_agent_nb_does_not_import_llguidance() -> None:
     code = "import sys, agent_nb; assert 'llguidance' not in sys.modules, 'llguidance imported'"
     subprocess.run([sys.executable, "-c", code], check=True)

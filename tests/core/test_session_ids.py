@@ -1,4 +1,4 @@
-"""Session ids: the rule from DESIGN §2, checked with re.fullmatch and no stripping."""
+"""Session ids: the rule of docs/python-api.md, checked with re.fullmatch and no stripping."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ def test_a_ranking_is_a_bar_and_a_trend_a_line() -> None:
     assert ask({"sales": sales}, "What is the total revenue?").chart is None  # one number
 
 
+@pytest.mark.slow  # nbconvert renders a notebook
 def test_nbconvert_html_holds_the_svg() -> None:
     nbformat = pytest.importorskip("nbformat")
     nbconvert = pytest.importorskip("nbconvert")

@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from agent_nb import DataAgent
 from agent_nb.data.insights import MAX_SENTENCES, compute_insights
@@ -48,6 +49,7 @@ def test_empty_all_nan_and_mixed_columns_give_bounded_results() -> None:
     assert "v: total 10" in mixed.text()
 
 
+@pytest.mark.slow  # 10⁶ rows
 def test_a_million_rows_stay_bounded() -> None:
     n = 1_000_000
     rng = np.random.default_rng(0)

@@ -15,6 +15,8 @@ import tempfile
 
 import pytest
 
+pytestmark = pytest.mark.slow  # node runs the JavaScript unit tests
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 JS_TESTS = sorted((ROOT / "tests" / "js").glob("*.test.js"))
 

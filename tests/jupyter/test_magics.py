@@ -370,6 +370,7 @@ def test_summaries_fit_their_budget() -> None:
     assert "(first 20 of 80 shown)" in summarize("wide", wide, 2000)
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_summarize_imports_nothing() -> None:
     import subprocess
 
@@ -447,12 +448,10 @@ def test_kernel_interrupt_cancels_and_session_stays_usable(
     shell: InteractiveShell, backend: ScriptedBackend
 ) -> None:
     backend.enqueue(" ".join(f"w{i}" for i in range(300)), "after")
-    backend.token_delay = 0.01
+    backend.token_delay = 0.05  # 15 s to run to the end: the interrupt comes long before
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
-    started = time.monotonic()
     result, cap = run(shell, "%%agent -o partial\ncount", cell_id="I")
-    assert time.monotonic() - started < 2.5  # cancelled, not run to the end
     # A plain note that still fails the cell ("Run all" stops): no UsageError label.
     assert isinstance(result.error_in_exec, TurnInterruptedError)
     assert "UsageError" not in cap.stdout + cap.stderr

@@ -115,7 +115,14 @@ def test_explain_cuts_a_long_traceback_in_the_middle(
     shell: InteractiveShell, backend: ScriptedBackend
 ) -> None:
     run(shell, "def down(n):\n    return down(n + 1)\n")
-    run(shell, "down(0)")
+    # IPython's default (Context) mode spends half a minute showing 3,000 frames (an
+    # inspect.getmodule scan per frame); what explain sends does not depend on it.
+    mode = shell.InteractiveTB.mode
+    run(shell, "%xmode Plain")
+    try:
+        run(shell, "down(0)")
+    finally:
+        shell.InteractiveTB.set_mode(mode)
     magics(shell).error_budget = 300
     run(shell, "%agent explain")
     prompt = sent(backend)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from tests.data.frames import sales_frame
+from tests.fixtures_notebooks import QUICKSTART, run_all
 
 NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
 
@@ -57,12 +57,13 @@ def _outputs_text(nb: nbformat.NotebookNode) -> str:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_executes(path: Path, embedded_model_dir: Path, tmp_path: Path) -> None:
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    )
-    client.execute()  # raises CellExecutionError on the first failing cell
+def test_notebook_executes(
+    path: Path, embedded_model_dir: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if path == QUICKSTART:  # its Run All is shared with test_quickstart_replay
+        nb = request.getfixturevalue("quickstart_cold").nb
+    else:
+        nb = run_all(path, tmp_path, tmp_path / "replay.sqlite", replay=False).nb
     text = _outputs_text(nb)
     assert "Traceback" not in text
     if path.stem == "01_quickstart":

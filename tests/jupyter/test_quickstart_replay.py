@@ -2,19 +2,16 @@
 
 Each run is a fresh kernel (nbclient), as a teacher's "Restart and Run All"
 is; both share one replay file. The second run's replies equal the first's,
-every model cell says it was replayed, and the wall times are printed.
+every model cell says it was replayed, and the wall times are printed. The
+first run is the one `test_notebooks` checks (`quickstart_cold`).
 """
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-QUICKSTART = Path(__file__).parents[2] / "notebooks" / "01_quickstart.ipynb"
+from tests.fixtures_notebooks import QUICKSTART, NotebookRun, run_all
 
 pytestmark = [pytest.mark.kernel, pytest.mark.mlx]
 
@@ -37,23 +34,10 @@ def _reply(cell: nbformat.NotebookNode) -> tuple[str, bool]:
     return "\n".join(kept), replayed
 
 
-def _run(tmp_path: Path) -> tuple[nbformat.NotebookNode, float]:
-    nb = nbformat.read(QUICKSTART, as_version=4)
-    client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    )
-    started = time.perf_counter()
-    client.execute()
-    return nb, time.perf_counter() - started
-
-
-def test_run_all_twice_replays_every_model_cell(
-    embedded_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("AGENT_NB_REPLAY", "1")  # the kernels inherit it
-    monkeypatch.setenv("AGENT_NB_REPLAY_FILE", str(tmp_path / "replay.sqlite"))
-    cold, cold_s = _run(tmp_path)
-    warm, warm_s = _run(tmp_path)
+def test_run_all_twice_replays_every_model_cell(quickstart_cold: NotebookRun) -> None:
+    first = quickstart_cold
+    again = run_all(QUICKSTART, first.workdir, first.replay_file)
+    cold, cold_s, warm, warm_s = first.nb, first.seconds, again.nb, again.seconds
     print(f"\nquickstart Run All: cold {cold_s:.1f} s, replayed {warm_s:.1f} s "
           f"(ratio {warm_s / cold_s:.2f})")  # fmt: skip
     model_cells = [i for i, c in enumerate(cold.cells) if _is_model_cell(c)]

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -192,6 +193,7 @@ def check_turn(session: AgentSession, text: str, expected: dict[str, str | None]
             assert event.branch == expected[event.author], (event.author, event)
 
 
+@pytest.mark.slow  # property-based: 25 random agent trees
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shape=shapes().filter(lambda s: leaves(s) <= 6), turns=st.integers(1, 2))
 def test_streamed_events_are_the_recorded_ones_and_replay_rebuilds_the_state(

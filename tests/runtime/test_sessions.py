@@ -199,9 +199,10 @@ def test_cancel_during_a_tool_never_leaves_a_call_without_response(
     runner = make_runner(Agent(tools=[slow]), model=backend)
     session = runner.get_or_create_session("s")
     stream = session.run_async("go")
-    assert started.wait(5)
+    assert started.wait(60)
     stream.cancel()
-    wait_until(lambda: not session.busy, timeout=5, what="the cancelled turn to end")
+    # A deadline only against a hang: under load the recorded end may take seconds.
+    wait_until(lambda: not session.busy, timeout=60, what="the cancelled turn to end")
     history = session.history
     calls = [e for e in history if isinstance(e, FunctionCall)]
     responses = [e for e in history if isinstance(e, FunctionResponse)]
@@ -257,13 +258,13 @@ def test_close_cancels_the_running_turn(runner: AgentRunner, scripted: ScriptedB
     scripted.enqueue(" ".join(["word"] * 200))
     session = runner.get_or_create_session("s")
     stream = session.run_async("long")
-    wait_until(lambda: scripted.requests, timeout=5, interval=0.001, what="the model to stream")
+    wait_until(lambda: scripted.requests, timeout=60, interval=0.001, what="the model to stream")
     session.close()
     # close() did not wait: the turn is still winding down (the task is
     # cancelled after a 0.25 s grace period), and the id is being evicted.
     assert not stream.done
     assert [(i.id, i.closed, i.evicting) for i in runner.sessions()] == [("s", True, True)]
-    assert stream.result(timeout=5).finish_reason == "cancelled"
+    assert stream.result(timeout=60).finish_reason == "cancelled"
     fresh = runner.get_or_create_session("s")
     assert fresh.history == []
     assert all(not info.evicting for info in runner.sessions())
@@ -444,6 +445,7 @@ def test_get_runner_is_a_singleton_and_set_runner_replaces_it() -> None:
         mine.shutdown()
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_runner_shuts_down_at_interpreter_exit() -> None:
     import subprocess
     import sys
@@ -453,14 +455,12 @@ def test_runner_shuts_down_at_interpreter_exit() -> None:
         "from agent_nb.backends import ScriptedBackend\n"
         "set_runner(AgentRunner(model=ScriptedBackend(token_delay=0.05)))\n"
         "s = get_runner().get_or_create_session('s')\n"
-        "s.run_async('word ' * 500)\n"  # still streaming when the interpreter exits
+        "s.run_async('word ' * 5000)\n"  # 250 s of streaming left when the interpreter exits
         "print('exiting')\n"
     )
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "exiting"
-    assert time.perf_counter() - t0 < 15
 
 
 def test_content_objects_work_as_messages(runner: AgentRunner) -> None:

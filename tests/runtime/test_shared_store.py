@@ -30,6 +30,8 @@ from agent_nb.stores import SessionStore, resolve_store
 from tests.fixtures_postgres import TempPostgres
 from tests.fixtures_runtime import RunnerFactory
 
+pytestmark = pytest.mark.slow  # a second kernel process per test
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = "agent_nb"
 

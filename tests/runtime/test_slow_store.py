@@ -70,7 +70,10 @@ def test_a_slow_store_pauses_no_other_sessions_stream(make_runner: RunnerFactory
     # The busy session wrote while the other streamed: the test measured what it claims.
     assert any(start < times[-1] and end > times[0] for start, end in busy_writes)
     assert len(times) >= 60
-    assert max(gaps) < 0.1, f"largest gap between chunks: {max(gaps):.3f} s"
+    # No pause: chunks kept arriving while a write was in progress (a stream that
+    # waited for the store would show none inside any write's WRITE_S).
+    during = [t for t in times if any(start < t < end for start, end in busy_writes)]
+    assert len(during) >= 3, (len(during), f"largest gap {max(gaps):.3f} s")
 
     # The busy turn is recorded whole, one event per write, in the order it streamed.
     (reply,) = replies

@@ -10,7 +10,6 @@ The switch rounds do the same with a process switching branches in a loop.
 from __future__ import annotations
 
 import random
-import time
 
 from agent_nb.stores import DatabaseStore
 from tests.fixtures_postgres import TempPostgres
@@ -26,7 +25,6 @@ def test_sigkill_at_random_points_on_postgres(postgres: TempPostgres) -> None:
     rng = random.Random(20240612)
     count = 0
     rounds = 20
-    started = time.monotonic()
     for _ in range(rounds):
         reported = kill_writer_at_random(url, rng, durable=True, database=True)
         store = DatabaseStore(url)
@@ -36,7 +34,6 @@ def test_sigkill_at_random_points_on_postgres(postgres: TempPostgres) -> None:
             store.close()
 
     assert count > rounds, f"the writer hardly wrote anything ({count} events); kills too early?"
-    assert time.monotonic() - started < 90
 
 
 def test_sigkill_mid_switch_on_postgres(postgres: TempPostgres) -> None:

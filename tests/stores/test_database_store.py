@@ -96,6 +96,7 @@ def test_sqlite_urls_work_through_database_store_too(tmp_path: Path) -> None:
         store.close()
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_lazy_names_are_listed_and_sqlalchemy_is_not_imported_early() -> None:
     assert {"DatabaseStore", "SQLiteStore", "MemoryStore"} <= set(dir(agent_nb.stores))
     assert agent_nb.stores.SQLiteStore is SQLiteStore
@@ -108,6 +109,7 @@ def test_lazy_names_are_listed_and_sqlalchemy_is_not_imported_early() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_without_sqlalchemy_a_sql_store_says_how_to_install_it() -> None:
     """``import agent_nb`` and the memory store work; a SQL store names the pip command."""
     code = textwrap.dedent(

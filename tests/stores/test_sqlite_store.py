@@ -355,6 +355,7 @@ _CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_a_new_process_resumes_what_another_process_stored(
     tmp_path: Path, make_runner: RunnerFactory
 ) -> None:

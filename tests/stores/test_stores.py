@@ -89,7 +89,9 @@ class Stores:
         return self.store
 
 
-@pytest.fixture(params=["memory", "sqlite", "db-postgres", "db-sqlite"])
+@pytest.fixture(
+    params=["memory", "sqlite", pytest.param("db-postgres", marks=pytest.mark.slow), "db-sqlite"]
+)
 def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
     pg = request.getfixturevalue("postgres") if request.param == "db-postgres" else None
     made = Stores(request.param, tmp_path, pg)
@@ -426,6 +428,7 @@ _ops = st.lists(
 )
 
 
+@pytest.mark.slow  # property-based: 40 random histories per store
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

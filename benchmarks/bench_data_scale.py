@@ -1,0 +1,65 @@
+"""Data agent at scale: plan and compute a question on 10⁶ rows (target: under 1 s each).
+
+Run: ``python benchmarks/bench_data_scale.py [--reps 5]``
+
+The tables of ``tests/data/test_bad_input.py`` (which checks the answers, not
+the time): a code column among 10⁶ rows, 10⁶ hourly rows with 500 store labels
+and four regions, and a 100,000 x 300 table. Prints the median seconds per
+question and its ratio to the 1 s target; no model is involved (`ask`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import pandas as pd
+
+from agent_nb.data.answer import ask
+
+__all__ = ["main"]
+
+TARGET_S = 1.0
+
+
+def _tables() -> dict[str, tuple[pd.DataFrame, list[str]]]:
+    n = 1_000_000
+    codes = pd.DataFrame({"k": np.arange(n) % 7, "v": np.random.default_rng(0).random(n)})
+    rng = np.random.default_rng(1)
+    sales = pd.DataFrame({
+        "date": pd.date_range("2000-01-01", periods=n, freq="h"),
+        "store": rng.choice([f"s{i}" for i in range(500)], n),
+        "region": rng.choice(["N", "S", "E", "W"], n),
+        "sales": rng.random(n),
+    })  # fmt: skip
+    rng = np.random.default_rng(2)
+    wide = pd.DataFrame(rng.random((100_000, 300)), columns=[f"m{i}" for i in range(300)])
+    wide["g"] = rng.choice(list("abcdefgh"), 100_000)
+    return {
+        "codes 10⁶": (codes, ["Which k has the highest total v?"]),
+        "sales 10⁶": (sales, ["How did sales change over time?", "Which store has the most sales?",
+                              "What is the total sales in the N region?"]),
+        "wide 10⁵x300": (wide, ["Which g has the highest mean m250?"]),
+    }  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+    print(f"{'table':<14} {'question':<44} {'median s':>9} {'vs 1 s':>7}")
+    for name, (df, questions) in _tables().items():
+        for question in questions:
+            times = []
+            for _ in range(args.reps):
+                started = time.perf_counter()
+                ask({"t": df}, question)
+                times.append(time.perf_counter() - started)
+            median = statistics.median(times)
+            print(f"{name:<14} {question:<44} {median:>9.3f} {median / TARGET_S:>6.2f}x")
+
+
+if __name__ == "__main__":
+    main()
