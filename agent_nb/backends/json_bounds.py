@@ -10,7 +10,13 @@ schema sets no bound, the *grammar* (never the check afterwards) gets one:
 * an array: at most `JsonBounds.max_items` items (``maxItems``);
 * a number: at most `JsonBounds.integer_digits` digits before the point
   (``minimum`` / ``maximum``) and `JsonBounds.fraction_digits` after it
-  (``multipleOf``); an integer only the first.
+  (``multipleOf``); an integer only the first;
+* an object: at most `JsonBounds.extra_properties` keys beyond the ones it
+  lists (``maxProperties``, which llguidance's lenient mode counts over the
+  required and the unlisted keys). Other keys are still allowed, as the
+  schema allows them: never ``additionalProperties: false``, which makes
+  valid ``allOf`` schemas unsatisfiable. Not added inside ``allOf``, where
+  another branch may list the keys.
 
 A bound the schema sets itself wins, and so does a larger ``minLength`` /
 ``minItems``. A schema changes the defaults for all its values with an
@@ -49,6 +55,9 @@ class JsonBounds:
     integer_digits: int | None = 12
     #: Digits after the decimal point of a number.
     fraction_digits: int | None = 6
+    #: Keys of an object beyond the ones it lists in ``properties`` (and those
+    #: it requires): what a small model invents after the keys it was asked for.
+    extra_properties: int | None = 1
 
 
 DEFAULT_BOUNDS = JsonBounds()
@@ -141,6 +150,14 @@ def _bound_number(node: dict[str, Any], bounds: JsonBounds, integer: bool) -> No
         node["multipleOf"] = 10.0**-bounds.fraction_digits
 
 
+def _bound_object(node: dict[str, Any], limit: int) -> None:
+    if "maxProperties" in node or node.get("additionalProperties") is False:
+        return
+    required = node.get("required")
+    count = len(set(required)) if isinstance(required, list) else 0
+    node["maxProperties"] = max(count + limit, _int(node.get("minProperties")))
+
+
 #: Keywords whose value is one subschema, a list of them, or a map of them.
 #: ``not`` is left alone: a bound inside it would widen what it allows.
 _ONE = ("items", "additionalItems", "additionalProperties", "contains", "if", "then", "else",
@@ -150,9 +167,10 @@ _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependencie
          "dependentSchemas")  # fmt: skip
 
 
-def _walk(node: Any, visit: Callable[[dict[str, Any]], None]) -> Any:
+def _walk(node: Any, visit: Callable[[dict[str, Any], bool], None], joined: bool = False) -> Any:
     """A copy of ``node`` with ``visit`` applied to every subschema (schema keywords
-    only, so a property named ``items`` stays a property)."""
+    only, so a property named ``items`` stays a property); ``joined``: the node is
+    a branch of an ``allOf`` (or holds one), so other branches constrain it too."""
     if not isinstance(node, Mapping):
         return node
     out = dict(node)
@@ -161,11 +179,11 @@ def _walk(node: Any, visit: Callable[[dict[str, Any]], None]) -> Any:
             out[key] = _walk(out[key], visit)
     for key in _LISTS:
         if isinstance(out.get(key), list):
-            out[key] = [_walk(s, visit) for s in out[key]]
+            out[key] = [_walk(s, visit, key == "allOf") for s in out[key]]
     for key in _MAPS:
         if isinstance(out.get(key), Mapping):
             out[key] = {name: _walk(s, visit) for name, s in out[key].items()}
-    visit(out)
+    visit(out, joined or "allOf" in out or "$ref" in out)
     return out
 
 
@@ -174,8 +192,11 @@ def bounded(schema: Mapping[str, Any]) -> dict[str, Any]:
     added where it sets none (see the module docstring), ``"x-bounds"`` removed."""
     bounds = bounds_of(schema)
 
-    def visit(node: dict[str, Any]) -> None:
+    def visit(node: dict[str, Any], joined: bool) -> None:
         kinds = _types(node)
+        objects = "object" in kinds or ("type" not in node and "properties" in node)
+        if objects and bounds.extra_properties is not None and not joined:
+            _bound_object(node, bounds.extra_properties)
         if "string" in kinds and bounds.max_length is not None:
             _bound_string(node, bounds.max_length)
         if "array" in kinds and bounds.max_items is not None:
