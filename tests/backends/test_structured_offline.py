@@ -11,6 +11,9 @@ import sys
 import pytest
 from llguidance import LLMatcher, LLTokenizer
 
+from typing import Any
+
+from agent_nb import Agent, AgentRunner, AgentTool
 from agent_nb._core.types import Content, GenerateContentRequest, ToolSpec
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.backends.json_bounds import DEFAULT_BOUNDS
@@ -98,7 +101,9 @@ def test_schema_grammar_writes_spaced_json_as_the_schema_allows(
     assert _accepts(byte_tokenizer, grammar, '{"region": "North", "total": 1, "x": 2}')
     closed = {**SCHEMA_CASES[0].schema, "additionalProperties": False}
     # ... and forbids them where the schema does
-    assert not _accepts(byte_tokenizer, schema_grammar(closed), '{"region": "North", "total": 1, "x": 2}')
+    assert not _accepts(
+        byte_tokenizer, schema_grammar(closed), '{"region": "North", "total": 1, "x": 2}'
+    )
 
 
 #: Valid, and unsatisfiable once every object is closed (each branch forbids
@@ -119,13 +124,19 @@ ALL_OF = {
         ({"oneOf": [{"type": "integer"}, {"type": "boolean"}]}, "true"),
         ({"not": {"type": "string"}}, "1"),
         (
-            {"type": "object", "properties": {"a": {"type": "integer"}}, "dependencies": {"a": ["b"]}},
+            {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}},
+                "dependencies": {"a": ["b"]},
+            },
             '{"a": 1, "b": 2}',
         ),
     ],
     ids=["allOf", "unknown-format", "oneOf", "not", "dependencies"],
 )
-def test_valid_schemas_compile_as_given(byte_tokenizer: LLTokenizer, schema: dict, text: str) -> None:
+def test_valid_schemas_compile_as_given(
+    byte_tokenizer: LLTokenizer, schema: dict, text: str
+) -> None:
     check_schema(schema)
     assert _accepts(byte_tokenizer, schema_grammar(schema), text)
 
@@ -144,7 +155,7 @@ def test_default_bounds_close_what_the_schema_leaves_open(byte_tokenizer: LLToke
     long, ok = "a" * (DEFAULT_BOUNDS.max_length + 1), "a" * DEFAULT_BOUNDS.max_length
 
     def value(s: str = "a", items: int = 1, x: str = "1.5") -> str:
-        return json.dumps({"s": s, "l": list(range(items))}) [:-1] + f", \"x\": {x}}}"
+        return json.dumps({"s": s, "l": list(range(items))})[:-1] + f', "x": {x}}}'
 
     assert _accepts(byte_tokenizer, grammar, value(ok, DEFAULT_BOUNDS.max_items, "0.123456"))
     assert not _accepts(byte_tokenizer, grammar, value(s=long))
@@ -152,7 +163,10 @@ def test_default_bounds_close_what_the_schema_leaves_open(byte_tokenizer: LLToke
     assert not _accepts(byte_tokenizer, grammar, value(x="1.1111111111111111222222"))
     assert not _accepts(byte_tokenizer, grammar, value(x="1" * 13))
     # the schema's own bounds win, and "x-bounds" moves (or lifts) the defaults
-    own = {**schema, "properties": {**schema["properties"], "s": {"type": "string", "maxLength": 80}}}
+    own = {
+        **schema,
+        "properties": {**schema["properties"], "s": {"type": "string", "maxLength": 80}},
+    }
     assert _accepts(byte_tokenizer, schema_grammar(own), value(s=long))
     lifted = {**schema, "x-bounds": {"max_length": None, "max_items": 10}}
     assert _accepts(byte_tokenizer, schema_grammar(lifted), value(s="a" * 500, items=10))
@@ -185,6 +199,19 @@ def test_tool_grammars(byte_tokenizer: LLTokenizer) -> None:
     assert not _accepts(byte_tokenizer, with_schema, "Four.")
 
 
+def test_an_agent_tool_call_under_required_asks_something(byte_tokenizer: LLTokenizer) -> None:
+    spec = AgentTool(Agent("helper", description="Answers questions.")).tool().spec
+    grammar = tool_call_grammar([spec], "required", ToolCallFormat())
+
+    def call(request: str) -> str:
+        arguments = json.dumps({"request": request})
+        return f'<tool_call>\n{{"name": "helper", "arguments": {arguments}}}\n</tool_call>'
+
+    assert _accepts(byte_tokenizer, grammar, call("What is 2 + 2?"))
+    assert not _accepts(byte_tokenizer, grammar, call(""))
+    assert not _accepts(byte_tokenizer, grammar, call("   "))
+
+
 def test_request_grammar_is_none_where_nothing_is_asked() -> None:
     fmt = ToolCallFormat()
     assert request_grammar(request("x"), fmt) is None
@@ -205,7 +232,9 @@ def test_check_request_names_what_does_not_compile() -> None:
     assert "at #/properties/a/pattern: regex parse error" in lines[0]
     assert "look-around" in lines[0] and "%llguidance" not in str(info.value)
     bad_tool = ToolSpec("odd", "", {"type": "object", "properties": {"p": {"type": "strin"}}})
-    with pytest.raises(SchemaError, match=r"tool 'odd' .* at #/properties/p/type: Invalid type: strin"):
+    with pytest.raises(
+        SchemaError, match=r"tool 'odd' .* at #/properties/p/type: Invalid type: strin"
+    ):
         check_request(request("x", tools=(bad_tool,)))
     check_request(request("x", tools=(bad_tool,), tool_choice="none"))  # not shown: not checked
 
@@ -217,7 +246,9 @@ def test_refused_schemas_point_into_the_users_schema_and_say_what_to_do() -> Non
     assert "at #/properties/when/$ref" in str(info.value)
     assert 'put the referenced schema under "$defs"' in str(info.value)
     strict = {"type": "string", "format": "topic", "x-guidance": {"lenient": False}}
-    with pytest.raises(SchemaError, match="(?s)at #/format: Unknown format: topic.*drop it to opt in"):
+    with pytest.raises(
+        SchemaError, match="(?s)at #/format: Unknown format: topic.*drop it to opt in"
+    ):
         check_schema(strict)
 
 
@@ -307,3 +338,48 @@ def test_openai_invalid_json_for_a_schema_is_a_clear_error(
     # without a schema the same text is just text
     fake_openai.enqueue(Reply(pieces=('{"region": "North", ', '"total": }')))
     assert stream_request(fake_backend, request("x")).text == '{"region": "North", "total": }'
+
+
+# -- refused when built, checked afterwards ------------------------------------------------
+
+
+def test_an_agent_whose_schema_no_grammar_compiles_is_refused_when_built() -> None:
+    with pytest.raises(SchemaError) as info:
+        Agent(output_schema=BAD_SCHEMA)
+    message = str(info.value)
+    assert message.startswith(
+        "output_schema cannot be compiled into a grammar at #/properties/a/pattern"
+    )
+    assert "response_schema" not in message and len(message.splitlines()) == 2
+    with pytest.raises(SchemaError, match="input_schema cannot be compiled"):
+        Agent(input_schema=BAD_SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("schema", "reply", "why"),
+    [
+        ({"type": "string", "format": "date"}, "yesterday", "is not a 'date'"),
+        ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, 1, "is valid under each of"),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "integer",
+                "maximum": 3,
+                "exclusiveMaximum": True,
+            },
+            3,
+            "greater than or equal to the maximum of 3",
+        ),
+    ],
+    ids=["format", "oneOf", "draft-04"],
+)
+def test_what_the_grammar_holds_loosely_is_checked_afterwards(
+    schema: dict, reply: Any, why: str
+) -> None:
+    runner = AgentRunner(model=ScriptedBackend([json.dumps(reply)]))
+    try:
+        out = runner.get_or_create_session("s").run("x", agent=Agent(output_schema=schema))
+    finally:
+        runner.shutdown()
+    assert out.finish_reason == "stop" and out.parsed is None
+    assert why in out.note and len(out.note.splitlines()) == 1, out.note
