@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import signal
 import statistics
 import sys
 import time
@@ -34,11 +35,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-import jsonschema  # noqa: E402
+import jsonschema
 
-from agent_nb import Agent, AgentRunner, GenerationConfig  # noqa: E402
-from agent_nb.backends.mlx import MLXBackend  # noqa: E402
-from agent_nb.errors import ContextWindowError, SchemaError  # noqa: E402
+from agent_nb import Agent, AgentRunner, GenerationConfig
+from agent_nb.backends.mlx import MLXBackend
+from agent_nb.errors import ContextWindowError, SchemaError
 
 DEFAULT_SAMPLE = Path(__file__).parents[1] / ".." / "shared" / "jsonschemabench" / "dev_sample.json"
 SYSTEM = "You need to generate a JSON object that matches the schema below."
@@ -74,9 +75,7 @@ def run_one(runner: AgentRunner, i: int, entry: dict[str, Any], free: bool) -> d
     config = GenerationConfig(max_tokens=256, temperature=0.0)
     out: dict[str, Any] = {"subset": entry["subset"], "id": entry["id"], "tps": None}
     try:
-        agent = Agent(
-            "bench", SYSTEM, config=config, output_schema=None if free else schema
-        )
+        agent = Agent("bench", SYSTEM, config=config, output_schema=None if free else schema)
     except SchemaError as exc:
         return out | {"outcome": "refused", "why": str(exc).split("\n")[0]}
     session_id = f"b{i}{'f' if free else ''}"
@@ -115,19 +114,14 @@ def main() -> None:
     entries = json.loads(Path(args.sample).read_text())["schemas"]
     if args.subset:
         entries = [e for e in entries if e["subset"] in args.subset]
-    if args.limit:
-        taken: collections.Counter[str] = collections.Counter()
-        kept = []
-        for entry in entries:
-            if taken[entry["subset"]] < args.limit:
-                taken[entry["subset"]] += 1
-                kept.append(entry)
-        entries = kept
+    entries = interleaved(entries, args.limit)
     backend = MLXBackend("smollm2-135m", progress=False)
     backend.load()
     runner = AgentRunner(model=backend)
-    results = []
+    results: list[dict[str, Any]] = []
+    free: list[dict[str, Any]] = []
     started = time.perf_counter()
+    signal.signal(signal.SIGTERM, _stop)
     try:
         for i, entry in enumerate(entries):
             result = run_one(runner, i, entry, free=False)
@@ -142,9 +136,26 @@ def main() -> None:
         ran = [(i, e) for (i, e), r in zip(enumerate(entries), results, strict=True)
                if r["tps"] is not None][: args.free]  # fmt: skip
         free = [run_one(runner, i, e, free=True) for i, e in ran]
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what ran
+        print(f"stopped after {len(results)} of {len(entries)} schemas")
     finally:
         runner.shutdown()
     report(results, free, time.perf_counter() - started)
+
+
+def _stop(*_: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def interleaved(entries: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The subsets taken in turn (one of each, then the next of each), so a run
+    stopped early has measured every subset; at most ``limit`` of each (0: all)."""
+    by_subset: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    for entry in entries:
+        by_subset[entry["subset"]].append(entry)
+    rounds = max((len(v) for v in by_subset.values()), default=0)
+    rounds = min(rounds, limit) if limit else rounds
+    return [rows[k] for k in range(rounds) for rows in by_subset.values() if k < len(rows)]
 
 
 def report(results: list[dict[str, Any]], free: list[dict[str, Any]], took: float) -> None:
@@ -171,7 +182,10 @@ def report(results: list[dict[str, Any]], free: list[dict[str, Any]], took: floa
         if r["id"] == f["id"] and r["tps"] and f["tps"]
     ]
     if pairs:
-        grammar, plain = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
+        grammar, plain = (
+            statistics.median(p[0] for p in pairs),
+            statistics.median(p[1] for p in pairs),
+        )
         print(
             f"decode tokens/s, median of {len(pairs)} prompts: with the grammar {grammar:.1f}, "
             f"free {plain:.1f} (ratio {grammar / plain:.2f})"

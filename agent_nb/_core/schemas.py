@@ -66,7 +66,9 @@ class Schema:
         except ImportError:  # nothing to check against: the grammar (or the server) held it
             return value
         try:
-            error = jsonschema.exceptions.best_match(_validator(self.json_schema).iter_errors(value))
+            error = jsonschema.exceptions.best_match(
+                _validator(self.json_schema).iter_errors(value)
+            )
         except Exception as exc:  # e.g. a $ref that cannot be resolved
             raise ValueError(_one_line(f"the schema could not be checked: {exc}")) from None
         if error is not None:

@@ -61,7 +61,9 @@ class TurnOptions:
     def __post_init__(self) -> None:
         object.__setattr__(self, "overrides", _check_fields("overrides", self.overrides))
         object.__setattr__(self, "defaults", _check_fields("defaults", self.defaults))
-        object.__setattr__(self, "output_schema", checked_schema("output_schema", self.output_schema))
+        object.__setattr__(
+            self, "output_schema", checked_schema("output_schema", self.output_schema)
+        )
         if self.tool_choice is not None and not isinstance(self.tool_choice, str):
             raise TypeError(
                 "tool_choice must be 'auto', 'required', 'none' or a tool's name, got "

@@ -13,10 +13,14 @@ schema sets no bound, the *grammar* (never the check afterwards) gets one:
   (``multipleOf``); an integer only the first;
 * an object: at most `JsonBounds.extra_properties` keys beyond the ones it
   lists (``maxProperties``, which llguidance's lenient mode counts over the
-  required and the unlisted keys). Other keys are still allowed, as the
+  required and the unlisted keys), each with a bounded string, number,
+  boolean or null value; a schema that allows any value (``{}``, or one of
+  annotations only) gets a bounded one: such a scalar, or an array or object
+  of them. Other keys are still allowed, as the
   schema allows them: never ``additionalProperties: false``, which makes
-  valid ``allOf`` schemas unsatisfiable. Not added inside ``allOf``, where
-  another branch may list the keys.
+  valid ``allOf`` schemas unsatisfiable. Not added where branches
+  (``allOf``, ``anyOf``, ``oneOf``) or a ``$ref`` join an object, since another
+  part may list or require its keys.
 
 A bound the schema sets itself wins, and so does a larger ``minLength`` /
 ``minItems``. A schema changes the defaults for all its values with an
@@ -140,31 +144,94 @@ def _bound_number(node: dict[str, Any], bounds: JsonBounds, integer: bool) -> No
     if bounds.integer_digits is not None:
         top = 10**bounds.integer_digits - 1
         low, high = node.get("minimum"), node.get("maximum")
-        if "maximum" not in node and "exclusiveMaximum" not in node:
-            if not _number(low) or low < top:
-                node["maximum"] = top
-        if "minimum" not in node and "exclusiveMinimum" not in node:
-            if not _number(high) or high > -top:
-                node["minimum"] = -top
+        open_above = "maximum" not in node and "exclusiveMaximum" not in node
+        if open_above and (not _number(low) or low < top):
+            node["maximum"] = top
+        open_below = "minimum" not in node and "exclusiveMinimum" not in node
+        if open_below and (not _number(high) or high > -top):
+            node["minimum"] = -top
     if not integer and bounds.fraction_digits is not None and "multipleOf" not in node:
         node["multipleOf"] = 10.0**-bounds.fraction_digits
 
 
-def _bound_object(node: dict[str, Any], limit: int) -> None:
+def _bound_object(node: dict[str, Any], bounds: JsonBounds) -> None:
     if "maxProperties" in node or node.get("additionalProperties") is False:
         return
+    assert bounds.extra_properties is not None
     required = node.get("required")
     count = len(set(required)) if isinstance(required, list) else 0
-    node["maxProperties"] = max(count + limit, _int(node.get("minProperties")))
+    node["maxProperties"] = max(count + bounds.extra_properties, _int(node.get("minProperties")))
+    listed = "properties" in node and "patternProperties" not in node
+    if listed and "additionalProperties" not in node:
+        node["additionalProperties"] = _scalar(bounds)
+
+
+def _scalar(bounds: JsonBounds) -> dict[str, Any]:
+    """A bounded string, number, boolean or null: an unlisted key's value."""
+    number: dict[str, Any] = {"type": "number"}
+    _bound_number(number, bounds, integer=False)
+    string: dict[str, Any] = {"type": "string"}
+    if bounds.max_length is not None:
+        string["maxLength"] = bounds.max_length
+    return {"anyOf": [string, number, {"type": ["boolean", "null"]}]}
+
+
+#: Keywords that only annotate: a schema of these alone allows any value.
+_ANNOTATIONS = frozenset(
+    (
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$id",
+        "id",
+        "$schema",
+    )
+)
+
+
+def _any(bounds: JsonBounds) -> dict[str, Any]:
+    """Any value, bounded: a scalar, or an array or object of scalars."""
+    scalar = _scalar(bounds)
+    array: dict[str, Any] = {"type": "array", "items": scalar}
+    if bounds.max_items is not None:
+        array["maxItems"] = bounds.max_items
+    obj: dict[str, Any] = {"type": "object", "additionalProperties": scalar}
+    if bounds.extra_properties is not None:
+        obj["maxProperties"] = max(bounds.extra_properties, bounds.max_items or 0)
+    return {"anyOf": [*scalar["anyOf"], array, obj]}
 
 
 #: Keywords whose value is one subschema, a list of them, or a map of them.
 #: ``not`` is left alone: a bound inside it would widen what it allows.
-_ONE = ("items", "additionalItems", "additionalProperties", "contains", "if", "then", "else",
-        "propertyNames", "unevaluatedItems", "unevaluatedProperties")  # fmt: skip
+_ONE = (
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
 _LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
-_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependencies",
-         "dependentSchemas")  # fmt: skip
+#: Branches that hold together with their parent (llguidance intersects them,
+#: ``oneOf`` included): one may list or require the keys another holds.
+_JOINED = ("allOf", "anyOf", "oneOf")
+_MAPS = (
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependencies",
+    "dependentSchemas",
+)
 
 
 def _walk(node: Any, visit: Callable[[dict[str, Any], bool], None], joined: bool = False) -> Any:
@@ -179,24 +246,29 @@ def _walk(node: Any, visit: Callable[[dict[str, Any], bool], None], joined: bool
             out[key] = _walk(out[key], visit)
     for key in _LISTS:
         if isinstance(out.get(key), list):
-            out[key] = [_walk(s, visit, key == "allOf") for s in out[key]]
+            out[key] = [_walk(s, visit, key in _JOINED) for s in out[key]]
     for key in _MAPS:
         if isinstance(out.get(key), Mapping):
             out[key] = {name: _walk(s, visit) for name, s in out[key].items()}
-    visit(out, joined or "allOf" in out or "$ref" in out)
+    visit(out, joined or any(key in out for key in (*_JOINED, "$ref")))
     return out
 
 
-def bounded(schema: Mapping[str, Any]) -> dict[str, Any]:
+def bounded(schema: Mapping[str, Any], objects: bool = True) -> dict[str, Any]:
     """The schema the grammar is compiled from: ``schema`` with the default bounds
-    added where it sets none (see the module docstring), ``"x-bounds"`` removed."""
+    added where it sets none (see the module docstring), ``"x-bounds"`` removed;
+    ``objects=False`` leaves out the bound on an object's keys."""
     bounds = bounds_of(schema)
+    if not objects:
+        bounds = dataclasses.replace(bounds, extra_properties=None)
 
     def visit(node: dict[str, Any], joined: bool) -> None:
         kinds = _types(node)
         objects = "object" in kinds or ("type" not in node and "properties" in node)
         if objects and bounds.extra_properties is not None and not joined:
-            _bound_object(node, bounds.extra_properties)
+            _bound_object(node, bounds)
+        if bounds.extra_properties is not None and set(node) <= _ANNOTATIONS:
+            node["anyOf"] = _any(bounds)["anyOf"]  # a schema that allows anything
         if "string" in kinds and bounds.max_length is not None:
             _bound_string(node, bounds.max_length)
         if "array" in kinds and bounds.max_items is not None:

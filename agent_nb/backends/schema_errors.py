@@ -24,8 +24,17 @@ __all__ = ["compile_error", "llguidance_reason", "locate"]
 
 _PREFIX = re.compile(r"^(?:at \d+\(\d+\): )?(?:failed to compile JSON schema: )?")
 _ECHO = re.compile(r"^\s*\d+ \|")
-_ONE = ("items", "additionalItems", "additionalProperties", "contains", "if", "then", "else",
-        "propertyNames", "not")  # fmt: skip
+_ONE = (
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "not",
+)
 _LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependencies")
 

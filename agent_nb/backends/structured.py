@@ -40,7 +40,7 @@ from typing import Any
 
 from .._core.schemas import Schema, as_schema
 from .._core.types import GenerateContentRequest, ToolSpec
-from ..errors import BackendError, SchemaError
+from ..errors import BackendError
 from .json_bounds import bounded, bounds_of, without_bounds
 from .schema_errors import compile_error
 
@@ -96,16 +96,19 @@ def _compiles(schema: Any) -> bool:
 @functools.lru_cache(maxsize=256)
 def _answer_schema(text: str) -> str:
     """The schema (JSON text) a reply's grammar holds: the bounded one
-    (`json_bounds.bounded`) when it compiles, else the schema as given (a bound
-    that clashes with the schema's own keywords is no reason to refuse it)."""
+    (`json_bounds.bounded`) when it compiles, else without the bound on an
+    object's keys, else the schema as given (a bound that clashes with the
+    schema's own keywords is no reason to refuse it)."""
     schema = json.loads(text)
-    loose = json.dumps(_with_options(schema))
-    tight = json.dumps(_with_options(bounded(schema)))
+    tight = _with_options(bounded(schema))
     try:
         import llguidance  # noqa: F401
     except ImportError:
-        return tight
-    return tight if _compiles(json.loads(tight)) else loose
+        return json.dumps(tight)
+    for candidate in (tight, _with_options(bounded(schema, objects=False))):
+        if _compiles(candidate):
+            return json.dumps(candidate)
+    return json.dumps(_with_options(schema))
 
 
 def _lark_string(text: str) -> str:

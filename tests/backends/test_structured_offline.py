@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from llguidance import LLMatcher, LLTokenizer
-
-from typing import Any
 
 from agent_nb import Agent, AgentRunner, AgentTool
 from agent_nb._core.types import Content, GenerateContentRequest, ToolSpec
@@ -247,7 +246,7 @@ def test_refused_schemas_point_into_the_users_schema_and_say_what_to_do() -> Non
     assert 'put the referenced schema under "$defs"' in str(info.value)
     strict = {"type": "string", "format": "topic", "x-guidance": {"lenient": False}}
     with pytest.raises(
-        SchemaError, match="(?s)at #/format: Unknown format: topic.*drop it to opt in"
+        SchemaError, match=r"(?s)at #/format: Unknown format: topic.*drop it to opt in"
     ):
         check_schema(strict)
 

@@ -92,7 +92,7 @@ def test_a_number_schema_ends_within_its_digit_bound(shell: InteractiveShell) ->
     the digits; the grammar's default bound (six after the point) closes it."""
     result, cap = run(
         shell,
-        "%%agent --schema '{\"type\": \"number\"}' -o n --max-tokens 16\n"
+        '%%agent --schema \'{"type": "number"}\' -o n --max-tokens 16\n'
         "What is one third, as a decimal number?",
     )
     assert result.error_in_exec is None, cap.stderr

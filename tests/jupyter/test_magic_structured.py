@@ -91,7 +91,10 @@ def test_bad_schema_and_choice_options_are_one_line_each(
 def test_a_schema_that_does_not_compile_fails_the_cell_and_records_nothing(
     shell: InteractiveShell, backend: ScriptedBackend
 ) -> None:
-    shell.user_ns["bad"] = {"type": "object", "properties": {"a": {"type": "string", "pattern": "(?<=x)a"}}}
+    shell.user_ns["bad"] = {
+        "type": "object",
+        "properties": {"a": {"type": "string", "pattern": "(?<=x)a"}},
+    }
     result, cap = run(shell, "%%agent --schema bad\nhi")
     assert isinstance(result.error_in_exec, UsageError)
     lines = cap.stderr.strip().splitlines()
@@ -130,9 +133,11 @@ def test_a_chosen_string_shows_as_text_not_as_markdown(
         assert markup not in html and chosen in html
 
 
-def test_a_schema_written_out_in_the_cell(shell: InteractiveShell, backend: ScriptedBackend) -> None:
+def test_a_schema_written_out_in_the_cell(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
     backend.enqueue("0.25")
-    result, cap = run(shell, "%%agent --schema '{\"type\": \"number\"}' -o n\nA quarter?")
+    result, cap = run(shell, '%%agent --schema \'{"type": "number"}\' -o n\nA quarter?')
     assert result.error_in_exec is None, cap.stderr
     assert backend.requests[0].response_schema == {"type": "number"}
     assert shell.user_ns["n"].parsed == 0.25

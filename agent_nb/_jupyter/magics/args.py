@@ -88,7 +88,7 @@ _OPTIONS = (
         "--schema",
         metavar="NAME",
         help="Reply as JSON matching NAME, a pydantic BaseModel class or a JSON-schema "
-        "dict in the notebook, or a JSON schema written out ('{\"type\": \"number\"}'); "
+        'dict in the notebook, or a JSON schema written out (\'{"type": "number"}\'); '
         "shows the parsed value (-o VAR: VAR.parsed).",
     ),
     argument(

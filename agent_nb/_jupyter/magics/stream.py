@@ -282,9 +282,8 @@ class _Transcript:
         if at is not None:
             author, text = self.done[at]
             self.done[at] = (author, shown_text(text, structured))
-            if structured is not None and structured.error is None:
-                if isinstance(structured.data, str):
-                    self._plain[at] = structured.data
+            if structured is not None and isinstance(structured.data, str):
+                self._plain[at] = structured.data
 
     @property
     def text(self) -> str:

@@ -5,9 +5,10 @@
 ``text``, ``calls``, ``usage`` and ``finish`` hold the response. A reply that
 loops (`RepetitionWatch`) is stopped through the call's own cancel token and
 ends with finish reason ``repetition``, unless it must be one JSON value: a
-loop there is ended by the grammar's bounds, never by cutting the value. The call's usage is kept even when it
-is cut short by a cancelled task: the text chunks seen so far count as
-generated tokens (a backend's own count replaces that when its `Finish` arrives).
+loop there is ended by the grammar's bounds, never by cutting the value. The
+call's usage is kept even when it is cut short by a cancelled task: the text
+chunks seen so far count as generated tokens (a backend's own count replaces
+that when its `Finish` arrives).
 
 With a `Replayer` (`agent_nb._runtime.replay`) the call first looks its
 answer up: a recorded one streams again in place of the backend's chunks,
@@ -109,7 +110,9 @@ class ModelCall:
     async def stream(self) -> AsyncGenerator[Event, None]:
         finish: Finish | None = None
         cancel = CallCancel(self._parent)
-        watch = RepetitionWatch(0 if _json_only(self.request) else self.request.config.repetition_stop)
+        watch = RepetitionWatch(
+            0 if _json_only(self.request) else self.request.config.repetition_stop
+        )
         pieces: list[str] = []
         seen = 0  # text chunks: the generated count if no Finish comes
         reported = 0.0  # when prompt progress was last sent
