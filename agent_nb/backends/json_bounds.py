@@ -123,7 +123,9 @@ def _bound_string(node: dict[str, Any], limit: int) -> None:
         return
     limit = max(limit, _int(node.get("minLength")))
     if "pattern" in node or "format" in node:
-        alone = {k: node[k] for k in ("pattern", "format", "minLength") if k in node}
+        alone: dict[str, Any] = {
+            k: node[k] for k in ("pattern", "format", "minLength") if k in node
+        }
         alone |= {"type": "string", "maxLength": limit, "x-guidance": {"lenient": True}}
         if not _satisfiable(json.dumps(alone, sort_keys=True)):
             return
