@@ -11,16 +11,19 @@ schema sets no bound, the *grammar* (never the check afterwards) gets one:
 * a number: at most `JsonBounds.integer_digits` digits before the point
   (``minimum`` / ``maximum``) and `JsonBounds.fraction_digits` after it
   (``multipleOf``); an integer only the first;
-* an object: at most `JsonBounds.extra_properties` keys beyond the ones it
-  lists (``maxProperties``, which llguidance's lenient mode counts over the
-  required and the unlisted keys), each with a bounded string, number,
-  boolean or null value; a schema that allows any value (``{}``, or one of
-  annotations only) gets a bounded one: such a scalar, or an array or object
-  of them. Other keys are still allowed, as the
-  schema allows them: never ``additionalProperties: false``, which makes
-  valid ``allOf`` schemas unsatisfiable. Not added where branches
-  (``allOf``, ``anyOf``, ``oneOf``) or a ``$ref`` join an object, since another
-  part may list or require its keys.
+* an object that lists its keys: at most `JsonBounds.extra_properties` keys
+  beyond them (``maxProperties``, which llguidance's lenient mode counts over
+  the required and the unlisted keys), each with a bounded string, number,
+  boolean or null value; an object that lists none (a map): at most
+  `JsonBounds.max_items` keys, as an array's items;
+* a schema that allows any value (``{}``, or one of annotations only): a
+  bounded one, such a scalar or an array or object of them.
+
+Beyond these bounds the schema is never rewritten: its
+``additionalProperties`` stay as given (``false`` on every object makes valid
+``allOf`` schemas unsatisfiable), and an object that branches (``allOf``,
+``anyOf``, ``oneOf``), a ``$ref``, ``dependencies`` or ``if`` join gets no
+bound on its keys, since another part may list or require them.
 
 A bound the schema sets itself wins, and so does a larger ``minLength`` /
 ``minItems``. A schema changes the defaults for all its values with an
@@ -61,7 +64,7 @@ class JsonBounds:
     fraction_digits: int | None = 6
     #: Keys of an object beyond the ones it lists in ``properties`` (and those
     #: it requires): what a small model invents after the keys it was asked for.
-    extra_properties: int | None = 1
+    extra_properties: int | None = 0
 
 
 DEFAULT_BOUNDS = JsonBounds()
@@ -159,13 +162,19 @@ def _bound_number(node: dict[str, Any], bounds: JsonBounds, integer: bool) -> No
 def _bound_object(node: dict[str, Any], bounds: JsonBounds) -> None:
     if "maxProperties" in node or node.get("additionalProperties") is False:
         return
-    assert bounds.extra_properties is not None
     required = node.get("required")
     count = len(set(required)) if isinstance(required, list) else 0
-    node["maxProperties"] = max(count + bounds.extra_properties, _int(node.get("minProperties")))
-    listed = "properties" in node and "patternProperties" not in node
-    if listed and "additionalProperties" not in node:
+    extras = node.get("additionalProperties")
+    if "properties" in node and "patternProperties" not in node and extras in (None, True):
+        limit = bounds.extra_properties  # keys it did not ask for
+        if limit is None:
+            return
         node["additionalProperties"] = _scalar(bounds)
+    else:  # a map (or one with typed extra keys): its keys are its items
+        limit = bounds.max_items
+        if limit is None:
+            return
+    node["maxProperties"] = max(count + limit, _int(node.get("minProperties")))
 
 
 def _scalar(bounds: JsonBounds) -> dict[str, Any]:
@@ -203,8 +212,8 @@ def _any(bounds: JsonBounds) -> dict[str, Any]:
     if bounds.max_items is not None:
         array["maxItems"] = bounds.max_items
     obj: dict[str, Any] = {"type": "object", "additionalProperties": scalar}
-    if bounds.extra_properties is not None:
-        obj["maxProperties"] = max(bounds.extra_properties, bounds.max_items or 0)
+    if bounds.max_items is not None:
+        obj["maxProperties"] = bounds.max_items
     return {"anyOf": [*scalar["anyOf"], array, obj]}
 
 
@@ -226,6 +235,8 @@ _LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 #: Branches that hold together with their parent (llguidance intersects them,
 #: ``oneOf`` included): one may list or require the keys another holds.
 _JOINED = ("allOf", "anyOf", "oneOf")
+#: Keywords by which other parts of a schema may ask an object for more keys.
+_JOINING = (*_JOINED, "$ref", "dependencies", "dependentRequired", "dependentSchemas", "if")
 _MAPS = (
     "properties",
     "patternProperties",
@@ -252,24 +263,22 @@ def _walk(node: Any, visit: Callable[[dict[str, Any], bool], None], joined: bool
     for key in _MAPS:
         if isinstance(out.get(key), Mapping):
             out[key] = {name: _walk(s, visit) for name, s in out[key].items()}
-    visit(out, joined or any(key in out for key in (*_JOINED, "$ref")))
+    visit(out, joined or any(key in out for key in _JOINING))
     return out
 
 
 def bounded(schema: Mapping[str, Any], objects: bool = True) -> dict[str, Any]:
     """The schema the grammar is compiled from: ``schema`` with the default bounds
     added where it sets none (see the module docstring), ``"x-bounds"`` removed;
-    ``objects=False`` leaves out the bound on an object's keys."""
+    ``objects=False`` leaves out the bounds on objects' keys."""
     bounds = bounds_of(schema)
-    if not objects:
-        bounds = dataclasses.replace(bounds, extra_properties=None)
 
     def visit(node: dict[str, Any], joined: bool) -> None:
         kinds = _types(node)
-        objects = "object" in kinds or ("type" not in node and "properties" in node)
-        if objects and bounds.extra_properties is not None and not joined:
+        is_object = "object" in kinds or ("type" not in node and "properties" in node)
+        if objects and is_object and not joined:
             _bound_object(node, bounds)
-        if bounds.extra_properties is not None and set(node) <= _ANNOTATIONS:
+        if set(node) <= _ANNOTATIONS:
             node["anyOf"] = _any(bounds)["anyOf"]  # a schema that allows anything
         if "string" in kinds and bounds.max_length is not None:
             _bound_string(node, bounds.max_length)

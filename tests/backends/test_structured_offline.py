@@ -96,13 +96,17 @@ def test_schema_grammar_writes_spaced_json_as_the_schema_allows(
     assert _accepts(byte_tokenizer, grammar, '{"region": "North", "total": 11063}')
     assert not _accepts(byte_tokenizer, grammar, '{"region":"North","total":11063}')
     assert not _accepts(byte_tokenizer, grammar, '{"region": "Middle", "total": 1}')
-    # compiled as given: the schema allows other keys, so does the grammar ...
-    assert _accepts(byte_tokenizer, grammar, '{"region": "North", "total": 1, "x": 2}')
-    closed = {**SCHEMA_CASES[0].schema, "additionalProperties": False}
-    # ... and forbids them where the schema does
-    assert not _accepts(
-        byte_tokenizer, schema_grammar(closed), '{"region": "North", "total": 1, "x": 2}'
-    )
+    # a key the model invents after those asked for is a bound (x-bounds lifts it) ...
+    extra = '{"region": "North", "total": 1, "x": 2}'
+    assert not _accepts(byte_tokenizer, grammar, extra)
+    lifted = {**SCHEMA_CASES[0].schema, "x-bounds": {"extra_properties": 1}}
+    assert _accepts(byte_tokenizer, schema_grammar(lifted), extra)
+    assert not _accepts(byte_tokenizer, schema_grammar(lifted), extra[:-1] + ', "y": 3}')
+    # ... and a map's keys are bounded as an array's items
+    labels = {"type": "object", "additionalProperties": {"type": "string"}}
+    four = json.dumps({f"k{i}": "v" for i in range(DEFAULT_BOUNDS.max_items)})
+    assert _accepts(byte_tokenizer, schema_grammar(labels), four)
+    assert not _accepts(byte_tokenizer, schema_grammar(labels), four[:-1] + ', "k9": "v"}')
 
 
 #: Valid, and unsatisfiable once every object is closed (each branch forbids
