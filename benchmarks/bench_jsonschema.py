@@ -124,18 +124,23 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _stop)
     try:
         for i, entry in enumerate(entries):
+            if _STOP:
+                break
             result = run_one(runner, i, entry, free=False)
             results.append(result)
             if args.show:
                 print(
                     f"{result['subset']:14} {result['id']:28} {result['outcome']:9} "
                     f"{result.get('tokens', '-')!s:>4} {result.get('seconds', 0):5.1f}s "
+                    f"{result['tps'] or 0:5.1f}tok/s "
                     f"{result.get('why', '')[:100]}",
                     flush=True,
                 )
-        ran = [(i, e) for (i, e), r in zip(enumerate(entries), results, strict=True)
+        ran = [(i, e) for (i, e), r in zip(enumerate(entries), results, strict=False)
                if r["tps"] is not None][: args.free]  # fmt: skip
         free = [run_one(runner, i, e, free=True) for i, e in ran]
+        if _STOP:
+            print(f"stopped after {len(results)} of {len(entries)} schemas")
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what ran
         print(f"stopped after {len(results)} of {len(entries)} schemas")
     finally:
@@ -143,8 +148,13 @@ def main() -> None:
     report(results, free, time.perf_counter() - started)
 
 
+_STOP: list[bool] = []
+
+
 def _stop(*_: Any) -> None:
-    raise KeyboardInterrupt
+    """SIGTERM: stop after the schema that is running (a turn cancelled by Ctrl-C
+    would be counted as an error) and report what ran."""
+    _STOP.append(True)
 
 
 def interleaved(entries: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
