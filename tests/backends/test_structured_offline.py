@@ -329,6 +329,16 @@ def test_openai_sends_response_format_and_tool_choice(
     assert fake_openai.requests[-1]["response_format"]["json_schema"]["name"] == "response"
 
 
+def test_openai_gets_the_schema_as_given_less_x_bounds(
+    fake_openai: FakeOpenAIServer, fake_backend: OpenAIBackend
+) -> None:
+    schema = {**SCHEMA_CASES[0].schema, "x-bounds": {"max_length": 200}}
+    fake_openai.enqueue(Reply(pieces=('{"region": "North", "total": 1}',)))
+    stream_request(fake_backend, request("x", response_schema=schema))
+    sent = fake_openai.requests[-1]["response_format"]["json_schema"]["schema"]
+    assert sent == SCHEMA_CASES[0].schema  # no bounds, no closing: as given
+
+
 def test_openai_invalid_json_for_a_schema_is_a_clear_error(
     fake_openai: FakeOpenAIServer, fake_backend: OpenAIBackend
 ) -> None:
