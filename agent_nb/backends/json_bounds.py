@@ -44,7 +44,17 @@ from typing import Any
 
 from ..errors import SchemaError
 
-__all__ = ["BOUNDS_KEY", "DEFAULT_BOUNDS", "JsonBounds", "bounded", "bounds_of", "without_bounds"]
+__all__ = [
+    "BOUNDS_KEY",
+    "DEFAULT_BOUNDS",
+    "SUBSCHEMA_LISTS",
+    "SUBSCHEMA_MAPS",
+    "SUBSCHEMA_ONE",
+    "JsonBounds",
+    "bounded",
+    "bounds_of",
+    "without_bounds",
+]
 
 #: The root key of a schema that changes its default bounds.
 BOUNDS_KEY = "x-bounds"
@@ -219,7 +229,7 @@ def _any(bounds: JsonBounds) -> dict[str, Any]:
 
 #: Keywords whose value is one subschema, a list of them, or a map of them.
 #: ``not`` is left alone: a bound inside it would widen what it allows.
-_ONE = (
+SUBSCHEMA_ONE = (
     "items",
     "additionalItems",
     "additionalProperties",
@@ -231,13 +241,13 @@ _ONE = (
     "unevaluatedItems",
     "unevaluatedProperties",
 )
-_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
+SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 #: Branches that hold together with their parent (llguidance intersects them,
 #: ``oneOf`` included): one may list or require the keys another holds.
 _JOINED = ("allOf", "anyOf", "oneOf")
 #: Keywords by which other parts of a schema may ask an object for more keys.
 _JOINING = (*_JOINED, "$ref", "dependencies", "dependentRequired", "dependentSchemas", "if")
-_MAPS = (
+SUBSCHEMA_MAPS = (
     "properties",
     "patternProperties",
     "$defs",
@@ -254,13 +264,13 @@ def _walk(node: Any, visit: Callable[[dict[str, Any], bool], None], joined: bool
     if not isinstance(node, Mapping):
         return node
     out = dict(node)
-    for key in _ONE:
+    for key in SUBSCHEMA_ONE:
         if isinstance(out.get(key), Mapping):
             out[key] = _walk(out[key], visit)
-    for key in _LISTS:
+    for key in SUBSCHEMA_LISTS:
         if isinstance(out.get(key), list):
             out[key] = [_walk(s, visit, key in _JOINED) for s in out[key]]
-    for key in _MAPS:
+    for key in SUBSCHEMA_MAPS:
         if isinstance(out.get(key), Mapping):
             out[key] = {name: _walk(s, visit) for name, s in out[key].items()}
     visit(out, joined or any(key in out for key in _JOINING))

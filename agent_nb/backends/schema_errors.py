@@ -19,24 +19,16 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..errors import SchemaError
+from .json_bounds import SUBSCHEMA_LISTS as _LISTS
+from .json_bounds import SUBSCHEMA_MAPS as _MAPS
+from .json_bounds import SUBSCHEMA_ONE
 
 __all__ = ["compile_error", "llguidance_reason", "locate"]
 
 _PREFIX = re.compile(r"^(?:at \d+\(\d+\): )?(?:failed to compile JSON schema: )?")
 _ECHO = re.compile(r"^\s*\d+ \|")
-_ONE = (
-    "items",
-    "additionalItems",
-    "additionalProperties",
-    "contains",
-    "if",
-    "then",
-    "else",
-    "propertyNames",
-    "not",
-)
-_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
-_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependencies")
+#: Where subschemas sit: `json_bounds`' keywords, ``not`` too (a part to blame).
+_ONE = (*SUBSCHEMA_ONE, "not")
 
 
 def llguidance_reason(message: str) -> str:
