@@ -8,6 +8,7 @@ when the reply was cut short or does not match, never a half object.
 from __future__ import annotations
 
 import dataclasses
+import string
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -24,6 +25,8 @@ __all__ = [
     "final_texts",
     "is_final_text",
     "last_structured",
+    "plain_markdown",
+    "reply_text",
     "shown_text",
 ]
 
@@ -65,6 +68,24 @@ def last_structured(
     for event in events:
         found = structured.get(event.id, found)
     return found
+
+
+def reply_text(events: Iterable[Event], structured: Structured | None) -> str:
+    """A reply's text: its last final message, but the string itself when that
+    message is a structured string value (``--choice "yes|no"`` gives ``yes``,
+    not the JSON ``"yes"``; `Reply.parsed` is the value either way)."""
+    finals = [e for e in events if isinstance(e, TextMessage) and is_final_text(e) and e.text]
+    if not finals:
+        return ""
+    last = finals[-1]
+    if (
+        structured is not None
+        and structured.event_id == last.id
+        and structured.error is None
+        and isinstance(structured.data, str)
+    ):
+        return structured.data
+    return last.text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,12 +170,26 @@ class Reply:
 def shown_text(text: str, structured: Structured | None) -> str:
     """What a reply shows, as Markdown source for `safe_markdown`: a parsed
     structured value as indented JSON in a fenced block (a lone string, such
-    as a ``--choice``, as itself), else the text as it came."""
+    as a ``--choice``, as plain text: `plain_markdown`), else the text as it came."""
     if structured is None or structured.error is not None:
         return text
     if isinstance(structured.data, str):
-        return structured.pretty
+        return plain_markdown(structured.data)
     return fence_markdown(structured.pretty.split("\n"), "json")
+
+
+#: What `plain_markdown` backslash-escapes: CommonMark's ASCII punctuation but
+#: ``&`` and ``<``, which `safe_markdown` turns into entities itself.
+_MARKUP = frozenset(string.punctuation) - {"&", "<"}
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown that shows ``text`` as the characters it is: a value is data, so
+    ``# Big`` is no heading and ``**bold**`` not bold. Every punctuation mark
+    is backslash-escaped (CommonMark's way of saying "this character"), and
+    each line break is a hard one."""
+    escaped = "".join(f"\\{c}" if c in _MARKUP else c for c in text)
+    return "\\\n".join(escaped.split("\n"))
 
 
 def cut_off_note(limit: int | None, *, structured: bool = False) -> str:

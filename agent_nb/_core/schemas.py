@@ -65,11 +65,15 @@ class Schema:
             import jsonschema
         except ImportError:  # nothing to check against: the grammar (or the server) held it
             return value
-        validator = jsonschema.validators.validator_for(self.json_schema)(self.json_schema)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        try:
+            error = jsonschema.exceptions.best_match(
+                _validator(self.json_schema).iter_errors(value)
+            )
+        except Exception as exc:  # e.g. a $ref that cannot be resolved
+            raise ValueError(_one_line(f"the schema could not be checked: {exc}")) from None
         if error is not None:
             where = error.json_path if error.path else "the value"
-            raise ValueError(f"{where}: {error.message}")
+            raise ValueError(_one_line(f"{where}: {error.message}"))
         return value
 
     def to_json(self, value: Any) -> Any:
@@ -84,6 +88,25 @@ class Schema:
         if isinstance(data, str):
             return data
         return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    """A validator of ``schema`` under its own draft (``$schema``; 2020-12 when it
+    names none), with format checks: what the grammar compiled loosely (an
+    unknown format, ``oneOf``, ``not``, ``dependencies``) is held here."""
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+#: How much of a mismatch's message a note shows (an enum of 500 names is not read).
+MAX_MESSAGE = 200
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
 def _pydantic_message(exc: Any) -> str:
@@ -124,6 +147,7 @@ def _check_json_schema(what: str, schema: dict[str, Any]) -> None:
     except ImportError:
         return
     try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls.check_schema(schema)
     except jsonschema.exceptions.SchemaError as exc:
         raise SchemaError(f"{what} is not a valid JSON schema: {exc.message}") from None

@@ -15,7 +15,7 @@ import concurrent.futures
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from .._core.reply import Reply, Structured, final_texts, last_structured
+from .._core.reply import Reply, Structured, last_structured, reply_text
 from .._core.types import Event, FinishReason, Usage, new_id
 from ..backends import CancelToken
 from ..errors import ContextWindowError, SchemaError
@@ -82,15 +82,15 @@ def finish_invocation(
     (the session frees its busy flag there). ``structured``: the structured
     messages of the invocation by event id; the reply's is the last recorded one.
     """
-    texts = final_texts(events)
+    value = last_structured(events, structured or {})
     reply = Reply(
-        text=texts[-1] if texts else "",
+        text=reply_text(events, value),
         events=tuple(events),
         usage=usage,
         finish_reason=finish,
         session_id=session_id,
         invocation_id=invocation.invocation_id,
-        structured=last_structured(events, structured or {}),
+        structured=value,
     )
     if on_end is not None:
         on_end()

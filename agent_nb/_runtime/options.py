@@ -20,10 +20,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from .._core.schemas import as_schema
 from .._core.types import GenerationConfig, check_tool_choice
 from .._core.window import ContextPolicy
 from ..backends import Backend
+from ..backends.structured import checked_schema
 
 __all__ = ["TurnOptions", "set_fields"]
 
@@ -71,7 +71,9 @@ class TurnOptions:
     def __post_init__(self) -> None:
         object.__setattr__(self, "overrides", _check_fields("overrides", self.overrides))
         object.__setattr__(self, "defaults", _check_fields("defaults", self.defaults))
-        object.__setattr__(self, "output_schema", as_schema("output_schema", self.output_schema))
+        object.__setattr__(
+            self, "output_schema", checked_schema("output_schema", self.output_schema)
+        )
         if self.tool_choice is not None:
             check_tool_choice(self.tool_choice, None)  # the tools are the agent's, later
 

@@ -17,6 +17,14 @@ mlx-lm's ``json_tools`` parser (Hermes, Qwen, SmolLM2-1.7B)::
     {"name": "get_weather", "arguments": {"city": "Paris"}}
     </tool_call>
 
+A schema is compiled **as given**, never rewritten stricter (closing its
+objects would make valid ``allOf`` schemas unsatisfiable), leniently: what
+the grammar cannot hold is left to the check afterwards against the schema
+as given (`agent_nb._core.schemas.Schema.validate`). The one exception is
+the default bounds on strings, arrays and numbers (`json_bounds`), so a
+looping model still closes its JSON. A schema that does not compile is
+refused with a pointer into it (`schema_errors`).
+
 JSON is written with ``", "`` and ``": "`` and no other whitespace: what small
 models saw most in training, and no room to loop on blank lines. A schema's
 own ``"x-guidance"`` options win. llguidance is imported on first use only.
@@ -24,19 +32,24 @@ own ``"x-guidance"`` options win. llguidance is imported on first use only.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._core.schemas import Schema, as_schema
 from .._core.types import GenerateContentRequest, ToolSpec
-from ..errors import BackendError, SchemaError
+from ..errors import BackendError
+from .json_bounds import bounded, bounds_of, without_bounds
+from .schema_errors import compile_error
 
 __all__ = [
     "JSON_OPTIONS",
     "ToolCallFormat",
-    "check_grammar",
     "check_request",
+    "check_schema",
+    "checked_schema",
     "parse_json_reply",
     "request_grammar",
     "schema_grammar",
@@ -44,10 +57,15 @@ __all__ = [
 ]
 
 #: llguidance JSON options used unless the schema's ``"x-guidance"`` says otherwise.
+#: ``lenient`` and ``coerce_one_of`` compile what the grammar cannot hold exactly
+#: (an unknown ``format``, ``not``, ``dependencies``; ``oneOf`` as ``anyOf``)
+#: loosely: every reply is validated against the schema as given afterwards.
 JSON_OPTIONS: dict[str, Any] = {
     "whitespace_flexible": False,
     "item_separator": ", ",
     "key_separator": ": ",
+    "lenient": True,
+    "coerce_one_of": True,
 }
 
 
@@ -62,42 +80,35 @@ class ToolCallFormat:
 
 
 def _with_options(schema: Mapping[str, Any]) -> dict[str, Any]:
-    out = _closed(schema)
+    out = without_bounds(schema)
     out["x-guidance"] = {**JSON_OPTIONS, **dict(schema.get("x-guidance") or {})}
     return out
 
 
-_SUBSCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
-_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+def _compiles(schema: Any) -> bool:
+    from llguidance import LLMatcher
 
-
-def _closed(schema: Any) -> Any:
-    """``schema`` with ``additionalProperties: false`` on every object that lists
-    its properties and says nothing about others, as OpenAI's strict mode wants.
-
-    Stricter than the schema, never looser: every value the grammar allows is
-    still valid. Without it a small model keeps inventing keys after the ones
-    asked for (``"total": 11063, "total_sold": ...``). Walks schema keywords
-    only, so a property named ``properties`` stays a property.
-    """
     if not isinstance(schema, Mapping):
-        return schema
-    out = dict(schema)
-    for key in _SUBSCHEMA:
-        if key in out:
-            out[key] = (
-                [_closed(s) for s in out[key]] if isinstance(out[key], list) else _closed(out[key])
-            )
-    for key in _SUBSCHEMA_LISTS:
-        if isinstance(out.get(key), list):
-            out[key] = [_closed(s) for s in out[key]]
-    for key in _SUBSCHEMA_MAPS:
-        if isinstance(out.get(key), Mapping):
-            out[key] = {name: _closed(s) for name, s in out[key].items()}
-    if "properties" in out and "additionalProperties" not in out and "patternProperties" not in out:
-        out["additionalProperties"] = False
-    return out
+        schema = {} if schema is True else {"not": {}}
+    return not LLMatcher.validate_grammar(_lark("start: answer", _json_rule(schema)), None)
+
+
+@functools.lru_cache(maxsize=256)
+def _answer_schema(text: str) -> str:
+    """The schema (JSON text) a reply's grammar holds: the bounded one
+    (`json_bounds.bounded`) when it compiles, else without the bound on an
+    object's keys, else the schema as given (a bound that clashes with the
+    schema's own keywords is no reason to refuse it)."""
+    schema = json.loads(text)
+    tight = _with_options(bounded(schema))
+    try:
+        import llguidance  # noqa: F401
+    except ImportError:
+        return json.dumps(tight)
+    for candidate in (tight, _with_options(bounded(schema, objects=False))):
+        if _compiles(candidate):
+            return json.dumps(candidate)
+    return json.dumps(_with_options(schema))
 
 
 def _lark_string(text: str) -> str:
@@ -105,11 +116,16 @@ def _lark_string(text: str) -> str:
 
 
 def schema_grammar(schema: Mapping[str, Any]) -> str:
-    """The llguidance grammar of one JSON value of ``schema``."""
+    """The llguidance grammar of one JSON value of ``schema``, as given (never
+    stricter) but for the default bounds (`agent_nb.backends.json_bounds`)."""
     return _lark("start: answer", _answer_rule(schema))
 
 
 def _answer_rule(schema: Mapping[str, Any]) -> str:
+    return f"answer: %json {_answer_schema(json.dumps(schema))}"
+
+
+def _json_rule(schema: Mapping[str, Any]) -> str:
     return f"answer: %json {json.dumps(_with_options(schema))}"
 
 
@@ -119,11 +135,12 @@ def _lark(*rules: str) -> str:
 
 def _arguments(parameters: Mapping[str, Any]) -> dict[str, Any]:
     """A tool's parameters as the grammar sees them: no arguments it does not take
-    (the call would fail on them), unless its schema says otherwise."""
-    out = _closed(parameters) or {"type": "object"}
+    (the call would fail on them), unless its schema says otherwise. Only the
+    arguments themselves are closed; what a value holds is as given."""
+    out = dict(parameters) or {"type": "object"}
     if out.get("type") == "object" and "additionalProperties" not in out:
         out["additionalProperties"] = False
-    return dict(out)
+    return out
 
 
 def _call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
@@ -199,13 +216,28 @@ def request_grammar(request: GenerateContentRequest, fmt: ToolCallFormat | None)
     return None
 
 
-def check_grammar(grammar: str, what: str, tokenizer: Any = None) -> None:
-    """Raise `SchemaError` with llguidance's message when ``grammar`` does not compile."""
-    from llguidance import LLMatcher
-
-    message = LLMatcher.validate_grammar(grammar, tokenizer)
+def check_schema(schema: Mapping[str, Any], what: str = "output_schema") -> None:
+    """Raise `SchemaError` when no grammar compiles from ``schema`` (JSON-schema
+    data): a few lines naming ``what``, a JSON pointer into ``schema`` and what
+    to do (`schema_errors.compile_error`). A bad ``"x-bounds"`` is refused too.
+    Without llguidance there is nothing to compile: a server checks."""
+    bounds_of(schema)
+    try:
+        from llguidance import LLMatcher
+    except ImportError:
+        return
+    message = LLMatcher.validate_grammar(_lark("start: answer", _json_rule(schema)), None)
     if message:
-        raise SchemaError(f"{what} cannot be compiled into a grammar: {message}")
+        raise compile_error(what, without_bounds(schema), message, _compiles)
+
+
+def checked_schema(what: str, value: object) -> Schema | None:
+    """`as_schema` that also refuses, there and then, a schema no grammar
+    compiles from (`check_schema`): an ``Agent`` with one is never built."""
+    spec = as_schema(what, value)
+    if spec is not None:
+        check_schema(spec.json_schema, what)
+    return spec
 
 
 def check_request(request: GenerateContentRequest) -> None:
@@ -217,13 +249,10 @@ def check_request(request: GenerateContentRequest) -> None:
     except ImportError:
         return
     if request.response_schema is not None:
-        check_grammar(schema_grammar(request.response_schema), "response_schema")
+        check_schema(request.response_schema)
     if request.tools and request.tool_choice != "none":
         for tool in request.tools:
-            check_grammar(
-                schema_grammar(_arguments(tool.parameters)),
-                f"the parameters schema of tool {tool.name!r}",
-            )
+            check_schema(_arguments(tool.parameters), f"the parameters of tool {tool.name!r}")
 
 
 _JSON_STARTS = tuple('{["-0123456789tfn')

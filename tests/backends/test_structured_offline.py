@@ -7,16 +7,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from llguidance import LLMatcher, LLTokenizer
 
+from agent_nb import Agent, AgentRunner, AgentTool
 from agent_nb._core.types import Content, GenerateContentRequest, ToolSpec
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
+from agent_nb.backends.json_bounds import DEFAULT_BOUNDS
 from agent_nb.backends.openai import OpenAIBackend
 from agent_nb.backends.structured import (
     ToolCallFormat,
     check_request,
+    check_schema,
     parse_json_reply,
     request_grammar,
     schema_grammar,
@@ -26,7 +30,8 @@ from agent_nb.errors import AgentError, BackendError, SchemaError
 from tests.backends.structured_cases import SCHEMA_CASES, TOOLS, request, stream_request
 from tests.fixtures_server import FakeOpenAIServer, Reply
 
-BAD_SCHEMA = {"type": "object", "properties": {"a": {"not": {"type": "string"}}}}
+#: No grammar holds a look-around (and llguidance does not fake one).
+BAD_SCHEMA = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^(?!x)a$"}}}
 
 # -- the request fields ------------------------------------------------------------
 
@@ -85,13 +90,95 @@ def _accepts(tok: LLTokenizer, grammar: str, text: str) -> bool:
     return matcher.consume_tokens(list(text.encode())) and matcher.is_accepting()
 
 
-def test_schema_grammar_writes_spaced_json_and_closes_objects(byte_tokenizer: LLTokenizer) -> None:
+def test_schema_grammar_writes_spaced_json_as_the_schema_allows(
+    byte_tokenizer: LLTokenizer,
+) -> None:
     grammar = schema_grammar(SCHEMA_CASES[0].schema)
     assert _accepts(byte_tokenizer, grammar, '{"region": "North", "total": 11063}')
     assert not _accepts(byte_tokenizer, grammar, '{"region":"North","total":11063}')
-    # no keys beyond the schema's: a small model keeps inventing them otherwise
-    assert not _accepts(byte_tokenizer, grammar, '{"region": "North", "total": 1, "x": 2}')
     assert not _accepts(byte_tokenizer, grammar, '{"region": "Middle", "total": 1}')
+    # a key the model invents after those asked for is a bound (x-bounds lifts it) ...
+    extra = '{"region": "North", "total": 1, "x": 2}'
+    assert not _accepts(byte_tokenizer, grammar, extra)
+    lifted = {**SCHEMA_CASES[0].schema, "x-bounds": {"extra_properties": 1}}
+    assert _accepts(byte_tokenizer, schema_grammar(lifted), extra)
+    assert not _accepts(byte_tokenizer, schema_grammar(lifted), extra[:-1] + ', "y": 3}')
+    # ... and a map's keys are bounded as an array's items
+    labels = {"type": "object", "additionalProperties": {"type": "string"}}
+    four = json.dumps({f"k{i}": "v" for i in range(DEFAULT_BOUNDS.max_items)})
+    assert _accepts(byte_tokenizer, schema_grammar(labels), four)
+    assert not _accepts(byte_tokenizer, schema_grammar(labels), four[:-1] + ', "k9": "v"}')
+
+
+#: Valid, and unsatisfiable once every object is closed (each branch forbids
+#: the other's key): what JSONSchemaBench's GitHub schemas do.
+ALL_OF = {
+    "allOf": [
+        {"type": "object", "properties": {"cat": {"type": "string", "maxLength": 8}}},
+        {"properties": {"dog": {"type": "string", "maxLength": 8}}, "required": ["dog"]},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("schema", "text"),
+    [
+        (ALL_OF, '{"cat": "Tom", "dog": "Rex"}'),
+        ({"type": "string", "format": "topic"}, '"news"'),  # an unknown format: an annotation
+        ({"oneOf": [{"type": "integer"}, {"type": "boolean"}]}, "true"),
+        ({"not": {"type": "string"}}, "1"),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}},
+                "dependencies": {"a": ["b"]},
+            },
+            '{"a": 1, "b": 2}',
+        ),
+    ],
+    ids=["allOf", "unknown-format", "oneOf", "not", "dependencies"],
+)
+def test_valid_schemas_compile_as_given(
+    byte_tokenizer: LLTokenizer, schema: dict, text: str
+) -> None:
+    check_schema(schema)
+    assert _accepts(byte_tokenizer, schema_grammar(schema), text)
+
+
+def test_default_bounds_close_what_the_schema_leaves_open(byte_tokenizer: LLTokenizer) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "s": {"type": "string"},
+            "l": {"type": "array", "items": {"type": "integer"}},
+            "x": {"type": "number"},
+        },
+        "required": ["s", "l", "x"],
+    }
+    grammar = schema_grammar(schema)
+    long, ok = "a" * (DEFAULT_BOUNDS.max_length + 1), "a" * DEFAULT_BOUNDS.max_length
+
+    def value(s: str = "a", items: int = 1, x: str = "1.5") -> str:
+        return json.dumps({"s": s, "l": list(range(items))})[:-1] + f', "x": {x}}}'
+
+    assert _accepts(byte_tokenizer, grammar, value(ok, DEFAULT_BOUNDS.max_items, "0.123456"))
+    assert not _accepts(byte_tokenizer, grammar, value(s=long))
+    assert not _accepts(byte_tokenizer, grammar, value(items=DEFAULT_BOUNDS.max_items + 1))
+    assert not _accepts(byte_tokenizer, grammar, value(x="1.1111111111111111222222"))
+    assert not _accepts(byte_tokenizer, grammar, value(x="1" * 13))
+    # the schema's own bounds win, and "x-bounds" moves (or lifts) the defaults
+    own = {
+        **schema,
+        "properties": {**schema["properties"], "s": {"type": "string", "maxLength": 80}},
+    }
+    assert _accepts(byte_tokenizer, schema_grammar(own), value(s=long))
+    lifted = {**schema, "x-bounds": {"max_length": None, "max_items": 10}}
+    assert _accepts(byte_tokenizer, schema_grammar(lifted), value(s="a" * 500, items=10))
+    # a bound never leaves a pattern or a format with nothing to match
+    wide = {"type": "string", "pattern": "^[0-9]{100}$"}
+    assert _accepts(byte_tokenizer, schema_grammar(wide), json.dumps("7" * 100))
+    with pytest.raises(SchemaError, match='"x-bounds" must be an object with any of'):
+        check_schema({"type": "string", "x-bounds": {"max_lenght": 10}})
 
 
 def test_tool_grammars(byte_tokenizer: LLTokenizer) -> None:
@@ -116,6 +203,19 @@ def test_tool_grammars(byte_tokenizer: LLTokenizer) -> None:
     assert not _accepts(byte_tokenizer, with_schema, "Four.")
 
 
+def test_an_agent_tool_call_under_required_asks_something(byte_tokenizer: LLTokenizer) -> None:
+    spec = AgentTool(Agent("helper", description="Answers questions.")).tool().spec
+    grammar = tool_call_grammar([spec], "required", ToolCallFormat())
+
+    def call(request: str) -> str:
+        arguments = json.dumps({"request": request})
+        return f'<tool_call>\n{{"name": "helper", "arguments": {arguments}}}\n</tool_call>'
+
+    assert _accepts(byte_tokenizer, grammar, call("What is 2 + 2?"))
+    assert not _accepts(byte_tokenizer, grammar, call(""))
+    assert not _accepts(byte_tokenizer, grammar, call("   "))
+
+
 def test_request_grammar_is_none_where_nothing_is_asked() -> None:
     fmt = ToolCallFormat()
     assert request_grammar(request("x"), fmt) is None
@@ -128,14 +228,32 @@ def test_request_grammar_is_none_where_nothing_is_asked() -> None:
 
 
 def test_check_request_names_what_does_not_compile() -> None:
-    with pytest.raises(SchemaError, match="response_schema cannot be compiled") as info:
+    with pytest.raises(SchemaError, match="output_schema cannot be compiled") as info:
         check_request(request("x", response_schema=BAD_SCHEMA))
     assert isinstance(info.value, ValueError) and isinstance(info.value, AgentError)
-    assert 'Unimplemented keys: ["not"]' in str(info.value)
+    lines = str(info.value).splitlines()
+    assert len(lines) == 2  # where and why; then what to do
+    assert "at #/properties/a/pattern: regex parse error" in lines[0]
+    assert "look-around" in lines[0] and "%llguidance" not in str(info.value)
     bad_tool = ToolSpec("odd", "", {"type": "object", "properties": {"p": {"type": "strin"}}})
-    with pytest.raises(SchemaError, match=r"tool 'odd' .*Invalid type: strin"):
+    with pytest.raises(
+        SchemaError, match=r"tool 'odd' .* at #/properties/p/type: Invalid type: strin"
+    ):
         check_request(request("x", tools=(bad_tool,)))
     check_request(request("x", tools=(bad_tool,), tool_choice="none"))  # not shown: not checked
+
+
+def test_refused_schemas_point_into_the_users_schema_and_say_what_to_do() -> None:
+    remote = {"type": "object", "properties": {"when": {"$ref": "https://example.com/t.json"}}}
+    with pytest.raises(SchemaError) as info:
+        check_schema(remote)
+    assert "at #/properties/when/$ref" in str(info.value)
+    assert 'put the referenced schema under "$defs"' in str(info.value)
+    strict = {"type": "string", "format": "topic", "x-guidance": {"lenient": False}}
+    with pytest.raises(
+        SchemaError, match=r"(?s)at #/format: Unknown format: topic.*drop it to opt in"
+    ):
+        check_schema(strict)
 
 
 def test_parse_json_reply() -> None:
@@ -212,6 +330,16 @@ def test_openai_sends_response_format_and_tool_choice(
     assert fake_openai.requests[-1]["response_format"]["json_schema"]["name"] == "response"
 
 
+def test_openai_gets_the_schema_as_given_less_x_bounds(
+    fake_openai: FakeOpenAIServer, fake_backend: OpenAIBackend
+) -> None:
+    schema = {**SCHEMA_CASES[0].schema, "x-bounds": {"max_length": 200}}
+    fake_openai.enqueue(Reply(pieces=('{"region": "North", "total": 1}',)))
+    stream_request(fake_backend, request("x", response_schema=schema))
+    sent = fake_openai.requests[-1]["response_format"]["json_schema"]["schema"]
+    assert sent == SCHEMA_CASES[0].schema  # no bounds, no closing: as given
+
+
 def test_openai_invalid_json_for_a_schema_is_a_clear_error(
     fake_openai: FakeOpenAIServer, fake_backend: OpenAIBackend
 ) -> None:
@@ -224,3 +352,48 @@ def test_openai_invalid_json_for_a_schema_is_a_clear_error(
     # without a schema the same text is just text
     fake_openai.enqueue(Reply(pieces=('{"region": "North", ', '"total": }')))
     assert stream_request(fake_backend, request("x")).text == '{"region": "North", "total": }'
+
+
+# -- refused when built, checked afterwards ------------------------------------------------
+
+
+def test_an_agent_whose_schema_no_grammar_compiles_is_refused_when_built() -> None:
+    with pytest.raises(SchemaError) as info:
+        Agent(output_schema=BAD_SCHEMA)
+    message = str(info.value)
+    assert message.startswith(
+        "output_schema cannot be compiled into a grammar at #/properties/a/pattern"
+    )
+    assert "response_schema" not in message and len(message.splitlines()) == 2
+    with pytest.raises(SchemaError, match="input_schema cannot be compiled"):
+        Agent(input_schema=BAD_SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("schema", "reply", "why"),
+    [
+        ({"type": "string", "format": "date"}, "yesterday", "is not a 'date'"),
+        ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, 1, "is valid under each of"),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "type": "integer",
+                "maximum": 3,
+                "exclusiveMaximum": True,
+            },
+            3,
+            "greater than or equal to the maximum of 3",
+        ),
+    ],
+    ids=["format", "oneOf", "draft-04"],
+)
+def test_what_the_grammar_holds_loosely_is_checked_afterwards(
+    schema: dict, reply: Any, why: str
+) -> None:
+    runner = AgentRunner(model=ScriptedBackend([json.dumps(reply)]))
+    try:
+        out = runner.get_or_create_session("s").run("x", agent=Agent(output_schema=schema))
+    finally:
+        runner.shutdown()
+    assert out.finish_reason == "stop" and out.parsed is None
+    assert why in out.note and len(out.note.splitlines()) == 1, out.note

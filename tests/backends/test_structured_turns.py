@@ -20,6 +20,7 @@ from agent_nb import (
     GenerationConfig,
     ToolContext,
 )
+from agent_nb.backends.json_bounds import DEFAULT_BOUNDS
 from agent_nb.backends.mlx import MLXBackend
 from tests.backends.structured_cases import SALES, SCHEMA_CASES, SchemaCase
 from tests.fixtures_magics import final_bundle, run
@@ -82,8 +83,23 @@ def test_choice_in_a_real_ipython_shell(shell: InteractiveShell) -> None:
     verdict = shell.user_ns["verdict"]
     assert verdict.finish_reason == "stop"
     assert verdict.parsed in ("yes", "no", "unsure"), verdict.text
-    assert verdict.text == f'"{verdict.parsed}"'
+    assert verdict.text == verdict.parsed  # the string, not its JSON
     assert final_bundle(cap)["text/plain"] == verdict.parsed
+
+
+def test_a_number_schema_ends_within_its_digit_bound(shell: InteractiveShell) -> None:
+    """Greedy, the model writes 0.333... until the token limit without a bound on
+    the digits; the grammar's default bound (six after the point) closes it."""
+    result, cap = run(
+        shell,
+        '%%agent --schema \'{"type": "number"}\' -o n --max-tokens 16\n'
+        "What is one third, as a decimal number?",
+    )
+    assert result.error_in_exec is None, cap.stderr
+    reply = shell.user_ns["n"]
+    assert reply.finish_reason == "stop", reply.text
+    assert isinstance(reply.parsed, (int, float)), reply.text
+    assert len(reply.text.partition(".")[2]) <= DEFAULT_BOUNDS.fraction_digits
 
 
 def _weather(calls: list[dict[str, Any]]) -> Any:

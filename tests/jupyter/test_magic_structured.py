@@ -3,7 +3,10 @@ model (the embedded model's ``--choice`` is in tests/backends/test_structured_tu
 
 from __future__ import annotations
 
+import json
+
 import pydantic
+import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -88,11 +91,55 @@ def test_bad_schema_and_choice_options_are_one_line_each(
 def test_a_schema_that_does_not_compile_fails_the_cell_and_records_nothing(
     shell: InteractiveShell, backend: ScriptedBackend
 ) -> None:
-    shell.user_ns["bad"] = {"type": "object", "properties": {"a": {"not": {"type": "string"}}}}
+    shell.user_ns["bad"] = {
+        "type": "object",
+        "properties": {"a": {"type": "string", "pattern": "(?<=x)a"}},
+    }
     result, cap = run(shell, "%%agent --schema bad\nhi")
     assert isinstance(result.error_in_exec, UsageError)
-    first = cap.stderr.strip().splitlines()[0]  # then llguidance's own lines, with a caret
-    assert first.startswith("UsageError: the turn failed: SchemaError: response_schema cannot")
-    assert 'Unimplemented keys: ["not"]' in first
+    lines = cap.stderr.strip().splitlines()
+    assert lines[0].startswith(
+        "UsageError: output_schema cannot be compiled into a grammar at #/properties/a/pattern:"
+    )
+    assert "look-around" in lines[0] and len(lines) == 2 and "%llguidance" not in cap.stderr
     assert get_runner().get_or_create_session("default").history == []
     assert backend.requests == []
+
+
+def test_a_choice_reply_reads_as_the_string_and_parsed_is_the_value(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    backend.enqueue('"yes"')
+    result, cap = run(shell, '%%agent --choice "yes|no" -o c\nIs it sorted?')
+    assert result.error_in_exec is None, cap.stderr
+    reply = shell.user_ns["c"]
+    assert reply.text == "yes" and reply.parsed == "yes" and str(reply) == "yes"
+
+
+@pytest.mark.parametrize(("chosen", "markup"), [("# Big", "<h1"), ("**bold**", "<strong")])
+def test_a_chosen_string_shows_as_text_not_as_markdown(
+    shell: InteractiveShell, backend: ScriptedBackend, chosen: str, markup: str
+) -> None:
+    backend.enqueue(json.dumps(chosen))
+    result, cap = run(shell, '%%agent --choice "# Big|**bold**" -o c\nPick one.')
+    assert result.error_in_exec is None, cap.stderr
+    assert shell.user_ns["c"].parsed == chosen
+    bundle = final_bundle(cap)
+    assert bundle["text/plain"] == chosen
+    for renderer, html in render_all(bundle["text/markdown"]).items():
+        assert markup not in html, (renderer, html)
+        assert chosen in html, (renderer, html)
+    for html in render_all(shell.user_ns["c"]._repr_markdown_()).values():
+        assert markup not in html and chosen in html
+
+
+def test_a_schema_written_out_in_the_cell(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    backend.enqueue("0.25")
+    result, cap = run(shell, '%%agent --schema \'{"type": "number"}\' -o n\nA quarter?')
+    assert result.error_in_exec is None, cap.stderr
+    assert backend.requests[0].response_schema == {"type": "number"}
+    assert shell.user_ns["n"].parsed == 0.25
+    result, cap = run(shell, "%%agent --schema '{\"type\": }'\nA quarter?")
+    usage_error(result, cap, "--schema: not a JSON schema")

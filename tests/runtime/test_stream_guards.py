@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from agent_nb import AgentRunner, GenerationConfig, TurnComplete
+from agent_nb import Agent, AgentRunner, GenerationConfig, TurnComplete
 from agent_nb._core.codec import event_from_dict, event_to_dict
 from agent_nb._core.repetition import RepetitionWatch
 from agent_nb._core.types import PromptProgress
@@ -38,6 +38,22 @@ def test_a_looping_reply_stops_with_finish_reason_repetition(
     again = event_from_dict(event_to_dict(end))  # a stored row loads back
     assert again == end
     assert runner.get_or_create_session("loop").run("and then?").finish_reason == "stop"
+
+
+def test_the_repetition_stop_never_cuts_a_json_value(
+    runner: AgentRunner, scripted: ScriptedBackend
+) -> None:
+    """Under a schema a list of like items is not a loop to cut: the reply would be
+    half a value (parsed None). The grammar's bounds end a real loop instead."""
+    items = [f"the same long item again, number {i % 2}" for i in range(12)]
+    schema = {"type": "array", "items": {"type": "string"}}
+    scripted.enqueue(items)
+    agent = Agent("lister", output_schema=schema)
+    reply = runner.get_or_create_session("json-loop").run("list them", agent=agent)
+    assert reply.finish_reason == "stop" and reply.parsed == items
+    scripted.enqueue(" ".join(items))  # the same text without a schema is a loop
+    free = runner.get_or_create_session("text-loop").run("list them")
+    assert free.finish_reason == "repetition"
 
 
 def test_the_repetition_stop_is_configurable(

@@ -88,7 +88,8 @@ _OPTIONS = (
         "--schema",
         metavar="NAME",
         help="Reply as JSON matching NAME, a pydantic BaseModel class or a JSON-schema "
-        "dict in the notebook; shows the parsed value (-o VAR: VAR.parsed).",
+        'dict in the notebook, or a JSON schema written out (\'{"type": "number"}\'); '
+        "shows the parsed value (-o VAR: VAR.parsed).",
     ),
     argument(
         "--choice",

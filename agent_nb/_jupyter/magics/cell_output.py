@@ -94,7 +94,9 @@ class CellOutput(Protocol):
     def start(self) -> None:
         """The turn is under way: show that something is coming."""
 
-    def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None: ...
+    def show(
+        self, text: str, *, final: bool, interrupted: bool, note: str = "", plain: str | None = None
+    ) -> None: ...
 
     def waiting(self, note: str) -> None:
         """Before any text: say why nothing shows yet ("" = nothing to say)."""
@@ -115,11 +117,18 @@ def _code_only(text: str) -> str:
 
 
 def render_bundle(
-    text: str, fmt: Format, *, final: bool, interrupted: bool, note: str = ""
+    text: str,
+    fmt: Format,
+    *,
+    final: bool,
+    interrupted: bool,
+    note: str = "",
+    plain: str | None = None,
 ) -> dict[str, str]:
-    """The MIME bundle for the cell: safe Markdown plus the raw text as text/plain."""
+    """The MIME bundle for the cell: safe Markdown plus the raw text as text/plain
+    (``plain`` where the Markdown source is not the text itself: an escaped value)."""
     note = "(interrupted)" if interrupted else note
-    plain = "\n".join(part for part in (text, note) if part)
+    plain = "\n".join(part for part in (text if plain is None else plain, note) if part)
     note = "".join(f"\n\n*{line}*" for line in note.split("\n") if line)
     if fmt == "text":
         return {"text/plain": plain or "…"}
@@ -140,7 +149,7 @@ class DisplayOutput:
 
     def __init__(self, fmt: Format, *, watch_kernel: bool = False) -> None:
         self.fmt = fmt
-        self._final: tuple[str, bool, str] = ("", False, "")
+        self._final: tuple[str, bool, str, str | None] = ("", False, "", None)
         self._handle: Any = None
         self._watch_kernel = watch_kernel
         self._watch: Any = None
@@ -156,20 +165,26 @@ class DisplayOutput:
 
             self._watch = watch_turn()
 
-    def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
-        bundle = render_bundle(text, self.fmt, final=final, interrupted=interrupted, note=note)
+    def show(
+        self, text: str, *, final: bool, interrupted: bool, note: str = "", plain: str | None = None
+    ) -> None:
+        bundle = render_bundle(
+            text, self.fmt, final=final, interrupted=interrupted, note=note, plain=plain
+        )
         self._handle.update(bundle, raw=True)
         if final:
-            self._final = (text, interrupted, note)
+            self._final = (text, interrupted, note, plain)
             self._end_watch()
 
     def mark(self, line: str) -> None:
         """The finished output again, with ``line`` (a stale mark) below it; "" removes it."""
-        text, interrupted, note = self._final
+        text, interrupted, note, plain = self._final
         marked = "\n".join(part for part in (note, line) if part)
-        bundle = render_bundle(text, self.fmt, final=True, interrupted=False, note=marked)
+        bundle = render_bundle(
+            text, self.fmt, final=True, interrupted=False, note=marked, plain=plain
+        )
         if interrupted:
-            bundle = render_bundle(text, self.fmt, final=True, interrupted=True)
+            bundle = render_bundle(text, self.fmt, final=True, interrupted=True, plain=plain)
         self._handle.update(bundle, raw=True)
 
     def failed(self) -> None:
@@ -219,8 +234,11 @@ class TerminalOutput:
         sys.stdout.write(self._end_progress())
         sys.stdout.flush()
 
-    def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None:
+    def show(
+        self, text: str, *, final: bool, interrupted: bool, note: str = "", plain: str | None = None
+    ) -> None:
         sys.stdout.write(self._end_progress())
+        text = text if plain is None else plain
         if text.startswith(self._printed):
             sys.stdout.write(text[len(self._printed) :])
         else:  # a tool round replaced the partial text: start a new line
@@ -245,6 +263,7 @@ class _Transcript:
         self.done: list[tuple[str, str]] = []  # (author, text)
         self.partial: dict[str, list[str]] = {}  # parallel agents stream side by side
         self._texts: dict[str, int] = {}  # a final message's event id -> its place in done
+        self._plain: dict[int, str] = {}  # place in done -> the text, where done holds Markdown
 
     def add(self, event: Event) -> bool:
         if isinstance(event, TextMessage) and event.author != "user":
@@ -270,10 +289,22 @@ class _Transcript:
         if at is not None:
             author, text = self.done[at]
             self.done[at] = (author, shown_text(text, structured))
+            if structured is not None and isinstance(structured.data, str):
+                self._plain[at] = structured.data
 
     @property
     def text(self) -> str:
-        blocks = [*self.done, *((a, "".join(p)) for a, p in self.partial.items())]
+        return self._joined(self.done)
+
+    @property
+    def plain(self) -> str | None:
+        """The text with each escaped value as itself (None: the same as `text`)."""
+        if not self._plain:
+            return None
+        return self._joined([(a, self._plain.get(i, t)) for i, (a, t) in enumerate(self.done)])
+
+    def _joined(self, done: list[tuple[str, str]]) -> str:
+        blocks = [*done, *((a, "".join(p)) for a, p in self.partial.items())]
         labelled = len({author for author, _ in blocks}) > 1
         return "\n\n".join(f"[{a}] {t}" if labelled else t for a, t in blocks)
 
@@ -355,7 +386,13 @@ def show_turn(
     note = reply.note if reply is not None and not reply.interrupted else ""
     if reply is not None:
         note = "\n".join(n for n in (note, replay_note(reply)) if n)
-    output.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
+    output.show(
+        outcome.text,
+        final=True,
+        interrupted=outcome.interrupted,
+        note=note,
+        plain=transcript.plain,
+    )
     return outcome
 
 

@@ -65,9 +65,18 @@ class AgentTool:
         return Tool(func=_run_by_runtime, spec=spec, context_param=None, agent=self.agent)
 
 
+#: What the model passes by default: a request with something in it (a forced
+#: call under ``tool_choice="required"`` would otherwise come back as ``""``).
 _REQUEST = {
     "type": "object",
-    "properties": {"request": {"type": "string", "description": "what to ask"}},
+    "properties": {
+        "request": {
+            "type": "string",
+            "description": "what to ask",
+            "minLength": 1,
+            "pattern": "\\S",
+        },
+    },
     "required": ["request"],
 }
 

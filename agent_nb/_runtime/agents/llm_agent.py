@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..._core.numbers import check_int
 from ..._core.reply import Structured
-from ..._core.schemas import Schema, as_schema
+from ..._core.schemas import Schema
 from ..._core.state import check_state_key, template_keys
 from ..._core.tools import Tool, as_tool
 from ..._core.trace import AgentStep
@@ -33,6 +33,7 @@ from ..._core.types import (
 )
 from ..._core.window import ContextPolicy, Window, check_policy
 from ...backends import ToolCallChunk
+from ...backends.structured import checked_schema
 from ...errors import ContextWindowError, MaxTurnsExceededError
 from ..replay import replay_for
 from .agent_tool import AgentTool
@@ -145,8 +146,8 @@ class Agent(BaseAgent):
         self._set("include_contents", include_contents)
         self._set("output_schema", output_schema)
         self._set("input_schema", input_schema)
-        self._set("output_spec", as_schema("output_schema", output_schema))
-        self._set("input_spec", as_schema("input_schema", input_schema))
+        self._set("output_spec", checked_schema("output_schema", output_schema))
+        self._set("input_spec", checked_schema("input_schema", input_schema))
         self._set("tool_choice", check_tool_choice(tool_choice, names))
         for what, value in (
             ("before_model_callback", before_model_callback),

@@ -4,9 +4,11 @@
 `PromptProgress` events while the backend streams; when it ends, the call's
 ``text``, ``calls``, ``usage`` and ``finish`` hold the response. A reply that
 loops (`RepetitionWatch`) is stopped through the call's own cancel token and
-ends with finish reason ``repetition``. The call's usage is kept even when it
-is cut short by a cancelled task: the text chunks seen so far count as
-generated tokens (a backend's own count replaces that when its `Finish` arrives).
+ends with finish reason ``repetition``, unless it must be one JSON value: a
+loop there is ended by the grammar's bounds, never by cutting the value. The
+call's usage is kept even when it is cut short by a cancelled task: the text
+chunks seen so far count as generated tokens (a backend's own count replaces
+that when its `Finish` arrives).
 
 With a `Replayer` (`agent_nb._runtime.replay`) the call first looks its
 answer up: a recorded one streams again in place of the backend's chunks,
@@ -43,6 +45,14 @@ __all__ = ["PROGRESS_INTERVAL_S", "CallCancel", "ModelCall"]
 
 #: At most this often a "reading the prompt" progress event goes out.
 PROGRESS_INTERVAL_S = 0.25
+
+
+def _json_only(request: GenerateContentRequest) -> bool:
+    """A reply that must be one JSON value (or a forced tool call): the repetition
+    stop would cut it mid-value, so a loop is ended by the grammar's bounds
+    (`agent_nb.backends.json_bounds`) instead, or by ``max_tokens``."""
+    forced = bool(request.tools) and request.tool_choice not in ("auto", "none")
+    return request.response_schema is not None or forced
 
 
 class CallCancel(CancelToken):
@@ -100,7 +110,9 @@ class ModelCall:
     async def stream(self) -> AsyncGenerator[Event, None]:
         finish: Finish | None = None
         cancel = CallCancel(self._parent)
-        watch = RepetitionWatch(self.request.config.repetition_stop)
+        watch = RepetitionWatch(
+            0 if _json_only(self.request) else self.request.config.repetition_stop
+        )
         pieces: list[str] = []
         seen = 0  # text chunks: the generated count if no Finish comes
         reported = 0.0  # when prompt progress was last sent

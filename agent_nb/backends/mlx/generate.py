@@ -7,10 +7,11 @@ Split the way mlx-lm splits ``generate_step`` (tokens) from
   cancellation between them and reporting each as `PrefillProgress`;
 * `token_steps` yields sampled token ids; the next token's forward pass is
   queued with ``mx.async_eval`` before the current one is read, which keeps
-  the device busy while Python detokenizes;
-* `constrained_steps` does the same under a grammar (`grammar.Constraint`):
-  the next forward pass is queued before the current token is read, and the
-  grammar's mask for the next position is computed while it runs;
+  the device busy while Python detokenizes. Like mlx-lm's one
+  ``generate_step`` it takes logits processors: a repetition penalty, and
+  a grammar (`grammar_processor`, the mask of a `grammar.Constraint`,
+  computed while the forward pass runs);
+* `lookup_steps` drafts from the prompt for greedy decoding (exact);
 * `stream_text` detokenizes through the `TextGate` (stop strings, tool-call
   markup), emits chunks, and stops at EOS, a stop string, ``max_tokens`` or
   cancellation (checked after every token);
@@ -39,7 +40,7 @@ from .lookup import Drafter, prompt_lookup_enabled
 
 __all__ = [
     "GenerationJob",
-    "constrained_steps",
+    "grammar_processor",
     "lookup_steps",
     "prefill",
     "run_generation",
@@ -174,43 +175,60 @@ def prefill(job: GenerationJob, rest: list[int]) -> list[int] | None:
     return rest
 
 
-def _forward(job: GenerationJob, rest: list[int], processors: list[Any]) -> Callable[[Any], Any]:
-    """Feed tokens to the cache and return the next position's logits, with the
-    logits processors (repetition penalty) applied over every token before it."""
+def grammar_processor(constraint: Constraint, start: int) -> Callable[[Any, Any], Any]:
+    """A grammar as a logits processor (mlx-lm's ``(tokens, logits) -> logits``):
+    it feeds the grammar the tokens generated since its last call (those past
+    ``start``, where generation began) and masks what the grammar forbids.
+
+    The mask of a position depends on the token before it, so sampling waits
+    for it; the forward pass does not, so it is queued first and llguidance
+    computes the mask (on the CPU) while the model runs.
+    """
     import mlx.core as mx
 
-    model, cache = job.model, job.slot.cache
-    # token ids before the next step's input (repetition penalty)
-    context: Any = mx.array(job.prompt[: len(job.prompt) - len(rest)], dtype=mx.int32)
+    fed = start
 
-    def forward(tokens: Any) -> Any:
+    def process(tokens: Any, logits: Any) -> Any:
+        nonlocal fed
+        mx.async_eval(logits)
+        new = tokens[fed:].tolist() if tokens.size > fed else []
+        fed = max(fed, int(tokens.size))
+        for token in new:
+            constraint.consume(int(token))
+        if constraint.stopped:  # after end-of-text: nothing more is sampled
+            return logits
+        return constraint.apply(logits)
+
+    return process
+
+
+def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, None]:
+    """Sampled token ids, at most ``max_tokens`` (mlx-lm's ``generate_step``).
+
+    The logits processors (a repetition penalty, then the grammar's mask when
+    ``job.constraint`` is set: `grammar_processor`) see every token before the
+    next position, prompt included. ``rest`` (the prompt's unfed tail) goes in
+    first. Every token but one at ``max_tokens`` is fed back before it is
+    yielded (the next step is queued ahead), so ``slot.tokens`` always equals
+    what the cache holds -- also when the caller stops early.
+    """
+    import mlx.core as mx
+
+    model, slot, cache = job.model, job.slot, job.slot.cache
+    sampler, processors = _sampling(job)
+    start = len(job.prompt) - len(rest)
+    if job.constraint is not None:
+        processors = [*processors, grammar_processor(job.constraint, len(job.prompt))]
+    # every token before the next step's input, for the processors
+    context: Any = mx.array(job.prompt[:start], dtype=mx.int32)
+
+    def step(tokens: Any) -> Any:
         nonlocal context
         logits = model(tokens[None], cache=cache)[:, -1, :]
         if processors:
             context = mx.concatenate([context, tokens.astype(mx.int32)])
             for processor in processors:
                 logits = processor(context, logits)
-        return logits
-
-    return forward
-
-
-def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, None]:
-    """Sampled token ids, at most ``max_tokens`` (mlx-lm's ``generate_step``).
-
-    ``rest`` (the prompt's unfed tail) goes in first. Every token but one at
-    ``max_tokens`` is fed back before it is yielded (the next step is queued
-    ahead), so ``slot.tokens`` always equals what the cache holds -- also
-    when the caller stops early.
-    """
-    import mlx.core as mx
-
-    slot = job.slot
-    sampler, processors = _sampling(job)
-    forward = _forward(job, rest, processors)
-
-    def step(tokens: Any) -> Any:
-        logits = forward(tokens)
         return sampler(logits - mx.logsumexp(logits, keepdims=True))
 
     y = step(mx.array(rest))
@@ -227,42 +245,6 @@ def token_steps(job: GenerationJob, rest: list[int]) -> Generator[int, None, Non
         yield token
         if not last:
             y = next_y
-
-
-def constrained_steps(
-    job: GenerationJob, rest: list[int], constraint: Constraint
-) -> Generator[int, None, None]:
-    """`token_steps` under a grammar: every token is one the grammar allows.
-
-    The mask of a position depends on the token before it, so sampling waits
-    for that token; the forward pass does not, so it is queued first and the
-    mask is computed (on the CPU, by llguidance) while the model runs.
-    Same cache invariant as `token_steps`.
-    """
-    import mlx.core as mx
-
-    slot = job.slot
-    sampler, processors = _sampling(job)
-    forward = _forward(job, rest, processors)
-
-    def pick(logits: Any) -> Any:
-        logits = constraint.apply(logits)
-        return sampler(logits - mx.logsumexp(logits, keepdims=True))
-
-    y = pick(forward(mx.array(rest)))
-    slot.tokens.extend(rest)
-    for generated in range(1, job.config.max_tokens + 1):
-        last = generated >= job.config.max_tokens
-        if not last:
-            next_logits = forward(y)  # feeds y into the cache, so y joins slot.tokens
-            mx.async_eval(next_logits)
-        token = int(y.item())
-        constraint.consume(token)
-        if not last:
-            slot.tokens.append(token)
-        yield token
-        if not last:
-            y = pick(next_logits)
 
 
 def uses_lookup(job: GenerationJob) -> bool:
@@ -293,7 +275,7 @@ def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generato
 
     Under a grammar (``job.constraint``) a draft is first cut where the
     grammar stops allowing it, and each position's choice is the greedy one
-    among the tokens its grammar state allows, as in `constrained_steps`.
+    among the tokens its grammar state allows, as in `token_steps`.
     """
     import mlx.core as mx
     from mlx_lm.models.cache import trim_prompt_cache
@@ -439,13 +421,7 @@ def run_generation(job: GenerationJob) -> Finish:
         rest = prefill(job, job.prompt[cached:])
         if rest is None or job.cancelled():
             return Finish(tally.usage(), "cancelled")
-        tokens: Generator[int, None, None]
-        if uses_lookup(job):
-            tokens = lookup_steps(job, rest, tally)
-        elif job.constraint is not None:
-            tokens = constrained_steps(job, rest, job.constraint)
-        else:
-            tokens = token_steps(job, rest)
+        tokens = lookup_steps(job, rest, tally) if uses_lookup(job) else token_steps(job, rest)
         try:
             finish = stream_text(job, tokens, tally)
         finally:

@@ -11,8 +11,9 @@ matcher per grammar text, and each generation takes a `deep_copy` of it
 (microseconds). The llguidance tokenizer itself takes about half a second to
 build from ``tokenizer.json`` and is built once per model.
 
-`Constraint` is one generation's grammar state. The decode loops feed it
-every token the cache takes and ask it for the mask of the next position;
+`Constraint` is one generation's grammar state. The decode loop feeds it
+every token the cache takes and asks it for the mask of the next position
+(as a logits processor, `generate.grammar_processor`);
 prompt lookup asks it how much of a draft the grammar allows
 (`admissible`) before verifying, so a draft is cut where it would break the
 grammar.
@@ -159,3 +160,8 @@ class Constraint:
     @property
     def vocab_size(self) -> int:
         return self._vocab
+
+    @property
+    def stopped(self) -> bool:
+        """The grammar has ended (end-of-text was consumed): no next token to mask."""
+        return bool(self._matcher.is_stopped())

@@ -21,6 +21,7 @@ from ..._core.messages import chat_messages
 from ..._core.types import FinishReason, GenerateContentRequest, Usage
 from ...errors import BackendError, ModelNotFoundError
 from .._base import ToolCallChunk
+from ..json_bounds import without_bounds
 
 __all__ = [
     "SPEC_HELP",
@@ -116,13 +117,15 @@ def response_format(schema: Mapping[str, Any]) -> dict[str, Any]:
     """OpenAI's structured-output request (vLLM, llama.cpp server and Ollama honour it).
 
     The name is the schema's ``title`` (a pydantic model's class name) where it
-    is a valid one, else ``"response"``.
+    is a valid one, else ``"response"``. The schema goes as given, less
+    agent_nb's own ``"x-bounds"`` (`agent_nb.backends.json_bounds`), which a
+    server does not know; the reply is validated against it afterwards.
     """
     title = schema.get("title")
     name = title if isinstance(title, str) and _SCHEMA_NAME.fullmatch(title) else "response"
     return {
         "type": "json_schema",
-        "json_schema": {"name": name, "schema": dict(schema), "strict": True},
+        "json_schema": {"name": name, "schema": without_bounds(schema), "strict": True},
     }
 
 
