@@ -1,0 +1,149 @@
+"""The template sentence of a result: the answer first, then what it is and where it holds.
+
+"Yes — the mean Age (36.5) is above 35.", "61 rows have body_mass_g over
+5000.", "[2028, 2090, 2426] are the 3 lowest MonthlyIncome." The sentence
+names every filter its number was computed under, and uses the direction
+words the result gives (highest or lowest, rose or fell, more or fewer).
+`answer_text` writes the answer alone, as the reply's first words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .execute import Result
+from .query import Plan
+
+__all__ = ["answer_text", "format_number", "sentence", "where"]
+
+_AGG_NAME = {"sum": "total", "mean": "mean", "median": "median", "min": "lowest",
+             "max": "highest", "count": "number of", "share": "share", "std": "standard deviation",
+             "range": "range", "nunique": "number of distinct", "nth": "n-th"}  # fmt: skip
+_TEST = {"=": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above",
+         ">=": "is at least"}  # fmt: skip
+
+
+def format_number(value: float) -> str:
+    """A number as a person reads it, precise enough to be scored (4 decimals at most)."""
+    if value != value:
+        return "missing"
+    if float(value).is_integer():
+        return f"{int(value):,}" if abs(value) >= 100_000 else str(int(value))
+    if abs(value) >= 1000:
+        return f"{value:,.2f}"
+    return f"{value:.4f}".rstrip("0").rstrip(".")
+
+
+def answer_text(value: Any) -> str:
+    """The answer alone: Yes / No, a number, a name, a list as a list."""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, (int, float)):
+        return format_number(float(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(answer_text(v) for v in value) + "]"
+    return str(value)
+
+
+def where(plan: Plan) -> str:
+    """`` where species not Adelie and body_mass_g over 5000`` (or nothing)."""
+    if not plan.filters:
+        return ""
+    return " where " + " and ".join(f.phrase() for f in plan.filters)
+
+
+def _what(plan: Plan) -> str:
+    if plan.measure is None:
+        return "rows"
+    return f"{_AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}".replace("number of ", "number of ")
+
+
+def sentence(plan: Plan, result: Result, table: str) -> str:
+    """The template sentence of ``result`` (see the module docstring)."""
+    v, w = result.value, where(plan)
+    side = "highest" if plan.order == "desc" else "lowest"
+    op = plan.op
+    if op == "compare":
+        assert plan.of is not None
+        left, right = result.get("left"), result.get("right")
+        lead = answer_text(v)
+        what = sentence_of(plan.of)
+        other = sentence_of(plan.versus) if plan.versus is not None else answer_text(right)
+        verb = _TEST[plan.test or "="] if v else _TEST[_negate(plan.test or "=")]
+        return f"{lead} — {what} ({answer_text(left)}) {verb} {other}" + (
+            f" ({answer_text(right)})." if plan.versus is not None else ".")
+    if op == "exists":
+        n, base = int(result.numbers.get("count", 0)), int(result.numbers.get("base", 0))
+        cond = " and ".join(f.phrase() for f in plan.condition) or "rows"
+        scope = f" of the {base} rows{w}" if plan.filters else f" of {base} rows"
+        return f"{answer_text(v)} — {n}{scope} have {cond}."
+    if op == "aggregate":
+        if plan.combine and plan.versus is not None:
+            return (f"{answer_text(v)} is the {plan.combine} of {sentence_of(plan)} and "
+                    f"{sentence_of(plan.versus)}.")  # fmt: skip
+        if plan.agg == "share":
+            n, base = int(result.numbers["count"]), int(result.numbers["base"])
+            part = " and ".join(f.phrase() for f in plan.condition) or w.replace(" where ", "")
+            of = w if plan.condition else ""
+            return f"{format_number(v)}% of the rows{of} have {part} ({n} of {base})."
+        if plan.measure is None:
+            return f"{answer_text(v)} rows of {table}{w}."
+        if plan.agg == "mode":
+            n, base = int(result.numbers["count"]), int(result.numbers["base"])
+            most = "most" if plan.order == "desc" else "least"
+            return f"{answer_text(v)} is the {most} common {plan.measure}{w} ({n} of {base} rows)."
+        if plan.agg == "nth":
+            return f"{answer_text(v)} is the {plan.k}th {side} {plan.measure}{w}."
+        if plan.agg in ("count", "nunique"):
+            return f"{answer_text(v)} is the {_AGG_NAME[plan.agg]} {plan.measure} values{w}."
+        return f"{answer_text(v)} is the {_what(plan)}{w}."
+    if op == "rank":
+        label, what = result.get("label", plan.group_by), _what(plan)
+        top = result.frame.iloc[:, 1].tolist()
+        if isinstance(v, list):
+            return f"{answer_text(v)} are the {len(v)} {label} with the {side} {what}{w}."
+        return f"{answer_text(v)} has the {side} {what}{w} ({format_number(float(top[0]))})."
+    if op == "extreme":
+        show = plan.group_by or plan.measure
+        if isinstance(v, list):
+            of = f"{show} of the {len(v)} rows" if show != plan.measure else f"{len(v)}"
+            return f"{answer_text(v)} are the {of} with the {side} {plan.measure}{w}."
+        n = result.frame[plan.measure].iloc[0] if plan.measure in result.frame else v
+        if show == plan.measure:
+            return f"{answer_text(v)} is the {side} {plan.measure}{w}."
+        return f"{answer_text(v)} is the {show} of the row with the {side} {plan.measure}{w} ({format_number(float(n))})."
+    if op == "distinct":
+        return f"{answer_text(v)} are the {len(v)} distinct values of {plan.measure}{w}."
+    if op == "values":
+        return f"{answer_text(v)} are the {plan.group_by} values{w}."
+    if op == "lookup":
+        return f"{answer_text(v)} is the {plan.group_by}{w}."
+    from .describe_more import sentence_more
+
+    return sentence_more(plan, result, table)
+
+
+def sentence_of(plan: Plan) -> str:
+    """A computed value's name: "the mean Age where Department Sales", "the rows where ..."."""
+    w = where(plan)
+    if plan.op == "aggregate":
+        if plan.measure is None:
+            return f"the number of rows{w}"
+        if plan.agg == "mode":
+            return f"the most common {plan.measure}{w}"
+        if plan.agg == "share":
+            return f"the share of rows with {' and '.join(f.phrase() for f in plan.condition)}{w}"
+        return f"the {_what(plan)}{w}"
+    if plan.op == "rank":
+        side = "highest" if plan.order == "desc" else "lowest"
+        return f"the {plan.group_by} with the {side} {_what(plan)}{w}"
+    if plan.op == "extreme":
+        side = "highest" if plan.order == "desc" else "lowest"
+        return f"the {plan.group_by or plan.measure} of the row with the {side} {plan.measure}{w}"
+    if plan.op == "lookup":
+        return f"the {plan.group_by}{w}"
+    return plan.describe()
+
+
+def _negate(test: str) -> str:
+    return {"=": "!=", "!=": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}[test]

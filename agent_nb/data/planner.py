@@ -1,0 +1,375 @@
+"""A question becomes ranked candidate plans over this table's columns: words first.
+
+`plan_candidates` reads the question (`reading.read`: columns, filters,
+``k``, the answer type its form asks for) and proposes plans, best first,
+each with why. The answer type leads: "Is there any applicant with a GRE
+score above 330?" tests rows (``exists``); "Is the average age above 35?"
+compares a computed value with a constant; "Are there more Adelie than
+Gentoo?" compares two counts; "List the 5 lowest incomes" is a list;
+"How many ..." counts rows or, for an additive measure, sums it. Each
+candidate's parts record the words they came from (`Plan.words`), and the
+next candidate is tried when running one fails (`answer.ask`).
+
+Words used up by a column's name are not read as cues: the "min" of
+``temp_min`` names a column, it does not ask for the lowest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from .query import Agg, Filter, Plan
+from .reading import Reading, read
+from .table import Column, Table
+from .words import ADDITIVE, AGG_WORDS, CORR, HOW_MANY, MISSING, MODE, SHAPE, TREND, WHO, phrase
+
+__all__ = ["Candidate", "default_agg", "plan_candidates"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One plan and why; ``open`` when the words left a choice to make."""
+
+    plan: Plan
+    reasons: tuple[str, ...]
+    open: bool = False
+
+
+def default_agg(column: Column) -> Agg:
+    """How a measure adds up when the question does not say: sums for amounts, means for levels."""
+    parts = set(column.parts) | {f"{p}s" for p in column.parts}
+    return "sum" if parts & ADDITIVE else "mean"
+
+
+class _Planner:
+    def __init__(self, r: Reading) -> None:
+        self.r, self.t = r, r.table
+        self.reasons: list[str] = [f"{n!r} named by {', '.join(sorted(ws))} ({s:g})"
+                                   for n, (s, ws) in sorted(r.named.items(), key=lambda x: -x[1][0])]  # fmt: skip
+        self.reasons += r.notes
+        self.out: list[Candidate] = []
+
+    # -- helpers ------------------------------------------------------------
+    def add(self, plan: Plan, why: str, open_: bool = False) -> None:
+        self.out.append(Candidate(plan, (*self.reasons, why), open_ or bool(self.r.open)))
+
+    def words(self, *cols: Column | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return tuple((c.name, tuple(sorted(self.r.named.get(c.name, (0, set()))[1])))
+                     for c in cols if c is not None)  # fmt: skip
+
+    def filter_cols(self) -> set[str]:
+        return {f.column for f in self.r.filters}
+
+    def best(self, roles: Sequence[str], exclude: Sequence[str] = (), numeric: bool = False,
+             ) -> list[Column]:  # fmt: skip
+        cols = [(s, self.t.columns[n]) for n, (s, _) in self.r.named.items()
+                if n not in exclude and (self.t.columns[n].role in roles
+                                         or (numeric and self.t.columns[n].numeric))]  # fmt: skip
+        if numeric:
+            cols = [(s, c) for s, c in cols if c.numeric]
+        cols.sort(key=lambda x: (-x[0], self.r.where.get(x[1].name, 0)))
+        if len(cols) > 1 and (self.r.high or self.r.low) and cols[0][0] == cols[1][0]:
+            side = {"max", "high", "maximum"} if self.r.high else {"min", "low", "minimum"}
+            cols.sort(key=lambda x: (-x[0], not set(x[1].parts) & side))
+        return [c for _, c in cols]
+
+    def order(self) -> Literal["asc", "desc"]:
+        cues = self.r.cues
+        if re.search(r"\b(least|fewest|lowest|smallest|worst|bottom|minimum|min)\b", self.r.text):
+            if not re.search(r"\b(at least|least \d)", self.r.text) or cues & {"lowest", "worst"}:
+                return "asc"
+        return "asc" if self.r.low and not self.r.high else "desc"
+
+    def agg_cue(self) -> Agg | None:
+        cues = self.r.cues
+        if MODE.search(self.r.text):
+            return "mode"
+        if re.search(r"\b(difference between|range)\b", self.r.text) and (
+            self.r.high and self.r.low or "range" in cues
+        ):
+            return "range"
+        for agg, words in AGG_WORDS.items():
+            if cues & words or (agg == "share" and "%" in self.r.text):
+                return agg  # type: ignore[return-value]
+        if HOW_MANY.search(self.r.text):
+            return "count"
+        if cues & {"highest", "maximum", "max", "most", "largest", "biggest", "best", "longest",
+                   "record", "greatest", "top", "peak"}:  # fmt: skip
+            return "max"
+        if cues & {"lowest", "minimum", "min", "least", "smallest", "worst", "shortest", "fewest"}:
+            return "min"
+        return None
+
+    def label(self, exclude: Sequence[str] = ()) -> Column | None:
+        """The column that names rows ("which car", "who"): a named label, the index, the first."""
+        named = [c for c in self.best(("label",), exclude)]
+        if named:
+            return named[0]
+        if self.t.index is not None and self.t.columns[self.t.index].role in ("label", "time", "category"):
+            return self.t.columns[self.t.index]
+        labels = [c for c in self.t.of("label") if c.name not in exclude]
+        return labels[0] if labels else None
+
+    # -- the plan -----------------------------------------------------------
+    def plan(self) -> list[Candidate]:
+        r = self.r
+        if r.cues & CORR and r.expect != "list":
+            self.correlation()
+        if r.cues & MISSING and r.expect not in ("list",) and not r.filters:
+            col = (self.best(("measure", "category", "label", "time", "id")) or [None])[0]
+            self.add(Plan(op="missing", measure=col.name if col else None,
+                          words=self.words(col)), "a missing-values question")  # fmt: skip
+        if r.expect == "boolean":
+            self.boolean()
+        elif r.expect == "list":
+            self.listing()
+        self.value()
+        self.add(Plan(op="columns"), "the question names no column or value of this table")
+        return self.out
+
+    def value(self) -> None:
+        """A number or a category: one aggregate, a ranking, the row at an extreme."""
+        r, t = self.r, self.t
+        filters = tuple(r.filters)
+        fcols = self.filter_cols()
+        measures = self.best(("measure",), numeric=True)
+        agg = self.agg_cue()
+        order = self.order()
+        if (r.cues & SHAPE and not r.named and not r.values
+                and (HOW_MANY.search(r.text) or {"shape", "size", "big"} & r.cues)):  # fmt: skip
+            self.add(Plan(op="shape"), "the table's size")
+            return
+        group = self.group(exclude=[m.name for m in measures[:1]])
+        time = _time(t)
+        if r.cues & TREND and time is not None and (measures or t.of("measure")) and not (
+            group is not None and group.role != "time" and agg in ("mode", "nunique")
+        ):
+            m = measures[0] if measures else t.of("measure")[0]
+            per = group if group is not None and group.role != "time" and _per(r.text, group) else None
+            self.add(Plan(op="trend", measure=m.name, agg=agg if agg in ("sum", "mean", "median") else default_agg(m),
+                          time=(group if group is not None and group.role == "time" else time).name,
+                          group_by=per.name if per else None,
+                          filters=tuple(f for f in filters if f.column != time.name),
+                          period=_period(r.text), words=self.words(m, per)),
+                     f"a trend of {m.name}", open_=not measures)  # fmt: skip
+        if group is not None:
+            self.grouped(group, measures, agg, order, filters)
+        m = measures[0] if measures else None
+        if m is not None and m.name in fcols and len(measures) > 1 and agg not in (None, "count"):
+            m = next((c for c in measures if c.name not in fcols), m)
+        if m is not None and agg in (None, "max", "min") and (r.high or r.low) and WHO.search(r.text):
+            label = self.label(exclude=[m.name])
+            if label is not None and re.search(r"\b(who|which|whose|what)\b", r.text):
+                self.add(Plan(op="extreme", measure=m.name, group_by=label.name, order=order,
+                              filters=filters, words=self.words(m, label)),
+                         f"which {label.name} holds the {order} {m.name}")  # fmt: skip
+        cat = next(iter(self.best(("category", "label", "time", "id"), exclude=list(fcols))), None)
+        if cat is not None and agg in ("mode", "nunique") and (m is None or agg == "mode" or
+                                                               r.where[cat.name] < r.where.get(m.name, 99)):  # fmt: skip
+            self.add(Plan(op="aggregate", measure=cat.name, agg=agg, order=order if agg == "mode" else "desc",
+                          filters=filters, words=self.words(cat)), f"the {agg} of {cat.name}")  # fmt: skip
+        if m is not None:
+            if agg == "share" and filters:
+                self.share(filters)
+            a: Agg = agg if agg not in (None, "mode", "nunique", "share") else (
+                "count" if agg == "count" else default_agg(m))
+            if agg == "count" and not (set(m.parts) & ADDITIVE or _how_many_of(r.text, m)):
+                self.add(Plan(op="aggregate", agg="count", filters=filters,
+                              words=(("rows", _how_words(r.text)),)), "how many rows")  # fmt: skip
+                a = "count"
+            elif agg == "count":
+                a = "sum"  # "how many passengers": the measure adds up
+            if agg == "mode" and m.role == "measure":
+                self.add(Plan(op="aggregate", measure=m.name, agg="mode", filters=filters,
+                              words=self.words(m)), f"the most common {m.name}")  # fmt: skip
+            nth = _nth(r.text)
+            if nth:
+                self.add(Plan(op="aggregate", measure=m.name, agg="nth", k=nth, order=order,
+                              filters=filters, words=self.words(m)), f"the {nth}th of {m.name}")  # fmt: skip
+            self.add(Plan(op="aggregate", measure=m.name, agg=a, filters=filters, words=self.words(m)),
+                     f"one number: the {a} of {m.name}")  # fmt: skip
+        if agg == "share" and filters:
+            self.share(filters)
+        if filters or HOW_MANY.search(r.text):
+            what = self.best(("label", "category"), exclude=list(fcols))
+            if agg == "nunique" and what:
+                self.add(Plan(op="aggregate", measure=what[0].name, agg="nunique", filters=filters,
+                              words=self.words(what[0])), f"distinct {what[0].name}")  # fmt: skip
+            self.add(Plan(op="aggregate", agg="count", filters=filters,
+                          words=(("rows", _how_words(r.text)),)), "how many rows match")  # fmt: skip
+        if filters and (WHO.search(r.text) or r.named):
+            shown = [c for c in self.best(("label", "category", "measure", "id", "time"), numeric=True)
+                     if c.name not in fcols]  # fmt: skip
+            if shown:
+                self.add(Plan(op="lookup", group_by=shown[0].name, filters=filters,
+                              words=self.words(shown[0])), f"{shown[0].name} in the matching row")  # fmt: skip
+        if m is None and (r.high or r.low) and t.of("measure") and WHO.search(r.text):
+            label = self.label()
+            if label is not None:
+                pick = t.of("measure")[0]
+                self.add(Plan(op="extreme", measure=pick.name, group_by=label.name, order=order,
+                              filters=filters, words=self.words(label)),
+                         f"which {label.name} holds the {order} {pick.name} (no measure named)",
+                         open_=True)  # fmt: skip
+
+    def share(self, filters: tuple[Filter, ...]) -> None:
+        """"What fraction of Chinstrap penguins are female?": the part is the last-named
+        filter, the base the others."""
+        ordered = sorted(filters, key=lambda f: self.r.text.find(str(f.words[0]) if f.words else ""))
+        if len(ordered) > 1:
+            base, part = tuple(ordered[:-1]), (ordered[-1],)
+            self.add(Plan(op="aggregate", agg="share", filters=base, condition=part),
+                     f"the share of {part[0].describe()} among {', '.join(f.describe() for f in base)}")
+        else:
+            self.add(Plan(op="aggregate", agg="share", filters=tuple(ordered)),
+                     "the share of all rows")
+
+    def group(self, exclude: Sequence[str]) -> Column | None:
+        """The dimension asked for: a named category, label or time column that is not
+        just the column of a named value ("Gentoo" filters species; "which species" groups)."""
+        r = self.r
+        cands = []
+        fcols = self.filter_cols()
+        for name, (score, _) in r.named.items():
+            col = self.t.columns[name]
+            if name in exclude or col.role not in ("category", "label", "time", "id"):
+                continue
+            if col.nunique == 1:
+                continue  # a constant groups nothing
+            asked = re.search(rf"\b(which|what|each|per|by|every)\s+(\w+\s)?{re.escape(phrase(name).split()[0])}",
+                              r.text)  # fmt: skip
+            if name in fcols and not asked:
+                continue
+            if not asked and not _per(r.text, col) and not re.search(
+                rf"\b(top|bottom|\d+)\s+(\w+\s)?{re.escape(phrase(name).split()[0])}", r.text
+            ):
+                continue
+            if col.role == "id" and not asked:
+                continue
+            cands.append((score + (2 if asked else 0), col))
+        time = _time(self.t)
+        for word in ("year", "month", "day", "date", "hour"):
+            asked_t = re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", r.text)
+            if time is not None and asked_t and time.name not in exclude and not any(
+                c.name == time.name for _, c in cands
+            ):
+                cands.append((0.5, time))
+        if not cands:
+            return None
+        return max(cands, key=lambda x: x[0])[1]
+
+    def grouped(self, group: Column, measures: list[Column], agg: Agg | None,
+                order: Literal["asc", "desc"], filters: tuple[Filter, ...]) -> None:  # fmt: skip
+        r = self.r
+        filters = tuple(f for f in filters if f.column != group.name)
+        m = next((c for c in measures if c.name != group.name), None)
+        after = re.search(r"\b(?:most|fewest|least|highest number of|more)\s+(\w+)", r.text)
+        if m is None and agg in ("mode", "nunique") and not _per(r.text, group):
+            self.add(Plan(op="aggregate", measure=group.name, agg=agg, order=order, filters=filters,
+                          words=self.words(group)), f"the {agg} of {group.name}")  # fmt: skip
+            return
+        if m is None and agg in (None, "sum", "mean", "median", "max", "min", "count") and (
+            r.high or r.low or agg == "count" or MODE.search(r.text)
+        ):
+            self.add(Plan(op="rank", agg="count", group_by=group.name, order=order, k=r.k or 1,
+                          listed=r.expect == "list", filters=filters, period=_period(r.text),
+                          words=self.words(group)), f"rank {group.name} by rows")  # fmt: skip
+            if after is None or after.group(1) in ("value", "values"):
+                for pick in self.t.of("measure")[:2]:
+                    self.add(Plan(op="rank", measure=pick.name, agg=default_agg(pick),
+                                  group_by=group.name, order=order, k=r.k or 1, filters=filters,
+                                  words=self.words(group)),
+                             f"rank {group.name} by {pick.name} (no measure named)", open_=True)  # fmt: skip
+            return
+        if m is None:
+            self.add(Plan(op="rank", agg="count", group_by=group.name, order=order, k=r.k or 1,
+                          filters=filters, words=self.words(group)), f"rows per {group.name}")  # fmt: skip
+            return
+        a: Agg = agg if agg in ("sum", "mean", "median", "std", "min", "max", "share", "range") else (
+            default_agg(m))  # fmt: skip
+        if agg in ("max", "min") and not re.search(r"\b(max|min|maximum|minimum)\b", r.text):
+            a = default_agg(m) if agg == "max" or agg == "min" else a
+        if group.role == "label" and group.nunique >= 0.9 * len(self.t.df) and agg in (None, "max", "min"):
+            self.add(Plan(op="extreme", measure=m.name, group_by=group.name, order=order,
+                          k=r.k or 1, listed=r.expect == "list", filters=filters,
+                          words=self.words(m, group)), f"{group.name} names rows: the row that holds it")  # fmt: skip
+        self.add(Plan(op="rank", measure=m.name, agg=a, group_by=group.name, order=order,
+                      k=r.k or 1, listed=r.expect == "list", filters=filters,
+                      period=_period(r.text) if group.role == "time" else None,
+                      words=self.words(m, group)), f"rank {group.name} by {a} of {m.name}")  # fmt: skip
+
+    def correlation(self) -> None:
+        ranked = self.best(("measure",), numeric=True)
+        measures = [c for c in self.t.of("measure") if c not in ranked]
+        open_ = len(ranked) < 2
+        ranked = (ranked + measures)[:2]
+        if len(ranked) < 2:
+            return  # nothing to correlate: the next candidate says what is possible
+        self.add(Plan(op="correlation", measure=ranked[0].name, other=ranked[1].name,
+                      filters=tuple(self.r.filters), words=self.words(*ranked)),
+                 f"the correlation of {ranked[0].name} and {ranked[1].name}", open_=open_)  # fmt: skip
+
+    def boolean(self) -> None:
+        from .planner_bool import boolean_plans
+
+        for plan, why in boolean_plans(self):
+            self.add(plan, why)
+
+    def listing(self) -> None:
+        from .planner_list import list_plans
+
+        for plan, why in list_plans(self):
+            self.add(plan, why)
+
+
+def _time(table: Table) -> Column | None:
+    from .lexicon import time_column
+
+    return time_column(table)
+
+
+def _per(text: str, col: Column) -> bool:
+    head = re.escape(phrase(col.name).split()[0]) if phrase(col.name) else ""
+    return bool(re.search(rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?{head}", text))
+
+
+def _period(text: str) -> Literal["year", "month", "day"] | None:
+    for word in ("year", "month", "day"):
+        if re.search(rf"\b(which|what|each|per|by|every|in which|over the)\s+{word}", text):
+            return word  # type: ignore[return-value]
+    return None
+
+
+def _nth(text: str) -> int | None:
+    m = re.search(r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)\s+(highest|largest|lowest|smallest|best|worst|most)\b", text)
+    if not m:
+        return None
+    return {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}[m.group(1)]
+
+
+def _how_many_of(text: str, m: Column) -> bool:
+    """"How many passengers": the words after "how many" name the measure itself."""
+    hit = re.search(r"\bhow many\s+(\w+)", text)
+    return bool(hit) and any(hit.group(1).rstrip("s") == p.rstrip("s") for p in m.parts)  # type: ignore[union-attr]
+
+
+def _how_words(text: str) -> tuple[str, ...]:
+    hit = re.search(r"\b(how many|number of|count)\s+(\w+)", text)
+    return tuple(hit.group(2).split()) if hit else ()
+
+
+def plan_candidates(table: Table, question: str) -> tuple[Reading, list[Candidate]]:
+    """The reading of ``question`` and its candidate plans, best first (see the module docstring)."""
+    r = read(table, question)
+    out = _Planner(r).plan()
+    seen: set[str] = set()
+    unique = []
+    for c in out:
+        key = c.plan.model_dump_json()
+        if key not in seen:
+            seen.add(key)
+            unique.append(c)
+    return r, unique

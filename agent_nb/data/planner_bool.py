@@ -1,0 +1,159 @@
+"""Plans for yes/no questions: a computed value tested, two values compared, rows tested.
+
+* "Is the average age above 35?": a threshold the words put on a measure,
+  with an aggregate named, tests that aggregate (`Plan.op` ``compare``);
+* "Is the highest rate negative?": the sign words test against 0;
+* "Are there more Adelie than Gentoo penguins?": two values (or two filters)
+  around "than" compare two counts;
+* "Is the most frequent travel value rarely traveling?", "Is 5 the ID of
+  the store with the most transactions?": the question without the named
+  value is asked as a "what" question, and its answer is tested;
+* "Is there any lifter older than 50?", "Does 'Jessica Wilson' appear?":
+  some row meets the filters (``exists``); "Are all ...": every row of the
+  base meets the last filter; "Do most ...": a share above 50 %.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from .query import Filter, Plan
+from .words import MODE
+
+if TYPE_CHECKING:
+    from .planner import _Planner
+
+__all__ = ["boolean_plans"]
+
+_AGG_OF = {"mean": "mean", "sum": "sum", "median": "median", "std": "std", "max": "max",
+           "min": "min", "range": "range", "count": "count"}  # fmt: skip
+
+
+def boolean_plans(p: _Planner) -> list[tuple[Plan, str]]:
+    r = p.r
+    out: list[tuple[Plan, str]] = []
+    filters = list(r.filters)
+    agg = p.agg_cue()
+    quant = _quantifier(r.text)
+    thresholds = [f for f in filters if f.op in ("<", "<=", ">", ">=", "=", "!=", "between")
+                  and isinstance(f.value, (int, float)) and r.table.columns[f.column].numeric]  # fmt: skip
+    # a computed value against a constant ("is the average age above 35?")
+    if agg in _AGG_OF and agg != "count" and thresholds and quant != "all":
+        th = thresholds[-1]
+        rest = tuple(f for f in filters if f is not th)
+        of = Plan(op="aggregate", measure=th.column, agg=agg, filters=rest,  # type: ignore[arg-type]
+                  words=((th.column, th.words),))
+        test = th.op if th.op != "between" else ">="
+        out.append((Plan(op="compare", of=of, test=test, against=th.value),  # type: ignore[arg-type]
+                    f"test the {agg} of {th.column} {th.op} {th.value}"))
+    sign = re.search(r"\b(negative|positive)\b", r.text)
+    if sign and agg in _AGG_OF:
+        measures = p.best(("measure",), numeric=True)
+        if measures:
+            of = Plan(op="aggregate", measure=measures[0].name, agg=agg, filters=tuple(filters),  # type: ignore[arg-type]
+                      words=p.words(measures[0]))
+            test = "<" if sign.group(1) == "negative" else ">"
+            out.append((Plan(op="compare", of=of, test=test, against=0),
+                        f"test the sign of the {agg} of {measures[0].name}"))
+    # two values around "than": two counts
+    than = r.text.find(" than ")
+    if than > 0 and not thresholds and len(filters) >= 2:
+        at = len(r.text[:than].split())
+        left = [f for f in filters if _first(r, f) < at]
+        right = [f for f in filters if _first(r, f) >= at]
+        if left and right:
+            test = "<" if re.search(r"\b(fewer|less|smaller|lower)\b", r.text) else ">"
+            measures = [m for m in p.best(("measure",), numeric=True)
+                        if m.name not in {f.column for f in filters}]  # fmt: skip
+            a = p.agg_cue()
+            if measures and a in ("mean", "sum", "median", "max", "min"):
+                mk = dict(op="aggregate", measure=measures[0].name, agg=a)
+            else:
+                mk = dict(op="aggregate", agg="count")
+            out.append((Plan(op="compare", of=Plan(filters=tuple(left), **mk),  # type: ignore[arg-type]
+                             test=test, versus=Plan(filters=tuple(right), **mk)),  # type: ignore[arg-type]
+                        "compare the two values' " + ("rows" if "measure" not in mk else mk["agg"])))
+    # "is <value> the <answer of a what-question>?"
+    tested = _tested_value(p)
+    if tested is not None:
+        out += tested
+    # rows that meet the filters
+    if filters:
+        if quant == "all" and len(filters) >= 1:
+            base, cond = tuple(filters[:-1]), (filters[-1],)
+            out.append((Plan(op="exists", quantifier="all", filters=base, condition=cond),
+                        f"every row{' where ' + base[0].describe() if base else ''} has {cond[0].describe()}"))
+        elif quant == "most":
+            base, cond = tuple(filters[:-1]), (filters[-1],)
+            of = Plan(op="aggregate", agg="share", filters=base, condition=cond)
+            out.append((Plan(op="compare", of=of, test=">", against=50),
+                        f"more than half the rows have {cond[0].describe()}"))
+        else:
+            out.append((Plan(op="exists", quantifier="none" if quant == "none" else "any",
+                             condition=tuple(filters)),
+                        "some row has " + " and ".join(f.describe() for f in filters)))
+    return out
+
+
+def _first(r: Any, f: Filter) -> int:
+    hits = [i for i, t in enumerate(r.tokens) if t in f.words]
+    return min(hits) if hits else 0
+
+
+def _quantifier(text: str) -> str:
+    if re.search(r"\b(are|do|does|did|is|were|was) (all|every)\b|\ball of\b|\bevery (row|one)\b", text):
+        return "all"
+    if re.search(r"\b(do|does|did|are|have) most\b", text):
+        return "most"
+    if re.search(r"\b(is there no|are there no|no one|nobody)\b", text):
+        return "none"
+    return "any"
+
+
+def _tested_value(p: _Planner) -> list[tuple[Plan, str]]:
+    """"Is X the most common Y?": the what-question's answer, tested against X."""
+    from .planner import _Planner
+    from .reading import read
+
+    r = p.r
+    m = re.match(r"^\s*\W*(is|was|are)\s+(.+?)\s+(the|a|an)\s+(.+)$", r.question, re.IGNORECASE)
+    value: Any = None
+    rest = ""
+    if m and not m.group(2).lower().startswith(("the ", "there", "our ", "any")) and len(m.group(2).split()) <= 4:
+        value, rest = m.group(2).strip(" '\""), f"What is the {m.group(4)}"
+    elif MODE.search(r.text) or re.search(r"\b(highest|lowest|most|least|best|worst)\b", r.text):
+        named = [v for v in r.values if not v.partial]
+        if named:
+            v = named[-1]
+            value = v.value
+            words = set(v.words)
+            kept = [t for t in re.findall(r"\S+", r.question) if t.lower().strip("?'\".,") not in words]
+            rest = "What is " + " ".join(kept[1:])
+    if value is None or not rest:
+        return []
+    try:
+        sub = read(r.table, rest)
+    except ValueError:
+        return []
+    sub.expect = None
+    plans = _Planner(sub).plan()
+    out = []
+    for c in plans[:3]:
+        if c.plan.op in ("aggregate", "rank", "extreme", "lookup") and (
+            c.plan.agg in ("mode",) or c.plan.op != "aggregate"
+        ):
+            out.append((Plan(op="compare", of=c.plan, test="=", against=_scalar(value)),
+                        f"test whether {value!r} is the answer to {rest!r}"))
+            break
+    return out
+
+
+def _scalar(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        number = float(text.replace(",", ""))
+    except ValueError:
+        return text
+    return int(number) if number.is_integer() else number

@@ -1,0 +1,93 @@
+"""Plans whose answer is a list: distinct values, the top or bottom k, matching rows' values.
+
+* "List the different marital statuses": a column's ``distinct`` values;
+* "List the 5 most common ages": groups ranked by rows, their labels;
+* "List the 3 players with the most rebounds": the rows at an extreme, the
+  named label column's values (a ranking of groups when the label repeats:
+  "the top 5 teams by total points");
+* "List the university ratings of the top 5 CGPA scores": the rows at an
+  extreme of the ranked measure, another column's values;
+* "List the 5 lowest monthly incomes": the measure's own values;
+* "List 5 lifters from the '74 kg' weight class": the values of the rows
+  that match (the first ``k``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .query import Plan
+from .words import AGG_WORDS, MODE
+
+if TYPE_CHECKING:
+    from .planner import _Planner
+
+__all__ = ["list_plans"]
+
+_RANKED = re.compile(
+    r"\b(top|bottom|highest|lowest|largest|smallest|best|worst|most|least|biggest|fewest|"
+    r"greatest|longest|shortest)\b"
+)
+
+
+def list_plans(p: _Planner) -> list[tuple[Plan, str]]:
+    r = p.r
+    out: list[tuple[Plan, str]] = []
+    k = r.k or 1
+    filters = tuple(r.filters)
+    fcols = {f.column for f in filters}
+    order = p.order()
+    named = p.best(("measure", "category", "label", "id", "time"), numeric=True)
+    named = named + [c for c in p.best(("category", "label", "id", "time")) if c not in named]
+    named.sort(key=lambda c: r.where.get(c.name, 0))
+    free = [c for c in named if c.name not in fcols]
+    distinct = bool(set(r.words) & AGG_WORDS["nunique"]) or "possible values" in r.text
+    if MODE.search(r.text) and free:
+        col = free[0]
+        out.append((Plan(op="rank", agg="count", group_by=col.name, order=order, k=k, listed=True,
+                         filters=filters, words=p.words(col)),
+                    f"the {k} {'most' if order == 'desc' else 'least'} common {col.name}"))
+    ranked = _RANKED.search(r.text)
+    if ranked and free:
+        after = len(r.text[: ranked.end()].split())
+        measures = [c for c in free if c.numeric and c.role in ("measure", "category", "id")]
+        by = sorted(measures, key=lambda c: (r.where.get(c.name, 0) < after - 1, abs(r.where.get(c.name, 0) - after)))
+        measure = by[0] if by else None
+        shown = [c for c in free if measure is None or c.name != measure.name]
+        if measure is not None:
+            if shown:
+                show = shown[0]
+                agg = p.agg_cue()
+                repeats = show.role != "label" or show.nunique < 0.9 * len(r.table.df)
+                grouped = re.search(r"\b(by|per|for each|overall|total)\b", r.text)
+                if repeats and (grouped or agg in ("sum", "mean")) and show.role in ("category", "label"):
+                    a = agg if agg in ("sum", "mean", "median", "max", "min") else "sum"
+                    out.append((Plan(op="rank", measure=measure.name, agg=a, group_by=show.name,
+                                     order=order, k=k, listed=True, filters=filters,
+                                     words=p.words(measure, show)),
+                                f"the {k} {show.name} with the {order} {a} of {measure.name}"))  # type: ignore[arg-type]
+                out.append((Plan(op="extreme", measure=measure.name, group_by=show.name, order=order,
+                                 k=k, listed=True, filters=filters, words=p.words(measure, show)),
+                             f"{show.name} of the {k} rows with the {order} {measure.name}"))
+            out.append((Plan(op="extreme", measure=measure.name, order=order, k=k, listed=True,
+                             filters=filters, words=p.words(measure)),
+                        f"the {k} {'highest' if order == 'desc' else 'lowest'} {measure.name}"))
+        elif free and not distinct:
+            col = free[0]
+            out.append((Plan(op="rank", agg="count", group_by=col.name, order=order, k=k,
+                             listed=True, filters=filters, words=p.words(col)),
+                        f"the {k} {col.name} with the {'most' if order == 'desc' else 'fewest'} rows"))
+    if free:
+        col = free[0]
+        if distinct or not filters:
+            out.append((Plan(op="distinct", measure=col.name, filters=filters, words=p.words(col)),
+                        f"the distinct values of {col.name}"))
+        if filters:
+            out.append((Plan(op="values", group_by=col.name, filters=filters, k=k,
+                             listed=r.k is not None, words=p.words(col)),
+                        f"{col.name} of the rows where " + " and ".join(f.describe() for f in filters)))
+            out.append((Plan(op="distinct", measure=col.name, filters=filters, words=p.words(col)),
+                        f"the distinct values of {col.name} where "
+                        + " and ".join(f.describe() for f in filters)))
+    return out

@@ -1,0 +1,259 @@
+"""What a question's words say about a table, before any plan: columns, filters, k, kind.
+
+`Reading` collects, each with the words it came from: the columns the
+question names (and where), the filters its values, thresholds, negations
+and quoted texts make, the ``k`` of "top 5", the answer type its form asks
+for (``boolean`` for "Is there...", ``list`` for "List..." or "the 3
+highest", ``number`` for "How many..."), and the words it could not place.
+The planner (`planner`) turns a reading into ranked candidate plans.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from .lexicon import Named, Stated, match_columns, match_values, numbers, time_column
+from .query import Filter
+from .table import Column, Table
+from .words import (
+    AGG_WORDS, ASK_BOOL, COMPARATORS, CORR, FILLER, HIGH, HOW_MANY, LIST_CUE, LOW, MISSING,
+    NEGATION, STOPWORDS, TREND, phrase, question_words, singular, stem,
+)  # fmt: skip
+
+__all__ = ["Reading", "read"]
+
+_RANK_WORDS = HIGH | LOW | {"top", "bottom", "first", "last", "common", "frequent", "popular"}
+_NEG = re.compile(r"\b(not|no|without|never|non|none|dont|doesnt|didnt|isnt|arent|wasnt|hasnt|"
+                  r"havent|haven't|don't|doesn't|didn't|isn't|aren't|wasn't|hasn't)\b")  # fmt: skip
+_UNITS = {"pound": 0.45359237, "pounds": 0.45359237, "lb": 0.45359237, "lbs": 0.45359237,
+          "gram": 0.001, "grams": 0.001, "g": 0.001}  # to kilograms  # fmt: skip
+
+
+@dataclasses.dataclass
+class Reading:
+    """A question's words over one table (see the module docstring)."""
+
+    table: Table
+    question: str
+    text: str
+    tokens: list[str]
+    words: list[str]
+    named: dict[str, tuple[float, set[str]]]
+    where: dict[str, int]  # a named column's first word index
+    values: list[Named]
+    stated: list[Stated]
+    filters: list[Filter]
+    k: int | None
+    k_words: tuple[str, ...]
+    expect: str | None  # boolean, list, number or None
+    negated: list[tuple[int, str]]  # negation words and where
+    notes: list[str]  # what a filter's reading assumed
+    open: list[str]  # choices the words left open
+
+    @property
+    def high(self) -> bool:
+        return bool(self.cues & HIGH)
+
+    @property
+    def low(self) -> bool:
+        return bool(self.cues & LOW)
+
+    @property
+    def cues(self) -> set[str]:
+        used = {w for n, (_, ws) in self.named.items() for w in ws
+                if w in self.table.columns[n].parts}  # fmt: skip
+        return set(self.words) - used
+
+    def near(self, index: int, roles: tuple[str, ...], numeric: bool = False) -> Column | None:
+        """The named column closest to word ``index`` (of ``roles``)."""
+        best: tuple[float, Column] | None = None
+        for name, at in self.where.items():
+            col = self.table.columns[name]
+            if col.role not in roles and not (numeric and col.numeric):
+                continue
+            if numeric and not col.numeric:
+                continue
+            distance = abs(at - index) - 0.3 * self.named[name][0] + (0.5 if at > index else 0)
+            if best is None or distance < best[0]:
+                best = (distance, col)
+        return best[1] if best else None
+
+
+def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None, tuple[str, ...]]:
+    for s in stated:
+        if not float(s.value).is_integer() or not 1 <= s.value <= 50:
+            continue
+        i = s.start
+        prev = tokens[i - 1] if i > 0 else ""
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if prev in _RANK_WORDS | {"list", "top", "bottom"} or nxt in _RANK_WORDS | {"largest"}:
+            return int(s.value), s.words
+        if listy and prev in ("the", "list", "are", "of") and nxt not in ("per", "kg", "and"):
+            return int(s.value), s.words
+    return None, ()
+
+
+def _comparator(tokens: list[str], i: int) -> tuple[str, tuple[str, ...]] | None:
+    before = " ".join(tokens[max(0, i - 4) : i])
+    for words, op in COMPARATORS:
+        if before.endswith(words):
+            return op, tuple(words.split())
+    after = " ".join(tokens[i + 1 : i + 3])
+    for words, op in COMPARATORS:
+        if words in ("or more", "or less", "or above", "or below") and after.startswith(words):
+            return op, tuple(words.split())
+    return None
+
+
+def _scaled(value: float, col: Column, table: Table, tokens: list[str], i: int) -> float:
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if after in ("per", "percent", "%") or (i + 1 < len(tokens) and tokens[i + 1 : i + 3] == ["per", "cent"]):
+        top = table.df[col.name].max()
+        if top is not None and float(top) <= 1.0:
+            return value / 100
+    if after in _UNITS and "kg" in phrase(col.name).split():
+        return round(value * _UNITS[after], 3)
+    return value
+
+
+def _by_range(table: Table, value: float) -> Column | None:
+    """The one numeric column whose values span ``value`` (the tightest, if several)."""
+    fits = []
+    for col in table.columns.values():
+        if not col.numeric or col.role in ("id", "time"):
+            continue
+        s = table.df[col.name]
+        lo, hi = float(s.min()), float(s.max())
+        if lo <= value <= hi:
+            fits.append((hi - lo, col))
+    return min(fits, key=lambda x: x[0])[1] if fits else None
+
+
+def read(table: Table, question: str) -> Reading:
+    """The reading of ``question`` over ``table`` (see the module docstring)."""
+    text = question.lower().replace("’", "'")
+    tokens = phrase(question).split()
+    words = question_words(question)
+    named = match_columns(table, words, question)
+    for col in table.of("empty"):
+        if f" {phrase(col.name)} " in f" {phrase(question)} ":
+            raise ValueError(f"{col.name} has no values (all missing): nothing to compute")
+    where = {}
+    for name, (_, ws) in named.items():
+        at = [i for i, t in enumerate(tokens) if t in ws or singular(t) in ws or stem(t) in ws]
+        where[name] = min(at) if at else 0
+    values = match_values(table, question)
+    stated = numbers(question)
+    listy = bool(LIST_CUE.search(text))
+    k, k_words = _k(tokens, stated, listy)
+    expect = "boolean" if ASK_BOOL.search(text) else None
+    if expect is None and (listy or (k is not None and k > 1)):
+        expect = "list"
+    if expect is None and HOW_MANY.search(text):
+        expect = "number"
+    negated = [(i, t) for i, t in enumerate(tokens) if _NEG.fullmatch(t) or t in NEGATION]
+    reading = Reading(table, question, text, tokens, words, named, where, values, stated, [],
+                      k, k_words, expect, negated, [], [])  # fmt: skip
+    reading.filters = _filters(reading)
+    return reading
+
+
+def _negated_at(r: Reading, start: int) -> tuple[str, ...]:
+    for i, word in r.negated:
+        if 0 <= start - i <= 4:
+            return (word,)
+    return ()
+
+
+def _filters(r: Reading) -> list[Filter]:
+    t = r.table
+    out: list[Filter] = []
+    by_column: dict[str, list[Named]] = {}
+    for v in r.values:
+        by_column.setdefault(v.column.name, []).append(v)
+    for name, hits in by_column.items():
+        neg = _negated_at(r, hits[0].start)
+        words = tuple(w for h in hits for w in h.words) + neg
+        if hits[0].partial:
+            out.append(Filter(column=name, op="contains", value=str(hits[0].value), words=words))
+        elif len(hits) > 1:
+            vals = tuple(_plain(h.value) for h in hits)
+            out.append(Filter(column=name, op="in", value=vals, words=words))
+        else:
+            out.append(Filter(column=name, op="!=" if neg else "=", value=_plain(hits[0].value),
+                              words=words))  # fmt: skip
+    time = time_column(t)
+    k_at = {s for s in r.k_words}
+    for s in r.stated:
+        if r.k is not None and s.words == r.k_words and s.value == r.k:
+            continue
+        i = s.start
+        if any(f.op == "between" and s.value in (f.value or ()) for f in out):
+            continue
+        if time is not None and float(s.value).is_integer() and 1800 <= s.value <= 2100:
+            cmp = _comparator(r.tokens, i)
+            op = cmp[0] if cmp and cmp[0] in ("<", ">", "<=", ">=") else "="
+            if t.df[time.name].dtype.kind in "iuf" or "datetime" in str(t.df[time.name].dtype):
+                out.append(Filter(column=time.name, op=op, value=int(s.value),
+                                  words=s.words + (cmp[1] if cmp else ())))  # fmt: skip
+                continue
+        cmp = _comparator(r.tokens, i)
+        between = i >= 1 and r.tokens[i - 1] == "between"
+        if not cmp and not between:
+            continue
+        col = r.near(i, ("measure", "category", "id", "time"), numeric=True)
+        chosen = "named"
+        if col is None:
+            col = _by_range(t, s.value)
+            chosen = "by its range"
+        if col is None:
+            continue
+        value = _scaled(s.value, col, t, r.tokens, i)
+        if between:
+            other = next((o for o in r.stated if o.start > i and o.start <= i + 3), None)
+            if other is None:
+                continue
+            hi = _scaled(other.value, col, t, r.tokens, other.start)
+            out.append(Filter(column=col.name, op="between", value=(_num(value), _num(hi)),
+                              words=("between",) + s.words + other.words))  # fmt: skip
+            continue
+        assert cmp is not None
+        op, cw = cmp
+        neg = _negated_at(r, i - len(cw))
+        if neg and op in ("<", ">", "<=", ">="):
+            op = {"<": ">=", ">": "<=", "<=": ">", ">=": "<"}[op]
+        out.append(Filter(column=col.name, op=op, value=_num(value), words=s.words + cw + neg))  # type: ignore[arg-type]
+        if chosen != "named":
+            r.notes.append(f"{s.text} read as {col.name} (the only column whose values span it)")
+            r.open.append("threshold column")
+    del k_at
+    return out
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _plain(value: Any) -> Any:
+    from .execute import plain
+
+    return plain(value)
+
+
+def unused_words(r: Reading, used: set[str]) -> list[str]:
+    """Content words of the question that no part of the plan used."""
+    spent = {w for _, (_, ws) in r.named.items() for w in ws} & used
+    cues = HIGH | LOW | TREND | CORR | MISSING | {w for ws in AGG_WORDS.values() for w in ws}
+    out = []
+    for token in r.tokens:
+        w = singular(token)
+        if token in used or w in used or w in spent or token in spent:
+            continue
+        if token in STOPWORDS or w in STOPWORDS or w in FILLER or token in FILLER or w in cues:
+            continue
+        if len(token) < 3 and not token.isdigit():
+            continue
+        out.append(token)
+    return out
