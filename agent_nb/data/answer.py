@@ -151,7 +151,8 @@ def _changers(r: Reading, used: set[str]) -> list[int]:
     """Indexes of question words that would change the answer and that nothing used."""
     out = []
     value_words = {w for v in r.values for w in v.words}
-    numbers = {i for s in r.stated for i in range(s.start, s.start + len(s.words))}
+    numbers = {i for s in r.stated for i in range(s.start, s.start + len(s.words))
+               if not (r.k is not None and s.value == r.k)}  # "five values": the k again
     for i, token in enumerate(r.tokens):
         if token in used:
             continue

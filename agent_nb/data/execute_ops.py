@@ -134,7 +134,9 @@ def _grouped(table: Table, plan: Plan, df: Any) -> tuple[Any, str]:
     keys, period = bucket(df[plan.group_by], plan.period)
     label = period or plan.group_by
     by = [keys] if plan.group_by2 is None else [keys, df[plan.group_by2]]
-    if plan.measure is None or plan.agg == "count" and plan.measure is None:
+    if plan.measure is None and plan.group_by2 is None:
+        values = keys.value_counts(sort=True).astype(float)  # ties: first seen first
+    elif plan.measure is None:
         values = df.groupby(by, observed=True).size().astype(float)
     else:
         numbers = pd.to_numeric(df[plan.measure], errors="coerce")

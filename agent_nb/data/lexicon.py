@@ -60,7 +60,12 @@ def _initials(tokens: list[str], abbrev: str) -> tuple[str, ...] | None:
                 continue
             span = tokens[i : i + size]
             letters = "".join(t[0] for t in span)
-            if letters == abbrev or (size == n - 1 and abbrev.endswith(letters) and n >= 4):
+            if letters == abbrev:
+                return tuple(span)
+            if size == n - 1 and n >= 3 and (
+                abbrev.endswith(letters) and n >= 4 or abbrev.startswith(letters)
+                or (letters[0] == abbrev[0] and letters[-1] == abbrev[-1])
+            ):
                 return tuple(span)
     return None
 
@@ -103,6 +108,7 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
             continue
         own = {p for p in col.parts if p in asked}
         own |= {stems[stem(p)] for p in col.parts if stem(p) in stems and len(p) > 3}
+        own |= {w for p in col.parts for w in asked if len(p) >= 6 and len(w) >= 6 and w[:6] == p[:6]}
         synonyms = (col.words - set(col.parts)) & asked - STOPWORDS
         compact = phrase(col.name).replace(" ", "")
         glued = {t for t in tokens if t == compact or singular(t) == compact}
@@ -122,6 +128,14 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         if whole and not own:
             own = glued or set(phrase(col.name).split())
         found[col.name] = (score, own | synonyms | set(short or ()) | spelled | glued)
+    # the longest name wins: "field of education" names EducationField, not Education
+    for name in list(found):
+        mine = found[name][1]
+        parts = len(table.columns[name].parts)
+        if any(other != name and (mine < found[other][1] or (
+            mine == found[other][1] and parts > len(table.columns[other].parts)))
+            for other in found):  # fmt: skip
+            del found[name]
     return found
 
 

@@ -91,11 +91,18 @@ class _Planner:
             self.r.high and self.r.low or "range" in cues
         ):
             return "range"
-        for agg, words in AGG_WORDS.items():
-            if cues & words or (agg == "share" and "%" in self.r.text):
+        for agg in ("nunique", "share", "mean", "median", "std", "range"):
+            if cues & AGG_WORDS[agg] or (agg == "share" and "%" in self.r.text):
                 return agg  # type: ignore[return-value]
-        if HOW_MANY.search(self.r.text):
+        of = re.search(r"\bnumber of\s+(\w+)", self.r.text)
+        names_measure = of is not None and any(
+            self.t.columns[n].role == "measure" and (of.group(1) in ws or of.group(1).rstrip("s") in ws)
+            for n, (_, ws) in self.r.named.items()
+        )  # "the highest number of steals": the steals column, not rows
+        if HOW_MANY.search(self.r.text) and not names_measure:
             return "count"
+        if cues & AGG_WORDS["sum"]:
+            return "sum"
         if cues & {"highest", "maximum", "max", "most", "largest", "biggest", "best", "longest",
                    "record", "greatest", "top", "peak"}:  # fmt: skip
             return "max"
@@ -166,6 +173,20 @@ class _Planner:
                 self.add(Plan(op="extreme", measure=m.name, group_by=label.name, order=order,
                               filters=filters, words=self.words(m, label)),
                          f"which {label.name} holds the {order} {m.name}")  # fmt: skip
+        of_row = re.search(r"\b(with|has|had|having|who|whose|of|by)\s+(the\s+)?(\w+\s+)?"
+                           r"(highest|lowest|most|least|best|worst|largest|smallest|longest|"
+                           r"shortest|maximum|minimum|top|greatest|fewest)\b", r.text)  # fmt: skip
+        if of_row and len(r.named) >= 2:
+            cut = len(r.text[: of_row.start()].split())
+            shown = [c for c in self.best(("measure", "category", "label", "id", "time"), numeric=True)
+                     if r.where.get(c.name, 99) < cut and c.name not in fcols]  # fmt: skip
+            shown += [c for c in self.best(("category", "label", "id", "time"))
+                      if r.where.get(c.name, 99) < cut and c.name not in fcols and c not in shown]  # fmt: skip
+            ranked = [c for c in measures if r.where.get(c.name, -1) >= cut]
+            if shown and ranked:
+                self.add(Plan(op="extreme", measure=ranked[0].name, group_by=shown[0].name,
+                              order=order, filters=filters, words=self.words(ranked[0], shown[0])),
+                         f"{shown[0].name} of the row with the {order} {ranked[0].name}")  # fmt: skip
         cat = next(iter(self.best(("category", "label", "time", "id"), exclude=list(fcols))), None)
         if cat is not None and agg in ("mode", "nunique") and (m is None or agg == "mode" or
                                                                r.where[cat.name] < r.where.get(m.name, 99)):  # fmt: skip
@@ -239,13 +260,14 @@ class _Planner:
                 continue
             if col.nunique == 1:
                 continue  # a constant groups nothing
-            asked = re.search(rf"\b(which|what|each|per|by|every)\s+(\w+\s)?{re.escape(phrase(name).split()[0])}",
-                              r.text)  # fmt: skip
+            heads = "|".join(re.escape(w) for w in sorted(r.named[name][1]) if w)
+            asked = heads and re.search(rf"\b(which|what|each|per|every)\s+(\w+\s)?({heads})", r.text)
+            asked = asked or (heads and re.search(rf"\bby\s+(\w+\s)?({heads})", r.text) and 0.5)
             if name in fcols and not asked:
                 continue
-            if not asked and not _per(r.text, col) and not re.search(
-                rf"\b(top|bottom|\d+)\s+(\w+\s)?{re.escape(phrase(name).split()[0])}", r.text
-            ):
+            if not asked and not _per(r.text, col) and not (heads and re.search(
+                rf"\b(top|bottom|\d+|most|least)\s+(\w+\s)?({heads})", r.text
+            )):
                 continue
             if col.role == "id" and not asked:
                 continue

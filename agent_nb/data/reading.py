@@ -62,12 +62,15 @@ class Reading:
 
     @property
     def cues(self) -> set[str]:
+        cols = self.table.columns
         used = {w for n, (_, ws) in self.named.items() for w in ws
-                if w in self.table.columns[n].parts}  # fmt: skip
+                if w not in cols[n].words or w in cols[n].parts}  # fmt: skip
         return set(self.words) - used
 
-    def near(self, index: int, roles: tuple[str, ...], numeric: bool = False) -> Column | None:
-        """The named column closest to word ``index`` (of ``roles``)."""
+    def near(self, index: int, roles: tuple[str, ...], numeric: bool = False,
+             value: float | None = None) -> Column | None:  # fmt: skip
+        """The named column closest to word ``index`` (of ``roles``); with ``value``, one
+        whose values span it comes first."""
         best: tuple[float, Column] | None = None
         for name, at in self.where.items():
             col = self.table.columns[name]
@@ -75,7 +78,11 @@ class Reading:
                 continue
             if numeric and not col.numeric:
                 continue
+            own = self.named[name][1] - (col.words - set(col.parts))
             distance = abs(at - index) - 0.3 * self.named[name][0] + (0.5 if at > index else 0)
+            distance += 0 if own else 3  # named only by a synonym ("score")
+            if value is not None and not _spans(self.table, col, value):
+                distance += 10
             if best is None or distance < best[0]:
                 best = (distance, col)
         return best[1] if best else None
@@ -116,6 +123,15 @@ def _scaled(value: float, col: Column, table: Table, tokens: list[str], i: int) 
     if after in _UNITS and "kg" in phrase(col.name).split():
         return round(value * _UNITS[after], 3)
     return value
+
+
+def _spans(table: Table, col: Column, value: float) -> bool:
+    s = table.df[col.name]
+    try:
+        lo, hi = float(s.min()), float(s.max())
+    except (TypeError, ValueError):
+        return False
+    return lo - 0.5 * abs(hi - lo) <= value <= hi + 0.5 * abs(hi - lo) or value == 0
 
 
 def _by_range(table: Table, value: float) -> Column | None:
@@ -202,8 +218,13 @@ def _filters(r: Reading) -> list[Filter]:
         cmp = _comparator(r.tokens, i)
         between = i >= 1 and r.tokens[i - 1] == "between"
         if not cmp and not between:
+            inside = _inside_values(r, s)
+            if inside is not None:
+                out.append(inside)
             continue
-        col = r.near(i, ("measure", "category", "id", "time"), numeric=True)
+        col = r.near(i, ("measure", "category", "id", "time"), numeric=True, value=s.value)
+        if col is not None and not _spans(t, col, _scaled(s.value, col, t, r.tokens, i)):
+            col = _by_range(t, s.value) or col
         chosen = "named"
         if col is None:
             col = _by_range(t, s.value)
@@ -229,7 +250,44 @@ def _filters(r: Reading) -> list[Filter]:
             r.notes.append(f"{s.text} read as {col.name} (the only column whose values span it)")
             r.open.append("threshold column")
     del k_at
+    out += _binary(r, {f.column for f in out})
     return out
+
+
+def _binary(r: Reading, taken: set[str]) -> list[Filter]:
+    """A named yes/no column after "with", "without", "have", "any"...: ``= 1`` (or 0,
+    negated): "applicants without research experience" is ``Research = 0``."""
+    out = []
+    for name, at in r.where.items():
+        col = r.table.columns[name]
+        if name in taken or col.nunique != 2 or not col.numeric and col.role != "category":
+            continue
+        s = r.table.df[name].dropna()
+        values = set(s.unique().tolist())
+        if values not in ({0, 1}, {True, False}):
+            continue
+        before = r.tokens[max(0, at - 4) : at]
+        if not set(before) & {"with", "without", "have", "has", "had", "any", "some", "no",
+                              "dont", "don", "doesn", "didn", "who", "got"}:  # fmt: skip
+            continue
+        neg = _negated_at(r, at)
+        yes = 1 if 1 in values else True
+        words = tuple(sorted(r.named[name][1])) + neg
+        out.append(Filter(column=name, op="=", value=(0 if yes == 1 else False) if neg else yes,
+                          words=words))  # fmt: skip
+    return out
+
+
+def _inside_values(r: Reading, s: Stated) -> Filter | None:
+    """A number that is part of a text value ("2012" of season "2012-13"): contains."""
+    if not float(s.value).is_integer() or s.value < 1000:
+        return None
+    needle = str(int(s.value))
+    for col in r.table.columns.values():
+        if col.role in ("category", "label") and not col.numeric and col.values:
+            if any(needle in k and k != needle for k in list(col.values)[:500]):
+                return Filter(column=col.name, op="contains", value=needle, words=s.words)
+    return None
 
 
 def _num(value: float) -> int | float:

@@ -75,7 +75,10 @@ ASK_BOOL = re.compile(
     r"^\s*\W*(is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b", re.IGNORECASE
 )
 LIST_CUE = re.compile(r"^\s*\W*(list|name|enumerate|give me|show me|what are|which are)\b")
-NEGATION = cues("not no without never non nobody none dont doesnt didnt isnt arent wasnt nor")
+NEGATION = cues(
+    "not no without never non nobody none dont doesnt didnt isnt arent wasnt nor don doesn didn "
+    "isn aren wasn hasn haven"
+)
 ADDITIVE = cues(
     "sales revenue count amount total units quantity number population deaths births profit "
     "sold visitors precipitation rain jobs employment volume passengers murders crimes generation"
@@ -149,6 +152,8 @@ SYNONYMS = (
     "sex gender male female",
     "author writer",
     "lift lifted lifting",
+    "distance far miles km kilometers",
+    "university college school",
 )
 _SYNONYM_OF: dict[str, frozenset[str]] = {}
 for _group in SYNONYMS:
