@@ -74,6 +74,10 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         n = len(df)
         return Result(n, pd.DataFrame({"rows": [n]}), (("value", float(n)),), rows=n)
     series = df[plan.measure]
+    if table.columns[plan.measure].listy and plan.agg in ("nunique", "mode"):
+        from .table_text import items_of
+
+        series = items_of(series)
     if plan.agg == "nunique":
         n = int(series.nunique(dropna=True))
         values = list(map(plain, series.dropna().unique()[:MAX_ROWS]))
@@ -135,6 +139,10 @@ def _grouped(table: Table, plan: Plan, df: Any) -> tuple[Any, str]:
     label = period or plan.group_by
     by = [keys] if plan.group_by2 is None else [keys, df[plan.group_by2]]
     if plan.measure is None and plan.group_by2 is None:
+        if table.columns[plan.group_by].listy:  # count items, not whole lists
+            from .table_text import items_of
+
+            keys = items_of(df[plan.group_by])
         values = keys.value_counts(sort=True).astype(float)  # ties: first seen first
     elif plan.measure is None:
         values = df.groupby(by, observed=True).size().astype(float)
@@ -221,7 +229,12 @@ def _distinct(table: Table, plan: Plan) -> Result:
 
     df = _rows(table, plan, empty_ok=True)
     assert plan.measure is not None
-    values = [plain(v) for v in df[plan.measure].dropna().unique()[:MAX_LIST]]
+    series = df[plan.measure]
+    if table.columns[plan.measure].listy:
+        from .table_text import items_of
+
+        series = items_of(series)
+    values = [plain(v) for v in series.dropna().unique()[:MAX_LIST]]
     frame = pd.DataFrame({plan.measure: values}).head(MAX_ROWS * 3)
     roles = tuple(("value", float(v)) for v in values if kind_of(v) == "number")
     names = tuple(str(v) for v in values)

@@ -133,7 +133,7 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         mine = found[name][1]
         parts = len(table.columns[name].parts)
         if any(other != name and (mine < found[other][1] or (
-            mine == found[other][1] and parts > len(table.columns[other].parts)))
+            mine == found[other][1] and len(table.columns[other].parts) == 1 < parts))
             for other in found):  # fmt: skip
             del found[name]
     return found
@@ -161,7 +161,7 @@ def match_values(table: Table, text: str) -> list[Named]:
             if key.isdigit() and not any(p in tokens for p in col.parts):
                 continue
             is_quoted = any(phrase(q) == phrase(key) for q in quoted)
-            hits.append(Named(col, value, used, start, is_quoted))
+            hits.append(Named(col, value, used, start, is_quoted, partial=col.listy))
     for q in quoted:  # a quoted text that no value equals: inside a longer text value
         if any(phrase(str(h.value)) == phrase(q) for h in hits):
             continue

@@ -38,6 +38,18 @@ def boolean_plans(p: _Planner) -> list[tuple[Plan, str]]:
     quant = _quantifier(r.text)
     thresholds = [f for f in filters if f.op in ("<", "<=", ">", ">=", "=", "!=", "between")
                   and isinstance(f.value, (int, float)) and r.table.columns[f.column].numeric]  # fmt: skip
+    tested = _tested_value(p) if re.match(r"^\W*(is|was)\s+(?!the\b|there\b|our\b|any\b)\S+(\s\S+)?\s+(the)\b", r.question, re.I) else []
+    out += tested
+    # the table's size against a constant ("fewer than 200k rows?")
+    if not r.named and not filters and re.search(r"\b(rows|records|entries|observations)\b", r.text):
+        for s in r.stated:
+            from .reading import _comparator
+
+            cmp = _comparator(r.tokens, s.start)
+            if cmp:
+                out.append((Plan(op="compare", of=Plan(op="aggregate", agg="count"),
+                                 test=cmp[0], against=_scalar(s.value),  # type: ignore[arg-type]
+                                 words=(("rows", cmp[1] + s.words),)), "test the number of rows"))
     # a computed value against a constant ("is the average age above 35?")
     if agg in _AGG_OF and agg != "count" and thresholds and quant != "all":
         th = thresholds[-1]
@@ -75,9 +87,8 @@ def boolean_plans(p: _Planner) -> list[tuple[Plan, str]]:
                              test=test, versus=Plan(filters=tuple(right), **mk)),  # type: ignore[arg-type]
                         "compare the two values' " + ("rows" if "measure" not in mk else mk["agg"])))
     # "is <value> the <answer of a what-question>?"
-    tested = _tested_value(p)
-    if tested is not None:
-        out += tested
+    if not tested:
+        out += _tested_value(p)
     # rows that meet the filters
     if filters:
         if quant == "all" and len(filters) >= 1:

@@ -149,6 +149,7 @@ def _by_range(table: Table, value: float) -> Column | None:
 
 def read(table: Table, question: str) -> Reading:
     """The reading of ``question`` over ``table`` (see the module docstring)."""
+    question = _without_instructions(question)
     text = question.lower().replace("’", "'")
     tokens = phrase(question).split()
     words = question_words(question)
@@ -174,6 +175,19 @@ def read(table: Table, question: str) -> Reading:
                       k, k_words, expect, negated, [], [])  # fmt: skip
     reading.filters = _filters(reading)
     return reading
+
+
+_INSTRUCTION = re.compile(
+    r"(?<=[.?!])\s+(answer\b|the answer\b|if there (are|is)\b|please\b|respond\b)[^.?!]*[.?!]?",
+    re.IGNORECASE,
+)
+
+
+def _without_instructions(question: str) -> str:
+    """The question without the instructions after it ("Answer True or False",
+    "If there are none answer with an empty list"): they name no data."""
+    q = question.strip().strip('"').strip()
+    return _INSTRUCTION.sub("", q).strip() or q
 
 
 def _negated_at(r: Reading, start: int) -> tuple[str, ...]:
@@ -217,12 +231,21 @@ def _filters(r: Reading) -> list[Filter]:
                 continue
         cmp = _comparator(r.tokens, i)
         between = i >= 1 and r.tokens[i - 1] == "between"
+        if not cmp and not between and i >= 1 and r.tokens[i - 1] in ("is", "was") and (
+            i + 1 < len(r.tokens) and r.tokens[i + 1] in ("a", "an")
+        ):
+            cmp = ("=", ())  # "is 99 an existing id": equality
         if not cmp and not between:
             inside = _inside_values(r, s)
             if inside is not None:
                 out.append(inside)
             continue
         col = r.near(i, ("measure", "category", "id", "time"), numeric=True, value=s.value)
+        if cmp is not None:  # "older than": the column the comparison's own word names
+            for name in r.named:
+                c = t.columns[name]
+                if c.numeric and set(cmp[1]) & c.words and _spans(t, c, s.value):
+                    col = c
         if col is not None and not _spans(t, col, _scaled(s.value, col, t, r.tokens, i)):
             col = _by_range(t, s.value) or col
         chosen = "named"

@@ -73,6 +73,7 @@ class Column:
     integer: bool = False
     numeric: bool = False  # numbers (a measure, or a category of small integers)
     described: str = ""  # the user's description (context)
+    listy: bool = False  # a column of lists written as text ("[Vegetarian, Vegan]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,39 +151,6 @@ def _with_index(df: Any) -> tuple[Any, str | None]:
     return out, name
 
 
-_MONEY = re.compile(r"^\s*[$€£]?\s*-?\d{1,3}(?:[.,\s\xa0]?\d{3})*(?:[.,]\d+)?\s*(?:US\$|\$|€|£|%|EUR|USD)?\s*$")
-
-
-def _numbers_in_text(df: Any, notes: list[str]) -> Any:
-    """Text columns whose values are all numbers written as text ("6,00 US$", "1.234,5 €")
-    read as numbers, with a note; a decimal comma is read as a decimal point."""
-    import pandas as pd
-
-    changed = []
-    for column in df.columns:
-        s = df[column]
-        if s.dtype != object:
-            continue
-        probe = s.dropna().head(200)
-        if probe.empty or not all(isinstance(v, str) and _MONEY.match(v) for v in probe):
-            continue
-        if not any(re.search(r"[$€£%]|US\$|EUR|USD|,\d{1,2}\b", v) for v in probe):
-            continue  # plain digit strings stay text (codes keep their leading zeros)
-        clean = s.astype(str).str.replace(r"[^\d,.\-]", "", regex=True)
-        comma = clean.str.contains(r",\d{1,2}$", regex=True).any()
-        if comma:
-            clean = clean.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
-        else:
-            clean = clean.str.replace(",", "", regex=False)
-        if not changed:
-            df = df.copy()
-        df[column] = pd.to_numeric(clean, errors="coerce")
-        changed.append(str(column))
-    if changed:
-        notes.append(f"numbers written as text read as numbers ({', '.join(changed[:5])})")
-    return df
-
-
 def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
     """(role, distinct values in ``sample`` (-1: not counted, a float measure), integer?).
 
@@ -253,6 +221,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
             f"{name} is empty (0 rows, columns: {', '.join(map(str, df.columns[:20]))})"
         )
     from .context import describe_columns, value_aliases
+    from .table_text import empty_lists_missing, is_list_column, list_items, numbers_in_text, unnest
 
     notes: list[str] = []
     given = context if context is not None else df.attrs.get("context")
@@ -267,7 +236,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         for column in bad:
             df[column] = df[column].replace([np.inf, -np.inf], np.nan)
         notes.append(f"infinite values left out as missing ({', '.join(bad[:5])})")
-    df = _numbers_in_text(df, notes)
+    df = empty_lists_missing(numbers_in_text(unnest(df, notes), notes))
     sample = df if len(df) <= SAMPLE_ROWS else df.sample(SAMPLE_ROWS, random_state=0)
     columns: dict[str, Column] = {}
     for column in df.columns:
@@ -279,11 +248,16 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         if role in ("category", "label") and nunique <= MAX_VALUES:
             for value in series.dropna().unique()[:MAX_VALUES]:
                 values.setdefault(str(value).lower(), value)
+            for item in list_items(series):
+                values.setdefault(item.lower(), item)
             for alias, value in value_aliases(given, column).items():
                 values.setdefault(alias, value)
         numeric = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+        listy = is_list_column(series)
+        if listy:
+            role = "category" if len(values) <= MAX_CATEGORY else "label"
         columns[column] = Column(column, role, parts, words, values, nunique, integer, numeric,
-                                 described)  # fmt: skip
+                                 described, listy)  # fmt: skip
     empty = [c for c, col in columns.items() if col.role == "empty"]
     if len(empty) == len(columns):
         raise ValueError(f"{name} holds no values: every column is missing throughout")
