@@ -159,6 +159,10 @@ def _changers(r: Reading, used: set[str]) -> list[int]:
         if i in numbers and token not in r.k_words:
             if token.isdigit() or (i > 0 and r.tokens[i - 1] in _CHANGERS | {"than", "between"}):
                 out.append(i)  # "one season" is not a threshold
+        elif (token in NEGATION or token == "t") and r.tokens[i + 1 : i + 2] in (
+            ["unique"], ["distinct"], ["repeated"], ["null"], ["empty"]
+        ) and token == "non":
+            continue  # "non-unique": repeats allowed, not a filter
         elif token in NEGATION or token in ("dont", "doesnt", "didnt", "isnt", "arent", "t"):
             if token == "t" and (i == 0 or r.tokens[i - 1] in used or r.tokens[i - 1] not in (
                 "don", "doesn", "didn", "isn", "aren", "wasn", "hasn", "haven")):

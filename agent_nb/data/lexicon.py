@@ -106,7 +106,7 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
     for col in table.columns.values():
         if col.role == "empty":
             continue
-        own = {p for p in col.parts if p in asked}
+        own = {p for p in col.parts if p in asked and p not in STOPWORDS}
         own |= {stems[stem(p)] for p in col.parts if stem(p) in stems and len(p) > 3}
         own |= {w for p in col.parts for w in asked if len(p) >= 6 and len(w) >= 6 and w[:6] == p[:6]}
         synonyms = (col.words - set(col.parts)) & asked - STOPWORDS
@@ -128,11 +128,16 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         if whole and not own:
             own = glued or set(phrase(col.name).split())
         found[col.name] = (score, own | synonyms | set(short or ()) | spelled | glued)
-    # the longest name wins: "field of education" names EducationField, not Education
+    # the longest name wins: "field of education" names EducationField, not Education,
+    # when its words stand together in the question
+    def together(words: set[str]) -> bool:
+        at = [i for i, t in enumerate(tokens) if t in words or singular(t) in words]
+        return bool(at) and max(at) - min(at) <= len(words) + 1
+
     for name in list(found):
         mine = found[name][1]
         parts = len(table.columns[name].parts)
-        if any(other != name and (mine < found[other][1] or (
+        if any(other != name and ((mine < found[other][1] and together(found[other][1])) or (
             mine == found[other][1] and len(table.columns[other].parts) == 1 < parts))
             for other in found):  # fmt: skip
             del found[name]

@@ -70,7 +70,10 @@ class _Planner:
                                          or (numeric and self.t.columns[n].numeric))]  # fmt: skip
         if numeric:
             cols = [(s, c) for s, c in cols if c.numeric]
-        cols.sort(key=lambda x: (-x[0], self.r.where.get(x[1].name, 0)))
+        def unmatched(c: Column) -> int:
+            return len(set(c.parts) - self.r.named[c.name][1])
+
+        cols.sort(key=lambda x: (-x[0], unmatched(x[1]), self.r.where.get(x[1].name, 0)))
         if len(cols) > 1 and (self.r.high or self.r.low) and cols[0][0] == cols[1][0]:
             side = {"max", "high", "maximum"} if self.r.high else {"min", "low", "minimum"}
             cols.sort(key=lambda x: (-x[0], not set(x[1].parts) & side))
@@ -214,6 +217,15 @@ class _Planner:
                      f"one number: the {a} of {m.name}")  # fmt: skip
         if agg == "share" and filters:
             self.share(filters)
+        if m is None and agg in ("max", "min", "mean", "sum", "median") and t.of("measure"):
+            pick = t.of("measure")[0]
+            self.add(Plan(op="aggregate", measure=pick.name, agg=agg, filters=filters),
+                     f"the {agg} of {pick.name} (no measure named)", open_=len(t.of("measure")) > 1)  # fmt: skip
+        if agg == "nunique" and not self.best(("label", "category"), exclude=list(fcols)):
+            label = self.label(exclude=list(fcols))
+            if label is not None:  # "how many different athletes": the rows' names
+                self.add(Plan(op="aggregate", measure=label.name, agg="nunique", filters=filters),
+                         f"distinct {label.name} (the column that names rows)", open_=True)
         if filters or HOW_MANY.search(r.text):
             what = self.best(("label", "category"), exclude=list(fcols))
             if agg == "nunique" and what:
@@ -273,7 +285,7 @@ class _Planner:
                 continue
             cands.append((score + (2 if asked else 0), col))
         time = _time(self.t)
-        for word in ("year", "month", "day", "date", "hour"):
+        for word in ("year", "month", "day", "date"):
             asked_t = re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", r.text)
             if time is not None and asked_t and time.name not in exclude and not any(
                 c.name == time.name for _, c in cands

@@ -40,7 +40,7 @@ def list_plans(p: _Planner) -> list[tuple[Plan, str]]:
     order = p.order()
     named = p.best(("measure", "category", "label", "id", "time"), numeric=True)
     named = named + [c for c in p.best(("category", "label", "id", "time")) if c not in named]
-    named.sort(key=lambda c: r.where.get(c.name, 0))
+    named.sort(key=lambda c: (r.where.get(c.name, 0), len(set(c.parts) - r.named[c.name][1])))
     free = [c for c in named if c.name not in fcols]
     distinct = bool(set(r.words) & AGG_WORDS["nunique"]) or "possible values" in r.text
     if MODE.search(r.text) and free:
@@ -51,7 +51,8 @@ def list_plans(p: _Planner) -> list[tuple[Plan, str]]:
     ranked = _RANKED.search(r.text)
     if ranked and free:
         after = len(r.text[: ranked.end()].split())
-        measures = [c for c in free if c.numeric and c.role in ("measure", "category", "id")]
+        measures = [c for c in free if c.numeric and c.role == "measure"] or [
+            c for c in free if c.numeric and c.role in ("category", "id")]
         by = sorted(measures, key=lambda c: (r.where.get(c.name, 0) < after - 1, abs(r.where.get(c.name, 0) - after)))
         measure = by[0] if by else None
         shown = [c for c in free if measure is None or c.name != measure.name]
@@ -63,8 +64,10 @@ def list_plans(p: _Planner) -> list[tuple[Plan, str]]:
                 grouped = re.search(r"\b(by|per|for each|overall|total)\b", r.text)
                 if repeats and (grouped or agg in ("sum", "mean")) and show.role in ("category", "label"):
                     a = agg if agg in ("sum", "mean", "median", "max", "min") else "sum"
+                    values_asked = r.where.get(measure.name, 99) < r.where.get(show.name, 0)
                     out.append((Plan(op="rank", measure=measure.name, agg=a, group_by=show.name,
                                      order=order, k=k, listed=True, filters=filters,
+                                     labels=not values_asked,
                                      words=p.words(measure, show)),
                                 f"the {k} {show.name} with the {order} {a} of {measure.name}"))  # type: ignore[arg-type]
                 out.append((Plan(op="extreme", measure=measure.name, group_by=show.name, order=order,
