@@ -41,7 +41,7 @@ from agent_nb._jupyter.prompts.data_summary import summarize
 from agent_nb.backends.mlx import MLXBackend
 from agent_nb.data.agent import check_reply
 from agent_nb.data.answer import ask
-from agent_nb.data.check import REPLACED, _matches, _stated
+from agent_nb.data.evidence import REPLACED, _matches, _stated
 from tests.data.questions import QUESTIONS, Question
 
 SHORT = GenerationConfig(max_tokens=48)

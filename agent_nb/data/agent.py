@@ -36,15 +36,14 @@ from .._core.state import check_state_key
 from .._core.tools import ToolContext
 from .._core.types import Event, TextMessage
 from .._runtime.agents import Agent, CodeAgent, SequentialAgent
-from .check import checked_reply
 from .insights import check_frame, compute_insights
 
 if TYPE_CHECKING:  # pydantic (the plan's model) is imported when a question is asked
     from .._runtime.context import InvocationContext
     from .answer import Answer
-    from .plan import Chooser
 
 __all__ = [
+    "ANSWER_KEY",
     "CHECK_KEY",
     "PLAN_KEY",
     "WRITER_INSTRUCTIONS",
@@ -56,6 +55,8 @@ __all__ = [
 #: Where the data agent leaves the plan (and why) and the check's reference.
 PLAN_KEY = "temp:data_plan"
 CHECK_KEY = "temp:data_check"
+#: The typed answer (JSON: bool, number, string, list or null), for ``reply.answer``.
+ANSWER_KEY = "temp:data_answer"
 
 #: What the writer is told; the facts come first so a tiny model sees them.
 WRITER_INSTRUCTIONS = (
@@ -77,7 +78,8 @@ class DataAgent(CodeAgent):
     output_key: str = "temp:insights"
     focus: bool = True
     question: str | None = None
-    choose: Chooser | None = dataclasses.field(default=None, repr=False)
+    context: Mapping[str, Any] | None = dataclasses.field(default=None, repr=False)
+    choose: bool = True
 
     def __init__(
         self,
@@ -87,7 +89,8 @@ class DataAgent(CodeAgent):
         output_key: str = "temp:insights",
         focus: bool = True,
         question: str | None = None,
-        choose: Chooser | None = None,
+        context: Mapping[str, Any] | str | None = None,
+        choose: bool = True,
         description: str = "",
     ) -> None:
         if not isinstance(data, Mapping) or not data:
@@ -106,7 +109,12 @@ class DataAgent(CodeAgent):
         if not isinstance(focus, bool):
             raise TypeError(f"DataAgent focus must be True or False, got {focus!r}")
         object.__setattr__(self, "focus", focus)
+        from .context import read_context
+
+        if not isinstance(choose, bool):
+            raise TypeError(f"DataAgent choose must be True or False, got {choose!r}")
         object.__setattr__(self, "question", question)
+        object.__setattr__(self, "context", read_context(context) or None)
         object.__setattr__(self, "choose", choose)
         object.__setattr__(self, "_answers", {})
         super().__init__(name=name, fn=self._write_insights, description=description)
@@ -120,8 +128,31 @@ class DataAgent(CodeAgent):
             from .answer import ask
 
             answers.clear()  # one question at a time: the cache only spares a recompute
-            answers[text] = ask(self.data, text, self.choose)
+            answers[text] = ask(self.data, text, self.context)
         return answers[text]
+
+    async def _fill_plan(self, ctx: InvocationContext, question: str) -> None:
+        """Where the words left a choice open, the turn's model fills the whole plan
+        (`choose`), inside this invocation; validated by running it (`answer.refine`)."""
+        answer = self.answer(question)
+        if not (self.choose and answer.open) or answer.table not in self.data:
+            return
+        from .answer import refine
+        from .choose import choose_plan
+        from .context import table_context
+        from .table import profile
+
+        frame = self.data[answer.table]
+        table = await asyncio.to_thread(
+            profile, answer.table, frame, table_context(self.context, answer.table)
+        )
+        plan = await choose_plan(ctx, table, question)
+        if plan is None:
+            return
+        better = await asyncio.to_thread(
+            refine, self.data, answer, plan, "the model filled the plan", self.context
+        )
+        self._answers[question] = better  # type: ignore[attr-defined]
 
     def insights_text(self, question: str = "") -> str:
         """The text written to ``temp:insights`` (computed now): with a ``question``
@@ -133,6 +164,9 @@ class DataAgent(CodeAgent):
 
     async def run(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """`CodeAgent.run`, with the answer's table and chart on its message."""
+        asked = self.question or ctx.turn.user_content
+        if asked and self.focus:
+            await self._fill_plan(ctx, asked)
         async for event in super().run(ctx):
             question = self.question or ctx.turn.user_content
             if isinstance(event, TextMessage) and question and self.focus:
@@ -153,6 +187,7 @@ class DataAgent(CodeAgent):
         ctx.state[self.output_key] = answer.facts
         ctx.state[PLAN_KEY] = answer.trace
         ctx.state[CHECK_KEY] = answer.reference
+        ctx.state[ANSWER_KEY] = answer.value
 
     def pipeline(
         self, writer: Agent | None = None, *, name: str = "data_pipeline"
@@ -170,11 +205,12 @@ class DataAgent(CodeAgent):
         return _data_tools(self.data)
 
 
-def writer_for(base: Any, system: str | None = None) -> Agent:
+def writer_for(base: Any, system: str | None = None, *, check: bool = True) -> Agent:
     """The writer of a data pipeline on a session whose agent is ``base``: it keeps
     that agent's name (so its KV cache), tools, rounds and config, reads the answer
     (`WRITER_INSTRUCTIONS`, then ``system`` or else ``base``'s own instructions)
-    and has its sentence checked (`check_reply`)."""
+    and has its sentence checked (`check_reply`; ``check=False`` for a reply that
+    is a constrained value, ``--schema`` or ``--choice``)."""
     own = base if isinstance(base, Agent) else None
     instructions = system or (own.instructions if own is not None else "")
     return Agent(
@@ -183,7 +219,7 @@ def writer_for(base: Any, system: str | None = None) -> Agent:
         tools=own.tools if own is not None else (),
         max_turns=own.max_turns if own is not None else 10,
         config=own.config if own is not None else None,
-        after_model_callback=check_reply,
+        after_model_callback=check_reply if check else None,
     )
 
 
@@ -194,6 +230,8 @@ def check_reply(callback_context: Any, llm_response: Any) -> str | None:
     reference = callback_context.state.get(CHECK_KEY)
     if not reference or any(p.function_call is not None for p in llm_response.parts):
         return None
+    from .evidence import checked_reply
+
     return checked_reply(llm_response.text or "", reference)
 
 

@@ -63,6 +63,8 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         if base_n == 0:
             raise PlanError("the base of the share has no rows")
         if plan.measure is not None and plan.condition:  # a part of a measure's total
+            part = rows_where(df, plan.condition)
+            base_n, part_n = len(df), len(part)
             whole = float(_numbers(df, plan.measure).sum())
             share = float(_numbers(part, plan.measure).sum()) / whole * 100 if whole else 0.0
         else:
@@ -92,9 +94,10 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         top, n = plain(counts.index[0]), int(counts.iloc[0])
         frame = counts.head(MAX_ROWS).rename_axis(plan.measure).reset_index(name="rows")
         roles = [("count", float(n)), ("base", float(counts.sum()))]
-        if isinstance(top, (int, float)) and not isinstance(top, bool):
+        numeric = isinstance(top, (int, float)) and not isinstance(top, bool)
+        if numeric:
             roles.append(("value", float(top)))
-        return Result(top, frame, tuple(roles), (str(top),),
+        return Result(top, frame, tuple(roles), () if numeric else (str(top),),
                       tuple(map(str, counts.index[1:MAX_ROWS])), "bar", plan.measure, "rows",
                       rows=len(df))  # fmt: skip
     if plan.agg == "count":

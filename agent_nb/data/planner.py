@@ -24,7 +24,9 @@ from typing import Literal
 from .query import Agg, Filter, Plan
 from .reading import Reading, read
 from .table import Column, Table
-from .words import ADDITIVE, AGG_WORDS, CORR, HOW_MANY, MISSING, MODE, SHAPE, TREND, WHO, phrase
+from .words import (
+    ADDITIVE, AGG_WORDS, CORR, HOW_MANY, MISSING, MODE, SHAPE, TREND, WHO, phrase, question_words,
+)  # fmt: skip
 
 __all__ = ["Candidate", "default_agg", "plan_candidates"]
 
@@ -145,7 +147,8 @@ class _Planner:
         r, t = self.r, self.t
         filters = tuple(r.filters)
         fcols = self.filter_cols()
-        measures = self.best(("measure",), numeric=True)
+        measures = [c for c in self.best(("measure",), numeric=True) if c.role not in ("time", "id")]
+        measures.sort(key=lambda c: c.role != "measure")  # stable: a real measure first
         agg = self.agg_cue()
         order = self.order()
         if (r.cues & SHAPE and not r.named and not r.values
@@ -172,14 +175,16 @@ class _Planner:
             m = next((c for c in measures if c.name not in fcols), m)
         if m is not None and agg in (None, "max", "min") and (r.high or r.low) and WHO.search(r.text):
             label = self.label(exclude=[m.name])
-            if label is not None and re.search(r"\b(who|which|whose|what)\b", r.text):
+            if re.search(r"\bwhen\b", r.text) and time is not None:
+                label = time
+            if label is not None and re.search(r"\b(who|which|whose|what|when)\b", r.text):
                 self.add(Plan(op="extreme", measure=m.name, group_by=label.name, order=order,
                               filters=filters, words=self.words(m, label)),
                          f"which {label.name} holds the {order} {m.name}")  # fmt: skip
         of_row = re.search(r"\b(with|has|had|having|who|whose|of|by)\s+(the\s+)?(\w+\s+)?"
                            r"(highest|lowest|most|least|best|worst|largest|smallest|longest|"
                            r"shortest|maximum|minimum|top|greatest|fewest)\b", r.text)  # fmt: skip
-        if of_row and len(r.named) >= 2:
+        if of_row and len(r.named) >= 2 and group is None:
             cut = len(r.text[: of_row.start()].split())
             shown = [c for c in self.best(("measure", "category", "label", "id", "time"), numeric=True)
                      if r.where.get(c.name, 99) < cut and c.name not in fcols]  # fmt: skip
@@ -191,13 +196,19 @@ class _Planner:
                               order=order, filters=filters, words=self.words(ranked[0], shown[0])),
                          f"{shown[0].name} of the row with the {order} {ranked[0].name}")  # fmt: skip
         cat = next(iter(self.best(("category", "label", "time", "id"), exclude=list(fcols))), None)
+        if cat is not None and agg == "count" and m is None and re.search(
+            r"\bhow many (different |distinct |unique )?(\w+)", r.text
+        ) and any(w in r.named[cat.name][1] for w in question_words(
+            re.search(r"\bhow many (different |distinct |unique )?(\w+)", r.text).group(2))):  # type: ignore[union-attr]
+            self.add(Plan(op="aggregate", measure=cat.name, agg="nunique", filters=filters,
+                          words=self.words(cat)), f"how many distinct {cat.name}")  # fmt: skip
         if cat is not None and agg in ("mode", "nunique") and (m is None or agg == "mode" or
                                                                r.where[cat.name] < r.where.get(m.name, 99)):  # fmt: skip
             self.add(Plan(op="aggregate", measure=cat.name, agg=agg, order=order if agg == "mode" else "desc",
                           filters=filters, words=self.words(cat)), f"the {agg} of {cat.name}")  # fmt: skip
         if m is not None:
             if agg == "share" and filters:
-                self.share(filters)
+                self.share(filters, m)
             a: Agg = agg if agg not in (None, "mode", "nunique", "share") else (
                 "count" if agg == "count" else default_agg(m))
             if agg == "count" and not (set(m.parts) & ADDITIVE or _how_many_of(r.text, m)):
@@ -217,7 +228,9 @@ class _Planner:
                      f"one number: the {a} of {m.name}")  # fmt: skip
         if agg == "share" and filters:
             self.share(filters)
-        if m is None and agg in ("max", "min", "mean", "sum", "median") and t.of("measure"):
+        if m is None and agg in ("max", "min", "mean", "sum", "median") and t.of("measure") and (
+            r.named or r.filters
+        ):
             pick = t.of("measure")[0]
             self.add(Plan(op="aggregate", measure=pick.name, agg=agg, filters=filters),
                      f"the {agg} of {pick.name} (no measure named)", open_=len(t.of("measure")) > 1)  # fmt: skip
@@ -248,9 +261,16 @@ class _Planner:
                          f"which {label.name} holds the {order} {pick.name} (no measure named)",
                          open_=True)  # fmt: skip
 
-    def share(self, filters: tuple[Filter, ...]) -> None:
+    def share(self, filters: tuple[Filter, ...], measure: Column | None = None) -> None:
         """"What fraction of Chinstrap penguins are female?": the part is the last-named
-        filter, the base the others."""
+        filter, the base the others; "what share of net generation comes from
+        Renewables?": the part's share of the measure's total."""
+        if measure is not None:
+            self.add(Plan(op="aggregate", agg="share", measure=measure.name, condition=filters,
+                          words=self.words(measure)),
+                     f"the share of total {measure.name} where "
+                     + " and ".join(f.describe() for f in filters))  # fmt: skip
+            return
         ordered = sorted(filters, key=lambda f: self.r.text.find(str(f.words[0]) if f.words else ""))
         if len(ordered) > 1:
             base, part = tuple(ordered[:-1]), (ordered[-1],)

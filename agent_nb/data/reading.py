@@ -165,7 +165,7 @@ def read(table: Table, question: str) -> Reading:
     stated = numbers(question)
     listy = bool(LIST_CUE.search(text))
     k, k_words = _k(tokens, stated, listy)
-    expect = "boolean" if ASK_BOOL.search(text) else None
+    expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR else None
     if expect is None and (listy or (k is not None and k > 1)):
         expect = "list"
     if expect is None and HOW_MANY.search(text):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from agent_nb.data.answer import ask
-from agent_nb.data.check import check_sentence, checked_reply
+from agent_nb.data.evidence import check_sentence, checked_reply
 
 
 def _cars() -> pd.DataFrame:

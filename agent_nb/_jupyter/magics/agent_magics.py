@@ -32,8 +32,6 @@ from ..._runtime.kernel_runner import get_runner
 from ..._runtime.options import TurnOptions
 from ..._runtime.runner import AgentRunner
 from ...backends import Backend
-from ...data import DataAgent
-from ...data.agent import writer_for
 from ...errors import SessionBusyError, TurnInterruptedError
 from ..front_end import batch_run
 from ..prompts.last_error import LastError, error_from_result
@@ -46,7 +44,7 @@ from .code_cell import next_cell
 from .commands import Commands, with_commands_help
 from .compose import compose
 from .config import MagicsConfig
-from .data_cell import attach, prepare_answer, show_answer
+from .data_cell import attach, prepare_turn, read_data_context, show_answer
 from .explain import explain
 from .rerun import CellTurns, rerun_note, shared_state_writes
 from .stream import DisplaySink, TerminalSink, drive
@@ -144,31 +142,31 @@ class AgentMagics(MagicsConfig):
             history_len=self._history_len,
             count=count,
         )
-        agent, answer = None, None
+        agent, turn = None, None
         if composed.frames:
-            from ...data.choose import model_chooser
-
-            data_agent = DataAgent(
-                data=composed.frames,
-                question=composed.question,
-                choose=model_chooser(self._turn_backend(args)),
+            turn = prepare_turn(
+                composed.frames, composed.question, **self._data_options(args)
             )
-            answer = prepare_answer(data_agent, composed.question)
-            agent = self._data_pipeline(args, data_agent)
+            agent = turn.pipeline
         inputs = self.staleness.inputs(
             names=args.data, cells=list(composed.cells_read), references=composed.references
         )
-        self._send(args, composed.text, agent, inputs, answer)
+        self._send(args, composed.text, agent, inputs, turn)
 
-    def _data_pipeline(self, args: Any, data_agent: DataAgent) -> Any:
-        """The data agent, then the writer of the cell's session (`writer_for`);
-        ``-s`` / AgentMagics.system_prompt join its instructions."""
+    def _data_options(self, args: Any) -> dict[str, Any]:
+        """`agent_nb.data.pipeline.data_turn`'s options for this cell: the user's
+        context, the writer of the cell's session (``-s`` / AgentMagics.system_prompt
+        join its instructions) and whether the reply is a constrained value."""
         runner = get_runner()
         base = runner.agent
         if not args.once:
             base = runner.get_or_create_session(args.session or self.default_session).agent
-        system = args.system if args.system is not None else self.system_prompt
-        return data_agent.pipeline(writer_for(base, system))
+        return {
+            "context": read_data_context(self.shell.user_ns, args.data_context),
+            "base": base,
+            "system": args.system if args.system is not None else self.system_prompt,
+            "structured": bool(args.schema or args.choice),
+        }
 
     def _turn_backend(self, args: Any) -> Backend:
         """The model the turn will run on; a bad spec fails here, not mid-turn."""
@@ -229,7 +227,8 @@ class AgentMagics(MagicsConfig):
         if not args.once and outcome.invocation_id:
             self.turns.remember(session_id, outcome.invocation_id)
         if answer is not None and outcome.reply is not None and not outcome.interrupted:
-            outcome.reply = attach(outcome.reply, answer, show_answer(answer))
+            final = answer.final_answer()  # the model may have filled the plan in the turn
+            outcome.reply = attach(outcome.reply, final, show_answer(final))
         if args.output and outcome.reply is not None:
             self.shell.user_ns[args.output] = outcome.reply
         if args.code and outcome.reply is not None and not outcome.interrupted:

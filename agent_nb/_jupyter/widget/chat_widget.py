@@ -262,7 +262,7 @@ class ChatWidget(anywidget.AnyWidget):
         follow_store(session)  # so a later re-run note can name another kernel's turns
         try:
             options = self._data_options(
-                session, turn_options(model=self._model, config=self.config)
+                session, turn_options(model=self._model, config=self.config), text
             )
             stream = session.run_async(text, turn_options=options)
         except (AgentError, ValueError, TypeError) as exc:
@@ -272,18 +272,22 @@ class ChatWidget(anywidget.AnyWidget):
         note_origin(stream.invocation_id, WIDGET)
         stream.add_done_callback(self._turn_ended)
 
-    def _data_options(self, session: AgentSession, options: TurnOptions) -> TurnOptions:
-        """With ``data``: the turn runs the data pipeline, as a ``%%agent --data`` cell's
-        (the system prompt goes into the writer's instructions, `writer_for`)."""
+    def _data_options(
+        self, session: AgentSession, options: TurnOptions, question: str
+    ) -> TurnOptions:
+        """With ``data``: the turn runs the data pipeline, built as a ``%%agent --data``
+        cell builds it (`agent_nb.data.pipeline.data_turn`; the system prompt goes into
+        the writer's instructions). A name of ``data`` that the notebook has since
+        rebound to another DataFrame is answered from its current value."""
         if self._data is None:
             return options
-        from ...data.agent import writer_for
-        from ...data.choose import model_chooser
+        from ...data.pipeline import data_turn
 
-        chooser = model_chooser(self._runner.check_model(options.model or self._runner.model))
-        writer = writer_for(session.agent, options.system)
-        pipeline = _data_agent(self._data, chooser).pipeline(writer)
-        return dataclasses.replace(options, agent=pipeline, system=None)
+        turn = data_turn(
+            _current(self._data), question, base=session.agent, system=options.system,
+            structured=options.output_schema is not None,
+        )  # fmt: skip
+        return dataclasses.replace(options, agent=turn.pipeline, system=None)
 
     def _turn_ended(self, future: concurrent.futures.Future[Any]) -> None:
         """A turn too big for the model's window records nothing, so no event tells
@@ -568,11 +572,26 @@ class ChatWidget(anywidget.AnyWidget):
         self.close()
 
 
-def _data_agent(data: Mapping[str, Any], choose: Any = None) -> Any:
+def _data_agent(data: Mapping[str, Any]) -> Any:
     """The data agent over ``data`` (its checks raise TypeError in one line)."""
     from ...data.agent import DataAgent
 
-    return DataAgent(data=data, choose=choose)
+    return DataAgent(data=data)
+
+
+def _current(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with each name the notebook has rebound to another DataFrame read anew
+    (``ChatWidget(data={"cars": cars})``, then ``cars = ...``)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    ns = shell.user_ns if shell is not None else {}
+    out = dict(data)
+    for name, frame in data.items():
+        now = ns.get(name)
+        if now is not frame and type(now).__name__ == "DataFrame" and hasattr(now, "columns"):
+            out[name] = now
+    return out
 
 
 def _closed_note(runner: AgentRunner, session: AgentSession, freed: bool) -> str:
