@@ -12,13 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from .execute import Result
+from .query import AGG_NAME as _AGG_NAME
 from .query import Plan
 
 __all__ = ["answer_text", "format_number", "sentence", "where"]
 
-_AGG_NAME = {"sum": "total", "mean": "mean", "median": "median", "min": "lowest",
-             "max": "highest", "count": "number of", "share": "share", "std": "standard deviation",
-             "range": "range", "nunique": "number of distinct", "nth": "n-th"}  # fmt: skip
 _TEST = {"=": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above",
          ">=": "is at least"}  # fmt: skip
 
@@ -28,7 +26,7 @@ def format_number(value: float) -> str:
     if value != value:
         return "missing"
     if float(value).is_integer():
-        return f"{int(value):,}" if abs(value) >= 100_000 else str(int(value))
+        return f"{int(value):,}"
     if abs(value) >= 1000:
         return f"{value:,.2f}"
     return f"{value:.4f}".rstrip("0").rstrip(".")
@@ -40,8 +38,16 @@ def answer_text(value: Any) -> str:
         return "Yes" if value else "No"
     if isinstance(value, (int, float)):
         return format_number(float(value))
-    if isinstance(value, list):
-        return "[" + ", ".join(answer_text(v) for v in value) + "]"
+    if isinstance(value, list):  # items without thousands separators: the commas part them
+        return "[" + ", ".join(_item(v) for v in value) + "]"
+    return str(value)
+
+
+def _item(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        return format_number(float(value)).replace(",", "")
     return str(value)
 
 
@@ -111,7 +117,10 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         n = result.frame[plan.measure].iloc[0] if plan.measure in result.frame else v
         if show == plan.measure:
             return f"{answer_text(v)} is the {side} {plan.measure}{w}."
-        return f"{answer_text(v)} is the {show} of the row with the {side} {plan.measure}{w} ({format_number(float(n))})."
+        if isinstance(v, str):
+            return f"{v} has the {side} {plan.measure}{w} ({format_number(float(n))})."
+        return (f"{answer_text(v)} is the {show} of the row with the {side} {plan.measure}{w} "
+                f"({format_number(float(n))}).")  # fmt: skip
     if op == "distinct":
         return f"{answer_text(v)} are the {len(v)} distinct values of {plan.measure}{w}."
     if op == "values":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .execute import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain, rows_where
-from .query import Plan
+from .query import AGG_NAME, Plan
 from .table import Table
 
 __all__ = ["RUN", "bucket"]
@@ -182,7 +182,7 @@ def _rank(table: Table, plan: Plan) -> Result:
     values = values.sort_values(ascending=plan.order == "asc", kind="stable")
     what = plan.measure or "rows"
     name = "share %" if plan.agg == "share" else (
-        "rows" if plan.measure is None else f"{plan.agg} {plan.measure}"
+        "rows" if plan.measure is None else f"{AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
     )
     frame = values.rename(name).rename_axis(label).reset_index().head(MAX_ROWS)
     k = min(plan.k, len(values))

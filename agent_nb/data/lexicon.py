@@ -159,12 +159,12 @@ def match_values(table: Table, text: str) -> list[Named]:
                 continue
             start, used = hit
             gram = " ".join(used)
-            if gram in HIGH | LOW | STOPWORDS or len(key) < 2:
+            beside = tokens[max(0, start - 1) : start] + tokens[start + len(used) : start + len(used) + 1]
+            next_to_name = any(singular(b) in col.parts or b in col.parts for b in beside)
+            if gram in HIGH | LOW | STOPWORDS and not next_to_name:
                 continue
-            if key.isdigit() and not col.integer and col.role != "category":
-                continue
-            if key.isdigit() and not any(p in tokens for p in col.parts):
-                continue
+            if (len(key) < 2 or key.isdigit()) and not next_to_name:
+                continue  # "8 cylinders", "the N region": a short value beside its column's name
             is_quoted = any(phrase(q) == phrase(key) for q in quoted)
             hits.append(Named(col, value, used, start, is_quoted, partial=col.listy))
     for q in quoted:  # a quoted text that no value equals: inside a longer text value

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "AGGREGATIONS",
+    "AGG_NAME",
     "FILTER_OPS",
     "OPERATIONS",
     "Agg",
@@ -58,6 +59,10 @@ Agg = Literal[
 FILTER_OPS: tuple[str, ...] = FilterOp.__args__  # type: ignore[attr-defined]
 OPERATIONS: tuple[str, ...] = Op.__args__  # type: ignore[attr-defined]
 AGGREGATIONS: tuple[str, ...] = Agg.__args__  # type: ignore[attr-defined]
+#: How a reader names each aggregation ("the total revenue", "the lowest price").
+AGG_NAME = {"sum": "total", "mean": "mean", "median": "median", "min": "lowest",
+            "max": "highest", "count": "number of", "share": "share", "std": "standard deviation",
+            "range": "range", "nunique": "number of distinct", "nth": "n-th", "mode": "most common"}  # fmt: skip
 _SYMBOL = {"contains": "contains", "startswith": "starts with", "in": "in", "between": "between"}
 
 

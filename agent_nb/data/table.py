@@ -246,8 +246,9 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         parts, words = _words_of(column, described)
         values: dict[str, Any] = {}
         if role in ("category", "label") and nunique <= MAX_VALUES:
-            for value in series.dropna().unique()[:MAX_VALUES]:
-                values.setdefault(str(value).lower(), value)
+            for value in sample[column].unique()[: MAX_VALUES + 1]:
+                if value is not None and value == value:  # not missing
+                    values.setdefault(str(value).lower(), value)
             for item in list_items(series):
                 values.setdefault(item.lower(), item)
             for alias, value in value_aliases(given, column).items():

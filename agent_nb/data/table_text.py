@@ -34,7 +34,7 @@ def numbers_in_text(df: Any, notes: list[str]) -> Any:
         s = df[column]
         if not _textual(s):
             continue
-        probe = s.dropna().head(200)
+        probe = s.head(400).dropna().head(200)
         if probe.empty or not all(isinstance(v, str) and _MONEY.match(v) for v in probe):
             continue
         if not any(re.search(r"[$€£%]|US\$|EUR|USD|,\d{1,2}\b", v) for v in probe):
@@ -82,7 +82,7 @@ def unnest(df: Any, notes: list[str]) -> Any:
         s = df[column]
         if not _textual(s):
             continue
-        probe = s.dropna().head(50)
+        probe = s.head(200).dropna().head(50)
         if probe.empty or not all(_record(v) is not None for v in probe):
             continue
         records = [(_record(v) or {}) if v is not None and v == v else {} for v in s]
@@ -112,7 +112,7 @@ def empty_lists_missing(df: Any) -> Any:
 def is_list_column(series: Any) -> bool:
     if not _textual(series):
         return False
-    probe = series.dropna().head(50)
+    probe = series.head(200).dropna().head(50)
     return not probe.empty and all(isinstance(v, str) and LIST_TEXT.match(v) for v in probe)
 
 
