@@ -26,7 +26,7 @@ def format_number(value: float) -> str:
     if value != value:
         return "missing"
     if float(value).is_integer():
-        return f"{int(value):,}"
+        return f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))
     if abs(value) >= 1000:
         return f"{value:,.2f}"
     return f"{value:.4f}".rstrip("0").rstrip(".")
