@@ -99,11 +99,10 @@ class MagicRunner:
         return self.shell.user_ns.pop("reply", None), note or cap.stderr.strip()[-300:]
 
 
-def score_one(row: pd.Series, frame: pd.DataFrame, reply: Any) -> dict[str, Any]:
-    text = "" if reply is None else str(reply.text)
+def score_one(row: pd.Series, frame: pd.DataFrame, text: str, typed: Any) -> dict[str, Any]:
+    """One question's record: the reply's text and typed answer, each scored."""
     kind, gold, q = row["type"], row["gold"], row["question"]
     value = reply_value(text, kind, question=q, truth=gold, frame=frame)
-    typed = _NO_ANSWER if reply is None else getattr(reply, "answer", _NO_ANSWER)
     record: dict[str, Any] = {
         "question": q,
         "table": row["dataset"],
@@ -189,6 +188,21 @@ def report(qa: pd.DataFrame, records: list[dict[str, Any]], seconds: list[float]
         )
 
 
+def rescore(qa: pd.DataFrame, folder: Path, jsonl: Path, parquet: bool) -> None:
+    """The scores of an earlier run's replies under today's reading rules."""
+    old = [json.loads(line) for line in jsonl.read_text().splitlines() if line.strip()]
+    by_question = {(r["table"], r["question"]): r for r in old}
+    qa = qa[[(t, q) in by_question for t, q in zip(qa.dataset, qa.question, strict=True)]]
+    tables = {name: read_table(folder, name, parquet) for name in qa.dataset.unique()}
+    records = []
+    for _, row in qa.iterrows():
+        was = by_question[(row["dataset"], row["question"])]
+        typed = was.get("answer", _NO_ANSWER)
+        record = score_one(row, tables[row["dataset"]], was["reply"], typed)
+        records.append({**record, "error": was.get("error", "")})
+    report(qa.reset_index(drop=True), records, [r["seconds"] for r in old if "seconds" in r])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", nargs="?", type=Path, default=_DEFAULT)
@@ -196,6 +210,9 @@ def main() -> None:
     parser.add_argument("--table", help="only this dataset (e.g. 066_IBM_HR)")
     parser.add_argument("--jsonl", type=Path, help="write one record per question here")
     parser.add_argument("--parquet", action="store_true", help="read sample.parquet (pyarrow)")
+    parser.add_argument(
+        "--rescore", type=Path, metavar="JSONL", help="score a --jsonl file again; no model runs"
+    )
     args = parser.parse_args()
     qa = load(args.folder.resolve())
     if args.table:
@@ -204,6 +221,9 @@ def main() -> None:
             raise SystemExit(f"--table: no questions for {args.table!r}")
     if args.limit:
         qa = qa.head(args.limit)
+    if args.rescore:
+        rescore(qa, args.folder, args.rescore, args.parquet)
+        return
     runner = MagicRunner()
     tables: dict[str, pd.DataFrame] = {}
     records: list[dict[str, Any]] = []
@@ -217,11 +237,14 @@ def main() -> None:
             start = time.perf_counter()
             try:
                 reply, note = runner.ask(tables[name].copy(), row["question"])
-                record = score_one(row, tables[name], reply)
+                text = "" if reply is None else str(reply.text)
+                typed = _NO_ANSWER if reply is None else getattr(reply, "answer", _NO_ANSWER)
+                record = score_one(row, tables[name], text, typed)
                 record["error"] = note if reply is None else ""
             except Exception as exc:  # one question's failure is a wrong answer
                 record = failed(row, "".join(traceback.format_exception_only(exc)).strip())
-            seconds.append(time.perf_counter() - start)
+            record["seconds"] = round(time.perf_counter() - start, 2)
+            seconds.append(record["seconds"])
             records.append(record)
             if out:
                 out.write(json.dumps(record, default=str) + "\n")

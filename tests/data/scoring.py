@@ -127,6 +127,7 @@ def as_databench(answer: object) -> str:
 # A number as written: 3,690 and 1.5e3 and -0.25, not the digits inside a name
 # (FG3M, 066_IBM_HR) or a range's second half (2012-13).
 _NUMBER = re.compile(r"(?<![\w.\-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
+_TAIL_NUMBER = re.compile(r"\(([^()]*\d[^()]*)\)\s*$")
 _LEFT_OUT = re.compile(
     r"not applied|left out|could not (?:apply|use|answer|compute)|cannot (?:apply|answer)|"
     r"unused word|not used",
@@ -154,11 +155,19 @@ def _list_items(text: str) -> list[str] | None:
     bullets = re.findall(r"^\s*(?:[-*•]|\d+[.)])\s+(.+?)\s*$", text, re.MULTILINE)
     if bullets:
         return [b.strip().strip("*`").rstrip(".;,").strip() for b in bullets]
-    if ":" in text:
-        tail = _first_paragraph(text).split(":", 1)[1].strip().rstrip(".")
-        parts = re.split(r",\s*|\s+and\s+|;\s*", tail)
+    para = _first_paragraph(text)
+    if ":" in para:
+        tail = para.split(":", 1)[1].strip().rstrip(".")
+        # a comma before three digits is a thousands separator: "(5,140)"
+        parts = re.split(r",(?!\d{3}(?!\d))\s*|\s+and\s+|;\s*", tail)
         return [p.strip().strip("*`'\"") for p in parts if p.strip()]
     return None
+
+
+def _item_number(item: str) -> list[float]:
+    """An item's number: the one in its closing brackets ("name (5,140)"), else all."""
+    tail = _TAIL_NUMBER.search(item)
+    return stated_numbers(tail.group(1)) if tail else stated_numbers(item)
 
 
 def _names(sentence: str, value: str) -> bool:
@@ -207,11 +216,13 @@ def reply_value(
     items = _list_items(text)
     if semantic == "list[number]":
         if items is not None:
-            numbers = [x for item in items for x in stated_numbers(item)]
+            numbers = [x for item in items for x in _item_number(item)]
         else:
             numbers = stated_numbers(para, question)
         return as_databench(numbers) if numbers else None
-    return as_databench(items) if items else None
+    if not items:
+        return None
+    return as_databench([_TAIL_NUMBER.sub("", item).strip() for item in items])
 
 
 def left_out(text: str) -> bool:
