@@ -120,6 +120,10 @@ def _mask(df: Any, f: Filter) -> Any:
         )
     if dated and all(isinstance(v, int) and 1000 <= v <= 3000 for v in values):
         s = s.dt.year  # a year named against a date column
+    elif dated:  # a date named in full: compared as the day
+        day = s.dt.strftime("%Y-%m-%d")
+        wanted_days = [str(v)[:10] for v in values]
+        return ~day.isin(wanted_days) if f.op == "!=" else day.isin(wanted_days)
     numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
     if numeric:
         nums = [_number(v) for v in values]

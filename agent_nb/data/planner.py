@@ -25,7 +25,8 @@ from .query import Agg, Filter, Plan
 from .reading import Reading, read
 from .table import Column, Table
 from .words import (
-    ADDITIVE, AGG_WORDS, CORR, HOW_MANY, MISSING, MODE, SHAPE, TREND, WHO, phrase, question_words,
+    ADDITIVE, AGG_WORDS, CORR, HIGH, HOW_MANY, LOW, MISSING, MODE, SHAPE, TREND, WHO, phrase,
+    question_words,
 )  # fmt: skip
 
 __all__ = ["Candidate", "default_agg", "plan_candidates"]
@@ -155,6 +156,15 @@ class _Planner:
                 and (HOW_MANY.search(r.text) or {"shape", "size", "big"} & r.cues)):  # fmt: skip
             self.add(Plan(op="shape"), "the table's size")
             return
+        eq_cols = {f.column for f in filters if f.op in ("=", "in")}
+        measures = [c for c in measures if c.name not in eq_cols] or (
+            [] if agg in (None, "count", "share") else measures)
+        nth = _nth(r.text)
+        if nth and measures:
+            self.add(Plan(op="aggregate", measure=measures[0].name, agg="nth", k=nth, order=order,
+                          filters=filters, words=self.words(measures[0]) + (("nth", _nth_words(r.text)),)),
+                     f"the {nth}th {order} of {measures[0].name}")  # fmt: skip
+        self.versus(filters, measures, agg)
         group = self.group(exclude=[m.name for m in measures[:1]])
         time = _time(t)
         if r.cues & TREND and time is not None and (measures or t.of("measure")) and not (
@@ -220,10 +230,6 @@ class _Planner:
             if agg == "mode" and m.role == "measure":
                 self.add(Plan(op="aggregate", measure=m.name, agg="mode", filters=filters,
                               words=self.words(m)), f"the most common {m.name}")  # fmt: skip
-            nth = _nth(r.text)
-            if nth:
-                self.add(Plan(op="aggregate", measure=m.name, agg="nth", k=nth, order=order,
-                              filters=filters, words=self.words(m)), f"the {nth}th of {m.name}")  # fmt: skip
             self.add(Plan(op="aggregate", measure=m.name, agg=a, filters=filters, words=self.words(m)),
                      f"one number: the {a} of {m.name}")  # fmt: skip
         if agg == "share" and filters:
@@ -261,6 +267,36 @@ class _Planner:
                          f"which {label.name} holds the {order} {pick.name} (no measure named)",
                          open_=True)  # fmt: skip
 
+    def versus(self, filters: tuple[Filter, ...], measures: list[Column], agg: Agg | None) -> None:
+        """Two values of one column set against each other: "how much heavier are Gentoo
+        than Adelie on average" (a difference), "how many times more Adelie than
+        Chinstrap" (a ratio)."""
+        r = self.r
+        by: dict[str, list[Filter]] = {}
+        for f in filters:
+            if f.op == "=":
+                by.setdefault(f.column, []).append(f)
+        pair = next((fs for fs in by.values() if len(fs) == 2), None)
+        if pair is None or r.expect == "boolean":
+            return
+        rest = tuple(f for f in filters if f not in pair)
+        ratio = bool(re.search(r"\b(ratio|times)\b", r.text))
+        m = measures[0] if measures else None
+        a: Agg = agg if agg in ("mean", "sum", "median", "max", "min") else (
+            default_agg(m) if m is not None else "count")  # fmt: skip
+        if m is None or (ratio and not re.search(r"\b(average|mean|total|sum)\b", r.text)):
+            m, a = None, "count"
+        def side(f: Filter) -> Plan:
+            return Plan(op="aggregate", measure=m.name if m else None, agg=a,
+                        filters=(*rest, f), words=self.words(m))  # fmt: skip
+        words = tuple(w for w in ("than", "compared", "to", "ratio", "difference", "times",
+                                  "between", "and", "more", "less", "higher", "heavier")
+                      if w in r.tokens)  # fmt: skip
+        plan = side(pair[0]).model_copy(update={
+            "combine": "ratio" if ratio else "difference", "versus": side(pair[1]),
+            "words": self.words(m) + (("versus", words),)})  # fmt: skip
+        self.add(plan, f"the {plan.combine} of {pair[0].value} and {pair[1].value}")
+
     def share(self, filters: tuple[Filter, ...], measure: Column | None = None) -> None:
         """"What fraction of Chinstrap penguins are female?": the part is the last-named
         filter, the base the others; "what share of net generation comes from
@@ -295,6 +331,8 @@ class _Planner:
             heads = "|".join(re.escape(w) for w in sorted(r.named[name][1]) if w)
             asked = heads and re.search(rf"\b(which|what|each|per|every)\s+(\w+\s)?({heads})", r.text)
             asked = asked or (heads and re.search(rf"\bby\s+(\w+\s)?({heads})", r.text) and 0.5)
+            asked = asked or (heads and re.search(rf"\b({'|'.join(sorted(HIGH | LOW))})\s+({heads})\b",
+                                                  r.text) and 0.5)  # "the busiest year"
             if name in fcols and not asked:
                 continue
             if not asked and not _per(r.text, col) and not (heads and re.search(
@@ -397,8 +435,17 @@ def _period(text: str) -> Literal["year", "month", "day"] | None:
     return None
 
 
+_NTH = re.compile(r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)[\s-]+(highest|largest|lowest|"
+                  r"smallest|best|worst|most|biggest|heaviest|longest)\b")
+
+
+def _nth_words(text: str) -> tuple[str, ...]:
+    m = _NTH.search(text)
+    return tuple(phrase(m.group(0)).split()) if m else ()
+
+
 def _nth(text: str) -> int | None:
-    m = re.search(r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)\s+(highest|largest|lowest|smallest|best|worst|most)\b", text)
+    m = _NTH.search(text)
     if not m:
         return None
     return {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}[m.group(1)]

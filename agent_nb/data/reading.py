@@ -95,7 +95,7 @@ def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None
         i = s.start
         prev = tokens[i - 1] if i > 0 else ""
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if prev in _RANK_WORDS | {"list", "top", "bottom"} or nxt in _RANK_WORDS | {"largest"}:
+        if prev in _RANK_WORDS | {"list", "top", "bottom", "which", "what"} or nxt in _RANK_WORDS:
             return int(s.value), s.words
         if listy and prev in ("the", "list", "are", "of") and nxt not in ("per", "kg", "and"):
             return int(s.value), s.words
@@ -168,6 +168,11 @@ def read(table: Table, question: str) -> Reading:
     expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR else None
     if expect is None and (listy or (k is not None and k > 1)):
         expect = "list"
+    plural = re.match(r"^\W*(which|what)\s+(\w+)\s+(are|were|have|had|has|do|did|exist)\b", text)
+    if expect is None and plural and plural.group(2).endswith("s") and len(plural.group(2)) > 3 and (
+        singular(plural.group(2)) != plural.group(2)
+    ):
+        expect = "list"  # "which islands are there?", "which cars have more than ...?"
     if expect is None and HOW_MANY.search(text):
         expect = "number"
     negated = [(i, t) for i, t in enumerate(tokens) if _NEG.fullmatch(t) or t in NEGATION]
@@ -190,11 +195,88 @@ def _without_instructions(question: str) -> str:
     return _INSTRUCTION.sub("", q).strip() or q
 
 
+_EXCEPT = ("other than", "excluding", "except", "apart from", "besides", "aside from")
+
+
 def _negated_at(r: Reading, start: int) -> tuple[str, ...]:
     for i, word in r.negated:
         if 0 <= start - i <= 4:
             return (word,)
+    before = " ".join(r.tokens[max(0, start - 3) : start])
+    for words in _EXCEPT:
+        if before.endswith(words) or f"{words} " in f"{before} ":
+            return tuple(words.split())
     return ()
+
+
+_APART = re.compile(r"\b(than|compared|versus|vs|outnumber|outnumbers|ratio|difference|to)\b")
+
+
+def _apart(r: Reading, hits: list[Named]) -> bool:
+    """Two values of one column set against each other, not OR-ed."""
+    a, b = sorted(h.start for h in hits)[:2]
+    between = " ".join(r.tokens[a:b])
+    return bool(_APART.search(between)) or bool(re.search(r"\b(ratio|difference|compared|"
+                                                          r"outnumber|times)\b", r.text))
+
+
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_TEXT_OP = re.compile(r"\b(?:starting|starts|start|beginning|begins|begin) with\s+['\"]?([\w-]+)|"
+                      r"\b(?:containing|contains|contain|including|includes) (?:the word\s+)?['\"]?([\w-]+)")
+
+
+def _text_filters(r: Reading, taken: set[str]) -> list[Filter]:
+    """Dates named in full, "starting with ford", "containing chevy"."""
+    out = []
+    time = time_column(r.table)
+    for m in _DATE.finditer(r.question):
+        if time is not None:
+            out.append(Filter(column=time.name, op="=", value=m.group(1),
+                              words=tuple(m.group(1).split("-"))))  # fmt: skip
+    for m in _TEXT_OP.finditer(r.text):
+        word = m.group(1) or m.group(2)
+        at = len(phrase(r.text[: m.start()]).split())
+        col = r.near(at, ("label", "category"))
+        if col is None or col.numeric:
+            labels = [c for c in r.table.of("label") if not c.numeric]
+            col = labels[0] if labels else None
+        if col is not None:
+            op = "startswith" if m.group(1) else "contains"
+            out.append(Filter(column=col.name, op=op, value=word,
+                              words=tuple(phrase(m.group(0)).split())))  # fmt: skip
+    return out
+
+
+_NO_VALUE = re.compile(r"\b(no|without|missing|lacking|lack)\b")
+_HAS_VALUE = re.compile(r"\b(with|have|has|had)\s+(a|an)?\s*$")
+
+
+def _missing_filters(r: Reading, taken: set[str]) -> list[Filter]:
+    """"no horsepower value", "without a Horsepower value": missing; "have a horsepower
+    value", "Horsepower recorded", "is not missing": present."""
+    out = []
+    for name, at in r.where.items():
+        if name in taken:
+            continue
+        words = r.named[name][1]
+        end = max(i for i, t in enumerate(r.tokens) if t in words or singular(t) in words) if any(
+            t in words or singular(t) in words for t in r.tokens) else at  # fmt: skip
+        before = " ".join(r.tokens[max(0, at - 3) : at])
+        after = " ".join(r.tokens[end + 1 : end + 4])
+        valued = after.startswith(("value", "values", "recorded", "data", "entered", "given"))
+        if re.search(r"^(is|are)\s+(not\s+)?(missing|null|empty|blank|nan)", after):
+            op = "present" if " not " in f" {after} " else "missing"
+        elif _NO_VALUE.search(before) and (valued or "missing" in before):
+            op = "missing"
+        elif valued and (_HAS_VALUE.search(before + " ") or after.startswith("recorded")):
+            op = "present"
+        elif after.startswith(("recorded", "known", "filled")):
+            op = "present"
+        else:
+            continue
+        out.append(Filter(column=name, op=op, words=tuple(words) + tuple(before.split()[-2:])
+                          + tuple(after.split()[:2])))  # type: ignore[arg-type]
+    return out
 
 
 def _filters(r: Reading) -> list[Filter]:
@@ -208,9 +290,13 @@ def _filters(r: Reading) -> list[Filter]:
         words = tuple(w for h in hits for w in h.words) + neg
         if hits[0].partial:
             out.append(Filter(column=name, op="contains", value=str(hits[0].value), words=words))
+        elif len(hits) > 1 and _apart(r, hits):  # "more Adelie than Gentoo": two filters
+            for h in hits:
+                out.append(Filter(column=name, op="=", value=_plain(h.value), words=h.words))
         elif len(hits) > 1:
             vals = tuple(_plain(h.value) for h in hits)
-            out.append(Filter(column=name, op="in", value=vals, words=words))
+            out.append(Filter(column=name, op="!=" if neg and len(hits) == 1 else "in",
+                              value=vals, words=words))  # fmt: skip
         else:
             out.append(Filter(column=name, op="!=" if neg else "=", value=_plain(hits[0].value),
                               words=words))  # fmt: skip
@@ -222,6 +308,10 @@ def _filters(r: Reading) -> list[Filter]:
         i = s.start
         if any(f.op == "between" and s.value in (f.value or ()) for f in out):
             continue
+        if any(s.text in m.group(0) for m in _DATE.finditer(r.question)) or any(
+            v.start <= i < v.start + len(v.words) for v in r.values
+        ):
+            continue  # a number inside a date or a named value
         if time is not None and float(s.value).is_integer() and 1800 <= s.value <= 2100:
             cmp = _comparator(r.tokens, i)
             op = cmp[0] if cmp and cmp[0] in ("<", ">", "<=", ">=") else "="
@@ -230,7 +320,8 @@ def _filters(r: Reading) -> list[Filter]:
                                   words=s.words + (cmp[1] if cmp else ())))  # fmt: skip
                 continue
         cmp = _comparator(r.tokens, i)
-        between = i >= 1 and r.tokens[i - 1] == "between"
+        between = i >= 1 and r.tokens[i - 1] in ("between", "from") and any(
+            o.start > i and o.start <= i + 3 for o in r.stated)
         if not cmp and not between and i >= 1 and r.tokens[i - 1] in ("is", "was") and (
             i + 1 < len(r.tokens) and r.tokens[i + 1] in ("a", "an")
         ):
@@ -261,7 +352,7 @@ def _filters(r: Reading) -> list[Filter]:
                 continue
             hi = _scaled(other.value, col, t, r.tokens, other.start)
             out.append(Filter(column=col.name, op="between", value=(_num(value), _num(hi)),
-                              words=("between",) + s.words + other.words))  # fmt: skip
+                              words=(r.tokens[i - 1], "to", "and") + s.words + other.words))  # fmt: skip
             continue
         assert cmp is not None
         op, cw = cmp
@@ -274,6 +365,8 @@ def _filters(r: Reading) -> list[Filter]:
             r.open.append("threshold column")
     del k_at
     out += _binary(r, {f.column for f in out})
+    out += _text_filters(r, {f.column for f in out})
+    out += _missing_filters(r, {f.column for f in out})
     return out
 
 

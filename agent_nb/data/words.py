@@ -44,7 +44,7 @@ FILLER = cues(
 HIGH = cues(
     "highest most best top largest biggest greatest max maximum leading peak higher larger "
     "heaviest longest hottest warmest wettest deepest tallest oldest fastest richest "
-    "expensive strongest windiest rainiest populous popular record"
+    "expensive strongest windiest rainiest populous popular record busiest"
 )
 LOW = cues(
     "lowest least worst bottom smallest fewest min minimum weakest lower smaller lightest "
