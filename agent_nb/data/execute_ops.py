@@ -80,6 +80,9 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         from .table_text import items_of
 
         series = items_of(series)
+    if plan.agg == "nunique" and plan.group_by2 is not None:
+        n = int(df[[plan.measure, plan.group_by2]].dropna().drop_duplicates().shape[0])
+        return Result(n, pd.DataFrame({"pairs": [n]}), (("value", float(n)),), rows=len(df))
     if plan.agg == "nunique":
         n = int(series.nunique(dropna=True))
         values = list(map(plain, series.dropna().unique()[:MAX_ROWS]))

@@ -206,6 +206,12 @@ class _Planner:
                               order=order, filters=filters, words=self.words(ranked[0], shown[0])),
                          f"{shown[0].name} of the row with the {order} {ranked[0].name}")  # fmt: skip
         cat = next(iter(self.best(("category", "label", "time", "id"), exclude=list(fcols))), None)
+        if cat is not None and (agg in ("nunique", "count") or re.search(r"\b(combinations?|pairs?)\b", r.text)):
+            pair = self.second_group(cat)
+            if pair is not None and re.search(r"\b(combinations?|pairs?|distinct|unique|different)\b", r.text):
+                self.add(Plan(op="aggregate", measure=cat.name, agg="nunique", group_by2=pair.name,
+                              filters=filters, words=self.words(cat, pair)),
+                         f"distinct pairs of {cat.name} and {pair.name}")  # fmt: skip
         if cat is not None and agg == "count" and m is None and re.search(
             r"\bhow many (different |distinct |unique )?(\w+)", r.text
         ) and any(w in r.named[cat.name][1] for w in question_words(
@@ -245,6 +251,12 @@ class _Planner:
             if label is not None:  # "how many different athletes": the rows' names
                 self.add(Plan(op="aggregate", measure=label.name, agg="nunique", filters=filters),
                          f"distinct {label.name} (the column that names rows)", open_=True)
+        if filters and (WHO.search(r.text) or r.named) and not HOW_MANY.search(r.text):
+            shown = [c for c in self.best(("label", "category", "measure", "id", "time"), numeric=True)
+                     if c.name not in fcols]  # fmt: skip
+            if shown:
+                self.add(Plan(op="lookup", group_by=shown[0].name, filters=filters,
+                              words=self.words(shown[0])), f"{shown[0].name} in the matching row")  # fmt: skip
         if filters or HOW_MANY.search(r.text):
             what = self.best(("label", "category"), exclude=list(fcols))
             if agg == "nunique" and what:
@@ -252,12 +264,6 @@ class _Planner:
                               words=self.words(what[0])), f"distinct {what[0].name}")  # fmt: skip
             self.add(Plan(op="aggregate", agg="count", filters=filters,
                           words=(("rows", _how_words(r.text)),)), "how many rows match")  # fmt: skip
-        if filters and (WHO.search(r.text) or r.named):
-            shown = [c for c in self.best(("label", "category", "measure", "id", "time"), numeric=True)
-                     if c.name not in fcols]  # fmt: skip
-            if shown:
-                self.add(Plan(op="lookup", group_by=shown[0].name, filters=filters,
-                              words=self.words(shown[0])), f"{shown[0].name} in the matching row")  # fmt: skip
         if m is None and (r.high or r.low) and t.of("measure") and WHO.search(r.text):
             label = self.label()
             if label is not None:
@@ -363,6 +369,13 @@ class _Planner:
             self.add(Plan(op="aggregate", measure=group.name, agg=agg, order=order, filters=filters,
                           words=self.words(group)), f"the {agg} of {group.name}")  # fmt: skip
             return
+        additive = [c for c in self.t.of("measure") if set(c.parts) & ADDITIVE]
+        if m is None and (r.high or r.low) and not MODE.search(r.text) and additive:
+            pick = additive[0]  # "the busiest year": most passengers, not most rows
+            self.add(Plan(op="rank", measure=pick.name, agg="sum", group_by=group.name,
+                          order=order, k=r.k or 1, listed=r.expect == "list", filters=filters,
+                          period=_period(r.text), words=self.words(group)),
+                     f"rank {group.name} by total {pick.name} (an additive measure)", open_=True)  # fmt: skip
         if m is None and agg in (None, "sum", "mean", "median", "max", "min", "count") and (
             r.high or r.low or agg == "count" or MODE.search(r.text)
         ):
@@ -384,6 +397,15 @@ class _Planner:
             default_agg(m))  # fmt: skip
         if agg in ("max", "min") and not re.search(r"\b(max|min|maximum|minimum)\b", r.text):
             a = default_agg(m) if agg == "max" or agg == "min" else a
+        second = self.second_group(group)
+        value_asked = r.expect != "list" and bool(re.match(
+            r"^\W*(what|how)\b", r.text)) and not re.search(r"\bwhich\b", r.text)  # fmt: skip
+        if second is not None or value_asked:
+            self.add(Plan(op="rank", measure=m.name, agg=a, group_by=group.name,
+                          group_by2=second.name if second else None, order=order, k=r.k or 1,
+                          labels=False, filters=filters, words=self.words(m, group, second)),
+                     f"the {order} {a} of {m.name} over the groups of {group.name}"
+                     + (f" and {second.name}" if second else ""))  # fmt: skip
         if group.role == "label" and group.nunique >= 0.9 * len(self.t.df) and agg in (None, "max", "min"):
             self.add(Plan(op="extreme", measure=m.name, group_by=group.name, order=order,
                           k=r.k or 1, listed=r.expect == "list", filters=filters,
@@ -392,6 +414,20 @@ class _Planner:
                       k=r.k or 1, listed=r.expect == "list", filters=filters,
                       period=_period(r.text) if group.role == "time" else None,
                       words=self.words(m, group)), f"rank {group.name} by {a} of {m.name}")  # fmt: skip
+
+    def second_group(self, group: Column) -> Column | None:
+        """"By species and sex": a second grouping named beside the first."""
+        r = self.r
+        for name, (_, ws) in r.named.items():
+            col = self.t.columns[name]
+            if name == group.name or col.role not in ("category", "label") or col.nunique < 2:
+                continue
+            heads = "|".join(re.escape(w) for w in ws)
+            mine = "|".join(re.escape(w) for w in r.named[group.name][1])
+            if heads and re.search(rf"\b({mine})\w*\s+(and|&)\s+({heads})|\b({heads})\w*\s+(and|&)\s+({mine})",
+                                   r.text):  # fmt: skip
+                return col
+        return None
 
     def correlation(self) -> None:
         ranked = self.best(("measure",), numeric=True)

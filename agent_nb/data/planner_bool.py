@@ -69,13 +69,16 @@ def boolean_plans(p: _Planner) -> list[tuple[Plan, str]]:
             out.append((Plan(op="compare", of=of, test=test, against=0),
                         f"test the sign of the {agg} of {measures[0].name}"))
     # two values around "than": two counts
-    than = r.text.find(" than ")
+    than = max(r.text.find(" than "), r.text.find(" outnumber"), r.text.find(" compared"))
     if than > 0 and not thresholds and len(filters) >= 2:
         at = len(r.text[:than].split())
         left = [f for f in filters if _first(r, f) < at]
         right = [f for f in filters if _first(r, f) >= at]
         if left and right:
             test = "<" if re.search(r"\b(fewer|less|smaller|lower)\b", r.text) else ">"
+            said = tuple(t for t in r.tokens if t in {"than", "outnumber", "compared", "more",
+                         "greater", "higher", "bigger", "larger", "fewer", "less", "smaller",
+                         "lower", "count", "number"})  # fmt: skip
             measures = [m for m in p.best(("measure",), numeric=True)
                         if m.name not in {f.column for f in filters}]  # fmt: skip
             a = p.agg_cue()
@@ -84,7 +87,8 @@ def boolean_plans(p: _Planner) -> list[tuple[Plan, str]]:
             else:
                 mk = dict(op="aggregate", agg="count")
             out.append((Plan(op="compare", of=Plan(filters=tuple(left), **mk),  # type: ignore[arg-type]
-                             test=test, versus=Plan(filters=tuple(right), **mk)),  # type: ignore[arg-type]
+                             test=test, versus=Plan(filters=tuple(right), **mk),  # type: ignore[arg-type]
+                             words=(("than", said),)),
                         "compare the two values' " + ("rows" if "measure" not in mk else mk["agg"])))
     # "is <value> the <answer of a what-question>?"
     if not tested:

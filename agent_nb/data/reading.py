@@ -163,6 +163,9 @@ def read(table: Table, question: str) -> Reading:
         where[name] = min(at) if at else 0
     values = match_values(table, question)
     stated = numbers(question)
+    toks = phrase(question).split()
+    values = [v for v in values if not (  # "more than 8 cylinders": a threshold, not a value
+        str(v.value).replace(".", "").isdigit() and _comparator(toks, v.start) is not None)]
     listy = bool(LIST_CUE.search(text))
     k, k_words = _k(tokens, stated, listy)
     expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR else None

@@ -105,7 +105,8 @@ _NUMBER_WORDS = {
     "ninety": 90, "hundred": 100, "thousand": 1000, "million": 1_000_000,
 }  # fmt: skip
 NUMBER = re.compile(
-    r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(\s?(?:k|m)\b)?|\b(" + "|".join(_NUMBER_WORDS) + r")\b",
+    r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?!st\b|nd\b|rd\b|th\b)(\s?(?:k|m)\b)?|\b("
+    + "|".join(_NUMBER_WORDS) + r")\b",
     re.IGNORECASE,
 )
 
@@ -179,7 +180,7 @@ def singular(word: str) -> str:
 def stem(word: str) -> str:
     """A rough stem, for matching a value's words ("squatting" and "Squat")."""
     w = singular(word.lower())
-    for suffix in ("ing", "ed", "er", "ly"):
+    for suffix in ("ing", "ed", "er", "ly", "y"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
