@@ -252,7 +252,7 @@ class _Planner:
                 self.add(Plan(op="aggregate", measure=label.name, agg="nunique", filters=filters),
                          f"distinct {label.name} (the column that names rows)", open_=True)
         if filters and (WHO.search(r.text) or r.named) and not HOW_MANY.search(r.text):
-            shown = [c for c in self.best(("label", "category", "measure", "id", "time"), numeric=True)
+            shown = [c for c in self.best(("label", "category", "measure", "id", "time"))
                      if c.name not in fcols]  # fmt: skip
             if shown:
                 self.add(Plan(op="lookup", group_by=shown[0].name, filters=filters,
@@ -369,7 +369,7 @@ class _Planner:
             self.add(Plan(op="aggregate", measure=group.name, agg=agg, order=order, filters=filters,
                           words=self.words(group)), f"the {agg} of {group.name}")  # fmt: skip
             return
-        additive = [c for c in self.t.of("measure") if set(c.parts) & ADDITIVE]
+        additive = [c for c in self.t.of("measure") if default_agg(c) == "sum"]
         if m is None and (r.high or r.low) and not MODE.search(r.text) and additive:
             pick = additive[0]  # "the busiest year": most passengers, not most rows
             self.add(Plan(op="rank", measure=pick.name, agg="sum", group_by=group.name,
@@ -399,7 +399,8 @@ class _Planner:
             a = default_agg(m) if agg == "max" or agg == "min" else a
         second = self.second_group(group)
         value_asked = r.expect != "list" and bool(re.match(
-            r"^\W*(what|how)\b", r.text)) and not re.search(r"\bwhich\b", r.text)  # fmt: skip
+            r"^\W*(what|how)\s+(is|was|are|were|much)\b", r.text)) and not re.search(
+            r"\bwhich\b", r.text)  # fmt: skip
         if second is not None or value_asked:
             self.add(Plan(op="rank", measure=m.name, agg=a, group_by=group.name,
                           group_by2=second.name if second else None, order=order, k=r.k or 1,

@@ -15,10 +15,10 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .query import Plan
-from .words import AGG_WORDS, MODE
+from .words import AGG_WORDS, HIGH, LOW, MODE, singular
 
 if TYPE_CHECKING:
     from .planner import _Planner
@@ -29,6 +29,24 @@ _RANKED = re.compile(
     r"\b(top|bottom|highest|lowest|largest|smallest|best|worst|most|least|biggest|fewest|"
     r"greatest|longest|shortest)\b"
 )
+
+
+def _entity(p: _Planner) -> Any:
+    """The label column, when the question names the table's rows ("the 3 heaviest cars"
+    over a table named cars; "which players ..." over a PLAYER column)."""
+    r = p.r
+    label = p.label()
+    if label is None:
+        return None
+    names = {singular(r.table.name.lower()), r.table.name.lower(), *label.words}
+    named = {w for _, ws in r.named.values() for w in ws} - set(label.words)
+    for i, t in enumerate(r.tokens):
+        if singular(t) in names or t in names:
+            after = r.tokens[i + 1] if i + 1 < len(r.tokens) else ""
+            if singular(after) in named or after in named:
+                return None  # "car weights": the weights, not the cars
+            return label
+    return None
 
 
 def list_plans(p: _Planner) -> list[tuple[Plan, str]]:
@@ -43,12 +61,31 @@ def list_plans(p: _Planner) -> list[tuple[Plan, str]]:
     named.sort(key=lambda c: (r.where.get(c.name, 0), len(set(c.parts) - r.named[c.name][1])))
     free = [c for c in named if c.name not in fcols]
     distinct = bool(set(r.words) & AGG_WORDS["nunique"]) or "possible values" in r.text
+    head = re.search(r"\b(first|last)\s+(\d+|two|three|four|five|ten)\b", r.text)
+    entity = _entity(p)
+    if head and (free or entity):
+        col = free[0] if free else entity
+        assert col is not None
+        out.append((Plan(op="values", group_by=col.name, filters=filters, k=k, listed=True,
+                         order="asc" if head.group(1) == "last" else "desc",
+                         words=p.words(col) + (("rows", (head.group(1),)),)),
+                    f"{col.name} of the {head.group(1)} {k} rows"))  # fmt: skip
+    if entity is not None and not free and filters and not (r.high or r.low):
+        out.append((Plan(op="values", group_by=entity.name, filters=filters, k=k,
+                         listed=r.k is not None, words=p.words(entity)),
+                    f"{entity.name} of the rows where " + " and ".join(f.describe() for f in filters)))  # fmt: skip
     if MODE.search(r.text) and free:
         col = free[0]
         out.append((Plan(op="rank", agg="count", group_by=col.name, order=order, k=k, listed=True,
                          filters=filters, words=p.words(col)),
                     f"the {k} {'most' if order == 'desc' else 'least'} common {col.name}"))
-    ranked = _RANKED.search(r.text)
+    ranked = _RANKED.search(r.text) or (r.high or r.low) and re.search(
+        "|".join(sorted(r.cues & (HIGH | LOW))), r.text)  # fmt: skip
+    if ranked and free and entity is not None and all(c.numeric for c in free):
+        measure = next((c for c in free if c.role == "measure"), free[0])
+        out.append((Plan(op="extreme", measure=measure.name, group_by=entity.name, order=order,
+                         k=k, listed=True, filters=filters, words=p.words(measure, entity)),
+                    f"the {k} {entity.name} with the {order} {measure.name}"))  # fmt: skip
     if ranked and free:
         after = len(r.text[: ranked.end()].split())
         measures = [c for c in free if c.numeric and c.role == "measure"] or [

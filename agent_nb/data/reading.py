@@ -94,6 +94,8 @@ def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None
             continue
         i = s.start
         prev = tokens[i - 1] if i > 0 else ""
+        if prev in ("least", "most") and i >= 2 and tokens[i - 2] == "at":
+            continue  # "at least 4": a threshold
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
         if prev in _RANK_WORDS | {"list", "top", "bottom", "which", "what"} or nxt in _RANK_WORDS:
             return int(s.value), s.words
