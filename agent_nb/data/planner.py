@@ -131,7 +131,9 @@ class _Planner:
         r = self.r
         if r.cues & CORR and r.expect != "list":
             self.correlation()
-        if r.cues & MISSING and r.expect not in ("list",) and not r.filters:
+        if r.cues & MISSING and r.expect not in ("list",) and all(
+            f.op in ("missing", "present") for f in r.filters
+        ):
             col = (self.best(("measure", "category", "label", "time", "id")) or [None])[0]
             self.add(Plan(op="missing", measure=col.name if col else None,
                           words=self.words(col)), "a missing-values question")  # fmt: skip
@@ -399,8 +401,10 @@ class _Planner:
             a = default_agg(m) if agg == "max" or agg == "min" else a
         second = self.second_group(group)
         value_asked = r.expect != "list" and bool(re.match(
-            r"^\W*(what|how)\s+(is|was|are|were|much)\b", r.text)) and not re.search(
-            r"\bwhich\b", r.text)  # fmt: skip
+            r"^\W*(what|how)\s+(is|was|are|were|much)\s+(the\s+)?(highest|largest|lowest|"
+            r"smallest|maximum|minimum|biggest|greatest|best|worst)\b", r.text)) or bool(
+            re.search(r"\bwhat is the (highest|largest|lowest|smallest|maximum|minimum)\b", r.text)
+            and not re.search(r"\bwhich\b", r.text))  # fmt: skip
         if second is not None or value_asked:
             self.add(Plan(op="rank", measure=m.name, agg=a, group_by=group.name,
                           group_by2=second.name if second else None, order=order, k=r.k or 1,

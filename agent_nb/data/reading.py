@@ -173,7 +173,7 @@ def read(table: Table, question: str) -> Reading:
     expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR else None
     if expect is None and (listy or (k is not None and k > 1)):
         expect = "list"
-    plural = re.match(r"^\W*(which|what)\s+(\w+)\s+(are|were|have|had|has|do|did|exist)\b", text)
+    plural = re.match(r"^\W*(which|what)\s+(\w+)\s+(are|were|have|had|do|did|exist)\b", text)
     if expect is None and plural and plural.group(2).endswith("s") and len(plural.group(2)) > 3 and (
         singular(plural.group(2)) != plural.group(2)
     ):
