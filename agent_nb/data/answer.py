@@ -77,6 +77,12 @@ class Answer:
         return text
 
     @property
+    def why(self) -> str:
+        """Why this plan: the words that named its columns, and what it computes."""
+        own = [x for x in self.reasons if not x.startswith("tried first")]
+        return "; ".join(own[-3:])
+
+    @property
     def note(self) -> str:
         """The one line about a left-out word, or nothing."""
         if self.not_applied or not self.left_out:
@@ -229,8 +235,12 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
         raise ValueError(failed[-1] if failed else "nothing in the question can be computed")
     cand, result, missed = first
     used = _used(cand.plan, r)
+    mine = _columns_of(cand.plan)
+    named = tuple(x for x in cand.reasons[:-1]
+                  if not x.startswith("'") or x.split("'")[1] in mine)  # fmt: skip
+    cand = dataclasses.replace(cand, reasons=(*named, cand.reasons[-1]))
     left = tuple(w for w in unused_words(r, used) if r.tokens.index(w) not in missed)
-    reasons = cand.reasons + tuple(f"tried first: {f}" for f in failed[:3])
+    reasons = tuple(f"tried first: {f}" for f in failed[:3]) + cand.reasons
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
     return Answer(r.question, table.name, cand.plan, reasons, result, table.notes, left,
                   not_applied, cand.open)  # fmt: skip

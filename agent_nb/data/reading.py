@@ -159,6 +159,9 @@ def read(table: Table, question: str) -> Reading:
     for col in table.of("empty"):
         if f" {phrase(col.name)} " in f" {phrase(question)} ":
             raise ValueError(f"{col.name} has no values (all missing): nothing to compute")
+    live = [c for c in table.columns.values() if c.role != "empty"]
+    if not named and len(live) == 1:  # df["col"]: the one column is what is asked about
+        named = {live[0].name: (1.0, set())}
     where = {}
     for name, (_, ws) in named.items():
         at = [i for i, t in enumerate(tokens) if t in ws or singular(t) in ws or stem(t) in ws]

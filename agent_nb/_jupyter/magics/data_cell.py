@@ -90,7 +90,7 @@ def show_answer(answer: Answer) -> Any:
 
     for note in answer.notes:
         print(f"--data: {note}")
-    print(f"plan: {answer.plan.describe()}  (why: {answer.reasons[-1] if answer.reasons else ''})")
+    print(f"plan: {answer.plan.describe()}  (why: {answer.why})")
     if answer.note:
         print(f"--data: {answer.note}")
     display(answer.data)
