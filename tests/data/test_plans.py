@@ -19,7 +19,7 @@ pytest.importorskip("sklearn")
 
 
 def test_the_set_is_large_and_varied() -> None:
-    assert len(QUESTIONS) >= 60 and len({q.table for q in QUESTIONS}) >= 8
+    assert len(QUESTIONS) >= 80 and len({q.table for q in QUESTIONS}) >= 8
     kinds = {q.op for q in QUESTIONS}
     assert kinds >= {
         "aggregate",
@@ -32,7 +32,8 @@ def test_the_set_is_large_and_varied() -> None:
         "columns",
     }
     covered = " ".join(q.kind for q in QUESTIONS)
-    for kind in ("synonym", "no column", "index", "per-group trend"):
+    for kind in ("synonym", "no column", "index", "per-group trend", "negation", "threshold",
+                 "several values", "boolean", "list"):
         assert kind in covered
 
 
@@ -44,8 +45,12 @@ def test_plan_and_result(q: Question) -> None:
     assert answer.plan.op == q.op, answer.reasons
     name, number = q.truth(q.frame())
     result = answer.result
-    if name is not None:
-        assert str(name) in (str(answer.value), *result.names[:1]), answer.sentence
+    if name in ("Yes", "No"):
+        assert answer.value is (name == "Yes") and answer.sentence.startswith(name)
+    elif name is not None:
+        assert str(name) in (str(answer.value), *result.names[:1], *map(str, result.names)), (
+            answer.sentence
+        )
         assert str(name) in answer.sentence
     if number is not None:
         stated = [v for _, v in result.roles] + [abs(v) for _, v in result.roles]
