@@ -11,57 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .describe_more import sentence_more
 from .execute import Result
 from .query import AGG_NAME as _AGG_NAME
 from .query import Plan
+from .wording import answer_text, format_number, item_text, measure_words, where
 
-__all__ = ["answer_text", "format_number", "sentence", "where"]
+__all__ = ["answer_text", "format_number", "sentence", "sentence_of", "where"]
 
 _TEST = {"=": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above",
          ">=": "is at least"}  # fmt: skip
-
-
-def format_number(value: float) -> str:
-    """A number as a person reads it, precise enough to be scored (4 decimals at most)."""
-    if value != value:
-        return "missing"
-    if float(value).is_integer():
-        return f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))
-    if abs(value) >= 1000:
-        return f"{value:,.2f}"
-    return f"{value:.4f}".rstrip("0").rstrip(".")
-
-
-def answer_text(value: Any) -> str:
-    """The answer alone: Yes / No, a number, a name, a list as a list."""
-    if isinstance(value, bool):
-        return "Yes" if value else "No"
-    if isinstance(value, (int, float)):
-        return format_number(float(value))
-    if isinstance(value, list):  # items without thousands separators: the commas part them
-        return "[" + ", ".join(_item(v) for v in value) + "]"
-    return str(value)
-
-
-def _item(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, (int, float)):
-        return format_number(float(value)).replace(",", "")
-    return str(value)
-
-
-def where(plan: Plan) -> str:
-    """`` where species not Adelie and body_mass_g over 5000`` (or nothing)."""
-    if not plan.filters:
-        return ""
-    return " where " + " and ".join(f.phrase() for f in plan.filters)
-
-
-def _what(plan: Plan) -> str:
-    if plan.measure is None:
-        return "rows"
-    return f"{_AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}".replace("number of ", "number of ")
 
 
 def sentence(plan: Plan, result: Result, table: str) -> str:
@@ -102,9 +61,9 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
             return f"{answer_text(v)} is the {plan.k}th {side} {plan.measure}{w}."
         if plan.agg in ("count", "nunique"):
             return f"{answer_text(v)} is the {_AGG_NAME[plan.agg]} {plan.measure} values{w}."
-        return f"{answer_text(v)} is the {_what(plan)}{w}."
+        return f"{answer_text(v)} is the {measure_words(plan)}{w}."
     if op == "rank":
-        label, what = result.get("label", plan.group_by), _what(plan)
+        label, what = result.get("label", plan.group_by), measure_words(plan)
         top = result.frame.iloc[:, 1].tolist()
         if isinstance(v, list):
             return f"{answer_text(v)} are the {len(v)} {label} with the {side} {what}{w}."
@@ -127,8 +86,6 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         return f"{answer_text(v)} are the {plan.group_by} values{w}."
     if op == "lookup":
         return f"{answer_text(v)} is the {plan.group_by}{w}."
-    from .describe_more import sentence_more
-
     return sentence_more(plan, result, table)
 
 
@@ -142,10 +99,10 @@ def sentence_of(plan: Plan) -> str:
             return f"the most common {plan.measure}{w}"
         if plan.agg == "share":
             return f"the share of rows with {' and '.join(f.phrase() for f in plan.condition)}{w}"
-        return f"the {_what(plan)}{w}"
+        return f"the {measure_words(plan)}{w}"
     if plan.op == "rank":
         side = "highest" if plan.order == "desc" else "lowest"
-        return f"the {plan.group_by} with the {side} {_what(plan)}{w}"
+        return f"the {plan.group_by} with the {side} {measure_words(plan)}{w}"
     if plan.op == "extreme":
         side = "highest" if plan.order == "desc" else "lowest"
         return f"the {plan.group_by or plan.measure} of the row with the {side} {plan.measure}{w}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .describe import format_number, where
+from .wording import format_number, where
 from .execute import Result
 from .query import Plan
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .execute import MAX_ROWS, PlanError, Result, rows_where
+from .execute_ops import bucket
+from .result import MAX_ROWS, PlanError, Result
+from .rows import rows_where
 from .query import Plan
 from .table import Table
 
@@ -13,8 +15,6 @@ __all__ = ["MORE"]
 
 def _trend(table: Table, plan: Plan) -> Result:
     import pandas as pd
-
-    from .execute_ops import bucket
 
     df = rows_where(table.df, plan.filters)
     assert plan.measure is not None and plan.time is not None

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .execute import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain, rows_where
+from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain
+from .rows import rows_where
 from .query import AGG_NAME, Plan
 from .table import Table
 
-__all__ = ["RUN", "bucket"]
+__all__ = ["OPS", "bucket"]
 
 
 def _rows(table: Table, plan: Plan, *, empty_ok: bool = False) -> Any:
@@ -292,9 +293,9 @@ def _exists(table: Table, plan: Plan) -> Result:
 
 
 def _scalar(table: Table, plan: Plan) -> Result:
-    from .execute import run_plan
-
-    result = run_plan(table, plan)
+    if plan.op not in OPS:
+        raise PlanError(f"{plan.op} gives no single value to compare")
+    result = OPS[plan.op](table, plan)
     if isinstance(result.value, list):
         if len(result.value) != 1:
             raise PlanError(f"{plan.describe()} gives {len(result.value)} values, not one")
@@ -375,14 +376,8 @@ def _dispatch_aggregate(table: Table, plan: Plan) -> Result:
     return _aggregate(table, plan)
 
 
-def _run_more() -> dict[str, Any]:
-    from .execute_more import MORE
-
-    return MORE
-
-
-RUN: dict[str, Any] = {
+OPS: dict[str, Any] = {
     "aggregate": _dispatch_aggregate, "rank": _rank, "extreme": _extreme,
     "distinct": _distinct, "values": _values, "lookup": _lookup, "exists": _exists,
-    "compare": _compare, **_run_more(),
+    "compare": _compare,
 }  # fmt: skip

@@ -21,6 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from .planner_bool import boolean_plans
+from .planner_list import list_plans
 from .query import Agg, Filter, Plan
 from .reading import Reading, read
 from .table import Column, Table
@@ -446,14 +448,10 @@ class _Planner:
                  f"the correlation of {ranked[0].name} and {ranked[1].name}", open_=open_)  # fmt: skip
 
     def boolean(self) -> None:
-        from .planner_bool import boolean_plans
-
-        for plan, why in boolean_plans(self):
+        for plan, why in boolean_plans(self, lambda reading: _Planner(reading).plan()):
             self.add(plan, why)
 
     def listing(self) -> None:
-        from .planner_list import list_plans
-
         for plan, why in list_plans(self):
             self.add(plan, why)
 

@@ -16,13 +16,15 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from .query import Filter, Plan
+from .reading import Reading, _comparator, read
 from .words import MODE
 
-if TYPE_CHECKING:
-    from .planner import _Planner
+#: The planner's own plans for a reading (the question asked as a "what" question).
+Replan = Callable[[Reading], list[Any]]
 
 __all__ = ["boolean_plans"]
 
@@ -30,7 +32,8 @@ _AGG_OF = {"mean": "mean", "sum": "sum", "median": "median", "std": "std", "max"
            "min": "min", "range": "range", "count": "count"}  # fmt: skip
 
 
-def boolean_plans(p: _Planner) -> list[tuple[Plan, str]]:
+def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
+    """The candidate plans of a yes/no question (``p``: the planner at work)."""
     r = p.r
     out: list[tuple[Plan, str]] = []
     filters = list(r.filters)
@@ -38,13 +41,11 @@ def boolean_plans(p: _Planner) -> list[tuple[Plan, str]]:
     quant = _quantifier(r.text)
     thresholds = [f for f in filters if f.op in ("<", "<=", ">", ">=", "=", "!=", "between")
                   and isinstance(f.value, (int, float)) and r.table.columns[f.column].numeric]  # fmt: skip
-    tested = _tested_value(p) if re.match(r"^\W*(is|was)\s+(?!the\b|there\b|our\b|any\b)\S+(\s\S+)?\s+(the)\b", r.question, re.I) else []
+    tested = _tested_value(p, replan) if re.match(r"^\W*(is|was)\s+(?!the\b|there\b|our\b|any\b)\S+(\s\S+)?\s+(the)\b", r.question, re.I) else []
     out += tested
     # the table's size against a constant ("fewer than 200k rows?")
     if not r.named and not filters and re.search(r"\b(rows|records|entries|observations)\b", r.text):
         for s in r.stated:
-            from .reading import _comparator
-
             cmp = _comparator(r.tokens, s.start)
             if cmp:
                 out.append((Plan(op="compare", of=Plan(op="aggregate", agg="count"),
@@ -92,7 +93,7 @@ def boolean_plans(p: _Planner) -> list[tuple[Plan, str]]:
                         "compare the two values' " + ("rows" if "measure" not in mk else mk["agg"])))
     # "is <value> the <answer of a what-question>?"
     if not tested:
-        out += _tested_value(p)
+        out += _tested_value(p, replan)
     # rows that meet the filters
     if filters:
         if quant == "all" and len(filters) >= 1:
@@ -126,11 +127,8 @@ def _quantifier(text: str) -> str:
     return "any"
 
 
-def _tested_value(p: _Planner) -> list[tuple[Plan, str]]:
+def _tested_value(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     """"Is X the most common Y?": the what-question's answer, tested against X."""
-    from .planner import _Planner
-    from .reading import read
-
     r = p.r
     m = re.match(r"^\s*\W*(is|was|are)\s+(.+?)\s+(the|a|an)\s+(.+)$", r.question, re.IGNORECASE)
     value: Any = None
@@ -152,7 +150,7 @@ def _tested_value(p: _Planner) -> list[tuple[Plan, str]]:
     except ValueError:
         return []
     sub.expect = None
-    plans = _Planner(sub).plan()
+    plans = replan(sub)
     out = []
     for c in plans[:3]:
         if c.plan.op in ("aggregate", "rank", "extreme", "lookup") and (

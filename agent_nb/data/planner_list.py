@@ -15,13 +15,10 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .query import Plan
 from .words import AGG_WORDS, HIGH, LOW, MODE, singular
-
-if TYPE_CHECKING:
-    from .planner import _Planner
 
 __all__ = ["list_plans"]
 
@@ -31,7 +28,7 @@ _RANKED = re.compile(
 )
 
 
-def _entity(p: _Planner) -> Any:
+def _entity(p: Any) -> Any:
     """The label column, when the question names the table's rows ("the 3 heaviest cars"
     over a table named cars; "which players ..." over a PLAYER column)."""
     r = p.r
@@ -49,7 +46,8 @@ def _entity(p: _Planner) -> Any:
     return None
 
 
-def list_plans(p: _Planner) -> list[tuple[Plan, str]]:
+def list_plans(p: Any) -> list[tuple[Plan, str]]:
+    """The candidate plans of a question whose answer is a list (``p``: the planner)."""
     r = p.r
     out: list[tuple[Plan, str]] = []
     k = r.k or 1
