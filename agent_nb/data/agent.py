@@ -149,9 +149,12 @@ class DataAgent(CodeAgent):
         try:
             plan = await choose_plan(ctx, table, question)
         except Exception as exc:  # a server that cannot keep to the grammar: the words stand
-            why = f"the model's plan could not be read ({type(exc).__name__}); the words' plan stands"
+            why = (
+                f"the model's plan could not be read ({type(exc).__name__}); the words' plan stands"
+            )
             self._answers[question] = dataclasses.replace(  # type: ignore[attr-defined]
-                answer, reasons=(*answer.reasons, why))
+                answer, reasons=(*answer.reasons, why)
+            )
             return
         if plan is None:
             return

@@ -72,8 +72,10 @@ class Answer:
         """The template sentence: the answer first, worded by code."""
         text = sentence(self.plan, self.result, self.table)
         if self.not_applied:
-            return (f"No answer: I computed {self.plan.describe()} ({text.rstrip('.')}), "
-                    f"but not applied: '{self.not_applied}'.")  # fmt: skip
+            return (
+                f"No answer: I computed {self.plan.describe()} ({text.rstrip('.')}), "
+                f"but not applied: '{self.not_applied}'."
+            )
         return text
 
     @property
@@ -157,26 +159,37 @@ def _changers(r: Reading, used: set[str]) -> list[int]:
     """Indexes of question words that would change the answer and that nothing used."""
     out = []
     value_words = {w for v in r.values for w in v.words}
-    numbers = {i for s in r.stated for i in range(s.start, s.start + len(s.words))
-               if not (r.k is not None and s.value == r.k)}  # "five values": the k again
+    numbers = {
+        i
+        for s in r.stated
+        for i in range(s.start, s.start + len(s.words))
+        if not (r.k is not None and s.value == r.k)
+    }  # "five values": the k again
     for i, token in enumerate(r.tokens):
         if token in used:
             continue
         if i in numbers and token not in r.k_words:
             if token.isdigit() or (i > 0 and r.tokens[i - 1] in _CHANGERS | {"than", "between"}):
                 out.append(i)  # "one season" is not a threshold
-        elif (token in NEGATION or token == "t") and r.tokens[i + 1 : i + 2] in (
-            ["unique"], ["distinct"], ["repeated"], ["null"], ["empty"]
-        ) and token == "non":
+        elif (
+            (token in NEGATION or token == "t")
+            and r.tokens[i + 1 : i + 2]
+            in (["unique"], ["distinct"], ["repeated"], ["null"], ["empty"])
+            and token == "non"
+        ):
             continue  # "non-unique": repeats allowed, not a filter
         elif token in NEGATION or token in ("dont", "doesnt", "didnt", "isnt", "arent", "t"):
-            if token == "t" and (i == 0 or r.tokens[i - 1] in used or r.tokens[i - 1] not in (
-                "don", "doesn", "didn", "isn", "aren", "wasn", "hasn", "haven")):
+            if token == "t" and (
+                i == 0
+                or r.tokens[i - 1] in used
+                or r.tokens[i - 1]
+                not in ("don", "doesn", "didn", "isn", "aren", "wasn", "hasn", "haven")
+            ):
                 continue
             out.append(i)
-        elif token in value_words:
-            out.append(i)
-        elif token in _CHANGERS and i + 1 < len(r.tokens) and r.tokens[i + 1] == "than":
+        elif token in value_words or (
+            token in _CHANGERS and i + 1 < len(r.tokens) and r.tokens[i + 1] == "than"
+        ):
             out.append(i)
     return out
 
@@ -236,18 +249,29 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
     cand, result, missed = first
     used = _used(cand.plan, r)
     mine = _columns_of(cand.plan)
-    named = tuple(x for x in cand.reasons[:-1]
-                  if not x.startswith("'") or x.split("'")[1] in mine)  # fmt: skip
+    named = tuple(x for x in cand.reasons[:-1] if not x.startswith("'") or x.split("'")[1] in mine)
     cand = dataclasses.replace(cand, reasons=(*named, cand.reasons[-1]))
     left = tuple(w for w in unused_words(r, used) if r.tokens.index(w) not in missed)
     reasons = tuple(f"tried first: {f}" for f in failed[:3]) + cand.reasons
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
-    return Answer(r.question, table.name, cand.plan, reasons, result, table.notes, left,
-                  not_applied, cand.open)  # fmt: skip
+    return Answer(
+        r.question,
+        table.name,
+        cand.plan,
+        reasons,
+        result,
+        table.notes,
+        left,
+        not_applied,
+        cand.open,
+    )
 
 
-def ask(frames: Mapping[str, Any], question: str, context: Mapping[str, Any] | None = None,
-        ) -> Answer:  # fmt: skip
+def ask(
+    frames: Mapping[str, Any],
+    question: str,
+    context: Mapping[str, Any] | None = None,
+) -> Answer:
     """The answer to ``question`` over ``frames`` (name -> DataFrame), see the module docstring.
 
     Raises ValueError in one line for a table nothing can be computed from (empty,
@@ -261,8 +285,13 @@ def ask(frames: Mapping[str, Any], question: str, context: Mapping[str, Any] | N
     return _answer(table, r, cands)
 
 
-def refine(frames: Mapping[str, Any], answer: Answer, plan: Plan, why: str,
-           context: Mapping[str, Any] | None = None) -> Answer:  # fmt: skip
+def refine(
+    frames: Mapping[str, Any],
+    answer: Answer,
+    plan: Plan,
+    why: str,
+    context: Mapping[str, Any] | None = None,
+) -> Answer:
     """``answer`` with the model's ``plan`` put first (validated by running; the word
     matcher's candidates stay behind it)."""
     from .context import table_context

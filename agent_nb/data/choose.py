@@ -27,7 +27,7 @@ from .table import Table
 if TYPE_CHECKING:
     from .._runtime.context import InvocationContext
 
-__all__ = ["CHOOSER_NAME", "chooser_agent", "choose_plan", "plan_from_reply", "plan_schema"]
+__all__ = ["CHOOSER_NAME", "choose_plan", "chooser_agent", "plan_from_reply", "plan_schema"]
 
 CHOOSER_NAME = "data_chooser"
 _MAX_VALUES = 60  # category values offered in the grammar
@@ -103,10 +103,14 @@ def plan_from_reply(data: Any, table: Table) -> Plan | None:
     try:
         filters = tuple(Filter(**f) for f in data.get("filters") or ())
         plan = Plan(
-            op=data["op"], measure=data.get("measure"), agg=data.get("agg", "sum"),
-            group_by=data.get("group_by"), filters=filters, order=data.get("order", "desc"),
+            op=data["op"],
+            measure=data.get("measure"),
+            agg=data.get("agg", "sum"),
+            group_by=data.get("group_by"),
+            filters=filters,
+            order=data.get("order", "desc"),
             k=data.get("k", 1),
-        )  # fmt: skip
+        )
     except (KeyError, TypeError, ValueError):
         return None
     named = [plan.measure, plan.group_by, *(f.column for f in plan.filters)]

@@ -36,8 +36,9 @@ def read_context(source: Any) -> dict[str, Any]:
         with open(source, encoding="utf-8") as f:
             loaded = yaml.safe_load(f)
         if not isinstance(loaded, Mapping):
-            raise ValueError(f"--context {source}: the file must hold a mapping, got "
-                             f"{type(loaded).__name__}")  # fmt: skip
+            raise ValueError(
+                f"--context {source}: the file must hold a mapping, got {type(loaded).__name__}"
+            )
         return {str(k): v for k, v in loaded.items()}
     raise ValueError(
         "--context takes a dict variable or a YAML file, e.g. "

@@ -9,18 +9,22 @@ words the result gives (highest or lowest, rose or fell, more or fewer).
 
 from __future__ import annotations
 
-from typing import Any
-
 from .describe_more import sentence_more
 from .execute import Result
 from .query import AGG_NAME as _AGG_NAME
 from .query import Plan
-from .wording import answer_text, format_number, item_text, measure_words, where
+from .wording import answer_text, format_number, measure_words, where
 
 __all__ = ["answer_text", "format_number", "sentence", "sentence_of", "where"]
 
-_TEST = {"=": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above",
-         ">=": "is at least"}  # fmt: skip
+_TEST = {
+    "=": "is",
+    "!=": "is not",
+    "<": "is below",
+    "<=": "is at most",
+    ">": "is above",
+    ">=": "is at least",
+}
 
 
 def sentence(plan: Plan, result: Result, table: str) -> str:
@@ -36,7 +40,8 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         other = sentence_of(plan.versus) if plan.versus is not None else answer_text(right)
         verb = _TEST[plan.test or "="] if v else _TEST[_negate(plan.test or "=")]
         return f"{lead} — {what} ({answer_text(left)}) {verb} {other}" + (
-            f" ({answer_text(right)})." if plan.versus is not None else ".")
+            f" ({answer_text(right)})." if plan.versus is not None else "."
+        )
     if op == "exists":
         n, base = int(result.numbers.get("count", 0)), int(result.numbers.get("base", 0))
         cond = " and ".join(f.phrase() for f in plan.condition) or "rows"
@@ -44,8 +49,10 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         return f"{answer_text(v)} — {n}{scope} have {cond}."
     if op == "aggregate":
         if plan.combine and plan.versus is not None:
-            return (f"{answer_text(v)} is the {plan.combine} of {sentence_of(plan)} and "
-                    f"{sentence_of(plan.versus)}.")  # fmt: skip
+            return (
+                f"{answer_text(v)} is the {plan.combine} of {sentence_of(plan)} and "
+                f"{sentence_of(plan.versus)}."
+            )
         if plan.agg == "share":
             n, base = int(result.numbers["count"]), int(result.numbers["base"])
             part = " and ".join(f.phrase() for f in plan.condition) or w.replace(" where ", "")
@@ -78,8 +85,10 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
             return f"{answer_text(v)} is the {side} {plan.measure}{w}."
         if isinstance(v, str):
             return f"{v} has the {side} {plan.measure}{w} ({format_number(float(n))})."
-        return (f"{answer_text(v)} is the {show} of the row with the {side} {plan.measure}{w} "
-                f"({format_number(float(n))}).")  # fmt: skip
+        return (
+            f"{answer_text(v)} is the {show} of the row with the {side} {plan.measure}{w} "
+            f"({format_number(float(n))})."
+        )
     if op == "distinct":
         return f"{answer_text(v)} are the {len(v)} distinct values of {plan.measure}{w}."
     if op == "values":

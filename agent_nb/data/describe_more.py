@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .wording import format_number, where
 from .execute import Result
 from .query import Plan
+from .wording import format_number, where
 
 __all__ = ["sentence_more"]
 
@@ -17,13 +17,19 @@ def sentence_more(plan: Plan, result: Result, table: str) -> str:
             first, last, change = g("first"), g("last"), g("change")
             a, b = g("from"), g("to")
             if change is None:
-                return (f"The {word} {plan.measure}{w} went from {format_number(first)} in {a} "
-                        f"to {format_number(last)} in {b}.")  # fmt: skip
+                return (
+                    f"The {word} {plan.measure}{w} went from {format_number(first)} in {a} "
+                    f"to {format_number(last)} in {b}."
+                )
             verb = "rose" if change >= 0 else "fell"
-            return (f"{verb.capitalize()} {abs(change):.1f}% — the {word} {plan.measure}{w} "
-                    f"{verb} from {a} ({format_number(first)}) to {b} ({format_number(last)}).")  # fmt: skip
-        return (f"{g('high')} changed most ({g('high_change'):+.1f}%) and {g('low')} least "
-                f"({g('low_change'):+.1f}%) — the {word} {plan.measure}{w} per {plan.group_by}.")  # fmt: skip
+            return (
+                f"{verb.capitalize()} {abs(change):.1f}% — the {word} {plan.measure}{w} "
+                f"{verb} from {a} ({format_number(first)}) to {b} ({format_number(last)})."
+            )
+        return (
+            f"{g('high')} changed most ({g('high_change'):+.1f}%) and {g('low')} least "
+            f"({g('low_change'):+.1f}%) — the {word} {plan.measure}{w} per {plan.group_by}."
+        )
     if plan.op == "correlation":
         r = float(result.value)
         strength = "strong" if abs(r) >= 0.7 else "moderate" if abs(r) >= 0.4 else "weak"

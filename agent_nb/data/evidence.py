@@ -38,10 +38,38 @@ __all__ = ["REPLACED", "check_sentence", "checked_reply", "reference"]
 #: The one line under a template sentence that replaced the model's wording.
 REPLACED = "*(the model's wording was replaced by the computed sentence: {why})*"
 _NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?(?![\w])")
-_UP = {"highest", "most", "largest", "biggest", "rose", "increased", "grew", "more", "above",
-       "greater", "heaviest", "best", "maximum", "top"}  # fmt: skip
-_DOWN = {"lowest", "least", "smallest", "fell", "decreased", "dropped", "fewer", "less", "below",
-         "lightest", "worst", "minimum", "bottom", "declined"}  # fmt: skip
+_UP = {
+    "highest",
+    "most",
+    "largest",
+    "biggest",
+    "rose",
+    "increased",
+    "grew",
+    "more",
+    "above",
+    "greater",
+    "heaviest",
+    "best",
+    "maximum",
+    "top",
+}
+_DOWN = {
+    "lowest",
+    "least",
+    "smallest",
+    "fell",
+    "decreased",
+    "dropped",
+    "fewer",
+    "less",
+    "below",
+    "lightest",
+    "worst",
+    "minimum",
+    "bottom",
+    "declined",
+}
 _PERCENT_ROLES = ("change", "share")
 
 
@@ -58,10 +86,13 @@ def reference(plan: Plan, result: Result, sentence: str) -> dict[str, Any]:
             roles.setdefault(role, []).append(float(number))
     inside = [v for text in (sentence, *result.names) for v, _ in _stated(text)]
     filters = [f for f in (*plan.filters, *plan.condition)]
-    allowed = _finite([n for ns in roles.values() for n in ns] + inside
-                      + [f.value for f in filters if isinstance(f.value, (int, float))]
-                      + [x for f in filters if isinstance(f.value, tuple) for x in f.value]
-                      + [plan.k, result.rows])  # fmt: skip
+    allowed = _finite(
+        [n for ns in roles.values() for n in ns]
+        + inside
+        + [f.value for f in filters if isinstance(f.value, (int, float))]
+        + [x for f in filters if isinstance(f.value, tuple) for x in f.value]
+        + [plan.k, result.rows]
+    )
     if plan.against is not None and isinstance(plan.against, (int, float)):
         allowed.append(float(plan.against))
     answer_numbers = roles.get("value", []) + roles.get("change", []) + roles.get("left", [])
@@ -144,12 +175,14 @@ def check_sentence(text: str, ref: Mapping[str, Any]) -> str | None:
         if not any(_matches(abs(value), decimals, r) for r in ref["allowed"]):
             return f"it stated {value:g}, which is not in the result"
     for m in re.finditer(r"(\d[\d,]*(?:\.\d+)?)\s?%", bare):
-        (value, decimals), = _stated(m.group(1)) or [(math.nan, 0)]
+        ((value, decimals),) = _stated(m.group(1)) or [(math.nan, 0)]
         if not any(_matches(abs(value), decimals, r) for r in ref.get("percent", [])):
             return f"it stated {m.group(0)} as a percentage, which the result is not"
     numbers = ref["numbers"]
-    if numbers and not ref.get("items") and not any(
-        _matches(abs(v), d, abs(r)) for v, d in stated for r in numbers
+    if (
+        numbers
+        and not ref.get("items")
+        and not any(_matches(abs(v), d, abs(r)) for v, d in stated for r in numbers)
     ):
         return "it stated none of the answer's numbers"
     for name in ref["names"]:

@@ -26,8 +26,15 @@ from .rows import rows_where
 from .table import Table
 
 __all__ = [
-    "MAX_LIST", "MAX_ROWS", "PlanError", "Result", "kind_of", "plain", "rows_where", "run_plan",
-]  # fmt: skip
+    "MAX_LIST",
+    "MAX_ROWS",
+    "PlanError",
+    "Result",
+    "kind_of",
+    "plain",
+    "rows_where",
+    "run_plan",
+]
 
 RUN = {**OPS, **MORE}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from .execute_ops import bucket
+from .query import Plan
 from .result import MAX_ROWS, PlanError, Result
 from .rows import rows_where
-from .query import Plan
 from .table import Table
 
 __all__ = ["MORE"]
@@ -19,8 +19,9 @@ def _trend(table: Table, plan: Plan) -> Result:
     df = rows_where(table.df, plan.filters)
     assert plan.measure is not None and plan.time is not None
     if df.empty:
-        raise PlanError(f"{table.name} has no rows where "
-                        + " and ".join(f.describe() for f in plan.filters))  # fmt: skip
+        raise PlanError(
+            f"{table.name} has no rows where " + " and ".join(f.describe() for f in plan.filters)
+        )
     keys, period = bucket(df[plan.time], plan.period)
     label = period or plan.time
     numbers = pd.to_numeric(df[plan.measure], errors="coerce")
@@ -41,11 +42,18 @@ def _trend(table: Table, plan: Plan) -> Result:
         if first != 0:
             change = (last - first) / abs(first) * 100
             roles.append(("change", change))
-        detail = (("agg", agg), ("from", str(series.index[0])), ("to", str(series.index[-1])),
-                  ("first", first), ("last", last), ("change", change))  # fmt: skip
+        detail = (
+            ("agg", agg),
+            ("from", str(series.index[0])),
+            ("to", str(series.index[-1])),
+            ("first", first),
+            ("last", last),
+            ("change", change),
+        )
         value = round(change, 4) if change is not None else last - first
-        return Result(value, frame, tuple(roles), (), (), "line", label, y,
-                      rows=len(df), detail=detail)  # fmt: skip
+        return Result(
+            value, frame, tuple(roles), (), (), "line", label, y, rows=len(df), detail=detail
+        )
     by = numbers.groupby([df[plan.group_by], keys], observed=True).agg(agg).dropna()
     rows = []
     for group, series in by.groupby(level=0, observed=True):
@@ -53,20 +61,42 @@ def _trend(table: Table, plan: Plan) -> Result:
         if len(series) < 2 or float(series.iloc[0]) == 0:
             continue
         first, last = float(series.iloc[0]), float(series.iloc[-1])
-        rows.append((str(group), str(series.index[0]), first, str(series.index[-1]), last,
-                     (last - first) / abs(first) * 100))  # fmt: skip
+        rows.append(
+            (
+                str(group),
+                str(series.index[0]),
+                first,
+                str(series.index[-1]),
+                last,
+                (last - first) / abs(first) * 100,
+            )
+        )
     if not rows:
         raise PlanError(f"no {plan.group_by} has two {label} values of {plan.measure}: no trend")
     frame = pd.DataFrame(rows, columns=[plan.group_by, "from", "first", "to", "last", "change %"])
     frame = frame.sort_values("change %", ascending=False, kind="stable").reset_index(drop=True)
     hi, lo = frame.iloc[0], frame.iloc[-1]
     names = (str(hi[plan.group_by]),) + ((str(lo[plan.group_by]),) if len(frame) > 1 else ())
-    detail = (("agg", agg), ("high", str(hi[plan.group_by])), ("low", str(lo[plan.group_by])),
-              ("high_change", float(hi["change %"])), ("low_change", float(lo["change %"])))  # fmt: skip
+    detail = (
+        ("agg", agg),
+        ("high", str(hi[plan.group_by])),
+        ("low", str(lo[plan.group_by])),
+        ("high_change", float(hi["change %"])),
+        ("low_change", float(lo["change %"])),
+    )
     roles = (("change", float(hi["change %"])), ("change", float(lo["change %"])))
-    return Result(str(hi[plan.group_by]), frame.head(MAX_ROWS), roles, names,
-                  tuple(str(g) for g in frame[plan.group_by].iloc[1:-1]), "bar",
-                  plan.group_by, "change %", rows=len(df), detail=detail)  # fmt: skip
+    return Result(
+        str(hi[plan.group_by]),
+        frame.head(MAX_ROWS),
+        roles,
+        names,
+        tuple(str(g) for g in frame[plan.group_by].iloc[1:-1]),
+        "bar",
+        plan.group_by,
+        "change %",
+        rows=len(df),
+        detail=detail,
+    )
 
 
 def _correlation(table: Table, plan: Plan) -> Result:
@@ -99,8 +129,18 @@ def _missing(table: Table, plan: Plan) -> Result:
     frame = counts.head(MAX_ROWS).rename_axis("column").reset_index(name="missing")
     listed = tuple((str(c), int(n)) for c, n in counts.head(5).items())
     roles = (("value", float(counts.sum())),) + tuple(("part", float(n)) for _, n in listed)
-    return Result(int(counts.sum()), frame, roles, tuple(c for c, _ in listed), (), "bar",
-                  "column", "missing", rows=len(df), detail=(("listed", listed),))  # fmt: skip
+    return Result(
+        int(counts.sum()),
+        frame,
+        roles,
+        tuple(c for c, _ in listed),
+        (),
+        "bar",
+        "column",
+        "missing",
+        rows=len(df),
+        detail=(("listed", listed),),
+    )
 
 
 def _shape(table: Table, plan: Plan) -> Result:
@@ -120,6 +160,9 @@ def _columns(table: Table, plan: Plan) -> Result:
 
 
 MORE: dict[str, Any] = {
-    "trend": _trend, "correlation": _correlation, "missing": _missing, "shape": _shape,
+    "trend": _trend,
+    "correlation": _correlation,
+    "missing": _missing,
+    "shape": _shape,
     "columns": _columns,
-}  # fmt: skip
+}

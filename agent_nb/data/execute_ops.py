@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .query import AGG_NAME, Plan
 from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain
 from .rows import rows_where
-from .query import AGG_NAME, Plan
 from .table import Table
 
 __all__ = ["OPS", "bucket"]
@@ -101,9 +101,17 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         numeric = isinstance(top, (int, float)) and not isinstance(top, bool)
         if numeric:
             roles.append(("value", float(top)))
-        return Result(top, frame, tuple(roles), () if numeric else (str(top),),
-                      tuple(map(str, counts.index[1:MAX_ROWS])), "bar", plan.measure, "rows",
-                      rows=len(df))  # fmt: skip
+        return Result(
+            top,
+            frame,
+            tuple(roles),
+            () if numeric else (str(top),),
+            tuple(map(str, counts.index[1:MAX_ROWS])),
+            "bar",
+            plan.measure,
+            "rows",
+            rows=len(df),
+        )
     if plan.agg == "count":
         n = int(series.notna().sum())
         return Result(n, pd.DataFrame({"rows": [n]}), (("value", float(n)),), rows=n)
@@ -179,14 +187,17 @@ def _grouped(table: Table, plan: Plan, df: Any) -> tuple[Any, str]:
 
 
 def _rank(table: Table, plan: Plan) -> Result:
-    import pandas as pd
 
     df = _rows(table, plan)
     values, label = _grouped(table, plan, df)
     values = values.sort_values(ascending=plan.order == "asc", kind="stable")
     what = plan.measure or "rows"
-    name = "share %" if plan.agg == "share" else (
-        "rows" if plan.measure is None else f"{AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
+    name = (
+        "share %"
+        if plan.agg == "share"
+        else (
+            "rows" if plan.measure is None else f"{AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
+        )
     )
     frame = values.rename(name).rename_axis(label).reset_index().head(MAX_ROWS)
     k = min(plan.k, len(values))
@@ -198,9 +209,18 @@ def _rank(table: Table, plan: Plan) -> Result:
         listed = [plain(v) for v in top.to_numpy()]
     value: Any = listed if plan.listed or k > 1 else listed[0]
     roles = tuple(("value", float(v)) for v in top.to_numpy())
-    return Result(value, frame, roles, names, tuple(str(i) for i in values.index[k:k + 20]),
-                  "bar", label, name, rows=len(df),
-                  detail=(("label", label), ("what", what)))  # fmt: skip
+    return Result(
+        value,
+        frame,
+        roles,
+        names,
+        tuple(str(i) for i in values.index[k : k + 20]),
+        "bar",
+        label,
+        name,
+        rows=len(df),
+        detail=(("label", label), ("what", what)),
+    )
 
 
 def _extreme(table: Table, plan: Plan) -> Result:
@@ -226,9 +246,17 @@ def _extreme(table: Table, plan: Plan) -> Result:
     others = tuple(str(plain(v)) for v in df.loc[rest.index, show] if str(plain(v)) not in names)
     roles = tuple(("value", float(v)) for v in rows.to_numpy())
     roles += tuple(("value", float(v)) for v in listed if kind_of(v) == "number")
-    return Result(value, frame.head(MAX_ROWS), roles, names, others if names else (),
-                  "bar" if names and k > 1 else None, show, plan.measure,
-                  rows=len(df))  # fmt: skip
+    return Result(
+        value,
+        frame.head(MAX_ROWS),
+        roles,
+        names,
+        others if names else (),
+        "bar" if names and k > 1 else None,
+        show,
+        plan.measure,
+        rows=len(df),
+    )
 
 
 def _distinct(table: Table, plan: Plan) -> Result:
@@ -328,8 +356,9 @@ def _compare(table: Table, plan: Plan) -> Result:
     roles = tuple(("left", v) for r, v in left.roles if r in ("value", "count")) + right_roles
     if nb is not None and plan.versus is None:
         roles += (("threshold", nb),)
-    return Result(value, frame, roles, left.names, rows=left.rows,
-                  detail=(("left", a), ("right", b)))  # fmt: skip
+    return Result(
+        value, frame, roles, left.names, rows=left.rows, detail=(("left", a), ("right", b))
+    )
 
 
 def _num(value: Any) -> float | None:
@@ -377,7 +406,12 @@ def _dispatch_aggregate(table: Table, plan: Plan) -> Result:
 
 
 OPS: dict[str, Any] = {
-    "aggregate": _dispatch_aggregate, "rank": _rank, "extreme": _extreme,
-    "distinct": _distinct, "values": _values, "lookup": _lookup, "exists": _exists,
+    "aggregate": _dispatch_aggregate,
+    "rank": _rank,
+    "extreme": _extreme,
+    "distinct": _distinct,
+    "values": _values,
+    "lookup": _lookup,
+    "exists": _exists,
     "compare": _compare,
-}  # fmt: skip
+}

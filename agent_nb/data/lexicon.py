@@ -22,8 +22,16 @@ from typing import Any
 
 from .table import Column, Table
 from .words import (
-    HIGH, LOW, NUMBER, STOPWORDS, number_value, phrase, question_words, singular, stem,
-)  # fmt: skip
+    HIGH,
+    LOW,
+    NUMBER,
+    STOPWORDS,
+    number_value,
+    phrase,
+    question_words,
+    singular,
+    stem,
+)
 
 __all__ = ["Named", "Stated", "match_columns", "match_values", "numbers", "time_column"]
 
@@ -62,9 +70,14 @@ def _initials(tokens: list[str], abbrev: str) -> tuple[str, ...] | None:
             letters = "".join(t[0] for t in span)
             if letters == abbrev:
                 return tuple(span)
-            if size == n - 1 and n >= 3 and (
-                abbrev.endswith(letters) and n >= 4 or abbrev.startswith(letters)
-                or (letters[0] == abbrev[0] and letters[-1] == abbrev[-1])
+            if (
+                size == n - 1
+                and n >= 3
+                and (
+                    (abbrev.endswith(letters) and n >= 4)
+                    or abbrev.startswith(letters)
+                    or (letters[0] == abbrev[0] and letters[-1] == abbrev[-1])
+                )
             ):
                 return tuple(span)
     return None
@@ -108,7 +121,9 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
             continue
         own = {p for p in col.parts if p in asked and p not in STOPWORDS}
         own |= {stems[stem(p)] for p in col.parts if stem(p) in stems and len(p) > 3}
-        own |= {w for p in col.parts for w in asked if len(p) >= 6 and len(w) >= 6 and w[:6] == p[:6]}
+        own |= {
+            w for p in col.parts for w in asked if len(p) >= 6 and len(w) >= 6 and w[:6] == p[:6]
+        }
         synonyms = (col.words - set(col.parts)) & asked - STOPWORDS
         compact = phrase(col.name).replace(" ", "")
         glued = {t for t in tokens if t == compact or singular(t) == compact}
@@ -117,8 +132,12 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         spelled = _spelled(col, words)
         if not own and not synonyms and not short and not spelled and not whole:
             continue
-        if not whole and not synonyms and not short and not spelled and all(
-            len(p) < 2 for p in own
+        if (
+            not whole
+            and not synonyms
+            and not short
+            and not spelled
+            and all(len(p) < 2 for p in own)
         ):
             continue  # one letter of a longer name ("g" of body_mass_g) names nothing
         score = len(own) + 0.8 * len(synonyms) + (3 if whole or short else 0)
@@ -128,6 +147,7 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         if whole and not own:
             own = glued or set(phrase(col.name).split())
         found[col.name] = (score, own | synonyms | set(short or ()) | spelled | glued)
+
     # the longest name wins: "field of education" names EducationField, not Education,
     # when its words stand together in the question
     def together(words: set[str]) -> bool:
@@ -137,9 +157,14 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
     for name in list(found):
         mine = found[name][1]
         parts = len(table.columns[name].parts)
-        if any(other != name and ((mine < found[other][1] and together(found[other][1])) or (
-            mine == found[other][1] and len(table.columns[other].parts) == 1 < parts))
-            for other in found):  # fmt: skip
+        if any(
+            other != name
+            and (
+                (mine < found[other][1] and together(found[other][1]))
+                or (mine == found[other][1] and len(table.columns[other].parts) == 1 < parts)
+            )
+            for other in found
+        ):
             del found[name]
     return found
 
@@ -159,7 +184,10 @@ def match_values(table: Table, text: str) -> list[Named]:
                 continue
             start, used = hit
             gram = " ".join(used)
-            beside = tokens[max(0, start - 1) : start] + tokens[start + len(used) : start + len(used) + 1]
+            beside = (
+                tokens[max(0, start - 1) : start]
+                + tokens[start + len(used) : start + len(used) + 1]
+            )
             next_to_name = any(singular(b) in col.parts or b in col.parts for b in beside)
             if gram in HIGH | LOW | STOPWORDS and not next_to_name:
                 continue

@@ -28,8 +28,16 @@ Replan = Callable[[Reading], list[Any]]
 
 __all__ = ["boolean_plans"]
 
-_AGG_OF = {"mean": "mean", "sum": "sum", "median": "median", "std": "std", "max": "max",
-           "min": "min", "range": "range", "count": "count"}  # fmt: skip
+_AGG_OF = {
+    "mean": "mean",
+    "sum": "sum",
+    "median": "median",
+    "std": "std",
+    "max": "max",
+    "min": "min",
+    "range": "range",
+    "count": "count",
+}
 
 
 def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
@@ -39,36 +47,78 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     filters = list(r.filters)
     agg = p.agg_cue()
     quant = _quantifier(r.text)
-    thresholds = [f for f in filters if f.op in ("<", "<=", ">", ">=", "=", "!=", "between")
-                  and isinstance(f.value, (int, float)) and r.table.columns[f.column].numeric]  # fmt: skip
-    tested = _tested_value(p, replan) if re.match(r"^\W*(is|was)\s+(?!the\b|there\b|our\b|any\b)\S+(\s\S+)?\s+(the)\b", r.question, re.I) else []
+    thresholds = [
+        f
+        for f in filters
+        if f.op in ("<", "<=", ">", ">=", "=", "!=", "between")
+        and isinstance(f.value, (int, float))
+        and r.table.columns[f.column].numeric
+    ]
+    tested = (
+        _tested_value(p, replan)
+        if re.match(
+            r"^\W*(is|was)\s+(?!the\b|there\b|our\b|any\b)\S+(\s\S+)?\s+(the)\b", r.question, re.I
+        )
+        else []
+    )
     out += tested
     # the table's size against a constant ("fewer than 200k rows?")
-    if not r.named and not filters and re.search(r"\b(rows|records|entries|observations)\b", r.text):
+    if (
+        not r.named
+        and not filters
+        and re.search(r"\b(rows|records|entries|observations)\b", r.text)
+    ):
         for s in r.stated:
             cmp = _comparator(r.tokens, s.start)
             if cmp:
-                out.append((Plan(op="compare", of=Plan(op="aggregate", agg="count"),
-                                 test=cmp[0], against=_scalar(s.value),  # type: ignore[arg-type]
-                                 words=(("rows", cmp[1] + s.words),)), "test the number of rows"))
+                out.append(
+                    (
+                        Plan(
+                            op="compare",
+                            of=Plan(op="aggregate", agg="count"),
+                            test=cmp[0],
+                            against=_scalar(s.value),  # type: ignore[arg-type]
+                            words=(("rows", cmp[1] + s.words),),
+                        ),
+                        "test the number of rows",
+                    )
+                )
     # a computed value against a constant ("is the average age above 35?")
     if agg in _AGG_OF and agg != "count" and thresholds and quant != "all":
         th = thresholds[-1]
         rest = tuple(f for f in filters if f is not th)
-        of = Plan(op="aggregate", measure=th.column, agg=agg, filters=rest,  # type: ignore[arg-type]
-                  words=((th.column, th.words),))
+        of = Plan(
+            op="aggregate",
+            measure=th.column,
+            agg=agg,
+            filters=rest,  # type: ignore[arg-type]
+            words=((th.column, th.words),),
+        )
         test = th.op if th.op != "between" else ">="
-        out.append((Plan(op="compare", of=of, test=test, against=th.value),  # type: ignore[arg-type]
-                    f"test the {agg} of {th.column} {th.op} {th.value}"))
+        out.append(
+            (
+                Plan(op="compare", of=of, test=test, against=th.value),  # type: ignore[arg-type]
+                f"test the {agg} of {th.column} {th.op} {th.value}",
+            )
+        )
     sign = re.search(r"\b(negative|positive)\b", r.text)
     if sign and agg in _AGG_OF:
         measures = p.best(("measure",), numeric=True)
         if measures:
-            of = Plan(op="aggregate", measure=measures[0].name, agg=agg, filters=tuple(filters),  # type: ignore[arg-type]
-                      words=p.words(measures[0]))
+            of = Plan(
+                op="aggregate",
+                measure=measures[0].name,
+                agg=agg,
+                filters=tuple(filters),  # type: ignore[arg-type]
+                words=p.words(measures[0]),
+            )
             test = "<" if sign.group(1) == "negative" else ">"
-            out.append((Plan(op="compare", of=of, test=test, against=0),
-                        f"test the sign of the {agg} of {measures[0].name}"))
+            out.append(
+                (
+                    Plan(op="compare", of=of, test=test, against=0),
+                    f"test the sign of the {agg} of {measures[0].name}",
+                )
+            )
     # two values around "than": two counts
     than = max(r.text.find(" than "), r.text.find(" outnumber"), r.text.find(" compared"))
     if than > 0 and not thresholds and len(filters) >= 2:
@@ -77,20 +127,49 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
         right = [f for f in filters if _first(r, f) >= at]
         if left and right:
             test = "<" if re.search(r"\b(fewer|less|smaller|lower)\b", r.text) else ">"
-            said = tuple(t for t in r.tokens if t in {"than", "outnumber", "compared", "more",
-                         "greater", "higher", "bigger", "larger", "fewer", "less", "smaller",
-                         "lower", "count", "number"})  # fmt: skip
-            measures = [m for m in p.best(("measure",), numeric=True)
-                        if m.name not in {f.column for f in filters}]  # fmt: skip
+            said = tuple(
+                t
+                for t in r.tokens
+                if t
+                in {
+                    "than",
+                    "outnumber",
+                    "compared",
+                    "more",
+                    "greater",
+                    "higher",
+                    "bigger",
+                    "larger",
+                    "fewer",
+                    "less",
+                    "smaller",
+                    "lower",
+                    "count",
+                    "number",
+                }
+            )
+            measures = [
+                m
+                for m in p.best(("measure",), numeric=True)
+                if m.name not in {f.column for f in filters}
+            ]
             a = p.agg_cue()
             if measures and a in ("mean", "sum", "median", "max", "min"):
                 mk = dict(op="aggregate", measure=measures[0].name, agg=a)
             else:
                 mk = dict(op="aggregate", agg="count")
-            out.append((Plan(op="compare", of=Plan(filters=tuple(left), **mk),  # type: ignore[arg-type]
-                             test=test, versus=Plan(filters=tuple(right), **mk),  # type: ignore[arg-type]
-                             words=(("than", said),)),
-                        "compare the two values' " + ("rows" if "measure" not in mk else mk["agg"])))
+            out.append(
+                (
+                    Plan(
+                        op="compare",
+                        of=Plan(filters=tuple(left), **mk),  # type: ignore[arg-type]
+                        test=test,
+                        versus=Plan(filters=tuple(right), **mk),  # type: ignore[arg-type]
+                        words=(("than", said),),
+                    ),
+                    "compare the two values' " + ("rows" if "measure" not in mk else mk["agg"]),
+                )
+            )
     # "is <value> the <answer of a what-question>?"
     if not tested:
         out += _tested_value(p, replan)
@@ -98,17 +177,32 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     if filters:
         if quant == "all" and len(filters) >= 1:
             base, cond = tuple(filters[:-1]), (filters[-1],)
-            out.append((Plan(op="exists", quantifier="all", filters=base, condition=cond),
-                        f"every row{' where ' + base[0].describe() if base else ''} has {cond[0].describe()}"))
+            out.append(
+                (
+                    Plan(op="exists", quantifier="all", filters=base, condition=cond),
+                    f"every row{' where ' + base[0].describe() if base else ''} has {cond[0].describe()}",
+                )
+            )
         elif quant == "most":
             base, cond = tuple(filters[:-1]), (filters[-1],)
             of = Plan(op="aggregate", agg="share", filters=base, condition=cond)
-            out.append((Plan(op="compare", of=of, test=">", against=50),
-                        f"more than half the rows have {cond[0].describe()}"))
+            out.append(
+                (
+                    Plan(op="compare", of=of, test=">", against=50),
+                    f"more than half the rows have {cond[0].describe()}",
+                )
+            )
         else:
-            out.append((Plan(op="exists", quantifier="none" if quant == "none" else "any",
-                             condition=tuple(filters)),
-                        "some row has " + " and ".join(f.describe() for f in filters)))
+            out.append(
+                (
+                    Plan(
+                        op="exists",
+                        quantifier="none" if quant == "none" else "any",
+                        condition=tuple(filters),
+                    ),
+                    "some row has " + " and ".join(f.describe() for f in filters),
+                )
+            )
     return out
 
 
@@ -118,7 +212,9 @@ def _first(r: Any, f: Filter) -> int:
 
 
 def _quantifier(text: str) -> str:
-    if re.search(r"\b(are|do|does|did|is|were|was) (all|every)\b|\ball of\b|\bevery (row|one)\b", text):
+    if re.search(
+        r"\b(are|do|does|did|is|were|was) (all|every)\b|\ball of\b|\bevery (row|one)\b", text
+    ):
         return "all"
     if re.search(r"\b(do|does|did|are|have) most\b", text):
         return "most"
@@ -128,12 +224,16 @@ def _quantifier(text: str) -> str:
 
 
 def _tested_value(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
-    """"Is X the most common Y?": the what-question's answer, tested against X."""
+    """ "Is X the most common Y?": the what-question's answer, tested against X."""
     r = p.r
     m = re.match(r"^\s*\W*(is|was|are)\s+(.+?)\s+(the|a|an)\s+(.+)$", r.question, re.IGNORECASE)
     value: Any = None
     rest = ""
-    if m and not m.group(2).lower().startswith(("the ", "there", "our ", "any")) and len(m.group(2).split()) <= 4:
+    if (
+        m
+        and not m.group(2).lower().startswith(("the ", "there", "our ", "any"))
+        and len(m.group(2).split()) <= 4
+    ):
         value, rest = m.group(2).strip(" '\""), f"What is the {m.group(4)}"
     elif MODE.search(r.text) or re.search(r"\b(highest|lowest|most|least|best|worst)\b", r.text):
         named = [v for v in r.values if not v.partial]
@@ -141,7 +241,9 @@ def _tested_value(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
             v = named[-1]
             value = v.value
             words = set(v.words)
-            kept = [t for t in re.findall(r"\S+", r.question) if t.lower().strip("?'\".,") not in words]
+            kept = [
+                t for t in re.findall(r"\S+", r.question) if t.lower().strip("?'\".,") not in words
+            ]
             rest = "What is " + " ".join(kept[1:])
     if value is None or not rest:
         return []
@@ -156,8 +258,12 @@ def _tested_value(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
         if c.plan.op in ("aggregate", "rank", "extreme", "lookup") and (
             c.plan.agg in ("mode",) or c.plan.op != "aggregate"
         ):
-            out.append((Plan(op="compare", of=c.plan, test="=", against=_scalar(value)),
-                        f"test whether {value!r} is the answer to {rest!r}"))
+            out.append(
+                (
+                    Plan(op="compare", of=c.plan, test="=", against=_scalar(value)),
+                    f"test whether {value!r} is the answer to {rest!r}",
+                )
+            )
             break
     return out
 

@@ -64,31 +64,80 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
     if head and (free or entity):
         col = free[0] if free else entity
         assert col is not None
-        out.append((Plan(op="values", group_by=col.name, filters=filters, k=k, listed=True,
-                         order="asc" if head.group(1) == "last" else "desc",
-                         words=p.words(col) + (("rows", (head.group(1),)),)),
-                    f"{col.name} of the {head.group(1)} {k} rows"))  # fmt: skip
+        out.append(
+            (
+                Plan(
+                    op="values",
+                    group_by=col.name,
+                    filters=filters,
+                    k=k,
+                    listed=True,
+                    order="asc" if head.group(1) == "last" else "desc",
+                    words=p.words(col) + (("rows", (head.group(1),)),),
+                ),
+                f"{col.name} of the {head.group(1)} {k} rows",
+            )
+        )
     if entity is not None and not free and filters and not (r.high or r.low):
-        out.append((Plan(op="values", group_by=entity.name, filters=filters, k=k,
-                         listed=r.k is not None, words=p.words(entity)),
-                    f"{entity.name} of the rows where " + " and ".join(f.describe() for f in filters)))  # fmt: skip
+        out.append(
+            (
+                Plan(
+                    op="values",
+                    group_by=entity.name,
+                    filters=filters,
+                    k=k,
+                    listed=r.k is not None,
+                    words=p.words(entity),
+                ),
+                f"{entity.name} of the rows where " + " and ".join(f.describe() for f in filters),
+            )
+        )
     if MODE.search(r.text) and free:
         col = free[0]
-        out.append((Plan(op="rank", agg="count", group_by=col.name, order=order, k=k, listed=True,
-                         filters=filters, words=p.words(col)),
-                    f"the {k} {'most' if order == 'desc' else 'least'} common {col.name}"))
-    ranked = _RANKED.search(r.text) or (r.high or r.low) and re.search(
-        "|".join(sorted(r.cues & (HIGH | LOW))), r.text)  # fmt: skip
+        out.append(
+            (
+                Plan(
+                    op="rank",
+                    agg="count",
+                    group_by=col.name,
+                    order=order,
+                    k=k,
+                    listed=True,
+                    filters=filters,
+                    words=p.words(col),
+                ),
+                f"the {k} {'most' if order == 'desc' else 'least'} common {col.name}",
+            )
+        )
+    ranked = _RANKED.search(r.text) or (
+        (r.high or r.low) and re.search("|".join(sorted(r.cues & (HIGH | LOW))), r.text)
+    )
     if ranked and free and entity is not None and all(c.numeric for c in free):
         measure = next((c for c in free if c.role == "measure"), free[0])
-        out.append((Plan(op="extreme", measure=measure.name, group_by=entity.name, order=order,
-                         k=k, listed=True, filters=filters, words=p.words(measure, entity)),
-                    f"the {k} {entity.name} with the {order} {measure.name}"))  # fmt: skip
+        out.append(
+            (
+                Plan(
+                    op="extreme",
+                    measure=measure.name,
+                    group_by=entity.name,
+                    order=order,
+                    k=k,
+                    listed=True,
+                    filters=filters,
+                    words=p.words(measure, entity),
+                ),
+                f"the {k} {entity.name} with the {order} {measure.name}",
+            )
+        )
     if ranked and free:
         after = len(r.text[: ranked.end()].split())
         measures = [c for c in free if c.numeric and c.role == "measure"] or [
-            c for c in free if c.numeric and c.role in ("category", "id")]
-        by = sorted(measures, key=lambda c: (r.where.get(c.name, 0) < after - 1, abs(r.where.get(c.name, 0) - after)))
+            c for c in free if c.numeric and c.role in ("category", "id")
+        ]
+        by = sorted(
+            measures,
+            key=lambda c: (r.where.get(c.name, 0) < after - 1, abs(r.where.get(c.name, 0) - after)),
+        )
         measure = by[0] if by else None
         shown = [c for c in free if measure is None or c.name != measure.name]
         if measure is not None:
@@ -97,35 +146,104 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                 agg = p.agg_cue()
                 repeats = show.role != "label" or show.nunique < 0.9 * len(r.table.df)
                 grouped = re.search(r"\b(by|per|for each|overall|total)\b", r.text)
-                if repeats and (grouped or agg in ("sum", "mean")) and show.role in ("category", "label"):
+                if (
+                    repeats
+                    and (grouped or agg in ("sum", "mean"))
+                    and show.role in ("category", "label")
+                ):
                     a = agg if agg in ("sum", "mean", "median", "max", "min") else "sum"
                     values_asked = r.where.get(measure.name, 99) < r.where.get(show.name, 0)
-                    out.append((Plan(op="rank", measure=measure.name, agg=a, group_by=show.name,
-                                     order=order, k=k, listed=True, filters=filters,
-                                     labels=not values_asked,
-                                     words=p.words(measure, show)),
-                                f"the {k} {show.name} with the {order} {a} of {measure.name}"))  # type: ignore[arg-type]
-                out.append((Plan(op="extreme", measure=measure.name, group_by=show.name, order=order,
-                                 k=k, listed=True, filters=filters, words=p.words(measure, show)),
-                             f"{show.name} of the {k} rows with the {order} {measure.name}"))
-            out.append((Plan(op="extreme", measure=measure.name, order=order, k=k, listed=True,
-                             filters=filters, words=p.words(measure)),
-                        f"the {k} {'highest' if order == 'desc' else 'lowest'} {measure.name}"))
+                    out.append(
+                        (
+                            Plan(
+                                op="rank",
+                                measure=measure.name,
+                                agg=a,
+                                group_by=show.name,
+                                order=order,
+                                k=k,
+                                listed=True,
+                                filters=filters,
+                                labels=not values_asked,
+                                words=p.words(measure, show),
+                            ),
+                            f"the {k} {show.name} with the {order} {a} of {measure.name}",
+                        )
+                    )  # type: ignore[arg-type]
+                out.append(
+                    (
+                        Plan(
+                            op="extreme",
+                            measure=measure.name,
+                            group_by=show.name,
+                            order=order,
+                            k=k,
+                            listed=True,
+                            filters=filters,
+                            words=p.words(measure, show),
+                        ),
+                        f"{show.name} of the {k} rows with the {order} {measure.name}",
+                    )
+                )
+            out.append(
+                (
+                    Plan(
+                        op="extreme",
+                        measure=measure.name,
+                        order=order,
+                        k=k,
+                        listed=True,
+                        filters=filters,
+                        words=p.words(measure),
+                    ),
+                    f"the {k} {'highest' if order == 'desc' else 'lowest'} {measure.name}",
+                )
+            )
         elif free and not distinct:
             col = free[0]
-            out.append((Plan(op="rank", agg="count", group_by=col.name, order=order, k=k,
-                             listed=True, filters=filters, words=p.words(col)),
-                        f"the {k} {col.name} with the {'most' if order == 'desc' else 'fewest'} rows"))
+            out.append(
+                (
+                    Plan(
+                        op="rank",
+                        agg="count",
+                        group_by=col.name,
+                        order=order,
+                        k=k,
+                        listed=True,
+                        filters=filters,
+                        words=p.words(col),
+                    ),
+                    f"the {k} {col.name} with the {'most' if order == 'desc' else 'fewest'} rows",
+                )
+            )
     if free:
         col = free[0]
         if distinct or not filters:
-            out.append((Plan(op="distinct", measure=col.name, filters=filters, words=p.words(col)),
-                        f"the distinct values of {col.name}"))
+            out.append(
+                (
+                    Plan(op="distinct", measure=col.name, filters=filters, words=p.words(col)),
+                    f"the distinct values of {col.name}",
+                )
+            )
         if filters:
-            out.append((Plan(op="values", group_by=col.name, filters=filters, k=k,
-                             listed=r.k is not None, words=p.words(col)),
-                        f"{col.name} of the rows where " + " and ".join(f.describe() for f in filters)))
-            out.append((Plan(op="distinct", measure=col.name, filters=filters, words=p.words(col)),
-                        f"the distinct values of {col.name} where "
-                        + " and ".join(f.describe() for f in filters)))
+            out.append(
+                (
+                    Plan(
+                        op="values",
+                        group_by=col.name,
+                        filters=filters,
+                        k=k,
+                        listed=r.k is not None,
+                        words=p.words(col),
+                    ),
+                    f"{col.name} of the rows where " + " and ".join(f.describe() for f in filters),
+                )
+            )
+            out.append(
+                (
+                    Plan(op="distinct", measure=col.name, filters=filters, words=p.words(col)),
+                    f"the distinct values of {col.name} where "
+                    + " and ".join(f.describe() for f in filters),
+                )
+            )
     return out

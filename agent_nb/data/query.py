@@ -47,22 +47,54 @@ __all__ = [
 Scalar = str | int | float | bool
 FilterOp = Literal[
     "=", "!=", "<", "<=", ">", ">=", "between", "in", "contains", "startswith", "missing", "present"
-]  # fmt: skip
+]
 Op = Literal[
-    "aggregate", "rank", "extreme", "distinct", "values", "lookup", "exists", "compare",
-    "trend", "correlation", "missing", "shape", "columns",
-]  # fmt: skip
+    "aggregate",
+    "rank",
+    "extreme",
+    "distinct",
+    "values",
+    "lookup",
+    "exists",
+    "compare",
+    "trend",
+    "correlation",
+    "missing",
+    "shape",
+    "columns",
+]
 Agg = Literal[
-    "count", "sum", "mean", "median", "std", "min", "max", "range", "nunique", "share", "mode",
+    "count",
+    "sum",
+    "mean",
+    "median",
+    "std",
+    "min",
+    "max",
+    "range",
+    "nunique",
+    "share",
+    "mode",
     "nth",
-]  # fmt: skip
+]
 FILTER_OPS: tuple[str, ...] = FilterOp.__args__  # type: ignore[attr-defined]
 OPERATIONS: tuple[str, ...] = Op.__args__  # type: ignore[attr-defined]
 AGGREGATIONS: tuple[str, ...] = Agg.__args__  # type: ignore[attr-defined]
 #: How a reader names each aggregation ("the total revenue", "the lowest price").
-AGG_NAME = {"sum": "total", "mean": "mean", "median": "median", "min": "lowest",
-            "max": "highest", "count": "number of", "share": "share", "std": "standard deviation",
-            "range": "range", "nunique": "number of distinct", "nth": "n-th", "mode": "most common"}  # fmt: skip
+AGG_NAME = {
+    "sum": "total",
+    "mean": "mean",
+    "median": "median",
+    "min": "lowest",
+    "max": "highest",
+    "count": "number of",
+    "share": "share",
+    "std": "standard deviation",
+    "range": "range",
+    "nunique": "number of distinct",
+    "nth": "n-th",
+    "mode": "most common",
+}
 _SYMBOL = {"contains": "contains", "startswith": "starts with", "in": "in", "between": "between"}
 
 
@@ -89,8 +121,16 @@ class Filter(BaseModel):
 
     def phrase(self) -> str:
         """The filter as a reader says it: ``species not Adelie``, ``body_mass_g over 5000``."""
-        word = {"=": "", "!=": "not ", ">": "over ", ">=": "at least ", "<": "under ",
-                "<=": "at most ", "contains": "with ", "startswith": "starting with "}  # fmt: skip
+        word = {
+            "=": "",
+            "!=": "not ",
+            ">": "over ",
+            ">=": "at least ",
+            "<": "under ",
+            "<=": "at most ",
+            "contains": "with ",
+            "startswith": "starting with ",
+        }
         if self.op in ("missing", "present"):
             return self.describe()
         if isinstance(self.value, tuple):

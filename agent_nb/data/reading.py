@@ -18,17 +18,41 @@ from .lexicon import Named, Stated, match_columns, match_values, numbers, time_c
 from .query import Filter
 from .table import Column, Table
 from .words import (
-    AGG_WORDS, ASK_BOOL, COMPARATORS, CORR, FILLER, HIGH, HOW_MANY, LIST_CUE, LOW, MISSING,
-    NEGATION, STOPWORDS, TREND, phrase, question_words, singular, stem,
-)  # fmt: skip
+    AGG_WORDS,
+    ASK_BOOL,
+    COMPARATORS,
+    CORR,
+    FILLER,
+    HIGH,
+    HOW_MANY,
+    LIST_CUE,
+    LOW,
+    MISSING,
+    NEGATION,
+    STOPWORDS,
+    TREND,
+    phrase,
+    question_words,
+    singular,
+    stem,
+)
 
 __all__ = ["Reading", "read"]
 
 _RANK_WORDS = HIGH | LOW | {"top", "bottom", "first", "last", "common", "frequent", "popular"}
-_NEG = re.compile(r"\b(not|no|without|never|non|none|dont|doesnt|didnt|isnt|arent|wasnt|hasnt|"
-                  r"havent|haven't|don't|doesn't|didn't|isn't|aren't|wasn't|hasn't)\b")  # fmt: skip
-_UNITS = {"pound": 0.45359237, "pounds": 0.45359237, "lb": 0.45359237, "lbs": 0.45359237,
-          "gram": 0.001, "grams": 0.001, "g": 0.001}  # to kilograms  # fmt: skip
+_NEG = re.compile(
+    r"\b(not|no|without|never|non|none|dont|doesnt|didnt|isnt|arent|wasnt|hasnt|"
+    r"havent|haven't|don't|doesn't|didn't|isn't|aren't|wasn't|hasn't)\b"
+)
+_UNITS = {
+    "pound": 0.45359237,
+    "pounds": 0.45359237,
+    "lb": 0.45359237,
+    "lbs": 0.45359237,
+    "gram": 0.001,
+    "grams": 0.001,
+    "g": 0.001,
+}  # to kilograms
 
 
 @dataclasses.dataclass
@@ -63,12 +87,17 @@ class Reading:
     @property
     def cues(self) -> set[str]:
         cols = self.table.columns
-        used = {w for n, (_, ws) in self.named.items() for w in ws
-                if w not in cols[n].words or w in cols[n].parts}  # fmt: skip
+        used = {
+            w
+            for n, (_, ws) in self.named.items()
+            for w in ws
+            if w not in cols[n].words or w in cols[n].parts
+        }
         return set(self.words) - used
 
-    def near(self, index: int, roles: tuple[str, ...], numeric: bool = False,
-             value: float | None = None) -> Column | None:  # fmt: skip
+    def near(
+        self, index: int, roles: tuple[str, ...], numeric: bool = False, value: float | None = None
+    ) -> Column | None:
         """The named column closest to word ``index`` (of ``roles``); with ``value``, one
         whose values span it comes first."""
         best: tuple[float, Column] | None = None
@@ -118,7 +147,9 @@ def _comparator(tokens: list[str], i: int) -> tuple[str, tuple[str, ...]] | None
 
 def _scaled(value: float, col: Column, table: Table, tokens: list[str], i: int) -> float:
     after = tokens[i + 1] if i + 1 < len(tokens) else ""
-    if after in ("per", "percent", "%") or (i + 1 < len(tokens) and tokens[i + 1 : i + 3] == ["per", "cent"]):
+    if after in ("per", "percent", "%") or (
+        i + 1 < len(tokens) and tokens[i + 1 : i + 3] == ["per", "cent"]
+    ):
         top = table.df[col.name].max()
         if top is not None and float(top) <= 1.0:
             return value / 100
@@ -169,23 +200,48 @@ def read(table: Table, question: str) -> Reading:
     values = match_values(table, question)
     stated = numbers(question)
     toks = phrase(question).split()
-    values = [v for v in values if not (  # "more than 8 cylinders": a threshold, not a value
-        str(v.value).replace(".", "").isdigit() and _comparator(toks, v.start) is not None)]
+    values = [
+        v
+        for v in values
+        if not (  # "more than 8 cylinders": a threshold, not a value
+            str(v.value).replace(".", "").isdigit() and _comparator(toks, v.start) is not None
+        )
+    ]
     listy = bool(LIST_CUE.search(text))
     k, k_words = _k(tokens, stated, listy)
     expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR else None
     if expect is None and (listy or (k is not None and k > 1)):
         expect = "list"
     plural = re.match(r"^\W*(which|what)\s+(\w+)\s+(are|were|have|had|do|did|exist)\b", text)
-    if expect is None and plural and plural.group(2).endswith("s") and len(plural.group(2)) > 3 and (
-        singular(plural.group(2)) != plural.group(2)
+    if (
+        expect is None
+        and plural
+        and plural.group(2).endswith("s")
+        and len(plural.group(2)) > 3
+        and (singular(plural.group(2)) != plural.group(2))
     ):
         expect = "list"  # "which islands are there?", "which cars have more than ...?"
     if expect is None and HOW_MANY.search(text):
         expect = "number"
     negated = [(i, t) for i, t in enumerate(tokens) if _NEG.fullmatch(t) or t in NEGATION]
-    reading = Reading(table, question, text, tokens, words, named, where, values, stated, [],
-                      k, k_words, expect, negated, [], [])  # fmt: skip
+    reading = Reading(
+        table,
+        question,
+        text,
+        tokens,
+        words,
+        named,
+        where,
+        values,
+        stated,
+        [],
+        k,
+        k_words,
+        expect,
+        negated,
+        [],
+        [],
+    )
     reading.filters = _filters(reading)
     return reading
 
@@ -224,13 +280,20 @@ def _apart(r: Reading, hits: list[Named]) -> bool:
     """Two values of one column set against each other, not OR-ed."""
     a, b = sorted(h.start for h in hits)[:2]
     between = " ".join(r.tokens[a:b])
-    return bool(_APART.search(between)) or bool(re.search(r"\b(ratio|difference|compared|"
-                                                          r"outnumber|times)\b", r.text))
+    return bool(_APART.search(between)) or bool(
+        re.search(
+            r"\b(ratio|difference|compared|"
+            r"outnumber|times)\b",
+            r.text,
+        )
+    )
 
 
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-_TEXT_OP = re.compile(r"\b(?:starting|starts|start|beginning|begins|begin) with\s+['\"]?([\w-]+)|"
-                      r"\b(?:containing|contains|contain|including|includes) (?:the word\s+)?['\"]?([\w-]+)")
+_TEXT_OP = re.compile(
+    r"\b(?:starting|starts|start|beginning|begins|begin) with\s+['\"]?([\w-]+)|"
+    r"\b(?:containing|contains|contain|including|includes) (?:the word\s+)?['\"]?([\w-]+)"
+)
 
 
 def _text_filters(r: Reading, taken: set[str]) -> list[Filter]:
@@ -239,8 +302,11 @@ def _text_filters(r: Reading, taken: set[str]) -> list[Filter]:
     time = time_column(r.table)
     for m in _DATE.finditer(r.question):
         if time is not None:
-            out.append(Filter(column=time.name, op="=", value=m.group(1),
-                              words=tuple(m.group(1).split("-"))))  # fmt: skip
+            out.append(
+                Filter(
+                    column=time.name, op="=", value=m.group(1), words=tuple(m.group(1).split("-"))
+                )
+            )
     for m in _TEXT_OP.finditer(r.text):
         word = m.group(1) or m.group(2)
         at = len(phrase(r.text[: m.start()]).split())
@@ -250,8 +316,9 @@ def _text_filters(r: Reading, taken: set[str]) -> list[Filter]:
             col = labels[0] if labels else None
         if col is not None:
             op = "startswith" if m.group(1) else "contains"
-            out.append(Filter(column=col.name, op=op, value=word,
-                              words=tuple(phrase(m.group(0)).split())))  # fmt: skip
+            out.append(
+                Filter(column=col.name, op=op, value=word, words=tuple(phrase(m.group(0)).split()))
+            )
     return out
 
 
@@ -260,15 +327,18 @@ _HAS_VALUE = re.compile(r"\b(with|have|has|had)\s+(a|an)?\s*$")
 
 
 def _missing_filters(r: Reading, taken: set[str]) -> list[Filter]:
-    """"no horsepower value", "without a Horsepower value": missing; "have a horsepower
+    """ "no horsepower value", "without a Horsepower value": missing; "have a horsepower
     value", "Horsepower recorded", "is not missing": present."""
     out = []
     for name, at in r.where.items():
         if name in taken:
             continue
         words = r.named[name][1]
-        end = max(i for i, t in enumerate(r.tokens) if t in words or singular(t) in words) if any(
-            t in words or singular(t) in words for t in r.tokens) else at  # fmt: skip
+        end = (
+            max(i for i, t in enumerate(r.tokens) if t in words or singular(t) in words)
+            if any(t in words or singular(t) in words for t in r.tokens)
+            else at
+        )
         before = " ".join(r.tokens[max(0, at - 3) : at])
         after = " ".join(r.tokens[end + 1 : end + 4])
         valued = after.startswith(("value", "values", "recorded", "data", "entered", "given"))
@@ -276,14 +346,19 @@ def _missing_filters(r: Reading, taken: set[str]) -> list[Filter]:
             op = "present" if " not " in f" {after} " else "missing"
         elif _NO_VALUE.search(before) and (valued or "missing" in before):
             op = "missing"
-        elif valued and (_HAS_VALUE.search(before + " ") or after.startswith("recorded")):
-            op = "present"
-        elif after.startswith(("recorded", "known", "filled")):
+        elif (
+            valued and (_HAS_VALUE.search(before + " ") or after.startswith("recorded"))
+        ) or after.startswith(("recorded", "known", "filled")):
             op = "present"
         else:
             continue
-        out.append(Filter(column=name, op=op, words=tuple(words) + tuple(before.split()[-2:])
-                          + tuple(after.split()[:2])))  # type: ignore[arg-type]
+        out.append(
+            Filter(
+                column=name,
+                op=op,
+                words=tuple(words) + tuple(before.split()[-2:]) + tuple(after.split()[:2]),
+            )
+        )  # type: ignore[arg-type]
     return out
 
 
@@ -303,11 +378,20 @@ def _filters(r: Reading) -> list[Filter]:
                 out.append(Filter(column=name, op="=", value=_plain(h.value), words=h.words))
         elif len(hits) > 1:
             vals = tuple(_plain(h.value) for h in hits)
-            out.append(Filter(column=name, op="!=" if neg and len(hits) == 1 else "in",
-                              value=vals, words=words))  # fmt: skip
+            out.append(
+                Filter(
+                    column=name,
+                    op="!=" if neg and len(hits) == 1 else "in",
+                    value=vals,
+                    words=words,
+                )
+            )
         else:
-            out.append(Filter(column=name, op="!=" if neg else "=", value=_plain(hits[0].value),
-                              words=words))  # fmt: skip
+            out.append(
+                Filter(
+                    column=name, op="!=" if neg else "=", value=_plain(hits[0].value), words=words
+                )
+            )
     time = time_column(t)
     k_at = {s for s in r.k_words}
     for s in r.stated:
@@ -324,14 +408,27 @@ def _filters(r: Reading) -> list[Filter]:
             cmp = _comparator(r.tokens, i)
             op = cmp[0] if cmp and cmp[0] in ("<", ">", "<=", ">=") else "="
             if t.df[time.name].dtype.kind in "iuf" or "datetime" in str(t.df[time.name].dtype):
-                out.append(Filter(column=time.name, op=op, value=int(s.value),
-                                  words=s.words + (cmp[1] if cmp else ())))  # fmt: skip
+                out.append(
+                    Filter(
+                        column=time.name,
+                        op=op,
+                        value=int(s.value),
+                        words=s.words + (cmp[1] if cmp else ()),
+                    )
+                )
                 continue
         cmp = _comparator(r.tokens, i)
-        between = i >= 1 and r.tokens[i - 1] in ("between", "from") and any(
-            o.start > i and o.start <= i + 3 for o in r.stated)
-        if not cmp and not between and i >= 1 and r.tokens[i - 1] in ("is", "was") and (
-            i + 1 < len(r.tokens) and r.tokens[i + 1] in ("a", "an")
+        between = (
+            i >= 1
+            and r.tokens[i - 1] in ("between", "from")
+            and any(o.start > i and o.start <= i + 3 for o in r.stated)
+        )
+        if (
+            not cmp
+            and not between
+            and i >= 1
+            and r.tokens[i - 1] in ("is", "was")
+            and (i + 1 < len(r.tokens) and r.tokens[i + 1] in ("a", "an"))
         ):
             cmp = ("=", ())  # "is 99 an existing id": equality
         if not cmp and not between:
@@ -359,8 +456,14 @@ def _filters(r: Reading) -> list[Filter]:
             if other is None:
                 continue
             hi = _scaled(other.value, col, t, r.tokens, other.start)
-            out.append(Filter(column=col.name, op="between", value=(_num(value), _num(hi)),
-                              words=(r.tokens[i - 1], "to", "and") + s.words + other.words))  # fmt: skip
+            out.append(
+                Filter(
+                    column=col.name,
+                    op="between",
+                    value=(_num(value), _num(hi)),
+                    words=(r.tokens[i - 1], "to", "and") + s.words + other.words,
+                )
+            )
             continue
         assert cmp is not None
         op, cw = cmp
@@ -384,21 +487,38 @@ def _binary(r: Reading, taken: set[str]) -> list[Filter]:
     out = []
     for name, at in r.where.items():
         col = r.table.columns[name]
-        if name in taken or col.nunique != 2 or not col.numeric and col.role != "category":
+        if name in taken or col.nunique != 2 or (not col.numeric and col.role != "category"):
             continue
         s = r.table.df[name].dropna()
         values = set(s.unique().tolist())
         if values not in ({0, 1}, {True, False}):
             continue
         before = r.tokens[max(0, at - 4) : at]
-        if not set(before) & {"with", "without", "have", "has", "had", "any", "some", "no",
-                              "dont", "don", "doesn", "didn", "who", "got"}:  # fmt: skip
+        if not set(before) & {
+            "with",
+            "without",
+            "have",
+            "has",
+            "had",
+            "any",
+            "some",
+            "no",
+            "dont",
+            "don",
+            "doesn",
+            "didn",
+            "who",
+            "got",
+        }:
             continue
         neg = _negated_at(r, at)
         yes = 1 if 1 in values else True
         words = tuple(sorted(r.named[name][1])) + neg
-        out.append(Filter(column=name, op="=", value=(0 if yes == 1 else False) if neg else yes,
-                          words=words))  # fmt: skip
+        out.append(
+            Filter(
+                column=name, op="=", value=(0 if yes == 1 else False) if neg else yes, words=words
+            )
+        )
     return out
 
 

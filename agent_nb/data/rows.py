@@ -25,8 +25,10 @@ def _mask(df: Any, f: Filter) -> Any:
     if f.op in ("contains", "startswith"):
         text = s.astype(str).str.lower()
         needle = str(values[0]).lower()
-        return text.str.contains(needle, regex=False) if f.op == "contains" else (
-            text.str.startswith(needle)
+        return (
+            text.str.contains(needle, regex=False)
+            if f.op == "contains"
+            else (text.str.startswith(needle))
         )
     if dated and all(isinstance(v, int) and 1000 <= v <= 3000 for v in values):
         s = s.dt.year  # a year named against a date column
@@ -43,7 +45,9 @@ def _mask(df: Any, f: Filter) -> Any:
             raise PlanError(f"{f.column} holds numbers, not {values[0]!r}")
         x = pd.to_numeric(s, errors="coerce")
         if f.op == "between":
-            lo, hi = sorted(n for n in nums if n is not None)[:2] if len(nums) > 1 else (nums[0],) * 2
+            lo, hi = (
+                sorted(n for n in nums if n is not None)[:2] if len(nums) > 1 else (nums[0],) * 2
+            )
             return (x >= lo) & (x <= hi)
         return _compare(x, f.op, nums if f.op == "in" else nums[0])
     if pd.api.types.is_bool_dtype(s):

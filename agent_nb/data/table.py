@@ -226,7 +226,9 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
     notes: list[str] = []
     given = context if context is not None else df.attrs.get("context")
     if isinstance(df.index, pd.MultiIndex):
-        notes.append(f"the row MultiIndex's levels are columns ({', '.join(map(str, df.index.names))})")
+        notes.append(
+            f"the row MultiIndex's levels are columns ({', '.join(map(str, df.index.names))})"
+        )
     df = _clean_names(df, notes)
     df, index = _with_index(df)
     floats = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]

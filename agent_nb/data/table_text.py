@@ -18,10 +18,20 @@ import ast
 import re
 from typing import Any
 
-__all__ = ["LIST_TEXT", "empty_lists_missing", "is_list_column", "items_of", "list_items", "numbers_in_text", "unnest"]
+__all__ = [
+    "LIST_TEXT",
+    "empty_lists_missing",
+    "is_list_column",
+    "items_of",
+    "list_items",
+    "numbers_in_text",
+    "unnest",
+]
 
 LIST_TEXT = re.compile(r"^\[.*\]$", re.DOTALL)
-_MONEY = re.compile(r"^\s*[$€£]?\s*-?\d{1,3}(?:[.,\s\xa0]?\d{3})*(?:[.,]\d+)?\s*(?:US\$|\$|€|£|%|EUR|USD)?\s*$")
+_MONEY = re.compile(
+    r"^\s*[$€£]?\s*-?\d{1,3}(?:[.,\s\xa0]?\d{3})*(?:[.,]\d+)?\s*(?:US\$|\$|€|£|%|EUR|USD)?\s*$"
+)
 
 
 def numbers_in_text(df: Any, notes: list[str]) -> Any:
@@ -52,7 +62,6 @@ def numbers_in_text(df: Any, notes: list[str]) -> Any:
     if changed:
         notes.append(f"numbers written as text read as numbers ({', '.join(changed[:5])})")
     return df
-
 
 
 def _textual(series: Any) -> bool:

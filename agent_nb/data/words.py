@@ -11,11 +11,34 @@ from __future__ import annotations
 import re
 
 __all__ = [
-    "ADDITIVE", "AGG_WORDS", "ASK_BOOL", "COMPARATORS", "CORR", "FILLER", "HIGH", "HOW_MANY",
-    "LIST_CUE", "LOW", "MISSING", "MODE", "NAME_STOP", "NEGATION", "NUMBER", "SHAPE", "STOPWORDS",
-    "SYNONYMS", "TREND", "WHO", "cues", "number_value", "phrase", "singular", "stem",
-    "question_words", "synonyms_of",
-]  # fmt: skip
+    "ADDITIVE",
+    "AGG_WORDS",
+    "ASK_BOOL",
+    "COMPARATORS",
+    "CORR",
+    "FILLER",
+    "HIGH",
+    "HOW_MANY",
+    "LIST_CUE",
+    "LOW",
+    "MISSING",
+    "MODE",
+    "NAME_STOP",
+    "NEGATION",
+    "NUMBER",
+    "SHAPE",
+    "STOPWORDS",
+    "SYNONYMS",
+    "TREND",
+    "WHO",
+    "cues",
+    "number_value",
+    "phrase",
+    "question_words",
+    "singular",
+    "stem",
+    "synonyms_of",
+]
 
 
 def cues(text: str) -> frozenset[str]:
@@ -89,24 +112,52 @@ COMPARATORS: tuple[tuple[str, str], ...] = tuple(
     for op, phrases in (
         (">=", "at least|no less than|or more|or above|minimum of|not less than"),
         ("<=", "at most|no more than|or less|or below|maximum of|not more than|up to"),
-        (">", "more than|greater than|higher than|larger than|bigger than|better than|"
-              "older than|longer than|heavier than|taller than|above|over|exceeding|exceeds|"
-              "exceed|beyond|after|later than|bigger|greater"),
-        ("<", "less than|fewer than|lower than|smaller than|worse than|younger than|"
-              "shorter than|lighter than|below|under|beneath|before|earlier than|cheaper than"),
+        (
+            ">",
+            "more than|greater than|higher than|larger than|bigger than|better than|"
+            "older than|longer than|heavier than|taller than|above|over|exceeding|exceeds|"
+            "exceed|beyond|after|later than|bigger|greater",
+        ),
+        (
+            "<",
+            "less than|fewer than|lower than|smaller than|worse than|younger than|"
+            "shorter than|lighter than|below|under|beneath|before|earlier than|cheaper than",
+        ),
         ("=", "exactly|equal to|equals|equal|same as|score of|rating of|of exactly"),
     )
     for p in phrases.split("|")
-)  # fmt: skip
+)
 _NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-    "ninety": 90, "hundred": 100, "thousand": 1000, "million": 1_000_000,
-}  # fmt: skip
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "million": 1_000_000,
+}
 NUMBER = re.compile(
     r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?!st\b|nd\b|rd\b|th\b)(\s?(?:k|m)\b)?|\b("
-    + "|".join(_NUMBER_WORDS) + r")\b",
+    + "|".join(_NUMBER_WORDS)
+    + r")\b",
     re.IGNORECASE,
 )
 

@@ -499,8 +499,13 @@ QUESTIONS: tuple[Question, ...] = (
     ),
     # issue 37: negations, thresholds, several values, booleans, lists (three phrasings each)
     *(
-        _q("penguins", text, "aggregate", lambda d: (None, float((d.body_mass_g > 5000).sum())),
-           "threshold")
+        _q(
+            "penguins",
+            text,
+            "aggregate",
+            lambda d: (None, float((d.body_mass_g > 5000).sum())),
+            "threshold",
+        )
         for text in (
             "How many penguins weigh more than 5000 g?",
             "Count the penguins with a body mass above 5000.",
@@ -508,8 +513,13 @@ QUESTIONS: tuple[Question, ...] = (
         )
     ),
     *(
-        _q("penguins", text, "aggregate",
-           lambda d: (None, float(d[d.species != "Adelie"].body_mass_g.mean())), "negation")
+        _q(
+            "penguins",
+            text,
+            "aggregate",
+            lambda d: (None, float(d[d.species != "Adelie"].body_mass_g.mean())),
+            "negation",
+        )
         for text in (
             "What is the average body mass of penguins that are not Adelie?",
             "Average body mass of the penguins other than Adelie?",
@@ -517,8 +527,13 @@ QUESTIONS: tuple[Question, ...] = (
         )
     ),
     *(
-        _q("penguins", text, "aggregate",
-           lambda d: (None, float(d.species.isin(["Adelie", "Gentoo"]).sum())), "several values")
+        _q(
+            "penguins",
+            text,
+            "aggregate",
+            lambda d: (None, float(d.species.isin(["Adelie", "Gentoo"]).sum())),
+            "several values",
+        )
         for text in (
             "How many penguins are Adelie or Gentoo?",
             "Count the Adelie and Gentoo penguins.",
@@ -542,8 +557,13 @@ QUESTIONS: tuple[Question, ...] = (
         )
     ),
     *(
-        _q("cars", text, "extreme", lambda d: (None, float(d.Horsepower.nlargest(3).iloc[0])),
-           "list")
+        _q(
+            "cars",
+            text,
+            "extreme",
+            lambda d: (None, float(d.Horsepower.nlargest(3).iloc[0])),
+            "list",
+        )
         for text in (
             "List the 3 highest Horsepower values.",
             "What are the top 3 horsepower values?",

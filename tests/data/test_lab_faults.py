@@ -40,7 +40,10 @@ def _marks(cap: CapturedIO) -> list[str]:
 def test_a_column_given_as_df_col_is_answered_and_watched(
     shell: InteractiveShell, backend: ScriptedBackend
 ) -> None:
-    run(shell, "import pandas as pd\ndf = pd.DataFrame({'revenue': [1.0, 2.0, 6.0], 'x': [1, 2, 3]})")
+    run(
+        shell,
+        "import pandas as pd\ndf = pd.DataFrame({'revenue': [1.0, 2.0, 6.0], 'x': [1, 2, 3]})",
+    )
     backend.enqueue("The mean revenue is 3.")
     result, cap = run(shell, "%%agent --data 'df[\"revenue\"]' -o r\nWhat is the average?", "a")
     assert result.error_in_exec is None, cap.stderr

@@ -32,8 +32,17 @@ def test_the_set_is_large_and_varied() -> None:
         "columns",
     }
     covered = " ".join(q.kind for q in QUESTIONS)
-    for kind in ("synonym", "no column", "index", "per-group trend", "negation", "threshold",
-                 "several values", "boolean", "list"):
+    for kind in (
+        "synonym",
+        "no column",
+        "index",
+        "per-group trend",
+        "negation",
+        "threshold",
+        "several values",
+        "boolean",
+        "list",
+    ):
         assert kind in covered
 
 

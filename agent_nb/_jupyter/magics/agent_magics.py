@@ -144,9 +144,7 @@ class AgentMagics(MagicsConfig):
         )
         agent, turn = None, None
         if composed.frames:
-            turn = prepare_turn(
-                composed.frames, composed.question, **self._data_options(args)
-            )
+            turn = prepare_turn(composed.frames, composed.question, **self._data_options(args))
             agent = turn.pipeline
         inputs = self.staleness.inputs(
             names=args.data, cells=list(composed.cells_read), references=composed.references
