@@ -208,7 +208,7 @@ def _used(plan: Plan, r: Reading) -> set[str]:
     out = set()
     for w in used:
         out |= {w, *phrase(w).split()}
-    for i, t in enumerate(r.tokens):  # a plural or a stem of a used word
+    for t in r.tokens:  # a plural or a stem of a used word
         if t.rstrip("s") in out or t[:-1] in out:
             out.add(t)
     return out

@@ -31,7 +31,7 @@ def read_context(source: Any) -> dict[str, Any]:
     if isinstance(source, Mapping):
         return {str(k): v for k, v in source.items()}
     if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
-        import yaml
+        import yaml  # type: ignore[import-untyped]
 
         with open(source, encoding="utf-8") as f:
             loaded = yaml.safe_load(f)

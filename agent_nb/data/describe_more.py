@@ -34,7 +34,8 @@ def sentence_more(plan: Plan, result: Result, table: str) -> str:
         r = float(result.value)
         strength = "strong" if abs(r) >= 0.7 else "moderate" if abs(r) >= 0.4 else "weak"
         sign = "positive" if r >= 0 else "negative"
-        return f"{r:.2f} is the correlation of {plan.measure} and {plan.other}{w} ({strength}, {sign})."
+        pair = f"{plan.measure} and {plan.other}{w}"
+        return f"{r:.2f} is the correlation of {pair} ({strength}, {sign})."
     if plan.op == "missing":
         if plan.measure is not None:
             share = result.numbers["share"]

@@ -42,7 +42,7 @@ def _trend(table: Table, plan: Plan) -> Result:
         if first != 0:
             change = (last - first) / abs(first) * 100
             roles.append(("change", change))
-        detail = (
+        detail: tuple[tuple[str, Any], ...] = (
             ("agg", agg),
             ("from", str(series.index[0])),
             ("to", str(series.index[-1])),
@@ -77,25 +77,25 @@ def _trend(table: Table, plan: Plan) -> Result:
     frame = frame.sort_values("change %", ascending=False, kind="stable").reset_index(drop=True)
     hi, lo = frame.iloc[0], frame.iloc[-1]
     names = (str(hi[plan.group_by]),) + ((str(lo[plan.group_by]),) if len(frame) > 1 else ())
-    detail = (
+    detail_by: tuple[tuple[str, Any], ...] = (
         ("agg", agg),
         ("high", str(hi[plan.group_by])),
         ("low", str(lo[plan.group_by])),
         ("high_change", float(hi["change %"])),
         ("low_change", float(lo["change %"])),
     )
-    roles = (("change", float(hi["change %"])), ("change", float(lo["change %"])))
+    changes = (("change", float(hi["change %"])), ("change", float(lo["change %"])))
     return Result(
         str(hi[plan.group_by]),
         frame.head(MAX_ROWS),
-        roles,
+        changes,
         names,
         tuple(str(g) for g in frame[plan.group_by].iloc[1:-1]),
         "bar",
         plan.group_by,
         "change %",
         rows=len(df),
-        detail=detail,
+        detail=detail_by,
     )
 
 
@@ -128,7 +128,7 @@ def _missing(table: Table, plan: Plan) -> Result:
         return Result(0, pd.DataFrame({"missing": [0]}), (("value", 0.0),), rows=len(df))
     frame = counts.head(MAX_ROWS).rename_axis("column").reset_index(name="missing")
     listed = tuple((str(c), int(n)) for c, n in counts.head(5).items())
-    roles = (("value", float(counts.sum())),) + tuple(("part", float(n)) for _, n in listed)
+    roles = (("value", float(counts.sum())), *tuple(("part", float(n)) for _, n in listed))
     return Result(
         int(counts.sum()),
         frame,

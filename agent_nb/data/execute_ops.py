@@ -97,14 +97,14 @@ def _aggregate(table: Table, plan: Plan) -> Result:
             counts = counts.sort_values(ascending=True, kind="stable")
         top, n = plain(counts.index[0]), int(counts.iloc[0])
         frame = counts.head(MAX_ROWS).rename_axis(plan.measure).reset_index(name="rows")
-        roles = [("count", float(n)), ("base", float(counts.sum()))]
+        told: list[tuple[str, float]] = [("count", float(n)), ("base", float(counts.sum()))]
         numeric = isinstance(top, (int, float)) and not isinstance(top, bool)
         if numeric:
-            roles.append(("value", float(top)))
+            told.append(("value", float(top)))
         return Result(
             top,
             frame,
-            tuple(roles),
+            tuple(told),
             () if numeric else (str(top),),
             tuple(map(str, counts.index[1:MAX_ROWS])),
             "bar",
@@ -203,10 +203,7 @@ def _rank(table: Table, plan: Plan) -> Result:
     k = min(plan.k, len(values))
     top = values.head(k)
     names = tuple(str(plain(i)) for i in top.index)
-    if plan.labels:
-        listed = [plain(i) for i in top.index]
-    else:
-        listed = [plain(v) for v in top.to_numpy()]
+    listed = [plain(i) for i in top.index] if plan.labels else [plain(v) for v in top.to_numpy()]
     value: Any = listed if plan.listed or k > 1 else listed[0]
     roles = tuple(("value", float(v)) for v in top.to_numpy())
     return Result(
@@ -273,7 +270,7 @@ def _distinct(table: Table, plan: Plan) -> Result:
     frame = pd.DataFrame({plan.measure: values}).head(MAX_ROWS * 3)
     roles = tuple(("value", float(v)) for v in values if kind_of(v) == "number")
     names = tuple(str(v) for v in values)
-    return Result(values, frame, roles + (("count", float(len(values))),), names, rows=len(df))
+    return Result(values, frame, (*roles, ("count", float(len(values)))), names, rows=len(df))
 
 
 def _values(table: Table, plan: Plan) -> Result:

@@ -200,9 +200,9 @@ def match_values(table: Table, text: str) -> list[Named]:
             continue
         for col in table.columns.values():
             if col.role in ("category", "label") and any(phrase(q) in k for k in col.values):
-                start = _find(phrase(q), tokens, stems)
+                found = _find(phrase(q), tokens, stems)
                 used = tuple(phrase(q).split())
-                hits.append(Named(col, q, used, start[0] if start else 0, True, partial=True))
+                hits.append(Named(col, q, used, found[0] if found else 0, True, partial=True))
                 break
     hits.sort(key=lambda h: (-len(h.words), -h.quoted, h.start))
     kept: list[Named] = []

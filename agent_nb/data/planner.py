@@ -99,9 +99,10 @@ class _Planner:
 
     def order(self) -> Literal["asc", "desc"]:
         cues = self.r.cues
-        if re.search(r"\b(least|fewest|lowest|smallest|worst|bottom|minimum|min)\b", self.r.text):
-            if not re.search(r"\b(at least|least \d)", self.r.text) or cues & {"lowest", "worst"}:
-                return "asc"
+        low = re.search(r"\b(least|fewest|lowest|smallest|worst|bottom|minimum|min)\b", self.r.text)
+        at_least = re.search(r"\b(at least|least \d)", self.r.text)
+        if low and (not at_least or cues & {"lowest", "worst"}):
+            return "asc"
         return "asc" if self.r.low and not self.r.high else "desc"
 
     def agg_cue(self) -> Agg | None:
@@ -114,7 +115,7 @@ class _Planner:
             return "range"
         for agg in ("nunique", "share", "mean", "median", "std", "range"):
             if cues & AGG_WORDS[agg] or (agg == "share" and "%" in self.r.text):
-                return agg  # type: ignore[return-value]
+                return agg
         of = re.search(r"\bnumber of\s+(\w+)", self.r.text)
         names_measure = of is not None and any(
             self.t.columns[n].role == "measure"
@@ -168,7 +169,8 @@ class _Planner:
             and r.expect not in ("list",)
             and all(f.op in ("missing", "present") for f in r.filters)
         ):
-            col = (self.best(("measure", "category", "label", "time", "id")) or [None])[0]
+            cols = self.best(("measure", "category", "label", "time", "id"))
+            col = cols[0] if cols else None
             self.add(
                 Plan(op="missing", measure=col.name if col else None, words=self.words(col)),
                 "a missing-values question",
@@ -191,7 +193,7 @@ class _Planner:
 
 
 def plan_candidates(table: Table, question: str) -> tuple[Reading, list[Candidate]]:
-    """The reading of ``question`` and its candidate plans, best first (see the module docstring)."""
+    """The reading of ``question`` and its candidate plans, best first (module docstring)."""
     r = read(table, question)
     out = _Planner(r).plan()
     seen: set[str] = set()

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from .query import Filter, Plan
-from .reading import Reading, _comparator, read
+from .reading import Reading, read
+from .reading_filters import comparator
 from .words import MODE
 
 #: The planner's own plans for a reading (the question asked as a "what" question).
@@ -69,15 +70,15 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
         and re.search(r"\b(rows|records|entries|observations)\b", r.text)
     ):
         for s in r.stated:
-            cmp = _comparator(r.tokens, s.start)
+            cmp = comparator(r.tokens, s.start)
             if cmp:
                 out.append(
                     (
                         Plan(
                             op="compare",
                             of=Plan(op="aggregate", agg="count"),
-                            test=cmp[0],
-                            against=_scalar(s.value),  # type: ignore[arg-type]
+                            test=cast(Any, cmp[0]),
+                            against=_scalar(s.value),
                             words=(("rows", cmp[1] + s.words),),
                         ),
                         "test the number of rows",
@@ -91,13 +92,13 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
             op="aggregate",
             measure=th.column,
             agg=agg,
-            filters=rest,  # type: ignore[arg-type]
+            filters=rest,
             words=((th.column, th.words),),
         )
         test = th.op if th.op != "between" else ">="
         out.append(
             (
-                Plan(op="compare", of=of, test=test, against=th.value),  # type: ignore[arg-type]
+                Plan(op="compare", of=of, test=cast(Any, test), against=th.value),
                 f"test the {agg} of {th.column} {th.op} {th.value}",
             )
         )
@@ -109,13 +110,13 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
                 op="aggregate",
                 measure=measures[0].name,
                 agg=agg,
-                filters=tuple(filters),  # type: ignore[arg-type]
+                filters=tuple(filters),
                 words=p.words(measures[0]),
             )
             test = "<" if sign.group(1) == "negative" else ">"
             out.append(
                 (
-                    Plan(op="compare", of=of, test=test, against=0),
+                    Plan(op="compare", of=of, test=cast(Any, test), against=0),
                     f"test the sign of the {agg} of {measures[0].name}",
                 )
             )
@@ -162,9 +163,9 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
                 (
                     Plan(
                         op="compare",
-                        of=Plan(filters=tuple(left), **mk),  # type: ignore[arg-type]
-                        test=test,
-                        versus=Plan(filters=tuple(right), **mk),  # type: ignore[arg-type]
+                        of=Plan(filters=tuple(left), **mk),
+                        test=cast(Any, test),
+                        versus=Plan(filters=tuple(right), **mk),
                         words=(("than", said),),
                     ),
                     "compare the two values' " + ("rows" if "measure" not in mk else mk["agg"]),
@@ -180,7 +181,8 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
             out.append(
                 (
                     Plan(op="exists", quantifier="all", filters=base, condition=cond),
-                    f"every row{' where ' + base[0].describe() if base else ''} has {cond[0].describe()}",
+                    f"every row{' where ' + base[0].describe() if base else ''} has "
+                    + cond[0].describe(),
                 )
             )
         elif quant == "most":

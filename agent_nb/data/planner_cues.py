@@ -45,7 +45,7 @@ def per(text: str, col: Column) -> bool:
 def period(text: str) -> Literal["year", "month", "day"] | None:
     for word in ("year", "month", "day"):
         if re.search(rf"\b(which|what|each|per|by|every|in which|over the)\s+{word}", text):
-            return word  # type: ignore[return-value]
+            return word
     return None
 
 
@@ -79,7 +79,9 @@ def nth(text: str) -> int | None:
 def how_many_of(text: str, m: Column) -> bool:
     """ "How many passengers": the words after "how many" name the measure itself."""
     hit = re.search(r"\bhow many\s+(\w+)", text)
-    return bool(hit) and any(hit.group(1).rstrip("s") == p.rstrip("s") for p in m.parts)  # type: ignore[union-attr]
+    if hit is None:
+        return False
+    return any(hit.group(1).rstrip("s") == p.rstrip("s") for p in m.parts)
 
 
 def how_words(text: str) -> tuple[str, ...]:

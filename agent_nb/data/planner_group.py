@@ -32,7 +32,9 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
         if col.nunique == 1:
             continue  # a constant groups nothing
         heads = "|".join(re.escape(w) for w in sorted(r.named[name][1]) if w)
-        asked = heads and re.search(rf"\b(which|what|each|per|every)\s+(\w+\s)?({heads})", r.text)
+        asked: Any = heads and re.search(
+            rf"\b(which|what|each|per|every)\s+(\w+\s)?({heads})", r.text
+        )
         asked = asked or (heads and re.search(rf"\bby\s+(\w+\s)?({heads})", r.text) and 0.5)
         asked = asked or (
             heads

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from .query import Plan
 from .words import AGG_WORDS, HIGH, LOW, MODE, singular
@@ -73,7 +73,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                     k=k,
                     listed=True,
                     order="asc" if head.group(1) == "last" else "desc",
-                    words=p.words(col) + (("rows", (head.group(1),)),),
+                    words=(*p.words(col), ("rows", (head.group(1),))),
                 ),
                 f"{col.name} of the {head.group(1)} {k} rows",
             )
@@ -158,7 +158,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                             Plan(
                                 op="rank",
                                 measure=measure.name,
-                                agg=a,
+                                agg=cast(Any, a),
                                 group_by=show.name,
                                 order=order,
                                 k=k,
@@ -169,7 +169,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                             ),
                             f"the {k} {show.name} with the {order} {a} of {measure.name}",
                         )
-                    )  # type: ignore[arg-type]
+                    )
                 out.append(
                     (
                         Plan(

@@ -67,7 +67,7 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
         update={
             "combine": "ratio" if ratio else "difference",
             "versus": side(pair[1]),
-            "words": p.words(m) + (("versus", words),),
+            "words": (*p.words(m), ("versus", words)),
         }
     )
     p.add(plan, f"the {plan.combine} of {pair[0].value} and {pair[1].value}")

@@ -57,7 +57,7 @@ def value(p: Any) -> None:
                 k=nth_k,
                 order=order,
                 filters=filters,
-                words=p.words(measures[0]) + (("nth", nth_words(r.text)),),
+                words=(*p.words(measures[0]), ("nth", nth_words(r.text))),
             ),
             f"the {nth_k}th {order} of {measures[0].name}",
         )
@@ -157,18 +157,14 @@ def value(p: Any) -> None:
                 ),
                 f"distinct pairs of {cat.name} and {pair.name}",
             )
+    asked_for = re.search(r"\bhow many (different |distinct |unique )?(\w+)", r.text)
     if (
         cat is not None
         and agg == "count"
         and m is None
-        and re.search(r"\bhow many (different |distinct |unique )?(\w+)", r.text)
-        and any(
-            w in r.named[cat.name][1]
-            for w in question_words(
-                re.search(r"\bhow many (different |distinct |unique )?(\w+)", r.text).group(2)
-            )
-        )
-    ):  # type: ignore[union-attr]
+        and asked_for is not None
+        and any(w in r.named[cat.name][1] for w in question_words(asked_for.group(2)))
+    ):
         p.add(
             Plan(
                 op="aggregate",

@@ -39,7 +39,7 @@ def numbers_in_text(df: Any, notes: list[str]) -> Any:
     read as numbers, with a note; a decimal comma is read as a decimal point."""
     import pandas as pd
 
-    changed = []
+    changed: list[str] = []
     for column in df.columns:
         s = df[column]
         if not _textual(s):

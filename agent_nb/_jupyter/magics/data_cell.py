@@ -64,7 +64,7 @@ def read_data_context(ns: dict[str, Any], spec: str | None) -> Any:
         return None
     from ...data.context import read_context
 
-    source = ns[spec] if spec in ns else spec
+    source = ns.get(spec, spec)
     try:
         return read_context(source)
     except ValueError as exc:
