@@ -17,6 +17,7 @@ from .query import Agg, Plan
 from .words import (
     ADDITIVE,
     HOW_MANY,
+    MODE,
     SHAPE,
     TREND,
     WHO,
@@ -61,6 +62,34 @@ def value(p: Any) -> None:
             ),
             f"the {nth_k}th {order} of {measures[0].name}",
         )
+    common = MODE.search(r.text)
+    if common and r.expect != "list":  # "the most common X": X's commonest value
+        at = len(r.text[: common.start()].split())
+        cols = [t.columns[n] for n in r.named if n not in fcols and t.columns[n].role != "id"]
+
+        def synonym_only(c: Any) -> bool:
+            return not (r.named[c.name][1] - (c.words - set(c.parts)))
+
+        cols.sort(
+            key=lambda c: (
+                synonym_only(c),
+                r.where.get(c.name, 0) < at,
+                abs(r.where.get(c.name, 0) - at),
+            )
+        )
+        if cols:
+            least = common.group(0).startswith("least")
+            p.add(
+                Plan(
+                    op="aggregate",
+                    measure=cols[0].name,
+                    agg="mode",
+                    order="asc" if least else "desc",
+                    filters=filters,
+                    words=p.words(cols[0]),
+                ),
+                f"the {'least' if least else 'most'} common {cols[0].name}",
+            )
     versus(p, filters, measures, agg)
     group = dimension(p, exclude=[m.name for m in measures[:1]])
     time = time_of(t)
@@ -160,6 +189,7 @@ def value(p: Any) -> None:
     asked_for = re.search(r"\bhow many (different |distinct |unique )?(\w+)", r.text)
     if (
         cat is not None
+        and (cat.role == "category" or (asked_for is not None and asked_for.group(1)))
         and agg == "count"
         and m is None
         and asked_for is not None

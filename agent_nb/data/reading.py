@@ -138,7 +138,9 @@ def read(table: Table, question: str) -> Reading:
         named = {live[0].name: (1.0, set())}
     where = {}
     for name, (_, ws) in named.items():
-        at = [i for i, t in enumerate(tokens) if t in ws or singular(t) in ws or stem(t) in ws]
+        col = table.columns[name]
+        own = {w for w in ws if w not in col.words or w in col.parts} or ws  # not a synonym
+        at = [i for i, t in enumerate(tokens) if t in own or singular(t) in own or stem(t) in own]
         where[name] = min(at) if at else 0
     values = match_values(table, question)
     stated = numbers(question)

@@ -174,6 +174,10 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
         if not integer:
             return "measure", -1, False
         nunique = int(sample.nunique())
+        if nunique <= 1 and len(sample) > 1:
+            return "id", nunique, True  # a constant: no measure, no group
+        if nunique == len(sample) > 10 and sample.is_monotonic_increasing:
+            return "id", nunique, True  # a row number (EmployeeNumber 1, 2, 4, ...)
         small = (
             nunique <= MAX_SMALL_INT and len(sample) >= 4 * nunique
             and float(sample.abs().max()) < 1_000
