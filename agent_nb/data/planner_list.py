@@ -92,6 +92,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                 f"{entity.name} of the rows where " + " and ".join(f.describe() for f in filters),
             )
         )
+    counts_asked = bool(re.search(r"\b(number|numbers|count|counts) of\b", r.text))
     if MODE.search(r.text) and free:
         col = free[0]
         out.append(
@@ -103,6 +104,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                     order=order,
                     k=k,
                     listed=True,
+                    labels=not counts_asked,  # "the number of stores for the 2 commonest"
                     filters=filters,
                     words=p.words(col),
                 ),
@@ -138,14 +140,28 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
             measures,
             key=lambda c: (r.where.get(c.name, 0) < after - 1, abs(r.where.get(c.name, 0) - after)),
         )
+
+        def own(c: Any) -> set[str]:  # the words that name it, synonyms aside
+            return set(r.named[c.name][1] - (c.words - set(c.parts)))
+
+        by.sort(key=lambda c: not own(c))  # stable: a column named by its own words first
         measure = by[0] if by else None
-        shown = [c for c in free if measure is None or c.name != measure.name]
+        taken = set(r.named[measure.name][1]) if measure is not None else set()
+        shown = [
+            c
+            for c in free
+            if (measure is None or c.name != measure.name)
+            and own(c)
+            and not (set(r.named[c.name][1]) & taken)  # one word names one column
+            and c.role != "id"
+            and r.where.get(c.name, 99) < after  # "the SOP of the top 5 ...": named first
+        ]
         if measure is not None:
             if shown:
                 show = shown[0]
                 agg = p.agg_cue()
                 repeats = show.role != "label" or show.nunique < 0.9 * len(r.table.df)
-                grouped = re.search(r"\b(by|per|for each|overall|total)\b", r.text)
+                grouped = re.search(r"\b(by|per|for each|overall)\b", r.text)
                 if (
                     repeats
                     and (grouped or agg in ("sum", "mean"))
