@@ -24,38 +24,45 @@ if TYPE_CHECKING:
     from .._runtime.agents import SequentialAgent
     from .answer import Answer
 
-__all__ = ["DataTurn", "data_turn"]
+__all__ = ["DataPipeline", "data_turn"]
 
 
 @dataclasses.dataclass(frozen=True)
-class DataTurn:
-    """What a data turn needs (see the module docstring)."""
+class DataPipeline:
+    """What a data turn needs (see the module docstring); ``answer`` is None when the
+    question is the turn's message, not known yet (the chat widget)."""
 
     data_agent: DataAgent
-    answer: Answer
+    answer: Answer | None
     pipeline: SequentialAgent
 
-    def final_answer(self) -> Answer:
+    def final_answer(self) -> Answer | None:
         """The answer after the turn (the model may have filled the plan in it)."""
+        if self.answer is None:
+            return None
         return self.data_agent.answer(self.answer.question)
 
 
 def data_turn(
     frames: Mapping[str, Any],
-    question: str,
+    question: str | None,
     *,
     context: Mapping[str, Any] | None = None,
     base: Any = None,
     system: str | None = None,
     structured: bool = False,
     choose: bool = True,
-) -> DataTurn:
-    """The data turn over ``frames`` for ``question`` (see the module docstring).
+    agent: DataAgent | None = None,
+) -> DataPipeline:
+    """The data turn over ``frames`` for ``question`` (None: the turn's message), see
+    the module docstring. ``agent``: a data agent built earlier for the same frames
+    and question, whose answer (computed before the turn) the turn reuses.
 
     Raises TypeError or ValueError, in one line, for data or a question nothing
     can be computed from.
     """
-    agent = DataAgent(data=frames, question=question, context=context, choose=choose)
-    answer = agent.answer(question)
+    if agent is None:
+        agent = DataAgent(data=frames, question=question, context=context, choose=choose)
+    answer = agent.answer(question) if question else None
     writer = writer_for(base, system, check=not structured)
-    return DataTurn(agent, answer, agent.pipeline(writer))
+    return DataPipeline(agent, answer, agent.pipeline(writer))

@@ -26,9 +26,9 @@ from ..._core.reply import Reply
 
 if TYPE_CHECKING:
     from ...data.answer import Answer
-    from ...data.pipeline import DataTurn
+    from ..data_turn import DataTurn
 
-__all__ = ["attach", "lookup_data", "prepare_turn", "read_data_context", "show_answer"]
+__all__ = ["attach", "lookup_data", "prepare_answer", "read_data_context", "show_answer"]
 
 _SUBSCRIPT = re.compile(r"^([A-Za-z_]\w*)\[(['\"]?)(.+?)\2\]$")
 
@@ -71,15 +71,14 @@ def read_data_context(ns: dict[str, Any], spec: str | None) -> Any:
         raise UsageError(str(exc).replace("--context", "--data-context")) from None
 
 
-def prepare_turn(frames: dict[str, Any], question: str, **options: Any) -> DataTurn:
-    """The data turn (`agent_nb.data.pipeline.data_turn`), its answer computed now; a
-    table or question nothing comes of is one line."""
-    from ...data.pipeline import data_turn
-
+def prepare_answer(data: DataTurn) -> DataTurn:
+    """``data`` with its answer computed now; a table or question nothing comes of is
+    one line, before anything is recorded."""
     try:
-        return data_turn(frames, question, **options)
+        data.answer()
     except (ValueError, TypeError) as exc:
         raise UsageError(f"--data: {exc}") from None
+    return data
 
 
 def show_answer(answer: Answer) -> Any:
