@@ -158,8 +158,12 @@ class _Planner:
             return self.t.columns[self.t.index]
         labels = [c for c in self.t.of("label") if c.name not in exclude]
         if not labels:  # a column of names that repeat ("Lifter Name", "PLAYER")
-            labels = [c for c in self.t.of("category") if c.name not in exclude
-                      and not c.numeric and {"name", "player", "person"} & set(c.parts)]  # fmt: skip
+            people = {"name", "player", "person"}
+            labels = [
+                c
+                for c in self.t.of("category")
+                if c.name not in exclude and not c.numeric and people & set(c.parts)
+            ]
         return labels[0] if labels else None
 
     # -- the plan -----------------------------------------------------------
