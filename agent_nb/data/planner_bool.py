@@ -84,6 +84,24 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
                         "test the number of rows",
                     )
                 )
+    for op, n, (what, column), said in r.count_tests:  # "more than 100 lifters?"
+        counted = (
+            Plan(op="aggregate", agg="nunique", measure=column, filters=tuple(filters))
+            if what == "nunique"
+            else Plan(op="aggregate", agg="count", filters=tuple(filters))
+        )
+        out.append(
+            (
+                Plan(
+                    op="compare",
+                    of=counted,
+                    test=cast(Any, op),
+                    against=n,
+                    words=(("count", said),),
+                ),
+                f"test the number of {'distinct ' + column if column else 'rows'} {op} {n}",
+            )
+        )
     # a computed value against a constant ("is the average age above 35?")
     if agg in _AGG_OF and agg != "count" and thresholds and quant != "all":
         th = thresholds[-1]

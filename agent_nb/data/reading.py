@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 from .lexicon import Named, Stated, match_columns, match_values, numbers
 from .query import Filter
@@ -65,6 +66,10 @@ class Reading:
     negated: list[tuple[int, str]]  # negation words and where
     notes: list[str]  # what a filter's reading assumed
     open: list[str]  # choices the words left open
+    #: "more than 100 lifters": (operator, number, what is counted, words)
+    count_tests: list[tuple[str, Any, Any, tuple[str, ...]]] = dataclasses.field(
+        default_factory=list
+    )
 
     @property
     def high(self) -> bool:

@@ -139,6 +139,10 @@ def _text_filters(r: Any, taken: set[str]) -> list[Filter]:
     for m in _TEXT_OP.finditer(r.text):
         word = m.group(1) or m.group(2)
         at = len(phrase(r.text[: m.start()]).split())
+        before = set(r.tokens[max(0, at - 3) : at])
+        named_before = any(before & set(ws) for _, ws in r.named.values())
+        if m.group(2) and not named_before and not before & {"whose", "that", "which", "with"}:
+            continue  # "does the dataset contain squatting lifts": existence, not text
         col = r.near(at, ("label", "category"))
         if col is None or col.numeric:
             labels = [c for c in r.table.of("label") if not c.numeric]
@@ -272,8 +276,25 @@ def filters_of(r: Any) -> list[Filter]:
             if inside is not None:
                 out.append(inside)
             continue
+        after = r.tokens[i + len(s.words) : i + len(s.words) + 3]
+        counted = _counted(r, after)
+        if counted is not None and cmp is not None:  # "more than 100 lifters": a count
+            r.count_tests.append((cmp[0], _num(s.value), counted, s.words + cmp[1]))
+            continue
         col = r.near(i, ("measure", "category", "id", "time"), numeric=True, value=s.value)
-        if cmp is not None:  # "older than": the column the comparison's own word names
+        unit = next(
+            (
+                t.columns[n]
+                for n, (_, ws) in r.named.items()
+                if t.columns[n].numeric
+                and after[:1]
+                and (after[0] in ws or singular(after[0]) in ws)
+            ),
+            None,
+        )
+        if unit is not None:
+            col = unit  # "3000 points": the column named right after the number
+        if cmp is not None and unit is None:  # "older than": the comparison's own word
             for name in r.named:
                 c = t.columns[name]
                 if c.numeric and set(cmp[1]) & c.words and spans(t, c, s.value):
@@ -369,6 +390,29 @@ def _inside_values(r: Any, s: Stated) -> Filter | None:
         textual = col.role in ("category", "label") and not col.numeric and col.values
         if textual and any(needle in k and k != needle for k in list(col.values)[:500]):
             return Filter(column=col.name, op="contains", value=needle, words=s.words)
+    return None
+
+
+_ROWS = {"row", "rows", "record", "records", "entry", "entries"}
+
+
+def _counted(r: Any, after: list[str]) -> Any:
+    """What a number counts, when the words after it name rows rather than a measure:
+    "100 lifters" (the rows' names), "5 unique types of exercise" (distinct values)."""
+    t = r.table
+    if not after:
+        return None
+    head = [w for w in after if w not in ("unique", "different", "distinct")]
+    distinct = len(head) < len(after)
+    for n, (_, ws) in r.named.items():
+        col = t.columns[n]
+        if head and (head[0] in ws or singular(head[0]) in ws) and not col.numeric:
+            if distinct:
+                return ("nunique", col.name)
+            if col.role == "label" or {"name", "player", "person"} & set(col.parts):
+                return ("rows", None)
+    if singular(after[0]) in _ROWS or after[0] in _ROWS:
+        return ("rows", None)
     return None
 
 

@@ -263,8 +263,9 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         listy = is_list_column(series)
         if listy:
             role = "category" if len(values) <= MAX_CATEGORY else "label"
-        columns[column] = Column(column, role, parts, words, values, nunique, integer, numeric,
-                                 described, listy)  # fmt: skip
+        columns[column] = Column(
+            column, role, parts, words, values, nunique, integer, numeric, described, listy
+        )
     empty = [c for c, col in columns.items() if col.role == "empty"]
     if len(empty) == len(columns):
         raise ValueError(f"{name} holds no values: every column is missing throughout")
