@@ -154,7 +154,9 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
             and own(c)
             and not (set(r.named[c.name][1]) & taken)  # one word names one column
             and c.role != "id"
-            and r.where.get(c.name, 99) < after  # "the SOP of the top 5 ...": named first
+            # "the SOP of the top 5 ...", "the bottom 3 states by ...": named first or
+            # right after the ranking
+            and (r.where.get(c.name, 99) < after or r.where.get(c.name, 99) <= after + 2)
         ]
         if measure is not None:
             if shown:
