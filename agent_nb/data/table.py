@@ -176,8 +176,8 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
         nunique = int(sample.nunique())
         if nunique <= 1 and len(sample) > 1:
             return "id", nunique, True  # a constant: no measure, no group
-        if nunique == len(sample) > 10 and sample.is_monotonic_increasing:
-            return "id", nunique, True  # a row number (EmployeeNumber 1, 2, 4, ...)
+        if nunique == len(sample) > 10 and parts & {"number", "no", "num", "nr", "serial"}:
+            return "id", nunique, True  # one per row, named as a number (EmployeeNumber)
         small = (
             nunique <= MAX_SMALL_INT and len(sample) >= 4 * nunique
             and float(sample.abs().max()) < 1_000
