@@ -119,6 +119,10 @@ class _Planner:
         of = re.search(r"\bnumber of\s+(\w+)", self.r.text)
         names_measure = of is not None and any(
             self.t.columns[n].role == "measure"
+            and (
+                len(self.t.columns[n].parts) < 2
+                or 2 * len(set(self.t.columns[n].parts) - ws) <= len(self.t.columns[n].parts)
+            )
             and (of.group(1) in ws or of.group(1).rstrip("s") in ws)
             for n, (_, ws) in self.r.named.items()
         )  # "the highest number of steals": the steals column, not rows
@@ -169,7 +173,7 @@ class _Planner:
     # -- the plan -----------------------------------------------------------
     def plan(self) -> list[Candidate]:
         r = self.r
-        if r.cues & CORR and r.expect != "list":
+        if r.cues & CORR and r.expect != "list" and not (r.high or r.low):
             correlation(self)
         if (
             r.cues & MISSING

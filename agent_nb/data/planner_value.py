@@ -33,7 +33,22 @@ def value(p: Any) -> None:
     filters = tuple(r.filters)
     fcols = p.filter_cols()
     measures = [c for c in p.best(("measure",), numeric=True) if c.role not in ("time", "id")]
-    measures.sort(key=lambda c: c.role != "measure")  # stable: a real measure first
+
+    def covered(c: Any) -> bool:  # "author" names little of author_num_reviews
+        return len(c.parts) < 3 or 2 * len(set(c.parts) - r.named[c.name][1]) <= len(c.parts)
+
+    measures = [c for c in measures if covered(c)] or measures
+    used_by_filters = {w for f in filters for w in f.words}
+    measures = [c for c in measures if not r.named[c.name][1] <= used_by_filters] or measures
+    side = {"max", "high", "maximum"} if r.high else {"min", "low", "minimum"} if r.low else set()
+    measures.sort(  # the best named first; at a tie, the fewest parts unnamed, a measure
+        key=lambda c: (
+            -r.named[c.name][0],
+            len(set(c.parts) - r.named[c.name][1]),
+            not set(c.parts) & side,
+            c.role != "measure",
+        )
+    )
     agg = p.agg_cue()
     order = p.order()
     if (
@@ -91,7 +106,11 @@ def value(p: Any) -> None:
                 f"the {'least' if least else 'most'} common {cols[0].name}",
             )
     versus(p, filters, measures, agg)
-    group = dimension(p, exclude=[m.name for m in measures[:1]])
+    group = dimension(p, exclude=[])
+    if group is not None and group.numeric and re.search(r"\b(which|what|each|per)\b", r.text):
+        measures = [c for c in measures if c.name != group.name]  # "which hour": a group
+    else:
+        group = dimension(p, exclude=[m.name for m in measures[:1]])
     time = time_of(t)
     if (
         r.cues & TREND

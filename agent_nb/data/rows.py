@@ -55,11 +55,12 @@ def _mask(df: Any, f: Filter) -> Any:
         return _compare(s, f.op, truth if f.op == "in" else truth[0])
     if f.op in ("<", "<=", ">", ">=", "between"):
         raise PlanError(f"{f.column} holds text: it has no order to compare")
-    lower = s.astype(str).str.lower().str.strip()
-    wanted = [str(v).lower().strip() for v in values]
-    if f.op == "!=":
-        return ~lower.isin(wanted) & s.notna()
-    return lower.isin(wanted)
+    # compared case-blind through the column's distinct values, not row by row
+    wanted = {str(v).lower().strip() for v in values}
+    distinct = s.dropna().unique()
+    hits = [v for v in distinct if str(v).lower().strip() in wanted]
+    mask = s.isin(hits)
+    return ~mask & s.notna() if f.op == "!=" else mask
 
 
 def _compare(x: Any, op: str, v: Any) -> Any:
