@@ -57,8 +57,8 @@ def _mask(df: Any, f: Filter) -> Any:
         raise PlanError(f"{f.column} holds text: it has no order to compare")
     # compared case-blind through the column's distinct values, not row by row
     wanted = {str(v).lower().strip() for v in values}
-    distinct = s.dropna().unique()
-    hits = [v for v in distinct if str(v).lower().strip() in wanted]
+    distinct = s.unique()
+    hits = [v for v in distinct if v == v and v is not None and str(v).lower().strip() in wanted]
     mask = s.isin(hits)
     return ~mask & s.notna() if f.op == "!=" else mask
 
