@@ -50,7 +50,9 @@ from tests.data.scoring import (
     as_databench,
     confident_wrong,
     databench_match,
+    left_out,
     reply_value,
+    stated_numbers,
 )
 
 _NO_ANSWER = object()  # the Reply has no ``answer`` attribute (before issue 37's typed answer)
@@ -179,6 +181,14 @@ def report(qa: pd.DataFrame, records: list[dict[str, Any]], seconds: list[float]
         f"\nconfident wrong numbers: {wrong} of {numeric} number questions "
         "(a wrong number stated with no word of what was left out)"
     )
+    other = sum(
+        not r["correct"]
+        and r["type"] not in ("number", "list[number]")
+        and bool(stated_numbers(r["reply"].split("\n\n")[0]))
+        and not left_out(r["reply"])
+        for r in records
+    )
+    print(f"other wrong replies that state a number and no left-out word: {other}")
     print(f"cells that failed: {errors}")
     if seconds:
         median = statistics.median(seconds)

@@ -98,7 +98,7 @@ def _outcomes(shell: InteractiveShell) -> list[Outcome]:
 
 
 def _by_cover(outcomes: list[Outcome]) -> str:
-    """ "negation 4/12, threshold 9/18, ...": right answers per `COVERS` entry."""
+    """Right answers per answer type and per `COVERS` entry: "boolean 20/30, ..."."""
     right: Counter[str] = Counter()
     asked: Counter[str] = Counter()
     for o in outcomes:
