@@ -24,7 +24,7 @@ greedy), with ``df`` the table. Scored (`tests/data/scoring.py`):
 A question that raises is recorded as wrong and the run goes on.
 
 Run: ``python benchmarks/bench_databench.py [FOLDER] [--limit N] [--table NAME]
-[--jsonl OUT] [--parquet]``
+[--jsonl OUT] [--parquet] [--rescore JSONL]``
 """
 
 from __future__ import annotations
@@ -217,7 +217,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", nargs="?", type=Path, default=_DEFAULT)
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
-    parser.add_argument("--table", help="only this dataset (e.g. 066_IBM_HR)")
+    parser.add_argument(
+        "--table", nargs="+", default=[], help="only these datasets (e.g. 066_IBM_HR)"
+    )
     parser.add_argument("--jsonl", type=Path, help="write one record per question here")
     parser.add_argument("--parquet", action="store_true", help="read sample.parquet (pyarrow)")
     parser.add_argument(
@@ -226,9 +228,13 @@ def main() -> None:
     args = parser.parse_args()
     qa = load(args.folder.resolve())
     if args.table:
-        qa = qa[qa.dataset == args.table].reset_index(drop=True)
-        if qa.empty:
-            raise SystemExit(f"--table: no questions for {args.table!r}")
+        unknown = set(args.table) - set(qa.dataset)
+        if unknown:
+            raise SystemExit(
+                f"--table: no questions for {', '.join(sorted(unknown))}; "
+                f"the datasets are {', '.join(qa.dataset.unique())}"
+            )
+        qa = qa[qa.dataset.isin(args.table)].reset_index(drop=True)
     if args.limit:
         qa = qa.head(args.limit)
     if args.rescore:
