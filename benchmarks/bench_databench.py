@@ -21,7 +21,9 @@ greedy), with ``df`` the table. Scored (`tests/data/scoring.py`):
 * **confident wrong**: a number question whose reply states a wrong number
   and does not say what it left out.
 
-A question that raises is recorded as wrong and the run goes on.
+A question that raises is recorded as wrong and the run goes on; one that runs
+past ``--timeout`` seconds (default 300) is interrupted, as a user would stop
+the cell, and scored on what it left.
 
 Run: ``python benchmarks/bench_databench.py [FOLDER] [--limit N] [--table NAME]
 [--jsonl OUT] [--parquet] [--rescore JSONL]``
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import sys
 import time
@@ -82,22 +85,41 @@ def read_table(folder: Path, dataset: str, parquet: bool) -> pd.DataFrame:
 class MagicRunner:
     """One IPython shell with agent_nb loaded; one ``%%agent --data df`` cell per question."""
 
-    def __init__(self) -> None:
+    def __init__(self, timeout: int) -> None:
         from IPython.core.interactiveshell import InteractiveShell
 
         self.shell = InteractiveShell.instance()
         self.shell.run_line_magic("load_ext", "agent_nb")
+        self.timeout = timeout
 
     def ask(self, frame: pd.DataFrame, question: str) -> tuple[Any, str]:
-        """(the Reply or None, what else the cell printed: its error, if any)."""
+        """(the Reply or None, what else the cell printed: its error, if any). A cell
+        still running after ``timeout`` seconds is interrupted as a user would stop it."""
         from IPython.utils.capture import capture_output
 
         self.shell.user_ns["df"] = frame
         self.shell.user_ns.pop("reply", None)
-        with capture_output() as cap:
-            result = self.shell.run_cell(f"%%agent --data df --once -o reply\n{question}")
-        error = result.error_in_exec or result.error_before_exec
+        timed_out = False
+
+        def interrupt(signum: int, frame: Any) -> None:
+            nonlocal timed_out
+            timed_out = True
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGALRM, interrupt)
+        signal.alarm(self.timeout)
+        try:
+            with capture_output() as cap:
+                result = self.shell.run_cell(f"%%agent --data df --once -o reply\n{question}")
+        except KeyboardInterrupt:
+            result = None
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+        error = None if result is None else (result.error_in_exec or result.error_before_exec)
         note = f"{type(error).__name__}: {error}" if error is not None else ""
+        if timed_out:
+            note = f"timed out after {self.timeout} s"
         return self.shell.user_ns.pop("reply", None), note or cap.stderr.strip()[-300:]
 
 
@@ -221,6 +243,9 @@ def main() -> None:
         "--table", nargs="+", default=[], help="only these datasets (e.g. 066_IBM_HR)"
     )
     parser.add_argument("--jsonl", type=Path, help="write one record per question here")
+    parser.add_argument(
+        "--timeout", type=int, default=300, help="seconds before a cell is interrupted"
+    )
     parser.add_argument("--parquet", action="store_true", help="read sample.parquet (pyarrow)")
     parser.add_argument(
         "--rescore", type=Path, metavar="JSONL", help="score a --jsonl file again; no model runs"
@@ -240,7 +265,7 @@ def main() -> None:
     if args.rescore:
         rescore(qa, args.folder, args.rescore, args.parquet)
         return
-    runner = MagicRunner()
+    runner = MagicRunner(args.timeout)
     tables: dict[str, pd.DataFrame] = {}
     records: list[dict[str, Any]] = []
     seconds: list[float] = []
@@ -256,7 +281,7 @@ def main() -> None:
                 text = "" if reply is None else str(reply.text)
                 typed = _NO_ANSWER if reply is None else getattr(reply, "answer", _NO_ANSWER)
                 record = score_one(row, tables[name], text, typed)
-                record["error"] = note if reply is None else ""
+                record["error"] = note if reply is None or note.startswith("timed out") else ""
             except Exception as exc:  # one question's failure is a wrong answer
                 record = failed(row, "".join(traceback.format_exception_only(exc)).strip())
             record["seconds"] = round(time.perf_counter() - start, 2)
