@@ -244,6 +244,9 @@ def main() -> None:
     )
     parser.add_argument("--jsonl", type=Path, help="write one record per question here")
     parser.add_argument(
+        "--resume", action="store_true", help="keep --jsonl's records and ask only the rest"
+    )
+    parser.add_argument(
         "--timeout", type=int, default=300, help="seconds before a cell is interrupted"
     )
     parser.add_argument("--parquet", action="store_true", help="read sample.parquet (pyarrow)")
@@ -269,9 +272,21 @@ def main() -> None:
     tables: dict[str, pd.DataFrame] = {}
     records: list[dict[str, Any]] = []
     seconds: list[float] = []
-    out = args.jsonl.open("w") if args.jsonl else None
+    if args.resume:
+        if not args.jsonl or not args.jsonl.exists():
+            raise SystemExit("--resume needs --jsonl naming an earlier run's file")
+        lines = args.jsonl.read_text().splitlines()
+        earlier = {(r["table"], r["question"]): r for r in map(json.loads, filter(None, lines))}
+        keys = list(zip(qa.dataset, qa.question, strict=True))
+        asked = [k in earlier for k in keys]
+        records = [earlier[k] for k in keys if k in earlier]  # in the order of the questions
+        seconds = [r["seconds"] for r in records if "seconds" in r]
+        qa = pd.concat([qa[asked], qa[[not a for a in asked]]]).reset_index(drop=True)
+    out = args.jsonl.open("a" if args.resume else "w") if args.jsonl else None
     try:
         for n, (_, row) in enumerate(qa.iterrows(), 1):
+            if n <= len(records):  # --resume: asked in the earlier run
+                continue
             name = row["dataset"]
             if name not in tables:
                 tables[name] = read_table(args.folder, name, args.parquet)
