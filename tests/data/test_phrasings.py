@@ -149,7 +149,8 @@ def test_the_word_planner_alone_is_right_for_95_percent() -> None:
         f"({rate:.0%}), below {PASS_RATE:.0%}\nright by type and cover: {_by_cover(outcomes)}\n"
         + "\n".join(o.line() for o in wrong)
     )
-    assert not [o for o in outcomes if o.confident_wrong]
+    bad = [o for o in outcomes if o.confident_wrong]
+    assert not bad, f"{len(bad)} confident wrong numbers:\n" + "\n".join(o.line() for o in bad)
 
 
 @pytest.mark.mlx
