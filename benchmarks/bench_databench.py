@@ -21,6 +21,10 @@ greedy), with ``df`` the table. Scored (`tests/data/scoring.py`):
 * **confident wrong**: a number question whose reply states a wrong number
   and does not say what it left out.
 
+``--no-model`` asks the data agent's word planner alone
+(`agent_nb.data.answer.ask`, no model and no magic): minutes instead of
+hours, for iterating on the planner; its sentence stands in for the reply.
+
 A question that raises is recorded as wrong and the run goes on; one that runs
 past ``--timeout`` seconds (default 300) is interrupted, as a user would stop
 the cell, and scored on what it left.
@@ -32,6 +36,7 @@ Run: ``python benchmarks/bench_databench.py [FOLDER] [--limit N] [--table NAME]
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import signal
@@ -121,6 +126,26 @@ class MagicRunner:
         if timed_out:
             note = f"timed out after {self.timeout} s"
         return self.shell.user_ns.pop("reply", None), note or cap.stderr.strip()[-300:]
+
+
+class PlannerRunner:
+    """``--no-model``: the data agent's answer without the model or the magic
+    (`agent_nb.data.answer.ask`, the word planner alone); its sentence is the text."""
+
+    def ask(self, frame: pd.DataFrame, question: str) -> tuple[Any, str]:
+        from agent_nb.data.answer import ask
+
+        try:
+            answer = ask({"df": frame}, question)
+        except ValueError as exc:  # a question no plan can answer: one line
+            return None, f"ValueError: {exc}"
+        return _PlannerReply(answer.sentence, getattr(answer, "value", None)), ""
+
+
+@dataclasses.dataclass
+class _PlannerReply:
+    text: str
+    answer: Any
 
 
 def score_one(row: pd.Series, frame: pd.DataFrame, text: str, typed: Any) -> dict[str, Any]:
@@ -249,6 +274,11 @@ def main() -> None:
     parser.add_argument(
         "--timeout", type=int, default=300, help="seconds before a cell is interrupted"
     )
+    parser.add_argument(
+        "--no-model",
+        action="store_true",
+        help="the word planner alone (agent_nb.data.answer.ask): no model, no magic; fast",
+    )
     parser.add_argument("--parquet", action="store_true", help="read sample.parquet (pyarrow)")
     parser.add_argument(
         "--rescore", type=Path, metavar="JSONL", help="score a --jsonl file again; no model runs"
@@ -268,7 +298,9 @@ def main() -> None:
     if args.rescore:
         rescore(qa, args.folder, args.rescore, args.parquet)
         return
-    runner = MagicRunner(args.timeout)
+    runner: MagicRunner | PlannerRunner = (
+        PlannerRunner() if args.no_model else MagicRunner(args.timeout)
+    )
     tables: dict[str, pd.DataFrame] = {}
     records: list[dict[str, Any]] = []
     seconds: list[float] = []
