@@ -139,7 +139,7 @@ class PlannerRunner:
             answer = ask({"df": frame}, question)
         except ValueError as exc:  # a question no plan can answer: one line
             return None, f"ValueError: {exc}"
-        return _PlannerReply(answer.sentence, getattr(answer, "value", None)), ""
+        return _PlannerReply(answer.sentence, getattr(answer, "value", _NO_ANSWER)), ""
 
 
 @dataclasses.dataclass
