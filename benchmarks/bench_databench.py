@@ -21,17 +21,25 @@ greedy), with ``df`` the table. Scored (`tests/data/scoring.py`):
 * **confident wrong**: a number question whose reply states a wrong number
   and does not say what it left out.
 
-A question that raises is recorded as wrong and the run goes on.
+``--no-model`` asks the data agent's word planner alone
+(`agent_nb.data.answer.ask`, no model and no magic): minutes instead of
+hours, for iterating on the planner; its sentence stands in for the reply.
+
+A question that raises is recorded as wrong and the run goes on; one that runs
+past ``--timeout`` seconds (default 300) is interrupted, as a user would stop
+the cell, and scored on what it left.
 
 Run: ``python benchmarks/bench_databench.py [FOLDER] [--limit N] [--table NAME]
-[--jsonl OUT] [--parquet]``
+[--jsonl OUT] [--parquet] [--rescore JSONL]``
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import signal
 import statistics
 import sys
 import time
@@ -50,7 +58,9 @@ from tests.data.scoring import (
     as_databench,
     confident_wrong,
     databench_match,
+    left_out,
     reply_value,
+    stated_numbers,
 )
 
 _NO_ANSWER = object()  # the Reply has no ``answer`` attribute (before issue 37's typed answer)
@@ -80,23 +90,62 @@ def read_table(folder: Path, dataset: str, parquet: bool) -> pd.DataFrame:
 class MagicRunner:
     """One IPython shell with agent_nb loaded; one ``%%agent --data df`` cell per question."""
 
-    def __init__(self) -> None:
+    def __init__(self, timeout: int) -> None:
         from IPython.core.interactiveshell import InteractiveShell
 
         self.shell = InteractiveShell.instance()
         self.shell.run_line_magic("load_ext", "agent_nb")
+        self.timeout = timeout
 
     def ask(self, frame: pd.DataFrame, question: str) -> tuple[Any, str]:
-        """(the Reply or None, what else the cell printed: its error, if any)."""
+        """(the Reply or None, what else the cell printed: its error, if any). A cell
+        still running after ``timeout`` seconds is interrupted as a user would stop it."""
         from IPython.utils.capture import capture_output
 
         self.shell.user_ns["df"] = frame
         self.shell.user_ns.pop("reply", None)
-        with capture_output() as cap:
-            result = self.shell.run_cell(f"%%agent --data df --once -o reply\n{question}")
-        error = result.error_in_exec or result.error_before_exec
+        timed_out = False
+
+        def interrupt(signum: int, frame: Any) -> None:
+            nonlocal timed_out
+            timed_out = True
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGALRM, interrupt)
+        signal.alarm(self.timeout)
+        try:
+            with capture_output() as cap:
+                result = self.shell.run_cell(f"%%agent --data df --once -o reply\n{question}")
+        except KeyboardInterrupt:
+            result = None
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+        error = None if result is None else (result.error_in_exec or result.error_before_exec)
         note = f"{type(error).__name__}: {error}" if error is not None else ""
+        if timed_out:
+            note = f"timed out after {self.timeout} s"
         return self.shell.user_ns.pop("reply", None), note or cap.stderr.strip()[-300:]
+
+
+class PlannerRunner:
+    """``--no-model``: the data agent's answer without the model or the magic
+    (`agent_nb.data.answer.ask`, the word planner alone); its sentence is the text."""
+
+    def ask(self, frame: pd.DataFrame, question: str) -> tuple[Any, str]:
+        from agent_nb.data.answer import ask
+
+        try:
+            answer = ask({"df": frame}, question)
+        except ValueError as exc:  # a question no plan can answer: one line
+            return None, f"ValueError: {exc}"
+        return _PlannerReply(answer.sentence, getattr(answer, "value", _NO_ANSWER)), ""
+
+
+@dataclasses.dataclass
+class _PlannerReply:
+    text: str
+    answer: Any
 
 
 def score_one(row: pd.Series, frame: pd.DataFrame, text: str, typed: Any) -> dict[str, Any]:
@@ -179,6 +228,14 @@ def report(qa: pd.DataFrame, records: list[dict[str, Any]], seconds: list[float]
         f"\nconfident wrong numbers: {wrong} of {numeric} number questions "
         "(a wrong number stated with no word of what was left out)"
     )
+    other = sum(
+        not r["correct"]
+        and r["type"] not in ("number", "list[number]")
+        and bool(stated_numbers(r["reply"].split("\n\n")[0]))
+        and not left_out(r["reply"])
+        for r in records
+    )
+    print(f"other wrong replies that state a number and no left-out word: {other}")
     print(f"cells that failed: {errors}")
     if seconds:
         median = statistics.median(seconds)
@@ -207,8 +264,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", nargs="?", type=Path, default=_DEFAULT)
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
-    parser.add_argument("--table", help="only this dataset (e.g. 066_IBM_HR)")
+    parser.add_argument(
+        "--table", nargs="+", default=[], help="only these datasets (e.g. 066_IBM_HR)"
+    )
     parser.add_argument("--jsonl", type=Path, help="write one record per question here")
+    parser.add_argument(
+        "--resume", action="store_true", help="keep --jsonl's records and ask only the rest"
+    )
+    parser.add_argument(
+        "--timeout", type=int, default=300, help="seconds before a cell is interrupted"
+    )
+    parser.add_argument(
+        "--no-model",
+        action="store_true",
+        help="the word planner alone (agent_nb.data.answer.ask): no model, no magic; fast",
+    )
     parser.add_argument("--parquet", action="store_true", help="read sample.parquet (pyarrow)")
     parser.add_argument(
         "--rescore", type=Path, metavar="JSONL", help="score a --jsonl file again; no model runs"
@@ -216,21 +286,39 @@ def main() -> None:
     args = parser.parse_args()
     qa = load(args.folder.resolve())
     if args.table:
-        qa = qa[qa.dataset == args.table].reset_index(drop=True)
-        if qa.empty:
-            raise SystemExit(f"--table: no questions for {args.table!r}")
+        unknown = set(args.table) - set(qa.dataset)
+        if unknown:
+            raise SystemExit(
+                f"--table: no questions for {', '.join(sorted(unknown))}; "
+                f"the datasets are {', '.join(qa.dataset.unique())}"
+            )
+        qa = qa[qa.dataset.isin(args.table)].reset_index(drop=True)
     if args.limit:
         qa = qa.head(args.limit)
     if args.rescore:
         rescore(qa, args.folder, args.rescore, args.parquet)
         return
-    runner = MagicRunner()
+    runner: MagicRunner | PlannerRunner = (
+        PlannerRunner() if args.no_model else MagicRunner(args.timeout)
+    )
     tables: dict[str, pd.DataFrame] = {}
     records: list[dict[str, Any]] = []
     seconds: list[float] = []
-    out = args.jsonl.open("w") if args.jsonl else None
+    if args.resume:
+        if not args.jsonl or not args.jsonl.exists():
+            raise SystemExit("--resume needs --jsonl naming an earlier run's file")
+        lines = args.jsonl.read_text().splitlines()
+        earlier = {(r["table"], r["question"]): r for r in map(json.loads, filter(None, lines))}
+        keys = list(zip(qa.dataset, qa.question, strict=True))
+        asked = [k in earlier for k in keys]
+        records = [earlier[k] for k in keys if k in earlier]  # in the order of the questions
+        seconds = [r["seconds"] for r in records if "seconds" in r]
+        qa = pd.concat([qa[asked], qa[[not a for a in asked]]]).reset_index(drop=True)
+    out = args.jsonl.open("a" if args.resume else "w") if args.jsonl else None
     try:
         for n, (_, row) in enumerate(qa.iterrows(), 1):
+            if n <= len(records):  # --resume: asked in the earlier run
+                continue
             name = row["dataset"]
             if name not in tables:
                 tables[name] = read_table(args.folder, name, args.parquet)
@@ -240,7 +328,7 @@ def main() -> None:
                 text = "" if reply is None else str(reply.text)
                 typed = _NO_ANSWER if reply is None else getattr(reply, "answer", _NO_ANSWER)
                 record = score_one(row, tables[name], text, typed)
-                record["error"] = note if reply is None else ""
+                record["error"] = note if reply is None or note.startswith("timed out") else ""
             except Exception as exc:  # one question's failure is a wrong answer
                 record = failed(row, "".join(traceback.format_exception_only(exc)).strip())
             record["seconds"] = round(time.perf_counter() - start, 2)

@@ -16,8 +16,9 @@ Shared by ``tests/data/test_phrasings.py`` and ``benchmarks/bench_databench.py``
   value of its column; a list is a ``[...]`` list, bullet lines, or what
   follows the first colon.
 * `confident_wrong` is the issue's "confident wrong number": the reply states a
-  number as the answer, it is not the truth, and the reply does not say what it
-  left out (a ``not applied:`` line or the like).
+  number as the answer, it is not the truth (neither truncated nor rounded to
+  the decimals written), and the reply does not say what it left out (a
+  ``not applied:`` line or the like).
 """
 
 from __future__ import annotations
@@ -235,5 +236,24 @@ def confident_wrong(text: str, truth: object, semantic: str, question: str = "")
     not say what it left out."""
     if semantic not in ("number", "list[number]") or left_out(text):
         return False
+    para = _first_paragraph(text)
+    if semantic == "number":
+        stated = [m.group() for m in _NUMBER.finditer(para)]
+        asked = {float(m.group().replace(",", "")) for m in _NUMBER.finditer(question)}
+        fresh = [x for x in stated if float(x.replace(",", "")) not in asked] or stated
+        return bool(fresh) and not _rounds_to(fresh[0], truth)
     value = reply_value(text, semantic, question=question)
     return value is not None and not databench_match(value, truth, semantic)
+
+
+def _rounds_to(written: str, truth: object) -> bool:
+    """Whether a number as written is the truth, truncated or rounded to its decimals
+    ("4,597.91" for 4597.9057)."""
+    if databench_match(written, truth, "number"):
+        return True
+    try:
+        value, exact = float(written.replace(",", "")), _to_float(str(truth))
+    except ValueError:
+        return False
+    decimals = len(written.split(".")[1]) if "." in written else 0
+    return abs(value - exact) <= 0.5 * 10**-decimals + 1e-9 * max(1.0, abs(exact))

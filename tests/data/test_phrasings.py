@@ -92,9 +92,22 @@ def _ask(shell: InteractiveShell, p: Phrasing) -> Outcome:
 
 def _outcomes(shell: InteractiveShell) -> list[Outcome]:
     """Every phrasing asked once per test session (both tests read the same replies)."""
-    if not _OUTCOMES:
-        _OUTCOMES.extend(_ask(shell, p) for p in PHRASINGS)
+    if len(_OUTCOMES) < len(PHRASINGS):  # none yet, or a run cut short (a timeout)
+        _OUTCOMES[:] = [_ask(shell, p) for p in PHRASINGS]
     return _OUTCOMES
+
+
+def _by_cover(outcomes: list[Outcome]) -> str:
+    """Right answers per answer type and per `COVERS` entry: "boolean 20/30, ..."."""
+    right: Counter[str] = Counter()
+    asked: Counter[str] = Counter()
+    for o in outcomes:
+        for cover in (c.strip() for c in o.phrasing.covers.split(",") if c.strip()):
+            asked[cover] += 1
+            right[cover] += o.correct
+        asked[o.phrasing.kind] += 1
+        right[o.phrasing.kind] += o.correct
+    return ", ".join(f"{c} {right[c]}/{asked[c]}" for c in (*SEMANTICS, *COVERS))
 
 
 def test_the_set_covers_the_issue() -> None:
@@ -115,24 +128,47 @@ def test_the_set_covers_the_issue() -> None:
             assert isinstance(truth, shapes[p.kind]), (p.text, truth)
 
 
+def test_the_word_planner_alone_is_right_for_95_percent() -> None:
+    """The same set without the model or the magic (`agent_nb.data.answer.ask`): the
+    word planner's typed answer, a fast check of what the model will lean on."""
+    from agent_nb.data.answer import ask
+
+    if not hasattr(ask({"t": PHRASINGS[0].frame()}, PHRASINGS[0].text), "value"):
+        pytest.skip("the data agent's Answer has no typed `value` yet (issue 37)")
+    outcomes = []
+    for p in PHRASINGS:
+        try:
+            answer = ask({p.table: p.frame()}, p.text)
+            outcomes.append(Outcome(p, answer.sentence, answer.value, ""))
+        except ValueError as exc:  # a question no plan can answer: one line, no value
+            outcomes.append(Outcome(p, "", None, str(exc)))
+    wrong = [o for o in outcomes if not o.correct]
+    rate = 1 - len(wrong) / len(outcomes)
+    assert rate >= PASS_RATE, (
+        f"the word planner is right for {len(outcomes) - len(wrong)}/{len(outcomes)} "
+        f"({rate:.0%}), below {PASS_RATE:.0%}\nright by type and cover: {_by_cover(outcomes)}\n"
+        + "\n".join(o.line() for o in wrong)
+    )
+    bad = [o for o in outcomes if o.confident_wrong]
+    assert not bad, f"{len(bad)} confident wrong numbers:\n" + "\n".join(o.line() for o in bad)
+
+
 @pytest.mark.mlx
-@pytest.mark.timeout(1800)
+@pytest.mark.timeout(3600)  # 135 cells; a busy 2-core machine takes 30 min
 @_needs_answer
 def test_reply_answer_is_right_for_95_percent(shell: InteractiveShell) -> None:
     outcomes = _outcomes(shell)
     wrong = [o for o in outcomes if not o.correct]
     rate = 1 - len(wrong) / len(outcomes)
-    by_intent = Counter(o.phrasing.intent for o in wrong)
     report = "\n".join(o.line() for o in wrong)
-    summary = ", ".join(f"{i} ({n})" for i, n in by_intent.most_common())
     assert rate >= PASS_RATE, (
         f"reply.answer right for {len(outcomes) - len(wrong)}/{len(outcomes)} ({rate:.0%}), "
-        f"below {PASS_RATE:.0%}; wrong by intent: {summary}\n{report}"
+        f"below {PASS_RATE:.0%}\nright by type and cover: {_by_cover(outcomes)}\n{report}"
     )
 
 
 @pytest.mark.mlx
-@pytest.mark.timeout(1800)
+@pytest.mark.timeout(3600)  # 135 cells; a busy 2-core machine takes 30 min
 @_needs_answer
 def test_no_reply_states_a_confident_wrong_number(shell: InteractiveShell) -> None:
     bad = [o for o in _outcomes(shell) if o.confident_wrong]
