@@ -241,7 +241,12 @@ def check_reply(callback_context: Any, llm_response: Any) -> str | None:
         return None
     from .evidence import checked_reply
 
-    return checked_reply(llm_response.text or "", reference)
+    text = llm_response.text or ""
+    replaced = checked_reply(text, reference)
+    note = reference.get("note", "")
+    if replaced is None and note:  # the model's sentence stands; the left-out word is said
+        return f"{text.rstrip()}\n\n{note}"
+    return replaced
 
 
 def _data_tools(frames: Mapping[str, Any]) -> tuple[Callable[..., Any], ...]:

@@ -76,7 +76,7 @@ class Answer:
                 f"No answer: I computed {self.plan.describe()} ({text.rstrip('.')}), "
                 f"but not applied: '{self.not_applied}'."
             )
-        return text
+        return f"{text}\n\n*({self.note})*" if self.note else text
 
     @property
     def why(self) -> str:
@@ -125,7 +125,10 @@ class Answer:
     def reference(self) -> dict[str, Any]:
         from .evidence import reference
 
-        ref = reference(self.plan, self.result, self.sentence)
+        bare = sentence(self.plan, self.result, self.table) if not self.not_applied else ""
+        ref = reference(self.plan, self.result, bare)
+        ref["sentence"] = self.sentence
+        ref["note"] = f"*({self.note})*" if self.note else ""
         if self.not_applied:  # nothing but the template says what was not applied
             ref.update(numbers=[], names=[], items=[], yes=None, allowed=[], must="not applied")
         return ref
