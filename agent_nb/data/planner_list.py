@@ -152,11 +152,14 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
             for c in free
             if (measure is None or c.name != measure.name)
             and own(c)
-            and not (set(r.named[c.name][1]) & taken)  # one word names one column
+            and not (own(c) & taken)  # one word names one column
             and c.role != "id"
             # "the SOP of the top 5 ...", "the bottom 3 states by ...": named first or
             # right after the ranking
-            and (r.where.get(c.name, 99) < after or r.where.get(c.name, 99) <= after + 2)
+            and (
+                r.where.get(c.name, 99) <= after + 2
+                or r.tokens[max(0, r.where.get(c.name, 0) - 1)] in ("by", "per", "each")
+            )
         ]
         if measure is not None:
             if shown:

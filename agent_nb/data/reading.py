@@ -200,10 +200,12 @@ def unused_words(r: Reading, used: set[str]) -> list[str]:
     """Content words of the question that no part of the plan used."""
     spent = {w for _, (_, ws) in r.named.items() for w in ws} & used
     cues = HIGH | LOW | TREND | CORR | MISSING | {w for ws in AGG_WORDS.values() for w in ws}
+    rows = {singular(w) for w in phrase(r.table.name).split()}  # "cars" of table cars
+    rows |= {w for n in r.named for w in phrase(n).split()}  # the "per" of Miles_per_Gallon
     out = []
     for token in r.tokens:
         w = singular(token)
-        if token in used or w in used or w in spent or token in spent:
+        if token in used or w in used or w in spent or token in spent or w in rows:
             continue
         if token in STOPWORDS or w in STOPWORDS or w in FILLER or token in FILLER or w in cues:
             continue
