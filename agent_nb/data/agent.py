@@ -37,6 +37,7 @@ from .._core.tools import ToolContext
 from .._core.types import Event, TextMessage
 from .._runtime.agents import Agent, CodeAgent, SequentialAgent
 from .insights import check_frame, compute_insights
+from .result import plain
 
 if TYPE_CHECKING:  # pydantic (the plan's model) is imported when a question is asked
     from .._runtime.context import InvocationContext
@@ -288,7 +289,7 @@ def _data_tools(frames: Mapping[str, Any]) -> tuple[Callable[..., Any], ...]:
         df = frame(table)
         mask = column(df, column_name).astype(str) == str(equals)
         rows = df[mask].head(min(limit, _MAX_TOOL_ROWS))
-        return [{str(k): _plain(v) for k, v in row.items()} for row in rows.to_dict("records")]
+        return [{str(k): plain(v) for k, v in row.items()} for row in rows.to_dict("records")]
 
     def top_k(table: str, value: str, k: int = 5, largest: bool = True) -> list[dict[str, Any]]:
         """The rows with the largest (or smallest) values of a numeric column.
@@ -303,7 +304,7 @@ def _data_tools(frames: Mapping[str, Any]) -> tuple[Callable[..., Any], ...]:
         column(df, value)
         n = min(k, _MAX_TOOL_ROWS)
         rows = df.nlargest(n, value) if largest else df.nsmallest(n, value)
-        return [{str(c): _plain(v) for c, v in row.items()} for row in rows.to_dict("records")]
+        return [{str(c): plain(v) for c, v in row.items()} for row in rows.to_dict("records")]
 
     def distribution(table: str, column_name: str) -> dict[str, Any]:
         """How a column's values are spread: counts of the commonest values, or quantiles.
@@ -317,19 +318,8 @@ def _data_tools(frames: Mapping[str, Any]) -> tuple[Callable[..., Any], ...]:
         series = column(frame(table), column_name)
         if pd.api.types.is_numeric_dtype(series):
             q = series.quantile([0, 0.25, 0.5, 0.75, 1]).tolist()
-            return dict(zip(["min", "q1", "median", "q3", "max"], map(_plain, q), strict=True))
+            return dict(zip(["min", "q1", "median", "q3", "max"], map(plain, q), strict=True))
         counts = series.astype(str).value_counts().head(_MAX_TOOL_ROWS)
         return {str(k): int(v) for k, v in counts.items()}
 
     return (group_totals, filter_rows, top_k, distribution)
-
-
-def _plain(value: Any) -> Any:
-    """A pandas / numpy scalar as a JSON value."""
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, (int, float, str, bool)) or value is None:
-        return value
-    return str(value)

@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from .lexicon import Named, Stated, time_column
 from .query import Filter
+from .result import plain
 from .table import Column, Table
 from .words import COMPARATORS, phrase, singular
 
@@ -213,9 +214,9 @@ def filters_of(r: Any) -> list[Filter]:
             out.append(Filter(column=name, op="contains", value=str(hits[0].value), words=words))
         elif len(hits) > 1 and _apart(r, hits):  # "more Adelie than Gentoo": two filters
             for h in hits:
-                out.append(Filter(column=name, op="=", value=_plain(h.value), words=h.words))
+                out.append(Filter(column=name, op="=", value=plain(h.value), words=h.words))
         elif len(hits) > 1:
-            vals = tuple(_plain(h.value) for h in hits)
+            vals = tuple(plain(h.value) for h in hits)
             out.append(
                 Filter(
                     column=name,
@@ -227,7 +228,7 @@ def filters_of(r: Any) -> list[Filter]:
         else:
             out.append(
                 Filter(
-                    column=name, op="!=" if neg else "=", value=_plain(hits[0].value), words=words
+                    column=name, op="!=" if neg else "=", value=plain(hits[0].value), words=words
                 )
             )
     time = time_column(t)
@@ -418,9 +419,3 @@ def _counted(r: Any, after: list[str]) -> Any:
 
 def _num(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
-
-
-def _plain(value: Any) -> Any:
-    from .execute import plain
-
-    return plain(value)

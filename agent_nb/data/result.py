@@ -60,7 +60,8 @@ def kind_of(value: Any) -> str:
 
 
 def plain(value: Any) -> Any:
-    """A pandas / numpy scalar as a plain Python value (dates as ISO text)."""
+    """A pandas / numpy scalar as a plain JSON value: dates as ISO text, whole floats as
+    ints, a missing value as None (the one place for this rule)."""
     if hasattr(value, "item") and not isinstance(value, str):
         try:
             value = value.item()
@@ -69,6 +70,8 @@ def plain(value: Any) -> Any:
     if hasattr(value, "isoformat"):
         text = value.isoformat()
         return text[:10] if text.endswith("T00:00:00") or len(text) == 10 else text
+    if isinstance(value, float) and value != value:
+        return None  # missing
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
