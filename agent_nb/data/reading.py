@@ -202,6 +202,8 @@ def unused_words(r: Reading, used: set[str]) -> list[str]:
     cues = HIGH | LOW | TREND | CORR | MISSING | {w for ws in AGG_WORDS.values() for w in ws}
     rows = {singular(w) for w in phrase(r.table.name).split()}  # "cars" of table cars
     rows |= {w for n in r.named for w in phrase(n).split()}  # the "per" of Miles_per_Gallon
+    if re.search(r"\bover (time|the years|the months|the period)\b", r.text):
+        rows |= {"over", "time"}  # a trend's own words
     out = []
     for token in r.tokens:
         w = singular(token)
