@@ -17,6 +17,9 @@ result. Greedy, 48 new tokens.
 
 Run: ``python benchmarks/bench_data.py [--limit N]``
 
+``--speed [RUNS]`` times plan and compute alone (no model) on a 10⁶-row table,
+per question, median of RUNS. Target ≤ 1 s.
+
 ``--ttft [RUNS]`` measures instead the time to first token of a data question
 on a 10⁵-row table on the CPU fast path, as a widget or ``%%agent --data``
 user waits for it: from the question to the writer's first text token, with
@@ -41,7 +44,7 @@ from agent_nb._jupyter.prompts.data_summary import summarize
 from agent_nb.backends.mlx import MLXBackend
 from agent_nb.data.agent import check_reply
 from agent_nb.data.answer import ask
-from agent_nb.data.check import REPLACED, _matches, _stated
+from agent_nb.data.evidence import REPLACED, _matches, _stated
 from tests.data.questions import QUESTIONS, Question
 
 SHORT = GenerationConfig(max_tokens=48)
@@ -102,13 +105,45 @@ def ttft(runs: int) -> None:
           f"{statistics.median(m for _, m in rest if m is not None):.2f} s")  # fmt: skip
 
 
+def speed(runs: int) -> None:
+    """Plan and compute (profile, read, candidates, pandas) on 10⁶ rows: target ≤ 1 s."""
+    import numpy as np
+    import pandas as pd
+
+    n = 1_000_000
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({
+        "date": pd.date_range("2000-01-01", periods=n, freq="h"),
+        "store": rng.choice([f"s{i}" for i in range(500)], n),
+        "region": rng.choice(["North", "South", "East", "West"], n),
+        "sales": rng.random(n),
+    })  # fmt: skip
+    questions = (
+        "How did sales change over time?", "Which store has the most sales?",
+        "What is the total sales in the North region?", "Are there more North than South rows?",
+        "How many rows have sales above 0.9?", "List the 3 stores with the highest total sales.",
+    )  # fmt: skip
+    print(f"plan + compute on {n:,} rows, median of {runs} runs (target <= 1 s):")
+    for question in questions:
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            ask({"t": frame}, question)
+            times.append(time.perf_counter() - started)
+        print(f"  {statistics.median(times):6.3f} s  {question}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--ttft", type=int, nargs="?", const=5, default=0, metavar="RUNS")
+    parser.add_argument("--speed", type=int, nargs="?", const=3, default=0, metavar="RUNS")
     parsed = parser.parse_args()
     if parsed.ttft:
         ttft(parsed.ttft)
+        return
+    if parsed.speed:
+        speed(parsed.speed)
         return
     limit = parsed.limit
     backend = MLXBackend("smollm2-135m", progress=False)

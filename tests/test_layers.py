@@ -62,7 +62,7 @@ PLANTED = {
 }
 
 #: The data package's face: what the notebook layer may import from it.
-DATA_FACE = {"__init__", "agent", "answer", "chart", "choose"}
+DATA_FACE = {"__init__", "agent", "answer", "chart", "context", "pipeline"}
 
 
 @pytest.mark.slow  # import-linter (or Python) in a process of its own
@@ -84,7 +84,7 @@ def test_a_planted_import_breaks_a_contract(
 def test_a_planted_import_of_the_data_packages_internals_breaks_its_contract(
     package_copy: pathlib.Path,
 ) -> None:
-    """`_jupyter` may use the data agent, its answer, chart and chooser, never the
+    """`_jupyter` may use the data agent, its answer, chart, context and pipeline, never the
     planner's or the computation's modules behind them."""
     internal = next(
         p.stem for p in sorted((PACKAGE / "data").glob("*.py")) if p.stem not in DATA_FACE

@@ -124,6 +124,13 @@ class Reply:
         return self.attachments.get("chart")
 
     @property
+    def answer(self) -> Any:
+        """The data agent's typed answer (``attachments["answer"]``): a bool, a number,
+        a string or a list; None when there is none (no data, or a word of the question
+        that would change it was not applied)."""
+        return self.attachments.get("answer")
+
+    @property
     def interrupted(self) -> bool:
         return self.finish_reason == "cancelled"
 

@@ -1,11 +1,13 @@
 """`DataTurn`: the data a notebook turn answers from, as the runtime takes it.
 
 ``%%agent --data df`` and ``ChatWidget(data=...)`` both hand the front door
-one of these (`TurnRequest.data`), so the data pipeline is assembled here
-once: the data agent (its column chooser on the turn's model), then the
-writer of the session (`writer_for`) with the turn's system prompt in its
-instructions. The data package sits above the runtime, so the runtime only
-calls `agent_for` (`agent_nb._runtime.front_door.TurnData`).
+one of these (`TurnRequest.data`); the pipeline itself is assembled by one
+function of the data package (`agent_nb.data.pipeline.data_turn`): the data
+agent (which asks the turn's model for the whole plan, inside the turn, where
+the words leave a choice open), then the writer of the session with the
+turn's system prompt in its instructions. The data package sits above the
+runtime, so the runtime only calls `agent_for`
+(`agent_nb._runtime.front_door.TurnData`).
 """
 
 from __future__ import annotations
@@ -16,41 +18,85 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..backends import Backend
     from ..data.agent import DataAgent
+    from ..data.answer import Answer
 
 __all__ = ["DataTurn"]
 
 
 class DataTurn:
-    """DataFrames by name, and the question asked of them (None: the turn's message)."""
+    """DataFrames by name, and the question asked of them (None: the turn's message).
 
-    def __init__(self, frames: Mapping[str, Any], question: str | None = None) -> None:
+    ``context``: the user's words for the tables (`agent_nb.data.context`);
+    ``structured``: the reply is a constrained value (``--schema``, ``--choice``);
+    ``follow_names``: a name the notebook rebinds to another DataFrame is read
+    anew at each turn (the chat widget).
+    """
+
+    def __init__(
+        self,
+        frames: Mapping[str, Any],
+        question: str | None = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        structured: bool = False,
+        follow_names: bool = False,
+    ) -> None:
         from ..data.agent import DataAgent
 
         self.frames = dict(frames)
         self.question = question
-        self._agents: dict[int, DataAgent] = {}
+        self.context = context
+        self.structured = structured
+        self.follow_names = follow_names
+        self._agent: DataAgent | None = None
         DataAgent(data=self.frames)  # its checks raise TypeError in one line, now
 
-    def data_agent(self, backend: Backend) -> DataAgent:
-        """The data agent for the next turn, its chooser on ``backend``: an answer
-        computed now (`DataAgent.answer`, a cell's check before its turn) is the
-        one that turn uses."""
-        agent = self._agents.get(id(backend))
-        if agent is None:
-            agent = self._agents[id(backend)] = self._new(backend)
-        return agent
+    def answer(self) -> Answer | None:
+        """The answer, computed now (a cell's question), else None."""
+        if not self.question:
+            return None
+        return self.data_agent().answer(self.question)
+
+    def final_answer(self) -> Answer | None:
+        """The answer after the turn (the model may have filled the plan in it)."""
+        return self.answer()
+
+    def data_agent(self, backend: Backend | None = None) -> DataAgent:
+        """The data agent (one per turn, so the answer computed before the turn is the
+        one the turn uses)."""
+        from ..data.agent import DataAgent
+
+        if self._agent is None or self.follow_names:
+            frames = _current(self.frames) if self.follow_names else self.frames
+            self._agent = DataAgent(data=frames, question=self.question, context=self.context)
+        return self._agent
 
     def agent_for(self, session_agent: Any, system: str | None, backend: Backend) -> Any:
-        """The data pipeline: the data agent, then the session's writer. Each turn
-        gets its own data agent, so a frame changed between a widget's turns is
-        read again."""
-        from ..data.agent import writer_for
+        """The data pipeline (`agent_nb.data.pipeline.data_turn`)."""
+        from ..data.pipeline import data_turn
 
-        agent = self._agents.pop(id(backend), None) or self._new(backend)
-        return agent.pipeline(writer_for(session_agent, system))
+        agent = self.data_agent(backend)
+        return data_turn(
+            agent.data,
+            self.question,
+            context=self.context,
+            base=session_agent,
+            system=system,
+            structured=self.structured,
+            agent=agent,
+        ).pipeline
 
-    def _new(self, backend: Backend) -> DataAgent:
-        from ..data.agent import DataAgent
-        from ..data.choose import model_chooser
 
-        return DataAgent(data=self.frames, question=self.question, choose=model_chooser(backend))
+def _current(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with each name the notebook has rebound to another DataFrame read anew
+    (``ChatWidget(data={"cars": cars})``, then ``cars = ...``)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    ns = shell.user_ns if shell is not None else {}
+    out = dict(data)
+    for name, frame in data.items():
+        now = ns.get(name)
+        if now is not frame and type(now).__name__ == "DataFrame" and hasattr(now, "columns"):
+            out[name] = now
+    return out

@@ -8,7 +8,8 @@ is a stated blind spot, not a guess:
 * **DataFrame / Series**: the type, shape, column names and dtypes; a hash of
   a sample of at most `SAMPLE_ROWS` rows, evenly spaced (first and last
   included), index labels included; and the whole index: a ``RangeIndex`` by
-  its start, stop and step, a numeric or datetime index by two checksums of
+  its start, stop and step, any other by its dtype (a time zone included) and
+  a numeric or datetime index by two checksums of
   all its values (sum and xor; the sample's labels catch a reordering), any
   other index by a sample as the rows. A change confined to cells of rows outside the sample,
   with shape, dtypes and index as they were, is **not** seen.
@@ -110,6 +111,8 @@ def _index(digest: Any, index: Any) -> None:
     if isinstance(index, pd.RangeIndex):
         digest.update(f"range {index.start} {index.stop} {index.step}".encode())
         return
+    # the index's own dtype: a tz change keeps the instants and changes the meaning
+    digest.update(f"index dtype {index.dtype}|".encode())
     values = index.to_numpy() if not isinstance(index, pd.MultiIndex) else None
     if values is not None and values.dtype.kind in "biufmM":
         ints = values.view(np.int64) if values.dtype.itemsize == 8 else values.astype(np.int64)

@@ -195,8 +195,21 @@ class Staleness:
         return {w.invocation_id: w.shown for w in self._watches.values() if w.shown}
 
 
+_SUBSCRIPT = re.compile(r"^([A-Za-z_]\w*)\[(['\"]?)(.+?)\2\]$")
+
+
 def _variable(ns: Mapping[str, Any], name: str) -> Callable[[], str]:
+    """A name's fingerprint now; ``df["col"]`` (as ``--data`` takes it) is that column
+    of ``df``, read as a subscript of a known variable, never evaluated."""
+    sub = _SUBSCRIPT.match(name)
+
     def current() -> str:
+        if sub is not None and name not in ns:
+            base = ns.get(sub.group(1), _MISSING)
+            try:
+                return fingerprint(base[sub.group(3)]) if base is not _MISSING else _MISSING
+            except (KeyError, TypeError, IndexError):
+                return _MISSING
         if name not in ns:
             return _MISSING
         try:

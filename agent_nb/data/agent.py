@@ -36,15 +36,15 @@ from .._core.state import check_state_key
 from .._core.tools import ToolContext
 from .._core.types import Event, TextMessage
 from .._runtime.agents import Agent, CodeAgent, SequentialAgent
-from .check import checked_reply
 from .insights import check_frame, compute_insights
+from .result import plain
 
 if TYPE_CHECKING:  # pydantic (the plan's model) is imported when a question is asked
     from .._runtime.context import InvocationContext
     from .answer import Answer
-    from .plan import Chooser
 
 __all__ = [
+    "ANSWER_KEY",
     "CHECK_KEY",
     "PLAN_KEY",
     "WRITER_INSTRUCTIONS",
@@ -56,6 +56,8 @@ __all__ = [
 #: Where the data agent leaves the plan (and why) and the check's reference.
 PLAN_KEY = "temp:data_plan"
 CHECK_KEY = "temp:data_check"
+#: The typed answer (JSON: bool, number, string, list or null), for ``reply.answer``.
+ANSWER_KEY = "temp:data_answer"
 
 #: What the writer is told; the facts come first so a tiny model sees them.
 WRITER_INSTRUCTIONS = (
@@ -77,7 +79,8 @@ class DataAgent(CodeAgent):
     output_key: str = "temp:insights"
     focus: bool = True
     question: str | None = None
-    choose: Chooser | None = dataclasses.field(default=None, repr=False)
+    context: Mapping[str, Any] | None = dataclasses.field(default=None, repr=False)
+    choose: bool = True
 
     def __init__(
         self,
@@ -87,7 +90,8 @@ class DataAgent(CodeAgent):
         output_key: str = "temp:insights",
         focus: bool = True,
         question: str | None = None,
-        choose: Chooser | None = None,
+        context: Mapping[str, Any] | str | None = None,
+        choose: bool = True,
         description: str = "",
     ) -> None:
         if not isinstance(data, Mapping) or not data:
@@ -106,7 +110,12 @@ class DataAgent(CodeAgent):
         if not isinstance(focus, bool):
             raise TypeError(f"DataAgent focus must be True or False, got {focus!r}")
         object.__setattr__(self, "focus", focus)
+        from .context import read_context
+
+        if not isinstance(choose, bool):
+            raise TypeError(f"DataAgent choose must be True or False, got {choose!r}")
         object.__setattr__(self, "question", question)
+        object.__setattr__(self, "context", read_context(context) or None)
         object.__setattr__(self, "choose", choose)
         object.__setattr__(self, "_answers", {})
         super().__init__(name=name, fn=self._write_insights, description=description)
@@ -120,8 +129,40 @@ class DataAgent(CodeAgent):
             from .answer import ask
 
             answers.clear()  # one question at a time: the cache only spares a recompute
-            answers[text] = ask(self.data, text, self.choose)
+            answers[text] = ask(self.data, text, self.context)
         return answers[text]
+
+    async def _fill_plan(self, ctx: InvocationContext, question: str) -> None:
+        """Where the words left a choice open, the turn's model fills the whole plan
+        (`choose`), inside this invocation; validated by running it (`answer.refine`)."""
+        answer = self.answer(question)
+        if not (self.choose and answer.open) or answer.table not in self.data:
+            return
+        from .answer import refine
+        from .choose import choose_plan
+        from .context import table_context
+        from .table import profile
+
+        frame = self.data[answer.table]
+        table = await asyncio.to_thread(
+            profile, answer.table, frame, table_context(self.context, answer.table)
+        )
+        try:
+            plan = await choose_plan(ctx, table, question)
+        except Exception as exc:  # a server that cannot keep to the grammar: the words stand
+            why = (
+                f"the model's plan could not be read ({type(exc).__name__}); the words' plan stands"
+            )
+            self._answers[question] = dataclasses.replace(  # type: ignore[attr-defined]
+                answer, reasons=(*answer.reasons, why)
+            )
+            return
+        if plan is None:
+            return
+        better = await asyncio.to_thread(
+            refine, self.data, answer, plan, "the model filled the plan", self.context
+        )
+        self._answers[question] = better  # type: ignore[attr-defined]
 
     def insights_text(self, question: str = "") -> str:
         """The text written to ``temp:insights`` (computed now): with a ``question``
@@ -133,6 +174,9 @@ class DataAgent(CodeAgent):
 
     async def run(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """`CodeAgent.run`, with the answer's table and chart on its message."""
+        asked = self.question or ctx.turn.user_content
+        if asked and self.focus:
+            await self._fill_plan(ctx, asked)
         async for event in super().run(ctx):
             question = self.question or ctx.turn.user_content
             if isinstance(event, TextMessage) and question and self.focus:
@@ -153,6 +197,7 @@ class DataAgent(CodeAgent):
         ctx.state[self.output_key] = answer.facts
         ctx.state[PLAN_KEY] = answer.trace
         ctx.state[CHECK_KEY] = answer.reference
+        ctx.state[ANSWER_KEY] = answer.value
 
     def pipeline(
         self, writer: Agent | None = None, *, name: str = "data_pipeline"
@@ -170,11 +215,12 @@ class DataAgent(CodeAgent):
         return _data_tools(self.data)
 
 
-def writer_for(base: Any, system: str | None = None) -> Agent:
+def writer_for(base: Any, system: str | None = None, *, check: bool = True) -> Agent:
     """The writer of a data pipeline on a session whose agent is ``base``: it keeps
     that agent's name (so its KV cache), tools, rounds and config, reads the answer
     (`WRITER_INSTRUCTIONS`, then ``system`` or else ``base``'s own instructions)
-    and has its sentence checked (`check_reply`)."""
+    and has its sentence checked (`check_reply`; ``check=False`` for a reply that
+    is a constrained value, ``--schema`` or ``--choice``)."""
     own = base if isinstance(base, Agent) else None
     instructions = system or (own.instructions if own is not None else "")
     return Agent(
@@ -183,7 +229,7 @@ def writer_for(base: Any, system: str | None = None) -> Agent:
         tools=own.tools if own is not None else (),
         max_turns=own.max_turns if own is not None else 10,
         config=own.config if own is not None else None,
-        after_model_callback=check_reply,
+        after_model_callback=check_reply if check else None,
     )
 
 
@@ -194,7 +240,14 @@ def check_reply(callback_context: Any, llm_response: Any) -> str | None:
     reference = callback_context.state.get(CHECK_KEY)
     if not reference or any(p.function_call is not None for p in llm_response.parts):
         return None
-    return checked_reply(llm_response.text or "", reference)
+    from .evidence import checked_reply
+
+    text = llm_response.text or ""
+    replaced = checked_reply(text, reference)
+    note = reference.get("note", "")
+    if replaced is None and note:  # the model's sentence stands; the left-out word is said
+        return f"{text.rstrip()}\n\n{note}"
+    return replaced
 
 
 def _data_tools(frames: Mapping[str, Any]) -> tuple[Callable[..., Any], ...]:
@@ -236,7 +289,7 @@ def _data_tools(frames: Mapping[str, Any]) -> tuple[Callable[..., Any], ...]:
         df = frame(table)
         mask = column(df, column_name).astype(str) == str(equals)
         rows = df[mask].head(min(limit, _MAX_TOOL_ROWS))
-        return [{str(k): _plain(v) for k, v in row.items()} for row in rows.to_dict("records")]
+        return [{str(k): plain(v) for k, v in row.items()} for row in rows.to_dict("records")]
 
     def top_k(table: str, value: str, k: int = 5, largest: bool = True) -> list[dict[str, Any]]:
         """The rows with the largest (or smallest) values of a numeric column.
@@ -251,7 +304,7 @@ def _data_tools(frames: Mapping[str, Any]) -> tuple[Callable[..., Any], ...]:
         column(df, value)
         n = min(k, _MAX_TOOL_ROWS)
         rows = df.nlargest(n, value) if largest else df.nsmallest(n, value)
-        return [{str(c): _plain(v) for c, v in row.items()} for row in rows.to_dict("records")]
+        return [{str(c): plain(v) for c, v in row.items()} for row in rows.to_dict("records")]
 
     def distribution(table: str, column_name: str) -> dict[str, Any]:
         """How a column's values are spread: counts of the commonest values, or quantiles.
@@ -265,19 +318,8 @@ def _data_tools(frames: Mapping[str, Any]) -> tuple[Callable[..., Any], ...]:
         series = column(frame(table), column_name)
         if pd.api.types.is_numeric_dtype(series):
             q = series.quantile([0, 0.25, 0.5, 0.75, 1]).tolist()
-            return dict(zip(["min", "q1", "median", "q3", "max"], map(_plain, q), strict=True))
+            return dict(zip(["min", "q1", "median", "q3", "max"], map(plain, q), strict=True))
         counts = series.astype(str).value_counts().head(_MAX_TOOL_ROWS)
         return {str(k): int(v) for k, v in counts.items()}
 
     return (group_totals, filter_rows, top_k, distribution)
-
-
-def _plain(value: Any) -> Any:
-    """A pandas / numpy scalar as a JSON value."""
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, (int, float, str, bool)) or value is None:
-        return value
-    return str(value)

@@ -1,26 +1,41 @@
-"""One question over the notebook's DataFrames: plan, compute, and what the writer reads.
+"""One question over the notebook's DataFrames: candidates tried in turn, every word accounted for.
 
-`ask` profiles each table (`table.profile`), plans the question over the one
-whose columns and values it names best (`plan.plan_question`), runs the plan
-(`compute.run_plan`) and returns an `Answer`: the plan and why, the result
-table, the template sentence and the check's reference. `Answer.facts` is
-all the writer's prompt holds: the result's sentence (and notes about the
-input), never the table; `Answer.chart` the Altair chart; `Answer.view` the
-plan line, table and chart spec that the transcript stores and shows.
+`ask` profiles each table (`table.profile`, with the user's `context`),
+reads the question over the one whose columns and values it names best,
+and tries the planner's candidates in order (`planner.plan_candidates`),
+validating each by running it: a `PlanError` (no rows, no numbers, a value
+that is not there), an answer of the wrong type for the question (a number
+for "Is there...?") or an empty list nobody asked for moves on to the next.
+Among the valid ones, the first that uses every word that would change the
+answer wins.
+
+`Answer` holds the typed answer (`Answer.value`: bool, number, string or
+list), the template sentence (answer first, `describe`), the check's
+reference (`evidence`), the plan and why, and what was left out. Where a
+word that would change the answer (a filter, a negation, a comparison) is
+not applied by any candidate, the answer gives **no** value: its sentence
+says what was computed and "not applied: '...'".
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from .check import check_state
-from .compute import Result, run_plan
-from .plan import Chooser, Plan, plan_question
+from .describe import sentence
+from .execute import PlanError, Result, run_plan
+from .planner import Candidate, plan_candidates
+from .query import Plan
+from .reading import Reading, unused_words
 from .table import Table, profile
+from .words import COMPARATORS, NEGATION, phrase
 
-__all__ = ["Answer", "ask"]
+__all__ = ["Answer", "ask", "refine"]
+
+_CHANGERS = {w for p, _ in COMPARATORS for w in p.split()} - {"of", "to", "as", "or", "no", "not"}
+_EMPTY_OK = re.compile(r"\b(empty list|if there are none|none answer)\b")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,6 +48,19 @@ class Answer:
     reasons: tuple[str, ...]
     result: Result
     notes: tuple[str, ...]
+    left_out: tuple[str, ...] = ()  # content words no part used (a note)
+    not_applied: str = ""  # the question's words that would change the answer, unused
+    open: bool = False  # the words left a choice open (the model may fill the plan)
+
+    @property
+    def value(self) -> Any:
+        """The typed answer (bool, number, string or list); None when a word that would
+        change it was not applied, or the question names nothing of the table."""
+        return None if self.not_applied else self.result.value
+
+    @property
+    def kind(self) -> str:
+        return "none" if self.not_applied else self.result.kind
 
     @property
     def data(self) -> Any:
@@ -41,19 +69,36 @@ class Answer:
 
     @property
     def sentence(self) -> str:
-        """The template sentence: the result, worded by code."""
-        return self.result.sentence
+        """The template sentence: the answer first, worded by code."""
+        text = sentence(self.plan, self.result, self.table)
+        if self.not_applied:
+            return (
+                f"No answer: I computed {self.plan.describe()} ({text.rstrip('.')}), "
+                f"but not applied: '{self.not_applied}'."
+            )
+        return f"{text}\n\n*({self.note})*" if self.note else text
+
+    @property
+    def why(self) -> str:
+        """Why this plan: the words that named its columns, and what it computes."""
+        own = [x for x in self.reasons if not x.startswith("tried first")]
+        return "; ".join(own[-3:])
+
+    @property
+    def note(self) -> str:
+        """The one line about a left-out word, or nothing."""
+        if self.not_applied or not self.left_out:
+            return ""
+        return "left out: " + ", ".join(f"'{w}'" for w in self.left_out[:3])
 
     @property
     def chart(self) -> Any:
-        """The result as an Altair chart (None for a single number)."""
         from .chart import chart_for
 
         return chart_for(self.result)
 
     @property
     def view(self) -> dict[str, Any]:
-        """What the data agent's message carries (`chart.view_bundle`): JSON only."""
         from .chart import view_bundle
 
         return view_bundle(self.plan.describe(), self.data, self.chart)
@@ -62,42 +107,203 @@ class Answer:
     def facts(self) -> str:
         """What the writer reads: the computed answer, no table."""
         lines = [f"Facts about {self.table} (computed with pandas):", f"- {self.sentence}"]
-        return "\n".join(lines)
+        return "\n".join(lines + ([f"- {self.note}"] if self.note else []))
 
     @property
     def trace(self) -> dict[str, Any]:
-        """The plan and why it was chosen, as a JSON value (for ``temp:`` state)."""
         return {
             "table": self.table,
             "plan": self.plan.model_dump(mode="json"),
             "describe": self.plan.describe(),
             "why": list(self.reasons),
             "notes": list(self.notes),
+            "left_out": list(self.left_out),
+            "not_applied": self.not_applied,
         }
 
     @property
     def reference(self) -> dict[str, Any]:
-        """What the writer's sentence is checked against (`check.check_sentence`)."""
-        r = self.result
-        return check_state(r.sentence, r.numbers, r.allowed, r.names, r.others)
+        from .evidence import reference
+
+        bare = sentence(self.plan, self.result, self.table) if not self.not_applied else ""
+        ref = reference(self.plan, self.result, bare)
+        ref["sentence"] = self.sentence
+        ref["note"] = f"*({self.note})*" if self.note else ""
+        if self.not_applied:  # nothing but the template says what was not applied
+            ref.update(numbers=[], names=[], items=[], yes=None, allowed=[], must="not applied")
+        return ref
 
 
 def _score(table: Table, question: str) -> float:
     from .lexicon import match_columns, match_values
-    from .table import question_words
+    from .words import question_words
 
     named = match_columns(table, question_words(question), question)
-    return sum(s for s, _ in named.values()) + 2 * len(match_values(table, question, set(named)))
+    return sum(s for s, _ in named.values()) + 2 * len(match_values(table, question))
 
 
-def ask(frames: Mapping[str, Any], question: str, choose: Chooser | None = None) -> Answer:
-    """The answer to ``question`` over ``frames`` (name -> DataFrame).
+def _fits(r: Reading, result: Result) -> str | None:
+    """Why ``result`` is not an answer to the question's form, or None."""
+    kind = result.kind
+    if r.expect == "boolean" and kind != "boolean":
+        return f"a {kind}, not yes or no"
+    if r.expect == "list" and not kind.startswith("list") and kind != "none":
+        return f"a {kind}, not a list"
+    if r.expect == "number" and kind not in ("number",) and kind != "none":
+        return f"a {kind}, not a number"
+    if kind.startswith("list") and not result.value and not _EMPTY_OK.search(r.text):
+        return "an empty list"
+    if r.expect != "list" and kind.startswith("list"):
+        return "a list for a single answer"
+    return None
 
-    Raises ValueError in one line for a table nothing can be computed from
-    (empty, all missing) or a plan with no rows or values to compute.
+
+def _changers(r: Reading, used: set[str]) -> list[int]:
+    """Indexes of question words that would change the answer and that nothing used."""
+    out = []
+    value_words = {w for v in r.values for w in v.words}
+    numbers = {
+        i
+        for s in r.stated
+        for i in range(s.start, s.start + len(s.words))
+        if not (r.k is not None and s.value == r.k)
+    }  # "five values": the k again
+    for i, token in enumerate(r.tokens):
+        if token in used:
+            continue
+        if i in numbers and token not in r.k_words:
+            if token.isdigit() or (i > 0 and r.tokens[i - 1] in _CHANGERS | {"than", "between"}):
+                out.append(i)  # "one season" is not a threshold
+        elif (
+            (token in NEGATION or token == "t")
+            and r.tokens[i + 1 : i + 2]
+            in (["unique"], ["distinct"], ["repeated"], ["null"], ["empty"])
+            and token == "non"
+        ):
+            continue  # "non-unique": repeats allowed, not a filter
+        elif token in NEGATION or token in ("dont", "doesnt", "didnt", "isnt", "arent", "t"):
+            if token == "t" and (
+                i == 0
+                or r.tokens[i - 1] in used
+                or r.tokens[i - 1]
+                not in ("don", "doesn", "didn", "isn", "aren", "wasn", "hasn", "haven")
+            ):
+                continue
+            out.append(i)
+        elif token in value_words or (
+            token in _CHANGERS and i + 1 < len(r.tokens) and r.tokens[i + 1] == "than"
+        ):
+            out.append(i)
+    return out
+
+
+def _span(r: Reading, idx: list[int]) -> str:
+    lo, hi = max(0, min(idx) - 1), min(len(r.tokens), max(idx) + 2)
+    return " ".join(r.tokens[lo:hi])
+
+
+def _used(plan: Plan, r: Reading) -> set[str]:
+    used = set(plan.used()) | set(r.k_words)
+    used |= {w for ws in (f.words for f in (*plan.filters, *plan.condition)) for w in ws}
+    for name, (_, ws) in r.named.items():
+        if name in _columns_of(plan):
+            used |= ws
+    out = set()
+    for w in used:
+        out |= {w, *phrase(w).split()}
+    for t in r.tokens:  # a plural or a stem of a used word
+        if t.rstrip("s") in out or t[:-1] in out:
+            out.add(t)
+    return out
+
+
+def _columns_of(plan: Plan) -> set[str]:
+    cols = {c for c in (plan.measure, plan.group_by, plan.group_by2, plan.time, plan.other) if c}
+    cols |= {f.column for f in (*plan.filters, *plan.condition)}
+    for sub in (plan.of, plan.versus):
+        if sub is not None:
+            cols |= _columns_of(sub)
+    return cols
+
+
+def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
+    first: tuple[Candidate, Result, list[int]] | None = None
+    failed: list[str] = []
+    for cand in cands:
+        if cand.plan.op == "columns" and first is not None:
+            break
+        try:
+            result = run_plan(table, cand.plan)
+        except PlanError as exc:
+            failed.append(f"{cand.plan.describe()}: {exc}")
+            continue
+        why = _fits(r, result) if cand.plan.op != "columns" else None
+        if why is not None:
+            failed.append(f"{cand.plan.describe()}: {why}")
+            continue
+        missed = _changers(r, _used(cand.plan, r))
+        if first is None:
+            first = (cand, result, missed)
+        if not missed:
+            first = (cand, result, missed)
+            break
+    if first is None:
+        raise ValueError(failed[-1] if failed else "nothing in the question can be computed")
+    cand, result, missed = first
+    used = _used(cand.plan, r)
+    mine = _columns_of(cand.plan)
+    named = tuple(x for x in cand.reasons[:-1] if not x.startswith("'") or x.split("'")[1] in mine)
+    cand = dataclasses.replace(cand, reasons=(*named, cand.reasons[-1]))
+    left = tuple(w for w in unused_words(r, used) if r.tokens.index(w) not in missed)
+    reasons = tuple(f"tried first: {f}" for f in failed[:3]) + cand.reasons
+    not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
+    return Answer(
+        r.question,
+        table.name,
+        cand.plan,
+        reasons,
+        result,
+        table.notes,
+        left,
+        not_applied,
+        cand.open,
+    )
+
+
+def ask(
+    frames: Mapping[str, Any],
+    question: str,
+    context: Mapping[str, Any] | None = None,
+) -> Answer:
+    """The answer to ``question`` over ``frames`` (name -> DataFrame), see the module docstring.
+
+    Raises ValueError in one line for a table nothing can be computed from (empty,
+    all missing) or a question no plan can answer.
     """
-    tables = [profile(name, df) for name, df in frames.items()]
+    from .context import table_context
+
+    tables = [profile(name, df, table_context(context, name)) for name, df in frames.items()]
     table = max(tables, key=lambda t: _score(t, question)) if len(tables) > 1 else tables[0]
-    plan, reasons = plan_question(table, question, choose)
-    result = run_plan(table, plan)
-    return Answer(question, table.name, plan, reasons, result, table.notes)
+    r, cands = plan_candidates(table, question)
+    return _answer(table, r, cands)
+
+
+def refine(
+    frames: Mapping[str, Any],
+    answer: Answer,
+    plan: Plan,
+    why: str,
+    context: Mapping[str, Any] | None = None,
+) -> Answer:
+    """``answer`` with the model's ``plan`` put first (validated by running; the word
+    matcher's candidates stay behind it)."""
+    from .context import table_context
+    from .planner import plan_candidates as again
+
+    table = profile(answer.table, frames[answer.table], table_context(context, answer.table))
+    r, cands = again(table, answer.question)
+    chosen = Candidate(plan, (*cands[0].reasons[:-1], why) if cands else (why,))
+    try:
+        return _answer(table, r, [chosen, *cands])
+    except ValueError:
+        return answer

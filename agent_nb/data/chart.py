@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .compute import Result
+from .execute import Result
 
 __all__ = [
     "PLAN_MIME",

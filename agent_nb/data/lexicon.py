@@ -1,137 +1,258 @@
-"""The words of a question, matched against a table: cues, column names, values.
+"""The words of a question matched against a table: the columns, values and numbers it names.
 
-The planner (`plan`) reads a question through these: the cue words of each
-operation (``highest``, ``trend``, ``correlated``, ``missing``...), the
-columns the question names (`match_columns`: a column's own name parts score
-1 each, its synonyms 0.8, the whole name 3 more; a lone letter of a longer
-name names nothing), and the category or index values it names
-(`match_values`: "gentoo", "new york", longest first). All plain word
-matching: the question is never parsed as code.
+* `match_columns`: a column's own name parts score 1 each (a stem counts),
+  its synonyms and the words of its description 0.8, the whole name 3 more,
+  an abbreviation spelled out by the question's initials ("graduate record
+  examination" for GRE, "games played" for GP) 3; a lone letter of a longer
+  name names nothing.
+* `match_values`: the category or label values the question names, quoted
+  or not, longest first; a value of several words is named when all its
+  words are ("rarely traveling" names ``Travel_Rarely``).
+* `numbers`: the numbers it states, with their place in the question.
+
+Each match keeps the question words it used, so the plan can say which
+words each part came from.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from .table import Column, Table
-
-__all__ = [
-    "ADDITIVE",
-    "AGG_WORDS",
-    "CORR",
-    "HIGH",
-    "HOW_MANY",
-    "LOW",
-    "MISSING",
-    "MODE",
-    "NUMBERS",
-    "SHAPE",
-    "STOPWORDS",
-    "TOPK",
-    "TREND",
-    "WHO",
-    "cues",
-    "match_columns",
-    "match_values",
-    "phrase",
-    "time_column",
-]  # fmt: skip
-
-
-def cues(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-HIGH = cues(
-    "highest most best top largest biggest greatest max maximum leading peak higher larger "
-    "heaviest longest hottest warmest wettest deepest tallest oldest fastest richest "
-    "expensive strongest windiest rainiest popul populous"
-)
-LOW = cues(
-    "lowest least worst bottom smallest fewest min minimum weakest lower smaller lightest "
-    "shortest coldest cheapest youngest slowest poorest driest"
-)
-TREND = cues(
-    "trend change changed grow grew growth rise rose fall fell drop dropped increase increased "
-    "decrease decreased evolve evolved develop developed go went over_time"
-)
-CORR = cues("correlation correlated correlate relationship related relate associated association")
-MISSING = cues("missing null nan na blank gap")
-SHAPE = cues("row column shape size record entry observation big")
-AGG_WORDS = {
-    "sum": cues("total sum overall combined altogether"),
-    "mean": cues("average mean avg typical typically"),
-    "median": cues("median middle"),
-    "share": cues("share percent percentage proportion fraction"),
-    "nunique": cues("distinct unique different"),
-}
-MODE = re.compile(r"\b(most (common|frequent|often|popular|usual)|commonest|mode)\b")
-HOW_MANY = re.compile(r"\b(how many|number of|count)\b")
-WHO = re.compile(r"\b(who|which|what|when)\b")
-TOPK = re.compile(
-    r"\b(?:top|bottom|first|last|largest|smallest|highest|lowest|best|worst)\s+(\d+|three|four|"
-    r"five|ten|two)\b|\b(\d+|three|four|five|ten|two)\s+(?:largest|smallest|highest|lowest|best|"
-    r"worst|biggest|most|least)\b"
-)
-NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
-ADDITIVE = cues(
-    "sales revenue count amount total units quantity number population deaths births profit "
-    "sold visitors precipitation rain jobs employment volume passengers murders crimes generation"
+from .words import (
+    HIGH,
+    LOW,
+    NUMBER,
+    STOPWORDS,
+    number_value,
+    phrase,
+    question_words,
+    singular,
+    stem,
 )
 
+__all__ = ["Named", "Stated", "match_columns", "match_values", "numbers", "time_column"]
 
-def phrase(text: str) -> str:
-    return re.sub(r"[_\W]+", " ", text.lower()).strip()
+_QUOTED = re.compile(r"""(?:^|[\s(])['"‘“`]([^'"’”`]{1,80})['"’”`]""")
+
+
+@dataclasses.dataclass(frozen=True)
+class Named:
+    """A value the question names: its column, the value and the words it used."""
+
+    column: Column
+    value: Any
+    words: tuple[str, ...]
+    start: int  # the index of its first word
+    quoted: bool = False
+    partial: bool = False  # named inside a longer text value (a "contains" match)
+
+
+@dataclasses.dataclass(frozen=True)
+class Stated:
+    """A number the question states, where, and its words."""
+
+    value: float
+    start: int
+    words: tuple[str, ...]
+    text: str
+
+
+def _initials(tokens: list[str], abbrev: str) -> tuple[str, ...] | None:
+    n = len(abbrev)
+    for i in range(len(tokens) - 1):
+        for size in (n, n - 1):
+            if size < 2 or i + size > len(tokens):
+                continue
+            span = tokens[i : i + size]
+            letters = "".join(t[0] for t in span)
+            if letters == abbrev:
+                return tuple(span)
+            if (
+                size == n - 1
+                and n >= 3
+                and (
+                    (abbrev.endswith(letters) and n >= 4)
+                    or abbrev.startswith(letters)
+                    or (letters[0] == abbrev[0] and letters[-1] == abbrev[-1])
+                )
+            ):
+                return tuple(span)
+    return None
+
+
+def _abbreviation(col: Column, tokens: list[str]) -> tuple[str, ...] | None:
+    """The question words whose initials spell the column's short name (GRE, GP, CGPA)."""
+    head = col.parts[0] if col.parts else ""
+    raw = re.sub(r"[^A-Za-z]", "", col.name.split()[0].split("_")[0])
+    if not (2 <= len(raw) <= 5 and raw.isupper()):
+        return None
+    return _initials(tokens, head.lower())
+
+
+def _spelled(col: Column, tokens: list[str]) -> set[str]:
+    """Words that spell out a short upper-case name part: PTS ~ points, REB ~ rebounds."""
+    out = set()
+    for part in col.name.replace("_", " ").split():
+        if not (2 <= len(part) <= 4 and part.isupper() and part.isalpha()):
+            continue
+        low = part.lower()
+        out |= {t for t in tokens if len(t) >= 3 and low.endswith(t) and t != low}
+        for t in tokens:
+            if t[0] != low[0] or len(t) <= len(low) or t in STOPWORDS:
+                continue
+            it = iter(t)
+            if all(ch in it for ch in low):
+                out.add(t)
+    return out
 
 
 def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[float, set[str]]]:
     """Each named column's score and the question words its name used up."""
     asked = set(words)
+    stems = {stem(w): w for w in words}
+    tokens = phrase(text).split()
     found: dict[str, tuple[float, set[str]]] = {}
     spaced = f" {phrase(text)} "
     for col in table.columns.values():
         if col.role == "empty":
             continue
-        own = {p for p in col.parts if p in asked}
-        synonyms = (col.words - set(col.parts)) & asked
-        whole = f" {phrase(col.name)} " in spaced
-        if not own and not synonyms:
+        own = {p for p in col.parts if p in asked and p not in STOPWORDS}
+        own |= {stems[stem(p)] for p in col.parts if stem(p) in stems and len(p) > 3}
+        own |= {
+            w for p in col.parts for w in asked if len(p) >= 6 and len(w) >= 6 and w[:6] == p[:6]
+        }
+        synonyms = (col.words - set(col.parts)) & asked - STOPWORDS
+        compact = phrase(col.name).replace(" ", "")
+        glued = {t for t in tokens if t == compact or singular(t) == compact}
+        whole = f" {phrase(col.name)} " in spaced or bool(glued)
+        short = _abbreviation(col, tokens)
+        spelled = _spelled(col, words)
+        if not own and not synonyms and not short and not spelled and not whole:
             continue
-        if not whole and not synonyms and all(len(p) < 2 for p in own):
+        if (
+            not whole
+            and not synonyms
+            and not short
+            and not spelled
+            and all(len(p) < 2 for p in own)
+        ):
             continue  # one letter of a longer name ("g" of body_mass_g) names nothing
-        score = len(own) + 0.8 * len(synonyms) + (3 if whole else 0)
+        score = len(own) + 0.8 * len(synonyms) + (3 if whole or short else 0)
+        score += 2.5 * bool(spelled)
         if own and own >= set(col.parts):
             score += 1
-        found[col.name] = (score, own | synonyms)
+        if whole and not own:
+            own = glued or set(phrase(col.name).split())
+        found[col.name] = (score, own | synonyms | set(short or ()) | spelled | glued)
+
+    # the longest name wins: "field of education" names EducationField, not Education,
+    # when its words stand together in the question
+    def together(words: set[str]) -> bool:
+        at = [i for i, t in enumerate(tokens) if t in words or singular(t) in words]
+        return bool(at) and max(at) - min(at) <= len(words) + 1
+
+    for name in list(found):
+        mine = found[name][1]
+        parts = len(table.columns[name].parts)
+        if any(
+            other != name
+            and (
+                (mine < found[other][1] and together(found[other][1]))
+                or (mine == found[other][1] and len(table.columns[other].parts) == 1 < parts)
+            )
+            for other in found
+        ):
+            del found[name]
     return found
 
 
-def match_values(table: Table, text: str, named: set[str]) -> list[tuple[Column, Any]]:
-    """(column, value) for each category or index value the question names."""
+def match_values(table: Table, text: str) -> list[Named]:
+    """Each category or label value the question names (see the module docstring)."""
     tokens = phrase(text).split()
-    grams = {" ".join(tokens[i : i + n]) for n in (1, 2, 3, 4) for i in range(len(tokens))}
-    hits = []
+    stems = [stem(t) for t in tokens]
+    quoted = [q.strip() for q in _QUOTED.findall(text) if q.strip()]
+    hits: list[Named] = []
     for col in table.columns.values():
         if col.role not in ("category", "label") or not col.values:
             continue
-        for gram in grams:
-            value = col.values.get(gram)
-            if value is None or gram in HIGH | LOW | STOPWORDS or len(gram) < 2:
+        for key, value in col.values.items():
+            hit = _find(key, tokens, stems)
+            if hit is None:
                 continue
-            if gram.isdigit() and col.name not in named:
+            start, used = hit
+            gram = " ".join(used)
+            beside = (
+                tokens[max(0, start - 1) : start]
+                + tokens[start + len(used) : start + len(used) + 1]
+            )
+            next_to_name = any(singular(b) in col.parts or b in col.parts for b in beside)
+            if gram in HIGH | LOW | STOPWORDS and not next_to_name:
                 continue
-            hits.append((col, value))
-    # the longest value wins where one is inside another ("new york" over "york")
-    hits.sort(key=lambda h: -len(str(h[1])))
-    kept: list[tuple[Column, Any]] = []
-    for col, value in hits:
-        if not any(str(value).lower() in str(v).lower() and c.name == col.name for c, v in kept):
-            kept.append((col, value))
+            if (len(key) < 2 or key.isdigit()) and not next_to_name:
+                continue  # "8 cylinders", "the N region": a short value beside its column's name
+            is_quoted = any(phrase(q) == phrase(key) for q in quoted)
+            hits.append(Named(col, value, used, start, is_quoted, partial=col.listy))
+    for q in quoted:  # a quoted text that no value equals: inside a longer text value
+        if any(phrase(str(h.value)) == phrase(q) for h in hits):
+            continue
+        for col in table.columns.values():
+            if col.role in ("category", "label") and any(phrase(q) in k for k in col.values):
+                found = _find(phrase(q), tokens, stems)
+                used = tuple(phrase(q).split())
+                hits.append(Named(col, q, used, found[0] if found else 0, True, partial=True))
+                break
+    hits.sort(key=lambda h: (-len(h.words), -h.quoted, h.start))
+    kept: list[Named] = []
+    for h in hits:
+        span = set(range(h.start, h.start + len(h.words)))
+        if any(span & set(range(k.start, k.start + len(k.words))) for k in kept):
+            if not any(k.column.name != h.column.name and k.words == h.words for k in kept):
+                continue
+            continue  # the same words name a value of another column: the first wins
+        kept.append(h)
     return kept
 
 
-STOPWORDS = cues("a an the of in on for to is are was were and or by with what which who how")
+def _find(key: str, tokens: list[str], stems: list[str]) -> tuple[int, tuple[str, ...]] | None:
+    """Where the words of value ``key`` stand in the question (all of them, in any order,
+    within a window, for a value of several words)."""
+    parts = phrase(key).split()
+    if not parts:
+        return None
+    n = len(parts)
+    for i in range(len(tokens) - n + 1):
+        if tokens[i : i + n] == parts:
+            return i, tuple(tokens[i : i + n])
+    want = [stem(p) for p in parts]
+    if n == 1:
+        for i, s in enumerate(stems):
+            if s == want[0] and len(want[0]) >= 4:
+                return i, (tokens[i],)
+        return None
+    if n > 3:
+        return None
+    for i in range(len(tokens)):
+        window = stems[i : i + n + 1]
+        if set(want) <= set(window) and stems[i] in want:
+            idx = [i + window.index(w) for w in want]
+            return min(idx), tuple(tokens[j] for j in sorted(idx))
+    return None
+
+
+def numbers(text: str) -> list[Stated]:
+    """The numbers the question states, with their word index."""
+    out = []
+    clean = re.sub(r"(\d)-(\d)", r"\1 \2", text)  # 2012-13 is two years
+    for m in NUMBER.finditer(clean):
+        value = number_value(m)
+        if value is None:
+            continue
+        before = phrase(clean[: m.start()]).split()
+        out.append(Stated(value, len(before), tuple(phrase(m.group(0)).split()), m.group(0)))
+    return out
 
 
 def time_column(table: Table) -> Column | None:
@@ -142,3 +263,7 @@ def time_column(table: Table) -> Column | None:
 
     dated = [c for c in times if pd.api.types.is_datetime64_any_dtype(table.df[c.name])]
     return (dated or times)[0]
+
+
+def words_of(text: str) -> list[str]:
+    return question_words(text)

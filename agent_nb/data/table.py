@@ -28,10 +28,13 @@ from __future__ import annotations
 import dataclasses
 import re
 import warnings
+from collections.abc import Mapping
 from typing import Any, Literal
 
+from .words import NAME_STOP, singular, synonyms_of
+
 __all__ = [
-    "SAMPLE_ROWS", "Column", "Table", "column_role", "name_words", "profile", "question_words",
+    "SAMPLE_ROWS", "Column", "Table", "column_role", "name_words", "profile",
 ]  # fmt: skip
 
 Role = Literal["time", "category", "label", "measure", "id", "empty"]
@@ -48,59 +51,13 @@ def _set(text: str) -> frozenset[str]:
 
 _TIME_WORDS = _set("date year month day week time period quarter yr datetime timestamp")
 _ID_WORDS = _set("id code zip key index idx")
-_STOP = _set("in of the a an per and or to by for with is are was")
 _WORD = re.compile(r"[A-Za-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-#: A few groups of words a question may use for a column's name (and the other way round).
-_SYNONYMS = (
-    "weight mass heavy heavier heaviest light lighter lightest lbs kg",
-    "price cost costs expensive cheap cheapest priced value",
-    "sales revenue revenues income earnings sold turnover",
-    "temperature temp warm warmest hot hottest cold coldest",
-    "precipitation rain rainfall rainy wet wettest",
-    "horsepower power hp",
-    "mpg miles gallon economy efficient efficiency",
-    "length long longest",
-    "depth deep deepest",
-    "population pop people inhabitants populous",
-    "unemp unemployment unemployed jobless",
-    "generation generated produced",
-    "count number",
-    "wind windy windiest",
-    "age old oldest young youngest",
-    "height tall tallest",
-    "quantity units",
-    "murder murders homicide",
-    "speed fast fastest",
-    "profit profits",
-    "score scores rating",
-    "species kind type",
-    "country nation origin",
-    "employment employed jobs",
-)
-_SYNONYM_OF: dict[str, frozenset[str]] = {}
-for _group in _SYNONYMS:
-    _words = frozenset(_group.split())
-    for _w in _words:
-        _SYNONYM_OF[_w] = _SYNONYM_OF.get(_w, frozenset()) | _words
-
-
-def _singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 def name_words(name: str) -> tuple[str, ...]:
     """The lower-case parts of a column name, in order (``Weight_in_lbs``: weight, in, lbs)."""
     return tuple(w.lower() for w in _WORD.findall(_CAMEL.sub(" ", name)))
-
-
-def question_words(text: str) -> list[str]:
-    """A question's lower-case words, in order, each as its singular."""
-    return [_singular(w.lower()) for w in _WORD.findall(text)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,6 +71,9 @@ class Column:
     values: dict[str, Any]  # lower-case text -> the value (categories and labels)
     nunique: int
     integer: bool = False
+    numeric: bool = False  # numbers (a measure, or a category of small integers)
+    described: str = ""  # the user's description (context)
+    listy: bool = False  # a column of lists written as text ("[Vegetarian, Vegan]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,7 +128,14 @@ def _with_index(df: Any) -> tuple[Any, str | None]:
     import pandas as pd
 
     index = df.index
-    if isinstance(index, (pd.RangeIndex, pd.MultiIndex)):
+    if isinstance(index, pd.MultiIndex):  # each level becomes a column, first
+        names = [str(n) if n is not None else f"level_{i}" for i, n in enumerate(index.names)]
+        names = [n if n not in df.columns else f"{n}_index" for n in names]
+        out = df.reset_index(drop=True)
+        for i, n in reversed(list(enumerate(names))):
+            out.insert(0, n, index.get_level_values(i).to_numpy())
+        return out, names[0]
+    if isinstance(index, pd.RangeIndex):
         return df, None
     if (
         index.name is None
@@ -207,6 +174,10 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
         if not integer:
             return "measure", -1, False
         nunique = int(sample.nunique())
+        if nunique <= 1 and len(sample) > 1:
+            return "id", nunique, True  # a constant: no measure, no group
+        if nunique == len(sample) > 10 and parts & {"number", "no", "num", "nr", "serial"}:
+            return "id", nunique, True  # one per row, named as a number (EmployeeNumber)
         small = (
             nunique <= MAX_SMALL_INT and len(sample) >= 4 * nunique
             and float(sample.abs().max()) < 1_000
@@ -224,16 +195,21 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
     return ("label" if names_rows or nunique > MAX_CATEGORY else "category"), nunique, False
 
 
-def _words_of(name: str) -> tuple[tuple[str, ...], frozenset[str]]:
-    parts = tuple(_singular(w) for w in name_words(name) if w not in _STOP)
+def _words_of(name: str, described: str = "") -> tuple[tuple[str, ...], frozenset[str]]:
+    parts = tuple(singular(w) for w in name_words(name) if w not in NAME_STOP)
     words: set[str] = set(parts)
     for p in parts:
-        words |= _SYNONYM_OF.get(p, frozenset())
+        words |= synonyms_of(p)
+    words |= {singular(w) for w in name_words(described) if w not in NAME_STOP}
     return parts, frozenset(words)
 
 
-def profile(name: str, df: Any) -> Table:
+def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Table:
     """``df`` checked and described for planning (see the module docstring).
+
+    ``context`` (else ``df.attrs["context"]``) maps a column to its description
+    or synonyms ("TOEFL Score": "English test score"), and ``"column=value"`` to a
+    value's synonyms ("Origin=USA": "American, US"); see `context.read_context`.
 
     Raises ValueError, in one line, for a table nothing can be computed from.
     """
@@ -248,7 +224,15 @@ def profile(name: str, df: Any) -> Table:
         raise ValueError(
             f"{name} is empty (0 rows, columns: {', '.join(map(str, df.columns[:20]))})"
         )
+    from .context import describe_columns, value_aliases
+    from .table_text import empty_lists_missing, is_list_column, list_items, numbers_in_text, unnest
+
     notes: list[str] = []
+    given = context if context is not None else df.attrs.get("context")
+    if isinstance(df.index, pd.MultiIndex):
+        notes.append(
+            f"the row MultiIndex's levels are columns ({', '.join(map(str, df.index.names))})"
+        )
     df = _clean_names(df, notes)
     df, index = _with_index(df)
     floats = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]
@@ -258,17 +242,30 @@ def profile(name: str, df: Any) -> Table:
         for column in bad:
             df[column] = df[column].replace([np.inf, -np.inf], np.nan)
         notes.append(f"infinite values left out as missing ({', '.join(bad[:5])})")
+    df = empty_lists_missing(numbers_in_text(unnest(df, notes), notes))
     sample = df if len(df) <= SAMPLE_ROWS else df.sample(SAMPLE_ROWS, random_state=0)
     columns: dict[str, Column] = {}
     for column in df.columns:
         series = df[column]
         role, nunique, integer = column_role(column, series, sample[column])
-        parts, words = _words_of(column)
+        described = describe_columns(given).get(column, "")
+        parts, words = _words_of(column, described)
         values: dict[str, Any] = {}
         if role in ("category", "label") and nunique <= MAX_VALUES:
-            for value in series.dropna().unique()[:MAX_VALUES]:
-                values.setdefault(str(value).lower(), value)
-        columns[column] = Column(column, role, parts, words, values, nunique, integer)
+            for value in sample[column].unique()[: MAX_VALUES + 1]:
+                if value is not None and value == value:  # not missing
+                    values.setdefault(str(value).lower(), value)
+            for item in list_items(series):
+                values.setdefault(item.lower(), item)
+            for alias, value in value_aliases(given, column).items():
+                values.setdefault(alias, value)
+        numeric = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+        listy = is_list_column(series)
+        if listy:
+            role = "category" if len(values) <= MAX_CATEGORY else "label"
+        columns[column] = Column(
+            column, role, parts, words, values, nunique, integer, numeric, described, listy
+        )
     empty = [c for c, col in columns.items() if col.role == "empty"]
     if len(empty) == len(columns):
         raise ValueError(f"{name} holds no values: every column is missing throughout")

@@ -497,4 +497,85 @@ QUESTIONS: tuple[Question, ...] = (
         lambda d: (None, None),
         "no column",
     ),
+    # issue 37: negations, thresholds, several values, booleans, lists (three phrasings each)
+    *(
+        _q(
+            "penguins",
+            text,
+            "aggregate",
+            lambda d: (None, float((d.body_mass_g > 5000).sum())),
+            "threshold",
+        )
+        for text in (
+            "How many penguins weigh more than 5000 g?",
+            "Count the penguins with a body mass above 5000.",
+            "How many penguins have body_mass_g over 5000?",
+        )
+    ),
+    *(
+        _q(
+            "penguins",
+            text,
+            "aggregate",
+            lambda d: (None, float(d[d.species != "Adelie"].body_mass_g.mean())),
+            "negation",
+        )
+        for text in (
+            "What is the average body mass of penguins that are not Adelie?",
+            "Average body mass of the penguins other than Adelie?",
+            "Excluding Adelie, what is the mean body mass?",
+        )
+    ),
+    *(
+        _q(
+            "penguins",
+            text,
+            "aggregate",
+            lambda d: (None, float(d.species.isin(["Adelie", "Gentoo"]).sum())),
+            "several values",
+        )
+        for text in (
+            "How many penguins are Adelie or Gentoo?",
+            "Count the Adelie and Gentoo penguins.",
+            "How many rows have species Adelie or Gentoo?",
+        )
+    ),
+    *(
+        _q("penguins", text, "compare", lambda d: ("Yes", None), "boolean")
+        for text in (
+            "Are there more Adelie than Gentoo penguins?",
+            "Is the number of Adelie penguins greater than the number of Gentoo penguins?",
+            "Do Adelie penguins outnumber Gentoo penguins?",
+        )
+    ),
+    *(
+        _q("cars", text, "exists", lambda d: ("No", None), "boolean")
+        for text in (
+            "Is there any car with more than 8 cylinders?",
+            "Does any car have more than 8 cylinders?",
+            "Are there cars with over 8 cylinders?",
+        )
+    ),
+    *(
+        _q(
+            "cars",
+            text,
+            "extreme",
+            lambda d: (None, float(d.Horsepower.nlargest(3).iloc[0])),
+            "list",
+        )
+        for text in (
+            "List the 3 highest Horsepower values.",
+            "What are the top 3 horsepower values?",
+            "List the three largest horsepower figures.",
+        )
+    ),
+    *(
+        _q("penguins", text, "distinct", lambda d: ("Torgersen", None), "list")
+        for text in (
+            "Which islands are there?",
+            "List the different islands.",
+            "What are the unique values of island?",
+        )
+    ),
 )

@@ -35,7 +35,7 @@ def test_an_all_nan_measure_has_no_highest_group_not_zero() -> None:
 def test_inf_is_left_out_and_said() -> None:
     df = pd.DataFrame({"x": [1.0, np.inf, -np.inf, 3.0]})
     answer = ask({"t": df}, "What is the mean x?")
-    assert answer.sentence == "The mean x is 2." and "infinite values" in answer.notes[0]
+    assert answer.sentence == "2 is the mean x." and "infinite values" in answer.notes[0]
     text = compute_insights("t", df).text()
     assert "inf" not in text.replace("infinite", "") and "x: total 4, mean 2, from 1 to 3." in text
 
@@ -60,7 +60,7 @@ def test_odd_column_names_are_repaired_and_said() -> None:
     answer = ask({"t": multi}, "What is the total sales_q2?")
     assert (
         "flattened from a MultiIndex" in answer.notes[0]
-        and answer.sentence == "The total sales_q2 is 7."
+        and answer.sentence == "7 is the total sales_q2."
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from agent_nb.data.answer import ask
-from agent_nb.data.check import check_sentence, checked_reply
+from agent_nb.data.evidence import check_sentence, checked_reply
 
 
 def _cars() -> pd.DataFrame:
@@ -45,7 +45,7 @@ def test_a_failed_sentence_becomes_the_template_and_a_note() -> None:
 def test_numbers_inside_names_and_the_template_are_not_wrong_numbers() -> None:
     df = pd.DataFrame({"Name": ["datsun 1200", "ford f250"], "Weight_in_lbs": [1613.0, 4732.0]})
     answer = ask({"cars": df}, "Which car is the lightest?")
-    assert answer.sentence == "datsun 1200 has the lowest Weight_in_lbs (1,613)."
+    assert answer.sentence == "datsun 1200 has the lowest Weight_in_lbs (1613)."
     assert check_sentence(answer.sentence, answer.reference) is None
     assert check_sentence("The datsun 1200 weighs 1,613 lbs.", answer.reference) is None
     assert check_sentence("The datsun 1200 weighs 1,200 lbs.", answer.reference) is not None

@@ -1,40 +1,85 @@
-"""Where the words leave a slot open, the model picks among this table's columns only."""
+"""Where the words leave a choice open, the turn's model fills the whole plan, under a
+grammar of this table's schema, through the runtime (inside the data turn)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from agent_nb import AgentRunner
+from agent_nb._runtime.options import TurnOptions
 from agent_nb.backends import ScriptedBackend
-from agent_nb.data.answer import ask
-from agent_nb.data.choose import model_chooser
+from agent_nb.data.choose import CHOOSER_NAME, plan_from_reply, plan_schema
+from agent_nb.data.pipeline import data_turn
+from agent_nb.data.table import profile
 
 
 def _scores() -> pd.DataFrame:
     return pd.DataFrame({
         "player": ["ann", "bob", "cy"], "points": [3.0, 9.0, 5.0], "fouls": [4.0, 1.0, 2.0],
+        "team": ["x", "y", "x"],
     })  # fmt: skip
 
 
-def test_the_model_picks_under_an_enum_of_the_tables_columns() -> None:
-    backend = ScriptedBackend()
-    backend.enqueue('{"measure": "fouls"}')
-    answer = ask({"games": _scores()}, "Who did best?", model_chooser(backend))
-    schema = backend.requests[-1].response_schema
-    assert schema is not None and schema["properties"]["measure"]["enum"] == ["points", "fouls"]
-    assert answer.plan.op == "extreme" and answer.plan.measure == "fouls"
-    assert answer.sentence == "ann has the highest fouls (4)."
-    assert any("chosen by the model" in r for r in answer.reasons)
+def _ask(runner: AgentRunner, question: str) -> tuple[object, object]:
+    turn = data_turn({"games": _scores()}, question, base=runner.agent)
+    reply = runner.get_or_create_session("s").run(
+        question, turn_options=TurnOptions(agent=turn.pipeline)
+    )
+    return turn, reply
 
 
-def test_an_unusable_choice_falls_back_to_the_first_candidate_and_says_so() -> None:
-    backend = ScriptedBackend()
-    backend.enqueue("__import__('os')")  # not JSON: never evaluated, just refused
-    answer = ask({"games": _scores()}, "Who did best?", model_chooser(backend))
-    assert answer.plan.measure == "points" and answer.result.names == ("bob",)
-    assert any("no model asked" in r or "first of" in r for r in answer.reasons)
+def test_the_schema_holds_this_tables_columns_by_role_and_the_language() -> None:
+    schema = plan_schema(profile("games", _scores()))
+    props = schema["properties"]
+    assert props["measure"]["enum"] == ["points", "fouls", None]
+    assert "player" in props["group_by"]["enum"] and "points" not in props["group_by"]["enum"]
+    assert {"aggregate", "rank", "extreme", "exists", "distinct"} <= set(props["op"]["enum"])
+    assert {"<", ">=", "contains", "missing"} <= set(
+        props["filters"]["items"]["properties"]["op"]["enum"]
+    )
+    assert {"enum": ["x", "y"]} in props["filters"]["items"]["properties"]["value"]["anyOf"]
 
 
-def test_a_named_column_needs_no_model() -> None:
-    backend = ScriptedBackend()
-    answer = ask({"games": _scores()}, "Who has the most points?", model_chooser(backend))
-    assert backend.requests == [] and answer.result.names == ("bob",)
+def test_the_model_fills_the_plan_inside_the_turn(
+    scripted: ScriptedBackend, runner: AgentRunner
+) -> None:
+    scripted.enqueue(
+        '{"op": "extreme", "measure": "fouls", "agg": "max", "group_by": "player", '
+        '"filters": [], "order": "desc", "k": 1}',
+        "ann has the highest fouls (4).",
+    )
+    turn, reply = _ask(runner, "Who did best?")
+    chooser = scripted.requests[0]
+    assert chooser.response_schema is not None
+    assert chooser.response_schema["properties"]["measure"]["enum"] == ["points", "fouls", None]
+    final = turn.final_answer()  # type: ignore[attr-defined]
+    assert final.plan.measure == "fouls" and final.value == "ann"
+    assert any("the model filled the plan" in r for r in final.reasons)
+    assert "ann" in reply.text  # type: ignore[attr-defined]
+    # the chooser's call is the turn's own: its trace records it beside the writer's
+    steps = [s.agent for s in runner.get_or_create_session("s").trace().steps]
+    assert CHOOSER_NAME in steps
+
+
+def test_an_unusable_plan_leaves_the_word_matchers_answer(
+    scripted: ScriptedBackend, runner: AgentRunner
+) -> None:
+    scripted.enqueue("__import__('os')", "bob has the highest points (9).")  # never evaluated
+    turn, _ = _ask(runner, "Who did best?")
+    final = turn.final_answer()  # type: ignore[attr-defined]
+    assert final.plan.measure == "points" and final.value == "bob"
+
+
+def test_a_plan_naming_what_is_not_there_is_refused() -> None:
+    table = profile("games", _scores())
+    assert plan_from_reply({"op": "aggregate", "measure": "salary", "agg": "sum"}, table) is None
+    assert plan_from_reply("not json", table) is None
+    plan = plan_from_reply({"op": "aggregate", "measure": "points", "agg": "sum"}, table)
+    assert plan is not None and plan.measure == "points"
+
+
+def test_named_columns_need_no_model(scripted: ScriptedBackend, runner: AgentRunner) -> None:
+    scripted.enqueue("bob has the highest points (9).")
+    turn, _ = _ask(runner, "Who has the most points?")
+    assert len(scripted.requests) == 1 and scripted.requests[0].response_schema is None
+    assert turn.final_answer().value == "bob"  # type: ignore[attr-defined]

@@ -7,7 +7,7 @@ import pytest
 
 from agent_nb import Agent, AgentRunner, DataAgent, GenerationConfig
 from agent_nb.data.agent import check_reply
-from agent_nb.data.check import REPLACED, check_sentence
+from agent_nb.data.evidence import REPLACED, check_sentence
 from tests.data.questions import QUESTIONS
 
 pytestmark = pytest.mark.mlx

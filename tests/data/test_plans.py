@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 from agent_nb.data.answer import ask
-from agent_nb.data.check import check_sentence
+from agent_nb.data.evidence import check_sentence
 from tests.data.questions import QUESTIONS, Question
 
 pytest.importorskip("vega_datasets")
@@ -19,7 +19,7 @@ pytest.importorskip("sklearn")
 
 
 def test_the_set_is_large_and_varied() -> None:
-    assert len(QUESTIONS) >= 60 and len({q.table for q in QUESTIONS}) >= 8
+    assert len(QUESTIONS) >= 80 and len({q.table for q in QUESTIONS}) >= 8
     kinds = {q.op for q in QUESTIONS}
     assert kinds >= {
         "aggregate",
@@ -32,7 +32,17 @@ def test_the_set_is_large_and_varied() -> None:
         "columns",
     }
     covered = " ".join(q.kind for q in QUESTIONS)
-    for kind in ("synonym", "no column", "index", "per-group trend"):
+    for kind in (
+        "synonym",
+        "no column",
+        "index",
+        "per-group trend",
+        "negation",
+        "threshold",
+        "several values",
+        "boolean",
+        "list",
+    ):
         assert kind in covered
 
 
@@ -44,12 +54,18 @@ def test_plan_and_result(q: Question) -> None:
     assert answer.plan.op == q.op, answer.reasons
     name, number = q.truth(q.frame())
     result = answer.result
-    if name is not None:
-        assert result.names and result.names[0] == str(name), answer.sentence
+    if name in ("Yes", "No"):
+        assert answer.value is (name == "Yes") and answer.sentence.startswith(name)
+    elif name is not None:
+        assert str(name) in (str(answer.value), *result.names[:1], *map(str, result.names)), (
+            answer.sentence
+        )
         assert str(name) in answer.sentence
     if number is not None:
-        assert result.numbers, answer.sentence
-        assert math.isclose(result.numbers[0], number, rel_tol=1e-9, abs_tol=1e-9), answer.sentence
+        stated = [v for _, v in result.roles] + [abs(v) for _, v in result.roles]
+        assert any(math.isclose(v, number, rel_tol=1e-9, abs_tol=1e-9) for v in stated), (
+            answer.sentence
+        )
     if q.op == "columns":
         assert "columns are" in answer.sentence
     assert check_sentence(answer.sentence, answer.reference) is None  # the template is true

@@ -44,7 +44,7 @@ from .cell_output import output_for, show_bundle, show_turn
 from .commands import Commands, with_commands_help
 from .compose import compose
 from .config import MagicsConfig
-from .data_cell import prepare_answer
+from .data_cell import prepare_answer, read_data_context
 from .explain import explain
 from .finish import finish_cell, window_refusal
 from .rerun import CellTurns, rerun_note
@@ -126,8 +126,13 @@ class AgentMagics(MagicsConfig):
         )
         data, answer = None, None
         if composed.frames:
-            data = DataTurn(composed.frames, composed.question)
-            answer = prepare_answer(data.data_agent(backend), composed.question)
+            data = DataTurn(
+                composed.frames,
+                composed.question,
+                context=read_data_context(self.shell.user_ns, args.data_context),
+                structured=bool(args.schema or args.choice),
+            )
+            answer = prepare_answer(data)
         inputs = self.staleness.inputs(
             names=args.data, cells=list(composed.cells_read), references=composed.references
         )

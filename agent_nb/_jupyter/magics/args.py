@@ -107,6 +107,13 @@ _OPTIONS = (
         "within AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
     ),
     argument(
+        "--data-context",
+        metavar="VAR|FILE",
+        help="The user's words for --data tables: a dict variable or a YAML file, e.g. "
+        "{'TOEFL Score': 'English test score', 'Origin=USA': 'American'} "
+        "(column descriptions, value synonyms); df.attrs['context'] works too.",
+    ),
+    argument(
         "--data-mode",
         choices=["insights", "summary"],
         help="DataFrames in --data: insights (data agent, default "

@@ -7,10 +7,10 @@ frame: a subscript of a known variable by a key it holds, looked up, never
 evaluated. Before the turn starts the magic asks the data agent for its
 answer (`DataAgent.answer`: plan and compute, a second or less), so a table
 nothing can be computed from fails in one line and nothing is recorded; the
-model is asked to pick a column only where the words left one open
-(`agent_nb.data.choose`). After the turn, `show_answer` displays the result
+model fills the whole plan, inside the turn, only where the words left a
+choice open (`agent_nb.data.choose`). After the turn, `show_answer` displays the result
 table and its chart (Vega-Lite with a static SVG beside it) and `attach`
-puts them on the `Reply` (``reply.data``, ``reply.chart``).
+puts them on the `Reply` (``reply.answer``, ``reply.data``, ``reply.chart``).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 
 from ..._core.reply import Reply
-from ...data.agent import DataAgent
 
 if TYPE_CHECKING:
     from ...data.answer import Answer
+    from ..data_turn import DataTurn
 
-__all__ = ["attach", "lookup_data", "prepare_answer", "show_answer"]
+__all__ = ["attach", "lookup_data", "prepare_answer", "read_data_context", "show_answer"]
 
 _SUBSCRIPT = re.compile(r"^([A-Za-z_]\w*)\[(['\"]?)(.+?)\2\]$")
 
@@ -57,12 +57,28 @@ def lookup_data(ns: dict[str, Any], names: list[str]) -> dict[str, Any]:
     return found
 
 
-def prepare_answer(agent: DataAgent, question: str) -> Answer:
-    """The answer, computed now; a table or plan nothing comes of is one line."""
+def read_data_context(ns: dict[str, Any], spec: str | None) -> Any:
+    """``--data-context VAR`` (a dict variable) or ``FILE`` (YAML): the user's words for
+    the tables' columns and values (`agent_nb.data.context`)."""
+    if not spec:
+        return None
+    from ...data.context import read_context
+
+    source = ns.get(spec, spec)
     try:
-        return agent.answer(question)
+        return read_context(source)
+    except ValueError as exc:
+        raise UsageError(str(exc).replace("--context", "--data-context")) from None
+
+
+def prepare_answer(data: DataTurn) -> DataTurn:
+    """``data`` with its answer computed now; a table or question nothing comes of is
+    one line, before anything is recorded."""
+    try:
+        data.answer()
     except (ValueError, TypeError) as exc:
         raise UsageError(f"--data: {exc}") from None
+    return data
 
 
 def show_answer(answer: Answer) -> Any:
@@ -73,7 +89,9 @@ def show_answer(answer: Answer) -> Any:
 
     for note in answer.notes:
         print(f"--data: {note}")
-    print(f"plan: {answer.plan.describe()}  (why: {'; '.join(answer.reasons[-2:])})")
+    print(f"plan: {answer.plan.describe()}  (why: {answer.why})")
+    if answer.note:
+        print(f"--data: {answer.note}")
     display(answer.data)
     chart = answer.chart
     if chart is not None:
@@ -82,6 +100,7 @@ def show_answer(answer: Answer) -> Any:
 
 
 def attach(reply: Reply, answer: Answer, chart: Any) -> Reply:
-    """``reply`` with ``data`` (the result table), ``chart`` and ``plan`` attached."""
-    extra = {"data": answer.data, "chart": chart, "plan": answer.plan}
+    """``reply`` with ``answer`` (the typed answer), ``data`` (the result table),
+    ``chart`` and ``plan`` attached."""
+    extra = {"answer": answer.value, "data": answer.data, "chart": chart, "plan": answer.plan}
     return dataclasses.replace(reply, attachments={**reply.attachments, **extra})

@@ -6,7 +6,7 @@ chart, ``-o VAR``, ``--code``, the context-window note, and how the cell ends
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
@@ -16,16 +16,20 @@ from .cell_output import Outcome
 from .code_cell import next_cell
 from .data_cell import attach, show_answer
 
+if TYPE_CHECKING:
+    from ..data_turn import DataTurn
+
 __all__ = ["finish_cell", "window_refusal"]
 
 
 def finish_cell(
-    shell: Any, args: Any, outcome: Outcome, answer: Any, session_id: str | None
+    shell: Any, args: Any, outcome: Outcome, data: DataTurn | None, session_id: str | None
 ) -> None:
     """After the reply (see the module docstring); ``session_id`` None: ``--once``."""
     reply = outcome.reply
-    if answer is not None and reply is not None and not outcome.interrupted:
-        reply = outcome.reply = attach(reply, answer, show_answer(answer))
+    final = data.final_answer() if data is not None else None  # the model may fill the plan
+    if final is not None and reply is not None and not outcome.interrupted:
+        reply = outcome.reply = attach(reply, final, show_answer(final))
     if args.output and reply is not None:
         shell.user_ns[args.output] = reply
     if args.code and reply is not None and not outcome.interrupted:

@@ -170,7 +170,7 @@ class ChatWidget(anywidget.AnyWidget):
         if not _BUNDLE.is_file():
             raise FrontendNotBuiltError(_MISSING)
         # A bad table fails here, in one line, not at the first question
-        self._data = DataTurn(data) if data is not None else None
+        self._data = DataTurn(data, follow_names=True) if data is not None else None
         if evict_on_close is not None and not isinstance(evict_on_close, bool):
             raise TypeError(
                 "evict_on_close must be None (close only sessions the widget created), "

@@ -295,6 +295,8 @@ class Agent(BaseAgent):
                 yield ctx.event(TextMessage, text="", state_delta=dict(context.state.delta))
             if value is not None:
                 answer.take(value)
+                if ctx.turn.finish in ("length", "repetition"):
+                    ctx.turn.finish = "stop"  # the callback's reply is whole: not cut off
 
 
 class _ModelResponse:

@@ -1,0 +1,124 @@
+"""The template sentence of a result: the answer first, then what it is and where it holds.
+
+"Yes — the mean Age (36.5) is above 35.", "61 rows have body_mass_g over
+5000.", "[2028, 2090, 2426] are the 3 lowest MonthlyIncome." The sentence
+names every filter its number was computed under, and uses the direction
+words the result gives (highest or lowest, rose or fell, more or fewer).
+`answer_text` writes the answer alone, as the reply's first words.
+"""
+
+from __future__ import annotations
+
+from .describe_more import sentence_more
+from .execute import Result
+from .query import AGG_NAME as _AGG_NAME
+from .query import Plan
+from .wording import answer_text, format_number, measure_words, where
+
+__all__ = ["answer_text", "format_number", "sentence", "sentence_of", "where"]
+
+_TEST = {
+    "=": "is",
+    "!=": "is not",
+    "<": "is below",
+    "<=": "is at most",
+    ">": "is above",
+    ">=": "is at least",
+}
+
+
+def sentence(plan: Plan, result: Result, table: str) -> str:
+    """The template sentence of ``result`` (see the module docstring)."""
+    v, w = result.value, where(plan)
+    side = "highest" if plan.order == "desc" else "lowest"
+    op = plan.op
+    if op == "compare":
+        assert plan.of is not None
+        left, right = result.get("left"), result.get("right")
+        lead = answer_text(v)
+        what = sentence_of(plan.of)
+        other = sentence_of(plan.versus) if plan.versus is not None else answer_text(right)
+        verb = _TEST[plan.test or "="] if v else _TEST[_negate(plan.test or "=")]
+        return f"{lead} — {what} ({answer_text(left)}) {verb} {other}" + (
+            f" ({answer_text(right)})." if plan.versus is not None else "."
+        )
+    if op == "exists":
+        n, base = int(result.numbers.get("count", 0)), int(result.numbers.get("base", 0))
+        cond = " and ".join(f.phrase() for f in plan.condition) or "rows"
+        scope = f" of the {base} rows{w}" if plan.filters else f" of {base} rows"
+        return f"{answer_text(v)} — {n}{scope} have {cond}."
+    if op == "aggregate":
+        if plan.combine and plan.versus is not None:
+            return (
+                f"{answer_text(v)} is the {plan.combine} of {sentence_of(plan)} and "
+                f"{sentence_of(plan.versus)}."
+            )
+        if plan.agg == "share":
+            n, base = int(result.numbers["count"]), int(result.numbers["base"])
+            part = " and ".join(f.phrase() for f in plan.condition) or w.replace(" where ", "")
+            of = w if plan.condition else ""
+            return f"{format_number(v)}% of the rows{of} have {part} ({n} of {base})."
+        if plan.measure is None:
+            return f"{answer_text(v)} rows of {table}{w}."
+        if plan.agg == "mode":
+            n, base = int(result.numbers["count"]), int(result.numbers["base"])
+            most = "most" if plan.order == "desc" else "least"
+            return f"{answer_text(v)} is the {most} common {plan.measure}{w} ({n} of {base} rows)."
+        if plan.agg == "nth":
+            return f"{answer_text(v)} is the {plan.k}th {side} {plan.measure}{w}."
+        if plan.agg in ("count", "nunique"):
+            return f"{answer_text(v)} is the {_AGG_NAME[plan.agg]} {plan.measure} values{w}."
+        return f"{answer_text(v)} is the {measure_words(plan)}{w}."
+    if op == "rank":
+        label, what = result.get("label", plan.group_by), measure_words(plan)
+        top = result.frame.iloc[:, 1].tolist()
+        if isinstance(v, list):
+            return f"{answer_text(v)} are the {len(v)} {label} with the {side} {what}{w}."
+        return f"{answer_text(v)} has the {side} {what}{w} ({format_number(float(top[0]))})."
+    if op == "extreme":
+        show = plan.group_by or plan.measure
+        if isinstance(v, list):
+            of = f"{show} of the {len(v)} rows" if show != plan.measure else f"{len(v)}"
+            return f"{answer_text(v)} are the {of} with the {side} {plan.measure}{w}."
+        n = result.frame[plan.measure].iloc[0] if plan.measure in result.frame else v
+        if show == plan.measure:
+            return f"{answer_text(v)} is the {side} {plan.measure}{w}."
+        if isinstance(v, str):
+            return f"{v} has the {side} {plan.measure}{w} ({format_number(float(n))})."
+        return (
+            f"{answer_text(v)} is the {show} of the row with the {side} {plan.measure}{w} "
+            f"({format_number(float(n))})."
+        )
+    if op == "distinct":
+        return f"{answer_text(v)} are the {len(v)} distinct values of {plan.measure}{w}."
+    if op == "values":
+        return f"{answer_text(v)} are the {plan.group_by} values{w}."
+    if op == "lookup":
+        return f"{answer_text(v)} is the {plan.group_by}{w}."
+    return sentence_more(plan, result, table)
+
+
+def sentence_of(plan: Plan) -> str:
+    """A computed value's name: "the mean Age where Department Sales", "the rows where ..."."""
+    w = where(plan)
+    if plan.op == "aggregate":
+        if plan.measure is None:
+            return f"the number of rows{w}"
+        if plan.agg == "mode":
+            return f"the most common {plan.measure}{w}"
+        if plan.agg == "share":
+            return f"the share of rows with {' and '.join(f.phrase() for f in plan.condition)}{w}"
+        return f"the {measure_words(plan)}{w}"
+    if plan.op == "rank":
+        side = "highest" if plan.order == "desc" else "lowest"
+        return f"the {plan.group_by} with the {side} {measure_words(plan)}{w}"
+    if plan.op == "extreme":
+        side = "highest" if plan.order == "desc" else "lowest"
+        return f"the {plan.group_by or plan.measure} of the row with the {side} {plan.measure}{w}"
+    if plan.op == "lookup":
+        return f"the {plan.group_by}{w}"
+    return plan.describe()
+
+
+def _negate(test: str) -> str:
+    return {"=": "!=", "!=": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}[test]

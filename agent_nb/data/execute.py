@@ -1,0 +1,53 @@
+"""pandas runs a `Plan`: the typed answer, a small result table and the numbers in their roles.
+
+`run_plan` returns a `Result`: ``value`` (a bool, a number, a string or a
+list: `kind` names which, in DataBench's five answer types), the result as a
+small DataFrame (at most `MAX_ROWS` rows), the numbers it holds by role
+(``value``, ``count``, ``base``, ``first``, ``last``, ``change``...), the
+answer's labels and the result's other labels, and the chart it wants. The
+sentence is `describe`'s job; what the check compares is `evidence`'s.
+
+A plan whose precondition fails (a filter that leaves no rows, a column with
+no numbers, a value of the wrong type) raises `PlanError` in one true line;
+the caller tries its next candidate. Every reduction runs under
+``np.errstate`` with numpy's and pandas' warnings caught, so nothing leaks
+into the cell.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .execute_more import MORE
+from .execute_ops import OPS
+from .query import Plan
+from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain
+from .rows import rows_where
+from .table import Table
+
+__all__ = [
+    "MAX_LIST",
+    "MAX_ROWS",
+    "PlanError",
+    "Result",
+    "kind_of",
+    "plain",
+    "rows_where",
+    "run_plan",
+]
+
+RUN = {**OPS, **MORE}
+
+
+def run_plan(table: Table, plan: Plan) -> Result:
+    """The answer to ``plan`` over ``table`` (see the module docstring)."""
+    import numpy as np
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return RUN[plan.op](table, plan)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            if isinstance(exc, PlanError):
+                raise
+            raise PlanError(f"{plan.describe()}: {type(exc).__name__}: {exc}") from None

@@ -1,0 +1,414 @@
+"""Each operation of the query language, in pandas (`execute.run_plan` dispatches here).
+
+One function per `Plan.op`. Each filters first (`execute.rows_where`), then
+reduces; a filter that leaves no rows, or a column with no values to reduce,
+is a `PlanError` that says so truly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .query import AGG_NAME, Plan
+from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain
+from .rows import rows_where
+from .table import Table
+
+__all__ = ["OPS", "bucket"]
+
+
+def _rows(table: Table, plan: Plan, *, empty_ok: bool = False) -> Any:
+    df = rows_where(table.df, plan.filters)
+    if df.empty and not empty_ok:
+        where = " and ".join(f.describe() for f in plan.filters)
+        raise PlanError(f"{table.name} has no rows where {where}")
+    return df
+
+
+def _numbers(df: Any, column: str) -> Any:
+    import pandas as pd
+
+    s = df[column]
+    if pd.api.types.is_bool_dtype(s):
+        return s.astype(float)
+    if not pd.api.types.is_numeric_dtype(s):
+        raise PlanError(f"{column} holds no numbers to compute with")
+    return pd.to_numeric(s, errors="coerce").dropna()
+
+
+def _reduce(values: Any, agg: str, k: int = 1, order: str = "desc") -> float:
+    if values.empty:
+        raise PlanError("no values to compute with")
+    if agg == "range":
+        return float(values.max() - values.min())
+    if agg == "nth":
+        ranked = values.sort_values(ascending=order == "asc", kind="stable")
+        if len(ranked) < k:
+            raise PlanError(f"there are only {len(ranked)} values, not {k}")
+        return float(ranked.iloc[k - 1])
+    if agg == "count":
+        return float(len(values))
+    return float(values.agg(agg))
+
+
+def _aggregate(table: Table, plan: Plan) -> Result:
+    import pandas as pd
+
+    df = _rows(table, plan, empty_ok=plan.agg in ("count", "share"))
+    if plan.agg == "share":
+        if plan.condition:
+            part = rows_where(df, plan.condition)
+            base_n, part_n = len(df), len(part)
+        else:
+            base_n, part_n = len(table.df), len(df)
+        if base_n == 0:
+            raise PlanError("the base of the share has no rows")
+        if plan.measure is not None and plan.condition:  # a part of a measure's total
+            part = rows_where(df, plan.condition)
+            base_n, part_n = len(df), len(part)
+            whole = float(_numbers(df, plan.measure).sum())
+            share = float(_numbers(part, plan.measure).sum()) / whole * 100 if whole else 0.0
+        else:
+            share = part_n / base_n * 100
+        frame = pd.DataFrame({"rows": [part_n], "of": [base_n], "share %": [share]})
+        roles = (("value", share), ("count", float(part_n)), ("base", float(base_n)))
+        return Result(share, frame, roles, rows=base_n)
+    if plan.measure is None:
+        n = len(df)
+        return Result(n, pd.DataFrame({"rows": [n]}), (("value", float(n)),), rows=n)
+    series = df[plan.measure]
+    if table.columns[plan.measure].listy and plan.agg in ("nunique", "mode"):
+        from .table_text import items_of
+
+        series = items_of(series)
+    if plan.agg == "nunique" and plan.group_by2 is not None:
+        n = int(df[[plan.measure, plan.group_by2]].dropna().drop_duplicates().shape[0])
+        return Result(n, pd.DataFrame({"pairs": [n]}), (("value", float(n)),), rows=len(df))
+    if plan.agg == "nunique":
+        n = int(series.nunique(dropna=True))
+        values = list(map(plain, series.dropna().unique()[:MAX_ROWS]))
+        frame = pd.DataFrame({plan.measure: values})
+        return Result(n, frame, (("value", float(n)),), rows=len(df))
+    if plan.agg == "mode":
+        counts = series.value_counts(dropna=True, sort=True)
+        if counts.empty:
+            raise PlanError(f"{plan.measure} has no values")
+        if plan.order == "asc":
+            counts = counts.sort_values(ascending=True, kind="stable")
+        top, n = plain(counts.index[0]), int(counts.iloc[0])
+        frame = counts.head(MAX_ROWS).rename_axis(plan.measure).reset_index(name="rows")
+        told: list[tuple[str, float]] = [("count", float(n)), ("base", float(counts.sum()))]
+        numeric = isinstance(top, (int, float)) and not isinstance(top, bool)
+        if numeric:
+            told.append(("value", float(top)))
+        return Result(
+            top,
+            frame,
+            tuple(told),
+            () if numeric else (str(top),),
+            tuple(map(str, counts.index[1:MAX_ROWS])),
+            "bar",
+            plan.measure,
+            "rows",
+            rows=len(df),
+        )
+    if plan.agg == "count":
+        n = int(series.notna().sum())
+        return Result(n, pd.DataFrame({"rows": [n]}), (("value", float(n)),), rows=n)
+    values = _numbers(df, plan.measure)
+    value = _reduce(values, plan.agg, plan.k, plan.order)
+    value = plain(value) if float(value).is_integer() else value
+    frame = pd.DataFrame({"measure": [plan.measure], plan.agg: [value]})
+    return Result(value, frame, (("value", float(value)),), rows=len(values))
+
+
+def bucket(series: Any, period: str | None = None) -> tuple[Any, str]:
+    """Time values as the periods a trend or a ranking reads: the asked ``period``, else
+    years over long spans (or dates that are all January 1st), months, or days."""
+    import pandas as pd
+
+    if not pd.api.types.is_datetime64_any_dtype(series):
+        whole = pd.api.types.is_float_dtype(series) and bool((series.dropna() % 1 == 0).all())
+        return (series.astype("Int64") if whole else series), ""
+    if getattr(series.dt, "tz", None) is not None:
+        series = series.dt.tz_localize(None)  # periods of local wall time, no tz warning
+    if period is None:
+        yearly = bool(((series.dt.month == 1) & (series.dt.day == 1)).all())
+        span = (series.max() - series.min()).days / 365.25
+        if yearly or (span >= 3 and series.nunique() > 24):
+            period = "year"
+        elif series.nunique() > 24:
+            period = "month"
+    if period == "year":
+        return series.dt.year, "year"
+    if period == "month":
+        return series.dt.to_period("M").astype(str), "month"
+    return series.dt.strftime("%Y-%m-%d"), "day" if period else ""
+
+
+def _grouped(table: Table, plan: Plan, df: Any) -> tuple[Any, str]:
+    import pandas as pd
+
+    assert plan.group_by is not None
+    keys, period = bucket(df[plan.group_by], plan.period)
+    label = period or plan.group_by
+    by = [keys] if plan.group_by2 is None else [keys, df[plan.group_by2]]
+    if plan.measure is None and plan.group_by2 is None:
+        if table.columns[plan.group_by].listy:  # count items, not whole lists
+            from .table_text import items_of
+
+            keys = items_of(df[plan.group_by])
+        values = keys.value_counts(sort=True).astype(float)  # ties: first seen first
+    elif plan.measure is None:
+        values = df.groupby(by, observed=True).size().astype(float)
+    else:
+        numbers = pd.to_numeric(df[plan.measure], errors="coerce")
+        if not pd.api.types.is_numeric_dtype(df[plan.measure]):
+            raise PlanError(f"{plan.measure} holds no numbers to compute with")
+        grouped = numbers.groupby(by, observed=True)
+        if plan.agg in ("sum", "share"):
+            values = grouped.sum(min_count=1)
+        elif plan.agg == "range":
+            values = grouped.max() - grouped.min()
+        elif plan.agg in ("nunique", "mode"):
+            values = df.groupby(by, observed=True)[plan.measure].nunique().astype(float)
+        elif plan.agg == "count":
+            values = grouped.count().astype(float)
+        else:
+            values = grouped.agg("mean" if plan.agg == "nth" else plan.agg)
+    values = values.dropna()
+    if values.empty:
+        raise PlanError(f"{plan.measure or 'rows'} has no values in any {label}")
+    if plan.agg == "share":
+        values = values / values.sum() * 100
+    if plan.group_by2 is not None:
+        values.index = [f"{a}, {b}" for a, b in values.index]
+    return values, label
+
+
+def _rank(table: Table, plan: Plan) -> Result:
+
+    df = _rows(table, plan)
+    values, label = _grouped(table, plan, df)
+    values = values.sort_values(ascending=plan.order == "asc", kind="stable")
+    what = plan.measure or "rows"
+    name = (
+        "share %"
+        if plan.agg == "share"
+        else (
+            "rows" if plan.measure is None else f"{AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
+        )
+    )
+    frame = values.rename(name).rename_axis(label).reset_index().head(MAX_ROWS)
+    k = min(plan.k, len(values))
+    top = values.head(k)
+    names = tuple(str(plain(i)) for i in top.index)
+    listed = [plain(i) for i in top.index] if plan.labels else [plain(v) for v in top.to_numpy()]
+    value: Any = listed if plan.listed or k > 1 else listed[0]
+    roles = tuple(("value", float(v)) for v in top.to_numpy())
+    return Result(
+        value,
+        frame,
+        roles,
+        names,
+        tuple(str(i) for i in values.index[k : k + 20]),
+        "bar",
+        label,
+        name,
+        rows=len(df),
+        detail=(("label", label), ("what", what)),
+    )
+
+
+def _extreme(table: Table, plan: Plan) -> Result:
+    import pandas as pd
+
+    df = _rows(table, plan)
+    assert plan.measure is not None
+    numbers = _numbers(df, plan.measure)
+    if numbers.empty:
+        raise PlanError(f"{plan.measure} has no values")
+    k = min(plan.k, len(numbers), MAX_LIST)
+    rows = numbers.sort_values(ascending=plan.order == "asc", kind="stable").head(k)
+    show = plan.group_by or plan.measure
+    shown = df.loc[rows.index, show]
+    frame = pd.DataFrame({show: [plain(v) for v in shown]})
+    if show != plan.measure:
+        frame[plan.measure] = [plain(v) for v in rows.to_numpy()]
+    listed = [plain(v) for v in shown]
+    value: Any = listed if plan.listed or k > 1 else listed[0]
+    names = tuple(str(v) for v in listed) if show != plan.measure else ()
+    rest = numbers.drop(rows.index)
+    rest = rest.nlargest(3) if plan.order == "desc" else rest.nsmallest(3)
+    others = tuple(str(plain(v)) for v in df.loc[rest.index, show] if str(plain(v)) not in names)
+    roles = tuple(("value", float(v)) for v in rows.to_numpy())
+    roles += tuple(("value", float(v)) for v in listed if kind_of(v) == "number")
+    return Result(
+        value,
+        frame.head(MAX_ROWS),
+        roles,
+        names,
+        others if names else (),
+        "bar" if names and k > 1 else None,
+        show,
+        plan.measure,
+        rows=len(df),
+    )
+
+
+def _distinct(table: Table, plan: Plan) -> Result:
+    import pandas as pd
+
+    df = _rows(table, plan, empty_ok=True)
+    assert plan.measure is not None
+    series = df[plan.measure]
+    if table.columns[plan.measure].listy:
+        from .table_text import items_of
+
+        series = items_of(series)
+    values = [plain(v) for v in series.dropna().unique()[:MAX_LIST]]
+    frame = pd.DataFrame({plan.measure: values}).head(MAX_ROWS * 3)
+    roles = tuple(("value", float(v)) for v in values if kind_of(v) == "number")
+    names = tuple(str(v) for v in values)
+    return Result(values, frame, (*roles, ("count", float(len(values)))), names, rows=len(df))
+
+
+def _values(table: Table, plan: Plan) -> Result:
+    import pandas as pd
+
+    df = _rows(table, plan, empty_ok=True)
+    column = plan.group_by or plan.measure
+    assert column is not None
+    series = df[column].dropna()
+    series = series.tail(plan.k) if plan.order == "asc" and plan.listed else series
+    if plan.listed and plan.k > 1 and plan.order == "desc":
+        series = series.head(plan.k)
+    values = [plain(v) for v in series.head(MAX_LIST)]
+    frame = pd.DataFrame({column: values})
+    roles = tuple(("value", float(v)) for v in values if kind_of(v) == "number")
+    names = tuple(str(v) for v in values)
+    return Result(values, frame.head(MAX_ROWS * 3), roles, names, rows=len(df))
+
+
+def _lookup(table: Table, plan: Plan) -> Result:
+    import pandas as pd
+
+    df = _rows(table, plan)
+    column = plan.group_by or plan.measure
+    assert column is not None
+    series = df[column].dropna()
+    if series.empty:
+        raise PlanError(f"{column} has no value in the matching rows")
+    row = series.iloc[-1] if plan.order == "asc" else series.iloc[0]
+    value = plain(row)
+    roles = (("value", float(value)),) if kind_of(value) == "number" else ()
+    names = () if roles else (str(value),)
+    return Result(value, pd.DataFrame({column: [value]}), roles, names, rows=len(df))
+
+
+def _exists(table: Table, plan: Plan) -> Result:
+    import pandas as pd
+
+    df = _rows(table, plan, empty_ok=True)
+    hit = rows_where(df, plan.condition) if plan.condition else df
+    n, base = len(hit), len(df)
+    value = {"any": n > 0, "all": base > 0 and n == base, "none": n == 0}[plan.quantifier]
+    frame = pd.DataFrame({"rows that match": [n], "of": [base]})
+    return Result(value, frame, (("count", float(n)), ("base", float(base))), rows=base)
+
+
+def _scalar(table: Table, plan: Plan) -> Result:
+    if plan.op not in OPS:
+        raise PlanError(f"{plan.op} gives no single value to compare")
+    result = OPS[plan.op](table, plan)
+    if isinstance(result.value, list):
+        if len(result.value) != 1:
+            raise PlanError(f"{plan.describe()} gives {len(result.value)} values, not one")
+        return Result(result.value[0], result.frame, result.roles, result.names, rows=result.rows)
+    return result
+
+
+def _compare(table: Table, plan: Plan) -> Result:
+    import pandas as pd
+
+    if plan.of is None or plan.test is None:
+        raise PlanError("a comparison needs a computed value and a test")
+    left = _scalar(table, plan.of)
+    right_value = plan.against
+    right_roles: tuple[tuple[str, float], ...] = ()
+    if plan.versus is not None:
+        right = _scalar(table, plan.versus)
+        right_value = right.value
+        right_roles = tuple(("other", v) for r, v in right.roles if r in ("value", "count"))
+    a, b = left.value, right_value
+    na, nb = _num(a), _num(b)
+    if na is not None and nb is not None:
+        value = _ops(plan.test, na, nb)
+    elif plan.test in ("=", "!="):
+        same = _same(a, b)
+        value = same if plan.test == "=" else not same
+    else:
+        raise PlanError(f"{a!r} and {b!r} cannot be ordered")
+    frame = pd.DataFrame({"computed": [str(a)], "test": [plan.test], "against": [str(b)]})
+    roles = tuple(("left", v) for r, v in left.roles if r in ("value", "count")) + right_roles
+    if nb is not None and plan.versus is None:
+        roles += (("threshold", nb),)
+    return Result(
+        value, frame, roles, left.names, rows=left.rows, detail=(("left", a), ("right", b))
+    )
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(str(value).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    from .lexicon import phrase
+
+    x, y = phrase(str(a)), phrase(str(b))
+    return x == y or (bool(x) and set(y.split()) == set(x.split()))
+
+
+def _ops(test: str, a: float, b: float) -> bool:
+    return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[test]
+
+
+def _combine(table: Table, plan: Plan) -> Result:
+    import pandas as pd
+
+    assert plan.versus is not None
+    left = _scalar(table, plan.model_copy(update={"combine": None, "versus": None}))
+    right = _scalar(table, plan.versus)
+    a, b = _num(left.value), _num(right.value)
+    if a is None or b is None:
+        raise PlanError("a difference or ratio needs two numbers")
+    if plan.combine == "ratio" and b == 0:
+        raise PlanError("the second value is 0: no ratio")
+    value = a - b if plan.combine == "difference" else a / b
+    frame = pd.DataFrame({"first": [a], "second": [b], plan.combine or "": [value]})
+    return Result(value, frame, (("value", value), ("first", a), ("second", b)), rows=left.rows)
+
+
+def _dispatch_aggregate(table: Table, plan: Plan) -> Result:
+    if plan.combine and plan.versus is not None:
+        return _combine(table, plan)
+    return _aggregate(table, plan)
+
+
+OPS: dict[str, Any] = {
+    "aggregate": _dispatch_aggregate,
+    "rank": _rank,
+    "extreme": _extreme,
+    "distinct": _distinct,
+    "values": _values,
+    "lookup": _lookup,
+    "exists": _exists,
+    "compare": _compare,
+}

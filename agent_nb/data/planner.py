@@ -1,0 +1,217 @@
+"""A question becomes ranked candidate plans over this table's columns: words first.
+
+`plan_candidates` reads the question (`reading.read`: columns, filters,
+``k``, the answer type its form asks for) and proposes plans, best first,
+each with why. The answer type leads: "Is there any applicant with a GRE
+score above 330?" tests rows (``exists``); "Is the average age above 35?"
+compares a computed value with a constant; "Are there more Adelie than
+Gentoo?" compares two counts; "List the 5 lowest incomes" is a list;
+"How many ..." counts rows or, for an additive measure, sums it. Each
+candidate's parts record the words they came from (`Plan.words`), and the
+next candidate is tried when running one fails (`answer.ask`).
+
+Words used up by a column's name are not read as cues: the "min" of
+``temp_min`` names a column, it does not ask for the lowest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from .planner_bool import boolean_plans
+from .planner_cues import default_agg
+from .planner_list import list_plans
+from .planner_pairs import correlation
+from .planner_value import value
+from .query import Agg, Plan
+from .reading import Reading, read
+from .table import Column, Table
+from .words import (
+    AGG_WORDS,
+    CORR,
+    HOW_MANY,
+    MISSING,
+    MODE,
+)
+
+__all__ = ["Candidate", "default_agg", "plan_candidates"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One plan and why; ``open`` when the words left a choice to make."""
+
+    plan: Plan
+    reasons: tuple[str, ...]
+    open: bool = False
+
+
+class _Planner:
+    def __init__(self, r: Reading) -> None:
+        self.r, self.t = r, r.table
+        self.reasons: list[str] = [
+            f"{n!r} named by {', '.join(sorted(ws))} ({s:g})"
+            for n, (s, ws) in sorted(r.named.items(), key=lambda x: -x[1][0])
+        ]
+        self.reasons += r.notes
+        self.out: list[Candidate] = []
+
+    # -- helpers ------------------------------------------------------------
+    def add(self, plan: Plan, why: str, open_: bool = False) -> None:
+        self.out.append(Candidate(plan, (*self.reasons, why), open_ or bool(self.r.open)))
+
+    def words(self, *cols: Column | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return tuple(
+            (c.name, tuple(sorted(self.r.named.get(c.name, (0, set()))[1])))
+            for c in cols
+            if c is not None
+        )
+
+    def filter_cols(self) -> set[str]:
+        return {f.column for f in self.r.filters}
+
+    def best(
+        self,
+        roles: Sequence[str],
+        exclude: Sequence[str] = (),
+        numeric: bool = False,
+    ) -> list[Column]:
+        cols = [
+            (s, self.t.columns[n])
+            for n, (s, _) in self.r.named.items()
+            if n not in exclude
+            and (self.t.columns[n].role in roles or (numeric and self.t.columns[n].numeric))
+        ]
+        if numeric:
+            cols = [(s, c) for s, c in cols if c.numeric]
+
+        def unmatched(c: Column) -> int:
+            return len(set(c.parts) - self.r.named[c.name][1])
+
+        cols.sort(key=lambda x: (-x[0], unmatched(x[1]), self.r.where.get(x[1].name, 0)))
+        if len(cols) > 1 and (self.r.high or self.r.low) and cols[0][0] == cols[1][0]:
+            side = {"max", "high", "maximum"} if self.r.high else {"min", "low", "minimum"}
+            cols.sort(key=lambda x: (-x[0], not set(x[1].parts) & side))
+        return [c for _, c in cols]
+
+    def order(self) -> Literal["asc", "desc"]:
+        cues = self.r.cues
+        low = re.search(r"\b(least|fewest|lowest|smallest|worst|bottom|minimum|min)\b", self.r.text)
+        at_least = re.search(r"\b(at least|least \d)", self.r.text)
+        if low and (not at_least or cues & {"lowest", "worst"}):
+            return "asc"
+        return "asc" if self.r.low and not self.r.high else "desc"
+
+    def agg_cue(self) -> Agg | None:
+        cues = self.r.cues
+        if MODE.search(self.r.text):
+            return "mode"
+        if re.search(r"\b(difference between|range)\b", self.r.text) and (
+            (self.r.high and self.r.low) or "range" in cues
+        ):
+            return "range"
+        for agg in ("nunique", "share", "mean", "median", "std", "range"):
+            if cues & AGG_WORDS[agg] or (agg == "share" and "%" in self.r.text):
+                return agg
+        of = re.search(r"\bnumber of\s+(\w+)", self.r.text)
+        names_measure = of is not None and any(
+            self.t.columns[n].role == "measure"
+            and (
+                len(self.t.columns[n].parts) < 2
+                or 2 * len(set(self.t.columns[n].parts) - ws) <= len(self.t.columns[n].parts)
+            )
+            and (of.group(1) in ws or of.group(1).rstrip("s") in ws)
+            for n, (_, ws) in self.r.named.items()
+        )  # "the highest number of steals": the steals column, not rows
+        if HOW_MANY.search(self.r.text) and not names_measure:
+            return "count"
+        if cues & AGG_WORDS["sum"]:
+            return "sum"
+        if cues & {
+            "highest",
+            "maximum",
+            "max",
+            "most",
+            "largest",
+            "biggest",
+            "best",
+            "longest",
+            "record",
+            "greatest",
+            "top",
+            "peak",
+        }:
+            return "max"
+        if cues & {"lowest", "minimum", "min", "least", "smallest", "worst", "shortest", "fewest"}:
+            return "min"
+        return None
+
+    def label(self, exclude: Sequence[str] = ()) -> Column | None:
+        """The column that names rows ("which car", "who"): a named label, the index, the first."""
+        named = [c for c in self.best(("label",), exclude)]
+        if named:
+            return named[0]
+        if self.t.index is not None and self.t.columns[self.t.index].role in (
+            "label",
+            "time",
+            "category",
+        ):
+            return self.t.columns[self.t.index]
+        labels = [c for c in self.t.of("label") if c.name not in exclude]
+        if not labels:  # a column of names that repeat ("Lifter Name", "PLAYER")
+            people = {"name", "player", "person"}
+            labels = [
+                c
+                for c in self.t.of("category")
+                if c.name not in exclude and not c.numeric and people & set(c.parts)
+            ]
+        return labels[0] if labels else None
+
+    # -- the plan -----------------------------------------------------------
+    def plan(self) -> list[Candidate]:
+        r = self.r
+        if r.cues & CORR and r.expect != "list" and not (r.high or r.low):
+            correlation(self)
+        if (
+            r.cues & MISSING
+            and r.expect not in ("list",)
+            and all(f.op in ("missing", "present") for f in r.filters)
+        ):
+            cols = self.best(("measure", "category", "label", "time", "id"))
+            col = cols[0] if cols else None
+            self.add(
+                Plan(op="missing", measure=col.name if col else None, words=self.words(col)),
+                "a missing-values question",
+            )
+        if r.expect == "boolean":
+            self.boolean()
+        elif r.expect == "list":
+            self.listing()
+        value(self)
+        self.add(Plan(op="columns"), "the question names no column or value of this table")
+        return self.out
+
+    def boolean(self) -> None:
+        for plan, why in boolean_plans(self, lambda reading: _Planner(reading).plan()):
+            self.add(plan, why)
+
+    def listing(self) -> None:
+        for plan, why in list_plans(self):
+            self.add(plan, why)
+
+
+def plan_candidates(table: Table, question: str) -> tuple[Reading, list[Candidate]]:
+    """The reading of ``question`` and its candidate plans, best first (module docstring)."""
+    r = read(table, question)
+    out = _Planner(r).plan()
+    seen: set[str] = set()
+    unique = []
+    for c in out:
+        key = c.plan.model_dump_json()
+        if key not in seen:
+            seen.add(key)
+            unique.append(c)
+    return r, unique

@@ -1,0 +1,298 @@
+"""Plans for yes/no questions: a computed value tested, two values compared, rows tested.
+
+* "Is the average age above 35?": a threshold the words put on a measure,
+  with an aggregate named, tests that aggregate (`Plan.op` ``compare``);
+* "Is the highest rate negative?": the sign words test against 0;
+* "Are there more Adelie than Gentoo penguins?": two values (or two filters)
+  around "than" compare two counts;
+* "Is the most frequent travel value rarely traveling?", "Is 5 the ID of
+  the store with the most transactions?": the question without the named
+  value is asked as a "what" question, and its answer is tested;
+* "Is there any lifter older than 50?", "Does 'Jessica Wilson' appear?":
+  some row meets the filters (``exists``); "Are all ...": every row of the
+  base meets the last filter; "Do most ...": a share above 50 %.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, cast
+
+from .query import Filter, Plan
+from .reading import Reading, read
+from .reading_filters import comparator
+from .words import MODE
+
+#: The planner's own plans for a reading (the question asked as a "what" question).
+Replan = Callable[[Reading], list[Any]]
+
+__all__ = ["boolean_plans"]
+
+_AGG_OF = {
+    "mean": "mean",
+    "sum": "sum",
+    "median": "median",
+    "std": "std",
+    "max": "max",
+    "min": "min",
+    "range": "range",
+    "count": "count",
+}
+
+
+def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
+    """The candidate plans of a yes/no question (``p``: the planner at work)."""
+    r = p.r
+    out: list[tuple[Plan, str]] = []
+    filters = list(r.filters)
+    agg = p.agg_cue()
+    quant = _quantifier(r.text)
+    thresholds = [
+        f
+        for f in filters
+        if f.op in ("<", "<=", ">", ">=", "=", "!=", "between")
+        and isinstance(f.value, (int, float))
+        and r.table.columns[f.column].numeric
+    ]
+    tested = (
+        _tested_value(p, replan)
+        if re.match(
+            r"^\W*(is|was)\s+(?!the\b|there\b|our\b|any\b)\S+(\s\S+)?\s+(the)\b", r.question, re.I
+        )
+        else []
+    )
+    out += tested
+    # the table's size against a constant ("fewer than 200k rows?")
+    if (
+        not r.named
+        and not filters
+        and re.search(r"\b(rows|records|entries|observations)\b", r.text)
+    ):
+        for s in r.stated:
+            cmp = comparator(r.tokens, s.start)
+            if cmp:
+                out.append(
+                    (
+                        Plan(
+                            op="compare",
+                            of=Plan(op="aggregate", agg="count"),
+                            test=cast(Any, cmp[0]),
+                            against=_scalar(s.value),
+                            words=(("rows", cmp[1] + s.words),),
+                        ),
+                        "test the number of rows",
+                    )
+                )
+    for op, n, (what, column), said in r.count_tests:  # "more than 100 lifters?"
+        counted = (
+            Plan(op="aggregate", agg="nunique", measure=column, filters=tuple(filters))
+            if what == "nunique"
+            else Plan(op="aggregate", agg="count", filters=tuple(filters))
+        )
+        out.append(
+            (
+                Plan(
+                    op="compare",
+                    of=counted,
+                    test=cast(Any, op),
+                    against=n,
+                    words=(("count", said),),
+                ),
+                f"test the number of {'distinct ' + column if column else 'rows'} {op} {n}",
+            )
+        )
+    # a computed value against a constant ("is the average age above 35?")
+    if agg in _AGG_OF and agg != "count" and thresholds and quant != "all":
+        th = thresholds[-1]
+        rest = tuple(f for f in filters if f is not th)
+        of = Plan(
+            op="aggregate",
+            measure=th.column,
+            agg=agg,
+            filters=rest,
+            words=((th.column, th.words),),
+        )
+        test = th.op if th.op != "between" else ">="
+        out.append(
+            (
+                Plan(op="compare", of=of, test=cast(Any, test), against=th.value),
+                f"test the {agg} of {th.column} {th.op} {th.value}",
+            )
+        )
+    sign = re.search(r"\b(negative|positive)\b", r.text)
+    if sign and agg in _AGG_OF:
+        measures = p.best(("measure",), numeric=True)
+        if measures:
+            of = Plan(
+                op="aggregate",
+                measure=measures[0].name,
+                agg=agg,
+                filters=tuple(filters),
+                words=p.words(measures[0]),
+            )
+            test = "<" if sign.group(1) == "negative" else ">"
+            out.append(
+                (
+                    Plan(op="compare", of=of, test=cast(Any, test), against=0),
+                    f"test the sign of the {agg} of {measures[0].name}",
+                )
+            )
+    # two values around "than": two counts
+    than = max(r.text.find(" than "), r.text.find(" outnumber"), r.text.find(" compared"))
+    if than > 0 and not thresholds and len(filters) >= 2:
+        at = len(r.text[:than].split())
+        left = [f for f in filters if _first(r, f) < at]
+        right = [f for f in filters if _first(r, f) >= at]
+        if left and right:
+            test = "<" if re.search(r"\b(fewer|less|smaller|lower)\b", r.text) else ">"
+            said = tuple(
+                t
+                for t in r.tokens
+                if t
+                in {
+                    "than",
+                    "outnumber",
+                    "compared",
+                    "more",
+                    "greater",
+                    "higher",
+                    "bigger",
+                    "larger",
+                    "fewer",
+                    "less",
+                    "smaller",
+                    "lower",
+                    "count",
+                    "number",
+                }
+            )
+            measures = [
+                m
+                for m in p.best(("measure",), numeric=True)
+                if m.name not in {f.column for f in filters}
+            ]
+            a = p.agg_cue()
+            if measures and a in ("mean", "sum", "median", "max", "min"):
+                mk = dict(op="aggregate", measure=measures[0].name, agg=a)
+            else:
+                mk = dict(op="aggregate", agg="count")
+            out.append(
+                (
+                    Plan(
+                        op="compare",
+                        of=Plan(filters=tuple(left), **mk),
+                        test=cast(Any, test),
+                        versus=Plan(filters=tuple(right), **mk),
+                        words=(("than", said),),
+                    ),
+                    "compare the two values' " + ("rows" if "measure" not in mk else mk["agg"]),
+                )
+            )
+    # "is <value> the <answer of a what-question>?"
+    if not tested:
+        out += _tested_value(p, replan)
+    # rows that meet the filters
+    if filters:
+        if quant == "all" and len(filters) >= 1:
+            base, cond = tuple(filters[:-1]), (filters[-1],)
+            out.append(
+                (
+                    Plan(op="exists", quantifier="all", filters=base, condition=cond),
+                    f"every row{' where ' + base[0].describe() if base else ''} has "
+                    + cond[0].describe(),
+                )
+            )
+        elif quant == "most":
+            base, cond = tuple(filters[:-1]), (filters[-1],)
+            of = Plan(op="aggregate", agg="share", filters=base, condition=cond)
+            out.append(
+                (
+                    Plan(op="compare", of=of, test=">", against=50),
+                    f"more than half the rows have {cond[0].describe()}",
+                )
+            )
+        else:
+            out.append(
+                (
+                    Plan(
+                        op="exists",
+                        quantifier="none" if quant == "none" else "any",
+                        condition=tuple(filters),
+                    ),
+                    "some row has " + " and ".join(f.describe() for f in filters),
+                )
+            )
+    return out
+
+
+def _first(r: Any, f: Filter) -> int:
+    hits = [i for i, t in enumerate(r.tokens) if t in f.words]
+    return min(hits) if hits else 0
+
+
+def _quantifier(text: str) -> str:
+    if re.search(
+        r"\b(are|do|does|did|is|were|was) (all|every)\b|\ball of\b|\bevery (row|one)\b", text
+    ):
+        return "all"
+    if re.search(r"\b(do|does|did|are|have) most\b", text):
+        return "most"
+    if re.search(r"\b(is there no|are there no|no one|nobody)\b", text):
+        return "none"
+    return "any"
+
+
+def _tested_value(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
+    """ "Is X the most common Y?": the what-question's answer, tested against X."""
+    r = p.r
+    m = re.match(r"^\s*\W*(is|was|are)\s+(.+?)\s+(the|a|an)\s+(.+)$", r.question, re.IGNORECASE)
+    value: Any = None
+    rest = ""
+    if (
+        m
+        and not m.group(2).lower().startswith(("the ", "there", "our ", "any"))
+        and len(m.group(2).split()) <= 4
+    ):
+        value, rest = m.group(2).strip(" '\""), f"What is the {m.group(4)}"
+    elif MODE.search(r.text) or re.search(r"\b(highest|lowest|most|least|best|worst)\b", r.text):
+        named = [v for v in r.values if not v.partial]
+        if named:
+            v = named[-1]
+            value = v.value
+            words = set(v.words)
+            kept = [
+                t for t in re.findall(r"\S+", r.question) if t.lower().strip("?'\".,") not in words
+            ]
+            rest = "What is " + " ".join(kept[1:])
+    if value is None or not rest:
+        return []
+    try:
+        sub = read(r.table, rest)
+    except ValueError:
+        return []
+    sub.expect = None
+    plans = replan(sub)
+    out = []
+    for c in plans[:3]:
+        if c.plan.op in ("aggregate", "rank", "extreme", "lookup") and (
+            c.plan.agg in ("mode",) or c.plan.op != "aggregate"
+        ):
+            out.append(
+                (
+                    Plan(op="compare", of=c.plan, test="=", against=_scalar(value)),
+                    f"test whether {value!r} is the answer to {rest!r}",
+                )
+            )
+            break
+    return out
+
+
+def _scalar(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        number = float(text.replace(",", ""))
+    except ValueError:
+        return text
+    return int(number) if number.is_integer() else number

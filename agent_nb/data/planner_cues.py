@@ -1,0 +1,89 @@
+"""Small readings the planner's plans share: how a measure adds up, per-group and
+period words, the n-th largest, the words after "how many"."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from .query import Agg
+from .table import Column, Table
+from .words import (
+    ADDITIVE,
+    phrase,
+)
+
+__all__ = [
+    "default_agg",
+    "how_many_of",
+    "how_words",
+    "nth",
+    "nth_words",
+    "per",
+    "period",
+    "time_of",
+]
+
+
+def default_agg(column: Column) -> Agg:
+    """How a measure adds up when the question does not say: sums for amounts, means for levels."""
+    parts = set(column.parts) | {f"{p}s" for p in column.parts}
+    return "sum" if parts & ADDITIVE else "mean"
+
+
+def time_of(table: Table) -> Column | None:
+    from .lexicon import time_column
+
+    return time_column(table)
+
+
+def per(text: str, col: Column) -> bool:
+    head = re.escape(phrase(col.name).split()[0]) if phrase(col.name) else ""
+    return bool(re.search(rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?{head}", text))
+
+
+def period(text: str) -> Literal["year", "month", "day"] | None:
+    for word in ("year", "month", "day"):
+        if re.search(rf"\b(which|what|each|per|by|every|in which|over the)\s+{word}", text):
+            return word
+    return None
+
+
+_NTH = re.compile(
+    r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)[\s-]+(highest|largest|lowest|"
+    r"smallest|best|worst|most|biggest|heaviest|longest)\b"
+)
+
+
+def nth_words(text: str) -> tuple[str, ...]:
+    m = _NTH.search(text)
+    return tuple(phrase(m.group(0)).split()) if m else ()
+
+
+def nth(text: str) -> int | None:
+    m = _NTH.search(text)
+    if not m:
+        return None
+    return {
+        "second": 2,
+        "2nd": 2,
+        "third": 3,
+        "3rd": 3,
+        "fourth": 4,
+        "4th": 4,
+        "fifth": 5,
+        "5th": 5,
+    }[m.group(1)]
+
+
+def how_many_of(text: str, m: Column) -> bool:
+    """ "How many passengers": the words after "how many" name the measure itself."""
+    hit = re.search(r"\bhow many\s+(\w+)", text)
+    if hit is None:
+        return False
+    return any(hit.group(1).rstrip("s") == p.rstrip("s") for p in m.parts)
+
+
+def how_words(text: str) -> tuple[str, ...]:
+    hit = re.search(r"\b(how many|number of|count)\s+(\w+)", text)
+    return tuple(hit.group(2).split()) if hit else ()

@@ -1,0 +1,248 @@
+"""Plans over groups: the dimension a question asks for, rankings of groups (one or
+two groupings), the row that holds an extreme when a label names rows."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from .planner_cues import default_agg, per, period, time_of
+from .query import Agg, Filter, Plan
+from .table import Column
+from .words import (
+    HIGH,
+    LOW,
+    MODE,
+)
+
+__all__ = ["dimension", "grouped", "second_group"]
+
+
+def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
+    """The dimension asked for: a named category, label or time column that is not
+    just the column of a named value ("Gentoo" filters species; "which species" groups)."""
+    r = p.r
+    cands = []
+    fcols = p.filter_cols()
+    for name, (score, _) in r.named.items():
+        col = p.t.columns[name]
+        if name in exclude or col.role not in ("category", "label", "time", "id"):
+            continue
+        if col.nunique == 1:
+            continue  # a constant groups nothing
+        heads = "|".join(re.escape(w) for w in sorted(r.named[name][1]) if w)
+        asked: Any = heads and re.search(
+            rf"\b(which|what|each|per|every)\s+(\w+\s)?({heads})", r.text
+        )
+        asked = asked or (heads and re.search(rf"\bby\s+(\w+\s)?({heads})", r.text) and 0.5)
+        asked = asked or (
+            heads
+            and re.search(rf"\b({'|'.join(sorted(HIGH | LOW))})\s+({heads})\b", r.text)
+            and 0.5
+        )  # "the busiest year"
+        if name in fcols and not asked:
+            continue
+        if (
+            not asked
+            and not per(r.text, col)
+            and not (
+                heads and re.search(rf"\b(top|bottom|\d+|most|least)\s+(\w+\s)?({heads})", r.text)
+            )
+        ):
+            continue
+        if col.role == "id" and not asked:
+            continue
+        cands.append((score + (2 if asked else 0), col))
+    time = time_of(p.t)
+    for word in ("year", "month", "day", "date"):
+        asked_t = re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", r.text)
+        if (
+            time is not None
+            and asked_t
+            and time.name not in exclude
+            and not any(c.name == time.name for _, c in cands)
+        ):
+            cands.append((0.5, time))
+    if not cands:
+        return None
+    return max(cands, key=lambda x: x[0])[1]
+
+
+def grouped(
+    p: Any,
+    group: Column,
+    measures: list[Column],
+    agg: Agg | None,
+    order: Literal["asc", "desc"],
+    filters: tuple[Filter, ...],
+) -> None:
+    r = p.r
+    filters = tuple(f for f in filters if f.column != group.name)
+    m = next((c for c in measures if c.name != group.name), None)
+    after = re.search(r"\b(?:most|fewest|least|highest number of|more)\s+(\w+)", r.text)
+    if m is None and agg in ("mode", "nunique") and not per(r.text, group):
+        p.add(
+            Plan(
+                op="aggregate",
+                measure=group.name,
+                agg=agg,
+                order=order,
+                filters=filters,
+                words=p.words(group),
+            ),
+            f"the {agg} of {group.name}",
+        )
+        return
+    additive = [c for c in p.t.of("measure") if default_agg(c) == "sum"]
+    if m is None and (r.high or r.low) and not MODE.search(r.text) and additive:
+        pick = additive[0]  # "the busiest year": most passengers, not most rows
+        p.add(
+            Plan(
+                op="rank",
+                measure=pick.name,
+                agg="sum",
+                group_by=group.name,
+                order=order,
+                k=r.k or 1,
+                listed=r.expect == "list",
+                filters=filters,
+                period=period(r.text),
+                words=p.words(group),
+            ),
+            f"rank {group.name} by total {pick.name} (an additive measure)",
+            open_=True,
+        )
+    if (
+        m is None
+        and agg in (None, "sum", "mean", "median", "max", "min", "count")
+        and (r.high or r.low or agg == "count" or MODE.search(r.text))
+    ):
+        p.add(
+            Plan(
+                op="rank",
+                agg="count",
+                group_by=group.name,
+                order=order,
+                k=r.k or 1,
+                listed=r.expect == "list",
+                filters=filters,
+                period=period(r.text),
+                words=p.words(group),
+            ),
+            f"rank {group.name} by rows",
+        )
+        if after is None or after.group(1) in ("value", "values"):
+            for pick in p.t.of("measure")[:2]:
+                p.add(
+                    Plan(
+                        op="rank",
+                        measure=pick.name,
+                        agg=default_agg(pick),
+                        group_by=group.name,
+                        order=order,
+                        k=r.k or 1,
+                        filters=filters,
+                        words=p.words(group),
+                    ),
+                    f"rank {group.name} by {pick.name} (no measure named)",
+                    open_=True,
+                )
+        return
+    if m is None:
+        p.add(
+            Plan(
+                op="rank",
+                agg="count",
+                group_by=group.name,
+                order=order,
+                k=r.k or 1,
+                filters=filters,
+                words=p.words(group),
+            ),
+            f"rows per {group.name}",
+        )
+        return
+    a: Agg = (
+        agg
+        if agg in ("sum", "mean", "median", "std", "min", "max", "share", "range")
+        else (default_agg(m))
+    )
+    if agg in ("max", "min") and not re.search(r"\b(max|min|maximum|minimum)\b", r.text):
+        a = default_agg(m) if agg == "max" or agg == "min" else a
+    second = second_group(p, group)
+    value_asked = (
+        r.expect != "list"
+        and bool(
+            re.match(
+                r"^\W*(what|how)\s+(is|was|are|were|much)\s+(the\s+)?(highest|largest|lowest|"
+                r"smallest|maximum|minimum|biggest|greatest|best|worst)\b",
+                r.text,
+            )
+        )
+    ) or bool(
+        re.search(r"\bwhat is the (highest|largest|lowest|smallest|maximum|minimum)\b", r.text)
+        and not re.search(r"\bwhich\b", r.text)
+    )
+    if second is not None or value_asked:
+        p.add(
+            Plan(
+                op="rank",
+                measure=m.name,
+                agg=a,
+                group_by=group.name,
+                group_by2=second.name if second else None,
+                order=order,
+                k=r.k or 1,
+                labels=False,
+                filters=filters,
+                words=p.words(m, group, second),
+            ),
+            f"the {order} {a} of {m.name} over the groups of {group.name}"
+            + (f" and {second.name}" if second else ""),
+        )
+    if group.role == "label" and group.nunique >= 0.9 * len(p.t.df) and agg in (None, "max", "min"):
+        p.add(
+            Plan(
+                op="extreme",
+                measure=m.name,
+                group_by=group.name,
+                order=order,
+                k=r.k or 1,
+                listed=r.expect == "list",
+                filters=filters,
+                words=p.words(m, group),
+            ),
+            f"{group.name} names rows: the row that holds it",
+        )
+    p.add(
+        Plan(
+            op="rank",
+            measure=m.name,
+            agg=a,
+            group_by=group.name,
+            order=order,
+            k=r.k or 1,
+            listed=r.expect == "list",
+            filters=filters,
+            period=period(r.text) if group.role == "time" else None,
+            words=p.words(m, group),
+        ),
+        f"rank {group.name} by {a} of {m.name}",
+    )
+
+
+def second_group(p: Any, group: Column) -> Column | None:
+    """ "By species and sex": a second grouping named beside the first."""
+    r = p.r
+    for name, (_, ws) in r.named.items():
+        col = p.t.columns[name]
+        if name == group.name or col.role not in ("category", "label") or col.nunique < 2:
+            continue
+        heads = "|".join(re.escape(w) for w in ws)
+        mine = "|".join(re.escape(w) for w in r.named[group.name][1])
+        if heads and re.search(
+            rf"\b({mine})\w*\s+(and|&)\s+({heads})|\b({heads})\w*\s+(and|&)\s+({mine})", r.text
+        ):
+            return col
+    return None

@@ -1,0 +1,270 @@
+"""Plans whose answer is a list: distinct values, the top or bottom k, matching rows' values.
+
+* "List the different marital statuses": a column's ``distinct`` values;
+* "List the 5 most common ages": groups ranked by rows, their labels;
+* "List the 3 players with the most rebounds": the rows at an extreme, the
+  named label column's values (a ranking of groups when the label repeats:
+  "the top 5 teams by total points");
+* "List the university ratings of the top 5 CGPA scores": the rows at an
+  extreme of the ranked measure, another column's values;
+* "List the 5 lowest monthly incomes": the measure's own values;
+* "List 5 lifters from the '74 kg' weight class": the values of the rows
+  that match (the first ``k``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from .query import Plan
+from .words import AGG_WORDS, HIGH, LOW, MODE, singular
+
+__all__ = ["list_plans"]
+
+_RANKED = re.compile(
+    r"\b(top|bottom|highest|lowest|largest|smallest|best|worst|most|least|biggest|fewest|"
+    r"greatest|longest|shortest)\b"
+)
+
+
+def _entity(p: Any) -> Any:
+    """The label column, when the question names the table's rows ("the 3 heaviest cars"
+    over a table named cars; "which players ..." over a PLAYER column)."""
+    r = p.r
+    label = p.label()
+    if label is None:
+        return None
+    names = {singular(r.table.name.lower()), r.table.name.lower(), *label.words}
+    named = {w for _, ws in r.named.values() for w in ws} - set(label.words)
+    for i, t in enumerate(r.tokens):
+        if singular(t) in names or t in names:
+            after = r.tokens[i + 1] if i + 1 < len(r.tokens) else ""
+            if singular(after) in named or after in named:
+                return None  # "car weights": the weights, not the cars
+            return label
+    return None
+
+
+def list_plans(p: Any) -> list[tuple[Plan, str]]:
+    """The candidate plans of a question whose answer is a list (``p``: the planner)."""
+    r = p.r
+    out: list[tuple[Plan, str]] = []
+    k = r.k or 1
+    filters = tuple(r.filters)
+    fcols = {f.column for f in filters}
+    order = p.order()
+    named = p.best(("measure", "category", "label", "id", "time"), numeric=True)
+    named = named + [c for c in p.best(("category", "label", "id", "time")) if c not in named]
+    named.sort(key=lambda c: (r.where.get(c.name, 0), len(set(c.parts) - r.named[c.name][1])))
+    free = [c for c in named if c.name not in fcols]
+    distinct = bool(set(r.words) & AGG_WORDS["nunique"]) or "possible values" in r.text
+    head = re.search(r"\b(first|last)\s+(\d+|two|three|four|five|ten)\b", r.text)
+    entity = _entity(p)
+    if head and (free or entity):
+        col = free[0] if free else entity
+        assert col is not None
+        out.append(
+            (
+                Plan(
+                    op="values",
+                    group_by=col.name,
+                    filters=filters,
+                    k=k,
+                    listed=True,
+                    order="asc" if head.group(1) == "last" else "desc",
+                    words=(*p.words(col), ("rows", (head.group(1),))),
+                ),
+                f"{col.name} of the {head.group(1)} {k} rows",
+            )
+        )
+    if entity is not None and not free and filters and not (r.high or r.low):
+        out.append(
+            (
+                Plan(
+                    op="values",
+                    group_by=entity.name,
+                    filters=filters,
+                    k=k,
+                    listed=r.k is not None,
+                    words=p.words(entity),
+                ),
+                f"{entity.name} of the rows where " + " and ".join(f.describe() for f in filters),
+            )
+        )
+    counts_asked = bool(re.search(r"\b(number|numbers|count|counts) of\b", r.text))
+    if MODE.search(r.text) and free:
+        col = free[0]
+        out.append(
+            (
+                Plan(
+                    op="rank",
+                    agg="count",
+                    group_by=col.name,
+                    order=order,
+                    k=k,
+                    listed=True,
+                    labels=not counts_asked,  # "the number of stores for the 2 commonest"
+                    filters=filters,
+                    words=p.words(col),
+                ),
+                f"the {k} {'most' if order == 'desc' else 'least'} common {col.name}",
+            )
+        )
+    ranked = _RANKED.search(r.text) or (
+        (r.high or r.low) and re.search("|".join(sorted(r.cues & (HIGH | LOW))), r.text)
+    )
+    if ranked and free and entity is not None and all(c.numeric for c in free):
+        measure = next((c for c in free if c.role == "measure"), free[0])
+        out.append(
+            (
+                Plan(
+                    op="extreme",
+                    measure=measure.name,
+                    group_by=entity.name,
+                    order=order,
+                    k=k,
+                    listed=True,
+                    filters=filters,
+                    words=p.words(measure, entity),
+                ),
+                f"the {k} {entity.name} with the {order} {measure.name}",
+            )
+        )
+    if ranked and free:
+        after = len(r.text[: ranked.end()].split())
+        measures = [c for c in free if c.numeric and c.role == "measure"] or [
+            c for c in free if c.numeric and c.role in ("category", "id")
+        ]
+        by = sorted(
+            measures,
+            key=lambda c: (r.where.get(c.name, 0) < after - 1, abs(r.where.get(c.name, 0) - after)),
+        )
+
+        def own(c: Any) -> set[str]:  # the words that name it, synonyms aside
+            return set(r.named[c.name][1] - (c.words - set(c.parts)))
+
+        by.sort(key=lambda c: not own(c))  # stable: a column named by its own words first
+        measure = by[0] if by else None
+        taken = set(r.named[measure.name][1]) if measure is not None else set()
+        shown = [
+            c
+            for c in free
+            if (measure is None or c.name != measure.name)
+            and own(c)
+            and not (own(c) & taken)  # one word names one column
+            and c.role != "id"
+            # "the SOP of the top 5 ...", "the bottom 3 states by ...": named first or
+            # right after the ranking
+            and (
+                r.where.get(c.name, 99) <= after + 2
+                or r.tokens[max(0, r.where.get(c.name, 0) - 1)] in ("by", "per", "each")
+            )
+        ]
+        if measure is not None:
+            if shown:
+                show = shown[0]
+                agg = p.agg_cue()
+                repeats = show.role != "label" or show.nunique < 0.9 * len(r.table.df)
+                grouped = re.search(r"\b(by|per|for each|overall)\b", r.text)
+                if (
+                    repeats
+                    and (grouped or agg in ("sum", "mean"))
+                    and show.role in ("category", "label")
+                ):
+                    a = agg if agg in ("sum", "mean", "median", "max", "min") else "sum"
+                    values_asked = r.where.get(measure.name, 99) < r.where.get(show.name, 0)
+                    out.append(
+                        (
+                            Plan(
+                                op="rank",
+                                measure=measure.name,
+                                agg=cast(Any, a),
+                                group_by=show.name,
+                                order=order,
+                                k=k,
+                                listed=True,
+                                filters=filters,
+                                labels=not values_asked,
+                                words=p.words(measure, show),
+                            ),
+                            f"the {k} {show.name} with the {order} {a} of {measure.name}",
+                        )
+                    )
+                out.append(
+                    (
+                        Plan(
+                            op="extreme",
+                            measure=measure.name,
+                            group_by=show.name,
+                            order=order,
+                            k=k,
+                            listed=True,
+                            filters=filters,
+                            words=p.words(measure, show),
+                        ),
+                        f"{show.name} of the {k} rows with the {order} {measure.name}",
+                    )
+                )
+            out.append(
+                (
+                    Plan(
+                        op="extreme",
+                        measure=measure.name,
+                        order=order,
+                        k=k,
+                        listed=True,
+                        filters=filters,
+                        words=p.words(measure),
+                    ),
+                    f"the {k} {'highest' if order == 'desc' else 'lowest'} {measure.name}",
+                )
+            )
+        elif free and not distinct:
+            col = free[0]
+            out.append(
+                (
+                    Plan(
+                        op="rank",
+                        agg="count",
+                        group_by=col.name,
+                        order=order,
+                        k=k,
+                        listed=True,
+                        filters=filters,
+                        words=p.words(col),
+                    ),
+                    f"the {k} {col.name} with the {'most' if order == 'desc' else 'fewest'} rows",
+                )
+            )
+    if free:
+        col = free[0]
+        if distinct or not filters:
+            out.append(
+                (
+                    Plan(op="distinct", measure=col.name, filters=filters, words=p.words(col)),
+                    f"the distinct values of {col.name}",
+                )
+            )
+        if filters:
+            out.append(
+                (
+                    Plan(
+                        op="values",
+                        group_by=col.name,
+                        filters=filters,
+                        k=k,
+                        listed=r.k is not None,
+                        words=p.words(col),
+                    ),
+                    f"{col.name} of the rows where " + " and ".join(f.describe() for f in filters),
+                )
+            )
+            out.append(
+                (
+                    Plan(op="distinct", measure=col.name, filters=filters, words=p.words(col)),
+                    f"the distinct values of {col.name} where "
+                    + " and ".join(f.describe() for f in filters),
+                )
+            )
+    return out

@@ -1,0 +1,121 @@
+"""Plans that set values side by side: two values of a column against each other
+(a difference, a ratio), a share with its base, a correlation of two measures."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .planner_cues import default_agg
+from .query import Agg, Filter, Plan
+from .table import Column
+
+__all__ = ["correlation", "share", "versus"]
+
+
+def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg | None) -> None:
+    """Two values of one column set against each other: "how much heavier are Gentoo
+    than Adelie on average" (a difference), "how many times more Adelie than
+    Chinstrap" (a ratio)."""
+    r = p.r
+    by: dict[str, list[Filter]] = {}
+    for f in filters:
+        if f.op == "=":
+            by.setdefault(f.column, []).append(f)
+    pair = next((fs for fs in by.values() if len(fs) == 2), None)
+    if pair is None or r.expect == "boolean":
+        return
+    rest = tuple(f for f in filters if f not in pair)
+    ratio = bool(re.search(r"\b(ratio|times)\b", r.text))
+    m = measures[0] if measures else None
+    a: Agg = (
+        agg
+        if agg in ("mean", "sum", "median", "max", "min")
+        else (default_agg(m) if m is not None else "count")
+    )
+    if m is None or (ratio and not re.search(r"\b(average|mean|total|sum)\b", r.text)):
+        m, a = None, "count"
+
+    def side(f: Filter) -> Plan:
+        return Plan(
+            op="aggregate",
+            measure=m.name if m else None,
+            agg=a,
+            filters=(*rest, f),
+            words=p.words(m),
+        )
+
+    words = tuple(
+        w
+        for w in (
+            "than",
+            "compared",
+            "to",
+            "ratio",
+            "difference",
+            "times",
+            "between",
+            "and",
+            "more",
+            "less",
+            "higher",
+            "heavier",
+        )
+        if w in r.tokens
+    )
+    plan = side(pair[0]).model_copy(
+        update={
+            "combine": "ratio" if ratio else "difference",
+            "versus": side(pair[1]),
+            "words": (*p.words(m), ("versus", words)),
+        }
+    )
+    p.add(plan, f"the {plan.combine} of {pair[0].value} and {pair[1].value}")
+
+
+def share(p: Any, filters: tuple[Filter, ...], measure: Column | None = None) -> None:
+    """ "What fraction of Chinstrap penguins are female?": the part is the last-named
+    filter, the base the others; "what share of net generation comes from
+    Renewables?": the part's share of the measure's total."""
+    if measure is not None:
+        p.add(
+            Plan(
+                op="aggregate",
+                agg="share",
+                measure=measure.name,
+                condition=filters,
+                words=p.words(measure),
+            ),
+            f"the share of total {measure.name} where "
+            + " and ".join(f.describe() for f in filters),
+        )
+        return
+    ordered = sorted(filters, key=lambda f: p.r.text.find(str(f.words[0]) if f.words else ""))
+    if len(ordered) > 1:
+        base, part = tuple(ordered[:-1]), (ordered[-1],)
+        p.add(
+            Plan(op="aggregate", agg="share", filters=base, condition=part),
+            f"the share of {part[0].describe()} among {', '.join(f.describe() for f in base)}",
+        )
+    else:
+        p.add(Plan(op="aggregate", agg="share", filters=tuple(ordered)), "the share of all rows")
+
+
+def correlation(p: Any) -> None:
+    ranked = p.best(("measure",), numeric=True)
+    measures = [c for c in p.t.of("measure") if c not in ranked]
+    open_ = len(ranked) < 2
+    ranked = (ranked + measures)[:2]
+    if len(ranked) < 2:
+        return  # nothing to correlate: the next candidate says what is possible
+    p.add(
+        Plan(
+            op="correlation",
+            measure=ranked[0].name,
+            other=ranked[1].name,
+            filters=tuple(p.r.filters),
+            words=p.words(*ranked),
+        ),
+        f"the correlation of {ranked[0].name} and {ranked[1].name}",
+        open_=open_,
+    )

@@ -1,0 +1,352 @@
+"""The planner's plans for a number or a name: one aggregate, a ranking, the row at an
+extreme, a share with its base, two values set against each other, a correlation.
+
+Each function takes the planner at work (``p``: its reading, its table, its
+helpers) and adds candidates to it; `planner` calls `value` and `correlation`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .planner_cues import default_agg, how_many_of, how_words, nth, nth_words, per, period, time_of
+from .planner_group import dimension, grouped, second_group
+from .planner_pairs import share, versus
+from .query import Agg, Plan
+from .words import (
+    ADDITIVE,
+    HOW_MANY,
+    MODE,
+    SHAPE,
+    TREND,
+    WHO,
+    question_words,
+)
+
+__all__ = ["value"]
+
+
+def value(p: Any) -> None:
+    """A number or a category: one aggregate, a ranking, the row at an extreme."""
+    r, t = p.r, p.t
+    filters = tuple(r.filters)
+    fcols = p.filter_cols()
+    measures = [c for c in p.best(("measure",), numeric=True) if c.role not in ("time", "id")]
+
+    def covered(c: Any) -> bool:  # "author" names little of author_num_reviews
+        return len(c.parts) < 3 or 2 * len(set(c.parts) - r.named[c.name][1]) <= len(c.parts)
+
+    measures = [c for c in measures if covered(c)] or measures
+    used_by_filters = {w for f in filters for w in f.words}
+    measures = [c for c in measures if not r.named[c.name][1] <= used_by_filters] or measures
+    side = {"max", "high", "maximum"} if r.high else {"min", "low", "minimum"} if r.low else set()
+    measures.sort(  # the best named first; at a tie, the fewest parts unnamed, a measure
+        key=lambda c: (
+            -r.named[c.name][0],
+            len(set(c.parts) - r.named[c.name][1]),
+            not set(c.parts) & side,
+            c.role != "measure",
+        )
+    )
+    agg = p.agg_cue()
+    order = p.order()
+    if (
+        r.cues & SHAPE
+        and not r.named
+        and not r.values
+        and (HOW_MANY.search(r.text) or {"shape", "size", "big"} & r.cues)
+    ):
+        p.add(Plan(op="shape"), "the table's size")
+        return
+    eq_cols = {f.column for f in filters if f.op in ("=", "in")}
+    measures = [c for c in measures if c.name not in eq_cols] or (
+        [] if agg in (None, "count", "share") else measures
+    )
+    nth_k = nth(r.text)
+    if nth_k and measures:
+        p.add(
+            Plan(
+                op="aggregate",
+                measure=measures[0].name,
+                agg="nth",
+                k=nth_k,
+                order=order,
+                filters=filters,
+                words=(*p.words(measures[0]), ("nth", nth_words(r.text))),
+            ),
+            f"the {nth_k}th {order} of {measures[0].name}",
+        )
+    common = MODE.search(r.text)
+    if common and r.expect != "list":  # "the most common X": X's commonest value
+        at = len(r.text[: common.start()].split())
+        cols = [t.columns[n] for n in r.named if n not in fcols and t.columns[n].role != "id"]
+
+        def synonym_only(c: Any) -> bool:
+            return not (r.named[c.name][1] - (c.words - set(c.parts)))
+
+        cols.sort(
+            key=lambda c: (
+                synonym_only(c),
+                r.where.get(c.name, 0) < at,
+                abs(r.where.get(c.name, 0) - at),
+            )
+        )
+        if cols:
+            least = common.group(0).startswith("least")
+            p.add(
+                Plan(
+                    op="aggregate",
+                    measure=cols[0].name,
+                    agg="mode",
+                    order="asc" if least else "desc",
+                    filters=filters,
+                    words=p.words(cols[0]),
+                ),
+                f"the {'least' if least else 'most'} common {cols[0].name}",
+            )
+    versus(p, filters, measures, agg)
+    group = dimension(p, exclude=[])
+    if group is not None and group.numeric and re.search(r"\b(which|what|each|per)\b", r.text):
+        measures = [c for c in measures if c.name != group.name]  # "which hour": a group
+    else:
+        group = dimension(p, exclude=[m.name for m in measures[:1]])
+    time = time_of(t)
+    if (
+        r.cues & TREND
+        and time is not None
+        and (measures or t.of("measure"))
+        and not (group is not None and group.role != "time" and agg in ("mode", "nunique"))
+    ):
+        m = measures[0] if measures else t.of("measure")[0]
+        each = group if group is not None and group.role != "time" and per(r.text, group) else None
+        p.add(
+            Plan(
+                op="trend",
+                measure=m.name,
+                agg=agg if agg in ("sum", "mean", "median") else default_agg(m),
+                time=(group if group is not None and group.role == "time" else time).name,
+                group_by=each.name if each else None,
+                filters=tuple(f for f in filters if f.column != time.name),
+                period=period(r.text),
+                words=p.words(m, each),
+            ),
+            f"a trend of {m.name}",
+            open_=not measures,
+        )
+    if group is not None:
+        grouped(p, group, measures, agg, order, filters)
+    m = measures[0] if measures else None
+    if m is not None and m.name in fcols and len(measures) > 1 and agg not in (None, "count"):
+        m = next((c for c in measures if c.name not in fcols), m)
+    if m is not None and agg in (None, "max", "min") and (r.high or r.low) and WHO.search(r.text):
+        label = p.label(exclude=[m.name])
+        if re.search(r"\bwhen\b", r.text) and time is not None:
+            label = time
+        if label is not None and re.search(r"\b(who|which|whose|what|when)\b", r.text):
+            p.add(
+                Plan(
+                    op="extreme",
+                    measure=m.name,
+                    group_by=label.name,
+                    order=order,
+                    filters=filters,
+                    words=p.words(m, label),
+                ),
+                f"which {label.name} holds the {order} {m.name}",
+            )
+    of_row = re.search(
+        r"\b(with|has|had|having|who|whose|of|by)\s+(the\s+)?(\w+\s+)?"
+        r"(highest|lowest|most|least|best|worst|largest|smallest|longest|"
+        r"shortest|maximum|minimum|top|greatest|fewest)\b",
+        r.text,
+    )
+    if of_row and len(r.named) >= 2 and group is None:
+        cut = len(r.text[: of_row.start()].split())
+        shown = [
+            c
+            for c in p.best(("measure", "category", "label", "id", "time"), numeric=True)
+            if r.where.get(c.name, 99) < cut and c.name not in fcols
+        ]
+        shown += [
+            c
+            for c in p.best(("category", "label", "id", "time"))
+            if r.where.get(c.name, 99) < cut and c.name not in fcols and c not in shown
+        ]
+        ranked = [c for c in measures if r.where.get(c.name, -1) >= cut]
+        if shown and ranked:
+            p.add(
+                Plan(
+                    op="extreme",
+                    measure=ranked[0].name,
+                    group_by=shown[0].name,
+                    order=order,
+                    filters=filters,
+                    words=p.words(ranked[0], shown[0]),
+                ),
+                f"{shown[0].name} of the row with the {order} {ranked[0].name}",
+            )
+    cat = next(iter(p.best(("category", "label", "time", "id"), exclude=list(fcols))), None)
+    if cat is not None and (
+        agg in ("nunique", "count") or re.search(r"\b(combinations?|pairs?)\b", r.text)
+    ):
+        pair = second_group(p, cat)
+        if pair is not None and re.search(
+            r"\b(combinations?|pairs?|distinct|unique|different)\b", r.text
+        ):
+            p.add(
+                Plan(
+                    op="aggregate",
+                    measure=cat.name,
+                    agg="nunique",
+                    group_by2=pair.name,
+                    filters=filters,
+                    words=p.words(cat, pair),
+                ),
+                f"distinct pairs of {cat.name} and {pair.name}",
+            )
+    asked_for = re.search(r"\bhow many (different |distinct |unique )?(\w+)", r.text)
+    if (
+        cat is not None
+        and (cat.role == "category" or (asked_for is not None and asked_for.group(1)))
+        and agg == "count"
+        and m is None
+        and asked_for is not None
+        and any(w in r.named[cat.name][1] for w in question_words(asked_for.group(2)))
+    ):
+        p.add(
+            Plan(
+                op="aggregate",
+                measure=cat.name,
+                agg="nunique",
+                filters=filters,
+                words=p.words(cat),
+            ),
+            f"how many distinct {cat.name}",
+        )
+    if (
+        cat is not None
+        and agg in ("mode", "nunique")
+        and (m is None or agg == "mode" or r.where[cat.name] < r.where.get(m.name, 99))
+    ):
+        p.add(
+            Plan(
+                op="aggregate",
+                measure=cat.name,
+                agg=agg,
+                order=order if agg == "mode" else "desc",
+                filters=filters,
+                words=p.words(cat),
+            ),
+            f"the {agg} of {cat.name}",
+        )
+    if m is not None:
+        if agg == "share" and filters:
+            share(p, filters, m)
+        a: Agg = (
+            agg
+            if agg not in (None, "mode", "nunique", "share")
+            else ("count" if agg == "count" else default_agg(m))
+        )
+        if agg == "count" and not (set(m.parts) & ADDITIVE or how_many_of(r.text, m)):
+            p.add(
+                Plan(
+                    op="aggregate",
+                    agg="count",
+                    filters=filters,
+                    words=(("rows", how_words(r.text)),),
+                ),
+                "how many rows",
+            )
+            a = "count"
+        elif agg == "count":
+            a = "sum"  # "how many passengers": the measure adds up
+        if agg == "mode" and m.role == "measure":
+            p.add(
+                Plan(
+                    op="aggregate",
+                    measure=m.name,
+                    agg="mode",
+                    filters=filters,
+                    words=p.words(m),
+                ),
+                f"the most common {m.name}",
+            )
+        p.add(
+            Plan(op="aggregate", measure=m.name, agg=a, filters=filters, words=p.words(m)),
+            f"one number: the {a} of {m.name}",
+        )
+    if agg == "share" and filters:
+        share(p, filters)
+    if (
+        m is None
+        and agg in ("max", "min", "mean", "sum", "median")
+        and t.of("measure")
+        and (r.named or r.filters)
+    ):
+        pick = t.of("measure")[0]
+        p.add(
+            Plan(op="aggregate", measure=pick.name, agg=agg, filters=filters),
+            f"the {agg} of {pick.name} (no measure named)",
+            open_=len(t.of("measure")) > 1,
+        )
+    if agg == "nunique" and not p.best(("label", "category"), exclude=list(fcols)):
+        label = p.label(exclude=list(fcols))
+        if label is not None:  # "how many different athletes": the rows' names
+            p.add(
+                Plan(op="aggregate", measure=label.name, agg="nunique", filters=filters),
+                f"distinct {label.name} (the column that names rows)",
+                open_=True,
+            )
+    if filters and (WHO.search(r.text) or r.named) and not HOW_MANY.search(r.text):
+        shown = [
+            c for c in p.best(("label", "category", "measure", "id", "time")) if c.name not in fcols
+        ]
+        if shown:
+            p.add(
+                Plan(
+                    op="lookup",
+                    group_by=shown[0].name,
+                    filters=filters,
+                    words=p.words(shown[0]),
+                ),
+                f"{shown[0].name} in the matching row",
+            )
+    if filters or HOW_MANY.search(r.text):
+        what = p.best(("label", "category"), exclude=list(fcols))
+        if agg == "nunique" and what:
+            p.add(
+                Plan(
+                    op="aggregate",
+                    measure=what[0].name,
+                    agg="nunique",
+                    filters=filters,
+                    words=p.words(what[0]),
+                ),
+                f"distinct {what[0].name}",
+            )
+        p.add(
+            Plan(
+                op="aggregate",
+                agg="count",
+                filters=filters,
+                words=(("rows", how_words(r.text)),),
+            ),
+            "how many rows match",
+        )
+    if m is None and (r.high or r.low) and t.of("measure") and WHO.search(r.text):
+        label = p.label()
+        if label is not None:
+            pick = t.of("measure")[0]
+            p.add(
+                Plan(
+                    op="extreme",
+                    measure=pick.name,
+                    group_by=label.name,
+                    order=order,
+                    filters=filters,
+                    words=p.words(label),
+                ),
+                f"which {label.name} holds the {order} {pick.name} (no measure named)",
+                open_=True,
+            )

@@ -1,0 +1,205 @@
+"""The query language: a typed pydantic value that pandas runs (`execute`), never code.
+
+A `Plan` is one question's query over one table:
+
+* **filters** (`Filter`): ``=``, ``!=``, ``<``, ``<=``, ``>``, ``>=``,
+  ``between`` (inclusive), ``in`` (several values of one column, OR-ed),
+  ``contains``, ``startswith``, ``missing`` and ``present``; all of them AND-ed,
+  on columns and on index levels (a row MultiIndex becomes columns, `table`);
+* an **operation** (``op``) and what it reads: ``aggregate`` (count, sum, mean,
+  median, std, min, max, range, nunique, share with its base, mode, the n-th
+  largest) over the whole table, a filter or a group; ``rank`` (groups by one
+  or two columns, top or bottom ``k``, labels or values); ``extreme`` (the
+  rows at a maximum or minimum: a column's values there); ``distinct``
+  values; ``values`` of the matching rows (first or last ``k``); ``lookup``
+  (a column's value in the row that matches); ``exists`` (any, all or none of
+  the rows meet ``condition``); ``compare`` (a computed value against a
+  constant or against another computed value: ``of`` ``test`` ``against`` or
+  ``versus``); ``trend``,
+  ``correlation``, ``missing``, ``shape``; ``columns`` for a question that
+  names nothing of the table;
+* ``combine``: the difference or ratio of this plan's value and ``versus``'s
+  ("compared to").
+
+``words`` records which words of the question each part came from (the
+planner fills it; `describe` reads it to say what was left out).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AGGREGATIONS",
+    "AGG_NAME",
+    "FILTER_OPS",
+    "OPERATIONS",
+    "Agg",
+    "Filter",
+    "FilterOp",
+    "Op",
+    "Plan",
+    "Scalar",
+]
+
+Scalar = str | int | float | bool
+FilterOp = Literal[
+    "=", "!=", "<", "<=", ">", ">=", "between", "in", "contains", "startswith", "missing", "present"
+]
+Op = Literal[
+    "aggregate",
+    "rank",
+    "extreme",
+    "distinct",
+    "values",
+    "lookup",
+    "exists",
+    "compare",
+    "trend",
+    "correlation",
+    "missing",
+    "shape",
+    "columns",
+]
+Agg = Literal[
+    "count",
+    "sum",
+    "mean",
+    "median",
+    "std",
+    "min",
+    "max",
+    "range",
+    "nunique",
+    "share",
+    "mode",
+    "nth",
+]
+FILTER_OPS: tuple[str, ...] = FilterOp.__args__  # type: ignore[attr-defined]
+OPERATIONS: tuple[str, ...] = Op.__args__  # type: ignore[attr-defined]
+AGGREGATIONS: tuple[str, ...] = Agg.__args__  # type: ignore[attr-defined]
+#: How a reader names each aggregation ("the total revenue", "the lowest price").
+AGG_NAME = {
+    "sum": "total",
+    "mean": "mean",
+    "median": "median",
+    "min": "lowest",
+    "max": "highest",
+    "count": "number of",
+    "share": "share",
+    "std": "standard deviation",
+    "range": "range",
+    "nunique": "number of distinct",
+    "nth": "n-th",
+    "mode": "most common",
+}
+_SYMBOL = {"contains": "contains", "startswith": "starts with", "in": "in", "between": "between"}
+
+
+class Filter(BaseModel):
+    """Rows whose ``column`` meets ``op`` ``value`` (a year for a date column's ``=``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    column: str
+    op: FilterOp = "="
+    value: Scalar | tuple[Scalar, ...] | None = None
+    words: tuple[str, ...] = Field(default=(), exclude=True)  # the question's words
+
+    def describe(self) -> str:
+        """``species != 'Adelie'``, ``body_mass_g > 5000``, ``sex is missing``."""
+        if self.op == "missing":
+            return f"{self.column} is missing"
+        if self.op == "present":
+            return f"{self.column} is not missing"
+        if self.op == "between" and isinstance(self.value, tuple):
+            return f"{self.column} between {self.value[0]!r} and {self.value[1]!r}"
+        if isinstance(self.value, tuple):
+            return f"{self.column} in ({', '.join(map(repr, self.value))})"
+        return f"{self.column} {_SYMBOL.get(self.op, self.op)} {self.value!r}"
+
+    def phrase(self) -> str:
+        """The filter as a reader says it: ``species not Adelie``, ``body_mass_g over 5000``."""
+        word = {
+            "=": "",
+            "!=": "not ",
+            ">": "over ",
+            ">=": "at least ",
+            "<": "under ",
+            "<=": "at most ",
+            "contains": "with ",
+            "startswith": "starting with ",
+        }
+        if self.op in ("missing", "present"):
+            return self.describe()
+        if isinstance(self.value, tuple):
+            joined = " and " if self.op == "between" else " or "
+            shown = joined.join(str(v) for v in self.value)
+            return f"{self.column} {'between ' if self.op == 'between' else ''}{shown}"
+        return f"{self.column} {word.get(self.op, '')}{self.value}"
+
+
+class Plan(BaseModel):
+    """One question's query over one table (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    op: Op
+    measure: str | None = None
+    agg: Agg = "sum"
+    group_by: str | None = None  # a grouping; for extreme/values/lookup: the column reported
+    group_by2: str | None = None  # a second grouping
+    time: str | None = None
+    other: str | None = None  # the second column of a correlation
+    filters: tuple[Filter, ...] = ()
+    condition: tuple[Filter, ...] = ()  # exists: what the rows must meet; share: the part
+    quantifier: Literal["any", "all", "none"] = "any"
+    order: Literal["desc", "asc"] = "desc"
+    k: int = Field(default=1, ge=1, le=50)
+    listed: bool = False  # the answer is a list (of k labels or values), even of one
+    labels: bool = True  # rank: the groups' labels (False: their values)
+    period: Literal["year", "month", "day"] | None = None
+    of: Plan | None = None  # compare: the computed value tested
+    test: Literal["=", "!=", "<", "<=", ">", ">="] | None = None  # compare
+    against: Scalar | None = None  # compare: a constant
+    versus: Plan | None = None  # compare / combine: another computed value
+    combine: Literal["difference", "ratio"] | None = None
+    words: tuple[tuple[str, tuple[str, ...]], ...] = Field(default=(), exclude=True)
+
+    def describe(self) -> str:
+        """The plan in one line, for the trace and the cell."""
+        bits: list[str] = [self.op]
+        if self.op in ("aggregate", "rank", "trend", "compare") and (
+            self.measure or self.agg != "sum"
+        ):
+            bits.append(self.agg)
+        bits += [x for x in (self.measure, self.other) if x]
+        if self.group_by:
+            by = "of" if self.op in ("extreme", "values", "lookup") else "by"
+            bits.append(f"{by} {self.group_by}" + (f", {self.group_by2}" if self.group_by2 else ""))
+        if self.time:
+            bits.append(f"over {self.time}")
+        bits += [f"where {f.describe()}" for f in self.filters]
+        if self.condition:
+            lead = {"any": "any row", "all": "all rows", "none": "no row"}[self.quantifier]
+            if self.op == "aggregate":
+                lead = "part"
+            bits.append(f"{lead}: " + " and ".join(f.describe() for f in self.condition))
+        if self.op in ("rank", "extreme") or self.listed:
+            bits.append(f"{'top' if self.order == 'desc' else 'bottom'} {self.k}")
+        if self.op == "compare" and self.of is not None:
+            right = f"({self.versus.describe()})" if self.versus else repr(self.against)
+            return f"compare ({self.of.describe()}) {self.test} {right}"
+        elif self.combine and self.versus:
+            bits.append(f"{self.combine} with ({self.versus.describe()})")
+        return " ".join(bits)
+
+    def used(self) -> set[str]:
+        """Every question word some part of the plan came from."""
+        out = {w for _, ws in self.words for w in ws}
+        for f in (*self.filters, *self.condition):
+            out |= set(f.words)
+        for sub in (self.of, self.versus):
+            if sub is not None:
+                out |= sub.used()
+        return out

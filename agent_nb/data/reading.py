@@ -1,0 +1,217 @@
+"""What a question's words say about a table, before any plan: columns, filters, k, kind.
+
+`Reading` collects, each with the words it came from: the columns the
+question names (and where), the filters its values, thresholds, negations
+and quoted texts make, the ``k`` of "top 5", the answer type its form asks
+for (``boolean`` for "Is there...", ``list`` for "List..." or "the 3
+highest", ``number`` for "How many..."), and the words it could not place.
+The planner (`planner`) turns a reading into ranked candidate plans.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from .lexicon import Named, Stated, match_columns, match_values, numbers
+from .query import Filter
+from .reading_filters import comparator, filters_of, spans, without_instructions
+from .table import Column, Table
+from .words import (
+    AGG_WORDS,
+    ASK_BOOL,
+    CORR,
+    FILLER,
+    HIGH,
+    HOW_MANY,
+    LIST_CUE,
+    LOW,
+    MISSING,
+    NEGATION,
+    STOPWORDS,
+    TREND,
+    phrase,
+    question_words,
+    singular,
+    stem,
+)
+
+__all__ = ["Reading", "read"]
+
+_RANK_WORDS = HIGH | LOW | {"top", "bottom", "first", "last", "common", "frequent", "popular"}
+_NEG = re.compile(
+    r"\b(not|no|without|never|non|none|dont|doesnt|didnt|isnt|arent|wasnt|hasnt|"
+    r"havent|haven't|don't|doesn't|didn't|isn't|aren't|wasn't|hasn't)\b"
+)
+
+
+@dataclasses.dataclass
+class Reading:
+    """A question's words over one table (see the module docstring)."""
+
+    table: Table
+    question: str
+    text: str
+    tokens: list[str]
+    words: list[str]
+    named: dict[str, tuple[float, set[str]]]
+    where: dict[str, int]  # a named column's first word index
+    values: list[Named]
+    stated: list[Stated]
+    filters: list[Filter]
+    k: int | None
+    k_words: tuple[str, ...]
+    expect: str | None  # boolean, list, number or None
+    negated: list[tuple[int, str]]  # negation words and where
+    notes: list[str]  # what a filter's reading assumed
+    open: list[str]  # choices the words left open
+    #: "more than 100 lifters": (operator, number, what is counted, words)
+    count_tests: list[tuple[str, Any, Any, tuple[str, ...]]] = dataclasses.field(
+        default_factory=list
+    )
+
+    @property
+    def high(self) -> bool:
+        return bool(self.cues & HIGH)
+
+    @property
+    def low(self) -> bool:
+        return bool(self.cues & LOW)
+
+    @property
+    def cues(self) -> set[str]:
+        cols = self.table.columns
+        used = {
+            w
+            for n, (_, ws) in self.named.items()
+            for w in ws
+            if w not in cols[n].words or w in cols[n].parts
+        }
+        return set(self.words) - used
+
+    def near(
+        self, index: int, roles: tuple[str, ...], numeric: bool = False, value: float | None = None
+    ) -> Column | None:
+        """The named column closest to word ``index`` (of ``roles``); with ``value``, one
+        whose values span it comes first."""
+        best: tuple[float, Column] | None = None
+        for name, at in self.where.items():
+            col = self.table.columns[name]
+            if col.role not in roles and not (numeric and col.numeric):
+                continue
+            if numeric and not col.numeric:
+                continue
+            own = self.named[name][1] - (col.words - set(col.parts))
+            distance = abs(at - index) - 0.3 * self.named[name][0] + (0.5 if at > index else 0)
+            distance += 0 if own else 3  # named only by a synonym ("score")
+            if value is not None and not spans(self.table, col, value):
+                distance += 10
+            if best is None or distance < best[0]:
+                best = (distance, col)
+        return best[1] if best else None
+
+
+def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None, tuple[str, ...]]:
+    for s in stated:
+        if not float(s.value).is_integer() or not 1 <= s.value <= 50:
+            continue
+        i = s.start
+        prev = tokens[i - 1] if i > 0 else ""
+        if prev in ("least", "most") and i >= 2 and tokens[i - 2] == "at":
+            continue  # "at least 4": a threshold
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if prev in _RANK_WORDS | {"list", "top", "bottom", "which", "what"} or nxt in _RANK_WORDS:
+            return int(s.value), s.words
+        if listy and prev in ("the", "list", "are", "of") and nxt not in ("per", "kg", "and"):
+            return int(s.value), s.words
+    return None, ()
+
+
+def read(table: Table, question: str) -> Reading:
+    """The reading of ``question`` over ``table`` (see the module docstring)."""
+    question = without_instructions(question)
+    text = question.lower().replace("’", "'")
+    tokens = phrase(question).split()
+    words = question_words(question)
+    named = match_columns(table, words, question)
+    for col in table.of("empty"):
+        if f" {phrase(col.name)} " in f" {phrase(question)} ":
+            raise ValueError(f"{col.name} has no values (all missing): nothing to compute")
+    live = [c for c in table.columns.values() if c.role != "empty"]
+    if not named and len(live) == 1:  # df["col"]: the one column is what is asked about
+        named = {live[0].name: (1.0, set())}
+    where = {}
+    for name, (_, ws) in named.items():
+        col = table.columns[name]
+        own = {w for w in ws if w not in col.words or w in col.parts} or ws  # not a synonym
+        at = [i for i, t in enumerate(tokens) if t in own or singular(t) in own or stem(t) in own]
+        where[name] = min(at) if at else 0
+    values = match_values(table, question)
+    stated = numbers(question)
+    toks = phrase(question).split()
+    values = [
+        v
+        for v in values
+        if not (  # "more than 8 cylinders": a threshold, not a value
+            str(v.value).replace(".", "").isdigit() and comparator(toks, v.start) is not None
+        )
+    ]
+    listy = bool(LIST_CUE.search(text))
+    k, k_words = _k(tokens, stated, listy)
+    expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR else None
+    if expect is None and (listy or (k is not None and k > 1)):
+        expect = "list"
+    plural = re.match(r"^\W*(which|what)\s+(\w+)\s+(are|were|have|had|do|did|exist)\b", text)
+    if (
+        expect is None
+        and plural
+        and plural.group(2).endswith("s")
+        and len(plural.group(2)) > 3
+        and (singular(plural.group(2)) != plural.group(2))
+    ):
+        expect = "list"  # "which islands are there?", "which cars have more than ...?"
+    if expect is None and HOW_MANY.search(text):
+        expect = "number"
+    negated = [(i, t) for i, t in enumerate(tokens) if _NEG.fullmatch(t) or t in NEGATION]
+    reading = Reading(
+        table,
+        question,
+        text,
+        tokens,
+        words,
+        named,
+        where,
+        values,
+        stated,
+        [],
+        k,
+        k_words,
+        expect,
+        negated,
+        [],
+        [],
+    )
+    reading.filters = filters_of(reading)
+    return reading
+
+
+def unused_words(r: Reading, used: set[str]) -> list[str]:
+    """Content words of the question that no part of the plan used."""
+    spent = {w for _, (_, ws) in r.named.items() for w in ws} & used
+    cues = HIGH | LOW | TREND | CORR | MISSING | {w for ws in AGG_WORDS.values() for w in ws}
+    rows = {singular(w) for w in phrase(r.table.name).split()}  # "cars" of table cars
+    rows |= {w for n in r.named for w in phrase(n).split()}  # the "per" of Miles_per_Gallon
+    if re.search(r"\bover (time|the years|the months|the period)\b", r.text):
+        rows |= {"over", "time"}  # a trend's own words
+    out = []
+    for token in r.tokens:
+        w = singular(token)
+        if token in used or w in used or w in spent or token in spent or w in rows:
+            continue
+        if token in STOPWORDS or w in STOPWORDS or w in FILLER or token in FILLER or w in cues:
+            continue
+        if len(token) < 3 and not token.isdigit():
+            continue
+        out.append(token)
+    return out

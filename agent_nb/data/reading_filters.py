@@ -1,0 +1,421 @@
+"""What a question's words filter: values, thresholds, negations, ranges, dates, text,
+missing values and yes/no columns, each with the words it came from.
+
+`filters_of` builds the filters of a reading (`reading.Reading`); `comparator`
+reads the comparison words before a number ("more than", "at least").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from .lexicon import Named, Stated, time_column
+from .query import Filter
+from .result import plain
+from .table import Column, Table
+from .words import COMPARATORS, phrase, singular
+
+__all__ = ["by_range", "comparator", "filters_of", "spans", "without_instructions"]
+
+_UNITS = {
+    "pound": 0.45359237,
+    "pounds": 0.45359237,
+    "lb": 0.45359237,
+    "lbs": 0.45359237,
+    "gram": 0.001,
+    "grams": 0.001,
+    "g": 0.001,
+}  # to kilograms
+
+
+def comparator(tokens: list[str], i: int) -> tuple[str, tuple[str, ...]] | None:
+    before = " ".join(tokens[max(0, i - 4) : i])
+    for words, op in COMPARATORS:
+        if before.endswith(words):
+            return op, tuple(words.split())
+    after = " ".join(tokens[i + 1 : i + 3])
+    for words, op in COMPARATORS:
+        if words in ("or more", "or less", "or above", "or below") and after.startswith(words):
+            return op, tuple(words.split())
+    return None
+
+
+def scaled(value: float, col: Column, table: Table, tokens: list[str], i: int) -> float:
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if after in ("per", "percent", "%") or (
+        i + 1 < len(tokens) and tokens[i + 1 : i + 3] == ["per", "cent"]
+    ):
+        top = table.df[col.name].max()
+        if top is not None and float(top) <= 1.0:
+            return value / 100
+    if after in _UNITS and "kg" in phrase(col.name).split():
+        return round(value * _UNITS[after], 3)
+    return value
+
+
+def spans(table: Table, col: Column, value: float) -> bool:
+    s = table.df[col.name]
+    try:
+        lo, hi = float(s.min()), float(s.max())
+    except (TypeError, ValueError):
+        return False
+    return lo - 0.5 * abs(hi - lo) <= value <= hi + 0.5 * abs(hi - lo) or value == 0
+
+
+def by_range(table: Table, value: float) -> Column | None:
+    """The one numeric column whose values span ``value`` (the tightest, if several)."""
+    fits = []
+    for col in table.columns.values():
+        if not col.numeric or col.role in ("id", "time"):
+            continue
+        s = table.df[col.name]
+        lo, hi = float(s.min()), float(s.max())
+        if lo <= value <= hi:
+            fits.append((hi - lo, col))
+    return min(fits, key=lambda x: x[0])[1] if fits else None
+
+
+_INSTRUCTION = re.compile(
+    r"(?<=[.?!])\s+(answer\b|the answer\b|if there (are|is)\b|please\b|respond\b)[^.?!]*[.?!]?",
+    re.IGNORECASE,
+)
+
+
+def without_instructions(question: str) -> str:
+    """The question without the instructions after it ("Answer True or False",
+    "If there are none answer with an empty list"): they name no data."""
+    q = question.strip().strip('"').strip()
+    return _INSTRUCTION.sub("", q).strip() or q
+
+
+_EXCEPT = ("other than", "excluding", "except", "apart from", "besides", "aside from")
+
+
+def _negated_at(r: Any, start: int) -> tuple[str, ...]:
+    for i, word in r.negated:
+        if 0 <= start - i <= 4:
+            return (word,)
+    before = " ".join(r.tokens[max(0, start - 3) : start])
+    for words in _EXCEPT:
+        if before.endswith(words) or f"{words} " in f"{before} ":
+            return tuple(words.split())
+    return ()
+
+
+_APART = re.compile(r"\b(than|compared|versus|vs|outnumber|outnumbers|ratio|difference|to)\b")
+
+
+def _apart(r: Any, hits: list[Named]) -> bool:
+    """Two values of one column set against each other, not OR-ed."""
+    a, b = sorted(h.start for h in hits)[:2]
+    between = " ".join(r.tokens[a:b])
+    return bool(_APART.search(between)) or bool(
+        re.search(
+            r"\b(ratio|difference|compared|"
+            r"outnumber|times)\b",
+            r.text,
+        )
+    )
+
+
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_TEXT_OP = re.compile(
+    r"\b(?:starting|starts|start|beginning|begins|begin) with\s+['\"]?([\w-]+)|"
+    r"\b(?:containing|contains|contain|including|includes) (?:the word\s+)?['\"]?([\w-]+)"
+)
+
+
+def _text_filters(r: Any, taken: set[str]) -> list[Filter]:
+    """Dates named in full, "starting with ford", "containing chevy"."""
+    out = []
+    time = time_column(r.table)
+    for m in _DATE.finditer(r.question):
+        if time is not None:
+            out.append(
+                Filter(
+                    column=time.name, op="=", value=m.group(1), words=tuple(m.group(1).split("-"))
+                )
+            )
+    for m in _TEXT_OP.finditer(r.text):
+        word = m.group(1) or m.group(2)
+        at = len(phrase(r.text[: m.start()]).split())
+        before = set(r.tokens[max(0, at - 3) : at])
+        named_before = any(before & set(ws) for _, ws in r.named.values())
+        if m.group(2) and not named_before and not before & {"whose", "that", "which", "with"}:
+            continue  # "does the dataset contain squatting lifts": existence, not text
+        col = r.near(at, ("label", "category"))
+        if col is None or col.numeric:
+            labels = [c for c in r.table.of("label") if not c.numeric]
+            col = labels[0] if labels else None
+        if col is not None:
+            op = "startswith" if m.group(1) else "contains"
+            out.append(
+                Filter(
+                    column=col.name,
+                    op=cast(Any, op),
+                    value=word,
+                    words=tuple(phrase(m.group(0)).split()),
+                )
+            )
+    return out
+
+
+_NO_VALUE = re.compile(r"\b(no|without|missing|lacking|lack)\b")
+_HAS_VALUE = re.compile(r"\b(with|have|has|had)\s+(a|an)?\s*$")
+
+
+def _missing_filters(r: Any, taken: set[str]) -> list[Filter]:
+    """ "no horsepower value", "without a Horsepower value": missing; "have a horsepower
+    value", "Horsepower recorded", "is not missing": present."""
+    out = []
+    for name, at in r.where.items():
+        if name in taken:
+            continue
+        words = r.named[name][1]
+        end = (
+            max(i for i, t in enumerate(r.tokens) if t in words or singular(t) in words)
+            if any(t in words or singular(t) in words for t in r.tokens)
+            else at
+        )
+        before = " ".join(r.tokens[max(0, at - 3) : at])
+        after = " ".join(r.tokens[end + 1 : end + 4])
+        valued = after.startswith(("value", "values", "recorded", "data", "entered", "given"))
+        if re.search(r"^(is|are)\s+(not\s+)?(missing|null|empty|blank|nan)", after):
+            op = "present" if " not " in f" {after} " else "missing"
+        elif _NO_VALUE.search(before) and (valued or "missing" in before):
+            op = "missing"
+        elif (
+            valued and (_HAS_VALUE.search(before + " ") or after.startswith("recorded"))
+        ) or after.startswith(("recorded", "known", "filled")):
+            op = "present"
+        else:
+            continue
+        out.append(
+            Filter(
+                column=name,
+                op=cast(Any, op),
+                words=tuple(words) + tuple(before.split()[-2:]) + tuple(after.split()[:2]),
+            )
+        )
+    return out
+
+
+def filters_of(r: Any) -> list[Filter]:
+    t = r.table
+    out: list[Filter] = []
+    by_column: dict[str, list[Named]] = {}
+    for v in r.values:
+        by_column.setdefault(v.column.name, []).append(v)
+    for name, hits in by_column.items():
+        neg = _negated_at(r, hits[0].start)
+        words = tuple(w for h in hits for w in h.words) + neg
+        if hits[0].partial:
+            out.append(Filter(column=name, op="contains", value=str(hits[0].value), words=words))
+        elif len(hits) > 1 and _apart(r, hits):  # "more Adelie than Gentoo": two filters
+            for h in hits:
+                out.append(Filter(column=name, op="=", value=plain(h.value), words=h.words))
+        elif len(hits) > 1:
+            vals = tuple(plain(h.value) for h in hits)
+            out.append(
+                Filter(
+                    column=name,
+                    op="!=" if neg and len(hits) == 1 else "in",
+                    value=vals,
+                    words=words,
+                )
+            )
+        else:
+            out.append(
+                Filter(
+                    column=name, op="!=" if neg else "=", value=plain(hits[0].value), words=words
+                )
+            )
+    time = time_column(t)
+    k_at = {s for s in r.k_words}
+    for s in r.stated:
+        if r.k is not None and s.words == r.k_words and s.value == r.k:
+            continue
+        i = s.start
+        if any(
+            f.op == "between" and isinstance(f.value, tuple) and s.value in f.value for f in out
+        ):
+            continue
+        if any(s.text in m.group(0) for m in _DATE.finditer(r.question)) or any(
+            v.start <= i < v.start + len(v.words) for v in r.values
+        ):
+            continue  # a number inside a date or a named value
+        if time is not None and float(s.value).is_integer() and 1800 <= s.value <= 2100:
+            cmp = comparator(r.tokens, i)
+            op = cmp[0] if cmp and cmp[0] in ("<", ">", "<=", ">=") else "="
+            if t.df[time.name].dtype.kind in "iuf" or "datetime" in str(t.df[time.name].dtype):
+                out.append(
+                    Filter(
+                        column=time.name,
+                        op=cast(Any, op),
+                        value=int(s.value),
+                        words=s.words + (cmp[1] if cmp else ()),
+                    )
+                )
+                continue
+        cmp = comparator(r.tokens, i)
+        between = (
+            i >= 1
+            and r.tokens[i - 1] in ("between", "from")
+            and any(o.start > i and o.start <= i + 3 for o in r.stated)
+        )
+        if (
+            not cmp
+            and not between
+            and i >= 1
+            and r.tokens[i - 1] in ("is", "was")
+            and (i + 1 < len(r.tokens) and r.tokens[i + 1] in ("a", "an"))
+        ):
+            cmp = ("=", ())  # "is 99 an existing id": equality
+        if not cmp and not between:
+            inside = _inside_values(r, s)
+            if inside is not None:
+                out.append(inside)
+            continue
+        after = r.tokens[i + len(s.words) : i + len(s.words) + 3]
+        counted = _counted(r, after)
+        if counted is not None and cmp is not None:  # "more than 100 lifters": a count
+            r.count_tests.append((cmp[0], _num(s.value), counted, s.words + cmp[1]))
+            continue
+        col = r.near(i, ("measure", "category", "id", "time"), numeric=True, value=s.value)
+        unit = next(
+            (
+                t.columns[n]
+                for n, (_, ws) in r.named.items()
+                if t.columns[n].numeric
+                and after[:1]
+                and (after[0] in ws or singular(after[0]) in ws)
+            ),
+            None,
+        )
+        if unit is not None:
+            col = unit  # "3000 points": the column named right after the number
+        if cmp is not None and unit is None:  # "older than": the comparison's own word
+            for name in r.named:
+                c = t.columns[name]
+                if c.numeric and set(cmp[1]) & c.words and spans(t, c, s.value):
+                    col = c
+        if col is not None and not spans(t, col, scaled(s.value, col, t, r.tokens, i)):
+            col = by_range(t, s.value) or col
+        chosen = "named"
+        if col is None:
+            col = by_range(t, s.value)
+            chosen = "by its range"
+        if col is None:
+            continue
+        value = scaled(s.value, col, t, r.tokens, i)
+        if between:
+            other = next((o for o in r.stated if o.start > i and o.start <= i + 3), None)
+            if other is None:
+                continue
+            hi = scaled(other.value, col, t, r.tokens, other.start)
+            out.append(
+                Filter(
+                    column=col.name,
+                    op="between",
+                    value=(_num(value), _num(hi)),
+                    words=(r.tokens[i - 1], "to", "and", *s.words, *other.words),
+                )
+            )
+            continue
+        assert cmp is not None
+        op, cw = cmp
+        neg = _negated_at(r, i - len(cw))
+        if neg and op in ("<", ">", "<=", ">="):
+            op = {"<": ">=", ">": "<=", "<=": ">", ">=": "<"}[op]
+        out.append(
+            Filter(column=col.name, op=cast(Any, op), value=_num(value), words=s.words + cw + neg)
+        )
+        if chosen != "named":
+            r.notes.append(f"{s.text} read as {col.name} (the only column whose values span it)")
+            r.open.append("threshold column")
+    del k_at
+    out += _binary(r, {f.column for f in out})
+    out += _text_filters(r, {f.column for f in out})
+    out += _missing_filters(r, {f.column for f in out})
+    return out
+
+
+def _binary(r: Any, taken: set[str]) -> list[Filter]:
+    """A named yes/no column after "with", "without", "have", "any"...: ``= 1`` (or 0,
+    negated): "applicants without research experience" is ``Research = 0``."""
+    out = []
+    for name, at in r.where.items():
+        col = r.table.columns[name]
+        if name in taken or col.nunique != 2 or (not col.numeric and col.role != "category"):
+            continue
+        s = r.table.df[name].dropna()
+        values = set(s.unique().tolist())
+        if values not in ({0, 1}, {True, False}):
+            continue
+        before = r.tokens[max(0, at - 4) : at]
+        if not set(before) & {
+            "with",
+            "without",
+            "have",
+            "has",
+            "had",
+            "any",
+            "some",
+            "no",
+            "dont",
+            "don",
+            "doesn",
+            "didn",
+            "who",
+            "got",
+        }:
+            continue
+        neg = _negated_at(r, at)
+        yes = 1 if 1 in values else True
+        words = tuple(sorted(r.named[name][1])) + neg
+        out.append(
+            Filter(
+                column=name, op="=", value=(0 if yes == 1 else False) if neg else yes, words=words
+            )
+        )
+    return out
+
+
+def _inside_values(r: Any, s: Stated) -> Filter | None:
+    """A number that is part of a text value ("2012" of season "2012-13"): contains."""
+    if not float(s.value).is_integer() or s.value < 1000:
+        return None
+    needle = str(int(s.value))
+    for col in r.table.columns.values():
+        textual = col.role in ("category", "label") and not col.numeric and col.values
+        if textual and any(needle in k and k != needle for k in list(col.values)[:500]):
+            return Filter(column=col.name, op="contains", value=needle, words=s.words)
+    return None
+
+
+_ROWS = {"row", "rows", "record", "records", "entry", "entries"}
+
+
+def _counted(r: Any, after: list[str]) -> Any:
+    """What a number counts, when the words after it name rows rather than a measure:
+    "100 lifters" (the rows' names), "5 unique types of exercise" (distinct values)."""
+    t = r.table
+    if not after:
+        return None
+    head = [w for w in after if w not in ("unique", "different", "distinct")]
+    distinct = len(head) < len(after)
+    for n, (_, ws) in r.named.items():
+        col = t.columns[n]
+        if head and (head[0] in ws or singular(head[0]) in ws) and not col.numeric:
+            if distinct:
+                return ("nunique", col.name)
+            if col.role == "label" or {"name", "player", "person"} & set(col.parts):
+                return ("rows", None)
+    if singular(after[0]) in _ROWS or after[0] in _ROWS:
+        return ("rows", None)
+    return None
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value

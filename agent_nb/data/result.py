@@ -1,0 +1,85 @@
+"""A plan's answer as pandas computed it: `Result`, its answer type, and `PlanError`."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Literal
+
+__all__ = ["MAX_LIST", "MAX_ROWS", "PlanError", "Result", "kind_of", "number", "plain"]
+
+MAX_ROWS = 10
+MAX_LIST = 50
+
+
+class PlanError(ValueError):
+    """A plan that cannot be computed on this table (one true line)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """A plan's answer (see the module docstring)."""
+
+    value: Any
+    frame: Any
+    roles: tuple[tuple[str, float], ...] = ()  # (role, number) the sentence may state
+    names: tuple[str, ...] = ()  # the answer's labels
+    others: tuple[str, ...] = ()  # the result's other labels
+    chart: Literal["bar", "line"] | None = None
+    x: str = ""
+    y: str = ""
+    rows: int = 0  # rows the value was computed over
+    detail: tuple[tuple[str, Any], ...] = ()  # what describe words (op-specific)
+
+    @property
+    def kind(self) -> str:
+        """DataBench's answer type of ``value`` (or ``table`` for a trend, ``none``)."""
+        return kind_of(self.value)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return dict(self.detail).get(key, default)
+
+    @property
+    def numbers(self) -> dict[str, float]:
+        return dict(self.roles)
+
+
+def kind_of(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, list):
+        numeric = value and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
+        )
+        return "list[number]" if numeric else "list[category]"
+    return "category"
+
+
+def plain(value: Any) -> Any:
+    """A pandas / numpy scalar as a plain JSON value: dates as ISO text, whole floats as
+    ints, a missing value as None (the one place for this rule)."""
+    if hasattr(value, "item") and not isinstance(value, str):
+        try:
+            value = value.item()
+        except (ValueError, AttributeError):
+            pass
+    if hasattr(value, "isoformat"):
+        text = value.isoformat()
+        return text[:10] if text.endswith("T00:00:00") or len(text) == 10 else text
+    if isinstance(value, float) and value != value:
+        return None  # missing
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+
+
+def number(value: Any) -> float | None:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None

@@ -1,0 +1,139 @@
+"""Tables whose cells hold text that means more: numbers written as text, records, lists.
+
+* `numbers_in_text`: a text column whose values are all numbers written as
+  text ("6,00 US$", "1.234,5 €", "12%") is read as numbers (a decimal comma
+  as a decimal point), with a note;
+* `unnest`: a column of records (dicts, or their text ``{'service': 5.0}``)
+  becomes one column per key (``ratings_service``), with a note; the text
+  is read with `ast.literal_eval` (literals only, never evaluated as code);
+* a column of lists (``[Vegetarian, Vegan]``) keeps its text; `list_items`
+  gives its items, so a question naming "vegan" names the column, and
+  `LIST_TEXT` tells the executor to count items, not whole lists. An empty
+  list is a missing value.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+__all__ = [
+    "LIST_TEXT",
+    "empty_lists_missing",
+    "is_list_column",
+    "items_of",
+    "list_items",
+    "numbers_in_text",
+    "unnest",
+]
+
+LIST_TEXT = re.compile(r"^\[.*\]$", re.DOTALL)
+_MONEY = re.compile(
+    r"^\s*[$€£]?\s*-?\d{1,3}(?:[.,\s\xa0]?\d{3})*(?:[.,]\d+)?\s*(?:US\$|\$|€|£|%|EUR|USD)?\s*$"
+)
+
+
+def numbers_in_text(df: Any, notes: list[str]) -> Any:
+    """Text columns whose values are all numbers written as text ("6,00 US$", "1.234,5 €")
+    read as numbers, with a note; a decimal comma is read as a decimal point."""
+    import pandas as pd
+
+    changed: list[str] = []
+    for column in df.columns:
+        s = df[column]
+        if not _textual(s):
+            continue
+        probe = s.head(400).dropna().head(200)
+        if probe.empty or not all(isinstance(v, str) and _MONEY.match(v) for v in probe):
+            continue
+        if not any(re.search(r"[$€£%]|US\$|EUR|USD|,\d{1,2}\b", v) for v in probe):
+            continue  # plain digit strings stay text (codes keep their leading zeros)
+        clean = s.astype(str).str.replace(r"[^\d,.\-]", "", regex=True)
+        comma = clean.str.contains(r",\d{1,2}$", regex=True).any()
+        if comma:
+            clean = clean.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+        else:
+            clean = clean.str.replace(",", "", regex=False)
+        if not changed:
+            df = df.copy()
+        df[column] = pd.to_numeric(clean, errors="coerce")
+        changed.append(str(column))
+    if changed:
+        notes.append(f"numbers written as text read as numbers ({', '.join(changed[:5])})")
+    return df
+
+
+def _textual(series: Any) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series)
+
+
+def _record(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+        try:
+            out = ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+        return out if isinstance(out, dict) else None
+    return None
+
+
+def unnest(df: Any, notes: list[str]) -> Any:
+    """Each column of records as one column per key (see the module docstring)."""
+    import pandas as pd
+
+    done = []
+    for column in list(df.columns):
+        s = df[column]
+        if not _textual(s):
+            continue
+        probe = s.head(200).dropna().head(50)
+        if probe.empty or not all(_record(v) is not None for v in probe):
+            continue
+        records = [(_record(v) or {}) if v is not None and v == v else {} for v in s]
+        flat = pd.json_normalize(records, sep="_")
+        flat.index = df.index
+        flat.columns = [f"{column}_{k}" for k in flat.columns]
+        flat = flat[[c for c in flat.columns if c not in df.columns]]
+        at = list(df.columns).index(column)
+        df = pd.concat([df.iloc[:, :at], flat, df.iloc[:, at + 1 :]], axis=1)
+        done.append(str(column))
+    if done:
+        notes.append(f"records split into one column per key ({', '.join(done[:5])})")
+    return df
+
+
+def empty_lists_missing(df: Any) -> Any:
+    """An empty list (``[]``) in a list column is a missing value."""
+    import numpy as np
+
+    for column in df.columns:
+        if is_list_column(df[column]) and (df[column] == "[]").any():
+            df = df.copy() if df is not None else df
+            df[column] = df[column].replace("[]", np.nan)
+    return df
+
+
+def is_list_column(series: Any) -> bool:
+    if not _textual(series):
+        return False
+    probe = series.head(200).dropna().head(50)
+    return not probe.empty and all(isinstance(v, str) and LIST_TEXT.match(v) for v in probe)
+
+
+def items_of(series: Any) -> Any:
+    """A list column's items, one per row (exploded); empty lists dropped."""
+    parts = series.dropna().astype(str).str.strip("[]").str.split(r",\s*", regex=True)
+    items = parts.explode().str.strip().str.strip("'\"")
+    return items[items != ""]
+
+
+def list_items(series: Any, limit: int = 5_000) -> list[str]:
+    """The distinct items of a list column (empty for any other column)."""
+    if not is_list_column(series):
+        return []
+    return list(dict.fromkeys(items_of(series).head(limit * 4)))[:limit]

@@ -1,0 +1,252 @@
+"""Every word rule of the data agent, in one place: stop words, stems, synonyms, cues, numbers.
+
+The planner (`planner`), the table's profile (`table`) and the matcher
+(`lexicon`) read the question through these. All plain word matching: the
+question is never parsed as code. The built-in synonym table stays small and
+general; a table's own words come from the user's context (`context`).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "ADDITIVE",
+    "AGG_WORDS",
+    "ASK_BOOL",
+    "COMPARATORS",
+    "CORR",
+    "FILLER",
+    "HIGH",
+    "HOW_MANY",
+    "LIST_CUE",
+    "LOW",
+    "MISSING",
+    "MODE",
+    "NAME_STOP",
+    "NEGATION",
+    "NUMBER",
+    "SHAPE",
+    "STOPWORDS",
+    "SYNONYMS",
+    "TREND",
+    "WHO",
+    "cues",
+    "number_value",
+    "phrase",
+    "question_words",
+    "singular",
+    "stem",
+    "synonyms_of",
+]
+
+
+def cues(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Words that carry no meaning of their own for a data question.
+STOPWORDS = cues(
+    "a an the of in on for to is are was were be been being and or by with what which who how "
+    "do does did has have had it its this that these those there their our we us you your i me "
+    "my any all some each every from as at than then into about please can could would should "
+    "will give tell show list find get answer single category value values number numbers "
+    "dataset data table database record records row rows entry entries one given ever "
+    "so far yet same also just only much many whose whom where when why if not no"
+)
+#: Words of a column's name that do not name it ("Weight_in_lbs": weight, lbs).
+NAME_STOP = cues("in of the a an per and or to by for with is are was")
+#: Content words that name no column or value but shape nothing either.
+FILLER = cues(
+    "people person someone anyone employee employees thing things item items total overall "
+    "amount amounts present found recorded listed registered existing exist appear appears "
+    "make made work working possible include including across within among including "
+    "unique different distinct top bottom first last case cases time times kind type name "
+    "names them they he she his her him whom"
+)
+HIGH = cues(
+    "highest most best top largest biggest greatest max maximum leading peak higher larger "
+    "heaviest longest hottest warmest wettest deepest tallest oldest fastest richest "
+    "expensive strongest windiest rainiest populous popular record busiest"
+)
+LOW = cues(
+    "lowest least worst bottom smallest fewest min minimum weakest lower smaller lightest "
+    "shortest coldest cheapest youngest slowest poorest driest"
+)
+TREND = cues(
+    "trend change changed grow grew growth rise rose fall fell drop dropped increase increased "
+    "decrease decreased evolve evolved develop developed over_time"
+)
+CORR = cues("correlation correlated correlate relationship related relate associated association")
+MISSING = cues("missing null nan blank")
+SHAPE = cues("row column shape size record entry observation big")
+AGG_WORDS = {
+    "sum": cues("total sum overall combined altogether"),
+    "mean": cues("average mean avg typical typically"),
+    "median": cues("median middle"),
+    "std": cues("std deviation"),
+    "range": cues("range spread"),
+    "share": cues("share percent percentage proportion fraction"),
+    "nunique": cues("distinct unique different"),
+}
+MODE = re.compile(
+    r"\b(most|least) (common|frequent|frequently|often|popular|usual)\b|\bcommonest\b|\bmode\b"
+)
+HOW_MANY = re.compile(r"\b(how many|number of|count)\b")
+WHO = re.compile(r"\b(who|which|what|when)\b")
+ASK_BOOL = re.compile(
+    r"^\s*\W*(is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b", re.IGNORECASE
+)
+LIST_CUE = re.compile(r"^\s*\W*(list|name|enumerate|give me|show me|what are|which are)\b")
+NEGATION = cues(
+    "not no without never non nobody none dont doesnt didnt isnt arent wasnt nor don doesn didn "
+    "isn aren wasn hasn haven"
+)
+ADDITIVE = cues(
+    "sales revenue count amount total units quantity number population deaths births profit "
+    "sold visitors precipitation rain jobs employment volume passengers murders crimes generation"
+)
+#: Comparison phrases, longest first: (words, operator).
+COMPARATORS: tuple[tuple[str, str], ...] = tuple(
+    (p, op)
+    for op, phrases in (
+        (">=", "at least|no less than|or more|or above|minimum of|not less than"),
+        ("<=", "at most|no more than|or less|or below|maximum of|not more than|up to"),
+        (
+            ">",
+            "more than|greater than|higher than|larger than|bigger than|better than|"
+            "older than|longer than|heavier than|taller than|above|over|exceeding|exceeds|"
+            "exceed|beyond|after|later than|bigger|greater",
+        ),
+        (
+            "<",
+            "less than|fewer than|lower than|smaller than|worse than|younger than|"
+            "shorter than|lighter than|below|under|beneath|before|earlier than|cheaper than",
+        ),
+        ("=", "exactly|equal to|equals|equal|same as|score of|rating of|of exactly"),
+    )
+    for p in phrases.split("|")
+)
+_NUMBER_WORDS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "million": 1_000_000,
+}
+NUMBER = re.compile(
+    r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?!st\b|nd\b|rd\b|th\b)(\s?(?:k|m)\b)?|\b("
+    + "|".join(_NUMBER_WORDS)
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
+def number_value(match: re.Match[str]) -> float | None:
+    """The number a `NUMBER` match says: ``2k`` is 2000, ``forty`` is 40."""
+    if match.group(3):
+        return float(_NUMBER_WORDS[match.group(3).lower()])
+    raw = match.group(1).replace(",", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    suffix = (match.group(2) or "").strip().lower()
+    return value * {"k": 1000, "m": 1_000_000}.get(suffix, 1)
+
+
+#: A few groups of words a question may use for a column's name (and the other way round).
+SYNONYMS = (
+    "weight mass heavy heavier heaviest light lighter lightest lbs kg weigh",
+    "price cost costs expensive cheap cheapest priced",
+    "sales revenue revenues income earnings sold turnover money",
+    "temperature temp warm warmest hot hottest cold coldest",
+    "precipitation rain rainfall rainy wet wettest",
+    "horsepower power powerful hp",
+    "mpg miles gallon economy efficient efficiency",
+    "length long longest",
+    "depth deep deepest",
+    "population pop people inhabitants populous",
+    "unemp unemployment unemployed jobless",
+    "generation generated produced",
+    "count number",
+    "wind windy windiest",
+    "age old older oldest young younger youngest",
+    "height tall tallest",
+    "quantity units qty",
+    "murder murders homicide",
+    "speed fast fastest",
+    "profit profits",
+    "score scores rating grade",
+    "species kind",
+    "country nation origin",
+    "employment employed jobs",
+    "sex gender male female",
+    "author writer",
+    "lift lifted lifting",
+    "distance far miles km kilometers",
+    "university college school",
+)
+_SYNONYM_OF: dict[str, frozenset[str]] = {}
+for _group in SYNONYMS:
+    _words = frozenset(_group.split())
+    for _w in _words:
+        _SYNONYM_OF[_w] = _SYNONYM_OF.get(_w, frozenset()) | _words
+
+
+def synonyms_of(word: str) -> frozenset[str]:
+    return _SYNONYM_OF.get(word, frozenset())
+
+
+def singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def stem(word: str) -> str:
+    """A rough stem, for matching a value's words ("squatting" and "Squat")."""
+    w = singular(word.lower())
+    for suffix in ("ing", "ed", "er", "ly", "y"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+                w = w[:-1]  # squatt -> squat
+            break
+    return w
+
+
+_WORD = re.compile(r"[A-Za-z]+|[0-9]+")
+
+
+def question_words(text: str) -> list[str]:
+    """A question's lower-case words, in order, each as its singular."""
+    return [singular(w.lower()) for w in _WORD.findall(text.replace("'", ""))]
+
+
+def phrase(text: str) -> str:
+    return re.sub(r"[_\W]+", " ", text.lower()).strip()
