@@ -49,6 +49,7 @@ class DataTurn:
         self.structured = structured
         self.follow_names = follow_names
         self._agent: DataAgent | None = None
+        self._ran = False
         DataAgent(data=self.frames)  # its checks raise TypeError in one line, now
 
     def answer(self) -> Answer | None:
@@ -62,20 +63,31 @@ class DataTurn:
         return self.answer()
 
     def data_agent(self, backend: Backend | None = None) -> DataAgent:
-        """The data agent (one per turn, so the answer computed before the turn is the
-        one the turn uses)."""
+        """This turn's data agent: the answer computed before the turn (a cell's
+        check) and the one after it (`final_answer`) come from the agent the turn
+        ran. ``backend`` is unused: the chooser runs inside the turn, on its model."""
+        if self._agent is None:
+            self._agent = self._new()
+        return self._agent
+
+    def _new(self) -> DataAgent:
         from ..data.agent import DataAgent
 
-        if self._agent is None or self.follow_names:
-            frames = _current(self.frames) if self.follow_names else self.frames
-            self._agent = DataAgent(data=frames, question=self.question, context=self.context)
-        return self._agent
+        self._ran = False
+        frames = _current(self.frames) if self.follow_names else self.frames
+        return DataAgent(data=frames, question=self.question, context=self.context)
 
     def agent_for(self, session_agent: Any, system: str | None, backend: Backend) -> Any:
         """The data pipeline (`agent_nb.data.pipeline.data_turn`)."""
         from ..data.pipeline import data_turn
 
-        agent = self.data_agent(backend)
+        # Each turn reads the frames anew (a widget's DataFrame may have changed
+        # since its last turn); only a cell's answer computed before its turn is
+        # the agent that turn runs.
+        if self._agent is None or self._ran:
+            self._agent = self._new()
+        self._ran = True
+        agent = self._agent
         return data_turn(
             agent.data,
             self.question,

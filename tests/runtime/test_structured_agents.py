@@ -88,32 +88,24 @@ def test_output_key_stores_the_json_value_not_the_text(make_runner: RunnerFactor
     assert session.state["sale"] == {"region": "South", "total": 4}
 
 
-def test_a_schema_no_grammar_compiles_from_is_refused_with_nothing_recorded(
+#: No grammar holds a look-around, so this schema cannot be compiled, even leniently.
+LOOKAROUND = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^(?!x)a$"}}}
+
+
+def test_a_schema_no_grammar_compiles_from_is_refused_when_the_agent_is_built() -> None:
+    pytest.importorskip("llguidance")
+    with pytest.raises(SchemaError, match=r"output_schema .*#/properties/a/pattern"):
+        Agent(output_schema=LOOKAROUND)
+
+
+def test_a_sub_agents_bad_schema_is_refused_before_any_pipeline_exists(
     make_runner: RunnerFactory,
 ) -> None:
     pytest.importorskip("llguidance")
-    model = ScriptedBackend(["never sent"])
-    bad = {"type": "object", "properties": {"a": {"not": {"type": "string"}}}}
-    session = make_runner(Agent(output_schema=bad), model=model).get_or_create_session("s")
-    with pytest.raises(SchemaError, match=r"response_schema .*Unimplemented keys"):
-        session.run("hi")
-    assert session.history == []
-    assert model.requests == [] and model.pending == 1
-    assert not session.busy
-
-
-def test_a_sub_agents_bad_schema_is_refused_before_the_first_agent_runs(
-    make_runner: RunnerFactory,
-) -> None:
-    pytest.importorskip("llguidance")
-    model = ScriptedBackend(["first", "second"])
-    pipeline = SequentialAgent(
-        "pipe",
-        [Agent("a"), Agent("b", output_schema={"properties": {"a": {"not": {"type": "string"}}}})],
-    )
-    session = make_runner(pipeline, model=model).get_or_create_session("s")
+    model = ScriptedBackend(["first"])
+    session = make_runner(Agent("a"), model=model).get_or_create_session("s")
     with pytest.raises(SchemaError):
-        session.run("hi")
+        SequentialAgent("pipe", [Agent("a"), Agent("b", output_schema=LOOKAROUND)])
     assert session.history == [] and model.requests == []
 
 
