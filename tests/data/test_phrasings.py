@@ -154,7 +154,7 @@ def test_the_word_planner_alone_is_right_for_95_percent() -> None:
 
 
 @pytest.mark.mlx
-@pytest.mark.timeout(3600)  # 135 cells; a busy 2-core machine takes 30 min
+@pytest.mark.timeout(3600)  # 135 cells: over 30 min on a busy 2-core machine
 @_needs_answer
 def test_reply_answer_is_right_for_95_percent(shell: InteractiveShell) -> None:
     outcomes = _outcomes(shell)
@@ -168,7 +168,7 @@ def test_reply_answer_is_right_for_95_percent(shell: InteractiveShell) -> None:
 
 
 @pytest.mark.mlx
-@pytest.mark.timeout(3600)  # 135 cells; a busy 2-core machine takes 30 min
+@pytest.mark.timeout(3600)  # 135 cells: over 30 min on a busy 2-core machine
 @_needs_answer
 def test_no_reply_states_a_confident_wrong_number(shell: InteractiveShell) -> None:
     bad = [o for o in _outcomes(shell) if o.confident_wrong]
