@@ -123,6 +123,7 @@ class Tool:
     agent: Any = None  # an `AgentTool`'s agent: the turn engine runs it instead of ``func``
     pure: bool = False  # ``@tool(pure=True)``: same arguments, same result, no side effects
     confirm: bool = False  # ``@tool(confirm=True)``: needs the user's approval before it runs
+    server: str | None = None  # the toolset it came from (an MCP server's name), shown beside it
 
     @property
     def name(self) -> str:

@@ -18,7 +18,8 @@ replaced.
   is left out.
 * **What qualifies**: greedy decoding (temperature 0) or an explicit seed; and
   an agent whose tools are all ``@tool(pure=True)`` (an `AgentTool` counts when
-  every tool below it is pure), since replayed tool calls run again. Only
+  every tool below it is pure; an MCP tool when its server marks it
+  ``readOnlyHint``), since replayed tool calls run again. Only
   calls that ended normally are recorded (stop or length): not a cancelled
   one, a repetition stop or an error.
 * **Where it is on**: notebook turns (`%%agent`, `ChatWidget`), through
@@ -186,6 +187,8 @@ def agent_is_pure(agent: Any) -> bool:
         if id(node) in seen:
             return True
         seen.add(id(node))
+        if not all(t.listed for t in getattr(node, "toolsets", ())):
+            return False  # what an unlisted server's tools do is unknown
         for tool in getattr(node, "tools", ()):
             if tool.agent is not None:
                 if not pure(tool.agent):

@@ -113,7 +113,7 @@ class ModelEntry(TypedDict):
     interrupted: bool
 
 
-class ToolCallEntry(TypedDict):
+class _ToolCallFields(TypedDict):
     kind: Literal["tool_call"]
     id: str
     invocation_id: str
@@ -121,6 +121,10 @@ class ToolCallEntry(TypedDict):
     name: str
     call_id: str
     args: dict[str, Any]
+
+
+class ToolCallEntry(_ToolCallFields, total=False):
+    server: str  # the MCP server the tool came from; absent for a Python tool
 
 
 class ToolResultEntry(TypedDict):
@@ -445,9 +449,12 @@ def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> En
                           author=data["author"], text=close_open_fence(data["text"]),
                           interrupted=data["interrupted"])  # fmt: skip
     if kind == "function_call":
-        return ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
+        call = ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
                              author=data["author"], name=data["name"], call_id=data["call_id"],
                              args=data["args"])  # fmt: skip
+        if data.get("server"):
+            call["server"] = data["server"]
+        return call
     if kind == "function_response":
         return ToolResultEntry(kind="tool_result", id=event_id, invocation_id=invocation_id,
                                author=data["author"], name=data["name"], call_id=data["call_id"],

@@ -19,7 +19,8 @@ from ..._core.reply import Structured
 from ..._core.schemas import Schema, as_schema
 from ..._core.state import check_state_key, template_keys
 from ..._core.tools import Tool, as_tool
-from ..._core.trace import AgentStep
+from ..._core.toolsets import Toolset
+from ..._core.trace import AgentStep, tool_label
 from ..._core.types import (
     Content,
     Event,
@@ -72,7 +73,8 @@ class Agent(BaseAgent):
     """
 
     instructions: Instructions
-    tools: tuple[Tool, ...]
+    toolsets: tuple[Toolset, ...]
+    _own_tools: tuple[Tool, ...]
     max_turns: int
     config: GenerationConfig
     context_policy: ContextPolicy
@@ -92,7 +94,7 @@ class Agent(BaseAgent):
         self,
         name: str = "assistant",
         instructions: Instructions = "",
-        tools: Iterable[Callable[..., Any] | Tool | AgentTool] = (),
+        tools: Iterable[Callable[..., Any] | Tool | AgentTool | Toolset] = (),
         max_turns: int = 10,
         config: GenerationConfig | None = None,
         context_policy: ContextPolicy = "window",
@@ -123,7 +125,13 @@ class Agent(BaseAgent):
             )
         if output_key is not None:
             check_state_key("output_key", output_key)
-        built = tuple(t.tool() if isinstance(t, AgentTool) else as_tool(t) for t in tools)
+        given = list(tools)
+        toolsets = tuple(t for t in given if isinstance(t, Toolset))
+        built = tuple(
+            t.tool() if isinstance(t, AgentTool) else as_tool(t)
+            for t in given
+            if not isinstance(t, Toolset)
+        )
         names = [t.name for t in built]
         if len(set(names)) != len(names):
             raise ValueError(f"tool names must be unique, got {names}")
@@ -135,7 +143,8 @@ class Agent(BaseAgent):
             after_agent_callback=after_agent_callback,
         )
         self._set("instructions", instructions)
-        self._set("tools", built)
+        self._set("_own_tools", built)
+        self._set("toolsets", toolsets)
         self._set("max_turns", check_int("max_turns", max_turns, low=1))
         self._set("config", config or GenerationConfig())
         self._set("context_policy", check_policy(context_policy))
@@ -145,7 +154,7 @@ class Agent(BaseAgent):
         self._set("input_schema", input_schema)
         self._set("output_spec", as_schema("output_schema", output_schema))
         self._set("input_spec", as_schema("input_schema", input_schema))
-        self._set("tool_choice", check_tool_choice(tool_choice, names))
+        self._set("tool_choice", check_tool_choice(tool_choice, names, more=bool(toolsets)))
         for what, value in (
             ("before_model_callback", before_model_callback),
             ("after_model_callback", after_model_callback),
@@ -154,12 +163,19 @@ class Agent(BaseAgent):
         ):
             self._set(what, check_callbacks(what, value))
 
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """Its Python tools, then each toolset's latest listing (`list_toolsets`)."""
+        listed = tuple(t for toolset in self.toolsets for t in toolset.tools)
+        return self._own_tools + listed if listed else self._own_tools
+
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
 
     async def run(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         reads: set[str] = set()
         writes: dict[str, Any] = {}
+        called: list[str] = []
         usage = Usage()
         error: str | None = None
         try:
@@ -191,9 +207,13 @@ class Agent(BaseAgent):
                     yield ctx.event(TextMessage, text=answer.text)
                 escalate = False
                 for call in answer.calls:
+                    tool = self.tool(call.name)
+                    server = None if tool is None else tool.server
+                    called.append(tool_label(call.name, server))
                     yield ctx.event(
-                        FunctionCall, name=call.name, args=call.args, call_id=call.call_id
-                    )
+                        FunctionCall, name=call.name, args=call.args, call_id=call.call_id,
+                        server=server,
+                    )  # fmt: skip
                     outcome = await run_tool(self, ctx, call, reads)
                     writes.update(outcome.delta)
                     escalate = escalate or outcome.escalate
@@ -215,7 +235,8 @@ class Agent(BaseAgent):
             error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            ctx.turn.steps.append(AgentStep.of(self.name, "model", reads, writes, usage, error))
+            step = AgentStep.of(self.name, "model", reads, writes, usage, error, tools=called)
+            ctx.turn.steps.append(step)
 
     def _final(self, ctx: InvocationContext, answer: _Answer) -> TextMessage | None:
         """The round's final message, carrying what it writes to ``output_key``
@@ -353,13 +374,15 @@ def _value(schema: Schema, answer: _Answer) -> Structured:
 _CHOICES = ("auto", "required", "none")
 
 
-def check_tool_choice(choice: object, names: Sequence[str]) -> str:
-    """An agent's ``tool_choice``: OpenAI's names, or one of its tools'."""
+def check_tool_choice(choice: object, names: Sequence[str], *, more: bool = False) -> str:
+    """An agent's ``tool_choice``: OpenAI's names, or one of its tools'. With
+    ``more`` (toolsets, listed when a turn starts) a name is checked then
+    (`check_listed_choice`)."""
     allowed = f"'auto', 'required', 'none' or one of this agent's tool names {list(names)}"
     if not isinstance(choice, str):
         raise TypeError(f"tool_choice must be {allowed}, got {type(choice).__name__}")
-    if choice == "required" and not names:
+    if choice == "required" and not names and not more:
         raise ValueError("tool_choice='required' needs at least one tool in tools")
-    if choice not in _CHOICES and choice not in names:
+    if choice not in _CHOICES and choice not in names and not more:
         raise ValueError(f"tool_choice must be {allowed}, got {choice!r}")
     return choice
