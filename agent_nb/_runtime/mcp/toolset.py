@@ -285,7 +285,8 @@ def _http(
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"url must be an http:// or https:// URL, got {url!r}")
     assert url is not None
-    label = _check_name(name) if name is not None else _tool_name(parts.hostname.replace(".", "_"))
+    where = parts.hostname + (f"-{parts.port}" if parts.port else "")
+    label = _check_name(name) if name is not None else re.sub(r"[^A-Za-z0-9_.-]", "_", where)
     return ServerParams(label, timeout, url=url, headers=_str_map("headers", headers))
 
 
