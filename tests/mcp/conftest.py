@@ -58,7 +58,7 @@ def toolsets() -> Iterator[ToolsetFactory]:
     made: list[McpToolset] = []
 
     def make(**kwargs: Any) -> McpToolset:
-        kwargs.setdefault("timeout", START_TIMEOUT)
+        kwargs.setdefault("start_timeout", START_TIMEOUT)
         toolset = McpToolset(**kwargs)
         made.append(toolset)
         return toolset

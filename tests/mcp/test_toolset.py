@@ -61,9 +61,7 @@ def test_a_turn_calls_the_servers_tools_and_names_the_server(
 ) -> None:
     events = run_calls(make_runner, demo_stdio(), ToolCallChunk("add", {"a": 2, "b": 40}))
     calls = [e for e in events if isinstance(e, FunctionCall)]
-    assert [(c.name, c.server, dict(c.args)) for c in calls] == [
-        ("add", "demo", {"a": 2, "b": 40})
-    ]
+    assert [(c.name, c.server, dict(c.args)) for c in calls] == [("add", "demo", {"a": 2, "b": 40})]
     assert responses(events) == {"add": {"result": 42}}
 
 
@@ -194,7 +192,7 @@ def test_the_npm_filesystem_server_reads_without_asking(
 
 
 def test_bad_arguments_say_what_is_allowed() -> None:
-    with pytest.raises(ValueError, match="either command= .* or url="):
+    with pytest.raises(ValueError, match=r"either command= .* or url="):
         McpToolset()
     with pytest.raises(ValueError, match="either command="):
         McpToolset(command="x", url="http://127.0.0.1:1/mcp")

@@ -8,11 +8,11 @@ process) must be entered and left by one task, so a connection is one task
 over, and waits until it is told to close. Tool calls from other tasks use
 the open session.
 
-* **Start**: bounded by the server's ``timeout``; a server that never
+* **Start**: bounded by the server's ``start_timeout``; a server that never
   completes the handshake is cancelled (its process ended) and the error says
   so. A missing command, an unreachable URL and a refused handshake are each
   one line, with the server's last line on stderr where it wrote one.
-* **A call**: bounded by the same ``timeout`` (the SDK's request timeout,
+* **A call**: bounded by its ``timeout`` (the SDK's request timeout,
   which also tells the server to cancel). A server that dies mid-call fails
   that call (`ToolServerError`; the turn makes it the tool's error result)
   and marks the connection stopped: the next turn starts it again.
@@ -49,7 +49,8 @@ class ServerParams:
     """How to reach one server: a command (stdio) or a URL (streamable HTTP)."""
 
     name: str
-    timeout: float
+    timeout: float  # each call
+    start_timeout: float  # the start: handshake and tool list
     command: str | None = None
     args: tuple[str, ...] = ()
     env: Mapping[str, str] | None = None
@@ -94,17 +95,17 @@ class Connection:
         self._task = loop.create_task(self._serve(ready), name=f"mcp:{self.name}")
         opened(self)
         try:
-            return await asyncio.wait_for(asyncio.shield(ready), self.params.timeout)
+            return await asyncio.wait_for(asyncio.shield(ready), self.params.start_timeout)
         except asyncio.TimeoutError:
             message = (
                 f"MCP server {self.name!r} did not finish starting within "
-                f"{self.params.timeout:g} s ({self.params.where}){self._last_words()}"
+                f"{self.params.start_timeout:g} s ({self.params.where}){self._last_words()}"
             )
-            await self._stop_task()
+            await self._stop_task(cancel=True)
             self._fail(message)
             raise ToolServerTimeoutError(message, server=self.name) from None
         except BaseException:
-            await self._stop_task()
+            await self._stop_task(cancel=True)
             raise
 
     async def _serve(self, ready: asyncio.Future[list[Any]]) -> None:
@@ -117,7 +118,7 @@ class Connection:
                 transport = await self._transport(stack)
                 client = Client(
                     transport,
-                    read_timeout_seconds=self.params.timeout,
+                    read_timeout_seconds=self.params.start_timeout,
                     client_info=Implementation(name="agent_nb", version=_version()),
                 )
                 await stack.enter_async_context(client)
@@ -213,7 +214,7 @@ class Connection:
                 server=self.name,
             )
         try:
-            return await client.call_tool(tool, arguments)
+            return await client.call_tool(tool, arguments, read_timeout_seconds=self.params.timeout)
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
                 raise ToolServerTimeoutError(
@@ -249,19 +250,24 @@ class Connection:
 
     async def aclose(self) -> None:
         """End the session and the server (on the MCP loop; bounded)."""
+        starting = self.state == "starting"
         if self.state in ("running", "starting"):
             self.state = "closed"
-        await self._stop_task()
+        await self._stop_task(cancel=starting)
 
-    async def _stop_task(self) -> None:
+    async def _stop_task(self, *, cancel: bool = False) -> None:
+        """Let the serving task leave the client (``cancel``: it is stuck in its
+        handshake; cancelling still ends the process, the SDK's close is shielded)."""
         task = self._task
         if task is None or task.done():
             closed(self)
             return
         if self._closing is not None:
             self._closing.set()
+        if cancel:
+            task.cancel()
         done, _ = await asyncio.wait({task}, timeout=CLOSE_SECONDS)
-        if not done:  # stuck in its handshake: cancelling still ends the process
+        if not done:
             task.cancel()
             await asyncio.wait({task}, timeout=CLOSE_SECONDS)
         closed(self)

@@ -41,10 +41,12 @@ from .connection import Connection, ServerParams
 from .loop import block_on, on_mcp_loop
 from .results import result_payload
 
-__all__ = ["DEFAULT_TIMEOUT", "McpToolset"]
+__all__ = ["DEFAULT_START_TIMEOUT", "DEFAULT_TIMEOUT", "McpToolset"]
 
-#: Seconds a server has to start (handshake and tool list) and to answer each call.
+#: Seconds a server has to answer each call.
 DEFAULT_TIMEOUT = 30.0
+#: Seconds a server has to start: its handshake and tool list.
+DEFAULT_START_TIMEOUT = 60.0
 
 ToolFilter = Iterable[str] | Callable[[str], bool]
 
@@ -62,7 +64,9 @@ class McpToolset(Toolset):
     every request). ``tool_filter`` is a list of tool names, or a function of
     a name returning True for the tools to keep. ``name`` labels the server
     (in traces, the widget, errors); by default it comes from the command or
-    the URL. ``timeout`` bounds the start and every call, in seconds.
+    the URL. ``timeout`` bounds every call and ``start_timeout`` the start
+    (the handshake and the tool list; ``npx`` may first download the
+    server), in seconds.
     """
 
     def __init__(
@@ -78,22 +82,25 @@ class McpToolset(Toolset):
         tool_name_prefix: str = "",
         name: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        start_timeout: float = DEFAULT_START_TIMEOUT,
     ) -> None:
         if (command is None) == (url is None):
             raise ValueError(
                 "McpToolset needs either command= (a server over stdio) or url= (streamable "
                 "HTTP), not both"
             )
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        for what, seconds in (("timeout", timeout), ("start_timeout", start_timeout)):
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+                raise ValueError(f"{what} must be a positive number of seconds, got {seconds!r}")
+        times = {"timeout": float(timeout), "start_timeout": float(start_timeout)}
         if not isinstance(tool_name_prefix, str):
             raise TypeError(
                 f"tool_name_prefix must be a str, got {type(tool_name_prefix).__name__}"
             )
         if command is not None:
-            params = _stdio(command, args, env, cwd, headers, name, float(timeout))
+            params = _stdio(command, args, env, cwd, headers, name, times)
         else:
-            params = _http(url, headers, env, args, name, float(timeout))
+            params = _http(url, headers, env, args, name, times)
         self._params = params
         self._filter = _check_filter(tool_filter)
         self._prefix = tool_name_prefix
@@ -254,7 +261,7 @@ def _stdio(
     cwd: str | os.PathLike[str] | None,
     headers: Mapping[str, str] | None,
     name: str | None,
-    timeout: float,
+    times: dict[str, float],
 ) -> ServerParams:
     if not isinstance(command, str) or not command.strip():
         raise ValueError(f"command must be a non-empty string, got {command!r}")
@@ -268,7 +275,7 @@ def _stdio(
     checked_env = _str_map("env", env)
     folder = None if cwd is None else os.fspath(cwd)
     label = _check_name(name) if name is not None else _stdio_label(command, args)
-    return ServerParams(label, timeout, command=command, args=args, env=checked_env, cwd=folder)
+    return ServerParams(label, **times, command=command, args=args, env=checked_env, cwd=folder)
 
 
 def _http(
@@ -277,7 +284,7 @@ def _http(
     env: Mapping[str, str] | None,
     args: Iterable[str],
     name: str | None,
-    timeout: float,
+    times: dict[str, float],
 ) -> ServerParams:
     if env is not None or tuple(args):
         raise ValueError("env= and args= go with command=; an HTTP server takes headers=")
@@ -287,7 +294,7 @@ def _http(
     assert url is not None
     where = parts.hostname + (f"-{parts.port}" if parts.port else "")
     label = _check_name(name) if name is not None else re.sub(r"[^A-Za-z0-9_.-]", "_", where)
-    return ServerParams(label, timeout, url=url, headers=_str_map("headers", headers))
+    return ServerParams(label, **times, url=url, headers=_str_map("headers", headers))
 
 
 def _str_map(what: str, value: Mapping[str, str] | None) -> dict[str, str] | None:
