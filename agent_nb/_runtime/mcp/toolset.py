@@ -92,7 +92,7 @@ class McpToolset(Toolset):
         for what, seconds in (("timeout", timeout), ("start_timeout", start_timeout)):
             if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
                 raise ValueError(f"{what} must be a positive number of seconds, got {seconds!r}")
-        times = {"timeout": float(timeout), "start_timeout": float(start_timeout)}
+        times = (float(timeout), float(start_timeout))
         if not isinstance(tool_name_prefix, str):
             raise TypeError(
                 f"tool_name_prefix must be a str, got {type(tool_name_prefix).__name__}"
@@ -261,7 +261,7 @@ def _stdio(
     cwd: str | os.PathLike[str] | None,
     headers: Mapping[str, str] | None,
     name: str | None,
-    times: dict[str, float],
+    times: tuple[float, float],
 ) -> ServerParams:
     if not isinstance(command, str) or not command.strip():
         raise ValueError(f"command must be a non-empty string, got {command!r}")
@@ -275,7 +275,7 @@ def _stdio(
     checked_env = _str_map("env", env)
     folder = None if cwd is None else os.fspath(cwd)
     label = _check_name(name) if name is not None else _stdio_label(command, args)
-    return ServerParams(label, **times, command=command, args=args, env=checked_env, cwd=folder)
+    return ServerParams(label, *times, command=command, args=args, env=checked_env, cwd=folder)
 
 
 def _http(
@@ -284,7 +284,7 @@ def _http(
     env: Mapping[str, str] | None,
     args: Iterable[str],
     name: str | None,
-    times: dict[str, float],
+    times: tuple[float, float],
 ) -> ServerParams:
     if env is not None or tuple(args):
         raise ValueError("env= and args= go with command=; an HTTP server takes headers=")
@@ -294,7 +294,7 @@ def _http(
     assert url is not None
     where = parts.hostname + (f"-{parts.port}" if parts.port else "")
     label = _check_name(name) if name is not None else re.sub(r"[^A-Za-z0-9_.-]", "_", where)
-    return ServerParams(label, **times, url=url, headers=_str_map("headers", headers))
+    return ServerParams(label, *times, url=url, headers=_str_map("headers", headers))
 
 
 def _str_map(what: str, value: Mapping[str, str] | None) -> dict[str, str] | None:
