@@ -13,15 +13,17 @@ import pathlib
 import shlex
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from ..._core.ids import check_session_id
+from ..._core.numbers import byte_size
 from ..._core.render import safe_markdown
 from ..._runtime.kernel_runner import get_runner
-from ..._runtime.replay import replay_cache, summary_line
+from ..._runtime.origins import follow_store
+from ..._runtime.replay import replay_cache
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session_info import SessionInfo
 from ..export import (
@@ -31,29 +33,64 @@ from ..export import (
     session_markdown,
     tree_markdown,
 )
-from ..turn_origins import follow_store
 from .usage import usage_errors
 
 if TYPE_CHECKING:
     from ..._runtime.session import AgentSession
 
-__all__ = ["COMMANDS", "Commands", "sessions_html"]
+__all__ = ["COMMANDS", "COMMANDS_HELP", "Commands", "sessions_html", "with_commands_help"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+COMMANDS_HELP = """Manage agent sessions: ``%agent COMMAND [ARGS]``.
+
+Commands::
+
+    sessions                 table of sessions: id, turns, tokens, KV bytes, last used
+    history [ID] [--all]     the conversation so far (--all: every branch)
+    branches [ID]            the session's branches (a re-run cell makes one)
+    switch ID BRANCH         make that branch the active conversation
+    state [ID]               the session state (returned as a dict)
+    delete ID                delete a session (history, state, KV cache)
+    clear                    delete every session
+    model [SPEC]             show or set the runner's model
+    export [ID] [--format md|json] [--to FILE]
+                             the transcript as Markdown or JSON
+    widget [ID]              a ChatWidget on the session
+    memory                   model and KV-cache memory figures
+    explain [ID] [-m SPEC] [--max-tokens N]
+                             ask the model why the last failing cell failed
+
+ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
+"""
+"""``%agent?``: the commands."""
+
+
+def with_commands_help(func: _F) -> _F:
+    """Give the ``%agent`` line magic `COMMANDS_HELP` as its help."""
+    func.__doc__ = COMMANDS_HELP
+    return func
+
 
 COMMANDS = ("sessions", "history", "branches", "switch", "state", "trace", "delete", "clear",
             "model", "export", "widget", "memory", "explain")  # fmt: skip
 
 
-def _size(n: int) -> str:
-    value = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"  # unreachable; keeps mypy sure of a return
+def replay_summary(stats: dict[str, Any]) -> str:
+    """ "replay cache: 12 answers, 48.1 KB of 64.0 MB; 7 replayed in this kernel" """
+    entries = stats["entries"]
+    line = (
+        f"replay cache: {entries} answer{'s' * (entries != 1)}, "
+        f"{byte_size(stats['bytes'])} of {byte_size(stats['budget'])}; {stats['hits']} "
+        f"replayed in this kernel ({stats['path']})"
+    )
+    if stats["error"]:
+        line += f"; last problem: {stats['error']}"
+    return line
 
 
 def _and_checkpoints(size: int) -> str:
-    return f" and {_size(size)} of KV checkpoints" if size else ""
+    return f" and {byte_size(size)} of KV checkpoints" if size else ""
 
 
 def _when(timestamp: float) -> str:
@@ -75,7 +112,7 @@ def sessions_html(infos: list[SessionInfo], stored_only: list[str]) -> str:
     rows = []
     for info in infos:
         status = "evicting" if info.evicting else "busy" if info.busy else "idle"
-        cells = (info.id, info.turns, info.tokens, _context(info), _size(info.kv_bytes),
+        cells = (info.id, info.turns, info.tokens, _context(info), byte_size(info.kv_bytes),
                  _when(info.last_used), status, ", ".join(info.holders))  # fmt: skip
         rows.append("".join(f"<td>{html.escape(str(c))}</td>" for c in cells))
     for session_id in stored_only:
@@ -89,7 +126,7 @@ def _sessions_text(infos: list[SessionInfo], stored_only: list[str]) -> str:
     lines = [f"{'id':24} {'turns':>5} {'tokens':>7} {'context':>15} {'KV':>9}  last used"]
     for i in infos:
         lines.append(f"{i.id:24} {i.turns:5} {i.tokens:7} {_context(i):>15} "
-                     f"{_size(i.kv_bytes):>9}  {_when(i.last_used)}"
+                     f"{byte_size(i.kv_bytes):>9}  {_when(i.last_used)}"
                      + (f"  held by {', '.join(i.holders)}" if i.holders else ""))  # fmt: skip
     lines += [f"{s:24} (stored, not loaded)" for s in stored_only]
     return "\n".join(lines)
@@ -180,7 +217,7 @@ class Commands:
         else:
             self._show({"text/html": sessions_html(infos, stored_only),
                         "text/plain": _sessions_text(infos, stored_only)})  # fmt: skip
-        print(summary_line(replay_cache().stats()))
+        print(replay_summary(replay_cache().stats()))
 
     def _history(self, args: list[str]) -> None:
         every = "--all" in args

@@ -1,8 +1,9 @@
 """`Agent`: a model agent (ADK's ``LlmAgent``): instructions, tools, sampling.
 
 Its `run` is ADK's flow: rounds of one model call and the tools it asks
-for, until the model answers in text, a tool escalates, or ``max_turns``
-rounds have run (`MaxTurnsExceededError`). Each round yields the model's
+for, until the model answers in text, a tool ends the run
+(``skip_summarization``, as `exit_loop` does), or ``max_turns`` rounds have
+run (`MaxTurnsExceededError`). Each round yields the model's
 partial text, then its final message or its function calls and their
 responses. The model callbacks wrap each call and the tool callbacks each
 tool (`callbacks`).
@@ -11,7 +12,7 @@ tool (`callbacks`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..._core.numbers import check_int
@@ -29,6 +30,7 @@ from ..._core.types import (
     GenerationConfig,
     TextMessage,
     Usage,
+    check_tool_choice,
 )
 from ..._core.window import ContextPolicy, Window, check_policy
 from ...backends import ToolCallChunk
@@ -154,7 +156,8 @@ class Agent(BaseAgent):
         self._set("input_schema", input_schema)
         self._set("output_spec", as_schema("output_schema", output_schema))
         self._set("input_spec", as_schema("input_schema", input_schema))
-        self._set("tool_choice", check_tool_choice(tool_choice, names, more=bool(toolsets)))
+        # A toolset's tools are known once a turn lists them (`list_toolsets` checks then).
+        self._set("tool_choice", check_tool_choice(tool_choice, None if toolsets else names))
         for what, value in (
             ("before_model_callback", before_model_callback),
             ("after_model_callback", after_model_callback),
@@ -205,7 +208,7 @@ class Agent(BaseAgent):
                     return
                 if answer.text:
                     yield ctx.event(TextMessage, text=answer.text)
-                escalate = False
+                stop = False
                 for call in answer.calls:
                     tool = self.tool(call.name)
                     server = None if tool is None else tool.server
@@ -216,7 +219,7 @@ class Agent(BaseAgent):
                     )  # fmt: skip
                     outcome = await run_tool(self, ctx, call, reads)
                     writes.update(outcome.delta)
-                    escalate = escalate or outcome.escalate
+                    stop = stop or outcome.skip_summarization
                     yield ctx.event(
                         FunctionResponse, name=call.name, response=outcome.response,
                         call_id=call.call_id, state_delta=outcome.delta,
@@ -225,8 +228,8 @@ class Agent(BaseAgent):
                     if ctx.cancelled:
                         ctx.turn.finish = "cancelled"
                         return
-                if escalate:
-                    return  # ADK's exit_loop: the model is not asked again
+                if stop:
+                    return  # ADK's skip_summarization (exit_loop): not asked again
             raise MaxTurnsExceededError(
                 f"agent {self.name!r} called tools for {self.max_turns} rounds without a "
                 "final answer; raise Agent(max_turns=...) or make the tools' results clearer"
@@ -369,20 +372,3 @@ def _value(schema: Schema, answer: _Answer) -> Structured:
     except ValueError as exc:
         return Structured("", "", error=str(exc))
     return Structured("", "", value, schema.to_json(value), schema.pretty(value))
-
-
-_CHOICES = ("auto", "required", "none")
-
-
-def check_tool_choice(choice: object, names: Sequence[str], *, more: bool = False) -> str:
-    """An agent's ``tool_choice``: OpenAI's names, or one of its tools'. With
-    ``more`` (toolsets, listed when a turn starts) a name is checked then
-    (`check_listed_choice`)."""
-    allowed = f"'auto', 'required', 'none' or one of this agent's tool names {list(names)}"
-    if not isinstance(choice, str):
-        raise TypeError(f"tool_choice must be {allowed}, got {type(choice).__name__}")
-    if choice == "required" and not names and not more:
-        raise ValueError("tool_choice='required' needs at least one tool in tools")
-    if choice not in _CHOICES and choice not in names and not more:
-        raise ValueError(f"tool_choice must be {allowed}, got {choice!r}")
-    return choice
