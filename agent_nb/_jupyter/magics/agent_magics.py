@@ -30,6 +30,7 @@ from ..._core.types import Rewound
 from ..._core.window import omitted_line
 from ..._runtime.front_door import TurnRequest
 from ..._runtime.kernel_runner import get_runner
+from ..._runtime.mcp import servers_of
 from ..._runtime.options import TurnOptions
 from ...backends import Backend
 from ...errors import ContextWindowError, TurnInterruptedError
@@ -40,7 +41,7 @@ from ..prompts.last_error import LastError, error_from_result
 from ..staleness import Input, Staleness
 from ..turn_settings import turn_options
 from . import config_guard
-from .args import cell_options, check_output_name, parse
+from .args import cell_options, check_output_name, parse, tool_names
 from .cell_output import DisplayOutput, Outcome, TerminalOutput, show_turn
 from .code_cell import next_cell
 from .commands import Commands, with_commands_help
@@ -77,6 +78,7 @@ class AgentMagics(MagicsConfig):
             cells=self.turns.cells,
             model_changed=self._model_changed,
             explain=self._explain,
+            mcp_timeout=lambda: self.mcp_timeout,
         )
         self.staleness = Staleness(shell)  # stale marks on answers whose inputs changed
         if shell is not None:
@@ -194,6 +196,7 @@ class AgentMagics(MagicsConfig):
             new=args.new,
             holder=CELLS_HOLDER,
             data=data,
+            tools=tuple(servers_of(get_runner()).pick(tool_names(getattr(args, "tools", None)))),
         )
         try:
             stream = get_runner().start_turn(request)
