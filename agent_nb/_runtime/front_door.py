@@ -12,7 +12,7 @@ The turn policy lives here, once, and is testable without IPython:
   runtime, so it builds the agent and the runtime only calls it (the
   import-linter contracts forbid the other way round);
 * **the tools** (``--tools NAME``, ``ChatWidget(tools=...)``) are added to
-  the session's agent for the turn (`with_tools`: same name, same KV cache);
+  the session's agent for the turn (`Agent.with_tools`: same name, same KV cache);
   with data, the pipeline's writer is built on that agent;
 * **holding and following**: the surface is noted as a holder of the session
   (a widget closing leaves the cells' conversation alone) and as the origin
@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .._core.types import Content, Event, TurnComplete, Waiting
 from ..backends import Backend
 from ..errors import ContextWindowError, SessionBusyError
-from .agents import Agent, BaseAgent, with_tools
+from .agents import Agent, BaseAgent
 from .context import Turn
 from .options import TurnOptions
 from .origins import follow_store, note_origin
@@ -177,7 +177,7 @@ class FrontDoor:
 
 
 def _with_tools(request: TurnRequest, options: TurnOptions, base: BaseAgent) -> TurnOptions:
-    """With tools, the turn runs the session's agent with them added (`with_tools`)."""
+    """With tools, the turn runs the session's agent with them added (`Agent.with_tools`)."""
     if not request.tools:
         return options
     agent = options.agent or base
@@ -186,7 +186,7 @@ def _with_tools(request: TurnRequest, options: TurnOptions, base: BaseAgent) -> 
             f"tools are added to a model agent; this session's agent {agent.name!r} is a "
             f"{type(agent).__name__} (give its model agents the tools instead)"
         )
-    return dataclasses.replace(options, agent=with_tools(agent, request.tools))
+    return dataclasses.replace(options, agent=agent.with_tools(request.tools))
 
 
 def _with_data(

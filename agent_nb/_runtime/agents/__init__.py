@@ -6,7 +6,7 @@ from .agent_tool import AgentTool
 from .base import BaseAgent, check_agent, check_agent_name, walk
 from .callbacks import CallbackContext, ReadonlyContext
 from .code_agent import CodeAgent
-from .llm_agent import Agent, with_tools
+from .llm_agent import Agent
 from .tool_calls import exit_loop, tool_result_payload
 from .workflow import LoopAgent, ParallelAgent, SequentialAgent
 
@@ -25,5 +25,4 @@ __all__ = [
     "exit_loop",
     "tool_result_payload",
     "walk",
-    "with_tools",
 ]

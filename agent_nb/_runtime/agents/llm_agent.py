@@ -47,7 +47,7 @@ from .tool_calls import run_tool
 if TYPE_CHECKING:
     from ..context import InvocationContext
 
-__all__ = ["Agent", "IncludeContents", "with_tools"]
+__all__ = ["Agent", "IncludeContents"]
 
 IncludeContents: TypeAlias = Literal["default", "none"]
 Instructions: TypeAlias = "str | Callable[..., Any]"
@@ -172,6 +172,25 @@ class Agent(BaseAgent):
         """Its Python tools, then each toolset's latest listing (`list_toolsets`)."""
         listed = tuple(t for toolset in self.toolsets for t in toolset.tools)
         return self._own_tools + listed if listed else self._own_tools
+
+    def with_tools(self, tools: Iterable[Callable[..., Any] | Tool | Toolset]) -> Agent:
+        """This agent with ``tools`` added for one turn (``%%agent --tools``,
+        ``ChatWidget(tools=...)``): the same name, instructions, settings and
+        callbacks, so the same KV cache and the same history view."""
+        extra = list(tools)
+        if not extra:
+            return self
+        toolsets = tuple(t for t in extra if isinstance(t, Toolset))
+        built = tuple(as_tool(t) for t in extra if not isinstance(t, Toolset))
+        own = self._own_tools + built
+        names = [t.name for t in own]
+        if len(set(names)) != len(names):
+            raise ValueError(f"tool names must be unique, got {names}")
+        more = tuple(t for t in toolsets if all(t is not have for have in self.toolsets))
+        turn = copy.copy(self)  # an agent is immutable: the copy shares the rest
+        object.__setattr__(turn, "_own_tools", own)
+        object.__setattr__(turn, "toolsets", self.toolsets + more)
+        return turn
 
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
@@ -373,23 +392,3 @@ def _value(schema: Schema, answer: _Answer) -> Structured:
     except ValueError as exc:
         return Structured("", "", error=str(exc))
     return Structured("", "", value, schema.to_json(value), schema.pretty(value))
-
-
-def with_tools(agent: Agent, tools: Iterable[Callable[..., Any] | Tool | Toolset]) -> Agent:
-    """``agent`` with ``tools`` added for one turn (``%%agent --tools``,
-    ``ChatWidget(tools=...)``): the same name, instructions, settings and
-    callbacks, so the same KV cache and the same history view."""
-    extra = list(tools)
-    if not extra:
-        return agent
-    toolsets = tuple(t for t in extra if isinstance(t, Toolset))
-    built = tuple(as_tool(t) for t in extra if not isinstance(t, Toolset))
-    own = agent._own_tools + built
-    names = [t.name for t in own]
-    if len(set(names)) != len(names):
-        raise ValueError(f"tool names must be unique, got {names}")
-    more = tuple(t for t in toolsets if all(t is not have for have in agent.toolsets))
-    turn = copy.copy(agent)  # an agent is immutable: the copy shares the rest
-    turn._set("_own_tools", own)
-    turn._set("toolsets", agent.toolsets + more)
-    return turn
