@@ -39,6 +39,7 @@ from ._runtime.agents import (
     exit_loop,
 )
 from ._runtime.kernel_runner import get_runner, set_runner
+from ._runtime.mcp import McpToolset
 from ._runtime.runner import AgentRunner
 from ._runtime.session import AgentSession
 from ._runtime.session_info import SessionInfo
@@ -73,6 +74,7 @@ __all__ = [
     "InlineContext",
     "InvocationTrace",
     "LoopAgent",
+    "McpToolset",
     "ParallelAgent",
     "Part",
     "ReadonlyContext",

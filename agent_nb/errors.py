@@ -17,6 +17,8 @@
     ├── SchemaError (also ValueError)              a reply or tool schema no grammar compiles from
     ├── ContextWindowError                         a request cannot fit the model's context window
     ├── TurnInterruptedError                       a %%agent cell's turn was interrupted (a note)
+    ├── ToolServerError                            an MCP server would not start, answer or stay up
+    │   └── ToolServerTimeoutError (also TimeoutError)  it did not answer in time
     └── StoreError                                 the session store failed
         ├── StaleSessionError                      a persistent store was written by someone else
         ├── SessionExistsError                     create_session on an id the store already holds
@@ -71,6 +73,8 @@ __all__ = [
     "StoreURLError",
     "StoreVersionError",
     "StreamConsumedError",
+    "ToolServerError",
+    "ToolServerTimeoutError",
     "TurnInterruptedError",
     "UnknownAgentError",
 ]
@@ -224,3 +228,19 @@ class TurnInterruptedError(AgentError):
 
     def _render_traceback_(self) -> list[str]:
         return [str(self)]
+
+
+class ToolServerError(AgentError):
+    """An MCP server (`agent_nb.McpToolset`) could not start, answer or stay up.
+
+    The message names the server (``server``), says what failed in one line,
+    and what to try next.
+    """
+
+    def __init__(self, message: str, *, server: str = "") -> None:
+        super().__init__(message)
+        self.server = server
+
+
+class ToolServerTimeoutError(ToolServerError, TimeoutError):
+    """An MCP server did not answer within its ``timeout``."""

@@ -41,6 +41,7 @@
  * @property {string} name
  * @property {string} call_id
  * @property {Record<string, unknown>} args
+ * @property {string} [server] the MCP server the tool came from; absent for a Python tool
  */
 
 /**

@@ -118,7 +118,13 @@ function toolBlock(doc, call, name, openTools) {
   // In a multi-agent turn the block says which agent called the tool, as a
   // model bubble says who wrote it.
   if (call?.author) summary.append(h(doc, "span", "anb-tool-agent", call.author));
-  summary.append(h(doc, "span", "anb-tool-tag", "tool"), h(doc, "span", "anb-tool-name", name));
+  // A tool from an MCP server says which server: a name alone could be any server's.
+  if (call?.server) {
+    summary.append(h(doc, "span", "anb-tool-tag", "mcp"), h(doc, "span", "anb-tool-server", call.server));
+  } else {
+    summary.append(h(doc, "span", "anb-tool-tag", "tool"));
+  }
+  summary.append(h(doc, "span", "anb-tool-name", name));
   if (call) summary.append(h(doc, "span", "anb-tool-args", `(${argsPreview(call.args)})`));
   block.append(summary);
   if (call) {

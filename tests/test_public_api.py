@@ -18,7 +18,8 @@ def test_top_level_names_are_pinned() -> None:
         "Agent", "AgentRunner", "AgentSession", "ChatWidget", "Content",
         "ConversationReference", "DataAgentContext", "Event", "EventStream", "FunctionCall",
         "FunctionResponse", "GenerateContentRequest", "GenerationConfig", "InlineContext",
-        "Part", "Reply", "Role", "SessionInfo", "TextMessage", "ToolContext", "TurnComplete",
+        "McpToolset", "Part", "Reply", "Role", "SessionInfo", "TextMessage", "ToolContext",
+        "TurnComplete",
         "SequentialAgent", "ParallelAgent", "LoopAgent", "AgentTool", "CodeAgent", "DataAgent",
         "AgentStep", "InvocationTrace", "BaseAgent", "CallbackContext", "ReadonlyContext",
         "exit_loop", "Usage", "get_runner", "load_ipython_extension", "set_runner", "tool",
@@ -59,7 +60,7 @@ def test_import_is_light() -> None:
     code = (
         "import sys, agent_nb, agent_nb.backends, agent_nb.stores;"
         "heavy = [m for m in ('mlx', 'mlx_lm', 'openai', 'anywidget', 'ipywidgets', 'IPython',"
-        " 'pandas', 'numpy', 'httpx') if m in sys.modules];"
+        " 'pandas', 'numpy', 'httpx', 'mcp', 'anyio') if m in sys.modules];"
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

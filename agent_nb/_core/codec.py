@@ -29,6 +29,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     if "attachments" in data and not data["attachments"]:
         # Only where there are some: other rows stay byte for byte as before it existed
         del data["attachments"]
+    if "server" in data and data["server"] is None:
+        del data["server"]  # the same for a Python tool's call (no server)
     data["kind"] = _KIND_OF[type(event)]
     return data
 

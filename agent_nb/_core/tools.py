@@ -12,6 +12,11 @@ reply only when every tool the agent offers is pure: tool calls replayed
 from the cache then run again, and a pure tool gives the same result, so the
 turn is the one the model would have produced. The mark is the user's
 promise; nothing checks it.
+
+``@tool(confirm=True)`` marks a function that needs the user's approval before
+it runs (ADK's ``require_confirmation``): the turn pauses at its call until the
+user approves or denies it (see ``agent_nb._runtime.approval``). A tool that
+needs approval is never pure.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from .types import ToolSpec
 __all__ = ["Tool", "ToolContext", "as_tool", "tool"]
 
 _PURE = "__agent_nb_pure__"
+_CONFIRM = "__agent_nb_confirm__"
 
 
 @dataclasses.dataclass
@@ -121,6 +127,8 @@ class Tool:
     context_param: str | None
     agent: Any = None  # an `AgentTool`'s agent: the turn engine runs it instead of ``func``
     pure: bool = False  # ``@tool(pure=True)``: same arguments, same result, no side effects
+    confirm: bool = False  # ``@tool(confirm=True)``: needs the user's approval before it runs
+    server: str | None = None  # the toolset it came from (an MCP server's name), shown beside it
 
     @property
     def name(self) -> str:
@@ -143,17 +151,27 @@ F = TypeVar("F", bound=Callable[..., Any])
 @overload
 def tool(func: F, /) -> F: ...
 @overload
-def tool(*, pure: bool = False) -> Callable[[F], F]: ...
-def tool(func: F | None = None, /, *, pure: bool = False) -> F | Callable[[F], F]:
-    """Mark a function as a tool: ``@tool`` or ``@tool(pure=True)`` (see the module
-    docstring). The function stays a plain function you can call yourself."""
+def tool(*, pure: bool = False, confirm: bool = False) -> Callable[[F], F]: ...
+def tool(
+    func: F | None = None, /, *, pure: bool = False, confirm: bool = False
+) -> F | Callable[[F], F]:
+    """Mark a function as a tool: ``@tool``, ``@tool(pure=True)`` or
+    ``@tool(confirm=True)`` (see the module docstring). The function stays a
+    plain function you can call yourself."""
     if not isinstance(pure, bool):
         raise TypeError(f"pure must be True or False, got {pure!r}")
+    if not isinstance(confirm, bool):
+        raise TypeError(f"confirm must be True or False, got {confirm!r}")
+    if pure and confirm:
+        raise ValueError(
+            "a tool cannot be both pure=True and confirm=True: one that needs approval acts"
+        )
 
     def mark(fn: F) -> F:
         if not callable(fn):
             raise TypeError(f"@tool needs a function, got {type(fn).__name__}")
         setattr(fn, _PURE, pure)
+        setattr(fn, _CONFIRM, confirm)
         return fn
 
     return mark(func) if func is not None else mark
@@ -191,4 +209,5 @@ def as_tool(func: Callable[..., Any] | Tool) -> Tool:
         parameters["required"] = required
     spec = ToolSpec(name=name, description=description or name, parameters=parameters)
     pure = getattr(func, _PURE, False) is True
-    return Tool(func=func, spec=spec, context_param=context_param, pure=pure)
+    confirm = getattr(func, _CONFIRM, False) is True
+    return Tool(func=func, spec=spec, context_param=context_param, pure=pure, confirm=confirm)

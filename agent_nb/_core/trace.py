@@ -17,7 +17,7 @@ from typing import Any
 from .state import scope_of
 from .types import Usage
 
-__all__ = ["VALUE_CHARS", "AgentStep", "InvocationTrace", "short_value"]
+__all__ = ["VALUE_CHARS", "AgentStep", "InvocationTrace", "short_value", "tool_label"]
 
 VALUE_CHARS = 400
 SCOPES = ("temp", "session", "user", "app")
@@ -26,6 +26,11 @@ SCOPES = ("temp", "session", "user", "app")
 def short_value(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
+
+
+def tool_label(name: str, server: str | None) -> str:
+    """How a trace names a called tool: an MCP tool with its server beside it."""
+    return f"{name} ({server})" if server else name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +43,9 @@ class AgentStep:
     writes: Mapping[str, str] = dataclasses.field(default_factory=dict)  # key -> short value
     usage: Usage = dataclasses.field(default_factory=Usage)
     error: str | None = None
+    #: The tools it called, in order, each as `tool_label` gives it (an MCP
+    #: tool with its server's name beside it).
+    tools: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -48,10 +56,11 @@ class AgentStep:
         writes: Mapping[str, Any] | None = None,
         usage: Usage | None = None,
         error: str | None = None,
+        tools: tuple[str, ...] | list[str] = (),
     ) -> AgentStep:
         """A step from what an agent read (any order) and wrote (full values, kept short)."""
         shorts = {k: short_value(v) for k, v in (writes or {}).items()}
-        return cls(agent, kind, tuple(sorted(reads)), shorts, usage or Usage(), error)
+        return cls(agent, kind, tuple(sorted(reads)), shorts, usage or Usage(), error, tuple(tools))
 
     def by_scope(self) -> dict[str, dict[str, Any]]:
         """``{"temp": {"read": [...], "wrote": {...}}, ...}`` for the scopes it touched."""
@@ -76,10 +85,11 @@ class AgentStep:
                 generated_tokens=int(data.get("generated_tokens") or 0),
             ),
             error=data.get("error"),
+            tools=tuple(str(t) for t in data.get("tools") or ()),
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "agent": self.agent,
             "kind": self.kind,
             "scopes": self.by_scope(),
@@ -88,6 +98,9 @@ class AgentStep:
             "generated_tokens": self.usage.generated_tokens,
             "error": self.error,
         }
+        if self.tools:  # only where there are some: a stored trace without tools stays as it was
+            out["tools"] = list(self.tools)
+        return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,9 +120,10 @@ class InvocationTrace:
 
     @property
     def shows_anything(self) -> bool:
-        """More than one agent, or one that read or wrote state: a single agent
-        that touched nothing has nothing the transcript does not say."""
-        return len(self.steps) > 1 or any(s.reads or s.writes for s in self.steps)
+        """More than one agent, or one that read or wrote state or called a tool
+        (the trace names each tool's server): a single agent that did none of
+        that has nothing the transcript does not say."""
+        return len(self.steps) > 1 or any(s.reads or s.writes or s.tools for s in self.steps)
 
     def lines(self) -> list[str]:
         """The trace as plain text, agent by agent and scope by scope."""
@@ -123,6 +137,8 @@ class InvocationTrace:
                 else ""
             )
             out.append(f"  {step.agent} [{step.kind}]{tokens}")
+            if step.tools:
+                out.append(f"    called {', '.join(step.tools)}")
             scopes = step.by_scope()
             if not scopes:
                 out.append("    (no state read or written)")

@@ -421,11 +421,16 @@ class Rewound(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class FunctionCall(Event):
-    """The model asked for a tool; emitted just before the tool runs."""
+    """The model asked for a tool; emitted just before the tool runs.
+
+    ``server`` names the toolset the tool came from (an MCP server, see
+    `agent_nb.McpToolset`); None for a Python tool.
+    """
 
     name: str
     args: Mapping[str, Any] = field(default_factory=dict)
     call_id: str = field(default_factory=new_id)
+    server: str | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -11,6 +11,9 @@ The turn policy lives here, once, and is testable without IPython:
   agent through the request's `TurnData`: the data package sits above the
   runtime, so it builds the agent and the runtime only calls it (the
   import-linter contracts forbid the other way round);
+* **the tools** (``--tools NAME``, ``ChatWidget(tools=...)``) are added to
+  the session's agent for the turn (`Agent.with_tools`: same name, same KV cache);
+  with data, the pipeline's writer is built on that agent;
 * **holding and following**: the surface is noted as a holder of the session
   (a widget closing leaves the cells' conversation alone) and as the origin
   of the turn (`origins`); the session follows the store first, so a re-run
@@ -40,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .._core.types import Content, Event, TurnComplete, Waiting
 from ..backends import Backend
 from ..errors import ContextWindowError, SessionBusyError
-from .agents import BaseAgent
+from .agents import Agent, BaseAgent
 from .context import Turn
 from .options import TurnOptions
 from .origins import follow_store, note_origin
@@ -80,6 +83,9 @@ class TurnRequest:
     #: Who uses the session (``"%%agent cells"``, ``"ChatWidget 1a2b"``).
     holder: str | None = None
     data: TurnData | None = None
+    #: Tools the session's agent gets for this turn on top of its own: MCP
+    #: toolsets (``%%agent --tools NAME``, ``ChatWidget(tools=...)``) or functions.
+    tools: tuple[Any, ...] = ()
 
     @property
     def once(self) -> bool:
@@ -118,7 +124,8 @@ class FrontDoor:
         limit = options.overrides.get("max_tokens")
         _check_window(limit, backend.context_window, backend)
         if request.once:
-            options = _with_data(request, options, self.agent, backend)
+            options = _with_tools(request, options, self.agent)
+            options = _with_data(request, options, options.agent or self.agent, backend)
             _, core = self._open_hidden(None, ())
             try:
                 stream = core.start_turn(
@@ -133,7 +140,8 @@ class FrontDoor:
                 raise
         else:
             core = self._session_for(request)
-            options = _with_data(request, options, core.agent, backend)
+            options = _with_tools(request, options, core.agent)
+            options = _with_data(request, options, options.agent or core.agent, backend)
             stream = core.start_turn(
                 request.message,
                 None,
@@ -166,6 +174,19 @@ class FrontDoor:
             if request.holder:
                 self.hold_session(session_id, request.holder)
         return self._live_core(session_id)
+
+
+def _with_tools(request: TurnRequest, options: TurnOptions, base: BaseAgent) -> TurnOptions:
+    """With tools, the turn runs the session's agent with them added (`Agent.with_tools`)."""
+    if not request.tools:
+        return options
+    agent = options.agent or base
+    if not isinstance(agent, Agent):
+        raise ValueError(
+            f"tools are added to a model agent; this session's agent {agent.name!r} is a "
+            f"{type(agent).__name__} (give its model agents the tools instead)"
+        )
+    return dataclasses.replace(options, agent=agent.with_tools(request.tools))
 
 
 def _with_data(

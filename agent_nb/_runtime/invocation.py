@@ -18,7 +18,7 @@ from typing import Any
 from .._core.reply import Reply, Structured, last_structured, reply_text
 from .._core.types import Event, FinishReason, Usage, new_id
 from ..backends import CancelToken
-from ..errors import ContextWindowError, SchemaError
+from ..errors import ContextWindowError, SchemaError, ToolServerError
 from .stream import EventStream
 from .worker import Worker
 
@@ -104,7 +104,9 @@ def finish_invocation(
 
 def nothing_sent(error: BaseException | None) -> bool:
     """A request refused before it was sent leaves no trace: one too big for the
-    window, or one whose schema no grammar compiles from (`Backend.check_request`)."""
+    window, one whose schema no grammar compiles from (`Backend.check_request`),
+    or one whose tool servers could not list their tools (`list_toolsets`: a
+    tool call's failure is the tool's result, never raised)."""
     if isinstance(error, ContextWindowError):
         return not error.sent
-    return isinstance(error, SchemaError)
+    return isinstance(error, SchemaError | ToolServerError)

@@ -20,6 +20,7 @@ import functools
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -31,13 +32,14 @@ from ..backends import Backend
 from ..errors import RunnerShutDownError
 from ..stores import SessionStore, resolve_store
 from .agent_registry import AgentRegistry
-from .agents import Agent, BaseAgent, check_agent
+from .agents import Agent, BaseAgent, check_agent, walk
 from .chat_modes import ChatModes
 from .eviction import Evictions
 from .exit_hook import shut_down_at_exit
 from .front_door import FrontDoor
 from .holders import Holders
 from .leases import TurnLeases
+from .mcp import close_toolsets, servers_of
 from .model_choice import ModelChoice
 from .record_keeper import open_record
 from .services import SessionServices
@@ -104,9 +106,12 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
             rewound=self._session_rewound,
             turn_finished=self._turn_finished,
             owner=self,
+            toolsets_used=self._toolsets_used,
         )
         self._evictions = Evictions(self._worker, self._evict_now)
         self._holders = Holders()
+        self._toolsets: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._toolsets_used(self._agent)
         self._shut_down = False
         shut_down_at_exit(self)
 
@@ -166,6 +171,11 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
         for key, agent in dict(core.memory.caches).items():
             self._pool.rewind(key, functools.partial(core.rewind_request, agent))
 
+    def _toolsets_used(self, agent: BaseAgent) -> None:
+        for each in walk(agent):
+            for toolset in getattr(each, "toolsets", ()):
+                self._toolsets.add(toolset)
+
     def _turn_finished(self, core: SessionCore) -> None:
         if core.ephemeral:
             self._discard_ephemeral(core)
@@ -175,6 +185,7 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
     def register_agent(self, agent: BaseAgent) -> None:
         """Store an agent (any kind) for `DataAgentContext(agent_name)` and per-session use."""
         self._agents.register(agent)
+        self._toolsets_used(agent)
 
     def get_agent(self, name: str) -> BaseAgent:
         return self._agents.get(name)
@@ -369,6 +380,8 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
         for session in sessions:
             session.gate.join(timeout=max(0.0, deadline - time.monotonic()))
         self._worker.stop()
+        # Its MCP servers end with it (``%agent mcp add``'s and those its turns used).
+        close_toolsets([*servers_of(self), *self._toolsets])
         with self._lock:
             self._sessions.clear()
         self._pool.close()

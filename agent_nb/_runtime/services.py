@@ -39,3 +39,6 @@ class SessionServices:
     rewound: Callable[[Any, Callable[[], GenerateContentRequest]], None]
     turn_finished: Callable[[Any], None]
     owner: Any = None  # the `AgentRunner`, for `AgentSession.runner` only
+    # A turn's agent tree, given as the turn starts: the runner closes the
+    # toolsets (MCP servers) its turns used when it shuts down.
+    toolsets_used: Callable[[Any], None] | None = None

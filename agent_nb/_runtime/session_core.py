@@ -116,6 +116,8 @@ class SessionCore:
             self.keeper.take_lease()  # SessionBusyError here: nothing was written
             leased = True
             agent = check_agent(options.agent or self.agent)
+            if self.services.toolsets_used is not None:
+                self.services.toolsets_used(agent)
             user_event = TextMessage(
                 text=text,
                 author="user",

@@ -208,6 +208,8 @@ def wait_interruptibly(stream: EventStream) -> Reply:
             try:
                 return stream.result(timeout=0.1)
             except concurrent.futures.TimeoutError:
+                if stream.done:  # the turn's own error is a TimeoutError (a server's)
+                    raise
                 continue
     except KeyboardInterrupt:
         stream.cancel()

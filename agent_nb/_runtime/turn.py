@@ -17,9 +17,10 @@ from .._core.aio import uncancel
 from .._core.reply import Reply
 from .._core.trace import InvocationTrace
 from .._core.types import TextMessage, TurnComplete
-from ..errors import ContextWindowError, SchemaError
+from ..errors import ContextWindowError, SchemaError, ToolServerError
 from .agents import Agent, BaseAgent, walk
 from .agents.requests import check_schemas, fit, instructions_for, request_for
+from .agents.toolset_listing import list_toolsets
 from .context import InvocationContext, Turn
 from .engine import Sink, close_loose_ends, drive, record
 from .invocation import finish_invocation, nothing_sent
@@ -31,9 +32,11 @@ Prepare = Callable[[Turn], Awaitable[None]]
 
 
 async def _prefit(agent: BaseAgent, ctx: InvocationContext, user_event: TextMessage) -> None:
-    """Fit the root agent's first request as if the message were recorded, and
-    check every model agent's schemas with the backend (`check_schemas`)."""
+    """List the tree's toolsets (`list_toolsets`), fit the root agent's first
+    request as if the message were recorded, and check every model agent's
+    schemas with the backend (`check_schemas`)."""
     turn = ctx.turn
+    await list_toolsets(agent)
     turn.window = await turn.backend.resolve_context_window()
     for each in walk(agent):
         if isinstance(each, Agent):
@@ -94,7 +97,7 @@ async def run_turn(
     try:
         try:
             await _prefit(agent, ctx, user_event)
-        except (ContextWindowError, SchemaError):
+        except (ContextWindowError, SchemaError, ToolServerError):
             raise  # nothing sent, nothing recorded (`nothing_sent`)
         except Exception:
             started = True  # failed before the model was asked: keep the message

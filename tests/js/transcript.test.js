@@ -75,6 +75,20 @@ test("a tool block names the agent that called it, as text", () => {
   assert.equal(anonymous.findAll("anb-tool-agent").length, 0);
 });
 
+test("a tool from an MCP server names its server beside the tool, as text", () => {
+  const [mcp] = render([
+    { ...ids, kind: "tool_call", name: "read_text_file", server: "<i>fs</i>", call_id: "c1", args: {} },
+  ]);
+  assert.equal(mcp.findAll("anb-tool-tag")[0].textContent, "mcp");
+  const server = mcp.findAll("anb-tool-server");
+  assert.equal(server.length, 1);
+  assert.equal(server[0].textContent, "<i>fs</i>"); // text, never markup
+  assert.equal(server[0].children.length, 0);
+  const [local] = render([{ ...ids, kind: "tool_call", name: "add", call_id: "c2", args: {} }]);
+  assert.equal(local.findAll("anb-tool-tag")[0].textContent, "tool");
+  assert.equal(local.findAll("anb-tool-server").length, 0);
+});
+
 test("a result whose call is not in the run gets a block of its own", () => {
   const [block] = render([
     { ...ids, kind: "tool_result", name: "late", call_id: "c9", response: { result: 1 } },

@@ -83,6 +83,11 @@ def test_notebook_executes(
         trace = text[text.index("calculator [code]") :]
         assert "temp: wrote temp:average = 78.0" in trace
         assert "announcer [model]" in trace and "temp: read temp:average" in trace
+        # The MCP section: a real server's read-only tool, its server named in the trace.
+        assert "Week 2 is about spread." in text
+        assert "[('syllabus', 'course', True)]" in text
+        assert "syllabus -> {'result': 'spread: variance and IQR'}" in text
+        assert "called syllabus (course)" in text and "server: closed" in text
     else:
         best = sales_frame().groupby("region")["revenue"].sum().idxmax()  # pandas, here
         assert f"{best} has the highest total revenue" in text  # the data agent's result

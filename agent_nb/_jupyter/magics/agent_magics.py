@@ -30,6 +30,7 @@ from ..._core.tokens import text_counter
 from ..._core.types import Rewound
 from ..._runtime.front_door import TurnRequest
 from ..._runtime.kernel_runner import get_runner
+from ..._runtime.mcp import servers_of
 from ..._runtime.options import TurnOptions
 from ...backends import Backend
 from ...errors import ContextWindowError
@@ -39,7 +40,7 @@ from ..prompts.last_error import LastError, error_from_result
 from ..staleness import Input, Staleness
 from ..turn_settings import turn_options
 from . import config_guard
-from .args import cell_options, check_output_name, parse
+from .args import cell_options, check_output_name, parse, tool_names
 from .cell_output import output_for, show_bundle, show_turn
 from .commands import Commands, with_commands_help
 from .compose import compose
@@ -76,6 +77,7 @@ class AgentMagics(MagicsConfig):
             cells=self.turns.cells,
             model_changed=self._model_changed,
             explain=self._explain,
+            mcp_timeout=lambda: self.mcp_timeout,
         )
         self.staleness = Staleness(shell)  # stale marks on answers whose inputs changed
         if shell is not None:
@@ -183,6 +185,7 @@ class AgentMagics(MagicsConfig):
             new=args.new,
             holder=CELLS_HOLDER,
             data=data,
+            tools=tuple(servers_of(get_runner()).pick(tool_names(getattr(args, "tools", None)))),
         )
         try:
             stream = get_runner().start_turn(request)

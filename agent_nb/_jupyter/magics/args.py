@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
-__all__ = ["CELL_HELP", "cell_options", "check_output_name", "parse"]
+__all__ = ["CELL_HELP", "cell_options", "check_output_name", "parse", "tool_names"]
 
 CELL_HELP = """Send the cell to a model and stream the reply into the output.
 
@@ -39,7 +39,9 @@ keeps them), or with ``--context error`` the turn fails before anything
 is sent. ``--schema NAME`` (a pydantic model class or JSON-schema dict)
 makes the reply JSON of that shape and shows the parsed value;
 ``--choice "yes|no"`` makes it one of those strings (``-o var``:
-``var.parsed``).
+``var.parsed``). ``--tools files`` offers the tools of the MCP server
+added as ``files`` (``%agent mcp add``); a tool that only reads runs at
+once, any other waits for your approval.
 
 Examples::
 
@@ -54,6 +56,9 @@ Examples::
 
     %%agent --choice "yes|no|unsure" -o verdict
     Is this table sorted by date?
+
+    %%agent --tools files
+    What does syllabus.md say about week 2?
 """
 """``%%agent?``: what the cell magic does; the options' help follows it."""
 
@@ -84,6 +89,12 @@ _OPTIONS = (
         "AgentMagics.replay = False turns replay off for every cell).",
     ),
     argument("-o", "--output", metavar="VAR", help="Store the Reply in this variable."),
+    argument(
+        "--tools",
+        metavar="NAME[,NAME]",
+        help="Give the model the tools of these MCP servers (added with %%agent mcp add, "
+        "or AgentMagics.mcp_servers) for this turn.",
+    ),
     argument(
         "--schema",
         metavar="NAME",
@@ -177,3 +188,13 @@ def check_output_name(name: str | None) -> None:
     """``-o VAR`` must name a Python variable."""
     if name and (not name.isidentifier() or keyword.iskeyword(name)):
         raise UsageError(f"-o needs a Python variable name, got {name!r}")
+
+
+def tool_names(value: str | None) -> list[str]:
+    """``--tools a,b``: the server names, in order, each once."""
+    if not value:
+        return []
+    names = [n.strip() for n in value.split(",")]
+    if not all(names):
+        raise UsageError(f"--tools takes server names separated by commas, got {value!r}")
+    return list(dict.fromkeys(names))

@@ -22,6 +22,7 @@ from ..._core.ids import check_session_id
 from ..._core.numbers import byte_size
 from ..._core.render import safe_markdown
 from ..._runtime.kernel_runner import get_runner
+from ..._runtime.mcp import DEFAULT_TIMEOUT, servers_of
 from ..._runtime.origins import follow_store
 from ..._runtime.replay import replay_cache
 from ..._runtime.runner import AgentRunner
@@ -33,6 +34,7 @@ from ..export import (
     session_markdown,
     tree_markdown,
 )
+from .mcp_commands import mcp_command
 from .usage import usage_errors
 
 if TYPE_CHECKING:
@@ -60,6 +62,11 @@ Commands::
     memory                   model and KV-cache memory figures
     explain [ID] [-m SPEC] [--max-tokens N]
                              ask the model why the last failing cell failed
+    mcp add NAME -- COMMAND ARGS...  |  mcp add NAME URL
+                             start an MCP server (it runs with the kernel's rights);
+                             %%agent --tools NAME offers its tools
+    mcp list | mcp remove NAME
+                             the MCP servers, their state and tools; stop one
 
 ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
 """
@@ -86,6 +93,7 @@ COMMANDS = (
     "widget",
     "memory",
     "explain",
+    "mcp",
 )
 
 
@@ -163,7 +171,8 @@ class Commands:
     * ``cells``: the magics' cell map (cellId -> session, invocation), which
       ``delete`` and ``clear`` keep in step;
     * ``model_changed``: told the spec ``%agent model SPEC`` set;
-    * ``explain``: runs ``%agent explain`` (a turn, so the magics own it).
+    * ``explain``: runs ``%agent explain`` (a turn, so the magics own it);
+    * ``mcp_timeout``: the seconds an MCP call may take (``AgentMagics.mcp_timeout``).
     """
 
     def __init__(
@@ -174,7 +183,9 @@ class Commands:
         cells: dict[str, tuple[str, str]],
         model_changed: Callable[[str], None],
         explain: Callable[[list[str]], None],
+        mcp_timeout: Callable[[], float] = lambda: DEFAULT_TIMEOUT,
     ) -> None:
+        self._mcp_timeout = mcp_timeout
         self._default_session = default_session
         self._show = show
         self._cells = cells
@@ -193,6 +204,7 @@ class Commands:
             "widget": self._widget,
             "memory": self._memory,
             "explain": explain,
+            "mcp": self._mcp,
         }
 
     @usage_errors
@@ -210,6 +222,9 @@ class Commands:
                 "Send a message with %%agent"
             )
         return self._handlers[command](rest)
+
+    def _mcp(self, args: list[str]) -> None:
+        mcp_command(args, servers_of(get_runner()), timeout=self._mcp_timeout)
 
     # -- helpers --------------------------------------------------------------
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.magic import Magics
-from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, observe, validate
+from traitlets import Bool, Dict, Enum, Float, Int, TraitError, Unicode, observe, validate
 
 from ..._core.numbers import check_int, check_real, check_repeats
 from ..._core.types import MAX_TEMPERATURE
 from ..._runtime.kernel_runner import get_runner, set_runner
+from ..._runtime.mcp import DEFAULT_TIMEOUT, servers_from_config, servers_of
 from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
 from ...errors import StoreError
 from ...stores import resolve_store
@@ -111,6 +112,17 @@ class MagicsConfig(Magics):
         "first); None: 2 GiB.",
     ).tag(config=True)
 
+    mcp_servers = Dict(
+        help="MCP servers by name, in the mcpServers format of Claude Desktop and VS Code: "
+        "{'files': {'command': 'npx', 'args': [...], 'env': {...}}, 'search': {'url': "
+        "'http://127.0.0.1:8000/mcp', 'headers': {...}}}. Each starts on first use "
+        "(%%agent --tools NAME) and runs with the kernel's rights; %agent mcp list shows them.",
+    ).tag(config=True)
+    mcp_timeout = Float(
+        DEFAULT_TIMEOUT,
+        help="Seconds an MCP server has to answer each tool call (servers added from now on).",
+    ).tag(config=True)
+
     #: The kernel runner `_install_runner` made. A class default: settings from
     #: ipython_config.py reach the observers during ``super().__init__``.
     _own_runner: AgentRunner | None = None
@@ -147,6 +159,28 @@ class MagicsConfig(Magics):
             return check_repeats(proposal["value"], "AgentMagics.repetition_stop")
         except (TypeError, ValueError) as exc:
             raise TraitError(str(exc)) from None
+
+    @validate("mcp_servers")
+    def _check_mcp_servers(self, proposal: Any) -> dict[str, Any]:
+        try:
+            servers_from_config(proposal["value"], timeout=self.mcp_timeout)
+        except (TypeError, ValueError) as exc:
+            raise TraitError(f"AgentMagics.mcp_servers: {exc}") from None
+        return dict(proposal["value"])
+
+    @validate("mcp_timeout")
+    def _check_mcp_timeout(self, proposal: Any) -> float:
+        try:
+            return check_real("AgentMagics.mcp_timeout", proposal["value"], low=0, low_open=True)
+        except (TypeError, ValueError) as exc:
+            raise TraitError(str(exc)) from None
+
+    @observe("mcp_servers")
+    def _mcp_servers_changed(self, change: Any) -> None:
+        """The configured servers join the kernel runner's, to start on first use."""
+        servers = servers_of(get_runner())
+        for toolset in servers_from_config(self.mcp_servers, timeout=self.mcp_timeout):
+            servers.add(toolset, start=False)
 
     @validate("kv_disk_budget")
     def _check_disk_budget(self, proposal: Any) -> int | None:
@@ -186,6 +220,8 @@ class MagicsConfig(Magics):
         except BaseException:
             runner.shutdown()
             raise
+        for toolset in servers_of(current):  # the MCP servers go along (restarted on use)
+            servers_of(runner).add(toolset, start=False)
         previous = set_runner(runner)
         if previous is not None and previous is self._own_runner:
             previous.shutdown()

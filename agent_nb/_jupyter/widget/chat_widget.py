@@ -39,7 +39,7 @@ import logging
 import pathlib
 import uuid
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
 import anywidget
@@ -48,13 +48,14 @@ import traitlets
 from ..._core.types import Event, GenerationConfig, PromptProgress, TextMessage, TurnComplete
 from ..._runtime.front_door import TurnRequest
 from ..._runtime.kernel_runner import get_runner
+from ..._runtime.mcp import servers_of
 from ..._runtime.origins import follow_store
 from ..._runtime.pool import model_label
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session import AgentSession
 from ..._runtime.stream import EventStream
 from ...backends import Backend
-from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
+from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError, ToolServerError
 from ..data_turn import DataTurn
 from ..front_end import batch_run
 from ..holders import widget_holder
@@ -134,6 +135,11 @@ class ChatWidget(anywidget.AnyWidget):
     **Data.** ``data={"sales": df}`` (name -> DataFrame): each message is a
     question the data agent answers from those tables; the turn shows the
     sentence, the result table and its chart (see the module docstring).
+
+    **Tools.** ``tools=[...]``: what the session's agent may call in this
+    widget's turns, on top of its own: `McpToolset`s, names of MCP servers
+    added with ``%agent mcp add`` (or ``AgentMagics.mcp_servers``), or
+    Python functions. A tool block names its server beside the tool.
     """
 
     _esm = _BUNDLE if _BUNDLE.is_file() else "export default {};"
@@ -165,6 +171,7 @@ class ChatWidget(anywidget.AnyWidget):
         config: GenerationConfig | None = None,
         evict_on_close: bool | None = None,
         data: Mapping[str, Any] | None = None,
+        tools: Iterable[Any] = (),
         **kwargs: Any,
     ) -> None:
         if not _BUNDLE.is_file():
@@ -178,6 +185,7 @@ class ChatWidget(anywidget.AnyWidget):
             )
         resolved, created = _resolve_session(session, runner)
         self._runner = cast(AgentRunner, resolved.runner)
+        self._tools = _widget_tools(tools, self._runner)  # an unknown server name fails here
         if model is not None:
             self._runner.check_model(model)  # a typo fails here, not at the first message
         self.evict_on_close = evict_on_close
@@ -267,6 +275,7 @@ class ChatWidget(anywidget.AnyWidget):
                 turn_options(model=self._model, config=self.config),
                 holder=self._holder,
                 data=self._data,
+                tools=self._tools,
             )
             stream = self._runner.start_turn(request)
         except (AgentError, ValueError, TypeError) as exc:
@@ -279,7 +288,9 @@ class ChatWidget(anywidget.AnyWidget):
         """A turn too big for the model's window records nothing, so no event tells
         the front end: say it here (any thread)."""
         error = future.exception()
-        if isinstance(error, ContextWindowError) and not error.sent:
+        if isinstance(error, ToolServerError) or (
+            isinstance(error, ContextWindowError) and not error.sent
+        ):
             self._send_msg(ErrorMsg(type="error", message=str(error)))
 
     def stop(self) -> None:
@@ -605,3 +616,11 @@ def _resolve_session(
         "session must be None, a session id string or an AgentSession, "
         f"got {type(session).__name__}"
     )
+
+
+def _widget_tools(tools: Iterable[Any], runner: AgentRunner) -> tuple[Any, ...]:
+    """``tools=``: a server's name is looked up among the runner's MCP servers now."""
+    if isinstance(tools, str):
+        tools = [tools]
+    servers = servers_of(runner)
+    return tuple(servers.get(t) if isinstance(t, str) else t for t in tools)

@@ -114,7 +114,7 @@ class ModelEntry(TypedDict):
     interrupted: bool
 
 
-class ToolCallEntry(TypedDict):
+class _ToolCallFields(TypedDict):
     kind: Literal["tool_call"]
     id: str
     invocation_id: str
@@ -122,6 +122,10 @@ class ToolCallEntry(TypedDict):
     name: str
     call_id: str
     args: dict[str, Any]
+
+
+class ToolCallEntry(_ToolCallFields, total=False):
+    server: str  # the MCP server the tool came from; absent for a Python tool
 
 
 class ToolResultEntry(TypedDict):
@@ -459,7 +463,7 @@ def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> En
             interrupted=data["interrupted"],
         )
     if kind == "function_call":
-        return ToolCallEntry(
+        call = ToolCallEntry(
             kind="tool_call",
             id=event_id,
             invocation_id=invocation_id,
@@ -468,6 +472,9 @@ def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> En
             call_id=data["call_id"],
             args=data["args"],
         )
+        if data.get("server"):
+            call["server"] = data["server"]
+        return call
     if kind == "function_response":
         return ToolResultEntry(
             kind="tool_result",

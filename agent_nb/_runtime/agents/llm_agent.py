@@ -11,6 +11,7 @@ tool (`callbacks`).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import AsyncGenerator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -20,7 +21,8 @@ from ..._core.reply import Structured
 from ..._core.schemas import Schema
 from ..._core.state import check_state_key, template_keys
 from ..._core.tools import Tool, as_tool
-from ..._core.trace import AgentStep
+from ..._core.toolsets import Toolset
+from ..._core.trace import AgentStep, tool_label
 from ..._core.types import (
     Content,
     Event,
@@ -75,7 +77,8 @@ class Agent(BaseAgent):
     """
 
     instructions: Instructions
-    tools: tuple[Tool, ...]
+    toolsets: tuple[Toolset, ...]
+    _own_tools: tuple[Tool, ...]
     max_turns: int
     config: GenerationConfig
     context_policy: ContextPolicy
@@ -95,7 +98,7 @@ class Agent(BaseAgent):
         self,
         name: str = "assistant",
         instructions: Instructions = "",
-        tools: Iterable[Callable[..., Any] | Tool | AgentTool] = (),
+        tools: Iterable[Callable[..., Any] | Tool | AgentTool | Toolset] = (),
         max_turns: int = 10,
         config: GenerationConfig | None = None,
         context_policy: ContextPolicy = "window",
@@ -126,7 +129,13 @@ class Agent(BaseAgent):
             )
         if output_key is not None:
             check_state_key("output_key", output_key)
-        built = tuple(t.tool() if isinstance(t, AgentTool) else as_tool(t) for t in tools)
+        given = list(tools)
+        toolsets = tuple(t for t in given if isinstance(t, Toolset))
+        built = tuple(
+            t.tool() if isinstance(t, AgentTool) else as_tool(t)
+            for t in given
+            if not isinstance(t, Toolset)
+        )
         names = [t.name for t in built]
         if len(set(names)) != len(names):
             raise ValueError(f"tool names must be unique, got {names}")
@@ -138,7 +147,8 @@ class Agent(BaseAgent):
             after_agent_callback=after_agent_callback,
         )
         self._set("instructions", instructions)
-        self._set("tools", built)
+        self._set("_own_tools", built)
+        self._set("toolsets", toolsets)
         self._set("max_turns", check_int("max_turns", max_turns, low=1))
         self._set("config", config or GenerationConfig())
         self._set("context_policy", check_policy(context_policy))
@@ -148,7 +158,8 @@ class Agent(BaseAgent):
         self._set("input_schema", input_schema)
         self._set("output_spec", checked_schema("output_schema", output_schema))
         self._set("input_spec", checked_schema("input_schema", input_schema))
-        self._set("tool_choice", check_tool_choice(tool_choice, names))
+        # A toolset's tools are known once a turn lists them (`list_toolsets` checks then).
+        self._set("tool_choice", check_tool_choice(tool_choice, None if toolsets else names))
         for what, value in (
             ("before_model_callback", before_model_callback),
             ("after_model_callback", after_model_callback),
@@ -157,12 +168,38 @@ class Agent(BaseAgent):
         ):
             self._set(what, check_callbacks(what, value))
 
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """Its Python tools, then each toolset's latest listing (`list_toolsets`)."""
+        listed = tuple(t for toolset in self.toolsets for t in toolset.tools)
+        return self._own_tools + listed if listed else self._own_tools
+
+    def with_tools(self, tools: Iterable[Callable[..., Any] | Tool | Toolset]) -> Agent:
+        """This agent with ``tools`` added for one turn (``%%agent --tools``,
+        ``ChatWidget(tools=...)``): the same name, instructions, settings and
+        callbacks, so the same KV cache and the same history view."""
+        extra = list(tools)
+        if not extra:
+            return self
+        toolsets = tuple(t for t in extra if isinstance(t, Toolset))
+        built = tuple(as_tool(t) for t in extra if not isinstance(t, Toolset))
+        own = self._own_tools + built
+        names = [t.name for t in own]
+        if len(set(names)) != len(names):
+            raise ValueError(f"tool names must be unique, got {names}")
+        more = tuple(t for t in toolsets if all(t is not have for have in self.toolsets))
+        turn = copy.copy(self)  # an agent is immutable: the copy shares the rest
+        object.__setattr__(turn, "_own_tools", own)
+        object.__setattr__(turn, "toolsets", self.toolsets + more)
+        return turn
+
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
 
     async def run(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         reads: set[str] = set()
         writes: dict[str, Any] = {}
+        called: list[str] = []
         usage = Usage()
         error: str | None = None
         try:
@@ -194,9 +231,13 @@ class Agent(BaseAgent):
                     yield ctx.event(TextMessage, text=answer.text)
                 stop = False
                 for call in answer.calls:
+                    tool = self.tool(call.name)
+                    server = None if tool is None else tool.server
+                    called.append(tool_label(call.name, server))
                     yield ctx.event(
-                        FunctionCall, name=call.name, args=call.args, call_id=call.call_id
-                    )
+                        FunctionCall, name=call.name, args=call.args, call_id=call.call_id,
+                        server=server,
+                    )  # fmt: skip
                     outcome = await run_tool(self, ctx, call, reads)
                     writes.update(outcome.delta)
                     stop = stop or outcome.skip_summarization
@@ -221,7 +262,8 @@ class Agent(BaseAgent):
             error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            ctx.turn.steps.append(AgentStep.of(self.name, "model", reads, writes, usage, error))
+            step = AgentStep.of(self.name, "model", reads, writes, usage, error, tools=called)
+            ctx.turn.steps.append(step)
 
     def _final(self, ctx: InvocationContext, answer: _ModelResponse) -> TextMessage | None:
         """The round's final message, carrying what it writes to ``output_key``

@@ -18,7 +18,8 @@ replaced.
   is left out.
 * **What qualifies**: greedy decoding (temperature 0) or an explicit seed; and
   an agent whose tools are all ``@tool(pure=True)`` (an `AgentTool` counts when
-  every tool below it is pure), since replayed tool calls run again. Only
+  every tool below it is pure; an MCP tool when its server marks it
+  ``readOnlyHint``), since replayed tool calls run again. Only
   calls that ended normally are recorded (stop or length): not a cancelled
   one, a repetition stop or an error.
 * **Where it is on**: notebook turns (`%%agent`, `ChatWidget`), through

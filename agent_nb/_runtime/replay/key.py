@@ -67,6 +67,8 @@ def agent_is_pure(agent: Any) -> bool:
         if id(node) in seen:
             return True
         seen.add(id(node))
+        if not all(t.listed for t in getattr(node, "toolsets", ())):
+            return False  # what an unlisted server's tools do is unknown
         for tool in getattr(node, "tools", ()):
             if tool.agent is not None:
                 if not pure(tool.agent):
