@@ -29,6 +29,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     if "attachments" in data and not data["attachments"]:
         # Only where there are some: other rows stay byte for byte as before it existed
         del data["attachments"]
+    if "needs_approval" in data and not data["needs_approval"]:
+        del data["needs_approval"]  # the same: only on calls that waited for approval
     data["kind"] = _KIND_OF[type(event)]
     return data
 

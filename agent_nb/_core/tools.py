@@ -124,6 +124,13 @@ class Tool:
     pure: bool = False  # ``@tool(pure=True)``: same arguments, same result, no side effects
     confirm: bool = False  # ``@tool(confirm=True)``: needs the user's approval before it runs
 
+    def __post_init__(self) -> None:
+        if self.pure and self.confirm:
+            raise ValueError(
+                f"tool {self.spec.name!r} cannot be both pure and confirm: one that needs "
+                "approval acts"
+            )
+
     @property
     def name(self) -> str:
         return self.spec.name

@@ -396,11 +396,18 @@ class PromptProgress(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class FunctionCall(Event):
-    """The model asked for a tool; emitted just before the tool runs."""
+    """The model asked for a tool; emitted just before the tool runs.
+
+    ``needs_approval``: the tool waits for the user's approval before it runs
+    (``@tool(confirm=True)`` under ``approve_tools="ask"``); until its
+    `FunctionResponse` is recorded the call is awaiting approval
+    (`agent_nb._runtime.approval`).
+    """
 
     name: str
     args: Mapping[str, Any] = field(default_factory=dict)
     call_id: str = field(default_factory=new_id)
+    needs_approval: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()

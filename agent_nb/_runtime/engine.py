@@ -28,6 +28,7 @@ import contextlib
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING
 
+from .._core.approvals import STOPPED_WAITING
 from .._core.state import TEMP_PREFIX
 from .._core.types import Event, FunctionCall, FunctionResponse, PromptProgress, TextMessage
 
@@ -173,10 +174,13 @@ async def close_loose_ends(ctx: InvocationContext, sink: Sink) -> None:
                 sink,
             )  # fmt: skip
     loose.text.clear()
+    approvals = ctx.turn.approvals
     for call in list(loose.calls.values()):
+        waited = approvals is not None and approvals.unanswered(call.call_id)
+        response = STOPPED_WAITING if waited else {"error": "cancelled before the tool finished"}
         await record(
             FunctionResponse(
-                name=call.name, response={"error": "cancelled before the tool finished"},
+                name=call.name, response=response,
                 call_id=call.call_id, author=call.author, branch=call.branch,
                 invocation_id=ctx.invocation_id,
             ),

@@ -18,7 +18,9 @@ replaced.
   is left out.
 * **What qualifies**: greedy decoding (temperature 0) or an explicit seed; and
   an agent whose tools are all ``@tool(pure=True)`` (an `AgentTool` counts when
-  every tool below it is pure), since replayed tool calls run again. Only
+  every tool below it is pure), since replayed tool calls run again; a tool
+  that needs approval (``@tool(confirm=True)``, an MCP tool that is not
+  read-only) never counts, whatever the policy. Only
   calls that ended normally are recorded (stop or length): not a cancelled
   one, a repetition stop or an error.
 * **Where it is on**: notebook turns (`%%agent`, `ChatWidget`), through
@@ -190,7 +192,7 @@ def agent_is_pure(agent: Any) -> bool:
             if tool.agent is not None:
                 if not pure(tool.agent):
                     return False
-            elif not tool.pure:
+            elif tool.confirm or not tool.pure:  # one that needs approval acts
                 return False
         return all(pure(sub) for sub in getattr(node, "sub_agents", ()))
 

@@ -39,3 +39,5 @@ class SessionServices:
     rewound: Callable[[Any, Callable[[], GenerateContentRequest]], None]
     turn_finished: Callable[[Any], None]
     owner: Any = None  # the `AgentRunner`, for `AgentSession.runner` only
+    #: The runner's approval policy now (`agent_nb._runtime.approval`)
+    approve_tools: Callable[[], str] = lambda: "ask"

@@ -32,6 +32,11 @@ class TurnGate:
     def busy(self) -> bool:
         return self._active is not None
 
+    @property
+    def active(self) -> Invocation | None:
+        """The running turn (a turn waiting for approval runs too)."""
+        return self._active
+
     def check_open(self) -> None:
         if self._closed:
             raise SessionClosedError(
@@ -44,6 +49,14 @@ class TurnGate:
         with self._lock:
             self.check_open()
             if self._active is not None:
+                approvals = self._active.approvals
+                if approvals is not None and approvals.shown:
+                    raise SessionBusyError(
+                        f"session {self._id!r} has a tool call waiting for approval; answer "
+                        f"it with session.approve() or session.deny() (in a notebook: %agent "
+                        f"approve {self._id} / %agent deny {self._id}), or stop the turn with "
+                        "session.cancel()"
+                    )
                 raise SessionBusyError(
                     f"session {self._id!r} is already running a turn; wait for it, call "
                     "stream.aclose() / session.cancel(), or use another session"

@@ -39,6 +39,7 @@ from .data_view import TableDict, data_entry_fields
 
 __all__ = [
     "DELTA_INTERVAL_S",
+    "ApprovalMsg",
     "CatchUpMsg",
     "ChartModuleMsg",
     "ChartModuleRequest",
@@ -121,6 +122,8 @@ class ToolCallEntry(TypedDict):
     name: str
     call_id: str
     args: dict[str, Any]
+    #: The call waits for the user's approval until its result comes (Approve / Deny)
+    needs_approval: bool
 
 
 class ToolResultEntry(TypedDict):
@@ -308,8 +311,23 @@ class SwitchBranchMsg(TypedDict):
     branch: int
 
 
+class ApprovalMsg(TypedDict):
+    """The Approve or Deny button of a call waiting for approval."""
+
+    type: Literal["approval"]
+    call_id: str
+    approved: bool
+
+
 FromJs = (
-    SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg | ChartModuleRequest
+    SendMsg
+    | StopMsg
+    | NewChatMsg
+    | CatchUpMsg
+    | ViewMsg
+    | SwitchBranchMsg
+    | ChartModuleRequest
+    | ApprovalMsg
 )
 
 
@@ -368,9 +386,14 @@ def parse_from_js(content: object) -> FromJs:
         if not isinstance(request_id, str):
             raise ValueError("a 'chart_module' message needs a string 'id'")
         return ChartModuleRequest(type="chart_module", id=request_id)
+    if kind == "approval":
+        call_id, approved = content.get("call_id"), content.get("approved")
+        if not isinstance(call_id, str) or not call_id or not isinstance(approved, bool):
+            raise ValueError("an 'approval' message needs a string 'call_id' and a bool 'approved'")
+        return ApprovalMsg(type="approval", call_id=call_id, approved=approved)
     raise ValueError(
         f"unknown widget message type {kind!r}; expected 'send', 'stop', 'new_chat', "
-        "'catch_up', 'view', 'switch_branch' or 'chart_module'"
+        "'catch_up', 'view', 'switch_branch', 'chart_module' or 'approval'"
     )
 
 
@@ -447,7 +470,8 @@ def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> En
     if kind == "function_call":
         return ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
                              author=data["author"], name=data["name"], call_id=data["call_id"],
-                             args=data["args"])  # fmt: skip
+                             args=data["args"],
+                             needs_approval=bool(data.get("needs_approval")))  # fmt: skip
     if kind == "function_response":
         return ToolResultEntry(kind="tool_result", id=event_id, invocation_id=invocation_id,
                                author=data["author"], name=data["name"], call_id=data["call_id"],

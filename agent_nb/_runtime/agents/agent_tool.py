@@ -10,7 +10,9 @@ the result. Like ADK, which runs the agent on a runner of its
 own, its events go through their own loop (the same `drive`), into a list
 that is its history, not into the session: the caller's function call and
 response stand for them. What it wrote to state is handed back with the
-tool's response; ``%agent trace`` shows what it read and wrote.
+tool's response; ``%agent trace`` shows what it read and wrote. An agent
+with a tool that needs approval below it needs approval itself, as a tool
+(`agent_nb._runtime.approval`).
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ class AgentTool:
             description=about,
             parameters=dict(inputs.json_schema) if inputs is not None else _REQUEST,
         )
-        return Tool(func=_run_by_runtime, spec=spec, context_param=None, agent=self.agent)
+        acts = _acts(self.agent)
+        return Tool(_run_by_runtime, spec, context_param=None, agent=self.agent, confirm=acts)
 
 
 _REQUEST = {
@@ -69,6 +72,22 @@ _REQUEST = {
     "properties": {"request": {"type": "string", "description": "what to ask"}},
     "required": ["request"],
 }
+
+
+def _acts(agent: BaseAgent) -> bool:
+    """A tool below ``agent`` needs approval: then calling the agent needs it (once;
+    its run asks no more, `InvocationContext.for_tool_run`)."""
+    seen: set[int] = set()
+
+    def acts(node: Any) -> bool:
+        if id(node) in seen:
+            return False
+        seen.add(id(node))
+        if any(t.confirm for t in getattr(node, "tools", ())):
+            return True
+        return any(acts(sub) for sub in getattr(node, "sub_agents", ()))
+
+    return acts(agent)
 
 
 def _schema(agent: BaseAgent, which: str) -> Schema | None:

@@ -38,7 +38,7 @@ from .base import BaseAgent
 from .callbacks import AgentCallback, CallbackContext, call_first, check_callbacks, reply_text
 from .model_call import ModelCall
 from .requests import agent_cache_key, fit, instructions_for, output_schema_for, request_for
-from .tool_calls import run_tool
+from .tool_calls import approval_for, run_tool
 
 if TYPE_CHECKING:
     from ..context import InvocationContext
@@ -191,10 +191,16 @@ class Agent(BaseAgent):
                     yield ctx.event(TextMessage, text=answer.text)
                 escalate = False
                 for call in answer.calls:
-                    yield ctx.event(
-                        FunctionCall, name=call.name, args=call.args, call_id=call.call_id
+                    decision = approval_for(self, ctx, call)
+                    asked = ctx.event(
+                        FunctionCall,
+                        name=call.name,
+                        args=call.args,
+                        call_id=call.call_id,
+                        needs_approval=decision == "ask",
                     )
-                    outcome = await run_tool(self, ctx, call, reads)
+                    yield asked  # recorded before the call waits: a reload sees it waiting
+                    outcome = await run_tool(self, ctx, call, reads, decision, asked)
                     writes.update(outcome.delta)
                     escalate = escalate or outcome.escalate
                     yield ctx.event(
