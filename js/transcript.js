@@ -83,10 +83,9 @@ export function renderEntries(doc, entries, openTools, fillMarkdown, answer) {
     } else if (entry.kind === "data") {
       out.push(dataBlock(doc, entry, fillMarkdown)); // its chart is drawn later (chart.js)
     } else if (entry.kind === "tool_call") {
-      const block = toolBlock(doc, entry, entry.name, openTools);
-      if (entry.needs_approval && !answered.has(entry.call_id) && answer) {
-        addApproval(doc, block, entry, answer);
-      }
+      const waiting = Boolean(entry.needs_approval && !answered.has(entry.call_id) && answer);
+      const block = toolBlock(doc, entry, entry.name, openTools, waiting);
+      if (waiting && answer) addApproval(doc, block, entry, answer);
       tools.set(entry.call_id, block);
       out.push(block);
     } else if (entry.kind === "tool_result") {
@@ -112,8 +111,9 @@ export function renderEntries(doc, entries, openTools, fillMarkdown, answer) {
  * @param {ToolCallEntry | null} call
  * @param {string} name
  * @param {Set<string>} openTools
+ * @param {boolean} [waiting] the call waits for approval: the summary says so before its arguments
  */
-function toolBlock(doc, call, name, openTools) {
+function toolBlock(doc, call, name, openTools, waiting = false) {
   const block = h(doc, "details", "anb-tool");
   const key = call ? call.call_id : "";
   if (key) {
@@ -129,6 +129,7 @@ function toolBlock(doc, call, name, openTools) {
   // model bubble says who wrote it.
   if (call?.author) summary.append(h(doc, "span", "anb-tool-agent", call.author));
   summary.append(h(doc, "span", "anb-tool-tag", "tool"), h(doc, "span", "anb-tool-name", name));
+  if (waiting) summary.append(h(doc, "span", "anb-tool-wait", "waiting for approval"));
   if (call) summary.append(h(doc, "span", "anb-tool-args", `(${argsPreview(call.args)})`));
   block.append(summary);
   if (call) {
@@ -149,7 +150,6 @@ function toolBlock(doc, call, name, openTools) {
 function addApproval(doc, block, call, answer) {
   block.open = true;
   block.classList.add("anb-tool-waiting");
-  block.children[0]?.append(h(doc, "span", "anb-tool-wait", "waiting for approval"));
   const box = h(doc, "div", "anb-approval");
   const label = h(doc, "div", "anb-approval-label", `Run ${call.name} with these arguments?`);
   const approve = h(doc, "button", "anb-approve", "Approve");

@@ -28,7 +28,7 @@ nearly a megabyte, so a chat without charts never loads it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from ..._core.branches import Fork
 from ..._core.codec import event_to_dict
@@ -122,8 +122,9 @@ class ToolCallEntry(TypedDict):
     name: str
     call_id: str
     args: dict[str, Any]
-    #: The call waits for the user's approval until its result comes (Approve / Deny)
-    needs_approval: bool
+    #: The call waits for the user's approval until its result comes (Approve / Deny);
+    #: there only when True, as in the codec's dict
+    needs_approval: NotRequired[bool]
 
 
 class ToolResultEntry(TypedDict):
@@ -468,10 +469,12 @@ def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> En
                           author=data["author"], text=close_open_fence(data["text"]),
                           interrupted=data["interrupted"])  # fmt: skip
     if kind == "function_call":
-        return ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
+        call = ToolCallEntry(kind="tool_call", id=event_id, invocation_id=invocation_id,
                              author=data["author"], name=data["name"], call_id=data["call_id"],
-                             args=data["args"],
-                             needs_approval=bool(data.get("needs_approval")))  # fmt: skip
+                             args=data["args"])  # fmt: skip
+        if data.get("needs_approval"):
+            call["needs_approval"] = True
+        return call
     if kind == "function_response":
         return ToolResultEntry(kind="tool_result", id=event_id, invocation_id=invocation_id,
                                author=data["author"], name=data["name"], call_id=data["call_id"],
