@@ -13,7 +13,7 @@ import pathlib
 import shlex
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
@@ -37,7 +37,39 @@ from .usage import usage_errors
 if TYPE_CHECKING:
     from ..._runtime.session import AgentSession
 
-__all__ = ["COMMANDS", "Commands", "sessions_html"]
+__all__ = ["COMMANDS", "COMMANDS_HELP", "Commands", "sessions_html", "with_commands_help"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+COMMANDS_HELP = """Manage agent sessions: ``%agent COMMAND [ARGS]``.
+
+Commands::
+
+    sessions                 table of sessions: id, turns, tokens, KV bytes, last used
+    history [ID] [--all]     the conversation so far (--all: every branch)
+    branches [ID]            the session's branches (a re-run cell makes one)
+    switch ID BRANCH         make that branch the active conversation
+    state [ID]               the session state (returned as a dict)
+    delete ID                delete a session (history, state, KV cache)
+    clear                    delete every session
+    model [SPEC]             show or set the runner's model
+    export [ID] [--format md|json] [--to FILE]
+                             the transcript as Markdown or JSON
+    widget [ID]              a ChatWidget on the session
+    memory                   model and KV-cache memory figures
+    explain [ID] [-m SPEC] [--max-tokens N]
+                             ask the model why the last failing cell failed
+
+ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
+"""
+"""``%agent?``: the commands."""
+
+
+def with_commands_help(func: _F) -> _F:
+    """Give the ``%agent`` line magic `COMMANDS_HELP` as its help."""
+    func.__doc__ = COMMANDS_HELP
+    return func
+
 
 COMMANDS = ("sessions", "history", "branches", "switch", "state", "trace", "delete", "clear",
             "model", "export", "widget", "memory", "explain")  # fmt: skip

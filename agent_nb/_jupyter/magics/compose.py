@@ -1,0 +1,108 @@
+"""What a ``%%agent`` cell sends: its text with ``{name}`` filled in, the ``--data``
+summaries and the ``--cells`` context, each computed once per cell.
+
+``--data`` DataFrames are set apart for the data agent (unless
+``--data-mode summary``); every other object becomes a summary within the
+data budget, counted in the turn's model's tokens.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ..._core.tokens import TextCounter
+from ..prompts.cell_context import cells_context, recent_cells
+from ..prompts.data_summary import summarize
+from ..prompts.interpolate import Interpolated, interpolate, references
+from .data_cell import lookup_data
+
+__all__ = ["CellMessage", "compose"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CellMessage:
+    """One cell's message and what it was made from."""
+
+    text: str
+    """What the model is sent: ``--cells`` context, the cell's words, summaries."""
+    question: str
+    """The cell's own words, interpolated (the data agent's question)."""
+    frames: dict[str, Any]
+    """``--data`` DataFrames for the data agent (empty: no data agent)."""
+    cells_read: tuple[int, ...]
+    """The execution counts of the ``--cells`` sent."""
+    references: tuple[str, ...]
+    """The notebook names ``{...}`` read (stale marks watch them)."""
+
+
+def compose(
+    shell: Any,
+    cell: str,
+    args: Any,
+    *,
+    data_mode: str,
+    data_budget: int,
+    cells_budget: int,
+    history_len: int | None,
+    count: TextCounter,
+) -> CellMessage:
+    """The cell's message; a bad reference, name or option is a one-line error."""
+    frames, summarized = _split_data(shell.user_ns, list(args.data), args.data_mode or data_mode)
+    # A bad reference raises ValueError, which usage_errors turns into one line.
+    filled = Interpolated(cell, ()) if args.raw else interpolate(cell, shell.user_ns)
+    question = filled.text.strip()
+    if not question:
+        raise UsageError("the cell is empty; write the message below the %%agent line")
+    budget = data_budget // max(1, len(summarized))
+    summaries = [summarize(name, obj, budget, count) for name, obj in summarized.items()]
+    if filled.fields:  # never silent: say what the model gets instead of the braces
+        print(f"interpolated: {', '.join(filled.fields)}")
+    message = "\n\n".join([question, *summaries])
+    read = _recent(shell, args, history_len)
+    if read:
+        context = cells_context(
+            shell, read, outputs=args.outputs, budget_tokens=cells_budget, count=count
+        )
+        message = f"{context}\n\n{message}"
+    return CellMessage(
+        text=message,
+        question=question,
+        frames=frames,
+        cells_read=tuple(n for n, _ in read),
+        references=() if args.raw else references(cell),
+    )
+
+
+def _split_data(
+    ns: dict[str, Any], names: list[str], mode: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """--data objects as (DataFrames for the data agent, objects to summarise)."""
+    found = lookup_data(ns, names)
+    if mode == "summary" or not found:
+        return {}, found
+    frames = {n: v for n, v in found.items() if _is_dataframe(v)}
+    return frames, {n: v for n, v in found.items() if n not in frames}
+
+
+def _is_dataframe(value: object) -> bool:
+    """Checked without importing pandas: a notebook that never used it has no DataFrame."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
+def _recent(shell: Any, args: Any, history_len: int | None) -> list[tuple[int, str]]:
+    """The cells ``--cells N`` sends (none without it)."""
+    if args.cells is None:
+        if args.outputs:
+            raise UsageError("--outputs goes with --cells N (the outputs of those cells)")
+        return []
+    if args.cells < 1:
+        raise UsageError(f"--cells needs a number of cells of at least 1, got {args.cells}")
+    cells = recent_cells(shell, args.cells, before=history_len)
+    if not cells:
+        raise UsageError("--cells: no cell has run before this one in this kernel yet")
+    return cells
