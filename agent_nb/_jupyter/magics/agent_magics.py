@@ -25,12 +25,14 @@ from IPython.core.displaypub import DisplayPublisher
 from IPython.core.error import UsageError
 from IPython.core.magic import cell_magic, line_magic, magics_class
 
+from ..._core.approvals import waiting_line
 from ..._core.ids import check_session_id, is_single_turn_id
 from ..._core.tokens import TextCounter, text_counter
 from ..._core.window import omitted_line
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.options import TurnOptions
 from ..._runtime.runner import AgentRunner
+from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...data import DataAgent
 from ...data.agent import writer_for
@@ -41,6 +43,7 @@ from ..staleness import Input, Staleness
 from ..turn_origins import follow_store
 from ..turn_settings import turn_options
 from . import config_guard
+from .approval_cell import answer_args, answer_turn, settle
 from .args import cell_options, check_output_name, parse
 from .code_cell import next_cell
 from .commands import Commands, with_commands_help
@@ -49,7 +52,7 @@ from .config import MagicsConfig
 from .data_cell import attach, prepare_answer, show_answer
 from .explain import explain
 from .rerun import CellTurns, rerun_note, shared_state_writes
-from .stream import DisplaySink, TerminalSink, drive
+from .stream import DisplaySink, Outcome, TerminalSink, drive
 from .structured import schema_from_namespace
 from .usage import usage_errors
 
@@ -81,6 +84,7 @@ class AgentMagics(MagicsConfig):
             cells=self.turns.cells,
             model_changed=self._model_changed,
             explain=self._explain,
+            answer=self._answer,
         )
         self.staleness = Staleness(shell)  # stale marks on answers whose inputs changed
         if shell is not None:
@@ -215,13 +219,12 @@ class AgentMagics(MagicsConfig):
             stream = self._start(runner, session_id, message, args.new, options)
         # Started first, so the turn status widget (made here once per kernel)
         # costs no time to first token: the model is already reading the prompt.
-        if self._rich_output():
-            sink: DisplaySink | TerminalSink = DisplaySink(
-                args.format, watch_kernel=self._widgets_render()
-            )
-        else:
-            sink = TerminalSink()
+        sink = self._sink(args.format)
         outcome = drive(stream, sink, self.stream_interval, waiting_for)
+        if outcome.reply is not None and outcome.reply.awaiting_approval:
+            started = outcome.invocation_id
+            outcome = settle(self.shell, outcome, self._part_driver(args.format))
+            outcome.invocation_id = outcome.invocation_id or started
         if outcome.invocation_id:
             self.staleness.watch(
                 self.turns.cell_id, session_id, outcome.invocation_id, inputs, sink.mark
@@ -245,6 +248,29 @@ class AgentMagics(MagicsConfig):
                 f"⏹ interrupted; the partial reply is kept in {where}, which is ready"
             )
 
+    def _sink(self, fmt: Any) -> DisplaySink | TerminalSink:
+        if self._rich_output():
+            return DisplaySink(fmt, watch_kernel=self._widgets_render())
+        return TerminalSink()
+
+    def _part_driver(self, fmt: Any) -> Callable[[EventStream], Outcome]:
+        """Streams one more part of a turn (after an approval) into an output of its own."""
+        return lambda stream: drive(stream, self._sink(fmt), self.stream_interval)
+
+    def _answer(self, argv: list[str], approved: bool) -> None:
+        """``%agent approve|deny [ID] [--call CALL_ID]``: answer the calls a session's
+        turn waits on and stream the rest of the turn here."""
+        session_id, call_id = answer_args(argv, approved, self.default_session)
+        part = self._part_driver("markdown")
+        outcome = settle(self.shell, part(answer_turn(session_id, call_id, approved)), part)
+        if outcome.error is not None:
+            raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
+        if outcome.interrupted:
+            raise TurnInterruptedError(
+                f"⏹ interrupted; the partial reply is kept in session {session_id!r}, "
+                "which is ready"
+            )
+
     def _start(
         self, runner: AgentRunner, session_id: str, message: str, new: bool, options: TurnOptions
     ) -> Any:
@@ -252,6 +278,8 @@ class AgentMagics(MagicsConfig):
         session = runner.get_or_create_session(session_id)
         # A widget closing on this session must leave the cells' conversation alone.
         runner.hold_session(session_id, CELLS_HOLDER)
+        if session.awaiting_approval:
+            raise SessionBusyError(waiting_line(session_id, session.awaiting_approval))
         if session.busy:  # checked first: --new and a rewind must not cancel someone's turn
             raise SessionBusyError(
                 f"session {session_id!r} is already running a turn (a widget or another "

@@ -59,6 +59,10 @@ Commands::
     memory                   model and KV-cache memory figures
     explain [ID] [-m SPEC] [--max-tokens N]
                              ask the model why the last failing cell failed
+    approve [ID] [--call CALL_ID]
+                             run the tool calls the session's turn waits on, go on
+    deny [ID] [--call CALL_ID]
+                             refuse them ("denied by the user"); the model goes on
 
 ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
 """
@@ -72,7 +76,7 @@ def with_commands_help(func: _F) -> _F:
 
 
 COMMANDS = ("sessions", "history", "branches", "switch", "state", "trace", "delete", "clear",
-            "model", "export", "widget", "memory", "explain")  # fmt: skip
+            "model", "export", "widget", "memory", "explain", "approve", "deny")  # fmt: skip
 
 
 def _size(n: int) -> str:
@@ -135,7 +139,9 @@ class Commands:
     * ``cells``: the magics' cell map (cellId -> session, invocation), which
       ``delete`` and ``clear`` keep in step;
     * ``model_changed``: told the spec ``%agent model SPEC`` set;
-    * ``explain``: runs ``%agent explain`` (a turn, so the magics own it).
+    * ``explain``: runs ``%agent explain`` (a turn, so the magics own it);
+    * ``answer``: runs ``%agent approve`` (True) / ``deny`` (False), which stream
+      the rest of a turn, so the magics own them too.
     """
 
     def __init__(
@@ -146,6 +152,7 @@ class Commands:
         cells: dict[str, tuple[str, str]],
         model_changed: Callable[[str], None],
         explain: Callable[[list[str]], None],
+        answer: Callable[[list[str], bool], None],
     ) -> None:
         self._default_session = default_session
         self._show = show
@@ -157,6 +164,8 @@ class Commands:
             "delete": self._delete, "clear": self._clear, "model": self._model,
             "export": self._export, "widget": self._widget, "memory": self._memory,
             "explain": explain,
+            "approve": lambda argv: answer(argv, True),
+            "deny": lambda argv: answer(argv, False),
         }  # fmt: skip
 
     @usage_errors
