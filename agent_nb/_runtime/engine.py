@@ -126,7 +126,12 @@ def _only_temp(event: Event) -> bool:
 async def _off_loop(fn: Callable[[Event], Event], event: Event) -> Event:
     """Run a blocking store call in a thread; a stop never leaves it half-done
     behind the next write (the write is waited for, then the stop goes on)."""
-    future = asyncio.get_running_loop().run_in_executor(None, fn, event)
+    try:
+        future = asyncio.get_running_loop().run_in_executor(None, fn, event)
+    except RuntimeError:
+        # The interpreter is exiting (its executors take no more work): the turns a
+        # runner stops at exit (a kernel restart) still record how they ended.
+        return fn(event)
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
