@@ -61,8 +61,10 @@ async def _approve_in_a_later_cell(db: pathlib.Path) -> None:
         await run(kernel, "%load_ext agent_nb")
         await run(kernel, setup_code(db))
         cell = await run(kernel, "%%agent\nwrite hello")
-        assert stdout(cell).strip().endswith(
-            "answer with %agent approve default or %agent deny default"
+        assert (
+            stdout(cell)
+            .strip()
+            .endswith("answer with %agent approve default or %agent deny default")
         ), cell.outputs
         assert [c.call_id for c in waiting_calls(_stored(db))] == ["c1"]  # in the store
         assert stdout(await run(kernel, "print(written)")).strip() == "[]"

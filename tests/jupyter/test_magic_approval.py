@@ -22,19 +22,19 @@ from agent_nb._core.approvals import DENIED, READ_ONLY_DENIED
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from tests.fixtures_magics import run, usage_error
 
-WRITES: list[str] = []
+written: list[str] = []
 
 
 @tool(confirm=True)
 def write_note(text: str) -> str:
     """Write a note."""
-    WRITES.append(text)
+    written.append(text)
     return f"wrote {text!r}"
 
 
 @pytest.fixture(autouse=True)
 def _writer_session(shell: InteractiveShell, backend: ScriptedBackend) -> None:
-    WRITES.clear()
+    written.clear()
     get_runner().get_or_create_session("default", agent=Agent("notes", tools=[write_note]))
     backend.enqueue(ToolCallChunk("write_note", {"text": "hello"}, call_id="c1"), "Noted.")
 
@@ -52,14 +52,14 @@ def test_a_cell_that_cannot_ask_says_how_to_answer_and_approve_resumes_the_turn(
         '⏸ tool call waits for approval: write_note(text="hello") — answer with '
         "%agent approve default or %agent deny default"
     )
-    assert WRITES == [] and len(backend.requests) == 1
+    assert written == [] and len(backend.requests) == 1
     # The session is waiting: a new message is refused with the same line.
     result, cap = run(shell, "%%agent\nsomething else")
     usage_error(result, cap, "%agent approve default")
 
     result, cap = run(shell, "%agent approve")
     assert result.success, cap.stderr
-    assert WRITES == ["hello"] and len(backend.requests) == 2
+    assert written == ["hello"] and len(backend.requests) == 2
     shown = cap.outputs[-1].data["text/plain"]
     assert "Noted." in shown and "wrote 'hello'" in shown
     history = _history()
@@ -72,7 +72,7 @@ def test_deny_in_a_later_cell_is_the_tools_result(shell: InteractiveShell) -> No
     assert run(shell, "%%agent\nwrite hello")[0].success
     result, cap = run(shell, "%agent deny default --call c1")
     assert result.success, cap.stderr
-    assert WRITES == []
+    assert written == []
     responses = [e.response for e in _history() if isinstance(e, FunctionResponse)]
     assert responses == [DENIED]
     result, cap = run(shell, "%agent deny nosuch")
@@ -104,7 +104,8 @@ def test_a_cell_that_can_ask_asks_with_input_and_goes_on_in_the_same_cell(
     assert result.success, cap.stderr
     assert 'Approve write_note(text="hello")? [y/N]' in cap.stdout
     assert "%agent approve" not in cap.stdout  # nothing left to answer
-    assert WRITES == (["hello"] if approved else [])
+    expected = ["hello"] if approved else []
+    assert written == expected
     history = _history()
     response = next(e for e in history if isinstance(e, FunctionResponse))
     assert (response.response == DENIED) is not approved
@@ -118,7 +119,7 @@ def test_read_only_refuses_without_asking_and_a_bad_policy_is_refused(
     assert run(shell, "%config AgentMagics.approve_tools = 'read-only'")[0].success
     result, cap = run(shell, "%%agent\nwrite hello")
     assert result.success, cap.stderr
-    assert "%agent approve" not in cap.stdout and WRITES == []
+    assert "%agent approve" not in cap.stdout and written == []
     history = _history()
     assert [e.needs_approval for e in history if isinstance(e, FunctionCall)] == [False]
     assert [e.response for e in history if isinstance(e, FunctionResponse)] == [READ_ONLY_DENIED]
