@@ -155,14 +155,16 @@ class InvocationContext:
         return dataclasses.replace(self, branch=branch, scope=scope)
 
     def for_tool_run(
-        self, agent: BaseAgent, history: Callable[[], list[Event]]
+        self, agent: BaseAgent, history: Callable[[], list[Event]], *, approved: bool = False
     ) -> InvocationContext:
         """An `AgentTool`'s agent: its own history and loop, over the caller's state.
-        Its tools run without asking: the call of the `AgentTool` was the one
-        to approve (it needs approval when a tool below it does)."""
+        ``approved``: the user approved the call of the `AgentTool` (it needs
+        approval when a tool below it does), so its agent's tools run without
+        asking again; else they ask as anywhere."""
         scope = self.scope.child(snapshot=False)
+        approved = approved or self.approved_run
         return InvocationContext(
-            self.turn, agent, scope, {None: scope}, history, None, approved_run=True
+            self.turn, agent, scope, {None: scope}, history, None, approved_run=approved
         )
 
     # -- reads ----------------------------------------------------------------

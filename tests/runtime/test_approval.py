@@ -9,6 +9,7 @@ store's view from another runner, workflow agents and `AgentTool` runs.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -298,3 +299,30 @@ def test_approve_async_streams_the_rest_of_the_turn(make_runner: RunnerFactory) 
     assert [e for e in events if not (isinstance(e, TextMessage) and e.is_partial)] == (
         session.history
     )
+
+
+def test_an_agent_tool_not_approved_as_a_whole_lets_its_agents_calls_ask(
+    make_runner: RunnerFactory,
+) -> None:
+    """A toolset lists its tools only when a turn runs, so an `AgentTool` may not know
+    at build time that its agent acts: its agent's calls then ask by themselves."""
+    model = ScriptedBackend(
+        [
+            ToolCallChunk("helper", {"request": "write it"}),
+            ToolCallChunk("write_note", {"path": "h", "text": "t"}, call_id="inner"),
+            "helper wrote it",
+            "all done",
+        ]
+    )
+    built = AgentTool(Agent("helper", tools=[write_note])).tool()
+    unmarked = dataclasses.replace(built, confirm=False)  # as if its tools were unknown
+    session = make_runner(Agent("root", tools=[unmarked]), model=model).get_or_create_session("u")
+    paused = session.run("delegate")
+    assert [(c.name, c.call_id) for c in paused.awaiting_approval] == [("write_note", "inner")]
+    assert written_paths() == []
+    assert session.approve().text == "all done"
+    assert written_paths() == ["h"]
+
+
+def written_paths() -> list[str]:
+    return [w["path"] for w in WRITES]

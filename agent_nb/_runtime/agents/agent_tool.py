@@ -75,15 +75,17 @@ _REQUEST = {
 
 
 def _acts(agent: BaseAgent) -> bool:
-    """A tool below ``agent`` needs approval: then calling the agent needs it (once;
-    its run asks no more, `InvocationContext.for_tool_run`)."""
+    """A tool below ``agent`` needs approval, or may (a toolset lists its tools only
+    when a turn runs): then calling the agent needs it, once (its run asks no
+    more, `InvocationContext.for_tool_run`), and the call is recorded where every
+    view of the session shows it waiting."""
     seen: set[int] = set()
 
     def acts(node: Any) -> bool:
         if id(node) in seen:
             return False
         seen.add(id(node))
-        if any(t.confirm for t in getattr(node, "tools", ())):
+        if getattr(node, "toolsets", ()) or any(t.confirm for t in getattr(node, "tools", ())):
             return True
         return any(acts(sub) for sub in getattr(node, "sub_agents", ()))
 
@@ -116,16 +118,21 @@ def _run_by_runtime(**_: Any) -> Any:
 
 
 async def run_agent_tool(
-    agent: BaseAgent, args: dict[str, Any], context: ToolContext, ctx: InvocationContext
+    agent: BaseAgent,
+    args: dict[str, Any],
+    context: ToolContext,
+    ctx: InvocationContext,
+    *,
+    approved: bool = False,
 ) -> dict[str, Any]:
     """Run ``agent`` on ``args["request"]`` (or its input schema's arguments); its
-    writes go to ``context.state``."""
+    writes go to ``context.state``. ``approved``: the user approved this call."""
     request = _question(agent, args)
     if isinstance(request, dict):
         return request
     events: list[Event] = []
     question = TextMessage(text=request, author="user", invocation_id=ctx.invocation_id)
-    inner = ctx.for_tool_run(agent, lambda: [question, *events])
+    inner = ctx.for_tool_run(agent, lambda: [question, *events], approved=approved)
     await drive(agent.run_async(inner), inner, Collect(events))
     for key, value in inner.scope.writes.items():
         context.state[key] = value

@@ -109,7 +109,7 @@ async def run_tool(
     )
     if result is None:
         try:
-            result = await _call(tool, args, context, ctx)
+            result = await _call(tool, args, context, ctx, approved=decision == "ask")
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the model sees the failure and may recover
@@ -124,10 +124,10 @@ async def run_tool(
 
 
 async def _call(
-    tool: Tool, args: dict[str, Any], context: ToolContext, ctx: InvocationContext
+    tool: Tool, args: dict[str, Any], context: ToolContext, ctx: InvocationContext, approved: bool
 ) -> Any:
     if tool.agent is not None:
         from .agent_tool import run_agent_tool
 
-        return await run_agent_tool(tool.agent, args, context, ctx)
+        return await run_agent_tool(tool.agent, args, context, ctx, approved=approved)
     return await tool.call(args, context)
