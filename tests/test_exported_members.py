@@ -1,7 +1,7 @@
 """What a user can reach is what is documented (in the spirit of httpx's
 ``tests/test_exported_members.py``): every public module's ``__all__`` is
 exactly its public members, and the members of `AgentSession` and
-`AgentRunner` are pinned and each named in the README."""
+`AgentRunner` are pinned and each named in the README or the docs pages."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ import pytest
 import agent_nb
 from agent_nb import AgentRunner, AgentSession
 
-README = (pathlib.Path(agent_nb.__file__).parents[1] / "README.md").read_text()
+ROOT = pathlib.Path(agent_nb.__file__).parents[1]
+# The user documentation: the README and the pages of the docs site.
+README = "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted(ROOT.glob("docs/*.md"))])
 PUBLIC_MODULES = [
     "agent_nb",
     "agent_nb.errors",
@@ -42,7 +44,8 @@ RUNNER_API = {
     "kv_disk_bytes", "memory", "model", "model_label",
     "register_agent", "release_session", "session_holders", "rewind_session",
     "run_single_turn", "run_single_turn_async",
-    "sessions", "shutdown", "store", "stored_session_ids", "trim_memory", "user_id", "wait",
+    "sessions", "shutdown", "start_turn", "store", "stored_session_ids", "trim_memory", "user_id",
+    "wait",
     "worker",
 }  # fmt: skip
 

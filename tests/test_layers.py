@@ -40,7 +40,7 @@ def package_copy(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
 def test_the_contracts_hold() -> None:
     result = _lint(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("KEPT") == 3 and "BROKEN" not in result.stdout
+    assert result.stdout.count("KEPT") == 4 and "BROKEN" not in result.stdout
 
 
 PLANTED = {
@@ -60,6 +60,9 @@ PLANTED = {
     "runtime-imports-data": ("_runtime/agents/base.py", "from agent_nb.data import DataAgent\n"),
 }
 
+#: The data package's face: what the notebook layer may import from it.
+DATA_FACE = {"__init__", "agent", "answer", "chart", "choose"}
+
 
 @pytest.mark.parametrize(("module", "planted"), PLANTED.values(), ids=PLANTED.keys())
 def test_a_planted_import_breaks_a_contract(
@@ -73,6 +76,26 @@ def test_a_planted_import_breaks_a_contract(
     finally:
         path.write_text(original)
     assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout
+
+
+def test_a_planted_import_of_the_data_packages_internals_breaks_its_contract(
+    package_copy: pathlib.Path,
+) -> None:
+    """`_jupyter` may use the data agent, its answer, chart and chooser, never the
+    planner's or the computation's modules behind them."""
+    internal = next(
+        p.stem for p in sorted((PACKAGE / "data").glob("*.py")) if p.stem not in DATA_FACE
+    )
+    path = package_copy / "agent_nb" / "_jupyter" / "export.py"
+    original = path.read_text()
+    path.write_text(original + f"\nimport agent_nb.data.{internal}\n")
+    try:
+        result = _lint(package_copy, "data-face")
+        assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout
+        path.write_text(original + "\nfrom agent_nb.data.agent import DataAgent\n")
+        assert _lint(package_copy, "data-face").returncode == 0  # the face stays open
+    finally:
+        path.write_text(original)
 
 
 #: pandas planted in `_core`, each way grimp sees an import.
@@ -93,7 +116,7 @@ def test_the_real_core_imports_no_pandas() -> None:
 def test_pandas_planted_in_core_breaks_its_contract(
     package_copy: pathlib.Path, planted: str
 ) -> None:
-    """`_core` holds values; pandas belongs to `agent_nb.data` (DESIGN.md §1)."""
+    """`_core` holds values; pandas belongs to `agent_nb.data` (docs/architecture.md)."""
     path = package_copy / "agent_nb" / "_core" / "tools.py"
     original = path.read_text()
     path.write_text(original + "\n" + planted)

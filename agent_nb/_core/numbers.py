@@ -14,7 +14,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["check_int", "check_real", "check_repeats"]
+__all__ = ["byte_size", "check_int", "check_real", "check_repeats"]
 
 
 def _bounds(low: float | None, high: float | None, low_open: bool) -> str:
@@ -65,3 +65,13 @@ def check_repeats(value: Any, name: str = "repetition_stop") -> int:
     if number == 1:
         raise ValueError(f"{name} must be 0 (off) or at least 2 repeats in a row, got 1")
     return number
+
+
+def byte_size(n: float) -> str:
+    """``1536`` as ``"1.5 KB"``: bytes for a person (KB = 1,024 bytes), up to GB."""
+    value = float(n)
+    for unit in ("B", "KB", "MB"):
+        if value < 1024:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"

@@ -47,7 +47,11 @@ class ToolContext:
     that started the turn (``user_content``, as ADK's).
 
     ``escalate()`` asks the enclosing `LoopAgent` to stop after this agent
-    (ADK's ``actions.escalate``).
+    (ADK's ``actions.escalate``): the agent still finishes its run (a model
+    agent is asked once more and gives its answer), then the loop stops.
+    ``skip_summarization = True`` (ADK's ``actions.skip_summarization``, set
+    by `exit_loop`) ends a model agent's run after this tool's response,
+    with no further model call.
     """
 
     state: State
@@ -58,6 +62,7 @@ class ToolContext:
     agent_name: str = ""
     user_content: str = ""
     escalated: bool = False
+    skip_summarization: bool = False
 
     def escalate(self) -> None:
         self.escalated = True

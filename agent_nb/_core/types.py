@@ -14,7 +14,7 @@ import enum
 import json
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -31,11 +31,14 @@ __all__ = [
     "GenerationConfig",
     "Part",
     "PromptProgress",
+    "Rewound",
     "Role",
     "TextMessage",
     "ToolSpec",
     "TurnComplete",
     "Usage",
+    "Waiting",
+    "check_tool_choice",
     "new_id",
 ]
 
@@ -208,7 +211,9 @@ class GenerateContentRequest:
         object.__setattr__(self, "config", config or GenerationConfig())
         object.__setattr__(self, "session_id", session_id)
         object.__setattr__(self, "response_schema", _check_schema(response_schema))
-        object.__setattr__(self, "tool_choice", _check_tool_choice(tool_choice, self.tools))
+        object.__setattr__(
+            self, "tool_choice", check_tool_choice(tool_choice, [tool.name for tool in self.tools])
+        )
 
 
 _TOOL_CHOICES = ("auto", "required", "none")
@@ -230,20 +235,20 @@ def _check_schema(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return copy.deepcopy(dict(schema))
 
 
-def _check_tool_choice(choice: str, tools: tuple[ToolSpec, ...]) -> str:
+def check_tool_choice(choice: object, names: Sequence[str] | None) -> str:
+    """A ``tool_choice``: OpenAI's ``"auto"``, ``"required"``, ``"none"``, or the name
+    of one of the tools ``names`` (None: the tools are not known yet, as for
+    `TurnOptions`: any string passes until the agent's are)."""
+    listed = "a tool's name" if names is None else f"one of the tool names {list(names)}"
+    allowed = f"'auto', 'required', 'none' or {listed}"
     if not isinstance(choice, str):
-        raise TypeError(f"tool_choice must be a string, got {type(choice).__name__}")
-    names = [tool.name for tool in tools]
-    if choice in _TOOL_CHOICES:
-        if choice == "required" and not tools:
-            raise ValueError("tool_choice='required' needs at least one tool in tools")
+        raise TypeError(f"tool_choice must be a string: {allowed}; got {type(choice).__name__}")
+    if names is None:
         return choice
-    if choice not in names:
-        listed = ", ".join(repr(n) for n in names) or "none given"
-        raise ValueError(
-            f"tool_choice must be 'auto', 'required', 'none' or the name of a tool "
-            f"(tools: {listed}), got {choice!r}"
-        )
+    if choice == "required" and not names:
+        raise ValueError("tool_choice='required' needs at least one tool in tools")
+    if choice not in _TOOL_CHOICES and choice not in names:
+        raise ValueError(f"tool_choice must be {allowed}, got {choice!r}")
     return choice
 
 
@@ -392,6 +397,30 @@ class PromptProgress(Event):
 
     done: int
     total: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Waiting(Event):
+    """The turn waits for other sessions' turns on a model that answers one turn at
+    a time (`Backend.one_turn_at_a_time`): their session ids, in the order they
+    started; empty once none is ahead any more. Sent by the front door
+    (`AgentRunner.start_turn`) before the first token; never stored."""
+
+    sessions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rewound(Event):
+    """Before the turn: re-running a cell moved its earlier turn (``turns[0]``)
+    and the later ones to the session's numbered branch ``moved_to``
+    (`AgentSession.rewind`).
+    ``shared_state``: some of them wrote ``user:`` / ``app:`` state, which is
+    shared with other sessions and stays. Sent by the front door
+    (`TurnRequest.replaces`); never stored."""
+
+    moved_to: int
+    turns: tuple[str, ...]
+    shared_state: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

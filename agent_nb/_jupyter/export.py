@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core.codec import event_to_dict
 from .._core.fences import close_open_fence
+from .._core.history import says_nothing
 from .._core.types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ def transcript_entries(events: list[Event]) -> list[tuple[str, str]]:
     entries: list[tuple[str, str]] = []
     for event in events:
         if isinstance(event, TextMessage) and not event.is_partial:
+            if says_nothing(event):
+                continue  # a parallel agent's merge, a step that only wrote state
             if not event.text and isinstance(event.attachments.get("text/plain"), str):
                 # A message that only shows something (the data agent's table and
                 # chart): its bundle's text, as Jupyter shows a display bundle as text

@@ -1,10 +1,7 @@
 """`turn_options`: the settings of a notebook turn, for cells and widgets alike.
 
 A ``%%agent`` cell and a `ChatWidget` in the same kernel must run a turn the
-same way, so both build its `TurnOptions` here, and nowhere else (they used
-to build their own and drifted apart: widget turns ignored
-``AgentMagics.repetition_stop``, and both replaced an agent's own
-`GenerationConfig` with a whole one of theirs).
+same way, so both build its `TurnOptions` here, and nowhere else.
 
 The kernel's ``%config AgentMagics.*`` settings are read at each turn (a
 ``%config`` line applies to the next message) from the `AgentMagics` the
@@ -27,13 +24,12 @@ agent, as ``-s`` does.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Protocol
 
 from .._core.types import GenerationConfig
 from .._core.window import ContextPolicy, check_policy
 from .._runtime.approval import check_approve_tools
-from .._runtime.options import TurnOptions
+from .._runtime.options import TurnOptions, set_fields
 from ..backends import Backend
 
 __all__ = ["KernelSettings", "choice_schema", "turn_options"]
@@ -65,15 +61,6 @@ def _loaded_settings() -> KernelSettings | None:
         return None
     found: KernelSettings | None = shell.magics_manager.registry.get("AgentMagics")
     return found
-
-
-def _set_fields(config: GenerationConfig) -> dict[str, Any]:
-    """The fields ``config`` sets to something other than the class default."""
-    return {
-        field.name: getattr(config, field.name)
-        for field in dataclasses.fields(config)
-        if getattr(config, field.name) != getattr(_UNSET, field.name)
-    }
 
 
 def choice_schema(choice: str) -> dict[str, Any]:
@@ -117,7 +104,7 @@ def turn_options(
             raise ValueError("--schema and --choice both set the reply's shape: give one")
         output_schema = choice_schema(choice)
     settings = kernel if kernel is not None else _loaded_settings()
-    overrides = _set_fields(config) if config is not None else {}
+    overrides = set_fields(config) if config is not None else {}
     explicit = {"temperature": temperature, "max_tokens": max_tokens}
     overrides.update({name: value for name, value in explicit.items() if value is not None})
     defaults: dict[str, Any] = {}

@@ -5,22 +5,22 @@ from __future__ import annotations
 import threading
 
 from ..errors import UnknownAgentError
-from .agents import AnyAgent, check_agent
+from .agents import BaseAgent, check_agent
 
 __all__ = ["AgentRegistry"]
 
 
 class AgentRegistry:
-    def __init__(self, default: AnyAgent) -> None:
+    def __init__(self, default: BaseAgent) -> None:
         self._lock = threading.Lock()
-        self._agents: dict[str, AnyAgent] = {default.name: default}
+        self._agents: dict[str, BaseAgent] = {default.name: default}
 
-    def register(self, agent: AnyAgent) -> None:
+    def register(self, agent: BaseAgent) -> None:
         check_agent(agent)
         with self._lock:
             self._agents[agent.name] = agent
 
-    def get(self, name: str) -> AnyAgent:
+    def get(self, name: str) -> BaseAgent:
         with self._lock:
             agent = self._agents.get(name)
             if agent is not None:

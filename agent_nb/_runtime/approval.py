@@ -51,6 +51,7 @@ __all__ = [
     "Decision",
     "check_approve_tools",
     "decide",
+    "waiting_refusal",
 ]
 
 ApprovalPolicy: TypeAlias = Literal["ask", "read-only", "all"]
@@ -66,6 +67,15 @@ def check_approve_tools(value: object) -> ApprovalPolicy:
             f"got {value!r}"
         )
     return value
+
+
+def waiting_refusal(session_id: str) -> str:
+    """Why a session whose turn waits for approval takes no new turn, and what to do."""
+    return (
+        f"session {session_id!r} has a tool call waiting for approval; answer it with "
+        f"session.approve() or session.deny() (in a notebook: %agent approve {session_id} / "
+        f"%agent deny {session_id}), or stop the turn with session.cancel()"
+    )
 
 
 def decide(tool: Tool, policy: ApprovalPolicy, *, approved_run: bool = False) -> Decision:

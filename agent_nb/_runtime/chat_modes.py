@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .._core.contexts import ConversationReference, DataAgentContext, InlineContext, check_chat_mode
 from .._core.reply import Reply
 from .._core.types import Content, GenerateContentRequest
-from .agents import Agent, AnyAgent
+from .agents import Agent, BaseAgent
 from .direct import start_direct
 from .stream import EventStream
 
@@ -41,20 +41,20 @@ class ChatModes:
         def worker(self) -> Worker: ...
         def backend_for(self, model: str | Backend | None) -> Backend: ...
         def wait(self, stream: EventStream) -> Reply: ...
-        def get_agent(self, name: str) -> AnyAgent: ...
+        def get_agent(self, name: str) -> BaseAgent: ...
         def get_or_create_session(
-            self, session_id: str, *, agent: AnyAgent | str | None = None
+            self, session_id: str, *, agent: BaseAgent | str | None = None
         ) -> AgentSession: ...
         def _check_running(self) -> None: ...
         def _open_hidden(
-            self, agent: AnyAgent | str | None, history: Sequence[Content]
+            self, agent: BaseAgent | str | None, history: Sequence[Content]
         ) -> tuple[AgentSession, SessionCore]: ...
         def _discard_ephemeral(self, core: SessionCore) -> None: ...
 
     def _run_hidden(
         self,
         content: str | Content,
-        agent: AnyAgent | str | None = None,
+        agent: BaseAgent | str | None = None,
         history: Sequence[Content] = (),
         **kwargs: Any,
     ) -> EventStream:
@@ -93,7 +93,7 @@ class ChatModes:
         if conversation is not None:
             return self.get_or_create_session(conversation.session_id).run_async(message)
         if data_agent is not None:
-            agent: AnyAgent = self.get_agent(data_agent.agent_name)
+            agent: BaseAgent = self.get_agent(data_agent.agent_name)
         else:
             assert inline is not None
             agent = Agent(name="inline", instructions=inline.instructions, tools=inline.tools)

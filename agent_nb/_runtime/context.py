@@ -49,7 +49,7 @@ __all__ = ["InvocationContext", "Scope", "Turn"]
 E = TypeVar("E", bound=Event)
 
 
-class BaseAgent(Protocol):
+class NamedAgent(Protocol):
     """What the context needs of an agent (the kinds live in `agents`, above it)."""
 
     @property
@@ -117,6 +117,11 @@ class Turn:
             self._backend = self.backend_for(self.options.model)
         return self._backend
 
+    def preset_backend(self, backend: Backend | None) -> None:
+        """The backend the front door already resolved for ``options.model`` (None: resolve
+        on first use), so a turn resolves its model once."""
+        self._backend = backend
+
     def add_usage(self, usage: Usage, finish: FinishReason, max_tokens: int | None) -> None:
         self.usage = self.usage + usage
         self.max_tokens = max_tokens
@@ -129,7 +134,7 @@ class InvocationContext:
     """One agent's view of its invocation (see the module docstring)."""
 
     turn: Turn
-    agent: BaseAgent
+    agent: NamedAgent
     scope: Scope
     layers: dict[str | None, Scope]  # this loop's scopes by event branch (None: its root)
     history: Callable[[], list[Event]]
@@ -138,13 +143,13 @@ class InvocationContext:
     approved_run: bool = False
 
     @classmethod
-    def root(cls, turn: Turn, agent: BaseAgent) -> InvocationContext:
+    def root(cls, turn: Turn, agent: NamedAgent) -> InvocationContext:
         scope = Scope.frozen(turn.state)
         return cls(turn, agent, scope, {None: scope}, turn.history)
 
     # -- copies ---------------------------------------------------------------
 
-    def for_agent(self, agent: BaseAgent) -> InvocationContext:
+    def for_agent(self, agent: NamedAgent) -> InvocationContext:
         return dataclasses.replace(self, agent=agent)
 
     def for_branch(self, name: str) -> InvocationContext:
@@ -155,7 +160,7 @@ class InvocationContext:
         return dataclasses.replace(self, branch=branch, scope=scope)
 
     def for_tool_run(
-        self, agent: BaseAgent, history: Callable[[], list[Event]], *, approved: bool = False
+        self, agent: NamedAgent, history: Callable[[], list[Event]], *, approved: bool = False
     ) -> InvocationContext:
         """An `AgentTool`'s agent: its own history and loop, over the caller's state.
         ``approved``: the user approved the call of the `AgentTool` (it needs

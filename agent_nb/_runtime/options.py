@@ -2,7 +2,7 @@
 
 A cell, a widget and a plain ``session.run_async`` call all hand the turn one
 of these. The generation settings of a turn come from three places, and the
-order is fixed here, once (cells and widgets used to disagree):
+order is fixed here, once, so every surface runs a turn the same way:
 
 1. ``overrides``: what the cell or widget set explicitly (``--max-tokens``,
    ``-t``, the widget's ``config=``), field by field;
@@ -21,15 +21,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._core.schemas import as_schema
-from .._core.types import GenerationConfig
+from .._core.types import GenerationConfig, check_tool_choice
 from .._core.window import ContextPolicy
 from ..backends import Backend
 from .approval import ApprovalPolicy, check_approve_tools
 
-__all__ = ["TurnOptions"]
+__all__ = ["TurnOptions", "set_fields"]
 
 _DEFAULT = GenerationConfig()
 _FIELDS = frozenset(f.name for f in dataclasses.fields(GenerationConfig))
+
+
+def set_fields(config: GenerationConfig) -> dict[str, Any]:
+    """The fields ``config`` sets explicitly: those that differ from the class default.
+    The one reading of "set" (a widget's ``config=``, an agent's own config)."""
+    return {
+        name: getattr(config, name)
+        for name in _FIELDS
+        if getattr(config, name) != getattr(_DEFAULT, name)
+    }
 
 
 def _check_fields(what: str, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -68,24 +78,15 @@ class TurnOptions:
         object.__setattr__(self, "overrides", _check_fields("overrides", self.overrides))
         object.__setattr__(self, "defaults", _check_fields("defaults", self.defaults))
         object.__setattr__(self, "output_schema", as_schema("output_schema", self.output_schema))
-        if self.tool_choice is not None and not isinstance(self.tool_choice, str):
-            raise TypeError(
-                "tool_choice must be 'auto', 'required', 'none' or a tool's name, got "
-                f"{type(self.tool_choice).__name__}"
-            )
+        if self.tool_choice is not None:
+            check_tool_choice(self.tool_choice, None)  # the tools are the agent's, later
 
     def config_for(self, own: GenerationConfig) -> GenerationConfig:
         """The settings a model call of an agent whose config is ``own`` runs with."""
         if self.config is not None:
             return self.config
         chosen = dict(self.defaults)
-        chosen.update(
-            {
-                name: getattr(own, name)
-                for name in _FIELDS
-                if getattr(own, name) != getattr(_DEFAULT, name)
-            }
-        )
+        chosen.update(set_fields(own))
         chosen.update(self.overrides)
         if not chosen:
             return own

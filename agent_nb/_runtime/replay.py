@@ -77,7 +77,6 @@ __all__ = [
     "replay_enabled",
     "replay_for",
     "request_key",
-    "summary_line",
 ]
 
 DEFAULT_BUDGET_BYTES = 64 * 1024 * 1024
@@ -493,23 +492,3 @@ def counter_for(ctx: InvocationContext) -> Callable[[GenerateContentRequest], in
         return found
 
     return remembered
-
-
-def summary_line(stats: dict[str, Any]) -> str:
-    """ "replay cache: 12 answers, 48.1 KB of 64.0 MB; 7 replayed in this kernel" """
-    line = (
-        f"replay cache: {stats['entries']} answer{'s' * (stats['entries'] != 1)}, "
-        f"{_size(stats['bytes'])} of {_size(stats['budget'])}; {stats['hits']} replayed in this "
-        f"kernel ({stats['path']})"
-    )
-    if stats["error"]:
-        line += f"; last problem: {stats['error']}"
-    return line
-
-
-def _size(n: float) -> str:
-    for unit in ("B", "KB", "MB"):
-        if n < 1024 or unit == "MB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} MB"

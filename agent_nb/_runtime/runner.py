@@ -31,11 +31,12 @@ from ..backends import Backend
 from ..errors import RunnerShutDownError
 from ..stores import SessionStore, resolve_store
 from .agent_registry import AgentRegistry
-from .agents import Agent, AnyAgent, check_agent
+from .agents import Agent, BaseAgent, check_agent
 from .approval import ApprovalPolicy, check_approve_tools
 from .chat_modes import ChatModes
 from .eviction import Evictions
 from .exit_hook import shut_down_at_exit
+from .front_door import FrontDoor
 from .holders import Holders
 from .leases import TurnLeases
 from .model_choice import ModelChoice
@@ -59,7 +60,7 @@ class _Live(NamedTuple):
     core: SessionCore
 
 
-class AgentRunner(ModelChoice, ChatModes):
+class AgentRunner(ModelChoice, ChatModes, FrontDoor):
     """Sessions by id on one model, with a default agent.
 
     ``model`` is a spec string (``"mlx:smollm2-135m"``, ``"openai:MODEL@URL"``,
@@ -72,7 +73,7 @@ class AgentRunner(ModelChoice, ChatModes):
 
     def __init__(
         self,
-        agent: AnyAgent | None = None,
+        agent: BaseAgent | None = None,
         *,
         model: str | Backend = DEFAULT_MODEL,
         store: str | SessionStore | None = None,
@@ -87,7 +88,7 @@ class AgentRunner(ModelChoice, ChatModes):
             raise ValueError("user_id must be a non-empty string")
         self._approve_tools = check_approve_tools(approve_tools)
         ModelChoice.__init__(self, model, kv_checkpoints, kv_disk_budget, kv_directory)
-        self._agent: AnyAgent = check_agent(agent) if agent is not None else Agent()
+        self._agent: BaseAgent = check_agent(agent) if agent is not None else Agent()
         self._user_id = user_id
         self._app_name = app_name
         self._store = resolve_store(store)
@@ -112,7 +113,7 @@ class AgentRunner(ModelChoice, ChatModes):
     # -- identity -------------------------------------------------------------
 
     @property
-    def agent(self) -> AnyAgent:
+    def agent(self) -> BaseAgent:
         """The default agent of new sessions."""
         return self._agent
 
@@ -181,17 +182,17 @@ class AgentRunner(ModelChoice, ChatModes):
 
     # -- agents ---------------------------------------------------------------
 
-    def register_agent(self, agent: AnyAgent) -> None:
+    def register_agent(self, agent: BaseAgent) -> None:
         """Store an agent (any kind) for `DataAgentContext(agent_name)` and per-session use."""
         self._agents.register(agent)
 
-    def get_agent(self, name: str) -> AnyAgent:
+    def get_agent(self, name: str) -> BaseAgent:
         return self._agents.get(name)
 
     # -- sessions -------------------------------------------------------------
 
     def get_or_create_session(
-        self, session_id: str, *, agent: AnyAgent | str | None = None
+        self, session_id: str, *, agent: BaseAgent | str | None = None
     ) -> AgentSession:
         """The live session with this id, else a resumed or new one."""
         check_session_id(session_id)
@@ -206,7 +207,7 @@ class AgentRunner(ModelChoice, ChatModes):
         self._evictions.wait(session_id)
         return self._open(session_id, agent, ephemeral=False).session
 
-    def _resolve_agent(self, agent: AnyAgent | str | None) -> AnyAgent:
+    def _resolve_agent(self, agent: BaseAgent | str | None) -> BaseAgent:
         if agent is None:
             return self._agent
         if isinstance(agent, str):
@@ -216,7 +217,7 @@ class AgentRunner(ModelChoice, ChatModes):
     def _open(
         self,
         session_id: str,
-        agent: AnyAgent | str | None,
+        agent: BaseAgent | str | None,
         *,
         ephemeral: bool,
         history: Sequence[Content] = (),
@@ -240,6 +241,17 @@ class AgentRunner(ModelChoice, ChatModes):
             live = _Live(AgentSession(core), core)
             self._sessions[session_id] = live
             return live
+
+    def _live_core(self, session_id: str) -> SessionCore:
+        """The runtime side of the live session ``session_id`` (opened if needed)."""
+        self.get_or_create_session(session_id)
+        with self._lock:
+            return self._sessions[session_id].core
+
+    def _busy_cores(self) -> list[SessionCore]:
+        """Sessions running a turn now (hidden single-turn ones included)."""
+        with self._lock:
+            return [entry.core for entry in self._sessions.values() if entry.core.gate.busy]
 
     def hold_session(self, session_id: str, holder: str) -> None:
         """Record that ``holder`` (``"%%agent cells"``, ``"ChatWidget 1a2b"``) uses the
@@ -326,7 +338,7 @@ class AgentRunner(ModelChoice, ChatModes):
         self._evict_now(core)
 
     def _open_hidden(
-        self, agent: AnyAgent | str | None, history: Sequence[Content]
+        self, agent: BaseAgent | str | None, history: Sequence[Content]
     ) -> tuple[AgentSession, SessionCore]:
         self._check_running()
         live = self._open(new_single_turn_id(), agent, ephemeral=True, history=history)

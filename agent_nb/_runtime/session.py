@@ -25,7 +25,7 @@ from .._core.trace import InvocationTrace
 from .._core.types import Content, Event, FunctionCall, GenerationConfig
 from .._core.window import ContextPolicy, check_policy
 from ..backends import Backend
-from .agents import AnyAgent, check_agent
+from .agents import BaseAgent, check_agent
 from .listeners import Listener
 from .options import TurnOptions
 from .session_core import SessionCore
@@ -53,7 +53,7 @@ class AgentSession:
         return self._core.keeper.user_id
 
     @property
-    def agent(self) -> AnyAgent:
+    def agent(self) -> BaseAgent:
         """The agent this session's turns run (``get_or_create_session(id, agent=...)`` sets it)."""
         return self._core.agent
 
@@ -178,7 +178,7 @@ class AgentSession:
         system: str | None = None,
         config: GenerationConfig | None = None,
         context_policy: ContextPolicy | None = None,
-        agent: AnyAgent | None = None,
+        agent: BaseAgent | None = None,
         turn_options: TurnOptions | None = None,
         replay: bool = False,
     ) -> EventStream:

@@ -22,13 +22,16 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from .._core.branches import branch_list
 from .._core.reply import Reply
 from .._core.state import check_json_value
 from .._core.trace import InvocationTrace
 from .._core.types import (
     Content,
+    Event,
     FunctionCall,
     GenerateContentRequest,
+    Rewound,
     Role,
     TextMessage,
     TurnComplete,
@@ -37,7 +40,7 @@ from ..backends import Backend
 from ..errors import SessionBusyError, SessionClosedError
 from ..stores import SessionRecord
 from .agent_memory import AgentMemory
-from .agents import Agent, AnyAgent, check_agent
+from .agents import Agent, BaseAgent, check_agent
 from .agents.requests import shown_request
 from .approval import check_approve_tools
 from .context import InvocationContext, Turn
@@ -48,7 +51,7 @@ from .options import TurnOptions
 from .record_keeper import RecordKeeper
 from .services import SessionServices
 from .stream import EventStream
-from .turn import run_turn
+from .turn import Prepare, run_turn
 from .turn_gate import TurnGate
 
 __all__ = ["SessionCore"]
@@ -61,7 +64,7 @@ class SessionCore:
         self,
         services: SessionServices,
         record: SessionRecord,
-        agent: AnyAgent,
+        agent: BaseAgent,
         *,
         ephemeral: bool = False,
     ) -> None:
@@ -91,9 +94,20 @@ class SessionCore:
     # -- turns ----------------------------------------------------------------
 
     def start_turn(
-        self, content: str | Content, state_delta: Mapping[str, Any] | None, options: TurnOptions
+        self,
+        content: str | Content,
+        state_delta: Mapping[str, Any] | None,
+        options: TurnOptions,
+        *,
+        backend: Backend | None = None,
+        prepare: Prepare | None = None,
     ) -> EventStream:
-        """Check the input, claim the gate and the lease, start the turn on the worker."""
+        """Check the input, claim the gate and the lease, start the turn on the worker.
+
+        ``backend``: the turn's backend, already resolved for ``options.model``.
+        ``prepare(turn)`` runs on the worker before anything is recorded (the front
+        door's window check and re-run rewind, `front_door`); what it raises ends
+        the turn with nothing recorded."""
         text = _user_text(content)
         delta = dict(state_delta or {})
         for key, value in delta.items():
@@ -112,13 +126,16 @@ class SessionCore:
             )
             self._last_options = options
             sink = Stream(invocation.push, store=self.keeper.append, notify=self.listeners.notify)
+            shared = self._turn(invocation, options, agent)
+            shared.preset_backend(backend)
             turn = run_turn(
-                self._turn(invocation, options, agent),
+                shared,
                 agent,
                 user_event,
                 sink,
                 on_end=lambda: self._finish_turn(invocation),
                 on_steps=self.memory.keep_trace,
+                prepare=prepare,
             )
             return invocation.start(turn)
         except BaseException:
@@ -127,7 +144,7 @@ class SessionCore:
             self.gate.release(invocation)
             raise
 
-    def _turn(self, invocation: Invocation | None, options: TurnOptions, agent: AnyAgent) -> Turn:
+    def _turn(self, invocation: Invocation | None, options: TurnOptions, agent: BaseAgent) -> Turn:
         """What the agents of one turn share (``invocation`` None: a preview, for rewinds).
 
         The stored state is read here, on the caller's thread, never on the
@@ -222,6 +239,27 @@ class SessionCore:
         """Move that turn and the later ones to a new branch; returns its number."""
         return self._change_path("rewind", lambda: self.keeper.rewind(before_invocation_id))
 
+    def rewind_in_turn(self, turn: Turn, before_invocation_id: str) -> Rewound | None:
+        """The running turn's re-run rewind (`TurnRequest.replaces`), from its
+        `prepare` step: the turn holds the gate and the lease, so nothing else can
+        move the path meanwhile. None when that turn is not on the active path
+        (any more). Blocking store I/O: called off the worker loop."""
+        if before_invocation_id not in self.keeper.invocations():
+            return None
+        branch = self.keeper.rewind(before_invocation_id)
+        self.keeper.follow_path()
+        turn.state = self.keeper.state()  # replayed along the new path
+        self.services.rewound(self, self.rewind_request)
+        self.listeners.notify(None)
+        parents, leaves, active = self.keeper.branch_layout()
+        moved = branch_list(parents, leaves, active)[branch - 1].own_turns
+        return Rewound(
+            moved_to=branch,
+            turns=tuple(moved),
+            shared_state=_shared_state_writes(self.keeper.tree(), set(moved)),
+            invocation_id=turn.invocation.invocation_id if turn.invocation else "",
+        )
+
     def switch_branch(self, number: int) -> None:
         self._change_path("switch branches", lambda: self.keeper.switch_branch(number))
 
@@ -268,6 +306,17 @@ class SessionCore:
         self.listeners.notify(None)
         self.listeners.clear()
         self.keeper.release()
+
+
+def _shared_state_writes(events: list[Event], turns: set[str]) -> bool:
+    """Whether any of ``turns`` wrote ``user:`` / ``app:`` state (shared with other
+    sessions: a branch does not own it)."""
+    return any(
+        key.startswith(("user:", "app:"))
+        for event in events
+        if event.invocation_id in turns
+        for key in event.state_delta
+    )
 
 
 def _user_text(content: str | Content) -> str:

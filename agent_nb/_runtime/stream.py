@@ -1,10 +1,13 @@
-"""`EventStream`: a turn's events, consumable from any event loop.
+"""`EventStream`: a turn's events, consumable from any event loop or plain thread.
 
 The turn runs on the worker loop and pushes events from that thread; the
 consumer may be a cell's event loop (top-level ``await``), the worker itself,
-or a plain thread waiting in `AgentSession.run`. So the buffer is guarded by a
-lock and the waiting consumer is woken with ``call_soon_threadsafe`` on its
-own loop, never on the producer's.
+or a plain thread (a cell's magic, `AgentSession.run`). So the buffer is
+guarded by a lock; an async consumer is woken with ``call_soon_threadsafe``
+on its own loop, never on the producer's, and a blocking one
+(``for event in stream``, `next_event`) by a condition on the same lock. A
+blocking consumer on the kernel's main thread waits in short slices, so a
+kernel interrupt reaches it at once.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
+import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from types import TracebackType
 from typing import Any
 
@@ -43,6 +47,7 @@ class EventStream:
         self._done = done
         self._cancel = cancel
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self._buffer: deque[Event] = deque()
         self._finished = False
         self._error: BaseException | None = None
@@ -52,6 +57,7 @@ class EventStream:
     # -- producer side (worker thread) -------------------------------------
 
     def _wake(self) -> None:
+        self._arrived.notify_all()
         waiter, self._waiter = self._waiter, None
         if waiter is not None:
             loop, fut = waiter
@@ -78,11 +84,46 @@ class EventStream:
 
     # -- consumer side -------------------------------------------------------
 
-    def __aiter__(self) -> EventStream:
+    def _claim(self) -> None:
         if self._iterated:
             raise StreamConsumedError("this EventStream was already iterated; start a new turn")
         self._iterated = True
+
+    def __aiter__(self) -> EventStream:
+        self._claim()
         return self
+
+    def __iter__(self) -> Iterator[Event]:
+        """Blocking iteration, for plain code: each event as it comes; the turn's
+        error is raised at the end. Not in a coroutine (it would block the loop)."""
+        self._claim()
+        while True:
+            try:
+                event = self.next_event()
+            except StopIteration:
+                return
+            if event is not None:
+                yield event
+
+    def next_event(self, timeout: float | None = None) -> Event | None:
+        """The next event, blocking up to ``timeout`` seconds (None: until one comes);
+        None if none came in time. At the end raises the turn's error, if it failed,
+        and then `StopIteration`."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while True:
+                if self._buffer:
+                    return self._buffer.popleft()
+                if self._finished:
+                    if self._error is not None:
+                        error, self._error = self._error, None
+                        raise error
+                    raise StopIteration
+                left = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
+                if left <= 0:
+                    return None
+                # Short slices: a kernel interrupt (KeyboardInterrupt) lands between them.
+                self._arrived.wait(left)
 
     async def __anext__(self) -> Event:
         loop = asyncio.get_running_loop()

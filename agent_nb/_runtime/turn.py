@@ -13,7 +13,7 @@ reply then ends at the pause, and the rest comes as the answer's reply.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from .._core.aio import uncancel
 from .._core.reply import Reply
@@ -27,7 +27,10 @@ from .context import InvocationContext, Turn
 from .engine import Sink, close_loose_ends, drive, record
 from .invocation import finish_invocation, nothing_sent, part_reply
 
-__all__ = ["run_turn"]
+__all__ = ["Prepare", "run_turn"]
+
+#: A step run on the worker before anything of the turn is recorded (`front_door`).
+Prepare = Callable[[Turn], Awaitable[None]]
 
 
 async def _prefit(agent: BaseAgent, ctx: InvocationContext, user_event: TextMessage) -> None:
@@ -55,6 +58,7 @@ async def run_turn(
     sink: Sink,
     on_end: Callable[[], None],
     on_steps: Callable[[InvocationTrace], None] | None = None,
+    prepare: Prepare | None = None,
 ) -> Reply:
     """The turn on the worker (see the module docstring).
 
@@ -62,11 +66,31 @@ async def run_turn(
     the `TurnComplete` (which stores it when it shows anything) is recorded,
     so a listener that sees the turn end can already read its trace.
     ``on_end`` runs after the last event is recorded (the session frees its
-    busy flag there).
+    busy flag there). ``prepare(turn)`` runs first; whatever it raises (or a
+    stop meanwhile) ends the turn with nothing recorded.
     """
     invocation = turn.invocation
     assert invocation is not None, "a turn runs in an invocation"
     invocation.task = asyncio.current_task()
+    if prepare is not None:
+        refused: BaseException | None = None
+        try:
+            await prepare(turn)
+        except asyncio.CancelledError:
+            uncancel(invocation.task)
+            turn.finish = "cancelled"
+        except Exception as exc:
+            turn.finish, refused = "error", exc
+        if turn.finish != "stop" or invocation.cancelled:
+            return finish_invocation(
+                invocation,
+                [],
+                usage=turn.usage,
+                finish="cancelled" if refused is None else "error",
+                error=refused,
+                session_id=turn.session_id,
+                on_end=on_end,
+            )
 
     def pause(waiting: tuple[FunctionCall, ...]) -> None:
         """Calls wait for approval: the part of the turn so far ends (`approval`)."""

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 
 from ..errors import SessionBusyError, SessionClosedError
+from .approval import waiting_refusal
 from .invocation import Invocation
 from .worker import Worker
 
@@ -51,12 +52,7 @@ class TurnGate:
             if self._active is not None:
                 approvals = self._active.approvals
                 if approvals is not None and approvals.shown:
-                    raise SessionBusyError(
-                        f"session {self._id!r} has a tool call waiting for approval; answer "
-                        f"it with session.approve() or session.deny() (in a notebook: %agent "
-                        f"approve {self._id} / %agent deny {self._id}), or stop the turn with "
-                        "session.cancel()"
-                    )
+                    raise SessionBusyError(waiting_refusal(self._id))
                 raise SessionBusyError(
                     f"session {self._id!r} is already running a turn; wait for it, call "
                     "stream.aclose() / session.cancel(), or use another session"

@@ -1,6 +1,6 @@
 """The data agent: a question becomes a plan, pandas answers it, a writer words it.
 
-A feature package above the runtime (DESIGN.md §1, §6): `DataAgent` is a
+A feature package above the runtime (docs/architecture.md): `DataAgent` is a
 `CodeAgent` value, so the runtime runs it like any other agent and never
 imports this package. `table` profiles a DataFrame (roles, words, values),
 `plan` turns a question into a typed `Plan` (lexically; `choose` asks the

@@ -165,9 +165,9 @@ class SessionStore(ABC):
 
     @property
     def identity(self) -> str | None:
-        """Names where the data lives, the same in every process that opens it
-        (KV checkpoints are kept per store with it), or None when nothing
-        outlives the process (the memory store, SQLite's ``:memory:``)."""
+        """Names the stored data, the same in every process that opens it and
+        for a copy of it (KV checkpoints are kept per store with it), or None
+        when nothing outlives the process (the memory store, SQLite's ``:memory:``)."""
         return None
 
     # -- public template methods -------------------------------------------

@@ -56,7 +56,16 @@ from ..errors import (
 from . import _statements as q
 from ._base import SessionRecord, SessionStore, TurnHolder, check_lease
 from ._engine import is_memory, make_engine, normalise, translate
-from ._schema import MIGRATIONS, SCHEMA_VERSION, Migration, metadata, stamp, stored_version
+from ._schema import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    Migration,
+    ensure_store_id,
+    metadata,
+    stamp,
+    store_id,
+    stored_version,
+)
 
 __all__ = ["DatabaseStore"]
 
@@ -129,8 +138,12 @@ class DatabaseStore(SessionStore):
         )
         #: SQLite's journal mode (``"wal"`` for a file); None on a server.
         self.journal_mode: str | None = None
+        self._store_id: str | None = None
         try:
             self._check_version() if self.read_only else self._migrate()
+            if self.read_only:
+                with self._tx(write=False) as conn:
+                    self._store_id = store_id(conn)
             if self._dialect == "sqlite":
                 with self._tx(write=False) as conn:
                     self.journal_mode = str(conn.exec_driver_sql("PRAGMA journal_mode").scalar())
@@ -197,6 +210,7 @@ class DatabaseStore(SessionStore):
                     )
                 if current == target:
                     stamp(conn, current, only_if_missing=True)
+                    self._store_id = ensure_store_id(conn)
                     return
                 if current == 0:
                     metadata.create_all(conn, checkfirst=True)
@@ -217,10 +231,15 @@ class DatabaseStore(SessionStore):
 
     @property
     def identity(self) -> str | None:
-        """The URL without its password; a SQLite file by its resolved path (a
-        symlink or a relative path opens the same store from anywhere)."""
+        """The id kept inside the database (a row made once, when it was first
+        opened writable), so a copied or moved SQLite file is the same store
+        and keeps its KV checkpoints. A read-only database that never had one
+        falls back to where it lives: the URL without its password, a SQLite
+        file by its resolved path."""
         if is_memory(self.url):
             return None
+        if self._store_id is not None:
+            return f"agent_nb-store:{self._store_id}"
         u = self.url
         database = os.path.realpath(u.database or "") if self._dialect == "sqlite" else u.database
         url = sa.URL.create(u.drivername, u.username, None, u.host, u.port, database, u.query)

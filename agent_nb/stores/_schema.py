@@ -19,6 +19,12 @@ instead of writing to it. Two kinds of older databases are read:
   URL): ``agent_nb_schema`` says 1 in that store's own numbering, which is this
   layout, version 3. The row is left as it is, so such a release still opens it.
 
+**The store's id** is one row of ``agent_nb_store``, made once (a random
+id) when a database is first opened writable, an older one included: KV
+checkpoints are kept under it, so a copied or moved SQLite file keeps them.
+The table is new beside the others and older releases never read it, so it
+needs no schema number.
+
 ``migrations[v]`` brings a database from version ``v - 1`` to ``v``, each step in
 its own transaction with the new number (`DatabaseStore` runs them).
 """
@@ -26,6 +32,7 @@ its own transaction with the new number (`DatabaseStore` runs them).
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -36,11 +43,14 @@ __all__ = [
     "SCHEMA_VERSION",
     "Migration",
     "app_states",
+    "ensure_store_id",
     "events",
     "metadata",
     "schema",
     "sessions",
     "stamp",
+    "store_id",
+    "store_ids",
     "stored_version",
     "user_states",
 ]
@@ -101,6 +111,26 @@ events = sa.Table(
     implicit_returning=False,  # ``seq`` is computed in the INSERT: nothing to read back
 )
 schema = sa.Table("agent_nb_schema", metadata, sa.Column("version", sa.Integer, primary_key=True))
+store_ids = sa.Table("agent_nb_store", metadata, sa.Column("id", sa.String(64), primary_key=True))
+
+
+def store_id(conn: sa.Connection) -> str | None:
+    """The database's own id (see the module docstring), or None before it has one."""
+    if not sa.inspect(conn).has_table(store_ids.name):
+        return None
+    return conn.execute(sa.select(store_ids.c.id).order_by(store_ids.c.id).limit(1)).scalar()
+
+
+def ensure_store_id(conn: sa.Connection) -> str:
+    """The database's id, made now if it has none (call inside the write
+    transaction that serialises kernels opening one database)."""
+    found = store_id(conn)
+    if found is not None:
+        return found
+    store_ids.create(conn, checkfirst=True)
+    made = uuid.uuid4().hex
+    conn.execute(sa.insert(store_ids).values(id=made))
+    return made
 
 
 def _has_schema_table(conn: sa.Connection) -> bool:

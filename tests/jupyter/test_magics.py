@@ -80,7 +80,7 @@ def test_a_long_prompt_shows_reading_progress_until_the_first_token(
     assert result.success
     shown = [o.data["text/plain"] for o in cap.outputs]
     total = backend.count_tokens(backend.requests[-1])
-    reading = [t for t in shown if t.startswith("⏳ reading the prompt: ")]
+    reading = [t for t in shown if t.startswith("◷ reading the prompt: ")]
     assert reading and reading[-1].endswith(f" / {total} tokens")
     first_text = next(i for i, t in enumerate(shown) if t.startswith("the"))
     assert all(shown.index(t) < first_text for t in reading)  # gone at the first token
@@ -456,7 +456,7 @@ def test_kernel_interrupt_cancels_and_session_stays_usable(
     # A plain note that still fails the cell ("Run all" stops): no UsageError label.
     assert isinstance(result.error_in_exec, TurnInterruptedError)
     assert "UsageError" not in cap.stdout + cap.stderr
-    note = "⏹ interrupted; the partial reply is kept in session 'default', which is ready"
+    note = "■ interrupted; the partial reply is kept in session 'default', which is ready"
     assert cap.stdout.strip().splitlines()[-1] == note
     bundle = final_bundle(cap)
     assert bundle["text/markdown"].startswith("w0 w1")

@@ -216,7 +216,7 @@ async def _interrupt_mid_stream_keeps_a_usable_session() -> None:
         assert output["data"]["text/markdown"].endswith("*(interrupted)*")
         (error,) = [o for o in cell.outputs if o["output_type"] == "error"]
         assert error["traceback"] == [
-            "⏹ interrupted; the partial reply is kept in session 'default', which is ready"
+            "■ interrupted; the partial reply is kept in session 'default', which is ready"
         ]
         assert not [o for o in cell.outputs if o.get("name") == "stderr"]
         check = await run(kernel, "print(partial.interrupted, len(partial.text.split()) < 400)")

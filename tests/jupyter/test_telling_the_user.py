@@ -37,7 +37,7 @@ def test_a_cell_behind_another_sessions_turn_says_it_is_waiting(
     result, cap = run(shell, "%%agent mine\nhello")
     assert result.success
     shown = [o.data["text/plain"] for o in cap.outputs]
-    waiting = "⏳ waiting for session 'widget-chat' to finish its turn on the model"
+    waiting = "◷ waiting for session 'widget-chat' to finish its turn on the model"
     assert waiting in shown, shown
     assert stream.result(timeout=5).text.startswith("word")  # it was really ahead
     assert shown.index(waiting) < shown.index("You said: hello")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
@@ -119,3 +120,46 @@ def test_a_widget_view_catching_up_on_focus_shows_the_other_kernels_turns(
         assert texts == ["from A", "from B"]
     finally:
         widget.close()
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(600)
+def test_two_real_kernels_read_each_others_rewind(tmp_path: Path) -> None:
+    """Issue 39, 3.1, with two real kernels (nbclient): after kernel A re-runs a cell,
+    kernel B's ``%agent branches`` and ``%agent history`` read the store, with no turn of
+    B's own in between, whether B had the session open or never read it before."""
+    import asyncio
+
+    from nbformat.v4 import new_code_cell
+
+    from tests.jupyter.test_magics_kernel import displays, run_cell, started_kernel
+    from tests.jupyter.test_magics_kernel import run as run_in
+
+    setup = (
+        f"%config AgentMagics.store = 'sqlite:///{tmp_path / 'shared.db'}'\n"
+        "%config AgentMagics.default_model = 'scripted'"
+    )
+
+    def text(cell: Any) -> str:
+        return "\n".join(o["data"]["text/plain"] for o in displays(cell))
+
+    async def scenario() -> None:
+        async with started_kernel() as a, started_kernel() as b:
+            for kernel in (a, b):
+                await run_in(kernel, "%load_ext agent_nb")
+                await run_in(kernel, setup)
+            first = new_code_cell("%%agent demo\nfirst from A")
+            await run_cell(a, first)
+            await run_cell(a, new_code_cell("%%agent other\nnever read by B"))
+            shown = text(await run_in(b, "%agent branches demo"))  # B opens it
+            assert "**branch 1** (active): 1 turn" in shown and "branch 2" not in shown
+            await run_cell(a, first)  # the re-run: a rewind, then the new turn
+            await run_cell(a, new_code_cell("%%agent other\nagain"))
+            shown = text(await run_in(b, "%agent branches demo"))
+            assert "**branch 2**: 1 turn, 1 not on the active one" in shown
+            history = text(await run_in(b, "%agent history demo"))
+            assert "**branch 2**" in history and "You said: first from A" in history
+            other = text(await run_in(b, "%agent history other"))  # first read in B
+            assert "never read by B" in other
+
+    asyncio.run(scenario())

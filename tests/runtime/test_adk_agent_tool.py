@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pydantic
+
 from agent_nb import Agent, AgentTool, CodeAgent, SequentialAgent, ToolContext
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from tests.fixtures_runtime import RunnerFactory
@@ -141,3 +143,60 @@ def test_agent_tool_shares_temp_state_with_the_caller(make_runner: RunnerFactory
     session.run("test1")
     assert seen == ["hi"]
     assert session.state == {}
+
+
+class CustomInput(pydantic.BaseModel):
+    custom_input: str
+
+
+class CustomOutput(pydantic.BaseModel):
+    custom_output: str
+
+
+def test_agent_tool_custom_schema(make_runner: RunnerFactory) -> None:
+    """ADK tools/test_agent_tool.py::test_custom_schema: the tool's response is the validated
+    object itself, and output_key keeps it"""
+    model = ScriptedBackend(
+        [ToolCallChunk("tool_agent", {"custom_input": "test1"}),
+         '{"custom_output": "response1"}', "response2"]
+    )  # fmt: skip
+    tool_agent = Agent(
+        "tool_agent", input_schema=CustomInput, output_schema=CustomOutput, output_key="tool_output"
+    )
+    root_agent = Agent("root_agent", tools=[AgentTool(tool_agent)])
+    session = make_runner(root_agent, model=model).get_or_create_session("s")
+    reply = session.run("test1", state_delta={"state_1": "state1_value"})
+    assert simplify(turn_events(session.history, reply.invocation_id)) == [
+        ("root_agent", ("call", "tool_agent", {"custom_input": "test1"})),
+        ("root_agent", ("response", "tool_agent", {"custom_output": "response1"})),
+        ("root_agent", "response2"),
+    ]
+    assert session.state["tool_output"] == {"custom_output": "response1"}
+    assert len(model.requests) == 3
+    # The second request is the tool agent's.
+    assert model.requests[1].response_schema == CustomOutput.model_json_schema()
+
+
+def test_agent_tool_custom_schema_with_a_value_that_is_not_an_object(
+    make_runner: RunnerFactory,
+) -> None:
+    """ADK tools/test_agent_tool.py::test_custom_schema_with_union (its ``Literal['option3']``
+    case): a value that is not an object comes back as ``{"result": value}``"""
+    model = ScriptedBackend(
+        [ToolCallChunk("tool_agent", {"custom_input": "test_union_3"}), '"option3"',
+         "Final response after literal output."]
+    )  # fmt: skip
+    tool_agent = Agent(
+        "tool_agent",
+        input_schema=CustomInput,
+        output_schema={"anyOf": [CustomOutput.model_json_schema(), {"enum": ["option3"]}]},
+        output_key="tool_output_union",
+    )
+    root_agent = Agent("root_agent", tools=[AgentTool(tool_agent)])
+    session = make_runner(root_agent, model=model).get_or_create_session("s")
+    reply = session.run("test_union_input_3")
+    assert simplify(turn_events(session.history, reply.invocation_id))[1:] == [
+        ("root_agent", ("response", "tool_agent", {"result": "option3"})),
+        ("root_agent", "Final response after literal output."),
+    ]
+    assert session.state["tool_output_union"] == "option3"

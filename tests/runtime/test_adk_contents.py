@@ -12,15 +12,22 @@ events whose branch is its own or an ancestor of it, never a sibling's.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 from agent_nb import (
     Agent,
+    BaseAgent,
     CodeAgent,
+    Content,
+    FunctionCall,
+    FunctionResponse,
     GenerateContentRequest,
     ParallelAgent,
+    Part,
     Role,
     SequentialAgent,
+    TextMessage,
     ToolContext,
 )
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
@@ -217,6 +224,67 @@ def test_other_agent_function_call_response(make_runner: RunnerFactory) -> None:
     ]  # fmt: skip
 
 
+class _Calculator(BaseAgent):
+    """ADK's two events of ``test_other_agent_function_call_response``: one model response
+    with a text and a call, then the tool's response."""
+
+    async def run(self, ctx: Any) -> AsyncIterator[Any]:
+        yield ctx.event(TextMessage, text="Let me calculate this")
+        yield ctx.event(FunctionCall, name="calc_tool", args={"query": "6x7"}, call_id="func_123")
+        yield ctx.event(
+            FunctionResponse, name="calc_tool", response={"result": 42}, call_id="func_123"
+        )
+
+
+def test_other_agent_text_and_call_of_one_response_are_one_content(
+    make_runner: RunnerFactory,
+) -> None:
+    """ADK flows/llm_flows/test_contents_other_agent.py::test_other_agent_function_call_response
+    (and test_current_agent_messages_not_converted's layout): "For context:" and each of the
+    other agent's parts of one response are the parts of ONE user content"""
+    model = ScriptedBackend(["ok"])
+    tree = SequentialAgent("pipe", [_Calculator("other_agent"), Agent("current_agent")])
+    make_runner(tree, model=model).get_or_create_session("s").run("test")
+    assert shown(model.requests[0]) == [
+        user("test"),
+        context(
+            "[other_agent] said: Let me calculate this",
+            "[other_agent] called tool `calc_tool` with parameters: {'query': '6x7'}",
+        ),
+        context("[other_agent] `calc_tool` tool returned result: {'result': 42}"),
+    ]
+
+
+def test_other_agents_model_text_and_call_are_one_content(make_runner: RunnerFactory) -> None:
+    """ADK flows/llm_flows/test_contents_other_agent.py::test_other_agent_function_call_response,
+    with a model agent whose response holds a text and a call (a before_model_callback answers
+    for its model, as ADK's ``LlmResponse`` with two parts)"""
+
+    def search_tool(query: str) -> dict[str, str]:
+        """Search."""
+        return {"found": query}
+
+    def respond(callback_context: Any, llm_request: Any) -> Any:
+        if any(c.parts[0].function_response for c in llm_request.contents):
+            return "Found it."
+        call = FunctionCall(name="search_tool", args={"query": "q"})
+        return Content(Role.MODEL, (Part(text="Searching now"), Part(function_call=call)))
+
+    model = ScriptedBackend(["ok"])
+    other = Agent("other_agent", tools=[search_tool], before_model_callback=respond)
+    tree = SequentialAgent("pipe", [other, Agent("current_agent")])
+    make_runner(tree, model=model).get_or_create_session("s").run("test")
+    assert shown(model.requests[0]) == [
+        user("test"),
+        context(
+            "[other_agent] said: Searching now",
+            "[other_agent] called tool `search_tool` with parameters: {'query': 'q'}",
+        ),
+        context("[other_agent] `search_tool` tool returned result: {'found': 'q'}"),
+        context("[other_agent] said: Found it."),
+    ]
+
+
 def test_other_agent_empty_content(make_runner: RunnerFactory) -> None:
     """ADK flows/llm_flows/test_contents_other_agent.py::test_other_agent_empty_content: a step
     that only wrote state is left out"""
@@ -367,9 +435,11 @@ def test_branch_filtering_grandchild_sees_grandparent(make_runner: RunnerFactory
     ]
 
 
-def test_branch_filtering_parent_cannot_see_child(make_runner: RunnerFactory) -> None:
-    """ADK flows/llm_flows/test_contents_branch.py::test_branch_filtering_parent_cannot_see_child:
-    an agent of branch ``outer.p`` does not see the events of ``outer.p.inner.child_agent``"""
+def test_branch_filtering_parent_sees_child_after_the_join(make_runner: RunnerFactory) -> None:
+    """ADK flows/llm_flows/test_contents_branch.py::test_branch_filtering_parent_cannot_see_child,
+    with ADK's join (agents/test_sequence_of_parallel_agents.py): an agent of branch ``outer.p``
+    that runs after the nested parallel ``inner`` has ended sees ``outer.p.inner.child_agent``'s
+    events (ADK's parent at the forked token, which cannot see them, never runs after the join)"""
     model = ScriptedBackend(["Parent response"])
     p = SequentialAgent(
         "p", [ParallelAgent("inner", [said("child_agent", "Child response")]),
@@ -378,7 +448,10 @@ def test_branch_filtering_parent_cannot_see_child(make_runner: RunnerFactory) ->
     tree = ParallelAgent("outer", [p])
     session = make_runner(tree, model=model).get_or_create_session("s")
     session.run("User message")
-    assert shown(model.requests[0]) == [user("User message")]
+    assert shown(model.requests[0]) == [
+        user("User message"),
+        context("[child_agent] said: Child response"),
+    ]
     branches: dict[str, Any] = {e.author: e.branch for e in session.history}
     assert branches["child_agent"] == "outer.p.inner.child_agent"
     assert branches["parent_agent"] == "outer.p"

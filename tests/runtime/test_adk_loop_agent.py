@@ -2,15 +2,18 @@
 through a real `AgentRunner` on the scripted model.
 
 A `LoopAgent` ends after the sub-agent whose event carried ``escalate=True`` finishes (ADK's
-check in ``LoopAgent._run_async_impl``); an escalating tool costs no further model call.
+check in ``LoopAgent._run_async_impl``): a tool that escalates lets its agent answer once more,
+and `exit_loop` (which also sets ``skip_summarization``, as ADK's) costs no further model call.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from agent_nb import (
     Agent,
+    BaseAgent,
     CodeAgent,
     FunctionCall,
     FunctionResponse,
@@ -149,11 +152,11 @@ def test_loop_exit_loop_tool_makes_no_further_model_call(make_runner: RunnerFact
     assert not any(isinstance(e, TextMessage) and e.text == "never said" for e in session.history)
 
 
-def test_loop_tool_context_escalate_makes_no_further_model_call(
-    make_runner: RunnerFactory,
-) -> None:
-    """ADK agents/test_loop_agent.py::test_run_async_with_escalate_action, the
-    escalation coming from a tool (``tool_context.actions.escalate = True`` in ADK)"""
+def test_loop_tool_context_escalate_finishes_the_agents_run(make_runner: RunnerFactory) -> None:
+    """ADK agents/test_loop_agent.py::test_run_async_with_escalate_action, the escalation
+    coming from a tool (``tool_context.actions.escalate = True`` in ADK, no
+    ``skip_summarization``): the model is asked again and its answer is yielded after the
+    escalating response, then the loop stops"""
     calls: list[int] = []
 
     def check(tool_context: ToolContext) -> str:
@@ -165,18 +168,51 @@ def test_loop_tool_context_escalate_makes_no_further_model_call(
         return "needs work"
 
     model = ScriptedBackend(
-        [ToolCallChunk("check", {}), "revised", ToolCallChunk("check", {}), "never said"]
-    )
+        [ToolCallChunk("check", {}), "revised", ToolCallChunk("check", {}),
+         "I have done my job after escalation!!", "never said"]
+    )  # fmt: skip
     loop = LoopAgent("loop", [Agent("reviser", tools=[check])], max_iterations=None)
     session = make_runner(loop, model=model).get_or_create_session("s")
-    session.run("go")
+    reply = session.run("go")
     assert calls == [1, 1]
-    assert len(model.requests) == 3  # call, answer; call -> escalated: no 4th request
+    assert len(model.requests) == 4  # call, answer; call -> escalated, answer; no 5th request
     assert model.pending == 1
     responses = [e for e in session.history if isinstance(e, FunctionResponse)]
     assert [r.response for r in responses] == [{"result": "needs work"}, {"result": "good enough"}]
     assert [r.escalate for r in responses] == [False, True]
-    assert isinstance(session.history[-2], FunctionResponse)  # then the TurnComplete
+    assert simplify(turn_events(session.history, reply.invocation_id))[-2:] == [
+        ("reviser", ("response", "check", {"result": "good enough"})),
+        ("reviser", "I have done my job after escalation!!"),
+    ]
+    assert reply.text == "I have done my job after escalation!!"
+
+
+class _EscalatingThenSpeaking(BaseAgent):
+    """ADK's ``_TestingAgentWithEscalateAction``: escalates, then yields one more message."""
+
+    async def run(self, ctx: Any) -> AsyncIterator[Any]:
+        yield ctx.event(TextMessage, text=f"Hello, async {self.name}!", escalate=True)
+        yield ctx.event(TextMessage, text="I have done my job after escalation!!")
+
+
+def test_loop_escalating_agent_yields_its_text_after_the_escalation(
+    make_runner: RunnerFactory,
+) -> None:
+    """ADK agents/test_loop_agent.py::test_run_async_with_escalate_action (its agent that
+    yields after escalating, and the ignored agent after it)"""
+    loop = LoopAgent(
+        "test_loop_agent",
+        [hello("test_non_escalating_agent"), _EscalatingThenSpeaking("test_escalating_agent"),
+         hello("test_ignored_agent")],
+        max_iterations=None,
+    )  # fmt: skip
+    session = make_runner(loop).get_or_create_session("s")
+    reply = session.run("go")
+    assert simplify(turn_events(session.history, reply.invocation_id)) == [
+        ("test_non_escalating_agent", "Hello, async test_non_escalating_agent!"),
+        ("test_escalating_agent", "Hello, async test_escalating_agent!"),
+        ("test_escalating_agent", "I have done my job after escalation!!"),
+    ]
 
 
 def test_loop_exit_loop_in_a_sequence_runs_the_rest_of_that_sub_agent(

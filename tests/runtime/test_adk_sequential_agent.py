@@ -9,10 +9,18 @@ from typing import Any
 
 import pytest
 
-from agent_nb import Agent, CodeAgent, SequentialAgent, TextMessage, TurnComplete
+from agent_nb import (
+    Agent,
+    CodeAgent,
+    ParallelAgent,
+    Role,
+    SequentialAgent,
+    TextMessage,
+    TurnComplete,
+)
 from agent_nb.backends import ScriptedBackend
 from tests.fixtures_runtime import RunnerFactory
-from tests.runtime.adk_support import simplify, turn_events
+from tests.runtime.adk_support import parts_texts, request_texts, simplify, turn_events
 
 
 def greeting_agent(name: str, *, delay: float = 0.0) -> Any:
@@ -102,3 +110,38 @@ def test_base_agent_invalid_agent_name() -> None:
         SequentialAgent("not an identifier", [Agent("a")])
     with pytest.raises(ValueError):
         greeting_agent("not an identifier")
+
+
+def test_sequential_parallels(make_runner: RunnerFactory) -> None:
+    """ADK agents/test_sequence_of_parallel_agents.py::test_sequential_parallels:
+    Sequential[Parallel1[Alice, Bob], Parallel2[David, Eve]]; David and Eve see what Alice and
+    Bob said (Parallel1 has joined), and neither Alice nor Bob sees the other"""
+    model = ScriptedBackend(["I am Alice", "I am Bob", "I am David", "I am Eve"])
+    alice = Agent("Alice", description="Agent A", instructions="Say: I am Alice")
+    bob = Agent("Bob", description="Agent B", instructions="Say: I am Bob")
+    david = Agent("David", description="Agent D", instructions="Respond based on context")
+    eve = Agent("Eve", description="Agent E", instructions="Respond based on context")
+    root = SequentialAgent(
+        "Root",
+        [ParallelAgent("Parallel1", [alice, bob]), ParallelAgent("Parallel2", [david, eve])],
+        description="Sequential of parallels",
+    )
+    session = make_runner(root, model=model).get_or_create_session("s")
+    session.run("Start")
+    assert len(model.requests) == 4
+    first, second = model.requests[:2], model.requests[2:]
+    for request in first:  # a sibling running beside it is never seen
+        assert [parts_texts(c) for c in request.contents] == [["Start"]]
+    for request in second:
+        assert request.system_instruction == "Respond based on context"
+        texts = request_texts(request)
+        assert "I am Alice" in texts and "I am Bob" in texts
+        contexts = [parts_texts(c) for c in request.contents if c.role is Role.USER][1:]
+        assert sorted(contexts) == sorted(
+            ["For context:", f"[{e.author}] said: {e.text}"]
+            for e in session.history
+            if isinstance(e, TextMessage) and e.author in ("Alice", "Bob")
+        )
+        assert "I am David" not in texts and "I am Eve" not in texts  # siblings again
+    branches = {e.author: e.branch for e in session.history if e.author != "user"}
+    assert branches["Alice"] == "Parallel1.Alice" and branches["David"] == "Parallel2.David"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
@@ -104,8 +105,9 @@ def test_a_persistent_store_turns_them_on_for_every_backend(
     assert runner.kv_checkpoints is True and runner.kv_disk_budget == 10_000
     runner.get_or_create_session("s").run("hi")
     (plan,) = disk.plans
-    real = os.path.realpath(tmp_path / "sessions.db")
-    assert plan == {"store": json.dumps([f"sqlite:///{real}", "agent_nb", "default"]),
+    store_id = SQLiteStore(tmp_path / "sessions.db").identity  # the id kept in the file
+    assert store_id is not None and store_id.startswith("agent_nb-store:")
+    assert plan == {"store": json.dumps([store_id, "agent_nb", "default"]),
                     "directory": tmp_path, "budget": 10_000}  # fmt: skip
     # A model named later (-m, model=) is configured when it is first resolved.
     other = DiskBackend()
@@ -130,6 +132,31 @@ def test_store_identities_keep_stores_and_users_apart(
         make_runner(model=backend, store=f"sqlite:///{link}", user_id=user).backend_for(None)
         identities.add(backend.plans[0]["store"])
     assert len(identities) == 2
+
+
+def test_a_copied_or_moved_store_keeps_its_checkpoints(
+    make_runner: RunnerFactory, tmp_path: pathlib.Path
+) -> None:
+    """Checkpoints are kept under the id inside the store, not its path (issue 39, 3.9): the
+    backends of a runner on a copy, or on the file moved away, are told the same identity,
+    so its first turn resumes from the checkpoint instead of reading everything again."""
+    original = tmp_path / "a.db"
+    first = DiskBackend()
+    runner = make_runner(model=first, store=f"sqlite:///{original}", kv_directory=tmp_path)
+    runner.get_or_create_session("s").run("hi")
+    runner.shutdown()
+    assert first.files == {"s": 1000}
+    copy = tmp_path / "copy.db"
+    shutil.copy(original, copy)
+    moved = tmp_path / "moved" / "a.db"
+    moved.parent.mkdir()
+    shutil.move(original, moved)
+    for path in (copy, moved):
+        backend = DiskBackend()
+        make_runner(model=backend, store=f"sqlite:///{path}", kv_directory=tmp_path).backend_for(
+            None
+        )
+        assert backend.plans[0]["store"] == first.plans[0]["store"]
 
 
 def test_the_switches_turn_checkpoints_off_and_on_again(

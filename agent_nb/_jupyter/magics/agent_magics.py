@@ -25,34 +25,33 @@ from IPython.core.displaypub import DisplayPublisher
 from IPython.core.error import UsageError
 from IPython.core.magic import cell_magic, line_magic, magics_class
 
-from ..._core.approvals import waiting_line
-from ..._core.ids import check_session_id, is_single_turn_id
-from ..._core.tokens import TextCounter, text_counter
+from ..._core.ids import check_session_id
+from ..._core.tokens import text_counter
+from ..._core.types import Rewound
 from ..._core.window import omitted_line
+from ..._runtime.front_door import TurnRequest
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.options import TurnOptions
-from ..._runtime.runner import AgentRunner
 from ..._runtime.stream import EventStream
 from ...backends import Backend
-from ...data import DataAgent
-from ...data.agent import writer_for
-from ...errors import SessionBusyError, TurnInterruptedError
+from ...errors import ContextWindowError, TurnInterruptedError
+from ..data_turn import DataTurn
 from ..front_end import batch_run
+from ..holders import CELLS_HOLDER
 from ..prompts.last_error import LastError, error_from_result
 from ..staleness import Input, Staleness
-from ..turn_origins import follow_store
 from ..turn_settings import turn_options
 from . import config_guard
 from .approval_cell import answer_args, answer_turn, settle
 from .args import cell_options, check_output_name, parse
+from .cell_output import DisplayOutput, Outcome, TerminalOutput, show_turn
 from .code_cell import next_cell
 from .commands import Commands, with_commands_help
 from .compose import compose
 from .config import MagicsConfig
 from .data_cell import attach, prepare_answer, show_answer
 from .explain import explain
-from .rerun import CellTurns, rerun_note, shared_state_writes
-from .stream import DisplaySink, Outcome, TerminalSink, drive
+from .rerun import CellTurns, rerun_note
 from .structured import schema_from_namespace
 from .usage import usage_errors
 
@@ -62,9 +61,6 @@ __all__ = [
     "load_ipython_extension",
     "unload_ipython_extension",
 ]
-
-CELLS_HOLDER = "%%agent cells"
-"""How ``%agent sessions`` names the cells that use a session."""
 
 
 @magics_class
@@ -137,7 +133,7 @@ class AgentMagics(MagicsConfig):
     @usage_errors
     def agent_cell(self, line: str, cell: str) -> None:
         args = parse(line)
-        count = self._counter(args)  # budgets in the turn's model's tokens
+        options, backend = self._options(args)
         composed = compose(
             self.shell,
             cell,
@@ -146,55 +142,24 @@ class AgentMagics(MagicsConfig):
             data_budget=self.data_budget,
             cells_budget=self.cells_budget,
             history_len=self._history_len,
-            count=count,
+            count=text_counter(backend.count_text_tokens),  # budgets in the model's tokens
         )
-        agent, answer = None, None
+        data, answer = None, None
         if composed.frames:
-            from ...data.choose import model_chooser
-
-            data_agent = DataAgent(
-                data=composed.frames,
-                question=composed.question,
-                choose=model_chooser(self._turn_backend(args)),
-            )
-            answer = prepare_answer(data_agent, composed.question)
-            agent = self._data_pipeline(args, data_agent)
+            data = DataTurn(composed.frames, composed.question)
+            answer = prepare_answer(data.data_agent(backend), composed.question)
         inputs = self.staleness.inputs(
             names=args.data, cells=list(composed.cells_read), references=composed.references
         )
-        self._send(args, composed.text, agent, inputs, answer)
+        self._send(args, composed.text, options, data=data, inputs=inputs, answer=answer)
 
-    def _data_pipeline(self, args: Any, data_agent: DataAgent) -> Any:
-        """The data agent, then the writer of the cell's session (`writer_for`);
-        ``-s`` / AgentMagics.system_prompt join its instructions."""
-        runner = get_runner()
-        base = runner.agent
-        if not args.once:
-            base = runner.get_or_create_session(args.session or self.default_session).agent
-        system = args.system if args.system is not None else self.system_prompt
-        return data_agent.pipeline(writer_for(base, system))
-
-    def _turn_backend(self, args: Any) -> Backend:
-        """The model the turn will run on; a bad spec fails here, not mid-turn."""
-        runner = get_runner()
-        return runner.check_model(args.model or self.default_model or runner.model)
-
-    def _counter(self, args: Any) -> TextCounter:
-        """Tokens as the turn's model counts them (its tokenizer, else the estimate)."""
-        return text_counter(self._turn_backend(args).count_text_tokens)
-
-    def _send(
-        self,
-        args: Any,
-        message: str,
-        agent: Any = None,
-        inputs: tuple[Input, ...] = (),
-        answer: Any = None,
-    ) -> None:
-        """Check the options, start the turn (rewinding a re-run cell) and stream it."""
-        runner = get_runner()
-        session_id = args.session or self.default_session
+    def _options(self, args: Any) -> tuple[TurnOptions, Backend]:
+        """The turn's options (`turn_options`: the cell's, then the kernel's settings)
+        and its backend, resolved once here (a bad spec fails now, not mid-turn) and
+        carried in the options from here on."""
         check_output_name(args.output)
+        if not args.once:
+            check_session_id(args.session or self.default_session)
         options = turn_options(
             self,
             model=args.model,
@@ -206,100 +171,108 @@ class AgentMagics(MagicsConfig):
             output_schema=schema_from_namespace(args.schema, self.shell.user_ns),
             fresh=args.fresh,
         )
-        if not args.once:
-            check_session_id(session_id)
-        backend = self._turn_backend(args)
-        _check_max_tokens(args.max_tokens, backend)
-        waiting_for = _waiting_note(runner, backend)
-        if agent is not None:  # the data pipeline: -s is already in the writer's instructions
-            options = dataclasses.replace(options, agent=agent, system=None)
-        if args.once:
-            stream = runner.run_single_turn_async(message, turn_options=options)
-        else:
-            stream = self._start(runner, session_id, message, args.new, options)
+        runner = get_runner()
+        backend = runner.check_model(options.model or runner.model)
+        return dataclasses.replace(options, model=backend), backend
+
+    def _send(
+        self,
+        args: Any,
+        message: str,
+        options: TurnOptions,
+        *,
+        data: DataTurn | None = None,
+        inputs: tuple[Input, ...] = (),
+        answer: Any = None,
+    ) -> None:
+        """Parse -> request -> start -> render: the cell's turn through the front door."""
+        session_id = None if args.once else (args.session or self.default_session)
+        replaces = None
+        if session_id is not None and self.on_rerun == "rewind":
+            replaces = self.turns.earlier_turn(session_id)
+        request = TurnRequest(
+            message,
+            session_id,
+            options,
+            replaces=replaces,
+            new=args.new,
+            holder=CELLS_HOLDER,
+            data=data,
+        )
+        try:
+            stream = get_runner().start_turn(request)
+        except ContextWindowError as exc:
+            raise _window_refusal(exc, args) or exc from None
+        if args.new:
+            print(f"started a new session {session_id!r}")
         # Started first, so the turn status widget (made here once per kernel)
         # costs no time to first token: the model is already reading the prompt.
-        sink = self._sink(args.format)
-        outcome = drive(stream, sink, self.stream_interval, waiting_for)
+        output = self._output(args.format)
+
+        def rewound(event: Rewound) -> None:
+            later = list(event.turns[1:])
+            self._show(rerun_note(str(session_id), later, event.moved_to, event.shared_state))
+
+        on_rewound = rewound if replaces is not None else None
+        outcome = show_turn(stream, output, self.stream_interval, on_rewound=on_rewound)
         if outcome.reply is not None and outcome.reply.awaiting_approval:
             started = outcome.invocation_id
-            outcome = settle(self.shell, outcome, self._part_driver(args.format))
+            outcome = settle(self.shell, outcome, self._part_shower(args.format))
             outcome.invocation_id = outcome.invocation_id or started
         if outcome.invocation_id:
             self.staleness.watch(
-                self.turns.cell_id, session_id, outcome.invocation_id, inputs, sink.mark
+                self.turns.cell_id, session_id or "", outcome.invocation_id, inputs, output.mark
             )
-        if not args.once and outcome.invocation_id:
+        if session_id is not None and outcome.invocation_id:
             self.turns.remember(session_id, outcome.invocation_id)
-        if answer is not None and outcome.reply is not None and not outcome.interrupted:
-            outcome.reply = attach(outcome.reply, answer, show_answer(answer))
-        if args.output and outcome.reply is not None:
-            self.shell.user_ns[args.output] = outcome.reply
-        if args.code and outcome.reply is not None and not outcome.interrupted:
-            next_cell(self.shell, outcome.reply.text, args.output)
-        if outcome.reply is not None and outcome.reply.usage.omitted_turns:  # context window
-            usage = outcome.reply.usage
-            print(omitted_line(usage.omitted_turns, usage.context_window))
+        self._finish(args, outcome, answer)
+
+    def _finish(self, args: Any, outcome: Outcome, answer: Any) -> None:
+        """After the reply: the data table and chart, -o, --code, the window note, errors."""
+        reply = outcome.reply
+        if answer is not None and reply is not None and not outcome.interrupted:
+            reply = outcome.reply = attach(reply, answer, show_answer(answer))
+        if args.output and reply is not None:
+            self.shell.user_ns[args.output] = reply
+        if args.code and reply is not None and not outcome.interrupted:
+            next_cell(self.shell, reply.text, args.output)
+        if reply is not None and reply.usage.omitted_turns:  # context window
+            print(omitted_line(reply.usage.omitted_turns, reply.usage.context_window))
+        if isinstance(outcome.error, ContextWindowError):
+            refusal = _window_refusal(outcome.error, args)
+            if refusal is not None:
+                raise refusal
         if outcome.error is not None:
             raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
         if outcome.interrupted:
+            session_id = args.session or self.default_session
             where = "a temporary session" if args.once else f"session {session_id!r}"
             raise TurnInterruptedError(
-                f"⏹ interrupted; the partial reply is kept in {where}, which is ready"
+                f"■ interrupted; the partial reply is kept in {where}, which is ready"
             )
 
-    def _sink(self, fmt: Any) -> DisplaySink | TerminalSink:
+    def _output(self, fmt: Any) -> DisplayOutput | TerminalOutput:
         if self._rich_output():
-            return DisplaySink(fmt, watch_kernel=self._widgets_render())
-        return TerminalSink()
+            return DisplayOutput(fmt, watch_kernel=self._widgets_render())
+        return TerminalOutput()
 
-    def _part_driver(self, fmt: Any) -> Callable[[EventStream], Outcome]:
-        """Streams one more part of a turn (after an approval) into an output of its own."""
-        return lambda stream: drive(stream, self._sink(fmt), self.stream_interval)
+    def _part_shower(self, fmt: Any) -> Callable[[EventStream], Outcome]:
+        """Shows one more part of a turn (after an approval) in an output of its own."""
+        return lambda stream: show_turn(stream, self._output(fmt), self.stream_interval)
 
     def _answer(self, argv: list[str], approved: bool) -> None:
         """``%agent approve|deny [ID] [--call CALL_ID]``: answer the calls a session's
-        turn waits on and stream the rest of the turn here."""
+        turn waits on and show the rest of the turn here."""
         session_id, call_id = answer_args(argv, approved, self.default_session)
-        part = self._part_driver("markdown")
+        part = self._part_shower("markdown")
         outcome = settle(self.shell, part(answer_turn(session_id, call_id, approved)), part)
         if outcome.error is not None:
             raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
         if outcome.interrupted:
             raise TurnInterruptedError(
-                f"⏹ interrupted; the partial reply is kept in session {session_id!r}, "
+                f"■ interrupted; the partial reply is kept in session {session_id!r}, "
                 "which is ready"
             )
-
-    def _start(
-        self, runner: AgentRunner, session_id: str, message: str, new: bool, options: TurnOptions
-    ) -> Any:
-        """Rewind for a re-run cell (or start afresh with --new), then start the turn."""
-        session = runner.get_or_create_session(session_id)
-        # A widget closing on this session must leave the cells' conversation alone.
-        runner.hold_session(session_id, CELLS_HOLDER)
-        if session.awaiting_approval:
-            raise SessionBusyError(waiting_line(session_id, session.awaiting_approval))
-        if session.busy:  # checked first: --new and a rewind must not cancel someone's turn
-            raise SessionBusyError(
-                f"session {session_id!r} is already running a turn (a widget or another "
-                "thread); wait for it or stop it, or use another session"
-            )
-        follow_store(session)  # the note below counts another kernel's turns too
-        earlier = self.turns.earlier_turn(session_id) if self.on_rerun == "rewind" else None
-        if new:
-            runner.delete_session(session_id)
-            session = runner.get_or_create_session(session_id)
-            runner.hold_session(session_id, CELLS_HOLDER)
-            print(f"started a new session {session_id!r}")
-        elif earlier is not None and earlier in session.invocations():
-            branch = session.rewind(earlier)
-            # What the new branch holds, read after the rewind: the rewind starts from
-            # the latest stored path, which may hold more than this kernel had seen.
-            moved = session.branches()[branch - 1].own_turns
-            shared_writes = shared_state_writes(session, set(moved))
-            self._show(rerun_note(session_id, list(moved[1:]), branch, shared_writes))
-        return session.run_async(message, turn_options=options)
 
     # -- %agent ---------------------------------------------------------------
 
@@ -320,38 +293,16 @@ class AgentMagics(MagicsConfig):
             last_error=self.last_error,
             budget_tokens=self.error_budget,
             turn_defaults=lambda: parse(""),
-            counter=self._counter,
-            send=self._send,
+            counter=lambda args: text_counter(self._options(args)[1].count_text_tokens),
+            send=lambda args, message: self._send(args, message, self._options(args)[0]),
         )
 
 
-def _check_max_tokens(max_tokens: int | None, backend: Backend) -> None:
-    """``--max-tokens`` beyond the model's window is refused with the options, as
-    ``-5`` is, not as a failed turn (the window is read from the model's files)."""
-    if max_tokens is None:
-        return
-    window = get_runner().worker.submit(backend.resolve_context_window()).result()
-    if window is not None and max_tokens > window:
-        raise UsageError(
-            f"--max-tokens must be between 1 and the model's context window ({window:,} "
-            f"tokens for {backend.spec}), got {max_tokens:,}; nothing was sent or recorded"
-        )
-
-
-def _waiting_note(runner: AgentRunner, backend: Any) -> Callable[[], str]:
-    """What a new turn waits for: the turns already running on a one-at-a-time model."""
-    if not backend.one_turn_at_a_time:
-        return lambda: ""
-    ahead = [s.id for s in runner.sessions(include_hidden=True) if s.busy]
-
-    def note() -> str:
-        busy = {s.id for s in runner.sessions(include_hidden=True) if s.busy}
-        names = ["a --once turn" if is_single_turn_id(i) else repr(i) for i in ahead if i in busy]
-        if not names:
-            return ""
-        return f"waiting for session {', '.join(names)} to finish its turn on the model"
-
-    return note
+def _window_refusal(error: ContextWindowError, args: Any) -> UsageError | None:
+    """A ``--max-tokens`` beyond the model's window is refused as ``-5`` is: one line."""
+    if error.sent or args.max_tokens is None or error.tokens != args.max_tokens:
+        return None
+    return UsageError(f"--{error}".replace("--max_tokens", "--max-tokens", 1))
 
 
 def load_ipython_extension(ipython: Any) -> None:

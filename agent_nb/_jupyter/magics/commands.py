@@ -19,9 +19,11 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from ..._core.ids import check_session_id
+from ..._core.numbers import byte_size
 from ..._core.render import safe_markdown
 from ..._runtime.kernel_runner import get_runner
-from ..._runtime.replay import replay_cache, summary_line
+from ..._runtime.origins import follow_store
+from ..._runtime.replay import replay_cache
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session_info import SessionInfo
 from ..export import (
@@ -31,7 +33,6 @@ from ..export import (
     session_markdown,
     tree_markdown,
 )
-from ..turn_origins import follow_store
 from .usage import usage_errors
 
 if TYPE_CHECKING:
@@ -79,17 +80,21 @@ COMMANDS = ("sessions", "history", "branches", "switch", "state", "trace", "dele
             "model", "export", "widget", "memory", "explain", "approve", "deny")  # fmt: skip
 
 
-def _size(n: int) -> str:
-    value = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"  # unreachable; keeps mypy sure of a return
+def replay_summary(stats: dict[str, Any]) -> str:
+    """ "replay cache: 12 answers, 48.1 KB of 64.0 MB; 7 replayed in this kernel" """
+    entries = stats["entries"]
+    line = (
+        f"replay cache: {entries} answer{'s' * (entries != 1)}, "
+        f"{byte_size(stats['bytes'])} of {byte_size(stats['budget'])}; {stats['hits']} "
+        f"replayed in this kernel ({stats['path']})"
+    )
+    if stats["error"]:
+        line += f"; last problem: {stats['error']}"
+    return line
 
 
 def _and_checkpoints(size: int) -> str:
-    return f" and {_size(size)} of KV checkpoints" if size else ""
+    return f" and {byte_size(size)} of KV checkpoints" if size else ""
 
 
 def _when(timestamp: float) -> str:
@@ -111,7 +116,7 @@ def sessions_html(infos: list[SessionInfo], stored_only: list[str]) -> str:
     rows = []
     for info in infos:
         status = "evicting" if info.evicting else "busy" if info.busy else "idle"
-        cells = (info.id, info.turns, info.tokens, _context(info), _size(info.kv_bytes),
+        cells = (info.id, info.turns, info.tokens, _context(info), byte_size(info.kv_bytes),
                  _when(info.last_used), status, ", ".join(info.holders))  # fmt: skip
         rows.append("".join(f"<td>{html.escape(str(c))}</td>" for c in cells))
     for session_id in stored_only:
@@ -125,7 +130,7 @@ def _sessions_text(infos: list[SessionInfo], stored_only: list[str]) -> str:
     lines = [f"{'id':24} {'turns':>5} {'tokens':>7} {'context':>15} {'KV':>9}  last used"]
     for i in infos:
         lines.append(f"{i.id:24} {i.turns:5} {i.tokens:7} {_context(i):>15} "
-                     f"{_size(i.kv_bytes):>9}  {_when(i.last_used)}"
+                     f"{byte_size(i.kv_bytes):>9}  {_when(i.last_used)}"
                      + (f"  held by {', '.join(i.holders)}" if i.holders else ""))  # fmt: skip
     lines += [f"{s:24} (stored, not loaded)" for s in stored_only]
     return "\n".join(lines)
@@ -221,7 +226,7 @@ class Commands:
         else:
             self._show({"text/html": sessions_html(infos, stored_only),
                         "text/plain": _sessions_text(infos, stored_only)})  # fmt: skip
-        print(summary_line(replay_cache().stats()))
+        print(replay_summary(replay_cache().stats()))
 
     def _history(self, args: list[str]) -> None:
         every = "--all" in args

@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..._core.render import safe_markdown
-from ..turn_origins import OTHER_KERNEL, WIDGET, origin_of
+from ..._runtime.origins import OTHER_KERNEL, origin_of
+from ..holders import WIDGET, origin_words
 
 __all__ = ["CellTurns", "rerun_note", "shared_state_writes"]
 
@@ -82,7 +83,7 @@ def rerun_note(
     moved = "this cell's turn"
     if later:
         moved += f" and {len(later)} later turn{'s' * (len(later) != 1)}"
-        origins = [origin_of(t) for t in later]
+        origins = [origin_words(origin_of(t)) for t in later]
         named = [f"{origins.count(o)} from {o}" for o in (WIDGET, OTHER_KERNEL) if o in origins]
         if named:
             moved += f" ({', '.join(named)})"

@@ -1,7 +1,7 @@
 """A ``%%agent`` cell that says so when its kernel restarts mid-turn.
 
 A cell streams its reply into one output updated in place by display id
-(`stream.DisplaySink`). After Kernel → Restart the front end drops the old
+(`stream.DisplayOutput`). After Kernel → Restart the front end drops the old
 kernel's messages, so nothing the kernel sends can end that output: it would
 stay cut off, with its " …", and no word of why. Only code in the front end
 can notice, so while a turn streams the cell also shows a tiny widget below

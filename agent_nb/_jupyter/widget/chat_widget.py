@@ -35,7 +35,6 @@ page (`ChartModuleMsg`), so a chat without charts never loads it.
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import logging
 import pathlib
 import uuid
@@ -47,17 +46,19 @@ import anywidget
 import traitlets
 
 from ..._core.types import Event, GenerationConfig, PromptProgress, TextMessage, TurnComplete
+from ..._runtime.front_door import TurnRequest
 from ..._runtime.kernel_runner import get_runner
-from ..._runtime.options import TurnOptions
+from ..._runtime.origins import follow_store
 from ..._runtime.pool import model_label
 from ..._runtime.runner import AgentRunner
 from ..._runtime.session import AgentSession
 from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError
+from ..data_turn import DataTurn
 from ..front_end import batch_run
+from ..holders import widget_holder
 from ..staleness import STALE_MARKS
-from ..turn_origins import WIDGET, follow_store, note_origin
 from ..turn_settings import turn_options
 from .data_view import chart_module_source
 from .delta_batcher import DeltaBatcher
@@ -169,7 +170,7 @@ class ChatWidget(anywidget.AnyWidget):
         if not _BUNDLE.is_file():
             raise FrontendNotBuiltError(_MISSING)
         # A bad table fails here, in one line, not at the first question
-        self._data = _data_agent(data).data if data is not None else None
+        self._data = DataTurn(data) if data is not None else None
         if evict_on_close is not None and not isinstance(evict_on_close, bool):
             raise TypeError(
                 "evict_on_close must be None (close only sessions the widget created), "
@@ -198,7 +199,7 @@ class ChatWidget(anywidget.AnyWidget):
         super().__init__(**kwargs)
         key = self.model_id or uuid.uuid4().hex
         self.view_key = key
-        self._holder = f"ChatWidget {key[:8]}"
+        self._holder = widget_holder(key)
         self.on_msg(self._on_frontend_msg)
         STALE_MARKS.subscribe(self._marks_changed)
         if evict_on_close or (created and evict_on_close is None):
@@ -259,31 +260,20 @@ class ChatWidget(anywidget.AnyWidget):
     def send_message(self, text: str) -> None:
         """Start a turn as if typed into the widget; failures are shown in it."""
         session = self._live_session()
-        follow_store(session)  # so a later re-run note can name another kernel's turns
         try:
-            options = self._data_options(
-                session, turn_options(model=self._model, config=self.config)
+            request = TurnRequest(
+                text,
+                session.id,
+                turn_options(model=self._model, config=self.config),
+                holder=self._holder,
+                data=self._data,
             )
-            stream = session.run_async(text, turn_options=options)
+            stream = self._runner.start_turn(request)
         except (AgentError, ValueError, TypeError) as exc:
             self._send_msg(ErrorMsg(type="error", message=str(exc)))
             return
         self._turn = stream
-        note_origin(stream.invocation_id, WIDGET)
         stream.add_done_callback(self._turn_ended)
-
-    def _data_options(self, session: AgentSession, options: TurnOptions) -> TurnOptions:
-        """With ``data``: the turn runs the data pipeline, as a ``%%agent --data`` cell's
-        (the system prompt goes into the writer's instructions, `writer_for`)."""
-        if self._data is None:
-            return options
-        from ...data.agent import writer_for
-        from ...data.choose import model_chooser
-
-        chooser = model_chooser(self._runner.check_model(options.model or self._runner.model))
-        writer = writer_for(session.agent, options.system)
-        pipeline = _data_agent(self._data, chooser).pipeline(writer)
-        return dataclasses.replace(options, agent=pipeline, system=None)
 
     def _turn_ended(self, future: concurrent.futures.Future[Any]) -> None:
         """A turn too big for the model's window records nothing, so no event tells
@@ -588,13 +578,6 @@ class ChatWidget(anywidget.AnyWidget):
     def _on_comm_closed(self, _msg: Any) -> None:
         """The front end closed the comm: same as `close()`."""
         self.close()
-
-
-def _data_agent(data: Mapping[str, Any], choose: Any = None) -> Any:
-    """The data agent over ``data`` (its checks raise TypeError in one line)."""
-    from ...data.agent import DataAgent
-
-    return DataAgent(data=data, choose=choose)
 
 
 def _closed_note(runner: AgentRunner, session: AgentSession, freed: bool) -> str:

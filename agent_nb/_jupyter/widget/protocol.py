@@ -33,6 +33,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 from ..._core.branches import Fork
 from ..._core.codec import event_to_dict
 from ..._core.fences import close_open_fence
+from ..._core.history import says_nothing
 from ..._core.types import Event, TurnComplete
 from ..._core.window import omitted_line
 from .data_view import TableDict, data_entry_fields
@@ -451,6 +452,8 @@ def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> En
     """The transcript entry for a stored event (None for partial text); a turn's
     entry carries the trace stored with it (`TurnComplete.trace`) and its stale
     mark from ``marks`` (invocation id -> line, `agent_nb._jupyter.staleness`)."""
+    if says_nothing(event):
+        return None  # a step that only wrote state has no bubble
     data = event_to_dict(event)
     kind, event_id, invocation_id = data["kind"], data["id"], data["invocation_id"]
     if kind == "text":

@@ -10,13 +10,9 @@ from .llm_agent import Agent
 from .tool_calls import exit_loop, tool_result_payload
 from .workflow import LoopAgent, ParallelAgent, SequentialAgent
 
-#: Any agent value the runtime can run (kept for annotations written before `BaseAgent`).
-AnyAgent = BaseAgent
-
 __all__ = [
     "Agent",
     "AgentTool",
-    "AnyAgent",
     "BaseAgent",
     "CallbackContext",
     "CodeAgent",

@@ -5,8 +5,9 @@ same invocation with the caller's state (``temp:`` included), and its final
 text is the tool's result. As in ADK, an agent with an ``input_schema`` takes
 that schema's arguments instead: they are validated (a mismatch goes back to
 the model as the tool's ``{"error": ...}``) and the agent is asked with their
-JSON; an agent with an ``output_schema`` gives its validated JSON value as
-the result. Like ADK, which runs the agent on a runner of its
+JSON; an agent with an ``output_schema`` gives its validated JSON object as
+the tool's response itself (``{"custom_output": ...}``; a value that is not
+an object comes as ``{"result": value}``). Like ADK, which runs the agent on a runner of its
 own, its events go through their own loop (the same `drive`), into a list
 that is its history, not into the session: the caller's function call and
 response stand for them. What it wrote to state is handed back with the
@@ -141,6 +142,7 @@ async def run_agent_tool(
         if structured.error is not None:
             return {"error": f"{agent.name}'s reply does not match its output schema: "
                     f"{structured.error}"}  # fmt: skip
-        return {"result": structured.data}
+        data = structured.data  # JSON already; ADK: the object itself, else {"result": ...}
+        return dict(data) if isinstance(data, dict) else {"result": data}
     texts = final_texts(events)
     return {"result": texts[-1] if texts else ""}

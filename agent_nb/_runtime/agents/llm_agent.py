@@ -1,8 +1,9 @@
 """`Agent`: a model agent (ADK's ``LlmAgent``): instructions, tools, sampling.
 
 Its `run` is ADK's flow: rounds of one model call and the tools it asks
-for, until the model answers in text, a tool escalates, or ``max_turns``
-rounds have run (`MaxTurnsExceededError`). Each round yields the model's
+for, until the model answers in text, a tool ends the run
+(``skip_summarization``, as `exit_loop` does), or ``max_turns`` rounds have
+run (`MaxTurnsExceededError`). Each round yields the model's
 partial text, then its final message or its function calls and their
 responses. The model callbacks wrap each call and the tool callbacks each
 tool (`callbacks`).
@@ -11,7 +12,7 @@ tool (`callbacks`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..._core.numbers import check_int
@@ -28,6 +29,7 @@ from ..._core.types import (
     GenerationConfig,
     TextMessage,
     Usage,
+    check_tool_choice,
 )
 from ..._core.window import ContextPolicy, Window, check_policy
 from ...backends import ToolCallChunk
@@ -189,7 +191,7 @@ class Agent(BaseAgent):
                     return
                 if answer.text:
                     yield ctx.event(TextMessage, text=answer.text)
-                escalate = False
+                stop = False
                 for call in answer.calls:
                     decision = approval_for(self, ctx, call)
                     asked = ctx.event(
@@ -202,7 +204,7 @@ class Agent(BaseAgent):
                     yield asked  # recorded before the call waits: a reload sees it waiting
                     outcome = await run_tool(self, ctx, call, reads, decision, asked)
                     writes.update(outcome.delta)
-                    escalate = escalate or outcome.escalate
+                    stop = stop or outcome.skip_summarization
                     yield ctx.event(
                         FunctionResponse, name=call.name, response=outcome.response,
                         call_id=call.call_id, state_delta=outcome.delta,
@@ -211,8 +213,8 @@ class Agent(BaseAgent):
                     if ctx.cancelled:
                         ctx.turn.finish = "cancelled"
                         return
-                if escalate:
-                    return  # ADK's exit_loop: the model is not asked again
+                if stop:
+                    return  # ADK's skip_summarization (exit_loop): not asked again
             raise MaxTurnsExceededError(
                 f"agent {self.name!r} called tools for {self.max_turns} rounds without a "
                 "final answer; raise Agent(max_turns=...) or make the tools' results clearer"
@@ -354,18 +356,3 @@ def _value(schema: Schema, answer: _Answer) -> Structured:
     except ValueError as exc:
         return Structured("", "", error=str(exc))
     return Structured("", "", value, schema.to_json(value), schema.pretty(value))
-
-
-_CHOICES = ("auto", "required", "none")
-
-
-def check_tool_choice(choice: object, names: Sequence[str]) -> str:
-    """An agent's ``tool_choice``: OpenAI's names, or one of its tools'."""
-    allowed = f"'auto', 'required', 'none' or one of this agent's tool names {list(names)}"
-    if not isinstance(choice, str):
-        raise TypeError(f"tool_choice must be {allowed}, got {type(choice).__name__}")
-    if choice == "required" and not names:
-        raise ValueError("tool_choice='required' needs at least one tool in tools")
-    if choice not in _CHOICES and choice not in names:
-        raise ValueError(f"tool_choice must be {allowed}, got {choice!r}")
-    return choice

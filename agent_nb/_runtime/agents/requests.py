@@ -37,7 +37,7 @@ from ..._core.types import Event, GenerateContentRequest
 from ..._core.window import Window, fit_window, shown
 from ..replay import counter_for
 from .callbacks import ReadonlyContext
-from .spec import ModelAgentSpec as Agent
+from .spec import ModelAgentSpec
 
 if TYPE_CHECKING:
     from ..context import InvocationContext
@@ -60,7 +60,7 @@ def cache_key(session_id: str, agent_name: str, session_agent: str, tree: bool) 
     return f"{session_id}/{agent_name}"
 
 
-def agent_cache_key(agent: Agent, ctx: InvocationContext) -> str:
+def agent_cache_key(agent: ModelAgentSpec, ctx: InvocationContext) -> str:
     turn = ctx.turn
     key = cache_key(turn.session_id, agent.name, turn.session_agent, turn.tree)
     if key != turn.session_id:
@@ -68,12 +68,12 @@ def agent_cache_key(agent: Agent, ctx: InvocationContext) -> str:
     return key
 
 
-def _own(agent: Agent, ctx: InvocationContext) -> bool:
+def _own(agent: ModelAgentSpec, ctx: InvocationContext) -> bool:
     return agent_cache_key(agent, ctx) == ctx.session_id
 
 
 async def instructions_for(
-    agent: Agent, ctx: InvocationContext, pending: Event | None = None
+    agent: ModelAgentSpec, ctx: InvocationContext, pending: Event | None = None
 ) -> str | None:
     """An instruction provider's text for this call (None: string instructions);
     ``pending``'s state delta is shown as if recorded."""
@@ -85,7 +85,7 @@ async def instructions_for(
     return _checked(agent, text)
 
 
-def _checked(agent: Agent, text: object) -> str:
+def _checked(agent: ModelAgentSpec, text: object) -> str:
     if not isinstance(text, str):
         raise TypeError(
             f"agent {agent.name!r}: the instructions function must return a str, got "
@@ -94,7 +94,7 @@ def _checked(agent: Agent, text: object) -> str:
     return text
 
 
-def _system(agent: Agent, ctx: InvocationContext, state: dict[str, Any]) -> str:
+def _system(agent: ModelAgentSpec, ctx: InvocationContext, state: dict[str, Any]) -> str:
     system = ctx.options.system
     if system is not None and _own(agent, ctx):
         return render_instructions(system, state)
@@ -109,7 +109,7 @@ def _system(agent: Agent, ctx: InvocationContext, state: dict[str, Any]) -> str:
     return _checked(agent, text)
 
 
-def output_schema_for(agent: Agent, ctx: InvocationContext) -> Schema | None:
+def output_schema_for(agent: ModelAgentSpec, ctx: InvocationContext) -> Schema | None:
     """The schema ``agent``'s reply must match in this turn (see the module docstring)."""
     turn_schema = ctx.options.output_schema
     if turn_schema is not None and _own(agent, ctx):
@@ -117,7 +117,7 @@ def output_schema_for(agent: Agent, ctx: InvocationContext) -> Schema | None:
     return agent.output_spec
 
 
-def _tool_choice(agent: Agent, ctx: InvocationContext, after_tools: bool) -> str:
+def _tool_choice(agent: ModelAgentSpec, ctx: InvocationContext, after_tools: bool) -> str:
     choice = ctx.options.tool_choice
     if choice is None or not _own(agent, ctx):
         choice = agent.tool_choice
@@ -127,7 +127,7 @@ def _tool_choice(agent: Agent, ctx: InvocationContext, after_tools: bool) -> str
 
 
 def request_for(
-    agent: Agent,
+    agent: ModelAgentSpec,
     ctx: InvocationContext,
     *,
     pending: Event | None = None,
@@ -166,7 +166,7 @@ def request_for(
     )
 
 
-def check_schemas(agent: Agent, ctx: InvocationContext) -> None:
+def check_schemas(agent: ModelAgentSpec, ctx: InvocationContext) -> None:
     """Have the backend check ``agent``'s schemas (its reply schema, its tools'
     parameters, its tool choice) before the turn records anything: a
     `SchemaError` there leaves history as it was. The turn checks every model
@@ -184,7 +184,7 @@ def check_schemas(agent: Agent, ctx: InvocationContext) -> None:
     )
 
 
-def fit(agent: Agent, ctx: InvocationContext, request: GenerateContentRequest) -> Window:
+def fit(agent: ModelAgentSpec, ctx: InvocationContext, request: GenerateContentRequest) -> Window:
     """Fit ``request`` into the model's window, with the agent's sticky cut."""
     memory = ctx.turn.memory.window_for(agent.name if ctx.turn.tree else None)
     fitted = fit_window(
@@ -198,7 +198,7 @@ def fit(agent: Agent, ctx: InvocationContext, request: GenerateContentRequest) -
     return fitted
 
 
-def shown_request(agent: Agent, ctx: InvocationContext) -> GenerateContentRequest:
+def shown_request(agent: ModelAgentSpec, ctx: InvocationContext) -> GenerateContentRequest:
     """What the next turn would send (a rewind trims a KV cache to it)."""
     memory = ctx.turn.memory.window_for(agent.name if ctx.turn.tree else None)
     return shown(request_for(agent, ctx), memory.start)

@@ -3,11 +3,13 @@
 A tool's failure is data for the model (``{"error": ...}``), never a crash
 of the turn. ``before_tool_callback`` may answer for the tool, and
 ``after_tool_callback`` may replace its result (see `callbacks`). A tool
-that escalates (``tool_context.escalate()``, `exit_loop`) ends its agent's
-run after its response: no further model call (ADK's ``exit_loop`` sets
-``skip_summarization`` for the same reason). A tool that needs approval is
-asked about before anything else (`agent_nb._runtime.approval`): the user
-approves the call the model made, before any callback can change it.
+that escalates (``tool_context.escalate()``) marks its response so that the
+enclosing `LoopAgent` stops once this agent has finished: the model is asked
+again and gives its answer first, as in ADK. A tool that sets
+``tool_context.skip_summarization`` (`exit_loop` does, as ADK's) ends the
+agent's run after its response, with no further model call. A tool that needs
+approval is asked about before anything else (`agent_nb._runtime.approval`):
+the user approves the call the model made, before any callback can change it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
 def exit_loop(tool_context: ToolContext) -> dict[str, Any]:
     """Call this when the task is done and the loop should stop (ends the enclosing LoopAgent)."""
     tool_context.escalate()
+    tool_context.skip_summarization = True  # ADK's exit_loop: the model is not asked again
     return {}
 
 
@@ -58,11 +61,13 @@ def tool_result_payload(result: Any) -> dict[str, Any]:
 
 @dataclasses.dataclass
 class ToolOutcome:
-    """What one tool call gave: its response, the state it wrote, and whether it escalated."""
+    """What one tool call gave: its response, the state it wrote, whether it
+    escalated, and whether the agent ends after it (``skip_summarization``)."""
 
     response: dict[str, Any]
     delta: dict[str, Any] = dataclasses.field(default_factory=dict)
     escalate: bool = False
+    skip_summarization: bool = False
 
 
 def tool_context(ctx: InvocationContext, state: State) -> ToolContext:
@@ -120,7 +125,7 @@ async def run_tool(
     )
     if replaced is not None:
         payload = tool_result_payload(replaced)
-    return ToolOutcome(payload, delta, context.escalated)
+    return ToolOutcome(payload, delta, context.escalated, context.skip_summarization)
 
 
 async def _call(

@@ -1,12 +1,12 @@
-"""Which notebook surface started a turn, for the re-run note ("1 from the chat
-widget", "2 from another kernel").
+"""Who started each turn, for the re-run note ("1 from the chat widget", "2 from
+another kernel").
 
-The runtime records turns, not who asked for them; cells are known to the
-magics by their cell map, and a `ChatWidget` notes its turns here. Turns that
-another kernel on the same store wrote are noted when `follow_store` reloads
-them: every surface that shows a session or starts a turn on it calls that
-first. Kept per kernel in memory only: after a restart a turn's origin is
-simply not named.
+The store records turns, not who asked for them. The front door
+(`AgentRunner.start_turn`) notes each turn's `TurnRequest.holder` here; turns
+that another kernel on the same store wrote are noted as `OTHER_KERNEL` when
+`follow_store` reloads them (every surface that shows a session or starts a
+turn on it calls that first). Kept per process in memory only: after a
+restart a turn's origin is simply not named.
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .._runtime.session import AgentSession
+    from .session import AgentSession
 
-__all__ = ["OTHER_KERNEL", "WIDGET", "follow_store", "note_origin", "origin_of"]
+__all__ = ["OTHER_KERNEL", "follow_store", "note_origin", "origin_of"]
 
-WIDGET = "the chat widget"
 OTHER_KERNEL = "another kernel"
 _MAX = 10_000  # a long-lived kernel must not grow without bound
 

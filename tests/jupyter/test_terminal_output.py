@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_nb._jupyter.magics.stream import READING, TerminalSink
+from agent_nb._jupyter.magics.cell_output import READING, TerminalOutput
 
 
 def _screen(raw: str) -> list[str]:
@@ -22,7 +22,7 @@ def _screen(raw: str) -> list[str]:
 def test_the_progress_line_is_gone_when_the_reply_starts(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    sink = TerminalSink()
+    sink = TerminalOutput()
     sink.waiting(f"{READING}3,072 / 7,034 tokens")
     sink.waiting(f"{READING}7,034 / 7,034 tokens")
     sink.show("Hello", final=False, interrupted=False)

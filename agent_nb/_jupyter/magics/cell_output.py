@@ -1,11 +1,11 @@
 """Streaming one turn into a cell's output for ``%%agent``.
 
 The kernel's main thread runs the magic while an event loop may already be
-running in that thread (ipykernel), so the turn's async `EventStream` is read
-by a short-lived helper thread with its own loop, which hands events over
-through a queue. The main thread only waits on that queue, which keeps it
+running in that thread (ipykernel), so the turn's `EventStream` is read with
+its blocking `EventStream.next_event`, in short waits that keep the thread
 responsive to a kernel interrupt: ``KeyboardInterrupt`` cancels the turn and
-the loop keeps draining until the turn is recorded (as interrupted).
+the loop keeps draining until the turn is recorded (as interrupted). A token
+crosses three threads: the MLX thread, the worker loop, this one.
 
 Output goes through one display handle, updated at most every
 ``interval`` seconds (less often when a long reply makes each render costly),
@@ -17,7 +17,7 @@ cannot leave a silently cut-off reply.
 
 Until the first token the output says what the turn is doing: waiting for
 another session's turn (a local model answers one turn at a time, so a cell
-can sit behind a widget's long reply), reading a long prompt ("reading the
+can sit behind a widget's long reply; `Waiting` events say so), reading a long prompt ("reading the
 prompt: 3,072 / 7,034 tokens", from `PromptProgress` events) or just "…". A
 reply stopped by its token limit or the repetition stop, or one that came
 back empty, ends with a note that says so (`Reply.note`); one answered from
@@ -28,36 +28,42 @@ its parsed value.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import queue
 import sys
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from ..._core.fences import code_blocks, fence_markdown
+from ..._core.ids import is_single_turn_id
 from ..._core.render import safe_markdown
 from ..._core.reply import Reply, Structured, shown_text
-from ..._core.types import Event, FunctionCall, FunctionResponse, PromptProgress, TextMessage
+from ..._core.types import (
+    Event,
+    FunctionCall,
+    FunctionResponse,
+    PromptProgress,
+    Rewound,
+    TextMessage,
+    Waiting,
+)
 from ..._runtime.stream import EventStream
 from ..export import call_line, response_line
 
 __all__ = [
     "REPLAYED",
-    "DisplaySink",
+    "CellOutput",
+    "DisplayOutput",
     "Outcome",
-    "Sink",
-    "TerminalSink",
-    "drive",
+    "TerminalOutput",
     "render_bundle",
     "replay_note",
+    "show_turn",
+    "waiting_note",
 ]
 
 Format = Literal["markdown", "text", "code"]
 READING = "reading the prompt"
-_END = object()
 REPLAYED = "↻ replayed"
 
 
@@ -81,7 +87,10 @@ class Outcome:
     invocation_id: str | None = None
 
 
-class Sink(Protocol):
+class CellOutput(Protocol):
+    def start(self) -> None:
+        """The turn is under way: show that something is coming."""
+
     def show(self, text: str, *, final: bool, interrupted: bool, note: str = "") -> None: ...
 
     def waiting(self, note: str) -> None:
@@ -118,8 +127,8 @@ def render_bundle(
     return {"text/markdown": markdown or "…", "text/plain": plain or "…"}
 
 
-class DisplaySink:
-    """One display handle, created at once (so a slow prefill shows activity).
+class DisplayOutput:
+    """One display handle, created by `start` (so a slow prefill shows activity).
 
     ``watch_kernel``: the front end may render widgets, so a status output
     below the reply says so if the kernel restarts before the turn ends
@@ -127,15 +136,19 @@ class DisplaySink:
     """
 
     def __init__(self, fmt: Format, *, watch_kernel: bool = False) -> None:
-        from IPython.display import display
-
         self.fmt = fmt
         self._final: tuple[str, bool, str] = ("", False, "")
-        self._handle = display(
-            render_bundle("", fmt, final=False, interrupted=False), raw=True, display_id=True
-        )
+        self._handle: Any = None
+        self._watch_kernel = watch_kernel
         self._watch: Any = None
-        if watch_kernel:
+
+    def start(self) -> None:
+        from IPython.display import display
+
+        self._handle = display(
+            render_bundle("", self.fmt, final=False, interrupted=False), raw=True, display_id=True
+        )
+        if self._watch_kernel:
             from .turn_status import watch_turn
 
             self._watch = watch_turn()
@@ -157,7 +170,8 @@ class DisplaySink:
         self._handle.update(bundle, raw=True)
 
     def failed(self) -> None:
-        self._handle.update({"text/plain": ""}, raw=True)  # not a stray "…" over the error
+        if self._handle is not None:  # not a stray "…" over the error
+            self._handle.update({"text/plain": ""}, raw=True)
         self._end_watch()
 
     def _end_watch(self) -> None:
@@ -166,17 +180,20 @@ class DisplaySink:
             self._watch = None
 
     def waiting(self, note: str) -> None:
-        plain = f"⏳ {note}" if note else "…"
-        self._handle.update({"text/markdown": f"*{plain}*" if note else plain,
-                             "text/plain": plain}, raw=True)  # fmt: skip
+        plain = f"◷ {note}" if note else "…"
+        markdown = f"*{plain}*" if note else plain
+        self._handle.update({"text/markdown": markdown, "text/plain": plain}, raw=True)
 
 
-class TerminalSink:
+class TerminalOutput:
     """Plain text printed as it streams (terminal IPython: no display updates)."""
 
     def __init__(self) -> None:
         self._printed = ""
         self._progress = 0  # width of the open progress line (rewritten with \r), or 0
+
+    def start(self) -> None:
+        """A terminal prints nothing until there is something to say."""
 
     def waiting(self, note: str) -> None:
         if note.startswith(READING):  # rewritten in place, not one line per update
@@ -212,19 +229,6 @@ class TerminalSink:
             else:  # the cut-off note is a sentence of its own: its own line
                 sys.stdout.write(f"\n{note}\n" if note else "\n")
         sys.stdout.flush()
-
-
-def _pump(stream: EventStream, out: queue.SimpleQueue[Any]) -> None:
-    async def main() -> None:
-        try:
-            async for event in stream:
-                out.put(event)
-        except Exception as exc:  # the turn failed; the cell reports it
-            out.put(exc)
-        finally:
-            out.put(_END)
-
-    asyncio.run(main())
 
 
 class _Transcript:
@@ -271,52 +275,61 @@ class _Transcript:
         return "\n\n".join(f"[{a}] {t}" if labelled else t for a, t in blocks)
 
 
-def drive(
+def show_turn(
     stream: EventStream,
-    sink: Sink,
+    output: CellOutput,
     interval: float,
-    waiting_for: Callable[[], str] = lambda: "",
+    *,
+    on_rewound: Callable[[Rewound], None] | None = None,
 ) -> Outcome:
-    """Show ``stream`` in ``sink`` until the turn is recorded; Ctrl-C cancels it.
+    """Show ``stream`` in ``output`` until the turn is recorded; Ctrl-C cancels it.
 
-    ``waiting_for()`` is polled until the first text arrives; what it returns
-    (e.g. "waiting for session 'a' to finish its turn") is shown meanwhile.
+    Until the first text the output says what the turn waits for: the sessions
+    ahead of it on the model (`Waiting`), or how far the prompt is read.
+    ``on_rewound``: a re-run may rewind first, and its note belongs above the
+    reply, so the output starts only after the first event (`Rewound` or not).
     """
-    events: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    thread = threading.Thread(
-        target=_pump, args=(stream, events), name="agent_nb-cell-stream", daemon=True
-    )
-    thread.start()
+    started = on_rewound is None
+    if started:
+        output.start()
     outcome = Outcome()
     transcript = _Transcript()
     next_show = 0.0
     dirty = False
-    waiting = ""
+    shown_note = ""
+    waiting = ""  # the sessions ahead on the model, from the latest Waiting event
     reading = ""  # the latest prompt progress, until the first text
     while True:
         try:
+            wait = max(0.001, next_show - time.monotonic()) if dirty else 0.1
             try:
-                wait = max(0.001, next_show - time.monotonic()) if dirty else 0.1
-                item = events.get(timeout=wait)
-            except queue.Empty:
-                item = None
-            if item is _END:
+                item = stream.next_event(timeout=wait)
+            except StopIteration:
                 break
-            if isinstance(item, BaseException):
-                outcome.error = item
+            except Exception as exc:  # the turn failed; the cell reports it
+                outcome.error = exc
+                break
+            if isinstance(item, Waiting):
+                waiting = waiting_note(item)
             elif isinstance(item, PromptProgress):
                 reading = f"{READING}: {item.done:,} / {item.total:,} tokens"
-            elif isinstance(item, Event):
+            elif isinstance(item, Rewound):
+                if on_rewound is not None:
+                    on_rewound(item)
+            elif item is not None:
                 outcome.invocation_id = outcome.invocation_id or item.invocation_id
                 dirty = transcript.add(item) or dirty
-            if not transcript.text and not dirty:
-                note = waiting_for() or reading
-                if note != waiting:
-                    sink.waiting(note)
-                    waiting = note
+            if not started and item is not None:
+                output.start()
+                started = True
+            if started and not transcript.text and not dirty:
+                note = waiting or reading
+                if note != shown_note:
+                    output.waiting(note)
+                    shown_note = note
             now = time.monotonic()
             if dirty and now >= next_show:
-                sink.show(transcript.text, final=False, interrupted=False)
+                output.show(transcript.text, final=False, interrupted=False)
                 # A long reply costs more to render each time: back off so that
                 # rendering never takes more than about a fifth of the time.
                 spent = time.monotonic() - now
@@ -325,20 +338,29 @@ def drive(
             # Kernel interrupt: stop the turn, keep draining until it is recorded.
             outcome.interrupted = True
             stream.cancel()
-    thread.join(timeout=5)
     if outcome.error is None:
         outcome.reply = stream.result()  # set before the stream ends
         outcome.interrupted = outcome.reply.interrupted
         transcript.show_parsed(outcome.reply.structured)
     outcome.text = transcript.text
     if outcome.error is not None and not outcome.text:
-        sink.failed()
+        output.failed()
         return outcome
+    if not started:
+        output.start()
     reply = outcome.reply
     note = reply.note if reply is not None and not reply.interrupted else ""
     if reply is not None and reply.awaiting_approval:
         note = ""  # the cell asks, or says how to answer (`approval_cell`)
     if reply is not None:
         note = "\n".join(n for n in (note, replay_note(reply)) if n)
-    sink.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
+    output.show(outcome.text, final=True, interrupted=outcome.interrupted, note=note)
     return outcome
+
+
+def waiting_note(event: Waiting) -> str:
+    """ "waiting for session 'a' to finish its turn on the model", or "" (none ahead)."""
+    names = ["a --once turn" if is_single_turn_id(i) else repr(i) for i in event.sessions]
+    if not names:
+        return ""
+    return f"waiting for session {', '.join(names)} to finish its turn on the model"

@@ -1,0 +1,258 @@
+"""`TurnRequest` and `FrontDoor.start_turn`: the one way a notebook surface starts a turn.
+
+A ``%%agent`` cell and a `ChatWidget` each build a `TurnRequest` and hand it
+to `AgentRunner.start_turn`, which returns the turn's `EventStream` at once,
+as ADK's ``Runner.run_async(user_id, session_id, new_message, run_config)``.
+The turn policy lives here, once, and is testable without IPython:
+
+* **the backend** is resolved once, from the request's options, and handed
+  to the turn;
+* **the data** (``--data df``, ``ChatWidget(data=...)``) becomes the turn's
+  agent through the request's `TurnData`: the data package sits above the
+  runtime, so it builds the agent and the runtime only calls it (the
+  import-linter contracts forbid the other way round);
+* **holding and following**: the surface is noted as a holder of the session
+  (a widget closing leaves the cells' conversation alone) and as the origin
+  of the turn (`origins`); the session follows the store first, so a re-run
+  note counts another kernel's turns too; a busy session is refused before
+  ``new`` deletes it or a rewind moves it;
+* **the window check**: an explicit ``max_tokens`` beyond the model's context
+  window is refused with nothing sent or recorded -- at once when the window
+  is known, else in the turn's first step on the worker, which reads the
+  window without blocking the caller;
+* **the re-run rewind** (`TurnRequest.replaces`) runs in that same first step,
+  after the window check, while the turn holds the session: the replaced
+  turns move to a new branch and a `Rewound` event says which;
+* **the waiting note**: on a model that answers one turn at a time, a
+  `Waiting` event names the sessions whose turns are ahead, and a new one
+  follows each time one of them records its `TurnComplete` (their events
+  drive it; nothing polls).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .._core.types import Content, Event, TurnComplete, Waiting
+from ..backends import Backend
+from ..errors import ContextWindowError, SessionBusyError
+from .agents import BaseAgent
+from .approval import waiting_refusal
+from .context import Turn
+from .options import TurnOptions
+from .origins import follow_store, note_origin
+from .stream import EventStream
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+    from .session_core import SessionCore
+
+__all__ = ["FrontDoor", "TurnData", "TurnRequest"]
+
+
+class TurnData(Protocol):
+    """The data a turn answers from, as the data package hands it to the runtime."""
+
+    def agent_for(
+        self, session_agent: BaseAgent, system: str | None, backend: Backend
+    ) -> BaseAgent:
+        """The turn's agent: the data pipeline, its writer built on ``session_agent``
+        with ``system`` in its instructions; ``backend`` is the turn's model."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnRequest:
+    """One notebook turn, whichever surface asks for it (see the module docstring)."""
+
+    message: str | Content
+    #: The session the turn belongs to; None: a single turn on a hidden temporary session.
+    session_id: str | None = None
+    options: TurnOptions = dataclasses.field(default_factory=TurnOptions)
+    #: The invocation id of the turn a re-run replaces (it and the later turns
+    #: move to a new branch first); None appends.
+    replaces: str | None = None
+    #: Delete the session's history, state and KV cache first (``--new``).
+    new: bool = False
+    #: Who uses the session (``"%%agent cells"``, ``"ChatWidget 1a2b"``).
+    holder: str | None = None
+    data: TurnData | None = None
+
+    @property
+    def once(self) -> bool:
+        return self.session_id is None
+
+
+class FrontDoor:
+    """`AgentRunner.start_turn` (the runner inherits it; hooks below)."""
+
+    if TYPE_CHECKING:
+
+        @property
+        def agent(self) -> BaseAgent: ...
+        def backend_for(self, model: str | Backend | None) -> Backend: ...
+        def get_or_create_session(
+            self, session_id: str, *, agent: BaseAgent | str | None = None
+        ) -> AgentSession: ...
+        def hold_session(self, session_id: str, holder: str) -> None: ...
+        def delete_session(self, session_id: str) -> None: ...
+        def _open_hidden(
+            self, agent: BaseAgent | str | None, history: Any
+        ) -> tuple[AgentSession, SessionCore]: ...
+        def _discard_ephemeral(self, core: SessionCore) -> None: ...
+        def _live_core(self, session_id: str) -> SessionCore: ...
+        def _busy_cores(self) -> list[SessionCore]: ...
+
+    def start_turn(self, request: TurnRequest) -> EventStream:
+        """Start ``request``'s turn (see the module docstring); returns its stream at once.
+
+        Raises before anything changes: `SessionBusyError` (the session runs a
+        turn), `ContextWindowError` (``max_tokens`` beyond a known window),
+        `ModelNotFoundError`, and what the data or the options refuse.
+        """
+        options = request.options
+        backend = self.backend_for(options.model)
+        limit = options.overrides.get("max_tokens")
+        _check_window(limit, backend.context_window, backend)
+        if request.once:
+            options = _with_data(request, options, self.agent, backend)
+            _, core = self._open_hidden(None, ())
+            try:
+                stream = core.start_turn(
+                    request.message,
+                    None,
+                    options,
+                    backend=backend,
+                    prepare=_prepare(core, None, limit, backend),
+                )
+            except BaseException:
+                self._discard_ephemeral(core)
+                raise
+        else:
+            core = self._session_for(request)
+            options = _with_data(request, options, core.agent, backend)
+            stream = core.start_turn(
+                request.message,
+                None,
+                options,
+                backend=backend,
+                prepare=_prepare(core, request.replaces, limit, backend),
+            )
+        if request.holder:
+            note_origin(stream.invocation_id, request.holder)
+        if backend.one_turn_at_a_time:
+            _announce_waiting(stream, [c for c in self._busy_cores() if c is not core])
+        return stream
+
+    def _session_for(self, request: TurnRequest) -> SessionCore:
+        """The request's session, held, followed, and new if asked; refused while busy."""
+        session_id = request.session_id
+        assert session_id is not None
+        session = self.get_or_create_session(session_id)
+        if request.holder:
+            self.hold_session(session_id, request.holder)
+        if session.awaiting_approval:
+            raise SessionBusyError(waiting_refusal(session_id))
+        if session.busy:  # checked first: new and a rewind must not cancel someone's turn
+            raise SessionBusyError(
+                f"session {session_id!r} is already running a turn (a widget or another "
+                "thread); wait for it or stop it, or use another session"
+            )
+        follow_store(session)  # a re-run note counts another kernel's turns too
+        if request.new:
+            self.delete_session(session_id)
+            self.get_or_create_session(session_id)
+            if request.holder:
+                self.hold_session(session_id, request.holder)
+        return self._live_core(session_id)
+
+
+def _with_data(
+    request: TurnRequest, options: TurnOptions, base: BaseAgent, backend: Backend
+) -> TurnOptions:
+    """With data, the turn runs the data pipeline; the system prompt is in its writer."""
+    if request.data is None:
+        return options
+    agent = request.data.agent_for(base, options.system, backend)
+    return dataclasses.replace(options, agent=agent, system=None)
+
+
+def _check_window(limit: int | None, window: int | None, backend: Backend) -> None:
+    if limit is not None and window is not None and limit > window:
+        raise ContextWindowError(
+            f"max_tokens must be between 1 and the model's context window ({window:,} "
+            f"tokens for {backend.spec}), got {limit:,}; nothing was sent or recorded",
+            tokens=limit,
+            window=window,
+        )
+
+
+def _prepare(
+    core: SessionCore, replaces: str | None, limit: int | None, backend: Backend
+) -> Callable[[Turn], Any]:
+    """The turn's first step on the worker: the window check, then the rewind."""
+
+    async def prepare(turn: Turn) -> None:
+        if limit is not None:
+            _check_window(limit, await backend.resolve_context_window(), backend)
+        if replaces is None:
+            return
+        rewound = await asyncio.to_thread(core.rewind_in_turn, turn, replaces)
+        if rewound is not None and turn.invocation is not None:
+            turn.invocation.stream.push(rewound)
+
+    return prepare
+
+
+def _announce_waiting(stream: EventStream, ahead: list[SessionCore]) -> None:
+    """`Waiting` events for the turns ahead on a one-turn-at-a-time model, each time
+    one of them ends (its `TurnComplete`, or its session closing)."""
+    if not ahead:
+        return
+    lock = threading.Lock()
+    waiting = {core.id: core for core in ahead}
+    stops: list[Callable[[], None]] = []
+
+    def tell() -> None:
+        if not stream.done:
+            names = tuple(core_id for core_id in waiting)
+            stream.push(Waiting(sessions=names, invocation_id=stream.invocation_id))
+
+    def ended(core_id: str) -> None:
+        with lock:
+            if waiting.pop(core_id, None) is None:
+                return
+            tell()
+            done = not waiting
+        if done:
+            stop()
+
+    def stop(*_: object) -> None:
+        with lock:
+            current, stops[:] = list(stops), []
+        for unsubscribe in current:
+            unsubscribe()
+
+    def listener(core: SessionCore) -> tuple[Callable[[Event | None], None], ...]:
+        def on_event(event: Event | None) -> None:
+            if isinstance(event, TurnComplete):
+                ended(core.id)
+
+        def on_reset(_: Event | None) -> None:
+            if not core.gate.busy:
+                ended(core.id)
+
+        return on_event, on_reset
+
+    with lock:
+        for core in ahead:
+            stops.append(core.listeners.subscribe(*listener(core)))
+        tell()
+    for core in ahead:  # a turn that ended before its listener came
+        if not core.gate.busy:
+            ended(core.id)
+    stream.add_done_callback(stop)
