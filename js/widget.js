@@ -149,6 +149,15 @@ function render({ model, el }) {
     }
     restore();
     drawCharts();
+    showWaiting();
+  }
+
+  /** A call waits for approval (a view opened or redrawn while it waits): say so. */
+  function showWaiting() {
+    const waiting = past.querySelector(".anb-tool-waiting .anb-tool-name");
+    if (!waiting || !model.get("busy")) return false;
+    setStatus(`${waiting.textContent} waits for your approval`);
+    return true;
   }
 
   /** @param {string} text @param {string} [kind] */
@@ -220,7 +229,7 @@ function render({ model, el }) {
       }
     } else if (msg.type === "snapshot") {
       streaming.snapshot(msg);
-      setStatus("streaming…");
+      if (!showWaiting()) setStatus("streaming…");
     } else if (msg.type === "progress") {
       setStatus(promptProgress(msg.done, msg.total)); // the first delta replaces it
     } else if (msg.type === "chart_module") {
@@ -299,7 +308,7 @@ function render({ model, el }) {
   });
   if (model.get("busy")) {
     // Opened mid-turn: ask for the turn's entries and the text streamed so far.
-    setStatus("streaming…");
+    if (!showWaiting()) setStatus("streaming…");
     post({ type: "catch_up" });
   }
 

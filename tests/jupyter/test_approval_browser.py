@@ -66,6 +66,11 @@ def test_approve_in_the_widget_runs_the_tool_and_the_turn_goes_on(lab: Lab) -> N
     OUTPUT_DIR.mkdir(exist_ok=True)
     widget.screenshot(path=str(OUTPUT_DIR / "approval-waiting.png"))
 
+    # A second view opened while the call waits shows it waiting too.
+    second = lab.widget(lab.run("w_approve_chat"))
+    _waiting_block(second)
+    assert second.locator(".anb-status").inner_text() == "write_note waits for your approval"
+
     block.locator("button.anb-approve").click()
     wait_idle(widget)
     widget.locator(".anb-past .anb-model", has_text="I wrote notes.txt.").wait_for(timeout=10_000)
@@ -75,6 +80,8 @@ def test_approve_in_the_widget_runs_the_tool_and_the_turn_goes_on(lab: Lab) -> N
     assert f"wrote {len(payload)} characters to notes.txt" in done.inner_text()
     assert lab.eval("written") == repr([("notes.txt", payload)])
     assert lab.page.evaluate("() => window.__xss") is None
+    second.locator(".anb-past .anb-model", has_text="I wrote notes.txt.").wait_for()
+    assert second.locator(".anb-approval").count() == 0
     widget.screenshot(path=str(OUTPUT_DIR / "approval-approved.png"))
 
 
