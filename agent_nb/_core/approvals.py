@@ -49,7 +49,7 @@ def waiting_line(session_id: str, calls: Sequence[FunctionCall]) -> str:
     what = "; ".join(call_line(c) for c in calls)
     noun = "call waits" if len(calls) == 1 else f"{len(calls)} calls wait"
     return (
-        f"⏸ tool {noun} for approval: {what} — answer with "
+        f"‖ tool {noun} for approval: {what} — answer with "
         f"%agent approve {session_id} or %agent deny {session_id}"
     )
 

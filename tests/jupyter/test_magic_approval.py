@@ -49,7 +49,7 @@ def test_a_cell_that_cannot_ask_says_how_to_answer_and_approve_resumes_the_turn(
     result, cap = run(shell, "%%agent\nwrite hello")
     assert result.success, cap.stderr
     assert cap.stdout.strip().splitlines()[-1] == (
-        '⏸ tool call waits for approval: write_note(text="hello") — answer with '
+        '‖ tool call waits for approval: write_note(text="hello") — answer with '
         "%agent approve default or %agent deny default"
     )
     assert written == [] and len(backend.requests) == 1

@@ -56,7 +56,7 @@ async def _write_waits(folder: pathlib.Path) -> None:
         await run(kernel, setup_code(folder))
         cell = await run(kernel, "%%agent\nRead the syllabus and write my notes")
         line = stdout(cell).strip().splitlines()[-1]
-        assert line.startswith("⏸ tool call waits for approval: write_file(path=")
+        assert line.startswith("‖ tool call waits for approval: write_file(path=")
         assert line.endswith("answer with %agent approve default or %agent deny default")
         assert not (folder / "notes.md").exists()
         seen = json.loads(stdout(await run(kernel, PROBE)))
