@@ -42,6 +42,7 @@
  * @property {string} call_id
  * @property {Record<string, unknown>} args
  * @property {string} [server] the MCP server the tool came from; absent for a Python tool
+ * @property {boolean} [needs_approval] the call waits for the user's approval until its result comes
  */
 
 /**
@@ -227,7 +228,15 @@
  * @property {number} branch
  */
 
-/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg | ChartModuleRequest} FromJs */
+/**
+ * The Approve or Deny button of a call waiting for approval.
+ * @typedef {object} ApprovalMsg
+ * @property {"approval"} type
+ * @property {string} call_id
+ * @property {boolean} approved
+ */
+
+/** @typedef {SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg | ChartModuleRequest | ApprovalMsg} FromJs */
 
 // -- synced traits -----------------------------------------------------------
 

@@ -11,6 +11,7 @@ import { tracePanel } from "./trace.js";
 /** @typedef {import("./protocol.js").ToolCallEntry} ToolCallEntry */
 /** @typedef {import("./protocol.js").ToolResultEntry} ToolResultEntry */
 /** @typedef {(body: HTMLElement, text: string) => void} FillMarkdown */
+/** @typedef {(callId: string, approved: boolean) => void} Answer */
 
 /**
  * @template {keyof HTMLElementTagNameMap} K
@@ -45,18 +46,24 @@ export function bubble(doc, role, label) {
  * Build the DOM for a run of entries. Tool calls and their results share one
  * collapsible block (matched by call_id); a turn with a trace ends with its
  * trace panel (trace.js). ``openTools`` remembers which blocks and panels the
- * user opened, so a re-render at the end of a turn keeps them open.
+ * user opened, so a re-render at the end of a turn keeps them open. A call
+ * that waits for approval (no result among the entries yet) is shown open,
+ * with Approve and Deny buttons that call ``answer``.
  * @param {Document} doc
  * @param {Entry[]} entries
  * @param {Set<string>} openTools
  * @param {FillMarkdown} fillMarkdown
+ * @param {Answer} [answer]
  * @returns {HTMLElement[]}
  */
-export function renderEntries(doc, entries, openTools, fillMarkdown) {
+export function renderEntries(doc, entries, openTools, fillMarkdown, answer) {
   /** @type {HTMLElement[]} */
   const out = [];
   /** @type {Map<string, HTMLDetailsElement>} */
   const tools = new Map();
+  const answered = new Set(
+    entries.flatMap((e) => (e.kind === "tool_result" ? [e.call_id] : [])),
+  );
   for (const entry of entries) {
     if (entry.kind === "user") {
       const { box, body } = bubble(doc, "user", "You");
@@ -76,7 +83,9 @@ export function renderEntries(doc, entries, openTools, fillMarkdown) {
     } else if (entry.kind === "data") {
       out.push(dataBlock(doc, entry, fillMarkdown)); // its chart is drawn later (chart.js)
     } else if (entry.kind === "tool_call") {
-      const block = toolBlock(doc, entry, entry.name, openTools);
+      const waiting = Boolean(entry.needs_approval && !answered.has(entry.call_id) && answer);
+      const block = toolBlock(doc, entry, entry.name, openTools, waiting);
+      if (waiting && answer) addApproval(doc, block, entry, answer);
       tools.set(entry.call_id, block);
       out.push(block);
     } else if (entry.kind === "tool_result") {
@@ -102,8 +111,9 @@ export function renderEntries(doc, entries, openTools, fillMarkdown) {
  * @param {ToolCallEntry | null} call
  * @param {string} name
  * @param {Set<string>} openTools
+ * @param {boolean} [waiting] the call waits for approval: the summary says so before its arguments
  */
-function toolBlock(doc, call, name, openTools) {
+function toolBlock(doc, call, name, openTools, waiting = false) {
   const block = h(doc, "details", "anb-tool");
   const key = call ? call.call_id : "";
   if (key) {
@@ -125,6 +135,7 @@ function toolBlock(doc, call, name, openTools) {
     summary.append(h(doc, "span", "anb-tool-tag", "tool"));
   }
   summary.append(h(doc, "span", "anb-tool-name", name));
+  if (waiting) summary.append(h(doc, "span", "anb-tool-wait", "waiting for approval"));
   if (call) summary.append(h(doc, "span", "anb-tool-args", `(${argsPreview(call.args)})`));
   block.append(summary);
   if (call) {
@@ -135,12 +146,48 @@ function toolBlock(doc, call, name, openTools) {
 }
 
 /**
- * Add a result under its call's block (also for a block already on screen).
+ * Approve / Deny under a waiting call's arguments. The block is open, so the
+ * arguments (text, as every model value) are in view; its summary says it waits.
+ * @param {Document} doc
+ * @param {HTMLDetailsElement} block
+ * @param {ToolCallEntry} call
+ * @param {Answer} answer
+ */
+function addApproval(doc, block, call, answer) {
+  block.open = true;
+  block.classList.add("anb-tool-waiting");
+  const box = h(doc, "div", "anb-approval");
+  const label = h(doc, "div", "anb-approval-label", `Run ${call.name} with these arguments?`);
+  const approve = h(doc, "button", "anb-approve", "Approve");
+  const deny = h(doc, "button", "anb-deny", "Deny");
+  for (const [button, approved] of /** @type {const} */ ([
+    [approve, true],
+    [deny, false],
+  ])) {
+    button.type = "button";
+    button.addEventListener("click", () => {
+      approve.disabled = deny.disabled = true;
+      label.textContent = approved ? "approved: running…" : "denied";
+      answer(call.call_id, approved);
+    });
+  }
+  const buttons = h(doc, "div", "anb-approval-buttons");
+  buttons.append(approve, deny);
+  box.append(label, buttons);
+  block.append(box);
+}
+
+/**
+ * Add a result under its call's block (also for a block already on screen);
+ * a call that waited is answered now: its buttons go.
  * @param {Document} doc
  * @param {HTMLDetailsElement} block
  * @param {ToolResultEntry} result
  */
 export function addToolResult(doc, block, result) {
+  block.querySelector?.(".anb-approval")?.remove();
+  block.querySelector?.(".anb-tool-wait")?.remove();
+  block.classList.remove?.("anb-tool-waiting");
   const failed = toolFailed(result.response);
   if (failed) block.classList.add("anb-tool-failed");
   block.append(h(doc, "div", "anb-tool-label", failed ? "error" : "result"));

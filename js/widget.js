@@ -135,7 +135,7 @@ function render({ model, el }) {
     const restore = keepScroll();
     const entries = model.get("transcript");
     /** @param {import("./protocol.js").Entry[]} group */
-    const draw = (group) => renderEntries(document, group, openTools, fillMarkdown);
+    const draw = (group) => renderEntries(document, group, openTools, fillMarkdown, answer);
     /** @param {number} branch */
     const toBranch = (branch) => post({ type: "switch_branch", branch });
     past.replaceChildren(
@@ -149,6 +149,15 @@ function render({ model, el }) {
     }
     restore();
     drawCharts();
+    showWaiting();
+  }
+
+  /** A call waits for approval (a view opened or redrawn while it waits): say so. */
+  function showWaiting() {
+    const waiting = past.querySelector(".anb-tool-waiting .anb-tool-name");
+    if (!waiting || !model.get("busy")) return false;
+    setStatus(`${waiting.textContent} waits for your approval`);
+    return true;
   }
 
   /** @param {string} text @param {string} [kind] */
@@ -160,6 +169,13 @@ function render({ model, el }) {
   /** @param {FromJs} msg */
   function post(msg) {
     model.send(msg);
+  }
+
+  /** A waiting call's Approve / Deny button. @param {string} callId @param {boolean} approved */
+  function answer(callId, approved) {
+    if (kernelGone) return;
+    setStatus(approved ? "approved: running the tool…" : "denied: the model goes on…");
+    post({ type: "approval", call_id: callId, approved });
   }
 
   function submit() {
@@ -193,7 +209,10 @@ function render({ model, el }) {
       if (call instanceof HTMLDetailsElement && entry.kind === "tool_result") {
         addToolResult(document, call, entry);
       } else {
-        past.append(...renderEntries(document, [entry], openTools, fillMarkdown));
+        past.append(...renderEntries(document, [entry], openTools, fillMarkdown, answer));
+      }
+      if (entry.kind === "tool_call" && entry.needs_approval) {
+        setStatus(`${entry.name} waits for your approval`);
       }
       restore();
       drawCharts();
@@ -204,9 +223,13 @@ function render({ model, el }) {
     } else if (msg.type === "error") {
       pending = false;
       setStatus(msg.message, "anb-status-error");
+      // An answer that was refused (nothing waits here any more) can be given again.
+      for (const button of past.querySelectorAll(".anb-approval button")) {
+        if (button instanceof HTMLButtonElement) button.disabled = false;
+      }
     } else if (msg.type === "snapshot") {
       streaming.snapshot(msg);
-      setStatus("streaming…");
+      if (!showWaiting()) setStatus("streaming…");
     } else if (msg.type === "progress") {
       setStatus(promptProgress(msg.done, msg.total)); // the first delta replaces it
     } else if (msg.type === "chart_module") {
@@ -285,7 +308,7 @@ function render({ model, el }) {
   });
   if (model.get("busy")) {
     // Opened mid-turn: ask for the turn's entries and the text streamed so far.
-    setStatus("streaming…");
+    if (!showWaiting()) setStatus("streaming…");
     post({ type: "catch_up" });
   }
 

@@ -30,13 +30,15 @@ PUBLIC_MODULES = [
 ]
 
 SESSION_API = {
-    "agent", "branch", "branches", "busy", "cancel", "close", "closed", "delete", "forks",
+    "agent", "approve", "approve_async", "awaiting_approval", "deny", "deny_async",
+    "branch", "branches", "busy", "cancel", "close", "closed", "delete", "forks",
     "get_history", "history", "id", "invocations", "last_model", "refresh", "rewind", "run",
     "run_async",
     "runner", "state", "subscribe", "switch_branch", "trace", "tree", "turns", "user_id",
 }  # fmt: skip
 RUNNER_API = {
-    "agent", "app_name", "backend", "backend_for", "chat", "check_model", "clear_all_sessions",
+    "agent", "app_name", "approve_tools", "backend", "backend_for", "chat", "check_model",
+    "clear_all_sessions",
     "close_session", "delete_session", "generate_content_async", "get_agent",
     "get_or_create_session", "hold_session", "is_shut_down", "kv_checkpoints", "kv_disk_budget",
     "kv_disk_bytes", "memory", "model", "model_label",

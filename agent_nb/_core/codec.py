@@ -31,6 +31,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
         del data["attachments"]
     if "server" in data and data["server"] is None:
         del data["server"]  # the same for a Python tool's call (no server)
+    if "needs_approval" in data and not data["needs_approval"]:
+        del data["needs_approval"]  # the same: only on calls that waited for approval
     data["kind"] = _KIND_OF[type(event)]
     return data
 

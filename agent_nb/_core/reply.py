@@ -12,6 +12,7 @@ import string
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .approvals import call_line
 from .fences import fence_markdown
 from .render import safe_markdown
 from .repetition import repetition_note
@@ -91,7 +92,8 @@ def reply_text(events: Iterable[Event], structured: Structured | None) -> str:
 @dataclasses.dataclass(frozen=True)
 class Reply:
     """The outcome of one turn: final text, every event, usage; with an
-    ``output_schema``, `parsed` (see the module docstring)."""
+    ``output_schema``, `parsed` (see the module docstring). A turn that paused
+    for approval gives the part up to the pause, with `awaiting_approval`."""
 
     text: str
     events: tuple[Event, ...]
@@ -112,6 +114,11 @@ class Reply:
     #: What a feature computed beside the text, by name (the data agent: ``"data"``,
     #: the result DataFrame, and ``"chart"``, its Altair chart). Not stored.
     attachments: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
+
+    #: The tool calls this turn waits on (``@tool(confirm=True)``): the turn paused at
+    #: them, and ``session.approve()`` / ``session.deny()`` resume it, returning the rest
+    #: of it as a `Reply`. Empty for a turn that ended.
+    awaiting_approval: tuple[FunctionCall, ...] = ()
 
     @property
     def data(self) -> Any:
@@ -146,6 +153,11 @@ class Reply:
     def note(self) -> str:
         """What a reader should know beyond the text: interrupted, cut off at a limit,
         stopped in a loop, or nothing at all came back (so silence is never all)."""
+        if self.awaiting_approval:
+            calls = "; ".join(call_line(c) for c in self.awaiting_approval)
+            return (
+                f"(waiting for approval: {calls}; answer with session.approve() or session.deny())"
+            )
         if self.interrupted:
             return "(interrupted)"
         if self.finish_reason == "length":
@@ -169,8 +181,11 @@ class Reply:
 
     def _repr_markdown_(self) -> str:
         # Model output is untrusted: raw HTML is escaped before Markdown rendering.
+        note = self.note
+        if self.awaiting_approval:  # it quotes the model's arguments: untrusted too
+            return safe_markdown(shown_text(self.text, self.structured) + "\n\n" + note)
         return safe_markdown(shown_text(self.text, self.structured)) + (
-            f"\n\n*{self.note}*" if self.note else ""
+            f"\n\n*{note}*" if note else ""
         )
 
 

@@ -130,6 +130,13 @@ class Tool:
     confirm: bool = False  # ``@tool(confirm=True)``: needs the user's approval before it runs
     server: str | None = None  # the toolset it came from (an MCP server's name), shown beside it
 
+    def __post_init__(self) -> None:
+        if self.pure and self.confirm:
+            raise ValueError(
+                f"tool {self.spec.name!r} cannot be both pure and confirm: one that needs "
+                "approval acts"
+            )
+
     @property
     def name(self) -> str:
         return self.spec.name

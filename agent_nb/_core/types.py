@@ -425,12 +425,17 @@ class FunctionCall(Event):
 
     ``server`` names the toolset the tool came from (an MCP server, see
     `agent_nb.McpToolset`); None for a Python tool.
+    ``needs_approval``: the tool waits for the user's approval before it runs
+    (``@tool(confirm=True)`` under ``approve_tools="ask"``); until its
+    `FunctionResponse` is recorded the call is awaiting approval
+    (`agent_nb._runtime.approval`).
     """
 
     name: str
     args: Mapping[str, Any] = field(default_factory=dict)
     call_id: str = field(default_factory=new_id)
     server: str | None = None
+    needs_approval: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -11,7 +11,8 @@ config comes before them and what the cell or widget set explicitly before
 both, field by field (`TurnOptions.config_for` applies that order to every
 agent of the tree). ``default_model``, ``system_prompt`` and
 ``context_policy`` apply as the cell's ``-m``, ``-s`` and ``--context`` do
-when those are not given. Without the extension loaded (a widget in a plain
+when those are not given; ``approve_tools`` is the turn's approval policy
+(`agent_nb._runtime.approval`). Without the extension loaded (a widget in a plain
 shell) only the agent's settings and the explicit values apply.
 
 Structure is set here too: ``output_schema`` (the cell's ``--schema``: a
@@ -27,6 +28,7 @@ from typing import Any, Protocol
 
 from .._core.types import GenerationConfig
 from .._core.window import ContextPolicy, check_policy
+from .._runtime.approval import check_approve_tools
 from .._runtime.options import TurnOptions, set_fields
 from ..backends import Backend
 
@@ -45,6 +47,7 @@ class KernelSettings(Protocol):
     repetition_stop: int
     context_policy: str  # a traitlets Enum of the ContextPolicy values
     replay: bool
+    approve_tools: str  # a traitlets Enum of the approval policies
 
 
 def _loaded_settings() -> KernelSettings | None:
@@ -105,6 +108,7 @@ def turn_options(
     explicit = {"temperature": temperature, "max_tokens": max_tokens}
     overrides.update({name: value for name, value in explicit.items() if value is not None})
     defaults: dict[str, Any] = {}
+    approve_tools = None  # the runner's (`agent_nb._runtime.approval`)
     # Replay (agent_nb._runtime.replay) is on for notebook turns; --fresh and
     # AgentMagics.replay = False turn it off (AGENT_NB_REPLAY=0 everywhere).
     replay = not fresh and (settings is None or bool(getattr(settings, "replay", True)))
@@ -112,6 +116,7 @@ def turn_options(
         model = model or settings.default_model or None
         system = system if system is not None else (settings.system_prompt or None)
         context_policy = context_policy or check_policy(settings.context_policy)
+        approve_tools = check_approve_tools(getattr(settings, "approve_tools", "ask"))
         defaults = {
             "max_tokens": settings.max_tokens,
             "temperature": settings.temperature,
@@ -126,6 +131,7 @@ def turn_options(
         overrides=overrides,
         defaults=defaults,
         replay=replay,
+        approve_tools=approve_tools,
     )
     options.config_for(_UNSET)  # every value checked now (-t 9 fails the cell, not the turn)
     return options

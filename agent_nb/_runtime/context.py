@@ -41,6 +41,7 @@ from .options import TurnOptions
 
 if TYPE_CHECKING:
     from .agent_memory import AgentMemory
+    from .approval import ApprovalPolicy, Approvals
     from .invocation import Invocation
 
 __all__ = ["InvocationContext", "Scope", "Turn"]
@@ -103,6 +104,10 @@ class Turn:
     prefit: Window | None = None  # the root agent's first request, fitted before recording
     #: Final messages under an output schema, by event id (`Reply.parsed` takes the last recorded)
     structured: dict[str, Structured] = dataclasses.field(default_factory=dict)
+    #: What happens to a call of a tool that needs approval (`agent_nb._runtime.approval`)
+    approve_tools: ApprovalPolicy = "ask"
+    #: The calls waiting for approval (set when the turn runs; None in a preview)
+    approvals: Approvals | None = None
     _backend: Backend | None = None
 
     @property
@@ -134,6 +139,8 @@ class InvocationContext:
     layers: dict[str | None, Scope]  # this loop's scopes by event branch (None: its root)
     history: Callable[[], list[Event]]
     branch: str | None = None
+    #: Inside an `AgentTool` run the user approved: its tools run without asking again
+    approved_run: bool = False
 
     @classmethod
     def root(cls, turn: Turn, agent: NamedAgent) -> InvocationContext:
@@ -153,11 +160,17 @@ class InvocationContext:
         return dataclasses.replace(self, branch=branch, scope=scope)
 
     def for_tool_run(
-        self, agent: NamedAgent, history: Callable[[], list[Event]]
+        self, agent: NamedAgent, history: Callable[[], list[Event]], *, approved: bool = False
     ) -> InvocationContext:
-        """An `AgentTool`'s agent: its own history and loop, over the caller's state."""
+        """An `AgentTool`'s agent: its own history and loop, over the caller's state.
+        ``approved``: the user approved the call of the `AgentTool` (it needs
+        approval when a tool below it does), so its agent's tools run without
+        asking again; else they ask as anywhere."""
         scope = self.scope.child(snapshot=False)
-        return InvocationContext(self.turn, agent, scope, {None: scope}, history, None)
+        approved = approved or self.approved_run
+        return InvocationContext(
+            self.turn, agent, scope, {None: scope}, history, None, approved_run=approved
+        )
 
     # -- reads ----------------------------------------------------------------
 

@@ -28,6 +28,7 @@ import contextlib
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING
 
+from .._core.approvals import STOPPED_WAITING
 from .._core.state import TEMP_PREFIX
 from .._core.types import Event, FunctionCall, FunctionResponse, PromptProgress, TextMessage
 
@@ -125,7 +126,12 @@ def _only_temp(event: Event) -> bool:
 async def _off_loop(fn: Callable[[Event], Event], event: Event) -> Event:
     """Run a blocking store call in a thread; a stop never leaves it half-done
     behind the next write (the write is waited for, then the stop goes on)."""
-    future = asyncio.get_running_loop().run_in_executor(None, fn, event)
+    try:
+        future = asyncio.get_running_loop().run_in_executor(None, fn, event)
+    except RuntimeError:
+        # The interpreter is exiting (its executors take no more work): the turns a
+        # runner stops at exit (a kernel restart) still record how they ended.
+        return fn(event)
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
@@ -176,11 +182,14 @@ async def close_loose_ends(ctx: InvocationContext, sink: Sink) -> None:
                 sink,
             )
     loose.text.clear()
+    approvals = ctx.turn.approvals
     for call in list(loose.calls.values()):
+        waited = approvals is not None and approvals.unanswered(call.call_id)
+        response = STOPPED_WAITING if waited else {"error": "cancelled before the tool finished"}
         await record(
             FunctionResponse(
                 name=call.name,
-                response={"error": "cancelled before the tool finished"},
+                response=response,
                 call_id=call.call_id,
                 author=call.author,
                 branch=call.branch,

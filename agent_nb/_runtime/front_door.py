@@ -44,6 +44,7 @@ from .._core.types import Content, Event, TurnComplete, Waiting
 from ..backends import Backend
 from ..errors import ContextWindowError, SessionBusyError
 from .agents import Agent, BaseAgent
+from .approval import waiting_refusal
 from .context import Turn
 from .options import TurnOptions
 from .origins import follow_store, note_origin
@@ -162,6 +163,8 @@ class FrontDoor:
         session = self.get_or_create_session(session_id)
         if request.holder:
             self.hold_session(session_id, request.holder)
+        if session.awaiting_approval:
+            raise SessionBusyError(waiting_refusal(session_id))
         if session.busy:  # checked first: new and a rewind must not cancel someone's turn
             raise SessionBusyError(
                 f"session {session_id!r} is already running a turn (a widget or another "

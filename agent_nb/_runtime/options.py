@@ -24,6 +24,7 @@ from .._core.types import GenerationConfig, check_tool_choice
 from .._core.window import ContextPolicy
 from ..backends import Backend
 from ..backends.structured import checked_schema
+from .approval import ApprovalPolicy, check_approve_tools
 
 __all__ = ["TurnOptions", "set_fields"]
 
@@ -67,8 +68,13 @@ class TurnOptions:
     #: Answer a call identical to one answered before from the replay cache
     #: (`agent_nb._runtime.replay`); notebook turns turn it on, the Python API does not.
     replay: bool = False
+    #: What a tool that needs approval does in this turn (`agent_nb._runtime.approval`);
+    #: None: the runner's ``approve_tools``.
+    approve_tools: ApprovalPolicy | None = None
 
     def __post_init__(self) -> None:
+        if self.approve_tools is not None:
+            check_approve_tools(self.approve_tools)
         object.__setattr__(self, "overrides", _check_fields("overrides", self.overrides))
         object.__setattr__(self, "defaults", _check_fields("defaults", self.defaults))
         object.__setattr__(

@@ -33,6 +33,7 @@ from ..errors import RunnerShutDownError
 from ..stores import SessionStore, resolve_store
 from .agent_registry import AgentRegistry
 from .agents import Agent, BaseAgent, check_agent, walk
+from .approval import ApprovalPolicy, check_approve_tools
 from .chat_modes import ChatModes
 from .eviction import Evictions
 from .exit_hook import shut_down_at_exit
@@ -67,6 +68,9 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
     ``model`` is a spec string (``"mlx:smollm2-135m"``, ``"openai:MODEL@URL"``,
     ``"scripted"``) or a `Backend`; it is resolved, and loaded, on first use.
     ``kv_checkpoints`` (None: on with a persistent store) and ``kv_*``: `ModelChoice`.
+    ``approve_tools``: what a tool that needs approval (``@tool(confirm=True)``)
+    does: ``"ask"`` waits for ``session.approve()`` / ``deny()``, ``"read-only"``
+    refuses it, ``"all"`` runs it (`agent_nb._runtime.approval`).
     """
 
     def __init__(
@@ -80,9 +84,11 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
         kv_checkpoints: bool | None = None,
         kv_disk_budget: int | None = None,
         kv_directory: str | os.PathLike[str] | None = None,
+        approve_tools: ApprovalPolicy = "ask",
     ) -> None:
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
+        self._approve_tools = check_approve_tools(approve_tools)
         ModelChoice.__init__(self, model, kv_checkpoints, kv_disk_budget, kv_directory)
         self._agent: BaseAgent = check_agent(agent) if agent is not None else Agent()
         self._user_id = user_id
@@ -107,6 +113,7 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
             turn_finished=self._turn_finished,
             owner=self,
             toolsets_used=self._toolsets_used,
+            approve_tools=lambda: self._approve_tools,
         )
         self._evictions = Evictions(self._worker, self._evict_now)
         self._holders = Holders()
@@ -129,6 +136,16 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
     @property
     def app_name(self) -> str:
         return self._app_name
+
+    @property
+    def approve_tools(self) -> ApprovalPolicy:
+        """What a tool that needs approval does (``"ask"``, ``"read-only"``, ``"all"``;
+        `agent_nb._runtime.approval`); a change holds from the next turn on."""
+        return self._approve_tools
+
+    @approve_tools.setter
+    def approve_tools(self, value: ApprovalPolicy) -> None:
+        self._approve_tools = check_approve_tools(value)
 
     @property
     def store(self) -> SessionStore:

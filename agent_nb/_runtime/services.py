@@ -42,3 +42,5 @@ class SessionServices:
     # A turn's agent tree, given as the turn starts: the runner closes the
     # toolsets (MCP servers) its turns used when it shuts down.
     toolsets_used: Callable[[Any], None] | None = None
+    #: The runner's approval policy now (`agent_nb._runtime.approval`)
+    approve_tools: Callable[[], str] = lambda: "ask"

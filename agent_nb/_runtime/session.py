@@ -22,7 +22,7 @@ from .._core.branches import (
 )
 from .._core.reply import Reply
 from .._core.trace import InvocationTrace
-from .._core.types import Content, Event, GenerationConfig
+from .._core.types import Content, Event, FunctionCall, GenerationConfig
 from .._core.window import ContextPolicy, check_policy
 from ..backends import Backend
 from .agents import BaseAgent, check_agent
@@ -222,8 +222,36 @@ class AgentSession:
         return self._core.wait(self.run_async(content, **kwargs))
 
     def cancel(self) -> None:
-        """Cancel the running turn, if any; returns at once."""
+        """Cancel the running turn, if any; returns at once. A call waiting for
+        approval is answered as not run, and the turn is recorded as interrupted."""
         self._core.gate.cancel()
+
+    # -- approval (`agent_nb._runtime.approval`) ----------------------------------
+
+    @property
+    def awaiting_approval(self) -> tuple[FunctionCall, ...]:
+        """The tool calls the running turn waits on (empty when none waits);
+        the same as the paused `Reply`'s ``awaiting_approval``."""
+        return self._core.awaiting_approval
+
+    def approve(self, call_id: str | None = None) -> Reply:
+        """Run the waiting tool calls (or the one ``call_id`` names) and go on with
+        the turn from where it paused, without asking the model again; returns the
+        rest of the turn (which may pause again). ValueError if nothing waits."""
+        return self._core.wait(self._core.answer(True, call_id))
+
+    def deny(self, call_id: str | None = None) -> Reply:
+        """Refuse the waiting tool calls (or one): each gets "denied by the user" as
+        its result and the model goes on; returns the rest of the turn."""
+        return self._core.wait(self._core.answer(False, call_id))
+
+    def approve_async(self, call_id: str | None = None) -> EventStream:
+        """`approve`, returning the rest of the turn as an `EventStream` at once."""
+        return self._core.answer(True, call_id)
+
+    def deny_async(self, call_id: str | None = None) -> EventStream:
+        """`deny`, returning the rest of the turn as an `EventStream` at once."""
+        return self._core.answer(False, call_id)
 
     def rewind(self, before_invocation_id: str) -> int:
         """Move the turn ``before_invocation_id`` and every later turn of the

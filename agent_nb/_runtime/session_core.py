@@ -29,6 +29,7 @@ from .._core.trace import InvocationTrace
 from .._core.types import (
     Content,
     Event,
+    FunctionCall,
     GenerateContentRequest,
     Rewound,
     Role,
@@ -41,6 +42,7 @@ from ..stores import SessionRecord
 from .agent_memory import AgentMemory
 from .agents import Agent, BaseAgent, check_agent
 from .agents.requests import shown_request
+from .approval import check_approve_tools
 from .context import InvocationContext, Turn
 from .engine import Stream
 from .invocation import Invocation
@@ -125,9 +127,7 @@ class SessionCore:
                 state_delta=copy.deepcopy(delta),
             )
             self._last_options = options
-            sink = Stream(
-                invocation.stream.push, store=self.keeper.append, notify=self.listeners.notify
-            )
+            sink = Stream(invocation.push, store=self.keeper.append, notify=self.listeners.notify)
             shared = self._turn(invocation, options, agent)
             shared.preset_backend(backend)
             turn = run_turn(
@@ -164,6 +164,9 @@ class SessionCore:
             state=keeper.state(),
             backend_for=self.services.backend_for,
             memory=self.memory,
+            approve_tools=check_approve_tools(
+                options.approve_tools or self.services.approve_tools()
+            ),
         )
 
     def _finish_turn(self, turn: Invocation) -> None:
@@ -174,6 +177,32 @@ class SessionCore:
 
     def wait(self, stream: EventStream) -> Reply:
         return self.services.wait(stream)
+
+    # -- approval -------------------------------------------------------------
+
+    @property
+    def awaiting_approval(self) -> tuple[FunctionCall, ...]:
+        invocation = self.gate.active
+        approvals = None if invocation is None else invocation.approvals
+        return () if approvals is None else approvals.shown
+
+    def answer(self, approved: bool, call_id: str | None) -> EventStream:
+        """Answer the waiting calls (or one); the stream of the turn's next part."""
+        if call_id is not None and not isinstance(call_id, str):
+            raise TypeError(f"call_id must be a str or None, got {type(call_id).__name__}")
+        invocation = self.gate.active
+        approvals = None if invocation is None else invocation.approvals
+        if invocation is None or approvals is None:
+            raise ValueError(f"session {self.id!r} has no tool call waiting for approval")
+
+        async def on_worker() -> EventStream:
+            assert approvals is not None and invocation is not None
+            approvals.answer(approved, call_id, self.id)
+            stream = invocation.stream  # the part after the pause: the answer's
+            approvals.pause_if_waiting()
+            return stream
+
+        return self.services.worker.run(on_worker())
 
     def trace(self, invocation_id: str | None = None) -> InvocationTrace | None:
         """What each agent of a turn read and wrote (default: the active branch's

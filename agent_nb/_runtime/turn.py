@@ -6,6 +6,8 @@ history as it was. Whatever happens next (a stop, a backend failure, a tool
 loop that never ends), the turn closes the same way: loose ends recorded
 (`close_loose_ends`), then a `TurnComplete`, so history never holds a
 function call without its response and never loses the user's message.
+A turn may pause at a tool call that waits for approval (`approval`): its
+reply then ends at the pause, and the rest comes as the answer's reply.
 """
 
 from __future__ import annotations
@@ -16,14 +18,15 @@ from collections.abc import Awaitable, Callable
 from .._core.aio import uncancel
 from .._core.reply import Reply
 from .._core.trace import InvocationTrace
-from .._core.types import TextMessage, TurnComplete
+from .._core.types import FunctionCall, TextMessage, TurnComplete
 from ..errors import ContextWindowError, SchemaError, ToolServerError
 from .agents import Agent, BaseAgent, walk
 from .agents.requests import check_schemas, fit, instructions_for, request_for
 from .agents.toolset_listing import list_toolsets
+from .approval import Approvals
 from .context import InvocationContext, Turn
 from .engine import Sink, close_loose_ends, drive, record
-from .invocation import finish_invocation, nothing_sent
+from .invocation import finish_invocation, nothing_sent, part_reply
 
 __all__ = ["Prepare", "end_invocation", "run_turn"]
 
@@ -89,6 +92,22 @@ async def run_turn(
                 session_id=turn.session_id,
                 on_end=on_end,
             )
+
+    def pause(waiting: tuple[FunctionCall, ...]) -> None:
+        """Calls wait for approval: the part of the turn so far ends (`approval`)."""
+        part = sink.events[invocation.part_start :]
+        reply = part_reply(
+            invocation,
+            part,
+            usage=turn.usage,
+            finish="stop",
+            session_id=turn.session_id,
+            structured=turn.structured,
+            awaiting=waiting,
+        )
+        invocation.pause(reply, len(sink.events))
+
+    turn.approvals = invocation.approvals = Approvals(pause)
     ctx = InvocationContext.root(turn, agent)
     ctx.scope.apply(user_event.state_delta)  # its temp: keys reach the first request
     turn.user_content = user_event.text
@@ -166,7 +185,7 @@ async def end_invocation(
         error = error or exc
     return finish_invocation(
         invocation,
-        sink.events,
+        sink.events[invocation.part_start :],
         usage=turn.usage,
         finish=turn.finish,
         error=error,

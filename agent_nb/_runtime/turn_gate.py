@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 
 from ..errors import SessionBusyError, SessionClosedError
+from .approval import waiting_refusal
 from .invocation import Invocation
 from .worker import Worker
 
@@ -32,6 +33,11 @@ class TurnGate:
     def busy(self) -> bool:
         return self._active is not None
 
+    @property
+    def active(self) -> Invocation | None:
+        """The running turn (a turn waiting for approval runs too)."""
+        return self._active
+
     def check_open(self) -> None:
         if self._closed:
             raise SessionClosedError(
@@ -44,6 +50,9 @@ class TurnGate:
         with self._lock:
             self.check_open()
             if self._active is not None:
+                approvals = self._active.approvals
+                if approvals is not None and approvals.shown:
+                    raise SessionBusyError(waiting_refusal(self._id))
                 raise SessionBusyError(
                     f"session {self._id!r} is already running a turn; wait for it, call "
                     "stream.aclose() / session.cancel(), or use another session"

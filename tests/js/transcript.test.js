@@ -140,3 +140,46 @@ test("a structured reply shows as formatted JSON, as text; other replies stay Ma
   assert.equal(prose.textContent, "m{not json}");
   assert.equal(cut.findAll("anb-json").length, 0); // an interrupted reply is not parsed
 });
+
+test("a call waiting for approval shows its arguments as text with Approve and Deny", () => {
+  /** @type {[string, boolean][]} */
+  const answers = [];
+  const call = {
+    ...ids,
+    kind: "tool_call",
+    name: "write_note",
+    call_id: "c1",
+    args: { path: "<img src=x onerror=alert(1)>" },
+    needs_approval: true,
+  };
+  // @ts-ignore: the mini document stands in for a real one
+  const [block] = renderEntries(miniDocument, [call], new Set(), plainText, (id, ok) =>
+    answers.push([id, ok]),
+  );
+  assert.equal(block.open, true);
+  assert.ok(block.classList.contains("anb-tool-waiting"));
+  assert.equal(block.findAll("anb-tool-wait")[0].textContent, "waiting for approval");
+  // The arguments are a text node: the markup shows as the characters it is.
+  assert.match(block.findAll("anb-tool-json")[0].textContent, /<img src=x onerror=alert\(1\)>/);
+  assert.equal(block.findAll("anb-tool-json")[0].children.length, 0);
+  const [approve] = block.findAll("anb-approve");
+  const [deny] = block.findAll("anb-deny");
+  assert.equal(approve.textContent, "Approve");
+  assert.equal(deny.textContent, "Deny");
+  approve.dispatch("click");
+  assert.deepEqual(answers, [["c1", true]]);
+  assert.equal(approve.disabled, true);
+  assert.equal(deny.disabled, true);
+  assert.equal(block.findAll("anb-approval-label")[0].textContent, "approved: running…");
+});
+
+test("an answered call, a call that needs no approval, or no answer callback: no buttons", () => {
+  const call = { ...ids, kind: "tool_call", name: "w", call_id: "c1", args: {}, needs_approval: true };
+  const result = { ...ids, kind: "tool_result", name: "w", call_id: "c1", response: { ok: 1 } };
+  const plain = { ...call, call_id: "c2", needs_approval: false };
+  const noop = () => {};
+  // @ts-ignore: the mini document stands in for a real one
+  const answered = renderEntries(miniDocument, [call, result, plain], new Set(), plainText, noop);
+  assert.deepEqual(answered.flatMap((b) => b.findAll("anb-approval")), []);
+  assert.equal(render([call]).flatMap((b) => b.findAll("anb-approval")).length, 0);
+});

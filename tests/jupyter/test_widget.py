@@ -136,7 +136,7 @@ def test_parse_from_js_accepts_the_three_requests_and_names_them_on_error() -> N
         "type": "switch_branch",
         "branch": 2,
     }
-    with pytest.raises(ValueError, match="'view', 'switch_branch' or 'chart_module'"):
+    with pytest.raises(ValueError, match="'switch_branch', 'chart_module' or 'approval'"):
         parse_from_js({"type": "rm -rf"})
     with pytest.raises(ValueError, match="integer 'branch'"):
         parse_from_js({"type": "switch_branch", "branch": "2"})

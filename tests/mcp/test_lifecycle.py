@@ -43,7 +43,7 @@ def test_a_server_killed_mid_call_fails_that_call_and_the_turn_goes_on(
     monkeypatch.setenv("DEMO_PID_FILE", str(pid_file))
     toolset = demo_stdio(env={"DEMO_PID_FILE": str(pid_file)})
     backend = ScriptedBackend()
-    runner = make_runner(Agent("helper", tools=[toolset]), model=backend)
+    runner = make_runner(Agent("helper", tools=[toolset]), model=backend, approve_tools="all")
     backend.enqueue(ToolCallChunk("wait_to_be_killed", {}), "The server went away.")
 
     def kill_when_waiting() -> None:
@@ -75,7 +75,7 @@ def test_a_call_that_never_answers_times_out_naming_the_server(
 ) -> None:
     short = demo_stdio(name="slow", timeout=1.5)
     backend = ScriptedBackend()
-    runner = make_runner(Agent("helper", tools=[short]), model=backend)
+    runner = make_runner(Agent("helper", tools=[short]), model=backend, approve_tools="all")
     backend.enqueue(ToolCallChunk("hang", {}), ToolCallChunk("add", {"a": 1, "b": 2}), "ok")
     session = runner.get_or_create_session("s")
     assert session.run("go").text == "ok"
@@ -91,7 +91,7 @@ def test_a_server_that_never_completes_the_handshake_times_out(
 ) -> None:
     silent = toolsets(command=SILENT[0], args=SILENT[1:], name="mute", start_timeout=2)
     backend = ScriptedBackend()
-    runner = make_runner(Agent("helper", tools=[silent]), model=backend)
+    runner = make_runner(Agent("helper", tools=[silent]), model=backend, approve_tools="all")
     session = runner.get_or_create_session("s")
     started = time.monotonic()
     with pytest.raises(ToolServerTimeoutError) as caught:

@@ -26,7 +26,9 @@ def run_calls(
 ) -> list[Any]:
     """One turn that makes ``calls`` then answers "done": its recorded events."""
     backend = ScriptedBackend()
-    runner = make_runner(Agent("helper", tools=[toolset], **agent), model=backend)
+    runner = make_runner(
+        Agent("helper", tools=[toolset], **agent), model=backend, approve_tools="all"
+    )
     backend.enqueue(*calls, "done")
     session = runner.get_or_create_session("s")
     reply = session.run("go")

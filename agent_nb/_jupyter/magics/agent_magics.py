@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from IPython.core.magic import cell_magic, line_magic, magics_class
@@ -32,6 +33,7 @@ from ..._runtime.front_door import TurnRequest
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.mcp import servers_of
 from ..._runtime.options import TurnOptions
+from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...errors import ContextWindowError
 from ..data_turn import DataTurn
@@ -40,14 +42,15 @@ from ..prompts.last_error import LastError, error_from_result
 from ..staleness import Input, Staleness
 from ..turn_settings import turn_options
 from . import config_guard
+from .approval_cell import answer_args, answer_turn, settle
 from .args import cell_options, check_output_name, parse, tool_names
-from .cell_output import output_for, show_bundle, show_turn
+from .cell_output import Outcome, output_for, show_bundle, show_turn
 from .commands import Commands, with_commands_help
 from .compose import compose
 from .config import MagicsConfig
 from .data_cell import prepare_answer, read_data_context
 from .explain import explain
-from .finish import finish_cell, window_refusal
+from .finish import end_cell, finish_cell, window_refusal
 from .rerun import CellTurns, rerun_note
 from .structured import schema_from_namespace
 from .usage import usage_errors
@@ -78,6 +81,7 @@ class AgentMagics(MagicsConfig):
             model_changed=self._model_changed,
             explain=self._explain,
             mcp_timeout=lambda: self.mcp_timeout,
+            answer=self._answer,
         )
         self.staleness = Staleness(shell)  # stale marks on answers whose inputs changed
         if shell is not None:
@@ -203,6 +207,10 @@ class AgentMagics(MagicsConfig):
 
         on_rewound = rewound if replaces is not None else None
         outcome = show_turn(stream, output, self.stream_interval, on_rewound=on_rewound)
+        if outcome.reply is not None and outcome.reply.awaiting_approval:
+            started = outcome.invocation_id
+            outcome = settle(self.shell, outcome, self._part_shower(args.format))
+            outcome.invocation_id = outcome.invocation_id or started
         if outcome.invocation_id:
             self.staleness.watch(
                 self.turns.cell_id, session_id or "", outcome.invocation_id, inputs, output.mark
@@ -210,6 +218,18 @@ class AgentMagics(MagicsConfig):
         if session_id is not None and outcome.invocation_id:
             self.turns.remember(session_id, outcome.invocation_id)
         finish_cell(self.shell, args, outcome, answer, session_id)
+
+    def _part_shower(self, fmt: Any) -> Callable[[EventStream], Outcome]:
+        """Shows one more part of a turn (after an approval) in an output of its own."""
+        return lambda stream: show_turn(stream, output_for(self.shell, fmt), self.stream_interval)
+
+    def _answer(self, argv: list[str], approved: bool) -> None:
+        """``%agent approve|deny [ID] [--call CALL_ID]``: answer the calls a session's
+        turn waits on and show the rest of the turn here."""
+        session_id, call_id = answer_args(argv, approved, self.default_session)
+        part = self._part_shower("markdown")
+        outcome = settle(self.shell, part(answer_turn(session_id, call_id, approved)), part)
+        end_cell(outcome, session_id)
 
     # -- %agent ---------------------------------------------------------------
 

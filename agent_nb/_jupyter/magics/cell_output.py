@@ -384,6 +384,8 @@ def show_turn(
         output.start()
     reply = outcome.reply
     note = reply.note if reply is not None and not reply.interrupted else ""
+    if reply is not None and reply.awaiting_approval:
+        note = ""  # the cell asks, or says how to answer (`approval_cell`)
     if reply is not None:
         note = "\n".join(n for n in (note, replay_note(reply)) if n)
     output.show(

@@ -67,6 +67,10 @@ Commands::
                              %%agent --tools NAME offers its tools
     mcp list | mcp remove NAME
                              the MCP servers, their state and tools; stop one
+    approve [ID] [--call CALL_ID]
+                             run the tool calls the session's turn waits on, go on
+    deny [ID] [--call CALL_ID]
+                             refuse them ("denied by the user"); the model goes on
 
 ID defaults to AgentMagics.default_session. Send messages with ``%%agent``.
 """
@@ -94,6 +98,8 @@ COMMANDS = (
     "memory",
     "explain",
     "mcp",
+    "approve",
+    "deny",
 )
 
 
@@ -172,6 +178,8 @@ class Commands:
       ``delete`` and ``clear`` keep in step;
     * ``model_changed``: told the spec ``%agent model SPEC`` set;
     * ``explain``: runs ``%agent explain`` (a turn, so the magics own it);
+    * ``answer``: runs ``%agent approve`` (True) / ``deny`` (False), which stream
+      the rest of a turn, so the magics own them too.
     * ``mcp_timeout``: the seconds an MCP call may take (``AgentMagics.mcp_timeout``).
     """
 
@@ -183,6 +191,7 @@ class Commands:
         cells: dict[str, tuple[str, str]],
         model_changed: Callable[[str], None],
         explain: Callable[[list[str]], None],
+        answer: Callable[[list[str], bool], None],
         mcp_timeout: Callable[[], float] = lambda: DEFAULT_TIMEOUT,
     ) -> None:
         self._mcp_timeout = mcp_timeout
@@ -205,6 +214,8 @@ class Commands:
             "memory": self._memory,
             "explain": explain,
             "mcp": self._mcp,
+            "approve": lambda argv: answer(argv, True),
+            "deny": lambda argv: answer(argv, False),
         }
 
     @usage_errors

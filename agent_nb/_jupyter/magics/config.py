@@ -86,6 +86,15 @@ class MagicsConfig(Magics):
     error_budget = Int(
         800, min=200, help="Token budget for the error that %agent explain sends."
     ).tag(config=True)
+    approve_tools = Enum(
+        ["ask", "read-only", "all"],
+        default_value="ask",
+        help="Tools that need approval (@tool(confirm=True), MCP tools not marked "
+        "readOnlyHint): 'ask' pauses the turn at the call until it is approved or denied "
+        "(the cell asks, or %agent approve / %agent deny; the widget's buttons); "
+        "'read-only' never runs them (the model is told so) and asks nobody; 'all' runs "
+        "every tool without asking. Tools that need no approval always run.",
+    ).tag(config=True)
     store = Unicode(
         "",
         help="Session store for the kernel runner: '' keeps the current runner, "

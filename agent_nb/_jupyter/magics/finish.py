@@ -19,7 +19,7 @@ from .data_cell import attach, show_answer
 if TYPE_CHECKING:
     from ..data_turn import DataTurn
 
-__all__ = ["finish_cell", "window_refusal"]
+__all__ = ["end_cell", "finish_cell", "window_refusal"]
 
 
 def finish_cell(
@@ -40,6 +40,12 @@ def finish_cell(
         refusal = window_refusal(outcome.error, args)
         if refusal is not None:
             raise refusal
+    end_cell(outcome, session_id)
+
+
+def end_cell(outcome: Outcome, session_id: str | None) -> None:
+    """How a cell ends: a failed turn is a one-line `UsageError`, an interrupted one
+    a one-line `TurnInterruptedError`; ``session_id`` None: ``--once``."""
     if outcome.error is not None:
         raise UsageError(f"the turn failed: {type(outcome.error).__name__}: {outcome.error}")
     if outcome.interrupted:

@@ -298,6 +298,19 @@ class ChatWidget(anywidget.AnyWidget):
         if self._session is not None:
             self._session.cancel()
 
+    def answer(self, call_id: str | None = None, *, approved: bool) -> None:
+        """Approve or deny a tool call the session's turn waits on (the buttons'
+        action; None: every waiting call). The rest of the turn streams in here;
+        a refusal (nothing waits any more) is shown in the widget."""
+        session = self._live_session()
+        try:
+            stream = (session.approve_async if approved else session.deny_async)(call_id)
+        except (AgentError, ValueError, TypeError) as exc:
+            self._send_msg(ErrorMsg(type="error", message=str(exc)))
+            return
+        self._turn = stream
+        stream.add_done_callback(self._turn_ended)
+
     def switch_branch(self, number: int) -> None:
         """Make branch ``number`` the session's active conversation (the ‹ › arrows).
         Every open view of the session follows; a refusal is shown in the widget."""
@@ -335,8 +348,8 @@ class ChatWidget(anywidget.AnyWidget):
             self._closing = True
             self._views.cancel()
             turn = self._turn
-            if turn is not None and not turn.done:
-                turn.cancel()
+            if turn is not None and (not turn.done or self._waits_on(turn)):
+                turn.cancel()  # a turn of this widget's paused for approval is stopped too
             current = self._detach()
             shown = static_bundle(current)  # the transcript before its session may go
             freed = [s for s in [*self._left, current] if s is not None and self._close_unheld(s)]
@@ -352,6 +365,13 @@ class ChatWidget(anywidget.AnyWidget):
                 keep_closed(self._close_comm)
                 return
         self._close_comm()
+
+    def _waits_on(self, turn: EventStream) -> bool:
+        """The session's turn ``turn`` paused for approval (its stream ended at the pause)."""
+        session = self._session
+        return session is not None and any(
+            call.invocation_id == turn.invocation_id for call in session.awaiting_approval
+        )
 
     def _close_comm(self) -> None:
         super().close()
@@ -521,6 +541,8 @@ class ChatWidget(anywidget.AnyWidget):
             self.switch_branch(msg["branch"])
         elif msg["type"] == "chart_module":
             self._send_chart_module(msg["id"])
+        elif msg["type"] == "approval":
+            self.answer(msg["call_id"], approved=msg["approved"])
         else:
             self.new_chat()
 

@@ -28,7 +28,7 @@ nearly a megabyte, so a chat without charts never loads it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from ..._core.branches import Fork
 from ..._core.codec import event_to_dict
@@ -40,6 +40,7 @@ from .data_view import TableDict, data_entry_fields
 
 __all__ = [
     "DELTA_INTERVAL_S",
+    "ApprovalMsg",
     "CatchUpMsg",
     "ChartModuleMsg",
     "ChartModuleRequest",
@@ -122,6 +123,9 @@ class _ToolCallFields(TypedDict):
     name: str
     call_id: str
     args: dict[str, Any]
+    #: The call waits for the user's approval until its result comes (Approve / Deny);
+    #: there only when True, as in the codec's dict
+    needs_approval: NotRequired[bool]
 
 
 class ToolCallEntry(_ToolCallFields, total=False):
@@ -313,8 +317,23 @@ class SwitchBranchMsg(TypedDict):
     branch: int
 
 
+class ApprovalMsg(TypedDict):
+    """The Approve or Deny button of a call waiting for approval."""
+
+    type: Literal["approval"]
+    call_id: str
+    approved: bool
+
+
 FromJs = (
-    SendMsg | StopMsg | NewChatMsg | CatchUpMsg | ViewMsg | SwitchBranchMsg | ChartModuleRequest
+    SendMsg
+    | StopMsg
+    | NewChatMsg
+    | CatchUpMsg
+    | ViewMsg
+    | SwitchBranchMsg
+    | ChartModuleRequest
+    | ApprovalMsg
 )
 
 
@@ -373,9 +392,14 @@ def parse_from_js(content: object) -> FromJs:
         if not isinstance(request_id, str):
             raise ValueError("a 'chart_module' message needs a string 'id'")
         return ChartModuleRequest(type="chart_module", id=request_id)
+    if kind == "approval":
+        call_id, approved = content.get("call_id"), content.get("approved")
+        if not isinstance(call_id, str) or not call_id or not isinstance(approved, bool):
+            raise ValueError("an 'approval' message needs a string 'call_id' and a bool 'approved'")
+        return ApprovalMsg(type="approval", call_id=call_id, approved=approved)
     raise ValueError(
         f"unknown widget message type {kind!r}; expected 'send', 'stop', 'new_chat', "
-        "'catch_up', 'view', 'switch_branch' or 'chart_module'"
+        "'catch_up', 'view', 'switch_branch', 'chart_module' or 'approval'"
     )
 
 
@@ -474,6 +498,8 @@ def entry_from_event(event: Event, marks: Mapping[str, str] | None = None) -> En
         )
         if data.get("server"):
             call["server"] = data["server"]
+        if data.get("needs_approval"):
+            call["needs_approval"] = True
         return call
     if kind == "function_response":
         return ToolResultEntry(

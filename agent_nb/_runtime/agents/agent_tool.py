@@ -11,7 +11,9 @@ an object comes as ``{"result": value}``). Like ADK, which runs the agent on a r
 own, its events go through their own loop (the same `drive`), into a list
 that is its history, not into the session: the caller's function call and
 response stand for them. What it wrote to state is handed back with the
-tool's response; ``%agent trace`` shows what it read and wrote.
+tool's response; ``%agent trace`` shows what it read and wrote. An agent
+with a tool that needs approval below it needs approval itself, as a tool
+(`agent_nb._runtime.approval`).
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ class AgentTool:
             description=about,
             parameters=dict(inputs.json_schema) if inputs is not None else _REQUEST,
         )
-        return Tool(func=_run_by_runtime, spec=spec, context_param=None, agent=self.agent)
+        acts = _acts(self.agent)
+        return Tool(_run_by_runtime, spec, context_param=None, agent=self.agent, confirm=acts)
 
 
 #: What the model passes by default: a request with something in it (a forced
@@ -79,6 +82,24 @@ _REQUEST = {
     },
     "required": ["request"],
 }
+
+
+def _acts(agent: BaseAgent) -> bool:
+    """A tool below ``agent`` needs approval, or may (a toolset lists its tools only
+    when a turn runs): then calling the agent needs it, once (its run asks no
+    more, `InvocationContext.for_tool_run`), and the call is recorded where every
+    view of the session shows it waiting."""
+    seen: set[int] = set()
+
+    def acts(node: Any) -> bool:
+        if id(node) in seen:
+            return False
+        seen.add(id(node))
+        if getattr(node, "toolsets", ()) or any(t.confirm for t in getattr(node, "tools", ())):
+            return True
+        return any(acts(sub) for sub in getattr(node, "sub_agents", ()))
+
+    return acts(agent)
 
 
 def _schema(agent: BaseAgent, which: str) -> Schema | None:
@@ -107,16 +128,21 @@ def _run_by_runtime(**_: Any) -> Any:
 
 
 async def run_agent_tool(
-    agent: BaseAgent, args: dict[str, Any], context: ToolContext, ctx: InvocationContext
+    agent: BaseAgent,
+    args: dict[str, Any],
+    context: ToolContext,
+    ctx: InvocationContext,
+    *,
+    approved: bool = False,
 ) -> dict[str, Any]:
     """Run ``agent`` on ``args["request"]`` (or its input schema's arguments); its
-    writes go to ``context.state``."""
+    writes go to ``context.state``. ``approved``: the user approved this call."""
     request = _question(agent, args)
     if isinstance(request, dict):
         return request
     events: list[Event] = []
     question = TextMessage(text=request, author="user", invocation_id=ctx.invocation_id)
-    inner = ctx.for_tool_run(agent, lambda: [question, *events])
+    inner = ctx.for_tool_run(agent, lambda: [question, *events], approved=approved)
     await drive(agent.run_async(inner), inner, Collect(events))
     for key, value in inner.scope.writes.items():
         context.state[key] = value

@@ -43,7 +43,7 @@ from .base import BaseAgent
 from .callbacks import AgentCallback, CallbackContext, call_first, check_callbacks, reply_text
 from .model_call import ModelCall
 from .requests import agent_cache_key, fit, instructions_for, output_schema_for, request_for
-from .tool_calls import run_tool
+from .tool_calls import approval_for, run_tool
 
 if TYPE_CHECKING:
     from ..context import InvocationContext
@@ -234,11 +234,17 @@ class Agent(BaseAgent):
                     tool = self.tool(call.name)
                     server = None if tool is None else tool.server
                     called.append(tool_label(call.name, server))
-                    yield ctx.event(
-                        FunctionCall, name=call.name, args=call.args, call_id=call.call_id,
+                    decision = approval_for(self, ctx, call)
+                    asked = ctx.event(
+                        FunctionCall,
+                        name=call.name,
+                        args=call.args,
+                        call_id=call.call_id,
                         server=server,
-                    )  # fmt: skip
-                    outcome = await run_tool(self, ctx, call, reads)
+                        needs_approval=decision == "ask",
+                    )
+                    yield asked  # recorded before the call waits: a reload sees it waiting
+                    outcome = await run_tool(self, ctx, call, reads, decision, asked)
                     writes.update(outcome.delta)
                     stop = stop or outcome.skip_summarization
                     yield ctx.event(

@@ -7,7 +7,9 @@ that escalates (``tool_context.escalate()``) marks its response so that the
 enclosing `LoopAgent` stops once this agent has finished: the model is asked
 again and gives its answer first, as in ADK. A tool that sets
 ``tool_context.skip_summarization`` (`exit_loop` does, as ADK's) ends the
-agent's run after its response, with no further model call.
+agent's run after its response, with no further model call. A tool that needs
+approval is asked about before anything else (`agent_nb._runtime.approval`):
+the user approves the call the model made, before any callback can change it.
 """
 
 from __future__ import annotations
@@ -18,16 +20,26 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
+from ..._core.approvals import DENIED, READ_ONLY_DENIED
 from ..._core.state import State
 from ..._core.tools import Tool, ToolContext
+from ..._core.types import FunctionCall
 from ...backends import ToolCallChunk
+from ..approval import Decision, decide
 from .callbacks import CallbackContext, call_first
 from .spec import ModelAgentSpec
 
 if TYPE_CHECKING:
     from ..context import InvocationContext
 
-__all__ = ["ToolOutcome", "exit_loop", "run_tool", "tool_context", "tool_result_payload"]
+__all__ = [
+    "ToolOutcome",
+    "approval_for",
+    "exit_loop",
+    "run_tool",
+    "tool_context",
+    "tool_result_payload",
+]
 
 
 def exit_loop(tool_context: ToolContext) -> dict[str, Any]:
@@ -63,16 +75,37 @@ def tool_context(ctx: InvocationContext, state: State) -> ToolContext:
     return CallbackContext.of(ctx, state)  # the same fields; ADK's ToolContext extends it too
 
 
+def approval_for(agent: ModelAgentSpec, ctx: InvocationContext, call: ToolCallChunk) -> Decision:
+    """Whether the call runs, waits for the user's approval, or is refused (the policy)."""
+    tool = agent.tool(call.name)
+    if call.error is not None or tool is None:
+        return "run"  # it gets its error result; nothing runs
+    return decide(tool, ctx.turn.approve_tools, approved_run=ctx.approved_run)
+
+
 async def run_tool(
-    agent: ModelAgentSpec, ctx: InvocationContext, call: ToolCallChunk, reads: set[str]
+    agent: ModelAgentSpec,
+    ctx: InvocationContext,
+    call: ToolCallChunk,
+    reads: set[str],
+    decision: Decision = "run",
+    asked: FunctionCall | None = None,
 ) -> ToolOutcome:
-    """Run one tool the model called (an `AgentTool` runs its agent)."""
+    """Run one tool the model called (an `AgentTool` runs its agent). ``decision``
+    (`approval_for`) comes first: a call that must ask waits for the answer to
+    ``asked``, its recorded `FunctionCall`, before any callback or the tool runs."""
     if call.error is not None:
         return ToolOutcome({"error": call.error})
     tool = agent.tool(call.name)
     if tool is None:
         names = ", ".join(t.name for t in agent.tools) or "none"
         return ToolOutcome({"error": f"unknown tool {call.name!r}; available tools: {names}"})
+    if decision == "deny":
+        return ToolOutcome(dict(READ_ONLY_DENIED))
+    if decision == "ask":
+        approvals = ctx.turn.approvals
+        if approvals is None or asked is None or not await approvals.ask(asked):
+            return ToolOutcome(dict(DENIED))
     delta: dict[str, Any] = {}
     context = tool_context(ctx, State(ctx.state_view(), delta, reads))
     args = dict(call.args)
@@ -81,7 +114,7 @@ async def run_tool(
     )
     if result is None:
         try:
-            result = await _call(tool, args, context, ctx)
+            result = await _call(tool, args, context, ctx, approved=decision == "ask")
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the model sees the failure and may recover
@@ -96,10 +129,10 @@ async def run_tool(
 
 
 async def _call(
-    tool: Tool, args: dict[str, Any], context: ToolContext, ctx: InvocationContext
+    tool: Tool, args: dict[str, Any], context: ToolContext, ctx: InvocationContext, approved: bool
 ) -> Any:
     if tool.agent is not None:
         from .agent_tool import run_agent_tool
 
-        return await run_agent_tool(tool.agent, args, context, ctx)
+        return await run_agent_tool(tool.agent, args, context, ctx, approved=approved)
     return await tool.call(args, context)

@@ -19,7 +19,9 @@ replaced.
 * **What qualifies**: greedy decoding (temperature 0) or an explicit seed; and
   an agent whose tools are all ``@tool(pure=True)`` (an `AgentTool` counts when
   every tool below it is pure; an MCP tool when its server marks it
-  ``readOnlyHint``), since replayed tool calls run again. Only
+  ``readOnlyHint``), since replayed tool calls run again; a tool
+  that needs approval (``@tool(confirm=True)``, an MCP tool that is not
+  read-only) never counts, whatever the policy. Only
   calls that ended normally are recorded (stop or length): not a cancelled
   one, a repetition stop or an error.
 * **Where it is on**: notebook turns (`%%agent`, `ChatWidget`), through

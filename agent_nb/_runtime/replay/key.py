@@ -73,7 +73,7 @@ def agent_is_pure(agent: Any) -> bool:
             if tool.agent is not None:
                 if not pure(tool.agent):
                     return False
-            elif not tool.pure:
+            elif tool.confirm or not tool.pure:  # one that needs approval acts
                 return False
         return all(pure(sub) for sub in getattr(node, "sub_agents", ()))
 

@@ -1,0 +1,47 @@
+"""The reference filesystem MCP server behind a ChatWidget in a real JupyterLab: its
+write tool waits, shown with the server beside the tool and the arguments as text;
+a click on Approve writes the file. Screenshot: test-output/mcp-approval-waiting.png."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from tests.fixtures_lab import OUTPUT_DIR, Lab
+from tests.jupyter.test_widget_browser import show, type_and_send, wait_idle
+
+from .conftest import FILESYSTEM
+
+pytestmark = pytest.mark.browser
+
+
+def test_approve_a_filesystem_write_in_the_widget(
+    lab: Lab, tmp_path: pathlib.Path, filesystem_server: pathlib.Path
+) -> None:
+    notes = tmp_path / "notes.md"
+    call = f"ToolCallChunk('write_file', {{'path': {str(notes)!r}, 'content': '# Week 1'}})"
+    lab.run(
+        "from agent_nb import McpToolset\n"
+        f"course = McpToolset(command={str(FILESYSTEM)!r}, args=[{str(tmp_path)!r}], "
+        "name='course')\n"
+        "fs_backend = ScriptedBackend(token_delay=0.01)\n"
+        f"fs_backend.enqueue({call}, 'Your notes are written.')\n"
+        "set_runner(AgentRunner(Agent('course', tools=[course]), model=fs_backend))"
+    )
+    _, widget = show(lab, "mcp-approve")
+    type_and_send(widget, "write my week 1 notes")
+    block = widget.locator(".anb-past details.anb-tool-waiting").last
+    block.locator(".anb-approval").wait_for(state="visible", timeout=60_000)
+    assert block.locator(".anb-tool-name").inner_text() == "write_file"
+    assert "course" in block.locator("summary").inner_text()  # the server beside the tool
+    assert "# Week 1" in block.locator(".anb-tool-json").first.inner_text()
+    assert not notes.exists()
+    OUTPUT_DIR.mkdir(exist_ok=True)
+    widget.screenshot(path=str(OUTPUT_DIR / "mcp-approval-waiting.png"))
+
+    block.locator("button.anb-approve").click()
+    wait_idle(widget, timeout=60_000)
+    widget.locator(".anb-past .anb-model", has_text="Your notes are written.").wait_for()
+    assert notes.read_text() == "# Week 1"
+    widget.screenshot(path=str(OUTPUT_DIR / "mcp-approval-approved.png"))
