@@ -192,6 +192,9 @@ THIRD_PARTY = {
     "_jupyter/magics/config_guard.py: getattr(original, '_resolve', None)",
     # IPython's display protocol: the underscore is its public name.
     "_jupyter/magics/turn_status.py: widget._repr_mimebundle_",
+    # ipykernel says whether this request's front end answers input() only in a
+    # private flag (set per execute_request from its allow_stdin).
+    "_jupyter/magics/approval_cell.py: getattr(kernel, '_allow_stdin', False)",
 }
 
 
