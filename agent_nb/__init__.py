@@ -38,6 +38,7 @@ from ._runtime.agents import (
     SequentialAgent,
     exit_loop,
 )
+from ._runtime.front_door import TurnRequest
 from ._runtime.kernel_runner import get_runner, set_runner
 from ._runtime.mcp import McpToolset
 from ._runtime.runner import AgentRunner
@@ -85,6 +86,7 @@ __all__ = [
     "TextMessage",
     "ToolContext",
     "TurnComplete",
+    "TurnRequest",
     "Usage",
     "exit_loop",
     "get_runner",

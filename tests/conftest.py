@@ -36,7 +36,7 @@ def scripted() -> ScriptedBackend:
 SLOW_MARKERS = ("mlx", "kernel", "browser")
 SLOW_FIXTURES = frozenset(
     {"embedded_model_dir", "mlx_backend", "mlx_runner", "mlx_server", "postgres", "jupyter_lab",
-     "lab_browser", "lab", "quickstart_cold"}
+     "lab_browser", "lab", "quickstart_cold", "toolsets", "demo_http_url", "filesystem_server"}
 )  # fmt: skip
 
 

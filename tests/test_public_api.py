@@ -19,7 +19,7 @@ def test_top_level_names_are_pinned() -> None:
         "ConversationReference", "DataAgentContext", "Event", "EventStream", "FunctionCall",
         "FunctionResponse", "GenerateContentRequest", "GenerationConfig", "InlineContext",
         "McpToolset", "Part", "Reply", "Role", "SessionInfo", "TextMessage", "ToolContext",
-        "TurnComplete",
+        "TurnComplete", "TurnRequest",
         "SequentialAgent", "ParallelAgent", "LoopAgent", "AgentTool", "CodeAgent", "DataAgent",
         "AgentStep", "InvocationTrace", "BaseAgent", "CallbackContext", "ReadonlyContext",
         "exit_loop", "Usage", "get_runner", "load_ipython_extension", "set_runner", "tool",
