@@ -67,6 +67,8 @@ def _initials(tokens: list[str], abbrev: str) -> tuple[str, ...] | None:
             if size < 2 or i + size > len(tokens):
                 continue
             span = tokens[i : i + size]
+            if span[0] in STOPWORDS or span[-1] in STOPWORDS:
+                continue  # "a single" does not spell AST: an acronym's words carry meaning
             letters = "".join(t[0] for t in span)
             if letters == abbrev:
                 return tuple(span)
@@ -76,7 +78,12 @@ def _initials(tokens: list[str], abbrev: str) -> tuple[str, ...] | None:
                 and (
                     (abbrev.endswith(letters) and n >= 4)
                     or abbrev.startswith(letters)
-                    or (letters[0] == abbrev[0] and letters[-1] == abbrev[-1])
+                    # "stated purpose" for SOP: the skipped letter an "of" or "and"
+                    or (
+                        letters[0] == abbrev[0]
+                        and letters[-1] == abbrev[-1]
+                        and (n >= 4 or abbrev[1] in "oa")
+                    )
                 )
             ):
                 return tuple(span)
@@ -100,12 +107,15 @@ def _spelled(col: Column, tokens: list[str]) -> set[str]:
             continue
         low = part.lower()
         out |= {t for t in tokens if len(t) >= 3 and low.endswith(t) and t != low}
+        # the plural's s of PTS, not in the singular "point"
+        bare = low[:-1] if len(low) >= 3 and low.endswith("s") else low
         for t in tokens:
-            if t[0] != low[0] or len(t) <= len(low) or t in STOPWORDS:
+            if t[0] != low[0] or len(t) <= len(bare) or t in STOPWORDS:
                 continue
-            it = iter(t)
-            if all(ch in it for ch in low):
-                out.add(t)
+            for want in {low, bare}:
+                it = iter(t)
+                if all(ch in it for ch in want):
+                    out.add(t)
     return out
 
 

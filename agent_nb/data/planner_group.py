@@ -53,7 +53,8 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
             continue
         if col.role == "id" and not asked:
             continue
-        cands.append((score + (2 if asked else 0), col))
+        # "which team ... by its players": the noun after "which" is the group
+        cands.append((score + (1 if asked == 0.5 else 2 if asked else 0), col))
     time = time_of(p.t)
     for word in ("year", "month", "day", "date"):
         asked_t = re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", r.text)

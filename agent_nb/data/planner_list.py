@@ -18,7 +18,7 @@ import re
 from typing import Any, cast
 
 from .query import Plan
-from .words import AGG_WORDS, HIGH, LOW, MODE, singular
+from .words import AGG_WORDS, HIGH, LOW, MODE, singular, stem
 
 __all__ = ["list_plans"]
 
@@ -114,8 +114,18 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
     ranked = _RANKED.search(r.text) or (
         (r.high or r.low) and re.search("|".join(sorted(r.cues & (HIGH | LOW))), r.text)
     )
-    if ranked and free and entity is not None and all(c.numeric for c in free):
-        measure = next((c for c in free if c.role == "measure"), free[0])
+    ranked_by = [c for c in free if entity is not None and c.name != entity.name and c.role != "id"]
+    measure = next(
+        (c for c in ranked_by if c.role == "measure"), ranked_by[0] if ranked_by else None
+    )
+    if (
+        ranked
+        and measure is not None
+        and entity is not None
+        and all(c.numeric for c in ranked_by)
+        # "the 3 players with the most points": names; "the top 3 points by a player": values
+        and r.where.get(measure.name, 0) > r.where.get(entity.name, 0)
+    ):
         out.append(
             (
                 Plan(
@@ -147,6 +157,9 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
         by.sort(key=lambda c: not own(c))  # stable: a column named by its own words first
         measure = by[0] if by else None
         taken = set(r.named[measure.name][1]) if measure is not None else set()
+        if measure is not None:  # a synonym of the measure ("weight" of kg) leaves a part
+            stems = {stem(x) for x in measure.parts}
+            taken = {w for w in taken if w in measure.parts or stem(w) in stems} or taken
         shown = [
             c
             for c in free

@@ -300,7 +300,11 @@ def filters_of(r: Any) -> list[Filter]:
                 c = t.columns[name]
                 if c.numeric and set(cmp[1]) & c.words and spans(t, c, s.value):
                     col = c
-        if col is not None and not spans(t, col, scaled(s.value, col, t, r.tokens, i)):
+        if (  # "more than 3000 points": the column named by the unit, even past its range
+            col is not None
+            and unit is None
+            and not spans(t, col, scaled(s.value, col, t, r.tokens, i))
+        ):
             col = by_range(t, s.value) or col
         chosen = "named"
         if col is None:
