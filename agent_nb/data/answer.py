@@ -151,7 +151,7 @@ def _fits(r: Reading, result: Result) -> str | None:
         return f"a {kind}, not a list"
     if r.expect == "number" and kind not in ("number",) and kind != "none":
         return f"a {kind}, not a number"
-    if kind.startswith("list") and not result.value and not _EMPTY_OK.search(r.text):
+    if kind.startswith("list") and not result.value and not _EMPTY_OK.search(r.asked.lower()):
         return "an empty list"
     if r.expect != "list" and kind.startswith("list"):
         return "a list for a single answer"

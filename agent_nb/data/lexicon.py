@@ -125,12 +125,17 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
     stems = {stem(w): w for w in words}
     tokens = phrase(text).split()
     found: dict[str, tuple[float, set[str]]] = {}
+    wholes: set[str] = set()  # columns the question names by their whole name
     spaced = f" {phrase(text)} "
     for col in table.columns.values():
         if col.role == "empty":
             continue
         own = {p for p in col.parts if p in asked and p not in STOPWORDS}
-        own |= {stems[stem(p)] for p in col.parts if stem(p) in stems and len(p) > 3}
+        own |= {
+            stems[stem(p)]
+            for p in col.parts
+            if stem(p) in stems and len(p) > 3 and stems[stem(p)] not in STOPWORDS
+        }
         own |= {
             w for p in col.parts for w in asked if len(p) >= 6 and len(w) >= 6 and w[:6] == p[:6]
         }
@@ -157,6 +162,8 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         if whole and not own:
             own = glued or set(phrase(col.name).split())
         found[col.name] = (score, own | synonyms | set(short or ()) | spelled | glued)
+        if whole:
+            wholes.add(col.name)
 
     # the longest name wins: "field of education" names EducationField, not Education,
     # when its words stand together in the question
@@ -172,6 +179,8 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
             and (
                 (mine < found[other][1] and together(found[other][1]))
                 or (mine == found[other][1] and len(table.columns[other].parts) == 1 < parts)
+                # `num_helpful_votes` named whole: not author_num_helpful_votes
+                or (mine <= found[other][1] and other in wholes and name not in wholes)
             )
             for other in found
         ):

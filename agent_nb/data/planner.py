@@ -175,8 +175,11 @@ class _Planner:
         r = self.r
         if r.cues & CORR and r.expect != "list" and not (r.high or r.low):
             correlation(self)
+        gaps_asked = r.cues & MISSING and not re.search(
+            r"\b(non|not)[\s-]+(missing|null|blank|nan)\b", r.text
+        )  # "the (non-null) room rating": a filter, not a count of gaps
         if (
-            r.cues & MISSING
+            gaps_asked
             and r.expect not in ("list",)
             and all(f.op in ("missing", "present") for f in r.filters)
         ):

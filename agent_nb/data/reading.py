@@ -70,6 +70,7 @@ class Reading:
     count_tests: list[tuple[str, Any, Any, tuple[str, ...]]] = dataclasses.field(
         default_factory=list
     )
+    asked: str = ""  # the question as asked, with its instructions ("if there are none ...")
 
     @property
     def high(self) -> bool:
@@ -128,9 +129,21 @@ def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None
     return None, ()
 
 
+_SYMBOLS = ((">=", "at least"), ("<=", "at most"), ("!=", "other than"), (">", "more than"))
+_SYMBOLS += (("<", "less than"), ("=", "equal to"))
+
+
+def _symbols(question: str) -> str:
+    """Comparison signs as words: "transaction_qty > 5" is "transaction_qty more than 5"."""
+    for sign, words in _SYMBOLS:
+        question = re.sub(rf"(?<=[\w)`'\"])\s*{re.escape(sign)}\s*(?=-?\d)", f" {words} ", question)
+    return question
+
+
 def read(table: Table, question: str) -> Reading:
     """The reading of ``question`` over ``table`` (see the module docstring)."""
-    question = without_instructions(question)
+    asked = question
+    question = _symbols(without_instructions(question))
     text = question.lower().replace("’", "'")
     tokens = phrase(question).split()
     words = question_words(question)
@@ -192,6 +205,7 @@ def read(table: Table, question: str) -> Reading:
         [],
         [],
     )
+    reading.asked = asked
     reading.filters = filters_of(reading)
     return reading
 

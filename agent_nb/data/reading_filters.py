@@ -181,8 +181,16 @@ def _missing_filters(r: Any, taken: set[str]) -> list[Filter]:
         before = " ".join(r.tokens[max(0, at - 3) : at])
         after = " ".join(r.tokens[end + 1 : end + 4])
         valued = after.startswith(("value", "values", "recorded", "data", "entered", "given"))
+        has_gaps = bool(r.table.df[name].isna().any())
         if re.search(r"^(is|are)\s+(not\s+)?(missing|null|empty|blank|nan)", after):
             op = "present" if " not " in f" {after} " else "missing"
+        elif re.search(r"\b(non|not)\s+(null|empty|missing|blank|nan)$", before) or re.search(
+            rf"\b(non|not) (null|empty|missing|blank) ({'|'.join(map(re.escape, words))})\b",
+            " ".join(r.tokens),
+        ):
+            op = "present"  # "a non-empty product name", "(non-null) room rating"
+        elif has_gaps and re.search(r"\b(no|without)$", before) and _named_plural(r, at):
+            op = "missing"  # "products with no labels": the column's gaps
         elif _NO_VALUE.search(before) and (valued or "missing" in before):
             op = "missing"
         elif (
@@ -199,6 +207,13 @@ def _missing_filters(r: Any, taken: set[str]) -> list[Filter]:
             )
         )
     return out
+
+
+def _named_plural(r: Any, at: int) -> bool:
+    """The column is named by a plural right there ("no labels"), not as a value's kind
+    ("no research experience": a yes/no column, read by `_binary`)."""
+    token = r.tokens[at] if at < len(r.tokens) else ""
+    return token.endswith("s") and singular(token) != token
 
 
 def filters_of(r: Any) -> list[Filter]:
@@ -293,6 +308,20 @@ def filters_of(r: Any) -> list[Filter]:
             ),
             None,
         )
+        cw_len = len(cmp[1]) if cmp is not None else 0
+        lead = r.tokens[i - cw_len - 1] if i - cw_len - 1 >= 0 else ""
+        own_word = cmp is not None and any(
+            t.columns[n].numeric and set(cmp[1]) & t.columns[n].words for n in r.named
+        )  # "older than": the comparison's own word names the column
+        if unit is None and cmp is not None and lead and not own_word:
+            unit = next(  # "transaction_qty > 5": the column named right before the sign
+                (
+                    t.columns[n]
+                    for n, (_, ws) in r.named.items()
+                    if t.columns[n].numeric and (lead in ws or singular(lead) in ws)
+                ),
+                None,
+            )
         if unit is not None:
             col = unit  # "3000 points": the column named right after the number
         if cmp is not None and unit is None:  # "older than": the comparison's own word

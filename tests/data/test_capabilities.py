@@ -67,3 +67,48 @@ def test_group_totals_ranked_as_values() -> None:
     answer = ask({"df": lifts}, "What are the top 2 total lifts by 'Weight Class'?")
     sums = lifts.groupby("Weight Class")["Amount Lifted (kg)"].sum()
     assert answer.value == sorted(sums, reverse=True)[:2]
+
+
+@pytest.fixture(scope="module")
+def reviews() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "rating_value": [5.0, 4.0, 3.0, 5.0, 2.0, 4.0],
+            "rating_rooms": [4.0, None, 5.0, 5.0, None, 3.0],
+            "author_num_helpful_votes": [9, 2, 2, 7, 2, 1],
+            "num_helpful_votes": [0, 3, 0, 1, 0, 5],
+            "labels": ["Vegan", None, None, "Organic", None, "Vegan"],
+            "product_name": ["a", "b", None, "d", "e", None],
+            "qty": [1, 2, 1, 1, 2, 1],
+            "price": [3.5, 7.0, 2.0, 9.5, 4.0, 6.0],
+            "kind": ["tea", "tea", "coffee", "cake", "coffee", "tea"],
+        }
+    )
+
+
+def test_a_column_named_whole_beats_a_longer_name(reviews: pd.DataFrame) -> None:
+    """`num_helpful_votes` named whole is not author_num_helpful_votes; "values" names
+    no rating_value."""
+    answer = ask({"df": reviews}, "List the 3 highest values of `num_helpful_votes`.")
+    assert answer.value == sorted(reviews.num_helpful_votes, reverse=True)[:3]
+    answer = ask({"df": reviews}, "Which value is most frequent for num_helpful_votes?")
+    assert answer.value == reviews.num_helpful_votes.mode()[0]
+
+
+def test_comparison_signs_and_an_empty_list_asked_for(reviews: pd.DataFrame) -> None:
+    question = (
+        "What are the unique kind names in rows with qty > 5? "
+        "If there are none answer with an empty list"
+    )
+    assert ask({"df": reviews}, question).value == []
+    answer = ask({"df": reviews}, "How many rows have qty >= 2?")
+    assert answer.value == int((reviews.qty >= 2).sum())
+
+
+def test_non_null_and_no_value_filters(reviews: pd.DataFrame) -> None:
+    answer = ask({"df": reviews}, "What (non-null) rooms rating is most common?")
+    assert answer.value == reviews.rating_rooms.dropna().mode()[0]
+    answer = ask({"df": reviews}, "How many products have a non-empty product name?")
+    assert answer.value == int(reviews.product_name.notna().sum())
+    answer = ask({"df": reviews}, "How many products have no labels?")
+    assert answer.value == int(reviews.labels.isna().sum())
