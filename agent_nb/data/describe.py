@@ -105,7 +105,7 @@ def sentence_of(plan: Plan) -> str:
         if plan.measure is None:
             return f"the number of rows{w}"
         if plan.agg == "mode":
-            return f"the most common {plan.measure}{w}"
+            return f"the {'most' if plan.order == 'desc' else 'least'} common {plan.measure}{w}"
         if plan.agg == "share":
             return f"the share of rows with {' and '.join(f.phrase() for f in plan.condition)}{w}"
         return f"the {measure_words(plan)}{w}"

@@ -109,7 +109,7 @@ class _Planner:
         cues = self.r.cues
         if MODE.search(self.r.text):
             return "mode"
-        if re.search(r"\b(difference between|range)\b", self.r.text) and (
+        if re.search(r"\b(difference betw\w*|range)\b", self.r.text) and (
             (self.r.high and self.r.low) or "range" in cues
         ):
             return "range"

@@ -22,7 +22,7 @@ from typing import Any, cast
 from .query import Filter, Plan
 from .reading import Reading, read
 from .reading_filters import comparator
-from .words import MODE
+from .words import MODE, phrase
 
 #: The planner's own plans for a reading (the question asked as a "what" question).
 Replan = Callable[[Reading], list[Any]]
@@ -280,7 +280,13 @@ def _tested_value(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
         ):
             out.append(
                 (
-                    Plan(op="compare", of=c.plan, test="=", against=_scalar(value)),
+                    Plan(
+                        op="compare",
+                        of=c.plan,
+                        test="=",
+                        against=_scalar(value),
+                        words=(("tested", tuple(phrase(str(value)).split())),),
+                    ),
                     f"test whether {value!r} is the answer to {rest!r}",
                 )
             )

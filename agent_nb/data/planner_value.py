@@ -16,6 +16,7 @@ from .planner_pairs import share, versus
 from .query import Agg, Plan
 from .words import (
     ADDITIVE,
+    AGG_WORDS,
     HOW_MANY,
     MODE,
     SHAPE,
@@ -38,6 +39,9 @@ def value(p: Any) -> None:
         return len(c.parts) < 3 or 2 * len(set(c.parts) - r.named[c.name][1]) <= len(c.parts)
 
     measures = [c for c in measures if covered(c)] or measures
+    cue_words = {w for ws in AGG_WORDS.values() for w in ws} | {"number", "count"}
+    if len(r.named) > 1:  # "the total number of job roles": "total" names no TotalWorkingYears
+        measures = [c for c in measures if not r.named[c.name][1] <= cue_words]
     used_by_filters = {w for f in filters for w in f.words}
     measures = [c for c in measures if not r.named[c.name][1] <= used_by_filters] or measures
     side = {"max", "high", "maximum"} if r.high else {"min", "low", "minimum"} if r.low else set()

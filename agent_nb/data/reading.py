@@ -129,8 +129,14 @@ def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None
     return None, ()
 
 
-_SYMBOLS = ((">=", "at least"), ("<=", "at most"), ("!=", "other than"), (">", "more than"))
-_SYMBOLS += (("<", "less than"), ("=", "equal to"))
+_SYMBOLS: tuple[tuple[str, str], ...] = (
+    (">=", "at least"),
+    ("<=", "at most"),
+    ("!=", "other than"),
+    (">", "more than"),
+    ("<", "less than"),
+    ("=", "equal to"),
+)
 
 
 def _symbols(question: str) -> str:

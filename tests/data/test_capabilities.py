@@ -112,3 +112,37 @@ def test_non_null_and_no_value_filters(reviews: pd.DataFrame) -> None:
     assert answer.value == int(reviews.product_name.notna().sum())
     answer = ask({"df": reviews}, "How many products have no labels?")
     assert answer.value == int(reviews.labels.isna().sum())
+
+
+@pytest.fixture(scope="module")
+def staff() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Age": [41, 49, 37, 33, 27, 32, 59, 30, 38, 36],
+            "JobRole": ["Sales", "Lab", "Lab", "HR", "Sales", "Lab", "Exec", "Lab", "HR", "Sales"],
+            "Field": ["Med", "Life", "Life", "Other", "Med", "Life", "Life", "Med", "Life", "Med"],
+            "TotalWorkingYears": [8, 10, 7, 8, 6, 8, 12, 1, 10, 17],
+            "Rating": [3, 4, 3, 3, 1, 3, 4, 4, 3, 4],
+        }
+    )
+
+
+def test_an_aggregation_word_alone_names_no_measure(staff: pd.DataFrame) -> None:
+    answer = ask({"df": staff}, "What is the total number of different job roles?")
+    assert answer.value == staff.JobRole.nunique()
+
+
+def test_which_group_least_counts_rows_not_an_additive_measure(staff: pd.DataFrame) -> None:
+    answer = ask({"df": staff}, "Which Field do we employ the least?")
+    assert answer.value == staff.Field.value_counts().idxmin()
+
+
+def test_a_value_tested_as_the_least_frequent(staff: pd.DataFrame) -> None:
+    answer = ask({"df": staff}, "Is 1 the least frequent rating?")
+    assert answer.value is bool(staff.Rating.value_counts().idxmin() == 1)
+    assert "least common" in answer.sentence
+
+
+def test_difference_between_highest_and_lowest_is_the_range(staff: pd.DataFrame) -> None:
+    answer = ask({"df": staff}, "What is the difference betweent the highest age and the lowest?")
+    assert answer.value == staff.Age.max() - staff.Age.min()
