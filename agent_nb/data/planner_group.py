@@ -96,12 +96,13 @@ def grouped(
         )
         return
     additive = [c for c in p.t.of("measure") if default_agg(c) == "sum"]
-    if (  # "the busiest year" (a time group): most passengers, not most rows
+    only = len(p.t.of("measure")) == 1  # "which region sold most" over region, total
+    if (  # "the busiest year": most passengers, not most rows
         m is None
         and (r.high or r.low)
         and not MODE.search(r.text)
         and additive
-        and group.role == "time"
+        and (group.role == "time" or only)
     ):
         pick = additive[0]  # "the busiest year": most passengers, not most rows
         p.add(
