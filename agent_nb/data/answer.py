@@ -254,7 +254,7 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
     mine = _columns_of(cand.plan)
     named = tuple(x for x in cand.reasons[:-1] if not x.startswith("'") or x.split("'")[1] in mine)
     cand = dataclasses.replace(cand, reasons=(*named, cand.reasons[-1]))
-    left = tuple(w for w in unused_words(r, used) if r.tokens.index(w) not in missed)
+    left = tuple(w for w in unused_words(r, used, cand.plan.op) if r.tokens.index(w) not in missed)
     reasons = tuple(f"tried first: {f}" for f in failed[:3]) + cand.reasons
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
     return Answer(

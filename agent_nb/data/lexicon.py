@@ -223,7 +223,12 @@ def match_values(table: Table, text: str) -> list[Named]:
                 used = tuple(phrase(q).split())
                 hits.append(Named(col, q, used, found[0] if found else 0, True, partial=True))
                 break
-    hits.sort(key=lambda h: (-len(h.words), -h.quoted, h.start))
+
+    def beside_name(h: Named) -> bool:  # "the 'Mercadona' type of store": stores' value
+        near = tokens[max(0, h.start - 4) : h.start + len(h.words) + 4]
+        return any(singular(t) in h.column.parts or t in h.column.parts for t in near)
+
+    hits.sort(key=lambda h: (-len(h.words), -h.quoted, not beside_name(h), h.start))
     kept: list[Named] = []
     for h in hits:
         span = set(range(h.start, h.start + len(h.words)))

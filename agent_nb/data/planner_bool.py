@@ -48,6 +48,9 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     filters = list(r.filters)
     agg = p.agg_cue()
     quant = _quantifier(r.text)
+    # "Is there a player with exactly 1000 total points?": rows, before a total tested
+    rows_asked = bool(re.match(r"^\W*(is|are|was|were) there\b|^\W*(do|does|did) any\b", r.text))
+    late: list[tuple[Plan, str]] = []
     thresholds = [
         f
         for f in filters
@@ -114,7 +117,7 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
             words=((th.column, th.words),),
         )
         test = th.op if th.op != "between" else ">="
-        out.append(
+        (late if rows_asked else out).append(
             (
                 Plan(op="compare", of=of, test=cast(Any, test), against=th.value),
                 f"test the {agg} of {th.column} {th.op} {th.value}",
@@ -223,7 +226,7 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
                     "some row has " + " and ".join(f.describe() for f in filters),
                 )
             )
-    return out
+    return out + late
 
 
 def _first(r: Any, f: Filter) -> int:

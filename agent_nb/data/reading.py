@@ -216,10 +216,12 @@ def read(table: Table, question: str) -> Reading:
     return reading
 
 
-def unused_words(r: Reading, used: set[str]) -> list[str]:
-    """Content words of the question that no part of the plan used."""
+def unused_words(r: Reading, used: set[str], op: str = "correlation") -> list[str]:
+    """Content words of the question that no part of the plan (of operation ``op``) used;
+    "associated" is left out unless the plan is a correlation."""
     spent = {w for _, (_, ws) in r.named.items() for w in ws} & used
-    cues = HIGH | LOW | TREND | CORR | MISSING | {w for ws in AGG_WORDS.values() for w in ws}
+    cues = HIGH | LOW | TREND | MISSING | {w for ws in AGG_WORDS.values() for w in ws}
+    cues |= CORR if op == "correlation" else set()
     rows = {singular(w) for w in phrase(r.table.name).split()}  # "cars" of table cars
     rows |= {w for n in r.named for w in phrase(n).split()}  # the "per" of Miles_per_Gallon
     if re.search(r"\bover (time|the years|the months|the period)\b", r.text):

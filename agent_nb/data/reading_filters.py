@@ -30,6 +30,8 @@ _UNITS = {
 
 
 def comparator(tokens: list[str], i: int) -> tuple[str, tuple[str, ...]] | None:
+    if i > 0 and tokens[i - 1] in ("a", "an"):
+        i -= 1  # "exactly a thousand"
     before = " ".join(tokens[max(0, i - 4) : i])
     for words, op in COMPARATORS:
         if before.endswith(words):
@@ -226,7 +228,8 @@ def filters_of(r: Any) -> list[Filter]:
         neg = _negated_at(r, hits[0].start)
         words = tuple(w for h in hits for w in h.words) + neg
         if hits[0].partial:
-            out.append(Filter(column=name, op="contains", value=str(hits[0].value), words=words))
+            item = str(hits[0].value).strip("[]'\" ")  # "[Mercadona]": the item in any list
+            out.append(Filter(column=name, op="contains", value=item, words=words))
         elif len(hits) > 1 and _apart(r, hits):  # "more Adelie than Gentoo": two filters
             for h in hits:
                 out.append(Filter(column=name, op="=", value=plain(h.value), words=h.words))

@@ -220,8 +220,8 @@ def reply_value(
             numbers = [x for item in items for x in _item_number(item)]
         else:
             numbers = stated_numbers(para, question)
-        return as_databench(numbers) if numbers else None
-    if not items:
+        return as_databench(numbers) if numbers or items == [] else None
+    if items is None:  # "[]" is a list a reader takes, the empty one
         return None
     return as_databench([_TAIL_NUMBER.sub("", item).strip() for item in items])
 

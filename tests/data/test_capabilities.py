@@ -146,3 +146,62 @@ def test_a_value_tested_as_the_least_frequent(staff: pd.DataFrame) -> None:
 def test_difference_between_highest_and_lowest_is_the_range(staff: pd.DataFrame) -> None:
     answer = ask({"df": staff}, "What is the difference betweent the highest age and the lowest?")
     assert answer.value == staff.Age.max() - staff.Age.min()
+
+
+@pytest.fixture(scope="module")
+def sales() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "transaction_id": [11, 12, 13, 14, 15, 16],
+            "store_id": [5, 8, 5, 5, 8, 5],
+            "store_location": ["Lower Manhattan", "Astoria", "Lower Manhattan", "Lower Manhattan",
+                               "Astoria", "Lower Manhattan"],
+            "product_id": [32, 57, 22, 40, 57, 32],
+            "product_category": ["Coffee", "Tea", "Coffee", "Bakery", "Tea", "Coffee"],
+            "stores": ["[Mercadona]", "[]", "[Mercadona, Lidl]", "[Lidl]", "[]", "[Mercadona]"],
+            "unit_price": [3.0, 2.5, 3.5, 4.0, 2.5, 3.0],
+        }
+    )  # fmt: skip
+
+
+def test_a_columns_value_in_the_first_or_last_row(sales: pd.DataFrame) -> None:
+    answer = ask({"df": sales}, "What is the location of the first purchase row-wise?")
+    assert answer.value == sales.store_location.iloc[0]
+    answer = ask({"df": sales}, "What is the categorization of the last product row-wise?")
+    assert answer.value == sales.product_category.iloc[-1]
+
+
+def test_how_many_names_a_column_counts_its_distinct_values(sales: pd.DataFrame) -> None:
+    answer = ask({"df": sales}, "How many active stores do we own according to this dataset?")
+    assert answer.value == sales.store_id.nunique()
+
+
+def test_a_list_columns_item_is_matched_inside_any_list(sales: pd.DataFrame) -> None:
+    answer = ask({"df": sales}, "How many products are sold in the 'Mercadona' type of store?")
+    assert answer.value == int(sales.stores.str.contains("Mercadona").sum())
+
+
+def test_is_there_a_row_with_exactly_a_number(players: pd.DataFrame) -> None:
+    """ "Is there a player with exactly a thousand total points?": rows, not the total."""
+    question = "Is there a player with exactly a thousand total points?"
+    assert ask({"df": players}, question).value is bool((players.PTS == 1000).any())
+    question = "Is there a player with exactly 1500 total points?"
+    assert ask({"df": players}, question).value is bool((players.PTS == 1500).any())
+
+
+def test_who_asks_for_the_label_of_the_matching_row() -> None:
+    reviews = pd.DataFrame(
+        {
+            "title": ["Great stay", "value with a view", "Noisy"],
+            "author_username": ["ann", "charlie", "bo"],
+            "author_num_reviews": [3, 18, 7],
+        }
+    )
+    answer = ask({"df": reviews}, "Who is the author of 'value with a view'?")
+    assert answer.value == "charlie"
+
+
+def test_an_unused_association_word_is_named_as_left_out(sales: pd.DataFrame) -> None:
+    answer = ask({"df": sales}, "How many rows are associated with the Astoria location?")
+    assert answer.value == int((sales.store_location == "Astoria").sum())
+    assert "associated" in answer.note
