@@ -89,6 +89,9 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
             f"{answer_text(v)} is the {show} of the row with the {side} {plan.measure}{w} "
             f"({format_number(float(n))})."
         )
+    if op == "distinct" and plan.listed:
+        side = "highest" if plan.order == "desc" else "lowest"
+        return f"{answer_text(v)} are the {len(v)} {side} distinct values of {plan.measure}{w}."
     if op == "distinct":
         return f"{answer_text(v)} are the {len(v)} distinct values of {plan.measure}{w}."
     if op == "values":

@@ -266,7 +266,10 @@ def _distinct(table: Table, plan: Plan) -> Result:
         from .table_text import items_of
 
         series = items_of(series)
-    values = [plain(v) for v in series.dropna().unique()[:MAX_LIST]]
+    unique = series.dropna().unique()
+    if plan.listed:  # "the 3 highest different revenues": the top k distinct values
+        unique = pd.Series(unique).sort_values(ascending=plan.order == "asc").head(plan.k)
+    values = [plain(v) for v in list(unique)[:MAX_LIST]]
     frame = pd.DataFrame({plan.measure: values}).head(MAX_ROWS * 3)
     roles = tuple(("value", float(v)) for v in values if kind_of(v) == "number")
     names = tuple(str(v) for v in values)

@@ -92,7 +92,11 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                 f"{entity.name} of the rows where " + " and ".join(f.describe() for f in filters),
             )
         )
-    counts_asked = bool(re.search(r"\b(number|numbers|count|counts) of\b", r.text))
+    counts = re.search(r"\b(number|numbers|count|counts) of\b", r.text)
+    mode = MODE.search(r.text)
+    # "the number of stores for the 2 commonest", not "the 2 most popular stores in terms
+    # of number of purchases"
+    counts_asked = counts is not None and (mode is None or counts.start() < mode.start())
     if MODE.search(r.text) and free:
         col = free[0]
         out.append(
@@ -166,6 +170,9 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
             if (measure is None or c.name != measure.name)
             and own(c)
             and not (own(c) & taken)  # one word names one column
+            and not any(  # "single-product price": "product" names four columns, none shown
+                o.name != c.name and own(o) == own(c) for o in free
+            )
             and c.role != "id"
             # "the SOP of the top 5 ...", "the bottom 3 states by ...": named first or
             # right after the ranking
@@ -174,6 +181,25 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                 or r.tokens[max(0, r.where.get(c.name, 0) - 1)] in ("by", "per", "each")
             )
         ]
+        unique = re.search(r"\b(different|distinct|unique)\b", r.text)
+        if re.search(r"\bnon[- ]?unique\b", r.text):
+            unique = None
+        if measure is not None and unique and measure.numeric:
+            # "the 3 highest different revenues", "the lowest 4 price values": distinct values
+            out.append(
+                (
+                    Plan(
+                        op="distinct",
+                        measure=measure.name,
+                        order=order,
+                        k=k,
+                        listed=True,
+                        filters=filters,
+                        words=(*p.words(measure), ("distinct", (unique.group(1),))),
+                    ),
+                    f"the {k} {'highest' if order == 'desc' else 'lowest'} distinct {measure.name}",
+                )
+            )
         if measure is not None:
             if shown:
                 show = shown[0]

@@ -166,6 +166,20 @@ def value(p: Any) -> None:
             f"a trend of {m.name}",
             open_=not measures,
         )
+    single = re.search(r"\b(single|individual)\b", r.text)
+    if group is not None and measures and agg in ("min", "max") and single:
+        # "the category with the smallest single price": the row's, not a group total
+        p.add(
+            Plan(
+                op="extreme",
+                measure=measures[0].name,
+                group_by=group.name,
+                order=order,
+                filters=filters,
+                words=(*p.words(measures[0], group), ("row", (single.group(1),))),
+            ),
+            f"{group.name} of the row with the {order} {measures[0].name}",
+        )
     if group is not None:
         grouped(p, group, measures, agg, order, filters)
     m = measures[0] if measures else None
@@ -188,22 +202,17 @@ def value(p: Any) -> None:
                 f"which {label.name} holds the {order} {m.name}",
             )
     of_row = re.search(
-        r"\b(with|has|had|having|who|whose|of|by)\s+(the\s+)?(\w+\s+)?"
+        r"\b(with|has|had|having|who|whose|of|by)\s+(the\s+)?(\w+\s+){0,2}"
         r"(highest|lowest|most|least|best|worst|largest|smallest|longest|"
         r"shortest|maximum|minimum|top|greatest|fewest)\b",
         r.text,
     )
     if of_row and len(r.named) >= 2 and group is None:
         cut = len(r.text[: of_row.start()].split())
-        shown = [
+        shown = [  # the best named first ("the product type of the transactions ...")
             c
-            for c in p.best(("measure", "category", "label", "id", "time"), numeric=True)
+            for c in p.best(("measure", "category", "label", "id", "time"))
             if r.where.get(c.name, 99) < cut and c.name not in fcols
-        ]
-        shown += [
-            c
-            for c in p.best(("category", "label", "id", "time"))
-            if r.where.get(c.name, 99) < cut and c.name not in fcols and c not in shown
         ]
         ranked = [c for c in measures if r.where.get(c.name, -1) >= cut]
         if shown and ranked:

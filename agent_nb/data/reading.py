@@ -92,13 +92,21 @@ class Reading:
         return set(self.words) - used
 
     def near(
-        self, index: int, roles: tuple[str, ...], numeric: bool = False, value: float | None = None
+        self,
+        index: int,
+        roles: tuple[str, ...],
+        numeric: bool = False,
+        value: float | None = None,
+        spent: tuple[str, ...] = (),
     ) -> Column | None:
         """The named column closest to word ``index`` (of ``roles``); with ``value``, one
-        whose values span it comes first."""
+        whose values span it comes first; one named only by ``spent`` words (the
+        comparison's own: "a score of 4") is not a candidate."""
         best: tuple[float, Column] | None = None
         for name, at in self.where.items():
             col = self.table.columns[name]
+            if spent and self.named[name][1] <= set(spent):
+                continue
             if col.role not in roles and not (numeric and col.numeric):
                 continue
             if numeric and not col.numeric:

@@ -300,7 +300,13 @@ def filters_of(r: Any) -> list[Filter]:
         if counted is not None and cmp is not None:  # "more than 100 lifters": a count
             r.count_tests.append((cmp[0], _num(s.value), counted, s.words + cmp[1]))
             continue
-        col = r.near(i, ("measure", "category", "id", "time"), numeric=True, value=s.value)
+        col = r.near(
+            i,
+            ("measure", "category", "id", "time"),
+            numeric=True,
+            value=s.value,
+            spent=cmp[1] if cmp else (),
+        )
         unit = next(
             (
                 t.columns[n]
@@ -313,8 +319,10 @@ def filters_of(r: Any) -> list[Filter]:
         )
         cw_len = len(cmp[1]) if cmp is not None else 0
         lead = r.tokens[i - cw_len - 1] if i - cw_len - 1 >= 0 else ""
-        own_word = cmp is not None and any(
-            t.columns[n].numeric and set(cmp[1]) & t.columns[n].words for n in r.named
+        own_word = (
+            cmp is not None
+            and cmp[0] != "="
+            and any(t.columns[n].numeric and set(cmp[1]) & t.columns[n].words for n in r.named)
         )  # "older than": the comparison's own word names the column
         if unit is None and cmp is not None and lead and not own_word:
             unit = next(  # "transaction_qty > 5": the column named right before the sign
@@ -327,7 +335,7 @@ def filters_of(r: Any) -> list[Filter]:
             )
         if unit is not None:
             col = unit  # "3000 points": the column named right after the number
-        if cmp is not None and unit is None:  # "older than": the comparison's own word
+        if cmp is not None and unit is None and cmp[0] != "=":  # "older than": its own word
             for name in r.named:
                 c = t.columns[name]
                 if c.numeric and set(cmp[1]) & c.words and spans(t, c, s.value):

@@ -205,3 +205,41 @@ def test_an_unused_association_word_is_named_as_left_out(sales: pd.DataFrame) ->
     answer = ask({"df": sales}, "How many rows are associated with the Astoria location?")
     assert answer.value == int((sales.store_location == "Astoria").sum())
     assert "associated" in answer.note
+
+
+def test_a_comparison_phrase_names_no_column(staff: pd.DataFrame) -> None:
+    """ "with a score of 4": the column named beside it, not one "score" is a synonym of."""
+    frame = staff.assign(EnvironmentSatisfaction=[4, 1, 4, 2, 4, 3, 3, 4, 1, 4])
+    question = (
+        "How many employees rate their satisfaction with their environment with a score of 4?"
+    )
+    assert ask({"df": frame}, question).value == int((frame.EnvironmentSatisfaction == 4).sum())
+
+
+def test_the_group_of_the_row_at_a_single_extreme(sales: pd.DataFrame) -> None:
+    """ "the smallest single price": the row's category, not the smallest group total."""
+    question = "Which category is associated with the smallest single product price?"
+    answer = ask({"df": sales}, question)
+    assert answer.value == sales.loc[sales.unit_price.idxmin(), "product_category"]
+
+
+def test_a_column_of_the_row_at_an_extreme_words_between(sales: pd.DataFrame) -> None:
+    question = "What is the product category of the transactions with yielded the most unit price?"
+    answer = ask({"df": sales}, question)
+    assert answer.value == sales.loc[sales.unit_price.idxmax(), "product_category"]
+
+
+def test_a_word_shared_by_several_columns_shows_none(sales: pd.DataFrame) -> None:
+    answer = ask({"df": sales}, "List the lowest 3 single-product price values")
+    assert answer.value == sorted(sales.unit_price)[:3]
+
+
+def test_the_top_k_distinct_values(sales: pd.DataFrame) -> None:
+    answer = ask({"df": sales}, "List the highest 3 different unit prices.")
+    assert answer.value == sorted(set(sales.unit_price), reverse=True)[:3]
+
+
+def test_ids_of_the_most_popular_groups_are_labels_not_counts(sales: pd.DataFrame) -> None:
+    frame = sales.drop(columns="stores")
+    question = "List the IDs of our 2 most popular stores in terms of number of purchases"
+    assert ask({"df": frame}, question).value == list(frame.store_id.value_counts().index[:2])
