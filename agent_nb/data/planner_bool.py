@@ -192,6 +192,35 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
                     "compare the two values' " + ("rows" if "measure" not in mk else mk["agg"]),
                 )
             )
+    out += _uniform(p, quant)
+    # "Is the highest rating ... 4?": an aggregate named, a number, no comparison word
+    spare = [
+        s
+        for s in r.stated
+        if not (r.k is not None and s.value == r.k)
+        and not any(set(s.words) <= set(f.words) for f in filters)
+    ]
+    numeric = p.best(("measure", "category"), numeric=True)
+    if agg in _AGG_OF and agg != "count" and spare and numeric and not thresholds:
+        m = numeric[0]
+        late.append(
+            (
+                Plan(
+                    op="compare",
+                    of=Plan(
+                        op="aggregate",
+                        measure=m.name,
+                        agg=agg,
+                        filters=tuple(filters),
+                        words=p.words(m),
+                    ),
+                    test="=",
+                    against=_scalar(spare[-1].value),
+                    words=(("tested", spare[-1].words),),
+                ),
+                f"test whether the {agg} of {m.name} is {spare[-1].text}",
+            )
+        )
     # "is <value> the <answer of a what-question>?"
     if not tested:
         out += _tested_value(p, replan)
@@ -227,6 +256,39 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
                 )
             )
     return out + late
+
+
+_SAME = re.compile(r"\b(the same|identical|constant|unchanged)\b")
+_ALL_DIFFERENT = re.compile(r"\b(all|every|each)\b.*\b(different|unique|distinct)\b")
+
+
+def _uniform(p: Any, quant: str) -> list[tuple[Plan, str]]:
+    """ "Is the standard number of hours the same across all employees?": one distinct
+    value; "Do all rows have a different product id?": as many distinct values as rows."""
+    r = p.r
+    same, different = _SAME.search(r.text), _ALL_DIFFERENT.search(r.text)
+    found = same or different
+    whole = quant == "all" or re.search(r"\bacross\b", r.text)
+    if found is None or (same is not None and not whole and different is None):
+        return []
+    cut = len(r.text[: found.start()].split())
+    cols = [
+        c
+        for c in p.best(("measure", "category", "label", "id", "time"))
+        if c.name not in {f.column for f in r.filters}
+    ]
+    cols = [c for c in cols if r.where.get(c.name, 0) < cut] or cols
+    if not cols:
+        return []
+    col = cols[0]
+    distinct = Plan(op="aggregate", measure=col.name, agg="nunique", filters=tuple(r.filters))
+    words = (("uniform", tuple(phrase(found.group(0)).split())),)
+    if same:
+        plan = Plan(op="compare", of=distinct, test="=", against=1, words=words)
+        return [(plan, f"{col.name} holds one value throughout")]
+    rows = Plan(op="aggregate", agg="count", filters=tuple(r.filters))
+    plan = Plan(op="compare", of=distinct, test="=", versus=rows, words=words)
+    return [(plan, f"every row has its own {col.name}")]
 
 
 def _first(r: Any, f: Filter) -> int:

@@ -178,6 +178,9 @@ def grouped(
     )
     if agg in ("max", "min") and not re.search(r"\b(max|min|maximum|minimum)\b", r.text):
         a = default_agg(m) if agg == "max" or agg == "min" else a
+        most = re.search(r"\b(most|fewest)\s+(\w+)", r.text)
+        if most and {most.group(2), most.group(2).rstrip("s")} & r.named[m.name][1]:
+            a = "sum"  # "which team had the most rebounds": the team's rebounds add up
     second = second_group(p, group)
     value_asked = (
         r.expect != "list"

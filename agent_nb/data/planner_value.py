@@ -84,7 +84,9 @@ def value(p: Any) -> None:
                 f"{shown[0].name} in the {'last' if last else 'first'} row",
             )
     who = re.match(r"^\W*who\b", r.text)
-    if who and filters and agg is None:  # "who is the author of 'value with a view'?"
+    if (
+        who and filters and agg is None and not (r.high or r.low)
+    ):  # "who is the author of 'value with a view'?"
         label = p.label(exclude=list(fcols))
         if label is not None:
             p.add(

@@ -67,7 +67,7 @@ FILLER = cues(
 HIGH = cues(
     "highest most best top largest biggest greatest max maximum leading peak higher larger "
     "heaviest longest hottest warmest wettest deepest tallest oldest fastest richest "
-    "expensive strongest windiest rainiest populous popular record busiest"
+    "expensive strongest windiest rainiest populous popular record busiest led"
 )
 LOW = cues(
     "lowest least worst bottom smallest fewest min minimum weakest lower smaller lightest "

@@ -243,3 +243,28 @@ def test_ids_of_the_most_popular_groups_are_labels_not_counts(sales: pd.DataFram
     frame = sales.drop(columns="stores")
     question = "List the IDs of our 2 most popular stores in terms of number of purchases"
     assert ask({"df": frame}, question).value == list(frame.store_id.value_counts().index[:2])
+
+
+def test_which_group_had_the_most_of_a_measure_adds_it_up(players: pd.DataFrame) -> None:
+    answer = ask({"df": players}, "Which team had the most rebounds?")
+    assert answer.value == players.groupby("TEAM").REB.sum().idxmax()
+
+
+def test_who_led_in_a_measure(players: pd.DataFrame) -> None:
+    answer = ask({"df": players}, "Who led in assists?")
+    assert answer.value == players.loc[players.AST.idxmax(), "PLAYER"]
+
+
+def test_the_same_across_all_rows_and_all_different(staff: pd.DataFrame) -> None:
+    frame = staff.assign(StandardHours=80, EmployeeNumber=range(1, 11))
+    question = "Is the standard number of working hours the same across all employees?"
+    assert ask({"df": frame}, question).value is (frame.StandardHours.nunique() == 1)
+    question = "Do all rows of this dataset have a different job role?"
+    assert ask({"df": frame}, question).value is (frame.JobRole.nunique() == len(frame))
+
+
+def test_an_aggregate_tested_against_a_bare_number(staff: pd.DataFrame) -> None:
+    answer = ask({"df": staff}, "Is the highest rating given to any employee 4?")
+    assert answer.value is bool(staff.Rating.max() == 4)
+    answer = ask({"df": staff}, "Is the highest rating given to any employee 3?")
+    assert answer.value is bool(staff.Rating.max() == 3)
