@@ -286,7 +286,9 @@ def time_column(table: Table) -> Column | None:
     import pandas as pd
 
     dated = [c for c in times if pd.api.types.is_datetime64_any_dtype(table.df[c.name])]
-    return (dated or times)[0]
+    # the table's own date ("date") before a dated event ("date_stayed")
+    plain = [c for c in dated if set(c.parts) <= {"date", "time", "datetime", "timestamp", "day"}]
+    return (plain or dated or times)[0]
 
 
 def words_of(text: str) -> list[str]:

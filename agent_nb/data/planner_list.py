@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
+from .lexicon import time_column
 from .query import Plan
 from .words import AGG_WORDS, HIGH, LOW, MODE, singular, stem
 
@@ -44,6 +45,12 @@ def _entity(p: Any) -> Any:
                 return None  # "car weights": the weights, not the cars
             return label
     return None
+
+
+def _period_named(text: str) -> Any:
+    """ "the 4 most common years a guest stayed": a time column read by years."""
+    m = re.search(r"\b(year|month|day)s?\b", text)
+    return m.group(1) if m else None
 
 
 def list_plans(p: Any) -> list[tuple[Plan, str]]:
@@ -92,6 +99,37 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                 f"{entity.name} of the rows where " + " and ".join(f.describe() for f in filters),
             )
         )
+    time = time_column(r.table)
+    period = _period_named(r.text)
+    by_rows = re.search(r"\b(number|count) of (\w+)", r.text)
+    if (
+        time is not None
+        and period
+        and (_RANKED.search(r.text) or MODE.search(r.text))
+        and by_rows
+        and not any(  # "the number of reviews": rows, unless a column is named by it whole
+            by_rows.group(2) in r.named[c.name][1] and len(c.parts) < 2 for c in free
+        )
+    ):  # "the top 4 years according to the number of reviews"
+        out.append(
+            (
+                Plan(
+                    op="rank",
+                    agg="count",
+                    group_by=time.name,
+                    period=period,
+                    order=order,
+                    k=k,
+                    listed=True,
+                    filters=filters,
+                    words=(
+                        ("time", (period, f"{period}s")),
+                        ("rows", tuple(by_rows.group(0).split())),
+                    ),
+                ),
+                f"the {k} {period}s of {time.name} with the most rows",
+            )
+        )
     counts = re.search(r"\b(number|numbers|count|counts) of\b", r.text)
     mode = MODE.search(r.text)
     # "the number of stores for the 2 commonest", not "the 2 most popular stores in terms
@@ -109,6 +147,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                     k=k,
                     listed=True,
                     labels=not counts_asked,  # "the number of stores for the 2 commonest"
+                    period=_period_named(r.text) if col.role == "time" else None,
                     filters=filters,
                     words=p.words(col),
                 ),

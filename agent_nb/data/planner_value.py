@@ -38,6 +38,8 @@ def value(p: Any) -> None:
     def covered(c: Any) -> bool:  # "author" names little of author_num_reviews
         return len(c.parts) < 3 or 2 * len(set(c.parts) - r.named[c.name][1]) <= len(c.parts)
 
+    if not any(covered(c) for c in measures) and re.search(r"\b(how many|number of)\b", r.text):
+        measures = []  # "the number of reviews": rows, not author_num_reviews
     measures = [c for c in measures if covered(c)] or measures
     cue_words = {w for ws in AGG_WORDS.values() for w in ws} | {"number", "count"}
     if len(r.named) > 1:  # "the total number of job roles": "total" names no TotalWorkingYears

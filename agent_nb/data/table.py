@@ -195,6 +195,22 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
     return ("label" if names_rows or nunique > MAX_CATEGORY else "category"), nunique, False
 
 
+def _as_dates(series: Any) -> Any:
+    """A text column of dates as datetimes, or None where any value does not parse."""
+    import pandas as pd
+
+    text = series.dropna().astype(str)
+    if not text.str.contains(r"\d{4}").all():
+        return None  # "January", "Mon": names of periods, not dates
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            parsed = pd.to_datetime(series, errors="coerce", format="mixed")
+        except (TypeError, ValueError):
+            return None
+    return parsed if parsed.notna().sum() == series.notna().sum() else None
+
+
 def _words_of(name: str, described: str = "") -> tuple[tuple[str, ...], frozenset[str]]:
     parts = tuple(singular(w) for w in name_words(name) if w not in NAME_STOP)
     words: set[str] = set(parts)
@@ -245,9 +261,23 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
     df = empty_lists_missing(numbers_in_text(unnest(df, notes), notes))
     sample = df if len(df) <= SAMPLE_ROWS else df.sample(SAMPLE_ROWS, random_state=0)
     columns: dict[str, Column] = {}
+    copied = False
     for column in df.columns:
         series = df[column]
         role, nunique, integer = column_role(column, series, sample[column])
+        if role == "time" and not (
+            pd.api.types.is_datetime64_any_dtype(series) or pd.api.types.is_numeric_dtype(series)
+        ):
+            dated = _as_dates(series)
+            if dated is not None:  # "2010-10-25 00:00:00+00:00", "July 2010": dates to group
+                whole = sample is df
+                if not copied:  # the user's frame stays as it is
+                    df, copied = df.copy(), True
+                df[column] = series = dated
+                if whole:
+                    sample = df
+                else:  # df.sample made its own frame
+                    sample[column] = dated.loc[sample.index]
         described = describe_columns(given).get(column, "")
         parts, words = _words_of(column, described)
         values: dict[str, Any] = {}

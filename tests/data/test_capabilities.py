@@ -268,3 +268,33 @@ def test_an_aggregate_tested_against_a_bare_number(staff: pd.DataFrame) -> None:
     assert answer.value is bool(staff.Rating.max() == 4)
     answer = ask({"df": staff}, "Is the highest rating given to any employee 3?")
     assert answer.value is bool(staff.Rating.max() == 3)
+
+
+@pytest.fixture(scope="module")
+def stays() -> pd.DataFrame:
+    """Reviews with dates written as text (ISO with a zone, "Month YYYY")."""
+    return pd.DataFrame(
+        {
+            "date": ["2010-10-25 00:00:00+00:00", "2012-02-09 00:00:00+00:00",
+                     "2012-07-01 00:00:00+00:00", "2009-03-03 00:00:00+00:00",
+                     "2012-11-30 00:00:00+00:00", "2010-01-15 00:00:00+00:00"],
+            "date_stayed": ["July 2010", "January 2012", "June 2012", "March 2009",
+                            "November 2011", "January 2010"],
+            "author_num_reviews": [12, 3, 40, 7, 1, 9],
+            "rating": [5, 4, 3, 5, 2, 4],
+        }
+    )  # fmt: skip
+
+
+def test_text_dates_are_read_as_dates_by_year(stays: pd.DataFrame) -> None:
+    years = pd.to_datetime(stays.date, format="mixed").dt.year
+    answer = ask({"df": stays}, "Is there any review written in 2024?")
+    assert answer.value is bool((years == 2024).any())
+    answer = ask({"df": stays}, "Which year had the highest number of reviews made?")
+    assert answer.value == years.value_counts().idxmax()
+    answer = ask({"df": stays}, "List the top 2 years according to the number of reviews.")
+    assert answer.value == list(years.value_counts().index[:2])
+    stayed = pd.to_datetime(stays.date_stayed, format="mixed").dt.year
+    answer = ask({"df": stays}, "List the 2 most common years a guest stayed.")
+    assert answer.value == list(stayed.value_counts().index[:2])
+    assert stays.date.iloc[0] == "2010-10-25 00:00:00+00:00"  # the user's frame is untouched
