@@ -199,16 +199,20 @@ def _as_dates(series: Any) -> Any:
     """A text column of dates as datetimes, or None where any value does not parse."""
     import pandas as pd
 
-    text = series.dropna().astype(str)
-    if not text.str.contains(r"\d{4}").all():
+    probe = series.dropna().head(200).astype(str)
+    if not probe.str.contains(r"\d{4}").all():
         return None  # "January", "Mon": names of periods, not dates
+    given = int(series.notna().sum())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        try:
-            parsed = pd.to_datetime(series, errors="coerce", format="mixed")
-        except (TypeError, ValueError):
-            return None
-    return parsed if parsed.notna().sum() == series.notna().sum() else None
+        for how in (None, "mixed"):  # one inferred format is fast; mixed ones are not
+            try:
+                parsed = pd.to_datetime(series, errors="coerce", format=how)
+            except (TypeError, ValueError):
+                continue
+            if int(parsed.notna().sum()) == given:
+                return parsed
+    return None
 
 
 def _words_of(name: str, described: str = "") -> tuple[tuple[str, ...], frozenset[str]]:
