@@ -60,6 +60,12 @@ class Stated:
     text: str
 
 
+def _within(letters: str, abbrev: str) -> bool:
+    """Whether ``letters`` appear in ``abbrev`` in order."""
+    it = iter(abbrev)
+    return all(ch in it for ch in letters)
+
+
 def _initials(tokens: list[str], abbrev: str) -> tuple[str, ...] | None:
     n = len(abbrev)
     for i in range(len(tokens) - 1):
@@ -83,6 +89,7 @@ def _initials(tokens: list[str], abbrev: str) -> tuple[str, ...] | None:
                         letters[0] == abbrev[0]
                         and letters[-1] == abbrev[-1]
                         and (n >= 4 or abbrev[1] in "oa")
+                        and _within(letters, abbrev)  # "college they applied" is no CGPA
                     )
                 )
             ):

@@ -14,6 +14,7 @@ from .words import (
 )
 
 __all__ = [
+    "agent_by",
     "default_agg",
     "how_many_of",
     "how_words",
@@ -37,9 +38,24 @@ def time_of(table: Table) -> Column | None:
     return time_column(table)
 
 
+_AGENT = re.compile(r"\b(given|made|written|set|done|taken|seen|known|held|\w+ed)\s+by$")
+_GROUPING = re.compile(
+    r"\b(grouped|sorted|ordered|broken|split|ranked|aggregated|summarized)\s+by$"
+)
+
+
+def agent_by(text: str, at: int) -> bool:
+    """Whether the "by" ending at ``at`` names who did something ("given by the
+    college", "scored by its players"), not a grouping."""
+    return bool(_AGENT.search(text[:at])) and not _GROUPING.search(text[:at])
+
+
 def per(text: str, col: Column) -> bool:
     head = re.escape(phrase(col.name).split()[0]) if phrase(col.name) else ""
-    return bool(re.search(rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?{head}", text))
+    return any(
+        not (m.group(1) == "by" and agent_by(text, m.end(1)))
+        for m in re.finditer(rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?{head}", text)
+    )
 
 
 def period(text: str) -> Literal["year", "month", "day"] | None:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from .planner_cues import default_agg, per, period, time_of
+from .planner_cues import agent_by, default_agg, per, period, time_of
 from .query import Agg, Filter, Plan
 from .table import Column
 from .words import (
@@ -35,7 +35,12 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
         asked: Any = heads and re.search(
             rf"\b(which|what|each|per|every)\s+(\w+\s)?({heads})", r.text
         )
-        asked = asked or (heads and re.search(rf"\bby\s+(\w+\s)?({heads})", r.text) and 0.5)
+        by = [
+            m
+            for m in re.finditer(rf"\bby\s+(\w+\s)?({heads})", r.text)
+            if heads and not agent_by(r.text, m.start() + 2)
+        ]
+        asked = asked or (by and 0.5)
         asked = asked or (
             heads
             and re.search(rf"\b({'|'.join(sorted(HIGH | LOW))})\s+({heads})\b", r.text)

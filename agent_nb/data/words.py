@@ -90,7 +90,8 @@ AGG_WORDS = {
     "nunique": cues("distinct unique different"),
 }
 MODE = re.compile(
-    r"\b(most|least) (common|frequent|frequently|often|popular|usual)\b|\bcommonest\b|\bmode\b"
+    r"\b(most|least) (common|commonly|frequent|frequently|often|popular|usual)\b|\bcommonest\b|"
+    r"\bmode\b"
 )
 HOW_MANY = re.compile(r"\b(how many|number of|count)\b")
 WHO = re.compile(r"\b(who|which|what|when)\b")

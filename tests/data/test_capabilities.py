@@ -298,3 +298,31 @@ def test_text_dates_are_read_as_dates_by_year(stays: pd.DataFrame) -> None:
     answer = ask({"df": stays}, "List the 2 most common years a guest stayed.")
     assert answer.value == list(stayed.value_counts().index[:2])
     assert stays.date.iloc[0] == "2010-10-25 00:00:00+00:00"  # the user's frame is untouched
+
+
+@pytest.fixture(scope="module")
+def admissions() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "GRE Score": [337, 324, 316, 322, 314, 330, 321, 308],
+            "University Rating": [4, 4, 3, 3, 2, 5, 3, 3],
+            "SOP": [4.5, 4.0, 3.0, 3.5, 2.0, 4.5, 3.0, 3.0],
+            "CGPA": [9.65, 8.87, 8.0, 8.67, 8.21, 9.34, 8.2, 7.9],
+        }
+    )
+
+
+def test_an_acronym_is_spelled_only_by_letters_in_order(admissions: pd.DataFrame) -> None:
+    """ "given by the college they applied to" spells no CGPA, and "given by" is who gave
+    it, not a grouping: the rating of the row with the highest CGPA."""
+    question = (
+        "What is the rating given by the college they applied to "
+        "the applicant with the highest CGPA?"
+    )
+    answer = ask({"df": admissions}, question)
+    assert answer.value == admissions.loc[admissions.CGPA.idxmax(), "University Rating"]
+
+
+def test_most_commonly_asks_for_the_mode(admissions: pd.DataFrame) -> None:
+    answer = ask({"df": admissions}, "Which rating number is most commonly given by universities?")
+    assert answer.value == admissions["University Rating"].mode()[0]
