@@ -221,6 +221,7 @@ def match_values(table: Table, text: str) -> list[Named]:
                 continue  # "8 cylinders", "the N region": a short value beside its column's name
             is_quoted = any(phrase(q) == phrase(key) for q in quoted)
             hits.append(Named(col, value, used, start, is_quoted, partial=col.listy))
+    hits += _glued(table, tokens, hits) + _shaped(table, text, tokens, hits)
     for q in quoted:  # a quoted text that no value equals: inside a longer text value
         if any(phrase(str(h.value)) == phrase(q) for h in hits):
             continue
@@ -245,6 +246,55 @@ def match_values(table: Table, text: str) -> list[Named]:
             continue  # the same words name a value of another column: the first wins
         kept.append(h)
     return kept
+
+
+def _glued(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:
+    """ "family fun guru" names the user ``familyfunguru``: a value written as one word."""
+    grams: dict[str, tuple[int, tuple[str, ...]]] = {}
+    for n in (2, 3, 4):
+        for i in range(len(tokens) - n + 1):
+            span = tokens[i : i + n]
+            if span[0] not in STOPWORDS and span[-1] not in STOPWORDS:
+                grams.setdefault("".join(span), (i, tuple(span)))
+    out = []
+    taken = {i for h in hits for i in range(h.start, h.start + len(h.words))}
+    for col in table.columns.values():
+        if col.role not in ("category", "label") or not col.values:
+            continue
+        for key, (start, used) in grams.items():
+            if (
+                key in col.values
+                and len(key) >= 6
+                and not taken & set(range(start, start + len(used)))
+            ):
+                out.append(Named(col, col.values[key], used, start))
+    return out
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", text))
+
+
+def _shaped(table: Table, text: str, tokens: list[str], hits: list[Named]) -> list[Named]:
+    """ "the 2010-11 season" over a column whose values all look like "2012-13": that
+    column's value, even one the table does not hold (its filter then matches no row)."""
+    out = []
+    for col in table.columns.values():
+        if col.role not in ("category", "label") or col.numeric or not col.values:
+            continue
+        shapes = {_shape(str(v)) for v in col.values.values()}
+        if len(shapes) != 1:
+            continue
+        shape = shapes.pop()
+        if not re.fullmatch(r"9+([-/.:]9+)+", shape):
+            continue  # digits joined by punctuation: seasons, codes, versions
+        pattern = re.escape(shape).replace("9", r"\d")
+        for m in re.finditer(rf"(?<![\w-]){pattern}(?![\w-])", text):
+            if any(str(h.value) == m.group(0) for h in hits):
+                continue
+            start = len(phrase(text[: m.start()]).split())
+            out.append(Named(col, m.group(0), tuple(phrase(m.group(0)).split()), start))
+    return out
 
 
 def _find(key: str, tokens: list[str], stems: list[str]) -> tuple[int, tuple[str, ...]] | None:

@@ -250,7 +250,11 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                     and (grouped or agg in ("sum", "mean"))
                     and show.role in ("category", "label")
                 ):
-                    a = agg if agg in ("sum", "mean", "median", "max", "min") else "sum"
+                    a = (
+                        agg
+                        if agg in ("sum", "mean", "median", "max", "min", "range", "std")
+                        else "sum"
+                    )
                     values_asked = r.where.get(measure.name, 99) < r.where.get(show.name, 0)
                     out.append(
                         (

@@ -85,7 +85,7 @@ AGG_WORDS = {
     "mean": cues("average mean avg typical typically"),
     "median": cues("median middle"),
     "std": cues("std deviation"),
-    "range": cues("range spread"),
+    "range": cues("range spread gap gaps"),
     "share": cues("share percent percentage proportion fraction"),
     "nunique": cues("distinct unique different"),
 }

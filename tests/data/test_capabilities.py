@@ -326,3 +326,41 @@ def test_an_acronym_is_spelled_only_by_letters_in_order(admissions: pd.DataFrame
 def test_most_commonly_asks_for_the_mode(admissions: pd.DataFrame) -> None:
     answer = ask({"df": admissions}, "Which rating number is most commonly given by universities?")
     assert answer.value == admissions["University Rating"].mode()[0]
+
+
+def test_a_value_written_as_one_word_is_named_by_its_words() -> None:
+    frame = pd.DataFrame({"author_username": ["FamilyFunGuru", "bimbotrip", "Tucker124"]})
+    frame["stars"] = [5, 4, 3]
+    answer = ask({"df": frame}, "How many reviews did family fun guru write?")
+    assert answer.value == 1 and "FamilyFunGuru" in answer.plan.describe()
+
+
+def test_a_value_shaped_like_the_columns_values_filters_even_when_absent(
+    players: pd.DataFrame,
+) -> None:
+    frame = players.assign(season=["2012-13"] * len(players))
+    answer = ask({"df": frame}, "How many players played in the 2010-11 season?")
+    assert answer.value == 0
+    answer = ask({"df": frame}, "How many players played in the 2012-13 season?")
+    assert answer.value == len(frame)
+
+
+def test_gaps_per_group_are_ranges() -> None:
+    lifts = pd.DataFrame(
+        {
+            "Age": [22, 44, 30, 51, 28, 36, 60, 19],
+            "Weight Class": [
+                "74 kg",
+                "74 kg",
+                "83 kg",
+                "83 kg",
+                "93 kg",
+                "93 kg",
+                "105 kg",
+                "105 kg",
+            ],
+        }
+    )
+    question = "What are the 2 largest age gaps between lifters for each weight class?"
+    ranges = lifts.groupby("Weight Class").Age.agg(lambda s: s.max() - s.min())
+    assert ask({"df": lifts}, question).value == sorted(ranges, reverse=True)[:2]
