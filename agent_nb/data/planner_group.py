@@ -46,6 +46,15 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
             and re.search(rf"\b({'|'.join(sorted(HIGH | LOW))})\s+({heads})\b", r.text)
             and 0.5
         )  # "the busiest year"
+        asked = asked or (  # "the ID of the store with the most transactions"
+            heads
+            and re.search(
+                rf"\bthe\s+(\w+\s)?({heads})\s+(with|that has|that had|having)\s+the\s+"
+                r"(most|fewest|least|highest number of|lowest number of)\b",
+                r.text,
+            )
+            and 0.5
+        )
         if name in fcols and not asked:
             continue
         if (
@@ -184,7 +193,27 @@ def grouped(
     if agg in ("max", "min") and not re.search(r"\b(max|min|maximum|minimum)\b", r.text):
         a = default_agg(m) if agg == "max" or agg == "min" else a
         most = re.search(r"\b(most|fewest)\s+(\w+)", r.text)
-        if most and {most.group(2), most.group(2).rstrip("s")} & r.named[m.name][1]:
+        said = {most.group(2), most.group(2).rstrip("s")} if most else set()
+        rows = [  # "the store with the most transactions": transaction_id names the rows
+            c
+            for c in p.t.columns.values()
+            if c.role in ("id", "label") and c.nunique == len(p.t.df) and said & set(c.parts)
+        ]
+        if rows:
+            p.add(
+                Plan(
+                    op="rank",
+                    agg="count",
+                    group_by=group.name,
+                    order=order,
+                    k=r.k or 1,
+                    listed=r.expect == "list",
+                    filters=filters,
+                    words=(*p.words(group), ("rows", tuple(sorted(said)))),
+                ),
+                f"rank {group.name} by rows ({rows[0].name} names one row each)",
+            )
+        elif said & r.named[m.name][1]:
             a = "sum"  # "which team had the most rebounds": the team's rebounds add up
     second = second_group(p, group)
     value_asked = (

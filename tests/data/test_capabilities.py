@@ -364,3 +364,13 @@ def test_gaps_per_group_are_ranges() -> None:
     question = "What are the 2 largest age gaps between lifters for each weight class?"
     ranges = lifts.groupby("Weight Class").Age.agg(lambda s: s.max() - s.min())
     assert ask({"df": lifts}, question).value == sorted(ranges, reverse=True)[:2]
+
+
+def test_the_group_with_the_most_rows_named_by_a_one_per_row_id(sales: pd.DataFrame) -> None:
+    """ "the store with the most transactions": rows per store (transaction_id names
+    one row each), whatever other transaction column there is."""
+    frame = sales.assign(transaction_qty=[1, 9, 1, 1, 9, 1])
+    question = "What is the ID of the store with the most transactions?"
+    assert ask({"df": frame}, question).value == frame.store_id.value_counts().idxmax()
+    question = "Is 8 the ID of the store with the most transactions?"
+    assert ask({"df": frame}, question).value is bool(frame.store_id.value_counts().idxmax() == 8)
