@@ -23,6 +23,7 @@ from .words import (
     TREND,
     WHO,
     question_words,
+    singular,
 )
 
 __all__ = ["value"]
@@ -307,7 +308,14 @@ def value(p: Any) -> None:
             if agg not in (None, "mode", "nunique", "share")
             else ("count" if agg == "count" else default_agg(m))
         )
-        if agg == "count" and not (set(m.parts) & ADDITIVE or how_many_of(r.text, m)):
+        asked_noun = re.search(r"\bhow many (\w+)", r.text)
+        row_noun = asked_noun is not None and any(  # "how many transactions": transaction_id
+            c.role in ("id", "label")
+            and c.nunique == len(t.df)
+            and singular(asked_noun.group(1)) in c.parts
+            for c in t.columns.values()
+        )
+        if agg == "count" and (row_noun or not (set(m.parts) & ADDITIVE or how_many_of(r.text, m))):
             p.add(
                 Plan(
                     op="aggregate",

@@ -379,9 +379,48 @@ def filters_of(r: Any) -> list[Filter]:
             r.notes.append(f"{s.text} read as {col.name} (the only column whose values span it)")
             r.open.append("threshold column")
     del k_at
+    out += _ordinal_periods(r, {f.column for f in out})
     out += _binary(r, {f.column for f in out})
     out += _text_filters(r, {f.column for f in out})
     out += _missing_filters(r, {f.column for f in out})
+    return out
+
+
+_ORDINALS = {
+    w: i + 1
+    for i, w in enumerate(
+        [
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+        ]
+    )
+}
+
+
+def _ordinal_periods(r: Any, taken: set[str]) -> list[Filter]:
+    """ "the sixth month of the year" over a numeric Month column: ``Month = 6``."""
+    out = []
+    for i, token in enumerate(r.tokens[:-1]):
+        if token not in _ORDINALS:
+            continue
+        period = singular(r.tokens[i + 1])
+        for col in r.table.columns.values():
+            if col.name in taken or not col.numeric or col.parts != (period,):
+                continue
+            if period in ("month", "day", "week", "quarter", "hour"):
+                words = (token, r.tokens[i + 1])
+                out.append(Filter(column=col.name, op="=", value=_ORDINALS[token], words=words))
+                break
     return out
 
 

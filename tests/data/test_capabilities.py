@@ -374,3 +374,11 @@ def test_the_group_with_the_most_rows_named_by_a_one_per_row_id(sales: pd.DataFr
     assert ask({"df": frame}, question).value == frame.store_id.value_counts().idxmax()
     question = "Is 8 the ID of the store with the most transactions?"
     assert ask({"df": frame}, question).value is bool(frame.store_id.value_counts().idxmax() == 8)
+
+
+def test_an_ordinal_period_filters_a_numeric_period_column(sales: pd.DataFrame) -> None:
+    frame = sales.assign(Month=[1, 1, 2, 6, 6, 6], transaction_qty=[2, 1, 1, 3, 1, 2])
+    answer = ask({"df": frame}, "How many transactions occurred in the sixth month of the year?")
+    assert answer.value == int((frame.Month == 6).sum())  # rows: transaction_id names each
+    answer = ask({"df": frame}, "How many transactions occurred in the fifth month?")
+    assert answer.value == 0
