@@ -1,0 +1,212 @@
+"""Filters a question's words put on one column by its kind: a yes/no column ("without
+research experience"), missing values ("no labels", "a non-empty name"), text ("starting
+with ford", a date in full), an ordinal period ("the sixth month"), and the negation
+words before a value. `reading_filters.filters_of` adds them to a reading's filters.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from .lexicon import time_column
+from .query import Filter
+from .words import phrase, singular
+
+__all__ = [
+    "DATE",
+    "binary_filters",
+    "missing_filters",
+    "negated_at",
+    "ordinal_periods",
+    "text_filters",
+]
+
+_EXCEPT = ("other than", "excluding", "except", "apart from", "besides", "aside from")
+
+
+def negated_at(r: Any, start: int) -> tuple[str, ...]:
+    for i, word in r.negated:
+        if 0 <= start - i <= 4:
+            return (word,)
+    before = " ".join(r.tokens[max(0, start - 3) : start])
+    for words in _EXCEPT:
+        if before.endswith(words) or f"{words} " in f"{before} ":
+            return tuple(words.split())
+    return ()
+
+
+DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_TEXT_OP = re.compile(
+    r"\b(?:starting|starts|start|beginning|begins|begin) with\s+['\"]?([\w-]+)|"
+    r"\b(?:containing|contains|contain|including|includes) (?:the word\s+)?['\"]?([\w-]+)"
+)
+
+
+def text_filters(r: Any, taken: set[str]) -> list[Filter]:
+    """Dates named in full, "starting with ford", "containing chevy"."""
+    out = []
+    time = time_column(r.table)
+    for m in DATE.finditer(r.question):
+        if time is not None:
+            out.append(
+                Filter(
+                    column=time.name, op="=", value=m.group(1), words=tuple(m.group(1).split("-"))
+                )
+            )
+    for m in _TEXT_OP.finditer(r.text):
+        word = m.group(1) or m.group(2)
+        at = len(phrase(r.text[: m.start()]).split())
+        before = set(r.tokens[max(0, at - 3) : at])
+        named_before = any(before & set(ws) for _, ws in r.named.values())
+        if m.group(2) and not named_before and not before & {"whose", "that", "which", "with"}:
+            continue  # "does the dataset contain squatting lifts": existence, not text
+        col = r.near(at, ("label", "category"))
+        if col is None or col.numeric:
+            labels = [c for c in r.table.of("label") if not c.numeric]
+            col = labels[0] if labels else None
+        if col is not None:
+            op = "startswith" if m.group(1) else "contains"
+            out.append(
+                Filter(
+                    column=col.name,
+                    op=cast(Any, op),
+                    value=word,
+                    words=tuple(phrase(m.group(0)).split()),
+                )
+            )
+    return out
+
+
+_NO_VALUE = re.compile(r"\b(no|without|missing|lacking|lack)\b")
+_HAS_VALUE = re.compile(r"\b(with|have|has|had)\s+(a|an)?\s*$")
+
+
+def missing_filters(r: Any, taken: set[str]) -> list[Filter]:
+    """ "no horsepower value", "without a Horsepower value": missing; "have a horsepower
+    value", "Horsepower recorded", "is not missing": present."""
+    out = []
+    for name, at in r.where.items():
+        if name in taken:
+            continue
+        words = r.named[name][1]
+        end = (
+            max(i for i, t in enumerate(r.tokens) if t in words or singular(t) in words)
+            if any(t in words or singular(t) in words for t in r.tokens)
+            else at
+        )
+        before = " ".join(r.tokens[max(0, at - 3) : at])
+        after = " ".join(r.tokens[end + 1 : end + 4])
+        valued = after.startswith(("value", "values", "recorded", "data", "entered", "given"))
+        has_gaps = bool(r.table.df[name].isna().any())
+        if re.search(r"^(is|are)\s+(not\s+)?(missing|null|empty|blank|nan)", after):
+            op = "present" if " not " in f" {after} " else "missing"
+        elif re.search(r"\b(non|not)\s+(null|empty|missing|blank|nan)$", before) or re.search(
+            rf"\b(non|not) (null|empty|missing|blank) ({'|'.join(map(re.escape, words))})\b",
+            " ".join(r.tokens),
+        ):
+            op = "present"  # "a non-empty product name", "(non-null) room rating"
+        elif has_gaps and re.search(r"\b(no|without)$", before) and _named_plural(r, at):
+            op = "missing"  # "products with no labels": the column's gaps
+        elif _NO_VALUE.search(before) and (valued or "missing" in before):
+            op = "missing"
+        elif (
+            valued and (_HAS_VALUE.search(before + " ") or after.startswith("recorded"))
+        ) or after.startswith(("recorded", "known", "filled")):
+            op = "present"
+        else:
+            continue
+        out.append(
+            Filter(
+                column=name,
+                op=cast(Any, op),
+                words=tuple(words) + tuple(before.split()[-2:]) + tuple(after.split()[:2]),
+            )
+        )
+    return out
+
+
+def _named_plural(r: Any, at: int) -> bool:
+    """The column is named by a plural right there ("no labels"), not as a value's kind
+    ("no research experience": a yes/no column, read by `binary_filters`)."""
+    token = r.tokens[at] if at < len(r.tokens) else ""
+    return token.endswith("s") and singular(token) != token
+
+
+_ORDINALS = {
+    w: i + 1
+    for i, w in enumerate(
+        [
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+        ]
+    )
+}
+
+
+def ordinal_periods(r: Any, taken: set[str]) -> list[Filter]:
+    """ "the sixth month of the year" over a numeric Month column: ``Month = 6``."""
+    out = []
+    for i, token in enumerate(r.tokens[:-1]):
+        if token not in _ORDINALS:
+            continue
+        period = singular(r.tokens[i + 1])
+        for col in r.table.columns.values():
+            if col.name in taken or not col.numeric or col.parts != (period,):
+                continue
+            if period in ("month", "day", "week", "quarter", "hour"):
+                words = (token, r.tokens[i + 1])
+                out.append(Filter(column=col.name, op="=", value=_ORDINALS[token], words=words))
+                break
+    return out
+
+
+def binary_filters(r: Any, taken: set[str]) -> list[Filter]:
+    """A named yes/no column after "with", "without", "have", "any"...: ``= 1`` (or 0,
+    negated): "applicants without research experience" is ``Research = 0``."""
+    out = []
+    for name, at in r.where.items():
+        col = r.table.columns[name]
+        if name in taken or col.nunique != 2 or (not col.numeric and col.role != "category"):
+            continue
+        s = r.table.df[name].dropna()
+        values = set(s.unique().tolist())
+        if values not in ({0, 1}, {True, False}):
+            continue
+        before = r.tokens[max(0, at - 4) : at]
+        if not set(before) & {
+            "with",
+            "without",
+            "have",
+            "has",
+            "had",
+            "any",
+            "some",
+            "no",
+            "dont",
+            "don",
+            "doesn",
+            "didn",
+            "who",
+            "got",
+        }:
+            continue
+        neg = negated_at(r, at)
+        yes = 1 if 1 in values else True
+        words = tuple(sorted(r.named[name][1])) + neg
+        out.append(
+            Filter(
+                column=name, op="=", value=(0 if yes == 1 else False) if neg else yes, words=words
+            )
+        )
+    return out
