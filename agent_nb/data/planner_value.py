@@ -13,6 +13,7 @@ from typing import Any
 from .planner_cues import default_agg, how_many_of, how_words, nth, nth_words, per, period, time_of
 from .planner_group import dimension, grouped, second_group
 from .planner_pairs import share, versus
+from .planner_rows import distinct_count, row_lookups
 from .query import Agg, Plan
 from .words import (
     ADDITIVE,
@@ -66,36 +67,7 @@ def value(p: Any) -> None:
     ):
         p.add(Plan(op="shape"), "the table's size")
         return
-    first_row = re.search(r"\b(first|last)\b", r.text) and re.search(
-        r"\brow[- ]?wise\b|\b(first|last) (row|entry|record|line)\b", r.text
-    )
-    if first_row and r.named and r.expect != "list":  # "the location of the first row"
-        shown = p.best(("label", "category", "measure", "id", "time"))
-        if shown:
-            last = bool(re.search(r"\blast\b", r.text))
-            p.add(
-                Plan(
-                    op="lookup",
-                    group_by=shown[0].name,
-                    order="asc" if last else "desc",
-                    filters=filters,
-                    words=(
-                        *p.words(shown[0]),
-                        ("rows", ("last" if last else "first", "row", "wise")),
-                    ),
-                ),
-                f"{shown[0].name} in the {'last' if last else 'first'} row",
-            )
-    who = re.match(r"^\W*who\b", r.text)
-    if (
-        who and filters and agg is None and not (r.high or r.low)
-    ):  # "who is the author of 'value with a view'?"
-        label = p.label(exclude=list(fcols))
-        if label is not None:
-            p.add(
-                Plan(op="lookup", group_by=label.name, filters=filters, words=p.words(label)),
-                f"{label.name} in the matching row",
-            )
+    row_lookups(p, filters, agg)
     eq_cols = {f.column for f in filters if f.op in ("=", "in")}
     measures = [c for c in measures if c.name not in eq_cols] or (
         [] if agg in (None, "count", "share") else measures
@@ -252,20 +224,8 @@ def value(p: Any) -> None:
                 f"distinct pairs of {cat.name} and {pair.name}",
             )
     asked_for = re.search(r"\bhow many (different |distinct |unique )?(\w+)", r.text)
-    counted = re.search(r"\bhow many (?:\w+ )?(\w+)", r.text)
-    kinds = [  # "how many active stores": the distinct values of store_id, not rows
-        c
-        for c in p.best(("category", "id"), exclude=list(fcols))
-        if c.nunique > 1
-        and counted is not None
-        and {*question_words(counted.group(0))} & r.named[c.name][1] - {"how", "many"}
-        and r.named[c.name][1] - (c.words - set(c.parts))
-    ]
-    if agg == "count" and m is None and kinds and not filters:
-        p.add(
-            Plan(op="aggregate", measure=kinds[0].name, agg="nunique", words=p.words(kinds[0])),
-            f"how many distinct {kinds[0].name}",
-        )
+    if agg == "count" and m is None and not filters:
+        distinct_count(p)
     if (
         cat is not None
         and (cat.role == "category" or (asked_for is not None and asked_for.group(1)))
