@@ -222,6 +222,7 @@ def match_values(table: Table, text: str) -> list[Named]:
             is_quoted = any(phrase(q) == phrase(key) for q in quoted)
             hits.append(Named(col, value, used, start, is_quoted, partial=col.listy))
     hits += _glued(table, tokens, hits) + _shaped(table, text, tokens, hits)
+    hits += _zero_padded(table, tokens, hits)
     for q in quoted:  # a quoted text that no value equals: inside a longer text value
         if any(phrase(str(h.value)) == phrase(q) for h in hits):
             continue
@@ -268,6 +269,22 @@ def _glued(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:
                 and not taken & set(range(start, start + len(used)))
             ):
                 out.append(Named(col, col.values[key], used, start))
+    return out
+
+
+def _zero_padded(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:
+    """ "code 00001522" names the code 1522 (its zeros lost when the table was read),
+    beside its column's name."""
+    out = []
+    for i, token in enumerate(tokens):
+        if not (token.isdigit() and token.startswith("0") and token.strip("0")):
+            continue
+        key = token.lstrip("0")
+        beside = {singular(t) for t in tokens[max(0, i - 2) : i + 2]}
+        for col in table.columns.values():
+            taken = any(h.start == i for h in hits)
+            if key in col.values and beside & set(col.parts) and not taken:
+                out.append(Named(col, col.values[key], (token,), i))
     return out
 
 

@@ -63,7 +63,23 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
     order = p.order()
     named = p.best(("measure", "category", "label", "id", "time"), numeric=True)
     named = named + [c for c in p.best(("category", "label", "id", "time")) if c not in named]
-    named.sort(key=lambda c: (r.where.get(c.name, 0), len(set(c.parts) - r.named[c.name][1])))
+
+    others = list(named)  # the list is empty while it is sorted
+
+    def modifier(c: Any) -> bool:  # "product codes": product_name only modifies the codes
+        at = r.where.get(c.name, 0) + 1
+        nxt = r.tokens[at] if at < len(r.tokens) else ""
+        return any(o.name != c.name and nxt in r.named[o.name][1] for o in others) and (
+            r.named[c.name][0] < 2
+        )
+
+    named.sort(
+        key=lambda c: (
+            modifier(c),
+            r.where.get(c.name, 0),
+            len(set(c.parts) - r.named[c.name][1]),
+        )
+    )
     free = [c for c in named if c.name not in fcols]
     distinct = bool(set(r.words) & AGG_WORDS["nunique"]) or "possible values" in r.text
     head = re.search(r"\b(first|last)\s+(\d+|two|three|four|five|ten)\b", r.text)

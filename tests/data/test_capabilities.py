@@ -382,3 +382,28 @@ def test_an_ordinal_period_filters_a_numeric_period_column(sales: pd.DataFrame) 
     assert answer.value == int((frame.Month == 6).sum())  # rows: transaction_id names each
     answer = ask({"df": frame}, "How many transactions occurred in the fifth month?")
     assert answer.value == 0
+
+
+@pytest.fixture(scope="module")
+def foods() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "code": ["1212", "1522", "4251", "A77"],
+            "product_name": ["Tofu", "Seitan a la plancha", "Hummus", "Bread"],
+            "categories_en": ["[Tofu]", "[Seitan, Meat analogues]", "[Spreads]", "[Breads]"],
+            "labels_en": ["[Vegan]", "[Vegan, Organic]", "[]", "[Vegetarian]"],
+        }
+    )
+
+
+def test_a_zero_padded_number_beside_its_column_names_the_value(foods: pd.DataFrame) -> None:
+    answer = ask({"df": foods}, "Is the product with code 00001522 apt for vegans?")
+    assert answer.value is True and "1522" in answer.plan.describe()
+    answer = ask({"df": foods}, "Is the product with code 00004251 apt for vegans?")
+    assert answer.value is False
+
+
+def test_the_head_noun_of_a_compound_is_the_column_shown(foods: pd.DataFrame) -> None:
+    """ "the product codes": the codes, not the product names."""
+    answer = ask({"df": foods}, "List the product codes associated with the Seitan category")
+    assert answer.value == ["1522"]
