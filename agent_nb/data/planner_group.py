@@ -49,7 +49,8 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
         asked = asked or (  # "the ID of the store with the most transactions"
             heads
             and re.search(
-                rf"\bthe\s+(\w+\s)?({heads})\s+(with|that has|that had|having)\s+the\s+"
+                rf"\bthe\s+(\w+\s)?({heads})\s+(with|that has|that had|having|"
+                r"associated with|linked to)\s+the\s+"
                 r"(most|fewest|least|highest number of|lowest number of)\b",
                 r.text,
             )

@@ -407,3 +407,9 @@ def test_the_head_noun_of_a_compound_is_the_column_shown(foods: pd.DataFrame) ->
     """ "the product codes": the codes, not the product names."""
     answer = ask({"df": foods}, "List the product codes associated with the Seitan category")
     assert answer.value == ["1522"]
+
+
+def test_the_label_associated_with_the_most_rows(foods: pd.DataFrame) -> None:
+    """A list column's items counted across rows: the label on the most products."""
+    answer = ask({"df": foods}, "What is the single label associated with the most products?")
+    assert answer.value == "Vegan"
