@@ -226,8 +226,10 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
         out += _tested_value(p, replan)
     # rows that meet the filters
     if filters:
+        # "all Gentoo penguins (the base) are from Biscoe (the condition)": word order
+        said = sorted(filters, key=lambda f: _first(r, f))
         if quant == "all" and len(filters) >= 1:
-            base, cond = tuple(filters[:-1]), (filters[-1],)
+            base, cond = tuple(said[:-1]), (said[-1],)
             out.append(
                 (
                     Plan(op="exists", quantifier="all", filters=base, condition=cond),
@@ -236,7 +238,7 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
                 )
             )
         elif quant == "most":
-            base, cond = tuple(filters[:-1]), (filters[-1],)
+            base, cond = tuple(said[:-1]), (said[-1],)
             of = Plan(op="aggregate", agg="share", filters=base, condition=cond)
             out.append(
                 (

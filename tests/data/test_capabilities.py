@@ -413,3 +413,18 @@ def test_the_label_associated_with_the_most_rows(foods: pd.DataFrame) -> None:
     """A list column's items counted across rows: the label on the most products."""
     answer = ask({"df": foods}, "What is the single label associated with the most products?")
     assert answer.value == "Vegan"
+
+
+def test_all_rows_of_the_first_named_value_meet_the_later_one() -> None:
+    """ "Are all Gentoo penguins from Biscoe island?": Gentoo is the base, Biscoe the
+    condition, whichever value stands beside its column's name."""
+    penguins = pd.DataFrame(
+        {
+            "species": ["Gentoo", "Gentoo", "Adelie", "Adelie", "Chinstrap"],
+            "island": ["Biscoe", "Biscoe", "Biscoe", "Dream", "Dream"],
+        }
+    )
+    answer = ask({"df": penguins}, "Are all Gentoo penguins from Biscoe island?")
+    assert answer.value is True
+    answer = ask({"df": penguins}, "Are all penguins on Biscoe island Gentoo?")
+    assert answer.value is False
