@@ -206,16 +206,15 @@ def filters_of(r: Any) -> list[Filter]:
             value=s.value,
             spent=cmp[1] if cmp else (),
         )
-        unit = next(
-            (
-                t.columns[n]
-                for n, (_, ws) in r.named.items()
-                if t.columns[n].numeric
-                and after[:1]
-                and (after[0] in ws or singular(after[0]) in ws)
-            ),
-            None,
-        )
+        units = [
+            (score, t.columns[n])
+            for n, (score, ws) in r.named.items()
+            if t.columns[n].numeric and after[:1] and (after[0] in ws or singular(after[0]) in ws)
+        ]
+        # "flippers ... 210 mm": of the columns "mm" names, the best named
+        unit = max(units, key=lambda x: x[0])[1] if units else None
+        if len(units) > 1 and sum(x[0] == units[0][0] for x in units) == len(units):
+            unit = None  # a unit every candidate shares equally decides nothing
         cw_len = len(cmp[1]) if cmp is not None else 0
         lead = r.tokens[i - cw_len - 1] if i - cw_len - 1 >= 0 else ""
         own_word = (

@@ -428,3 +428,17 @@ def test_all_rows_of_the_first_named_value_meet_the_later_one() -> None:
     assert answer.value is True
     answer = ask({"df": penguins}, "Are all penguins on Biscoe island Gentoo?")
     assert answer.value is False
+
+
+def test_a_unit_several_columns_share_goes_to_the_best_named() -> None:
+    """ "flippers longer than 210 mm": flipper_length_mm, not the first column in mm."""
+    birds = pd.DataFrame(
+        {
+            "bill_length_mm": [39.1, 46.5, 50.0, 45.2],
+            "bill_depth_mm": [18.7, 17.9, 15.2, 14.8],
+            "flipper_length_mm": [181, 195, 218, 215],
+        }
+    )
+    answer = ask({"df": birds}, "Are flippers longer than 210 mm on average?")
+    assert answer.value is bool(birds.flipper_length_mm.mean() > 210)
+    assert answer.plan.of is not None and answer.plan.of.measure == "flipper_length_mm"
