@@ -18,9 +18,11 @@ from .query import Agg, Plan
 from .words import (
     ADDITIVE,
     AGG_WORDS,
+    FILLER,
     HOW_MANY,
     MODE,
     SHAPE,
+    STOPWORDS,
     TREND,
     WHO,
     question_words,
@@ -166,7 +168,21 @@ def value(p: Any) -> None:
         label = p.label(exclude=[m.name])
         if re.search(r"\bwhen\b", r.text) and time is not None:
             label = time
-        if label is not None and re.search(r"\b(who|which|whose|what|when)\b", r.text):
+        # "What is the record set for assists?" asks for the value (the question ends on
+        # the measure); "What is the most powerful car?" for a name
+        quiet = STOPWORDS | FILLER
+        content = [t for t in r.tokens if t not in quiet and singular(t) not in quiet]
+        last = singular(content[-1]) if content else ""
+        value_asked = (
+            re.match(r"^\W*what(\s+is|\s+was|'s|\s+are)\s+the\b", r.text)
+            and not re.search(r"\b(who|which|whose|when)\b", r.text)
+            and (last in r.named[m.name][1] or content[-1] in r.named[m.name][1])
+        )
+        if (
+            label is not None
+            and re.search(r"\b(who|which|whose|what|when)\b", r.text)
+            and not value_asked
+        ):
             p.add(
                 Plan(
                     op="extreme",

@@ -442,3 +442,12 @@ def test_a_unit_several_columns_share_goes_to_the_best_named() -> None:
     answer = ask({"df": birds}, "Are flippers longer than 210 mm on average?")
     assert answer.value is bool(birds.flipper_length_mm.mean() > 210)
     assert answer.plan.of is not None and answer.plan.of.measure == "flipper_length_mm"
+
+
+def test_what_is_the_record_of_a_measure_is_its_value(players: pd.DataFrame) -> None:
+    """ "What is the record set for assists?" ends on the measure: the value, not who
+    holds it; "Who holds the record for assists?" the name."""
+    answer = ask({"df": players}, "What is the record set for single-season assists?")
+    assert answer.value == players.AST.max()
+    answer = ask({"df": players}, "Who holds the record for the most assists?")
+    assert answer.value == players.loc[players.AST.idxmax(), "PLAYER"]
