@@ -41,6 +41,7 @@ def _sklearn(name: str) -> pd.DataFrame:
 TABLES = {
     "penguins": _penguins,
     "cars": functools.partial(_vega, "cars"),
+    "airports": functools.partial(_vega, "airports"),
     "stocks": functools.partial(_vega, "stocks"),
     "weather": functools.partial(_vega, "seattle_weather"),
     "iowa": functools.partial(_vega, "iowa_electricity"),

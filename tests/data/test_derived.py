@@ -1,0 +1,233 @@
+"""Arithmetic between two columns and text operations, on real tables, checked against pandas.
+
+Each question is worded as people ask it ("the difference between temp_max
+and temp_min", "horsepower per pound", "the longest name", "names of more
+than 3 words"); the planner (`answer.ask`, no model) answers with a typed
+`Derived` column (``-``, ``/``, ``+``, ``*``, ``length``, ``words``), never
+with text evaluated as code. The truth is computed here with pandas.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from agent_nb.data.answer import ask
+from agent_nb.data.execute import PlanError, run_plan
+from agent_nb.data.query import Derived, Plan
+from agent_nb.data.table import profile
+from tests.data.tables import table
+
+__all__: list[str] = []
+
+pytest.importorskip("vega_datasets")
+pytest.importorskip("palmerpenguins")
+
+
+@pytest.fixture(scope="module")
+def weather() -> pd.DataFrame:
+    return table("weather")
+
+
+@pytest.fixture(scope="module")
+def cars() -> pd.DataFrame:
+    return table("cars")
+
+
+def _close(a: object, b: float) -> bool:
+    return isinstance(a, (int, float)) and abs(float(a) - b) < 1e-6 * max(1.0, abs(b))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the average difference between temp_max and temp_min?",
+        "What is the mean of temp_max minus temp_min?",
+        "On average, what is temp_max - temp_min?",
+    ],
+)
+def test_the_mean_difference_of_two_columns(weather: pd.DataFrame, question: str) -> None:
+    answer = ask({"weather": weather}, question)
+    assert _close(answer.value, float((weather.temp_max - weather.temp_min).mean()))
+    assert answer.plan.derive and answer.plan.derive[0].op == "-"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the largest difference between temp_max and temp_min?",
+        "What is the biggest gap between temp_max and temp_min?",
+        "What was the maximum of temp_max minus temp_min?",
+    ],
+)
+def test_the_largest_difference_of_two_columns(weather: pd.DataFrame, question: str) -> None:
+    answer = ask({"weather": weather}, question)
+    assert _close(answer.value, float((weather.temp_max - weather.temp_min).max()))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many days had a difference between temp_max and temp_min above 15?",
+        "How many rows have temp_max minus temp_min greater than 15?",
+        "Count the days where the gap between temp_max and temp_min is more than 15.",
+    ],
+)
+def test_a_threshold_on_a_difference(weather: pd.DataFrame, question: str) -> None:
+    answer = ask({"weather": weather}, question)
+    assert answer.value == int(((weather.temp_max - weather.temp_min) > 15).sum())
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which car has the highest Horsepower per Weight_in_lbs?",
+        "Which car has the highest ratio of Horsepower to Weight_in_lbs?",
+        "Name the car with the largest Horsepower divided by Weight_in_lbs.",
+    ],
+)
+def test_the_row_with_the_highest_ratio(cars: pd.DataFrame, question: str) -> None:
+    answer = ask({"cars": cars}, question)
+    ratio = cars.Horsepower / cars.Weight_in_lbs
+    assert answer.value == cars.Name[ratio.idxmax()]
+    assert answer.plan.derive and answer.plan.derive[0].op == "/"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the average ratio of bill length to bill depth?",
+        "What is the mean bill_length_mm divided by bill_depth_mm?",
+        "On average, what is bill_length_mm / bill_depth_mm?",
+    ],
+)
+def test_the_mean_ratio_of_two_columns(question: str) -> None:
+    penguins = table("penguins")
+    answer = ask({"penguins": penguins}, question)
+    truth = float((penguins.bill_length_mm / penguins.bill_depth_mm).mean())
+    assert _close(answer.value, truth)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the highest UNEMP plus ARMED?",
+        "What is the maximum of UNEMP + ARMED?",
+        "What is the largest UNEMP and ARMED combined?",
+    ],
+)
+def test_the_largest_sum_of_two_columns(question: str) -> None:
+    longley = table("longley")
+    answer = ask({"longley": longley}, question)
+    assert _close(answer.value, float((longley.UNEMP + longley.ARMED).max()))
+
+
+def test_a_ratio_per_group_ranks_the_groups(cars: pd.DataFrame) -> None:
+    """ "per" between two measures is a ratio; the group is still the category named."""
+    answer = ask({"cars": cars}, "Which Origin has the highest average Horsepower per Weight_in_lbs?")
+    ratio = (cars.Horsepower / cars.Weight_in_lbs).groupby(cars.Origin).mean()
+    assert answer.value == ratio.idxmax()
+
+
+def test_per_a_category_still_groups(cars: pd.DataFrame) -> None:
+    """ "per Origin" names a grouping, not a divisor."""
+    answer = ask({"cars": cars}, "What is the average Horsepower per Origin?")
+    assert not answer.plan.derive
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the average length of the car names?",
+        "What is the mean number of characters in Name?",
+        "How long is a car name on average, in characters?",
+    ],
+)
+def test_the_mean_length_of_a_text_column(cars: pd.DataFrame, question: str) -> None:
+    answer = ask({"cars": cars}, question)
+    assert _close(answer.value, float(cars.Name.str.len().mean()))
+    assert answer.plan.derive and answer.plan.derive[0].op == "length"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which car has the longest name?",
+        "What is the car with the longest Name?",
+        "Which car name has the most characters?",
+    ],
+)
+def test_the_row_with_the_longest_text(cars: pd.DataFrame, question: str) -> None:
+    answer = ask({"cars": cars}, question)
+    assert answer.value == cars.Name[cars.Name.str.len().idxmax()]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the length of the longest car name?",
+        "How many characters does the longest Name have?",
+        "What is the maximum number of characters in a car name?",
+    ],
+)
+def test_the_longest_texts_length(cars: pd.DataFrame, question: str) -> None:
+    answer = ask({"cars": cars}, question)
+    assert answer.value == int(cars.Name.str.len().max())
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many car names have more than 3 words?",
+        "How many cars have a Name of more than 3 words?",
+        "Count the cars whose name has over 3 words.",
+    ],
+)
+def test_a_threshold_on_a_word_count(cars: pd.DataFrame, question: str) -> None:
+    answer = ask({"cars": cars}, question)
+    assert answer.value == int((cars.Name.str.split().str.len() > 3).sum())
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the average number of words in the car names?",
+        "On average, how many words does a car Name have?",
+        "What is the mean word count of Name?",
+    ],
+)
+def test_the_mean_word_count(cars: pd.DataFrame, question: str) -> None:
+    answer = ask({"cars": cars}, question)
+    assert _close(answer.value, float(cars.Name.str.split().str.len().mean()))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many airport names contain 'International'?",
+        "How many airports have a name containing International?",
+        "Count the airports whose name contains 'International'.",
+    ],
+)
+def test_a_text_contains_filter(question: str) -> None:
+    airports = table("airports")
+    answer = ask({"airports": airports}, question)
+    assert answer.value == int(airports.name.str.contains("International").sum())
+
+
+def test_a_derived_plan_is_typed_and_checked() -> None:
+    """The plan carries its derived column as data; pandas computes it; a text
+    operation on numbers, or arithmetic on text, is a `PlanError` saying so."""
+    cars = profile("cars", table("cars"))
+    ratio = Derived(op="/", column="Horsepower", other="Weight_in_lbs")
+    plan = Plan(op="aggregate", agg="max", measure=ratio.name, derive=(ratio,))
+    truth = float((table("cars").Horsepower / table("cars").Weight_in_lbs).max())
+    assert _close(run_plan(cars, plan).value, truth)
+    with pytest.raises(PlanError, match="numbers"):
+        bad = Derived(op="-", column="Name", other="Horsepower")
+        run_plan(cars, Plan(op="aggregate", agg="max", measure=bad.name, derive=(bad,)))
+    with pytest.raises(PlanError, match="text"):
+        bad = Derived(op="length", column="Horsepower")
+        run_plan(cars, Plan(op="aggregate", agg="max", measure=bad.name, derive=(bad,)))
+    with pytest.raises(ValueError):
+        Derived(op="-", column="Horsepower")  # arithmetic needs a second column
