@@ -46,6 +46,10 @@ def run_plan(table: Table, plan: Plan) -> Result:
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
+            if plan.derive:
+                from .derive import with_derived
+
+                table = with_derived(table, plan.derive)
             return RUN[plan.op](table, plan)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             if isinstance(exc, PlanError):

@@ -17,6 +17,7 @@ Words used up by a column's name are not read as cues: the "min" of
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -26,7 +27,7 @@ from .planner_cues import default_agg
 from .planner_list import list_plans
 from .planner_pairs import correlation
 from .planner_value import value
-from .query import Agg, Plan
+from .query import Agg, Derived, Plan
 from .reading import Reading, read
 from .table import Column, Table
 from .words import (
@@ -35,6 +36,7 @@ from .words import (
     HOW_MANY,
     MISSING,
     MODE,
+    singular,
 )
 
 __all__ = ["Candidate", "default_agg", "plan_candidates"]
@@ -126,7 +128,12 @@ class _Planner:
             and (of.group(1) in ws or of.group(1).rstrip("s") in ws)
             for n, (_, ws) in self.r.named.items()
         )  # "the highest number of steals": the steals column, not rows
-        if HOW_MANY.search(self.r.text) and not names_measure:
+        counted = re.search(r"\b(?:how many|number of)\s+(\w+)", self.r.text)
+        computed = counted is not None and any(  # "how many characters": a derived length
+            singular(counted.group(1)) in self.r.named.get(d.name, (0.0, set()))[1]
+            for d in self.r.derived
+        )
+        if HOW_MANY.search(self.r.text) and not names_measure and not computed:
             return "count"
         if cues & AGG_WORDS["sum"]:
             return "sum"
@@ -206,6 +213,14 @@ class _Planner:
             self.add(plan, why)
 
 
+def _with_derive(plan: Plan, derived: tuple[Derived, ...]) -> Plan:
+    """``plan`` carrying the derived columns any of its parts reads (it runs on the table
+    as given: `execute.run_plan` computes them first)."""
+    text = plan.model_dump_json()
+    used = tuple(d for d in derived if json.dumps(d.name) in text)
+    return plan.model_copy(update={"derive": used}) if used else plan
+
+
 def plan_candidates(table: Table, question: str) -> tuple[Reading, list[Candidate]]:
     """The reading of ``question`` and its candidate plans, best first (module docstring)."""
     r = read(table, question)
@@ -213,6 +228,8 @@ def plan_candidates(table: Table, question: str) -> tuple[Reading, list[Candidat
     seen: set[str] = set()
     unique = []
     for c in out:
+        if r.derived:
+            c = dataclasses.replace(c, plan=_with_derive(c.plan, r.derived))
         key = c.plan.model_dump_json()
         if key not in seen:
             seen.add(key)

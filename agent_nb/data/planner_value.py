@@ -25,6 +25,7 @@ from .words import (
     STOPWORDS,
     TREND,
     WHO,
+    phrase,
     question_words,
     singular,
 )
@@ -170,13 +171,17 @@ def value(p: Any) -> None:
             label = time
         # "What is the record set for assists?" asks for the value (the question ends on
         # the measure); "What is the most powerful car?" for a name
-        quiet = STOPWORDS | FILLER
+        # as does "What is the length of the longest name?" (it starts on the measure)
+        rows = {singular(w) for w in phrase(t.name).split()}  # "the car with ...": a row
+        quiet = STOPWORDS | FILLER | rows
         content = [t for t in r.tokens if t not in quiet and singular(t) not in quiet]
-        last = singular(content[-1]) if content else ""
+        ends = [singular(content[-1]), content[-1], singular(content[0])] if content else []
+        head = re.match(r"^\W*what(\s+is|\s+was|'s|\s+are)\s+the\s+(\w+)", r.text)
         value_asked = (
-            re.match(r"^\W*what(\s+is|\s+was|'s|\s+are)\s+the\b", r.text)
+            head
+            and singular(head.group(2)) not in rows
             and not re.search(r"\b(who|which|whose|when)\b", r.text)
-            and (last in r.named[m.name][1] or content[-1] in r.named[m.name][1])
+            and any(w in r.named[m.name][1] for w in ends)
         )
         if (
             label is not None

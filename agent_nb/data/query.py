@@ -19,7 +19,11 @@ A `Plan` is one question's query over one table:
   ``correlation``, ``missing``, ``shape``; ``columns`` for a question that
   names nothing of the table;
 * ``combine``: the difference or ratio of this plan's value and ``versus``'s
-  ("compared to").
+  ("compared to");
+* ``derive``: columns computed from the table's own before anything else runs
+  (`Derived`: two columns' ``+``, ``-``, ``*``, ``/``; a text column's
+  ``length`` in characters or its ``words``), named by `Derived.name` in the
+  plan's other parts; a fixed set of typed operations, never text evaluated.
 
 ``words`` records which words of the question each part came from (the
 planner fills it; `describe` reads it to say what was left out).
@@ -29,14 +33,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "AGGREGATIONS",
     "AGG_NAME",
+    "DERIVE_OPS",
     "FILTER_OPS",
     "OPERATIONS",
     "Agg",
+    "DeriveOp",
+    "Derived",
     "Filter",
     "FilterOp",
     "Op",
@@ -77,9 +84,11 @@ Agg = Literal[
     "mode",
     "nth",
 ]
+DeriveOp = Literal["+", "-", "*", "/", "length", "words"]
 FILTER_OPS: tuple[str, ...] = FilterOp.__args__  # type: ignore[attr-defined]
 OPERATIONS: tuple[str, ...] = Op.__args__  # type: ignore[attr-defined]
 AGGREGATIONS: tuple[str, ...] = Agg.__args__  # type: ignore[attr-defined]
+DERIVE_OPS: tuple[str, ...] = DeriveOp.__args__  # type: ignore[attr-defined]
 #: How a reader names each aggregation ("the total revenue", "the lowest price").
 AGG_NAME = {
     "sum": "total",
@@ -140,6 +149,34 @@ class Filter(BaseModel):
         return f"{self.column} {word.get(self.op, '')}{self.value}"
 
 
+class Derived(BaseModel):
+    """A column computed from the table's own: ``column`` ``op`` ``other`` (two columns
+    of numbers), or a text column's ``length`` (characters) or ``words`` (count)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    op: DeriveOp
+    column: str
+    other: str | None = None
+
+    @model_validator(mode="after")
+    def _operands(self) -> Derived:
+        two = self.op in ("+", "-", "*", "/")
+        if two != (self.other is not None):
+            need = "a second column" if two else "no second column"
+            raise ValueError(f"derived {self.op!r} takes {need}")
+        return self
+
+    @property
+    def name(self) -> str:
+        """How the plan's other parts and the sentence name it: ``temp_max - temp_min``,
+        ``length of Name``, ``words in Name``."""
+        if self.op == "length":
+            return f"length of {self.column}"
+        if self.op == "words":
+            return f"words in {self.column}"
+        return f"{self.column} {self.op} {self.other}"
+
+
 class Plan(BaseModel):
     """One question's query over one table (see the module docstring)."""
 
@@ -164,6 +201,7 @@ class Plan(BaseModel):
     against: Scalar | None = None  # compare: a constant
     versus: Plan | None = None  # compare / combine: another computed value
     combine: Literal["difference", "ratio"] | None = None
+    derive: tuple[Derived, ...] = ()  # columns computed first, for every part of the plan
     words: tuple[tuple[str, tuple[str, ...]], ...] = Field(default=(), exclude=True)
 
     def describe(self) -> str:

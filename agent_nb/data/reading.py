@@ -14,8 +14,10 @@ import dataclasses
 import re
 from typing import Any
 
+from .derive import with_derived
 from .lexicon import Named, Stated, match_columns, match_values, numbers
-from .query import Filter
+from .query import Derived, Filter
+from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
 from .table import Column, Table
 from .words import (
@@ -71,6 +73,7 @@ class Reading:
         default_factory=list
     )
     asked: str = ""  # the question as asked, with its instructions ("if there are none ...")
+    derived: tuple[Derived, ...] = ()  # columns the words compute (`reading_derived`)
 
     @property
     def high(self) -> bool:
@@ -158,10 +161,19 @@ def read(table: Table, question: str) -> Reading:
     """The reading of ``question`` over ``table`` (see the module docstring)."""
     asked = question
     question = _symbols(without_instructions(question))
+    found = derivations(table, signs_as_words(question))
+    if found:  # "the difference between A and B": a column computed from two
+        question = signs_as_words(question)
+        claimed = phrase(question).split()
+        table = with_derived(
+            table, [d for d, _ in found], {d.name: claimed_words(claimed, i) for d, i in found}
+        )
     text = question.lower().replace("’", "'")
     tokens = phrase(question).split()
     words = question_words(question)
     named = match_columns(table, words, question)
+    if found:
+        named = claim(named, tokens, found)
     for col in table.of("empty"):
         if f" {phrase(col.name)} " in f" {phrase(question)} ":
             raise ValueError(f"{col.name} has no values (all missing): nothing to compute")
@@ -220,6 +232,7 @@ def read(table: Table, question: str) -> Reading:
         [],
     )
     reading.asked = asked
+    reading.derived = tuple(d for d, _ in found)
     reading.filters = filters_of(reading)
     return reading
 

@@ -279,7 +279,11 @@ def filters_of(r: Any) -> list[Filter]:
     del k_at
     out += ordinal_periods(r, {f.column for f in out})
     out += binary_filters(r, {f.column for f in out})
-    out += text_filters(r, {f.column for f in out})
+    texts = text_filters(r, {f.column for f in out})
+    needles = {(f.column, str(f.value).lower()) for f in texts}
+    # "names containing 'International'": the text filter, not also the value of that name
+    out = [f for f in out if f.op != "=" or (f.column, str(f.value).lower()) not in needles]
+    out += texts
     out += missing_filters(r, {f.column for f in out})
     return out
 

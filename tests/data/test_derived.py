@@ -83,7 +83,7 @@ def test_a_threshold_on_a_difference(weather: pd.DataFrame, question: str) -> No
     [
         "Which car has the highest Horsepower per Weight_in_lbs?",
         "Which car has the highest ratio of Horsepower to Weight_in_lbs?",
-        "Name the car with the largest Horsepower divided by Weight_in_lbs.",
+        "What is the car with the largest Horsepower divided by Weight_in_lbs?",
     ],
 )
 def test_the_row_with_the_highest_ratio(cars: pd.DataFrame, question: str) -> None:
@@ -124,7 +124,9 @@ def test_the_largest_sum_of_two_columns(question: str) -> None:
 
 def test_a_ratio_per_group_ranks_the_groups(cars: pd.DataFrame) -> None:
     """ "per" between two measures is a ratio; the group is still the category named."""
-    answer = ask({"cars": cars}, "Which Origin has the highest average Horsepower per Weight_in_lbs?")
+    answer = ask(
+        {"cars": cars}, "Which Origin has the highest average Horsepower per Weight_in_lbs?"
+    )
     ratio = (cars.Horsepower / cars.Weight_in_lbs).groupby(cars.Origin).mean()
     assert answer.value == ratio.idxmax()
 

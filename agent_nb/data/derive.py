@@ -1,0 +1,85 @@
+"""Columns computed from a table's own (`query.Derived`) by pandas: a fixed set of typed ops.
+
+``+``, ``-``, ``*``, ``/`` of two columns of numbers (a division by zero is a
+missing value, not an infinity), a text column's ``length`` in characters
+and its ``words`` (whitespace-separated). `with_derived` returns the table
+with each derived column added as a measure, so every operation of the
+query language (filters, aggregates, rankings, the row at an extreme) reads
+it like any other column. Nothing here evaluates text: the operation is one
+of `query.DERIVE_OPS`, the operands are column names checked against the
+table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+from .query import Derived
+from .result import PlanError
+from .table import Column, Table
+
+__all__ = ["derived_column", "derived_values", "is_text", "with_derived"]
+
+
+def is_text(series: Any) -> bool:
+    """Whether ``series`` holds text (strings, not numbers, dates or booleans)."""
+    import pandas as pd
+
+    if pd.api.types.is_string_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        probe = series.dropna().head(50)
+        return bool(len(probe)) and all(isinstance(v, str) for v in probe)
+    return False
+
+
+def _numbers(df: Any, column: str) -> Any:
+    import pandas as pd
+
+    s = df[column]
+    if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
+        raise PlanError(f"{column} holds no numbers to compute with")
+    return pd.to_numeric(s, errors="coerce").astype(float)
+
+
+def derived_values(df: Any, d: Derived) -> Any:
+    """The values of ``d`` over ``df`` (a Series), or a `PlanError` that says why not."""
+    import numpy as np
+
+    for name in (d.column, d.other):
+        if name is not None and name not in df.columns:
+            raise PlanError(f"there is no column {name!r}")
+    if d.op in ("length", "words"):
+        s = df[d.column]
+        if not is_text(s):
+            raise PlanError(f"{d.column} holds no text to measure")
+        text = s.astype("string")
+        out = text.str.len() if d.op == "length" else text.str.count(r"\S+")
+        return out.astype("Float64").astype(float)
+    assert d.other is not None
+    a, b = _numbers(df, d.column), _numbers(df, d.other)
+    with np.errstate(all="ignore"):
+        out = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[d.op]
+    return out.replace([np.inf, -np.inf], np.nan)
+
+
+def derived_column(d: Derived, words: Iterable[str] = ()) -> Column:
+    """The `Column` a derived value is planned as: a measure named by ``words``."""
+    parts = tuple(dict.fromkeys(words)) or (d.op, d.column)
+    whole = d.op in ("length", "words")
+    return Column(d.name, "measure", parts, frozenset(parts), {}, -1, whole, True)
+
+
+def with_derived(
+    table: Table, derived: Iterable[Derived], words: dict[str, tuple[str, ...]] | None = None
+) -> Table:
+    """``table`` with each derived column added (one already there is kept as it is)."""
+    new = [d for d in derived if d.name not in table.df.columns]
+    if not new:
+        return table
+    values = {d.name: derived_values(table.df, d) for d in new}
+    df = table.df.assign(**values)
+    columns = dict(table.columns)
+    for d in new:
+        columns[d.name] = derived_column(d, (words or {}).get(d.name, ()))
+    return dataclasses.replace(table, df=df, columns=columns)
