@@ -7,7 +7,9 @@ may state with its role (a growth %, a first value, a count), the labels it
 must and must not name, the filters its number was computed under, and the
 direction the result goes. `check_sentence` accepts a sentence only when
 
-* a yes/no answer starts with the right word; a list states every item;
+* a yes/no answer starts with the right word; a list is stated as a list
+  (``[a, b]``, bullet lines, or after a colon) holding the answer's items,
+  each as often as the answer has it, and nothing else;
 * every number it states is one of the result's, after rounding as written,
   and a percentage is a number whose role is a percentage (a change or a
   share), never the first month's mean;
@@ -33,7 +35,7 @@ from .execute import Result
 from .query import Plan
 from .words import phrase
 
-__all__ = ["REPLACED", "check_sentence", "checked_reply", "reference"]
+__all__ = ["REPLACED", "check_sentence", "checked_reply", "reference", "stated_list"]
 
 #: The one line under a template sentence that replaced the model's wording.
 REPLACED = "*(the model's wording was replaced by the computed sentence: {why})*"
@@ -162,11 +164,11 @@ def check_sentence(text: str, ref: Mapping[str, Any]) -> str | None:
         want = "yes" if ref["yes"] else "no"
         if lead is None or lead.group(1) not in (want, "true" if ref["yes"] else "false"):
             return f"it did not start with {want.capitalize()}"
-    for item in ref.get("items", []):
-        if not _named(str(item), text) and not any(
-            _matches(v, d, float(item)) for v, d in _stated(text) if _isnum(item)
-        ):
-            return f"it did not list {item}"
+    items = [str(x) for x in ref.get("items", [])]
+    if items:
+        why = _list_differs(text, items)
+        if why is not None:
+            return why
     bare = text
     for name in sorted([*ref["names"], *ref.get("items", [])], key=len, reverse=True):
         bare = re.sub(rf"(?<!\w){re.escape(str(name))}(?!\w)", " ", bare, flags=re.IGNORECASE)
@@ -201,6 +203,51 @@ def check_sentence(text: str, ref: Mapping[str, Any]) -> str | None:
         hit = set(said.split()) & wrong
         if hit:
             return f"it said {sorted(hit)[0]!r}, but the result goes the other way"
+    return None
+
+
+_ITEM_SPLIT = re.compile(r",(?!\d{3}(?!\d))\s*|\s+and\s+|;\s*")
+
+
+def stated_list(text: str) -> list[str] | None:
+    """The items a sentence states as a list: ``[a, b]``, bullet lines, or what follows
+    its first colon; None when it states none as a list ("are a and b")."""
+    bracket = re.search(r"\[([^\[\]]*)\]", text)
+    if bracket:
+        found = [x.strip(" '\"*`") for x in _ITEM_SPLIT.split(bracket.group(1))]
+        return [x for x in found if x]
+    bullets = re.findall(r"^\s*(?:[-*•]|\d+[.)])\s+(.+?)\s*$", text, re.MULTILINE)
+    if bullets:
+        return [b.strip().strip("*`'\"").rstrip(".;,").strip() for b in bullets]
+    first = text.strip().split("\n\n")[0]
+    if ":" in first:
+        tail = first.split(":", 1)[1].strip().rstrip(".")
+        return [p.strip(" '\"*`") for p in _ITEM_SPLIT.split(tail) if p.strip(" '\"*`")]
+    return None
+
+
+def _same_item(said: str, item: str) -> bool:
+    if said.lower() == item.lower():
+        return True
+    if _isnum(said) and _isnum(item):
+        ((value, decimals),) = _stated(said.replace(",", "")) or [(math.nan, 0)]
+        return _matches(value, decimals, float(item.replace(",", "")))
+    return False
+
+
+def _list_differs(text: str, items: list[str]) -> str | None:
+    """Why ``text`` does not state exactly ``items`` as a list (in any order), or None."""
+    said = stated_list(text)
+    if said is None:
+        return "it did not state the answer as a list"
+    left = list(items)
+    for x in said:
+        hit = next((i for i, item in enumerate(left) if _same_item(x, item)), None)
+        if hit is None:
+            return f"it listed {x!r}, which is not in the answer"
+        left.pop(hit)
+    if left:
+        return f"it did not list {left[0]}"
     return None
 
 

@@ -49,3 +49,24 @@ def test_numbers_inside_names_and_the_template_are_not_wrong_numbers() -> None:
     assert check_sentence(answer.sentence, answer.reference) is None
     assert check_sentence("The datsun 1200 weighs 1,613 lbs.", answer.reference) is None
     assert check_sentence("The datsun 1200 weighs 1,200 lbs.", answer.reference) is not None
+
+
+def test_a_list_is_stated_as_a_list_of_exactly_its_items() -> None:
+    """Faults of the embedded model's writer on DataBench: a bullet list that drops an
+    item (the k "4" is not the item 4), items written as "are A and B", a large id
+    with thousands separators (it crashed the turn)."""
+    levels = pd.DataFrame({"JobLevel": [1, 1, 1, 1, 2, 2, 2, 3, 3, 4]})
+    ref = ask({"df": levels}, "List the 4 most common JobLevels.").reference
+    assert check_sentence("[1, 2, 3, 4] are the 4 most common JobLevel.", ref) is None
+    assert check_sentence("The 4 most common JobLevels are:\n- 1\n- 2\n- 3\n- 4", ref) is None
+    dropped = "The 4 most common JobLevels are:\n- Job 1: 1\n- Job 2: 2\n- Job 3: 3"
+    assert "Job 1: 1" in (check_sentence(dropped, ref) or "")
+    assert "did not list 4" in (check_sentence("The most common: 1, 2 and 3.", ref) or "")
+    staff = pd.DataFrame({"Department": ["Sales", "R&D", "R&D", "HR"], "n": [5, 9, 8, 1]})
+    ref = ask({"df": staff}, "List the 2 departments with the highest n.").reference
+    why = check_sentence("The 2 departments with the highest n are R&D and R&D.", ref)
+    assert why == "it did not state the answer as a list"
+    ids = pd.DataFrame({"offering_id": [1164645, 643970, 281828, 12]})
+    ref = ask({"df": ids}, "List the 2 largest offering IDs.").reference
+    assert check_sentence("The 2 largest: 1,164,645 and 643,970.", ref) is None
+    assert check_sentence("The 2 largest: 1,164,645 and 281,828.", ref) is not None
