@@ -78,7 +78,13 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
     if op == "extreme":
         show = plan.group_by or plan.measure
         if isinstance(v, list):
-            of = f"{show} of the {len(v)} rows" if show != plan.measure else f"{len(v)}"
+            # the rows' values (repeats kept) say so; "the lowest 4 price values" are
+            # distinct values, `distinct`'s sentence
+            of = (
+                f"{show} of the {len(v)} rows"
+                if show != plan.measure
+                else f"{show} values of the {len(v)} rows"
+            )
             return f"{answer_text(v)} are the {of} with the {side} {plan.measure}{w}."
         n = result.frame[plan.measure].iloc[0] if plan.measure in result.frame else v
         if show == plan.measure:

@@ -21,7 +21,7 @@ from .lexicon import time_column
 from .query import Plan
 from .words import AGG_WORDS, HIGH, LOW, MODE, singular, stem
 
-__all__ = ["list_plans"]
+__all__ = ["list_plans", "values_of"]
 
 _RANKED = re.compile(
     r"\b(top|bottom|highest|lowest|largest|smallest|best|worst|most|least|biggest|fewest|"
@@ -237,7 +237,9 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
             )
         ]
         unique = re.search(r"\b(different|distinct|unique)\b", r.text)
-        if re.search(r"\bnon[- ]?unique\b", r.text):
+        if measure is not None and unique is None:
+            unique = values_of(r, measure)
+        if re.search(r"\bnon[- ]?unique\b|\brepeat(ed|s)?\b|\bduplicates?\b", r.asked.lower()):
             unique = None
         if measure is not None and unique and measure.numeric:
             # "the 3 highest different revenues", "the lowest 4 price values": distinct values
@@ -366,3 +368,19 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                 )
             )
     return out
+
+
+def values_of(r: Any, measure: Any) -> re.Match[str] | None:
+    """ "the lowest 4 price values", "the 3 highest values of X": the values ``measure``
+    takes, each once (its rows' values, repeats kept, when the question says so: "the 5
+    (non-unique) highest values", "even if they are repeated"). A question that allows
+    fewer than k ("if there are less than 3, list as many as there are") reads the same."""
+    ws = r.named[measure.name][1]
+    at = [i for i, t in enumerate(r.tokens) if t in ws or singular(t) in ws]
+    if not at:
+        return None
+    after = " ".join(r.tokens[max(at) + 1 : max(at) + 2])
+    before = " ".join(r.tokens[max(0, min(at) - 3) : min(at)])
+    if after == "values" or re.search(r"\bvalues (of|for)( the)?$", before):
+        return re.search(r"\b(values)\b", r.text)
+    return re.search(r"\b(as many as there are)\b", r.asked.lower())

@@ -173,9 +173,11 @@ def value(p: Any) -> None:
         # the measure); "What is the most powerful car?" for a name
         # as does "What is the length of the longest name?" (it starts on the measure)
         rows = {singular(w) for w in phrase(t.name).split()}  # "the car with ...": a row
-        quiet = STOPWORDS | FILLER | rows
+        quiet = STOPWORDS | FILLER
         content = [t for t in r.tokens if t not in quiet and singular(t) not in quiet]
-        ends = [singular(content[-1]), content[-1], singular(content[0])] if content else []
+        ends = [singular(content[-1]), content[-1]] if content else []
+        if content and singular(content[0]) in m.parts:  # its own name, not "powerful"
+            ends.append(singular(content[0]))
         head = re.match(r"^\W*what(\s+is|\s+was|'s|\s+are)\s+the\s+(\w+)", r.text)
         value_asked = (
             head

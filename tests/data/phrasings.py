@@ -415,6 +415,28 @@ PHRASINGS: tuple[Phrasing, ...] = (
         "List the two smallest Miles_per_Gallon figures.",
         "Bottom 2 values of Miles_per_Gallon?",
     ),
+    # "the lowest 3 X values" are the values X takes, each once; the rows' values (repeats
+    # kept) when the question says so. The two readings differ here: 9, 10, 10 vs 9, 10, 11.
+    *_intent(
+        "three lowest distinct mpg values",
+        "list",
+        "cars",
+        "list[number]",
+        lambda d: sorted(d.Miles_per_Gallon.dropna().unique())[:3],
+        "What are the 3 lowest Miles_per_Gallon values?",
+        "List the lowest 3 Miles_per_Gallon values.",
+        "Bottom 3 values of Miles_per_Gallon?",
+    ),
+    *_intent(
+        "three lowest mpg values, repeats kept",
+        "list",
+        "cars",
+        "list[number]",
+        lambda d: d.Miles_per_Gallon.nsmallest(3).tolist(),
+        "List the 3 lowest (non-unique) Miles_per_Gallon values.",
+        "What are the 3 lowest Miles_per_Gallon values, even if they are repeated?",
+        "List the 3 lowest Miles_per_Gallon values, repeats included.",
+    ),
     *_intent(
         "distinct islands",
         "list",

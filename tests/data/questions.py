@@ -560,15 +560,21 @@ QUESTIONS: tuple[Question, ...] = (
         _q(
             "cars",
             text,
-            "extreme",
+            "distinct",  # the values Horsepower takes, each once
             lambda d: (None, float(d.Horsepower.nlargest(3).iloc[0])),
             "list",
         )
         for text in (
             "List the 3 highest Horsepower values.",
             "What are the top 3 horsepower values?",
-            "List the three largest horsepower figures.",
         )
+    ),
+    _q(
+        "cars",
+        "List the three largest horsepower figures.",
+        "extreme",
+        lambda d: (None, float(d.Horsepower.nlargest(3).iloc[0])),
+        "list",
     ),
     *(
         _q("penguins", text, "distinct", lambda d: ("Torgersen", None), "list")

@@ -230,8 +230,14 @@ def test_a_column_of_the_row_at_an_extreme_words_between(sales: pd.DataFrame) ->
 
 
 def test_a_word_shared_by_several_columns_shows_none(sales: pd.DataFrame) -> None:
+    """ "product" names four columns: none is shown. "price values" are the values the
+    price takes, each once; the rows' prices, repeats kept, when the question says so."""
     answer = ask({"df": sales}, "List the lowest 3 single-product price values")
+    assert answer.value == sorted(set(sales.unit_price))[:3]
+    assert "distinct" in answer.sentence
+    answer = ask({"df": sales}, "List the lowest 3 (non-unique) single-product price values")
     assert answer.value == sorted(sales.unit_price)[:3]
+    assert "rows" in answer.sentence
 
 
 def test_the_top_k_distinct_values(sales: pd.DataFrame) -> None:
