@@ -64,8 +64,9 @@ def derived_values(df: Any, d: Derived) -> Any:
 
 
 def derived_column(d: Derived, words: Iterable[str] = ()) -> Column:
-    """The `Column` a derived value is planned as: a measure named by ``words``."""
-    parts = tuple(dict.fromkeys(words)) or (d.op, d.column)
+    """The `Column` a derived value is planned as: a measure named by ``words`` (none:
+    a column only a filter reads, "A greater than B")."""
+    parts = tuple(dict.fromkeys(words))
     whole = d.op in ("length", "words")
     return Column(d.name, "measure", parts, frozenset(parts), {}, -1, whole, True)
 

@@ -166,7 +166,9 @@ def read(table: Table, question: str) -> Reading:
         question = signs_as_words(question)
         claimed = phrase(question).split()
         table = with_derived(
-            table, [d for d, _ in found], {d.name: claimed_words(claimed, i) for d, i in found}
+            table,
+            [f.derived for f in found],
+            {f.derived.name: claimed_words(claimed, f.claimed) for f in found if not f.test},
         )
     text = question.lower().replace("’", "'")
     tokens = phrase(question).split()
@@ -232,8 +234,12 @@ def read(table: Table, question: str) -> Reading:
         [],
     )
     reading.asked = asked
-    reading.derived = tuple(d for d, _ in found)
     reading.filters = filters_of(reading)
+    reading.derived = tuple(f.derived for f in found)
+    for f in found:  # "Horsepower greater than Displacement": Horsepower - Displacement > 0
+        if f.test is not None:
+            said = claimed_words(tokens, f.claimed)
+            reading.filters.append(Filter(column=f.derived.name, op=f.test, value=0, words=said))
     return reading
 
 

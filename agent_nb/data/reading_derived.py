@@ -21,16 +21,25 @@ alone. "longest" and "shortest" stay cues (the highest, the lowest).
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .derive import is_text
 from .lexicon import match_columns
-from .query import Derived, DeriveOp
+from .query import Derived, DeriveOp, FilterOp
 from .table import Table
-from .words import NAME_STOP, phrase, question_words, singular, stem
+from .words import COMPARATORS, NAME_STOP, phrase, question_words, singular, stem
 
 __all__ = ["Found", "claim", "claimed_words", "derivations", "signs_as_words"]
 
-Found = tuple[Derived, tuple[int, ...]]  # the derived column, the token positions it claims
+
+class Found(NamedTuple):
+    """A derived column the words ask for, the token positions it claims, and for "A
+    greater than B" the test of ``A - B`` against 0 (a filter, not a measure)."""
+
+    derived: Derived
+    claimed: tuple[int, ...]
+    test: FilterOp | None = None
+
 
 _SIGNS = (("-", "minus"), ("−", "minus"), ("+", "plus"), ("*", "times"), ("/", "divided by"))
 _BEFORE: dict[str, DeriveOp] = {
@@ -159,8 +168,45 @@ def _arithmetic(
             op, first, second = ("+" if t == "combined" else "/"), a, b
             lo, hi = span_end[(a, b_at - 1)][0], i + 1
         if op is not None:
-            out.append((Derived(op=op, column=first, other=second), tuple(range(lo, hi))))
+            out.append(Found(Derived(op=op, column=first, other=second), tuple(range(lo, hi))))
+        elif i in ends:  # "Horsepower greater than their Displacement": A - B against 0
+            test = _versus(table, tokens, i, ends[i], starts, span_of, span_end)
+            if test is not None:
+                out.append(test)
     return out
+
+
+_THEIR = _SKIP | {"that", "of", "his", "her"}
+_VERB = {"is", "was", "are", "were", "be", "been", "ever", "always", "still"}
+_EQUAL = {"equal to", "equals", "equal", "same as"}
+_TESTS = {w for words, _ in COMPARATORS for w in words.split()}
+
+
+def _versus(
+    table: Table,
+    tokens: list[str],
+    i: int,
+    a: str,
+    starts: dict[int, str],
+    span_of: dict[tuple[str, int], tuple[int, int]],
+    span_end: dict[tuple[str, int], tuple[int, int]],
+) -> Found | None:
+    end = i
+    while i < len(tokens) and tokens[i] in _VERB:  # "ARMED was ever higher than"
+        i += 1
+    ahead = " ".join(tokens[i : i + 4])
+    for words, op in COMPARATORS:
+        if not ahead.startswith(words + " ") or (op == "=" and words not in _EQUAL):
+            continue  # "a score of 4" tests a number, not a column
+        at = i + len(words.split())
+        while at < len(tokens) and tokens[at] in _THEIR:
+            at += 1
+        b = starts.get(at)
+        if b is None or b == a:
+            return None
+        lo, hi = span_end[(a, end)][0], span_of[(b, at)][1]
+        return Found(Derived(op="-", column=a, other=b), tuple(range(lo, hi)), op)  # type: ignore[arg-type]
+    return None
 
 
 def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]]) -> list[Found]:
@@ -200,7 +246,7 @@ def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]
                 claimed |= {i - 2, i - 1}
             if tokens[i + 1 : i + 2] == ["count"]:
                 claimed.add(i + 1)
-        out.append((Derived(op=op, column=name), tuple(sorted(claimed))))
+        out.append(Found(Derived(op=op, column=name), tuple(sorted(claimed))))
         break
     return out
 
@@ -209,13 +255,14 @@ def derivations(table: Table, question: str) -> list[Found]:
     """The derived columns ``question`` asks for over ``table`` (module docstring), each
     with the positions of ``phrase(question)``'s tokens it claims."""
     tokens = phrase(question).split()
-    if not set(tokens) & (set(_BEFORE) | set(_INFIX) | _LENGTH | _LONG | _WORDS | {"combined"}):
+    cues = set(_BEFORE) | set(_INFIX) | _LENGTH | _LONG | _WORDS | _TESTS | {"combined"}
+    if not set(tokens) & cues:
         return []
     named = match_columns(table, question_words(question), question)
     runs = {n: _runs(tokens, ws, n) for n, (_, ws) in named.items() if ws}
     runs = {n: r for n, r in runs.items() if r}
     found = _arithmetic(table, tokens, runs) or _text(table, tokens, runs)
-    return [(d, idx) for d, idx in found if d.name not in table.columns][:1]
+    return [f for f in found if f.derived.name not in table.columns][:1]
 
 
 _FUNCTION = _SKIP | {"of", "between", "and", "to", "by", "in", "how", "many", "number"}
@@ -232,7 +279,10 @@ def claim(
     """``named`` with each derived column named by its claimed words, ahead of the rest,
     and without the columns named only inside its words (its operands)."""
     out = dict(named)
-    for d, idx in found:
+    for d, idx, test in found:
+        if test is not None:  # a filter: neither it nor its operands is a measure by it
+            out.pop(d.name, None)
+            continue
         span = set(idx)
         for other in list(out):
             ws = out[other][1]

@@ -233,3 +233,40 @@ def test_a_derived_plan_is_typed_and_checked() -> None:
         run_plan(cars, Plan(op="aggregate", agg="max", measure=bad.name, derive=(bad,)))
     with pytest.raises(ValueError):
         Derived(op="-", column="Horsepower")  # arithmetic needs a second column
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many cars have a Horsepower greater than their Displacement?",
+        "Count the cars whose Horsepower is above the Displacement.",
+        "In how many rows does Horsepower exceed Displacement?",
+    ],
+)
+def test_one_column_compared_with_another(cars: pd.DataFrame, question: str) -> None:
+    answer = ask({"cars": cars}, question)
+    assert answer.value == int((cars.Horsepower > cars.Displacement).sum())
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is there any year in which ARMED was higher than UNEMP?",
+        "Was ARMED ever greater than UNEMP?",
+        "Are there years with ARMED above UNEMP?",
+    ],
+)
+def test_any_row_where_one_column_beats_another(question: str) -> None:
+    longley = table("longley")
+    answer = ask({"longley": longley}, question)
+    assert answer.value is bool((longley.ARMED > longley.UNEMP).any())
+
+
+def test_a_measure_filtered_by_a_column_comparison(cars: pd.DataFrame) -> None:
+    """The comparison is a filter; the measure is the column the question asks about."""
+    question = (
+        "What is the average Miles_per_Gallon of cars whose Horsepower is below their Displacement?"
+    )
+    answer = ask({"cars": cars}, question)
+    truth = cars[cars.Horsepower < cars.Displacement].Miles_per_Gallon.mean()
+    assert _close(answer.value, float(truth))
