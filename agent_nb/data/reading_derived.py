@@ -60,6 +60,7 @@ _SKIP = {"the", "a", "an", "each", "their", "its"}
 _LENGTH = {"length", "character", "characters", "char", "chars", "letter", "letters"}
 _LONG = {"long", "longest", "shortest", "longer", "shorter"}
 _WORDS = {"word", "words"}
+_NOT = {"without", "not", "excluding", "except", "ignoring"}
 
 
 def signs_as_words(question: str) -> str:
@@ -209,17 +210,35 @@ def _versus(
     return None
 
 
-def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]]) -> list[Found]:
-    texts = [
-        n
-        for n in runs
-        if not table.columns[n].numeric
-        and table.columns[n].role in ("label", "category")
-        and not table.columns[n].listy
-        and is_text(table.df[n])
+def _texts(table: Table) -> list[str]:
+    """Columns of free text: names or sentences, not a yes/no or a handful of codes."""
+    return [
+        c.name
+        for c in table.columns.values()
+        if not c.numeric
+        and (c.role == "label" or (c.role == "category" and c.nunique > 5))
+        and not c.listy
+        and is_text(table.df[c.name])
     ]
-    if not texts:
-        return []
+
+
+def _prose(table: Table, texts: list[str]) -> str | None:
+    """The column of longest text (sentences, 30 characters or more on average)."""
+    means = {n: float(table.df[n].dropna().astype(str).str.len().mean()) for n in texts}
+    best = max(means, key=lambda n: means[n], default=None)
+    return best if best is not None and means[best] >= 30 else None
+
+
+def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]]) -> list[Found]:
+    every = _texts(table)
+    negated = {  # "without taking the title into account": not the text measured
+        n: (i, hi)
+        for n in every
+        for lo, hi in runs.get(n, [])
+        for i in range(max(0, lo - 4), lo)
+        if tokens[i] in _NOT
+    }
+    texts = [n for n in every if n in runs and n not in negated]
     out: list[Found] = []
     cues: tuple[tuple[set[str], DeriveOp], ...] = (
         (_WORDS, "words"),
@@ -228,7 +247,8 @@ def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]
     )
     for cue, op in cues:
         near = []
-        for i in (i for i, t in enumerate(tokens) if t in cue):
+        at = [i for i, t in enumerate(tokens) if t in cue]
+        for i in at:
             for n in texts:
                 for lo, hi in runs[n]:
                     if cue is _LONG or tokens[i] == "length":  # "the longest name", "name length"
@@ -236,16 +256,23 @@ def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]
                             near.append((abs(lo - i), i, n, (lo, hi)))
                     elif abs(lo - i) <= 6:  # "names of more than 3 words", "characters in name"
                         near.append((abs(lo - i), i, n, (lo, hi)))
+        prose = _prose(table, [n for n in every if n not in negated])
+        if not near and at and cue is not _LONG and not texts and prose is not None:
+            # "the average review length (in characters)": the table's text, when no
+            # column of text is named
+            near.append((0, at[0], prose, (at[0], at[0])))
         if not near:
             continue
         _, i, name, (lo, hi) = min(near)
         claimed = set(range(lo, hi))
         if cue is not _LONG:  # "longest" stays a cue: the highest length
-            claimed |= {j for j, t in enumerate(tokens) if t in cue}  # "length ... (in chars)"
+            claimed |= set(at)  # "length ... (in chars)"
             if tokens[max(0, i - 2) : i] in (["number", "of"], ["how", "many"]):
                 claimed |= {i - 2, i - 1}
             if tokens[i + 1 : i + 2] == ["count"]:
                 claimed.add(i + 1)
+        for first, end in negated.values():  # measured apart from it: the exclusion holds
+            claimed |= set(range(first, end))
         out.append(Found(Derived(op=op, column=name), tuple(sorted(claimed))))
         break
     return out

@@ -270,3 +270,33 @@ def test_a_measure_filtered_by_a_column_comparison(cars: pd.DataFrame) -> None:
     answer = ask({"cars": cars}, question)
     truth = cars[cars.Horsepower < cars.Displacement].Miles_per_Gallon.mean()
     assert _close(answer.value, float(truth))
+
+
+def test_a_text_column_left_out_by_the_question_is_not_measured() -> None:
+    airports = table("airports")
+    question = "What is the average length of the airport name, without the city?"
+    answer = ask({"airports": airports}, question)
+    assert _close(answer.value, float(airports.name.str.len().mean()))
+    assert not answer.not_applied  # the city is left out by measuring the name alone
+
+
+def test_the_length_of_the_tables_text_when_no_text_column_is_named() -> None:
+    """ "the average review length in characters" over a table of reviews: its text (the
+    column of sentences), not the short title the question says to leave out."""
+    reviews = pd.DataFrame(
+        {
+            "title": ["Great stay", "Noisy", "Fine", "Lovely staff"],
+            "text": [
+                "The room was clean and the staff were helpful all week.",
+                "Street noise kept us awake; the breakfast was good though.",
+                "An ordinary hotel, close to the station and the old town.",
+                "Friendly people at the desk and a quiet room on the top floor.",
+            ],
+            "stars": [5, 2, 3, 5],
+        }
+    )
+    question = (
+        "What is the average review length (in characters) without taking the title into account?"
+    )
+    answer = ask({"reviews": reviews}, question)
+    assert _close(answer.value, float(reviews.text.str.len().mean()))
