@@ -188,6 +188,27 @@ PHRASINGS: tuple[Phrasing, ...] = (
         "How many penguins have a body mass from 3000 to 4000?",
         "Count the penguins with body_mass_g between 3000 and 4000.",
     ),
+    # a threshold on a column computed from two (`query.Derived`)
+    *_intent(
+        "days with a temperature range above 15",
+        "threshold",
+        "weather",
+        "number",
+        lambda d: int(((d.temp_max - d.temp_min) > 15).sum()),
+        "How many days had a difference between temp_max and temp_min above 15?",
+        "How many rows have temp_max minus temp_min greater than 15?",
+        "Count the days where the gap between temp_max and temp_min is more than 15.",
+    ),
+    *_intent(
+        "cars with more horsepower than displacement",
+        "threshold",
+        "cars",
+        "number",
+        lambda d: int((d.Horsepower > d.Displacement).sum()),
+        "How many cars have a Horsepower greater than their Displacement?",
+        "Count the cars whose Horsepower is above the Displacement.",
+        "In how many rows does Horsepower exceed Displacement?",
+    ),
     # several values of one column
     *_intent(
         "count Adelie or Gentoo",
