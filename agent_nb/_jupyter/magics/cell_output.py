@@ -35,7 +35,6 @@ from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from ..._core.fences import code_blocks, fence_markdown
-from ..._core.ids import is_single_turn_id
 from ..._core.render import safe_markdown
 from ..._core.reply import Reply, Structured, shown_text
 from ..._core.types import (
@@ -50,6 +49,7 @@ from ..._core.types import (
 from ..._runtime.stream import EventStream
 from ..export import call_line, response_line
 from ..front_end import batch_run
+from ..waiting import waiting_note
 
 __all__ = [
     "REPLAYED",
@@ -62,7 +62,6 @@ __all__ = [
     "replay_note",
     "show_bundle",
     "show_turn",
-    "waiting_note",
 ]
 
 Format = Literal["markdown", "text", "code"]
@@ -396,14 +395,6 @@ def show_turn(
         plain=transcript.plain,
     )
     return outcome
-
-
-def waiting_note(event: Waiting) -> str:
-    """ "waiting for session 'a' to finish its turn on the model", or "" (none ahead)."""
-    names = ["a --once turn" if is_single_turn_id(i) else repr(i) for i in event.sessions]
-    if not names:
-        return ""
-    return f"waiting for session {', '.join(names)} to finish its turn on the model"
 
 
 def output_for(shell: Any, fmt: Format) -> CellOutput:
