@@ -161,8 +161,8 @@ class AgentSession:
         """Call ``on_event(event)`` for every event of every turn (partials and a
         waiting turn's `Waiting` too), and ``on_reset(None)`` when history is
         rewound or the session closes. Callbacks run on the worker thread (a
-        `Waiting` on the thread that started the turn). Returns an unsubscribe
-        function."""
+        turn's first `Waiting` on the thread that started it). Returns an
+        unsubscribe function."""
         return self._core.listeners.subscribe(on_event, on_reset)
 
     def __repr__(self) -> str:
