@@ -7,10 +7,17 @@
   "A per B" (B a measure: "per Origin" stays a grouping), "A divided by B",
   "A / B"; "A plus B", "A + B", "A and B combined"; "A times B", "the product
   of A and B", "A * B";
+* one column against another: "A greater than (their) B", "A is above B",
+  "A exceeds B", "A equal to B": a filter ``A - B`` against 0, not a measure;
 * a text column's length: "the length of T", "T length", "the number of
   characters in T", "the longest (shortest) T", "how long is T";
 * a text column's word count: "the number of words in T", "T of more than 3
   words", "the word count of T".
+
+A text column is free text (names, sentences; not a yes/no column). One the
+question leaves out ("without taking the title into account") is not
+measured; with no text column named, "the average review length in
+characters" measures the table's prose (its column of longest text).
 
 Each comes with the token positions it claims: the reading (`reading.read`)
 gives those words to the derived column, so "temp_max" inside "the
