@@ -165,6 +165,8 @@ def check_sentence(text: str, ref: Mapping[str, Any]) -> str | None:
         if lead is None or lead.group(1) not in (want, "true" if ref["yes"] else "false"):
             return f"it did not start with {want.capitalize()}"
     items = [str(x) for x in ref.get("items", [])]
+    if ref.get("answer") == "[]" and not re.search(r"\[\s*\]|\b(none|no|empty|nothing)\b", low):
+        return "it did not say the list is empty"
     if items:
         why = _list_differs(text, items)
         if why is not None:

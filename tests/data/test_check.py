@@ -70,3 +70,15 @@ def test_a_list_is_stated_as_a_list_of_exactly_its_items() -> None:
     ref = ask({"df": ids}, "List the 2 largest offering IDs.").reference
     assert check_sentence("The 2 largest: 1,164,645 and 643,970.", ref) is None
     assert check_sentence("The 2 largest: 1,164,645 and 281,828.", ref) is not None
+
+
+def test_an_empty_list_is_said_to_be_empty() -> None:
+    """The writer called an empty answer "all the product_category names" (DataBench)."""
+    sales = pd.DataFrame({"kind": ["tea", "cake"], "qty": [1, 2]})
+    question = "What are the unique kind names in rows with qty > 5? If there are none, say so."
+    ref = ask({"df": sales}, question).reference
+    assert ref["answer"] == "[]"
+    assert check_sentence("[] — no rows have qty over 5.", ref) is None
+    assert check_sentence("No kind has a qty over 5: the list is empty.", ref) is None
+    said = "The unique kind names in rows with qty > 5 are all the kind names."
+    assert check_sentence(said, ref) == "it did not say the list is empty"
