@@ -25,7 +25,6 @@ what the decode loop plans with.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 __all__ = ["IN_STRING", "OUTSIDE", "Budget", "TokenClasses", "closing_path", "lex"]
@@ -72,12 +71,13 @@ class TokenClasses:
         plain = [i for i in range(size) if self.texts[i] and not ll_tokenizer.is_special_token(i)]
         plain.sort(key=lambda i: -len(self.texts[i]))
 
-        def ids(keep: Callable[[bytes], bool]) -> Any:
-            return np.array([i for i in plain if keep(self.texts[i])], dtype=np.int64)
+        def ids(pattern: re.Pattern[bytes]) -> Any:
+            texts = self.texts
+            return np.array([i for i in plain if pattern.fullmatch(texts[i])], dtype=np.int64)
 
         longest = np.array(plain, dtype=np.int64)
-        self.outside = [*(ids(p.fullmatch) for p in _OUTSIDE_ORDER), longest]
-        self.inside = [*(ids(p.fullmatch) for p in _INSIDE_ORDER), longest]
+        self.outside = [*(ids(p) for p in _OUTSIDE_ORDER), longest]
+        self.inside = [*(ids(p) for p in _INSIDE_ORDER), longest]
 
     def pick(self, allowed: Any, state: int) -> int | None:
         """The token a closing path takes among ``allowed`` (a bool per token id)."""

@@ -176,7 +176,8 @@ class Constraint:
         if self.budget is None or not self.budget.near(self._matcher):
             return masked
         # near the token limit: the greedy choice, or the closing path's next token
-        wanted = int(mx.argmax(masked, axis=-1).reshape(-1)[0].item())
+        picked: Any = mx.argmax(masked, axis=-1).reshape(-1)[0].item()
+        wanted = int(picked)
         chosen = self.budget.choose(self._matcher, wanted)
         only = mx.arange(size) == chosen
         return mx.where(only, logits, mx.array(-mx.inf, dtype=logits.dtype))
