@@ -110,7 +110,7 @@ def closing_path(
     matcher = matcher.deep_copy()
     path: list[int] = []
     if matcher.is_stopped():  # the value is whole: end of text is all that is left
-        return [int(classes.eos[0])]
+        return [int(classes.eos[0])] if limit >= 1 else None
     while not matcher.is_stopped():
         step = matcher.compute_ff_tokens()
         if not step:
