@@ -40,6 +40,7 @@ _OUTSIDE_ORDER = (
     re.compile(rb', ?"?'),  # on to the next required item or key
     re.compile(rb' ?"'),  # open a string (a key, a value)
     re.compile(rb" ?([\[{]|true|null|false)"),
+    re.compile(rb" "),  # the space before a number (" 0" is two tokens)
 )
 _INSIDE_ORDER = (re.compile(rb'"[\]}]*'),)  # close the string, and what follows
 
