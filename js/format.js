@@ -96,6 +96,16 @@ export function promptProgress(done, total) {
   return `reading the prompt: ${count} tokens ${"▰".repeat(filled)}${"▱".repeat(10 - filled)}`;
 }
 
+/**
+ * The status line before a turn's first token: what it waits for on the model
+ * (a `waiting` message's note, the cell's words with the cell's mark), else
+ * ``waiting for the model…``.
+ * @param {string} note
+ */
+export function waitingStatus(note) {
+  return note ? `◷ ${note}` : "waiting for the model…";
+}
+
 /** The same words as the cell's note (agent_nb/_core/repetition.py `repetition_note`). */
 export const REPETITION_NOTE = "stopped: the reply kept repeating itself";
 

@@ -167,6 +167,15 @@
  */
 
 /**
+ * The turn waits for other sessions' turns on the model: the cell's words, "" once
+ * none is ahead. The turn's first text, progress or entry replaces it.
+ * @typedef {object} WaitingMsg
+ * @property {"waiting"} type
+ * @property {string} invocation_id
+ * @property {string} note
+ */
+
+/**
  * The chart module's source (agent_nb/static/vega.js), answering a ChartModuleRequest.
  * @typedef {object} ChartModuleMsg
  * @property {"chart_module"} type
@@ -175,7 +184,7 @@
  * @property {string | null} error why there is none
  */
 
-/** @typedef {DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg | ChartModuleMsg} FromPython */
+/** @typedef {DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg | WaitingMsg | ChartModuleMsg} FromPython */
 
 // -- JS -> Python custom messages ------------------------------------------
 

@@ -1,10 +1,14 @@
-// A `%%agent` cell's watch on its kernel. While a turn streams, the cell shows
-// this widget below the reply; it draws nothing unless the kernel restarts
-// before the turn ends: the front end then drops the old kernel's messages, so
-// the reply above stays cut off and only this view can say why. When the turn
-// ends the kernel replaces this output with an empty one (turn_status.py).
+// A `%%agent` cell's reply while its turn streams, in a front end that renders
+// widgets. The reply's output is this widget until the turn ends, when the
+// kernel replaces it, in the same output, with the final Markdown
+// (turn_status.py). The view draws the reply as it streams (the kernel's safe
+// Markdown, through markdown.js, in JupyterLab's Markdown styles) and, if the
+// kernel restarts before the turn ends, says so below it: the front end then
+// drops the old kernel's messages, so only this view can say why the reply
+// stops there.
 
 import { watchKernel } from "./controls.js";
+import { renderMarkdown } from "./markdown.js";
 
 /** Kept equal to agent_nb/_jupyter/magics/turn_status.py's CUT_OFF. */
 export const CUT_OFF =
@@ -13,25 +17,57 @@ export const CUT_OFF =
 /**
  * @typedef {object} TurnStatusState
  * @property {boolean} streaming  a cell's turn streams now
+ * @property {string} markdown  the reply so far, as the cell's (safe) Markdown
+ * @property {string} plain  the reply so far as text (``--format text``), else ""
  */
 
 /** @type {import("@anywidget/types").Render<TurnStatusState>} */
 function render({ model, el }) {
+  const doc = el.ownerDocument;
+  const reply = doc.createElement("div");
+  const cut = doc.createElement("div");
+  el.replaceChildren(reply, cut);
+  let frame = 0;
+
+  function paint() {
+    frame = 0;
+    const markdown = model.get("markdown");
+    if (markdown) {
+      reply.className = "jp-RenderedMarkdown jp-RenderedHTMLCommon";
+      reply.replaceChildren(renderMarkdown(markdown));
+    } else {
+      reply.className = "jp-RenderedText";
+      const pre = doc.createElement("pre");
+      pre.textContent = model.get("plain");
+      reply.replaceChildren(pre);
+    }
+  }
+  // At most one redraw per animation frame, however fast the kernel sends.
+  const schedule = () => {
+    if (!frame) frame = requestAnimationFrame(paint);
+  };
+  paint();
+
   const unwatch = watchKernel(model, () => {
     // A view whose turn ended but whose page missed the kernel's replacement
     // (reloaded mid-turn) stays quiet when no turn was streaming.
     if (!model.get("streaming")) return;
-    const note = el.ownerDocument.createElement("div");
-    note.className = "anb-turn-cut";
-    note.setAttribute("role", "status");
-    note.textContent = CUT_OFF;
+    cut.className = "anb-turn-cut";
+    cut.setAttribute("role", "status");
+    cut.textContent = CUT_OFF;
     // The theme's warning colours, as the chat widget's notes use them.
-    note.style.cssText =
+    cut.style.cssText =
       "color: var(--jp-warn-color0, #b45309); font-size: var(--jp-content-font-size1, 14px);" +
       "padding: 4px 0;";
-    el.replaceChildren(note);
   });
-  return () => unwatch();
+  model.on("change:markdown", schedule);
+  model.on("change:plain", schedule);
+  return () => {
+    unwatch();
+    if (frame) cancelAnimationFrame(frame);
+    model.off("change:markdown", schedule);
+    model.off("change:plain", schedule);
+  };
 }
 
 export default { render };

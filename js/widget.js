@@ -11,7 +11,7 @@ import "./widget.css";
 import { renderWithForks } from "./branches.js";
 import { chartModule, drawChart, pendingCharts } from "./chart.js";
 import { KERNEL_GONE, controlState, watchKernel } from "./controls.js";
-import { promptProgress, turnStatus } from "./format.js";
+import { promptProgress, turnStatus, waitingStatus } from "./format.js";
 import { mountLive } from "./live.js";
 import { addCopyButtons, renderMarkdown } from "./markdown.js";
 import { addToolResult, h as make, renderEntries } from "./transcript.js";
@@ -74,6 +74,7 @@ function render({ model, el }) {
   let pending = false; // a send is on its way and not yet confirmed
   let sentText = ""; // the latest text sent, put back if its kernel went away
   let kernelGone = false; // the kernel restarted: nothing behind this view any more
+  let waitingFor = ""; // what the running turn waits for on the model, until it starts
   /** @type {Set<string>} */
   const openTools = new Set();
 
@@ -185,12 +186,19 @@ function render({ model, el }) {
     sentText = text;
     input.value = "";
     syncControls();
-    setStatus("waiting for the model…");
+    setStatus(waitingStatus(""));
     post({ type: "send", text });
   }
 
   /** @param {FromPython} msg */
   function onMessage(msg) {
+    if (msg.type === "waiting") {
+      waitingFor = msg.note;
+      if (busy()) setStatus(waitingStatus(waitingFor));
+      return;
+    }
+    const userEntry = msg.type === "entry" && msg.entry.kind === "user";
+    if (!userEntry && msg.type !== "chart_module") waitingFor = ""; // the turn started or ended
     if (msg.type === "delta") {
       if (streaming.delta(msg)) setStatus("streaming…");
     } else if (msg.type === "entry") {
@@ -198,7 +206,7 @@ function render({ model, el }) {
       if (entry.kind === "user") {
         pending = false;
         sentText = "";
-        setStatus("waiting for the model…");
+        setStatus(waitingStatus(waitingFor)); // its Waiting may come before or after it
       }
       if (entry.kind === "model") streaming.clear();
       const restore = keepScroll();

@@ -72,12 +72,20 @@ class ChatModes:
     def run_single_turn(self, content: str | Content, **kwargs: Any) -> Reply:
         return self.wait(self.run_single_turn_async(content, **kwargs))
 
-    def generate_content_async(self, request: GenerateContentRequest) -> EventStream:
-        """Direct model access: the caller supplies all history; nothing is stored."""
+    def generate_content_async(
+        self, request: GenerateContentRequest, *, replay: bool = False
+    ) -> EventStream:
+        """Direct model access: the caller supplies all history; nothing is stored.
+
+        ``replay=True`` answers a request identical to one answered before from
+        the replay cache, loading no model (`agent_nb._runtime.replay`; off unless
+        asked, as for Python turns)."""
         if not isinstance(request, GenerateContentRequest):
             raise TypeError(f"expected a GenerateContentRequest, got {type(request).__name__}")
+        if not isinstance(replay, bool):
+            raise TypeError(f"replay must be True or False, got {replay!r}")
         self._check_running()
-        return start_direct(self.worker, self.backend_for(None), request)
+        return start_direct(self.worker, self.backend_for(None), request, replay=replay)
 
     def chat(
         self,

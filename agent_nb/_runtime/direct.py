@@ -1,10 +1,15 @@
 """Direct model access (`AgentRunner.generate_content_async`): stream, store nothing.
 
 It runs through the same pieces as a session turn (a `ModelCall` on the worker
-loop with the invocation's cancel token, the one loop's `record`, and the same
-ending, `end_invocation`), minus the store and the tool loop.
-Tool calls the model makes are reported as `FunctionCall` events and not
-run: the caller owns the history, so it also decides what to do with them.
+loop with the invocation's cancel token and, when asked, replay; the one
+loop's `record`; and the same ending, `end_invocation`), minus the store and
+the tool loop. Tool calls the model makes are reported as `FunctionCall`
+events and not run: the caller owns the history, so it also decides what to
+do with them.
+
+A direct call has no session, so it has no trace to keep (``%agent trace``
+and a widget's trace panel read a session's turns): the model's usage, a
+replayed call's ``replayed_calls`` included, is on its `TurnComplete`.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from .context import InvocationContext, Turn
 from .engine import Stream, drive
 from .invocation import Invocation
 from .options import TurnOptions
+from .replay import replay_for
 from .stream import EventStream
 from .turn import end_invocation
 from .worker import Worker
@@ -32,14 +38,20 @@ __all__ = ["AUTHOR", "start_direct"]
 AUTHOR = "model"
 
 
-def start_direct(worker: Worker, backend: Backend, request: GenerateContentRequest) -> EventStream:
-    """Start streaming ``request`` on ``backend``; returns the stream at once."""
+def start_direct(
+    worker: Worker, backend: Backend, request: GenerateContentRequest, *, replay: bool = False
+) -> EventStream:
+    """Start streaming ``request`` on ``backend``; returns the stream at once.
+
+    ``replay``: answer it from the replay cache when the same request (same model,
+    greedy or seeded) was answered before, and record it otherwise
+    (`agent_nb._runtime.replay`)."""
     invocation = Invocation(worker)
     # Keys with ':' can never be session ids, so direct caches never collide.
     cache = f"direct:{request.session_id}" if request.session_id else None
     turn = Turn(
         invocation=invocation,
-        options=TurnOptions(),
+        options=TurnOptions(replay=replay),
         session_id="",
         user_id="",
         app_name="",
@@ -61,6 +73,7 @@ def start_direct(worker: Worker, backend: Backend, request: GenerateContentReque
             cancel=invocation.cancel_token,
             author=AUTHOR,
             invocation_id=invocation.invocation_id,
+            replay=replay_for(None, ctx, request),
         )
         try:
             async for event in call.stream():

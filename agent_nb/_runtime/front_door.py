@@ -29,7 +29,9 @@ The turn policy lives here, once, and is testable without IPython:
 * **the waiting note**: on a model that answers one turn at a time, a
   `Waiting` event names the sessions whose turns are ahead, and a new one
   follows each time one of them records its `TurnComplete` (their events
-  drive it; nothing polls).
+  drive it; nothing polls). It goes to the turn's stream and to its session's
+  listeners, so a widget on the session says what its turn waits for,
+  whichever surface started it.
 """
 
 from __future__ import annotations
@@ -153,7 +155,8 @@ class FrontDoor:
         if request.holder:
             note_origin(stream.invocation_id, request.holder)
         if backend.one_turn_at_a_time:
-            _announce_waiting(stream, [c for c in self._busy_cores() if c is not core])
+            ahead = [c for c in self._busy_cores() if c is not core]
+            _announce_waiting(stream, ahead, core.listeners.notify)
         return stream
 
     def _session_for(self, request: TurnRequest) -> SessionCore:
@@ -236,9 +239,12 @@ def _prepare(
     return prepare
 
 
-def _announce_waiting(stream: EventStream, ahead: list[SessionCore]) -> None:
+def _announce_waiting(
+    stream: EventStream, ahead: list[SessionCore], notify: Callable[[Event], None]
+) -> None:
     """`Waiting` events for the turns ahead on a one-turn-at-a-time model, each time
-    one of them ends (its `TurnComplete`, or its session closing)."""
+    one of them ends (its `TurnComplete`, or its session closing), to ``stream``
+    and to ``notify`` (the waiting session's listeners)."""
     if not ahead:
         return
     lock = threading.Lock()
@@ -248,7 +254,9 @@ def _announce_waiting(stream: EventStream, ahead: list[SessionCore]) -> None:
     def tell() -> None:
         if not stream.done:
             names = tuple(core_id for core_id in waiting)
-            stream.push(Waiting(sessions=names, invocation_id=stream.invocation_id))
+            event = Waiting(sessions=names, invocation_id=stream.invocation_id)
+            stream.push(event)
+            notify(event)
 
     def ended(core_id: str) -> None:
         with lock:

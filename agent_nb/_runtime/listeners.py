@@ -1,6 +1,7 @@
 """`Listeners`: who hears of a session's events as they are recorded (the widget).
 
-A listener is called on the worker loop with each event, and with None when
+A listener is called on the worker loop with each event (a turn's first `Waiting`
+on the thread that started it, from the front door), and with None when
 the history was reset (a rewind, a branch switch) or the session closed. A
 broken listener is logged and skipped: it must never break the turn.
 """

@@ -158,9 +158,11 @@ class AgentSession:
         return forks_on_path(turn_order(self._core.keeper.tree()), parents, leaves, active)
 
     def subscribe(self, on_event: Listener, on_reset: Listener | None = None) -> Callable[[], None]:
-        """Call ``on_event(event)`` for every event of every turn (partials too),
-        and ``on_reset(None)`` when history is rewound or the session closes.
-        Callbacks run on the worker thread. Returns an unsubscribe function."""
+        """Call ``on_event(event)`` for every event of every turn (partials and a
+        waiting turn's `Waiting` too), and ``on_reset(None)`` when history is
+        rewound or the session closes. Callbacks run on the worker thread (a
+        turn's first `Waiting` on the thread that started it). Returns an
+        unsubscribe function."""
         return self._core.listeners.subscribe(on_event, on_reset)
 
     def __repr__(self) -> str:

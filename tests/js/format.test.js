@@ -10,6 +10,7 @@ import {
   promptProgress,
   toolFailed,
   turnStatus,
+  waitingStatus,
 } from "../../js/format.js";
 
 const usage = {
@@ -109,6 +110,12 @@ test("a reply cut off at its limit says so in the status line, with the limit", 
 test("promptProgress says how far the prompt is read, with a bar", () => {
   assert.equal(promptProgress(3072, 7034), "reading the prompt: 3,072 / 7,034 tokens ▰▰▰▰▱▱▱▱▱▱");
   assert.equal(promptProgress(0, 0), "reading the prompt: 0 / 0 tokens ▱▱▱▱▱▱▱▱▱▱");
+});
+
+test("waitingStatus says what a turn waits for on the model, in the cell's words", () => {
+  const note = "waiting for session 'ahead' to finish its turn on the model";
+  assert.equal(waitingStatus(note), `◷ ${note}`);
+  assert.equal(waitingStatus(""), "waiting for the model…"); // nothing ahead any more
 });
 
 test("turnStatus names a repetition stop", () => {

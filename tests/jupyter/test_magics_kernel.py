@@ -122,20 +122,21 @@ def _shown(cell: Any) -> list[dict[str, Any]]:
     return [o for o in cell.outputs if o["output_type"] in ("display_data", "execute_result")]
 
 
-def _is_watch(output: dict[str, Any]) -> bool:
-    """The turn's status output (`turn_status`): a widget while the turn streams,
-    then empty; the client says it is a front end, so each turn gets one."""
-    data = output["data"]
-    return data.get("text/plain") == "" and set(data) <= {"text/plain", WIDGET_VIEW}
-
-
 def displays(cell: Any) -> list[dict[str, Any]]:
-    """The cell's displays, less its turn status output."""
-    return [o for o in _shown(cell) if not _is_watch(o)]
+    """The cell's displays. While a turn streams the reply's output is a widget
+    that watches the kernel (`turn_status`; the client says it is a front end),
+    replaced in the same output by the final text."""
+    return _shown(cell)
 
 
-def watches(cell: Any) -> list[dict[str, Any]]:
-    return [o["data"] for o in _shown(cell) if _is_watch(o)]
+def streamed(client: NotebookClient, output: dict[str, Any]) -> str:
+    """The reply text an output shows: while the turn streams the output is the
+    turn's widget (`turn_status`), whose text arrives as its synced state."""
+    view = output["data"].get(WIDGET_VIEW)
+    if view is None:
+        return str(output["data"].get("text/plain", ""))
+    state = client.widget_state.get(view["model_id"], {})
+    return str(state.get("markdown") or state.get("plain") or "")
 
 
 def stdout(cell: Any) -> str:
@@ -165,10 +166,9 @@ async def _cells_share_a_session_and_rerun_rewinds(embedded_model_dir: pathlib.P
         await run_cell(kernel, second)
         for cell in (first, second):
             (output,) = displays(cell)  # one display handle, updated in place
+            # The turn's kernel watch was this output while it streamed: no widget
+            # left in the saved notebook.
             assert set(output["data"]) == {"text/markdown", "text/plain"}
-            # Below it the turn's kernel watch, emptied when the turn ended:
-            # no widget left in the saved notebook.
-            assert watches(cell) == [{"text/plain": ""}]
             assert output["data"]["text/plain"].strip()  # the model said something
         assert await user_turns(kernel) == ["Say hello to Ada.", "Now say goodbye."]
         await run_cell(kernel, first)  # re-run the first cell
@@ -203,7 +203,7 @@ async def _interrupt_mid_stream_keeps_a_usable_session() -> None:
 
         def streaming() -> bool:  # the reply is visibly streaming
             shown = displays(cell)
-            return bool(shown) and "w3" in shown[-1]["data"]["text/plain"]
+            return bool(shown) and "w3" in streamed(kernel, shown[-1])
 
         await async_wait_until(streaming, timeout=30, interval=0.05, what="streamed output")
         await kernel.km.interrupt_kernel()

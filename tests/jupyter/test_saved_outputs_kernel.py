@@ -18,12 +18,6 @@ from tests.jupyter.test_magics_kernel import run_cell, started_kernel, use_scrip
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(600)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 39, 3.5 is open: the turn's status output (turn_status.TurnWatch) is "
-    "emptied, not removed, when the turn ends; a kernel cannot remove one output of a cell "
-    "short of clear_output, which would take the cell's other outputs with it",
-)
 def test_an_agent_cell_saves_no_empty_output(tmp_path: pathlib.Path) -> None:
     async def scenario() -> nbformat.NotebookNode:
         async with started_kernel() as kernel:
@@ -38,3 +32,5 @@ def test_an_agent_cell_saves_no_empty_output(tmp_path: pathlib.Path) -> None:
     shown = [o for o in cell.outputs if o["output_type"] in ("display_data", "execute_result")]
     assert any("Hello, Ada." in o["data"].get("text/plain", "") for o in shown)
     assert [o for o in shown if not any(v for v in o["data"].values())] == []
+    assert len(shown) == 1  # the reply's one output: its status was part of it
+    assert set(shown[0]["data"]) == {"text/markdown", "text/plain"}  # no widget left

@@ -10,14 +10,18 @@ from __future__ import annotations
 import os
 import threading
 
+import comm
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import AgentRunner, GenerationConfig, TurnComplete, get_runner
 from agent_nb._core.codec import event_from_dict, event_to_dict
+from agent_nb._jupyter.widget.chat_widget import ChatWidget
 from agent_nb.backends import ScriptedBackend
 from agent_nb.errors import ModelNotFoundError
 from tests.fixtures_magics import final_bundle, run, usage_error
+from tests.jupyter.test_widget import RecordingComm, comm_of
+from tests.waiting import wait_until
 
 
 @pytest.fixture
@@ -120,3 +124,33 @@ def test_an_unknown_spec_fails_at_construction(spec: str) -> None:
         AgentRunner(model=spec)
     with pytest.raises(TypeError, match="spec string or a Backend"):
         AgentRunner(model=3)  # type: ignore[arg-type]
+
+
+def test_a_widget_behind_a_cells_turn_says_what_it_waits_for(
+    shell: InteractiveShell, backend: ScriptedBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cell starts a turn and returns (plain code); the widget's message, sent
+    meanwhile, waits for it and says so in the cell's words, until it starts."""
+    monkeypatch.setattr(comm, "create_comm", RecordingComm)
+    backend.enqueue(" ".join(["word"] * 40), "mine")
+    backend.token_delay = 0.02
+    cell = (
+        "from agent_nb import get_runner\n"
+        "ahead = get_runner().get_or_create_session('notes').run_async('go')"
+    )
+    result, _ = run(shell, cell)
+    assert result.success
+    wait_until(lambda: backend.requests)
+    widget = ChatWidget("chat")
+    try:
+        c = comm_of(widget)
+        c.from_frontend({"type": "send", "text": "hello"})
+        wait_until(lambda: c.custom("turn_complete"))
+        waits = [m["note"] for m in c.custom("waiting")]
+        assert waits == ["waiting for session 'notes' to finish its turn on the model", ""]
+        kinds = [m["type"] for m in c.custom()]
+        assert len(kinds) - 1 - kinds[::-1].index("waiting") < kinds.index("delta")
+        assert shell.user_ns["ahead"].result(timeout=5).text.startswith("word")
+        assert widget.transcript[-2]["text"] == "mine"
+    finally:
+        widget.close()

@@ -1,7 +1,8 @@
 """A ``%%agent`` cell in real JupyterLab (chromium) whose kernel restarts mid-turn
-says so below the cut-off reply; a turn that ends normally leaves no widget in
-the notebook (nothing that could fail to render when it is reopened). Its own
-module: the restart takes the kernel every other test uses."""
+says so below the cut-off reply; a turn that ends normally leaves one output
+and no widget in the notebook (nothing that could fail to render when it is
+reopened, no emptied status output). Its own module: the restart takes the
+kernel every other test uses."""
 
 from __future__ import annotations
 
@@ -55,30 +56,31 @@ def test_a_streaming_cell_shows_the_watch_and_a_finished_one_leaves_none(cells: 
     cell = cells.cell(index)
     cell.locator(".jp-RenderedMarkdown", has_text="tick tick").first.wait_for(timeout=20_000)
     streaming = kinds(cells, index)
-    assert any(WIDGET_VIEW in k for k in streaming), streaming
+    # One output: the reply, drawn by the watch while it streams.
+    assert len(streaming) == 1 and WIDGET_VIEW in streaming[0], streaming
+    cell.screenshot(path=str(OUTPUT_DIR / "turn-status-streaming.png"))
     wait_done(cells, index)
     cells.page.wait_for_timeout(300)
     outputs = cells.outputs(index)
     assert [sorted(o["data"]) for o in outputs] == [
         ["text/markdown", "text/plain"],
-        ["text/plain"],
     ], json.dumps(outputs)[:2000]
-    assert outputs[1]["data"]["text/plain"] in ("", [])  # the watch, emptied
     assert cell.locator(".anb-turn-cut").count() == 0
     assert "Error displaying widget" not in cell.inner_text()
-    # One widget per kernel, shared by every cell, and no turn marked streaming.
+    # The widget goes back to the kernel's pool: the next cell reuses it, and no
+    # turn is marked streaming.
     cells.run("backend.enqueue('second reply')")
     again = cells.run("%%agent ts-done\nagain")
-    assert not any(WIDGET_VIEW in k for k in kinds(cells, again))
+    assert kinds(cells, again) == [["text/markdown", "text/plain"]]
     cells.run(
         "from ipywidgets.widgets.widget import _instances\n"
         "from agent_nb._jupyter.magics import turn_status"
     )
     shown = cells.eval(
-        "type(turn_status._shared).__name__, turn_status._shared.streaming, "
+        "[(w.streaming, w.markdown) for w in turn_status._idle], "
         "sum(type(w).__name__ == 'TurnStatus' for w in _instances.values())"
     )
-    assert shown == "TurnStatus False 1", shown
+    assert shown == "[(False, '')] 1", shown
     cell.scroll_into_view_if_needed()
     cell.screenshot(path=str(OUTPUT_DIR / "turn-status-done.png"))
 

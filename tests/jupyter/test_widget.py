@@ -564,3 +564,32 @@ def test_footer_data_carries_the_window_and_a_too_big_message_is_reported(
     error = wait_for(lambda: c.custom("error"))[0]
     assert error["message"].startswith("the current message needs")
     assert len(c.custom("turn_complete")) == 8 and not w.busy
+
+
+def test_a_turn_behind_another_sessions_turn_says_what_it_waits_for(
+    make_runner: RunnerFactory, open_widget: WidgetFactory
+) -> None:
+    """On a model that answers one turn at a time the widget shows the cell's words
+    for the wait, until its turn starts; a view opened meanwhile is told too."""
+    model = ScriptedBackend(
+        [" ".join(["word"] * 40), "mine"], token_delay=0.02, one_turn_at_a_time=True
+    )
+    runner = make_runner(model=model)
+    ahead = open_widget("ahead", runner=runner)
+    comm_of(ahead).from_frontend({"type": "send", "text": "a long one"})
+    wait_for(lambda: comm_of(ahead).custom("delta"))
+    w = open_widget("behind", runner=runner)
+    c = comm_of(w)
+    c.from_frontend({"type": "send", "text": "hello"})
+    wait_for(lambda: c.custom("waiting"))
+    c.from_frontend({"type": "catch_up"})  # a view opened while it waits
+    wait_for(turn_done(c))
+    note = "waiting for session 'ahead' to finish its turn on the model"
+    assert [m["note"] for m in c.custom("waiting")] == [note, note, ""]
+    kinds = [m["type"] for m in c.custom()]
+    assert kinds.index("snapshot") < len(kinds) - 1 - kinds[::-1].index("waiting")
+    last_wait = len(kinds) - 1 - kinds[::-1].index("waiting")
+    assert last_wait < kinds.index("delta")  # cleared before its first token
+    assert not comm_of(ahead).custom("waiting")  # nothing was ahead of it
+    assert w.transcript[-2]["text"] == "mine"
+    assert all(e["kind"] != "waiting" for e in w.transcript)  # never stored

@@ -472,6 +472,30 @@ def test_a_stored_turn_shows_its_tool_agent_and_trace_from_another_runner(
     lab.run("w_stored.close(); second_runner.shutdown()")
 
 
+def test_a_message_behind_another_sessions_turn_says_what_it_waits_for(lab: Lab) -> None:
+    """A local model answers one turn at a time: a cell's turn runs (plain code that
+    returns at once), the widget's message waits for it and says so until it starts."""
+    lab.run(
+        "backend.one_turn_at_a_time = True\n"
+        f"backend.enqueue({' '.join(['word'] * 150)!r}, 'my turn came')\n"
+        "ahead = get_runner().get_or_create_session('cell-ahead').run_async('go')"
+    )
+    try:
+        _, widget = show(lab, "behind")
+        type_and_send(widget, "hello")
+        note = "◷ waiting for session 'cell-ahead' to finish its turn on the model"
+        status = widget.locator(".anb-status", has_text=note)
+        status.wait_for(timeout=20_000)
+        widget.scroll_into_view_if_needed()
+        widget.screenshot(path=str(OUTPUT_DIR / "chat-widget-waiting.png"))
+        widget.locator(".anb-past .anb-model", has_text="my turn came").wait_for(timeout=30_000)
+        wait_idle(widget)
+        assert "waiting" not in widget.locator(".anb-status").inner_text()
+        assert lab.eval("ahead.result().text.startswith('word')") == "True"
+    finally:
+        lab.run("backend.one_turn_at_a_time = False; w_behind.close()")
+
+
 def test_page_raised_no_errors(lab: Lab) -> None:
     """Runs last in this module: nothing above threw in the page."""
     assert lab.errors == []

@@ -41,9 +41,30 @@ _KERNEL = textwrap.dedent(
 )
 
 
-def _kernel(replay_file: Path, *questions: str) -> dict:
+_DIRECT = textwrap.dedent(
+    """
+    import json, sys
+    from agent_nb import AgentRunner, Content, GenerateContentRequest, GenerationConfig
+    from agent_nb.backends.mlx.runtime import loaded_models
+
+    runner = AgentRunner(model="mlx:smollm2-135m", kv_checkpoints=False)
+    config = GenerationConfig(max_tokens=6, temperature=0.0)
+    request = GenerateContentRequest([Content.user(sys.argv[1])], config=config)
+    reply = runner.wait(runner.generate_content_async(request, replay=True))
+    runner.shutdown()
+    print("RESULT " + json.dumps({
+        "texts": [reply.text],
+        "replayed": reply.usage.replayed_calls,
+        "loaded": sorted(loaded_models()),
+        "modules": sorted(m for m in ("mlx_lm", "transformers") if m in sys.modules),
+    }))
+    """
+)
+
+
+def _kernel(replay_file: Path, *questions: str, script: str = _KERNEL) -> dict:
     done = subprocess.run(
-        [sys.executable, "-c", _KERNEL, *questions],
+        [sys.executable, "-c", script, *questions],
         capture_output=True,
         text=True,
         timeout=300,
@@ -85,3 +106,16 @@ def test_a_new_question_after_a_replay_loads_the_model_and_counts_as_usual(
     assert mixed["replayed"] == 0  # the last turn went to the model
     assert mixed["loaded"] == ["embedded:smollm2-135m"]
     assert mixed["texts"][1].strip()
+
+
+def test_a_replayed_direct_call_loads_no_model_and_answers_the_same(tmp_path: Path) -> None:
+    """Direct model access takes the same route: asked to replay, a request the
+    model answered before is answered from the replay file, with no model loaded."""
+    replay_file = tmp_path / "replay.sqlite"
+    cold = _kernel(replay_file, "What is the capital of France?", script=_DIRECT)
+    assert cold["loaded"] == ["embedded:smollm2-135m"] and cold["replayed"] == 0
+    assert cold["texts"][0].strip()
+    warm = _kernel(replay_file, "What is the capital of France?", script=_DIRECT)
+    assert warm["texts"] == cold["texts"]
+    assert warm["replayed"] == 1
+    assert warm["loaded"] == [] and warm["modules"] == []

@@ -11,9 +11,10 @@ Output goes through one display handle, updated at most every
 ``interval`` seconds (less often when a long reply makes each render costly),
 as Markdown made safe by `safe_markdown`. A terminal
 IPython cannot update a display in place, so there the text is printed as it
-streams. In a front end that renders widgets a second output below the reply
-watches the kernel while the turn streams (`turn_status`): a restart mid-turn
-cannot leave a silently cut-off reply.
+streams. In a front end that renders widgets the output is a widget while the
+turn streams, which draws the reply and watches the kernel (`turn_status`): a
+restart mid-turn cannot leave a silently cut-off reply, and the final text
+replaces the widget in the same output (a saved notebook keeps one output).
 
 Until the first token the output says what the turn is doing: waiting for
 another session's turn (a local model answers one turn at a time, so a cell
@@ -35,7 +36,6 @@ from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from ..._core.fences import code_blocks, fence_markdown
-from ..._core.ids import is_single_turn_id
 from ..._core.render import safe_markdown
 from ..._core.reply import Reply, Structured, shown_text
 from ..._core.types import (
@@ -50,6 +50,7 @@ from ..._core.types import (
 from ..._runtime.stream import EventStream
 from ..export import call_line, response_line
 from ..front_end import batch_run
+from ..waiting import waiting_note
 
 __all__ = [
     "REPLAYED",
@@ -62,7 +63,6 @@ __all__ = [
     "replay_note",
     "show_bundle",
     "show_turn",
-    "waiting_note",
 ]
 
 Format = Literal["markdown", "text", "code"]
@@ -142,9 +142,10 @@ def render_bundle(
 class DisplayOutput:
     """One display handle, created by `start` (so a slow prefill shows activity).
 
-    ``watch_kernel``: the front end may render widgets, so a status output
-    below the reply says so if the kernel restarts before the turn ends
-    (`turn_status`); the final text empties it.
+    ``watch_kernel``: the front end may render widgets, so while the turn
+    streams the output is a widget that draws the reply and says so if the
+    kernel restarts before the turn ends (`turn_status`); the final text
+    replaces it in the same output.
     """
 
     def __init__(self, fmt: Format, *, watch_kernel: bool = False) -> None:
@@ -157,13 +158,21 @@ class DisplayOutput:
     def start(self) -> None:
         from IPython.display import display
 
-        self._handle = display(
-            render_bundle("", self.fmt, final=False, interrupted=False), raw=True, display_id=True
-        )
+        bundle: dict[str, Any] = render_bundle("", self.fmt, final=False, interrupted=False)
         if self._watch_kernel:
             from .turn_status import watch_turn
 
             self._watch = watch_turn()
+        if self._watch is not None:
+            bundle = self._watch.bundle(bundle)
+        self._handle = display(bundle, raw=True, display_id=True)
+
+    def _streaming(self, bundle: dict[str, str]) -> None:
+        """A bundle before the final one: to the watch's view, else to the output."""
+        if self._watch is not None:
+            self._watch.show(bundle)
+        else:
+            self._handle.update(bundle, raw=True)
 
     def show(
         self, text: str, *, final: bool, interrupted: bool, note: str = "", plain: str | None = None
@@ -171,10 +180,12 @@ class DisplayOutput:
         bundle = render_bundle(
             text, self.fmt, final=final, interrupted=interrupted, note=note, plain=plain
         )
+        if not final:
+            self._streaming(bundle)
+            return
         self._handle.update(bundle, raw=True)
-        if final:
-            self._final = (text, interrupted, note, plain)
-            self._end_watch()
+        self._final = (text, interrupted, note, plain)
+        self._end_watch()
 
     def mark(self, line: str) -> None:
         """The finished output again, with ``line`` (a stale mark) below it; "" removes it."""
@@ -200,7 +211,7 @@ class DisplayOutput:
     def waiting(self, note: str) -> None:
         plain = f"◷ {note}" if note else "…"
         markdown = f"*{plain}*" if note else plain
-        self._handle.update({"text/markdown": markdown, "text/plain": plain}, raw=True)
+        self._streaming({"text/markdown": markdown, "text/plain": plain})
 
 
 class TerminalOutput:
@@ -398,18 +409,11 @@ def show_turn(
     return outcome
 
 
-def waiting_note(event: Waiting) -> str:
-    """ "waiting for session 'a' to finish its turn on the model", or "" (none ahead)."""
-    names = ["a --once turn" if is_single_turn_id(i) else repr(i) for i in event.sessions]
-    if not names:
-        return ""
-    return f"waiting for session {', '.join(names)} to finish its turn on the model"
-
-
 def output_for(shell: Any, fmt: Format) -> CellOutput:
     """A display handle where the front end can update one, else printed text (a
-    terminal); with a status line below while the turn streams where a front end
-    renders widgets (not a batch run such as nbconvert, which no one watches)."""
+    terminal); drawn by a widget that watches the kernel while the turn streams where
+    a front end renders widgets (not a batch run such as nbconvert, which no one
+    watches)."""
     if not _rich(shell):
         return TerminalOutput()
     watch = getattr(shell, "kernel", None) is not None and not batch_run(shell)

@@ -45,7 +45,14 @@ from typing import Any, cast
 import anywidget
 import traitlets
 
-from ..._core.types import Event, GenerationConfig, PromptProgress, TextMessage, TurnComplete
+from ..._core.types import (
+    Event,
+    GenerationConfig,
+    PromptProgress,
+    TextMessage,
+    TurnComplete,
+    Waiting,
+)
 from ..._runtime.front_door import TurnRequest
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.mcp import servers_of
@@ -61,6 +68,7 @@ from ..front_end import batch_run
 from ..holders import widget_holder
 from ..staleness import STALE_MARKS
 from ..turn_settings import turn_options
+from ..waiting import waiting_note
 from .data_view import chart_module_source
 from .delta_batcher import DeltaBatcher
 from .lifecycle import CLOSE_GRACE_S, ViewTracker
@@ -73,6 +81,7 @@ from .protocol import (
     ProgressMsg,
     SnapshotMsg,
     ViewMsg,
+    WaitingMsg,
     entries_from_events,
     entry_from_event,
     fork_dicts,
@@ -204,6 +213,8 @@ class ChatWidget(anywidget.AnyWidget):
         self._live_text: list[str] = []
         self._live_invocation = ""
         self._live_author = ""
+        # What the running turn waits for on the model (`Waiting`), until it starts.
+        self._waiting: WaitingMsg | None = None
         super().__init__(**kwargs)
         key = self.model_id or uuid.uuid4().hex
         self.view_key = key
@@ -452,6 +463,11 @@ class ChatWidget(anywidget.AnyWidget):
         """Session listener (worker thread)."""
         if event is None:
             return
+        if isinstance(event, Waiting):
+            self._tell_waiting(event)
+            return
+        if not (isinstance(event, TextMessage) and event.author == "user"):
+            self._waiting = None  # the turn started (or ended): its own status replaces it
         if isinstance(event, PromptProgress):  # transient, like partial text
             self._send_msg(
                 ProgressMsg(
@@ -486,6 +502,15 @@ class ChatWidget(anywidget.AnyWidget):
             if entry["kind"] == "user":
                 self.busy = True
             self._send_msg(EntryMsg(type="entry", entry=entry))
+
+    def _tell_waiting(self, event: Waiting) -> None:
+        """The turn waits for other sessions' turns (or no longer): the cell's words."""
+        msg = WaitingMsg(
+            type="waiting", invocation_id=event.invocation_id, note=waiting_note(event)
+        )
+        with self._batcher.lock:
+            self._waiting = msg if msg["note"] else None
+            self._send_msg(msg)
 
     def _on_reset(self, _: Event | None) -> None:
         """History was rewound or the session is closing (any thread)."""
@@ -589,6 +614,8 @@ class ChatWidget(anywidget.AnyWidget):
                     type="snapshot", invocation_id=invocation, author=self._live_author, text=text
                 )
             )
+            if self._waiting is not None:
+                self._send_msg(self._waiting)
 
     @traitlets.observe("comm")
     def _watch_comm(self, change: dict[str, Any]) -> None:

@@ -71,6 +71,7 @@ __all__ = [
     "UserEntry",
     "ViewEvent",
     "ViewMsg",
+    "WaitingMsg",
     "entries_from_events",
     "entry_from_event",
     "fork_dicts",
@@ -249,6 +250,16 @@ class ProgressMsg(TypedDict):
     total: int
 
 
+class WaitingMsg(TypedDict):
+    """The turn waits for other sessions' turns on a model that answers one turn at a
+    time: the cell's words for it (`agent_nb._jupyter.waiting.waiting_note`), or ""
+    once none is ahead. The turn's first text, progress or entry replaces it."""
+
+    type: Literal["waiting"]
+    invocation_id: str
+    note: str
+
+
 class ChartModuleMsg(TypedDict):
     """The answer to a `ChartModuleRequest`: the vega-embed bundle's source (an ES
     module, ``agent_nb/static/vega.js``), or why there is none."""
@@ -260,7 +271,14 @@ class ChartModuleMsg(TypedDict):
 
 
 FromPython = (
-    DeltaMsg | EntryMsg | TurnCompleteMsg | ErrorMsg | SnapshotMsg | ProgressMsg | ChartModuleMsg
+    DeltaMsg
+    | EntryMsg
+    | TurnCompleteMsg
+    | ErrorMsg
+    | SnapshotMsg
+    | ProgressMsg
+    | WaitingMsg
+    | ChartModuleMsg
 )
 
 

@@ -27,7 +27,10 @@ replaced.
 * **Where it is on**: notebook turns (`%%agent`, `ChatWidget`), through
   `TurnOptions.replay`; off with ``%%agent --fresh``, ``AgentMagics.replay =
   False``, or ``AGENT_NB_REPLAY=0`` (everywhere). Python API turns leave it off
-  unless they ask (``session.run(..., replay=True)``).
+  unless they ask (``session.run(..., replay=True)``), and so does direct
+  model access (``runner.generate_content_async(request, replay=True)``: the
+  same key and rules; its tool calls are only reported, never run, so purity
+  does not apply).
 * **Storage**: one SQLite file, ``replay.sqlite`` in the cache folder (moved
   by ``$AGENT_NB_CACHE_DIR``, or the file itself by ``$AGENT_NB_REPLAY_FILE``),
   with a byte budget (``$AGENT_NB_REPLAY_BUDGET``, default 64 MiB) kept by

@@ -59,10 +59,14 @@ class Replayer:
 def replay_for(
     agent: Any, ctx: InvocationContext, request: GenerateContentRequest
 ) -> Replayer | None:
-    """A `Replayer` when this call may be replayed (see the module docstring), else None."""
+    """A `Replayer` when this call may be replayed (see the module docstring), else None.
+
+    ``agent`` None: direct model access, whose tool calls are reported to the
+    caller and never run here, so no tool of ours runs again on a replay and
+    there is nothing to be pure."""
     if not ctx.options.replay or not qualifies(request) or not replay_enabled():
         return None
-    if not agent_is_pure(agent):
+    if agent is not None and not agent_is_pure(agent):
         return None
     return Replayer(replay_cache(), ctx.backend, request)
 
