@@ -1,6 +1,7 @@
 """Structured output on real schemas: JSONSchemaBench coverage on the embedded model.
 
-Run: python benchmarks/bench_jsonschema.py [SAMPLE] [--limit N] [--subset NAME] [--free N]
+Run: python benchmarks/bench_jsonschema.py [SAMPLE] [--limit N] [--subset NAME] [--only ID]
+[--free N] [--show] [--jsonl PATH]
 
 ``SAMPLE`` is a JSONSchemaBench sample file (default
 ``../shared/jsonschemabench/dev_sample.json``, outside the repository:
@@ -14,7 +15,9 @@ covered when the agent is built (its grammar compiles), the turn runs and the
 reply validates.
 
 Prints per subset: coverage beside the paper's llguidance figure (Table 4,
-Llama-3.2-1B), compile coverage, and where the rest went: refused (the
+Llama-3.2-1B), over all schemas (as the paper counts: a schema an engine
+cannot run is not covered) and over those whose prompt fits the model's
+window, compile coverage, the median seconds per schema, and where the rest went: refused (the
 agent or the backend did not compile the schema), too long (the prompt does
 not fit the model's window), cut off (the 256-token limit), invalid (valid
 JSON the schema forbids); then decode tokens/s with the grammar against
@@ -110,10 +113,15 @@ def main() -> None:
     parser.add_argument("--subset", action="append", help="only these subsets")
     parser.add_argument("--free", type=int, default=5, help="schemas also decoded freely")
     parser.add_argument("--show", action="store_true", help="print each schema's outcome")
+    parser.add_argument("--only", action="append", help="only the schemas with these ids")
+    parser.add_argument("--jsonl", help="write each schema's outcome and reply to this file")
     args = parser.parse_args()
     entries = json.loads(Path(args.sample).read_text())["schemas"]
     if args.subset:
         entries = [e for e in entries if e["subset"] in args.subset]
+    if args.only:
+        entries = [e for e in entries if e["id"] in args.only]
+    log = open(args.jsonl, "w") if args.jsonl else None  # noqa: SIM115
     entries = interleaved(entries, args.limit)
     backend = MLXBackend("smollm2-135m", progress=False)
     backend.load()
@@ -128,6 +136,9 @@ def main() -> None:
                 break
             result = run_one(runner, i, entry, free=False)
             results.append(result)
+            if log is not None:
+                log.write(json.dumps(result) + "\n")
+                log.flush()
             if args.show:
                 print(
                     f"{result['subset']:14} {result['id']:28} {result['outcome']:9} "
@@ -145,6 +156,8 @@ def main() -> None:
         print(f"stopped after {len(results)} of {len(entries)} schemas")
     finally:
         runner.shutdown()
+        if log is not None:
+            log.close()
     report(results, free, time.perf_counter() - started)
 
 
@@ -172,19 +185,28 @@ def report(results: list[dict[str, Any]], free: list[dict[str, Any]], took: floa
     by_subset: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
     for result in results:
         by_subset[result["subset"]].append(result)
-    head = f"{'subset':14} {'n':>3} {'coverage':>8} {'paper':>6} {'compiles':>8}  " + "  ".join(
-        f"{o:>8}" for o in OUTCOMES[1:]
+    head = (
+        f"{'subset':14} {'n':>3} {'coverage':>8} {'fitting':>7} {'paper':>6} {'compiles':>8} "
+        f"{'med s':>6}  " + "  ".join(f"{o:>8}" for o in OUTCOMES[1:])
     )
     print(head)
     for subset, rows in [*by_subset.items(), ("all", results)]:
         counts = collections.Counter(r["outcome"] for r in rows)
         n = len(rows)
+        fit = n - counts["too long"]
         paper = PAPER_LLGUIDANCE.get(subset)
+        seconds = [r["seconds"] for r in rows if "seconds" in r]
         print(
             f"{subset:14} {n:3d} {counts['valid'] / n:8.2f} "
-            f"{'' if paper is None else f'{paper:.2f}':>6} {1 - counts['refused'] / n:8.2f}  "
+            f"{counts['valid'] / fit if fit else 0:7.2f} "
+            f"{'' if paper is None else f'{paper:.2f}':>6} {1 - counts['refused'] / n:8.2f} "
+            f"{statistics.median(seconds) if seconds else 0:6.1f}  "
             + "  ".join(f"{counts[o]:8d}" for o in OUTCOMES[1:])
         )
+    print(
+        "coverage: valid / all schemas (the paper's count: a prompt over the window is "
+        "not covered); fitting: valid / schemas whose prompt fits the window"
+    )
     pairs = [
         (r["tps"], f["tps"])
         for f in free

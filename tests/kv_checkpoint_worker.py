@@ -6,19 +6,26 @@ a list of ``[cache key, [[role, text], ...]]``) and prints ``RESULT {json}``:
 each turn's text and usage, the backend's checkpoint figures and, per key,
 the token ids its latest checkpoint holds.
 
-``python -m tests.kv_checkpoint_worker write SPEC`` loads one checkpoint
-(``source``) without the model and writes prefixes of it again and again
-under ``key`` (``model`` and ``weights`` give the identity), printing
-``WROTE n`` after each: the process the SIGKILL rounds kill mid-write.
+``python -m tests.kv_checkpoint_worker writers SPEC`` imports what a writer
+needs, then forks one writer per line it reads on stdin (the line is its
+random seed). A writer loads one checkpoint (``source``) without the model,
+prints ``READY pid`` and writes prefixes of it again and again under ``key``
+(``model`` and ``weights`` give the identity), printing ``WROTE n`` after
+each: the process the SIGKILL rounds kill mid-write. Once a writer is dead
+the server reaps it and prints ``GONE pid``, so its pid no longer counts as
+alive. Forking from an imported server spares each round the seconds a fresh
+interpreter spends importing mlx-lm.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import pathlib
 import random
 import sys
+import traceback
 from typing import Any
 
 __all__ = ["RESULT_PREFIX", "main", "parse_result"]
@@ -87,7 +94,7 @@ def _write(spec: dict[str, Any]) -> None:
     root = pathlib.Path(spec["dir"])
     tokens = files.read_header(pathlib.Path(spec["source"])).tokens
     slot = KVSlot(spec["key"], cache=thread.call(lambda: load_prompt_cache(spec["source"])))
-    print("READY", flush=True)
+    print(f"READY {os.getpid()}", flush=True)
     rng = random.Random(spec.get("seed", 0))
     while True:
         n = rng.randrange(len(tokens) // 2, len(tokens) + 1)
@@ -108,12 +115,34 @@ def _write(spec: dict[str, Any]) -> None:
         print(f"WROTE {n}", flush=True)
 
 
+def _writers(spec: dict[str, Any]) -> None:
+    # Imported before any fork; no thread runs yet (the MLX thread starts in each child).
+    import mlx_lm.models.cache  # noqa: F401
+
+    import agent_nb.backends.mlx.checkpoints
+    import agent_nb.backends.mlx.kv
+    import agent_nb.backends.mlx.runtime  # noqa: F401
+
+    for line in sys.stdin:
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _write({**spec, "seed": int(line)})
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(1)  # only a SIGKILL is meant to end a writer
+        os.waitpid(pid, 0)
+        print(f"GONE {pid}", flush=True)
+
+
 def main(argv: list[str]) -> None:
     mode, spec = argv[0], json.loads(argv[1])
     if mode == "turns":
         print(RESULT_PREFIX + json.dumps(_turns(spec)), flush=True)
     else:
-        _write(spec)
+        _writers(spec)
 
 
 if __name__ == "__main__":

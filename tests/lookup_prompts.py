@@ -10,7 +10,7 @@ import traceback
 
 from agent_nb._core.types import Content
 
-__all__ = ["COPY_HEAVY", "FREE_CHAT", "NOTEBOOK_QUESTIONS", "TRACEBACK"]
+__all__ = ["COPY_HEAVY", "FREE_CHAT", "TRACEBACK"]
 
 _CODE = """def mean_price(rows):
     total = 0
@@ -70,11 +70,6 @@ COPY_HEAVY: dict[str, list[Content]] = {
         Content.user("Repeat your previous answer word for word."),
     ],
 }
-
-NOTEBOOK_QUESTIONS = [
-    "What does pandas.DataFrame.groupby do?",
-    "How do I read a CSV file with pandas?",
-]
 
 FREE_CHAT: dict[str, list[Content]] = {
     "free chat": [Content.user("Tell me a short story about a lighthouse keeper.")],

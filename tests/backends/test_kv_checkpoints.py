@@ -336,7 +336,7 @@ def resume_into_slot(
 def test_sigkill_during_writes_and_a_concurrent_reader(
     fresh: Factory, kv_dir: pathlib.Path
 ) -> None:
-    """20 writer processes killed at random moments while this one keeps resuming:
+    """20 writer processes killed mid-write or at random moments while this one keeps resuming:
     it never meets a half-written file, and the next start is correct."""
     backend = fresh()
     # about 700 tokens, 32 MB: a write takes long enough to be killed in the middle
@@ -360,31 +360,43 @@ def test_sigkill_during_writes_and_a_concurrent_reader(
     prompt = [*files.read_header(source).tokens, 1, 2, 3]
     rng = random.Random(7)
     resumed = killed_mid_write = 0
-    for round_ in range(20):
-        writer = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.kv_checkpoint_worker",
-                "write",
-                json.dumps({**spec, "seed": round_}),
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        assert writer.stdout is not None
-        assert writer.stdout.readline().strip() == "READY"
-        deadline = time.monotonic() + rng.uniform(0.05, 0.6)
-        while time.monotonic() < deadline:
-            resumed += resume_into_slot(checkpoints, backend, "s", prompt) > 0
-        writer.send_signal(signal.SIGKILL)
-        writer.wait()
-        # (the next writer's start removes what this one left)
-        killed_mid_write += any(kv_dir.rglob(".tmp-*"))
+    writers = subprocess.Popen(
+        [sys.executable, "-m", "tests.kv_checkpoint_worker", "writers", json.dumps(spec)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert writers.stdin is not None and writers.stdout is not None
+    try:
+        for round_ in range(20):
+            writers.stdin.write(f"{round_}\n")
+            writers.stdin.flush()
+            ready = writers.stdout.readline().split()
+            assert ready[:1] == ["READY"], ready
+            pid = int(ready[1])
+            # Every writer runs until its first temporary file shows (however slow the
+            # machine); then even rounds are killed at once, mid-write, and odd ones
+            # at a random moment of the writes that follow.
+            wait = 0.0 if round_ % 2 == 0 else rng.uniform(0.05, 0.6)
+            give_up, deadline = time.monotonic() + 240, None
+            while deadline is None or time.monotonic() < deadline:
+                if deadline is None and any(kv_dir.rglob(f".tmp-{pid}-*")):
+                    deadline = time.monotonic() + wait
+                    continue
+                assert time.monotonic() < give_up, "the writer wrote nothing in 240 s"
+                resumed += resume_into_slot(checkpoints, backend, "s", prompt) > 0
+            os.kill(pid, signal.SIGKILL)
+            while not (line := writers.stdout.readline()).startswith("GONE"):
+                assert line, "the writers' server ended"
+            # (the next writer's start removes what this one left)
+            killed_mid_write += any(kv_dir.rglob(".tmp-*"))
+    finally:
+        writers.stdin.close()
+        writers.wait(30)
     print(f"{killed_mid_write} of 20 writers killed mid-write, {resumed} resumes meanwhile")
-    assert killed_mid_write >= 2  # the rounds do test what they claim (5 to 10 of 20 here)
+    assert killed_mid_write >= 2  # the rounds do test what they claim (most even ones)
     assert resumed and checkpoints.stats.corrupt_deleted == 0
     after = fresh()  # the next start: a dead writer's temporary file goes
     assert not any(kv_dir.rglob(".tmp-*"))

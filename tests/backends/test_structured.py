@@ -106,6 +106,29 @@ def test_a_reply_cut_by_max_tokens_inside_the_json_finishes_with_length(
         json.loads(out.text)
 
 
+@pytest.mark.parametrize("lookup", [True, False])
+def test_a_reply_longer_than_max_tokens_is_closed_at_its_last_token(
+    mlx_backend: MLXBackend, lookup: bool
+) -> None:
+    """Left alone the model tags the photo ``["cat", "red sofa", ...]``; with 12
+    tokens it still ends as whole JSON the schema allows, on the 12th token
+    (end of text), with or without prompt lookup."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "size": {"type": "integer"},
+        },
+        "required": ["tags", "size"],
+    }
+    question = "Tag this photo of a cat on a red sofa."
+    req = request(question, max_tokens=12, prompt_lookup=lookup, response_schema=schema)
+    out = stream_request(mlx_backend, req)
+    assert out.finish.finish_reason == "stop", out.text
+    assert out.finish.usage.generated_tokens == 12
+    jsonschema.validate(json.loads(out.text), schema)
+
+
 def test_the_grammar_and_a_repetition_penalty_are_one_chain_of_processors(
     mlx_backend: MLXBackend,
 ) -> None:

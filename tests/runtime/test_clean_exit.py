@@ -56,12 +56,22 @@ def describe(done: subprocess.CompletedProcess[str]) -> str:
     return f"exit {done.returncode}: {done.stdout.strip()!r} / {done.stderr.strip()[-400:]!r}"
 
 
-@pytest.mark.timeout(1200)
-def test_twenty_scripts_three_at_a_time_all_exit_0(embedded_model_dir: object) -> None:
+def failed_runs(scripts: int) -> list[str]:
+    """``scripts`` runs of the issue's script, three at a time: what each failed one said."""
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
-        results = list(pool.map(run_script, [FINISHED_TURN] * 20))
-    failed = [describe(r) for r in results if r.returncode != 0 or not r.stdout.strip()]
-    assert failed == [], f"{len(failed)} of 20 runs failed: {failed}"
+        results = list(pool.map(run_script, [FINISHED_TURN] * scripts))
+    return [describe(r) for r in results if r.returncode != 0 or not r.stdout.strip()]
+
+
+#: The crash hit about one run in three: nine runs miss it with odds of (2/3)**9, 3 %.
+#: `benchmarks/stress_clean_exit.py` runs as many as you like.
+SCRIPTS = 9
+
+
+@pytest.mark.timeout(1200)
+def test_nine_scripts_three_at_a_time_all_exit_0(embedded_model_dir: object) -> None:
+    failed = failed_runs(SCRIPTS)
+    assert failed == [], f"{len(failed)} of {SCRIPTS} runs failed: {failed}"
 
 
 @pytest.mark.timeout(600)

@@ -329,8 +329,12 @@ class MLXBackend(Backend):
         grammar = request_grammar(request, fmt)
         if grammar is None:
             return fmt, None
+        # one JSON value from the first token: it can be closed within max_tokens
+        calls = bool(request.tools) and request.tool_choice != "none"
+        whole_json = request.response_schema is not None and not calls
+        max_tokens = request.config.max_tokens if whole_json else None
         try:
-            return fmt, grammars_for(tokenizer).start(grammar, "the reply's grammar")
+            return fmt, grammars_for(tokenizer).start(grammar, "the reply's grammar", max_tokens)
         except SchemaError:
             check_request(request)  # names the schema (or the tool) that fails
             raise

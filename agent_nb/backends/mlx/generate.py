@@ -195,8 +195,6 @@ def grammar_processor(constraint: Constraint, start: int) -> Callable[[Any, Any]
         fed = max(fed, int(tokens.size))
         for token in new:
             constraint.consume(int(token))
-        if constraint.stopped:  # after end-of-text: nothing more is sampled
-            return logits
         return constraint.apply(logits)
 
     return process
@@ -273,9 +271,11 @@ def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generato
     model decides each), and so is the cache whenever the caller stops: fed
     tokens it did not take yet are trimmed off too.
 
-    Under a grammar (``job.constraint``) a draft is first cut where the
-    grammar stops allowing it, and each position's choice is the greedy one
-    among the tokens its grammar state allows, as in `token_steps`.
+    Under a grammar (``job.constraint``) the tokens it forces (a key, the
+    rest of an enum value) are the draft, so they cost one forward pass
+    together; else a draft is first cut where the grammar stops allowing it.
+    Each position's choice is the greedy one among the tokens its grammar
+    state allows, as in `token_steps`.
     """
     import mlx.core as mx
     from mlx_lm.models.cache import trim_prompt_cache
@@ -331,16 +331,21 @@ def lookup_steps(job: GenerationJob, rest: list[int], tally: _Tally) -> Generato
             # pending is token number generated + 1; a draft may run up to
             # number limit - 1, so every fed token is one `token_steps` feeds
             drafter.extend([pending])
-            draft = drafter.draft(limit - generated - 2)
+            room = limit - generated - 2
+            forced: list[int] = []
             if constraint is not None:
                 constraint.consume(pending)
+                forced = constraint.forced()[: max(room, 0)]
+            draft = forced or drafter.draft(room)
+            if constraint is not None and not forced:
                 del draft[constraint.admissible(draft) :]
             fed = [pending, *draft]
             choices, accepted = verify(fed, draft)
             if draft:
                 if accepted < len(draft):
                     trim_prompt_cache(cache, len(draft) - accepted)
-                drafter.record(len(draft), accepted)
+                if not forced:  # the drafter adapts to its own drafts only
+                    drafter.record(len(draft), accepted)
                 tally.drafted, tally.accepted = drafter.drafted, drafter.accepted
             taken = fed[: accepted + 1]
             slot.tokens.extend(taken)

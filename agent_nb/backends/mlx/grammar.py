@@ -29,6 +29,7 @@ from typing import Any
 from ...errors import BackendError, SchemaError
 from ..structured import ToolCallFormat
 from .chat import template_shows_tools
+from .closing import Budget, TokenClasses
 
 __all__ = ["MAX_GRAMMARS", "Constraint", "Grammars", "grammars_for", "tool_call_format"]
 
@@ -81,6 +82,15 @@ class Grammars:
         self._compiled: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.compiles = 0
+        self._classes: TokenClasses | None = None
+
+    @property
+    def classes(self) -> TokenClasses:
+        """The vocabulary sorted for closing paths (built on first use, ~1 s)."""
+        with self._lock:
+            if self._classes is None:
+                self._classes = TokenClasses(self.ll_tokenizer)
+            return self._classes
 
     def compile(self, grammar: str, what: str = "the grammar") -> Any:
         """The pristine matcher of ``grammar``; `SchemaError` when it does not compile."""
@@ -101,9 +111,16 @@ class Grammars:
                 self._compiled.popitem(last=False)
         return matcher
 
-    def start(self, grammar: str, what: str = "the grammar") -> Constraint:
-        """A fresh grammar state for one generation (compiling on first use)."""
-        return Constraint(self.compile(grammar, what).deep_copy(), self.ll_tokenizer.vocab_size)
+    def start(
+        self, grammar: str, what: str = "the grammar", max_tokens: int | None = None
+    ) -> Constraint:
+        """A fresh grammar state for one generation (compiling on first use).
+        With ``max_tokens`` (a grammar of one JSON value) the reply is closed
+        within that many tokens where the grammar allows (`closing.Budget`)."""
+        matcher = self.compile(grammar, what).deep_copy()
+        budget = None if max_tokens is None else Budget(max_tokens, self.classes)
+        tokenizer = self.ll_tokenizer
+        return Constraint(matcher, tokenizer.vocab_size, tokenizer.eos_tokens, budget)
 
 
 @functools.lru_cache(maxsize=4)
@@ -115,10 +132,14 @@ def grammars_for(tokenizer: Any) -> Grammars:
 class Constraint:
     """One generation's grammar state: consume tokens, mask the next logits."""
 
-    def __init__(self, matcher: Any, vocab_size: int) -> None:
+    def __init__(
+        self, matcher: Any, vocab_size: int, eos: list[int], budget: Budget | None = None
+    ) -> None:
         from llguidance.numpy import allocate_token_bitmask
 
         self._matcher = matcher
+        self._eos = eos
+        self.budget = budget
         self._vocab = vocab_size
         self._bitmask = allocate_token_bitmask(1, vocab_size)
 
@@ -127,11 +148,16 @@ class Constraint:
             raise BackendError(f"grammar-constrained decoding failed: {self._matcher.get_error()}")
 
     def allowed(self) -> Any:
-        """An ``mx`` bool vector: True where the grammar allows the token next."""
+        """An ``mx`` bool vector: True where the grammar allows the token next
+        (once the value is whole, llguidance stops: only end of text)."""
         import mlx.core as mx
         import numpy as np
         from llguidance.numpy import fill_next_token_bitmask
 
+        if self._matcher.is_stopped():
+            only = np.zeros(self._vocab, np.bool_)
+            only[self._eos] = True
+            return mx.array(only)
         fill_next_token_bitmask(self._matcher, self._bitmask)
         self._check()
         bits = np.unpackbits(self._bitmask.view(np.uint8), bitorder="little")
@@ -146,12 +172,27 @@ class Constraint:
         if size != self._vocab:  # the model pads its embedding past the tokenizer
             allowed = mx.concatenate([allowed, mx.zeros(max(size - self._vocab, 0), mx.bool_)])
             allowed = allowed[:size]
-        return mx.where(allowed, logits, mx.array(-mx.inf, dtype=logits.dtype))
+        masked = mx.where(allowed, logits, mx.array(-mx.inf, dtype=logits.dtype))
+        if self.budget is None or not self.budget.near(self._matcher):
+            return masked
+        # near the token limit: the greedy choice, or the closing path's next token
+        picked: Any = mx.argmax(masked, axis=-1).reshape(-1)[0].item()
+        wanted = int(picked)
+        chosen = self.budget.choose(self._matcher, wanted)
+        only = mx.arange(size) == chosen
+        return mx.where(only, logits, mx.array(-mx.inf, dtype=logits.dtype))
 
     def consume(self, token: int) -> None:
         if not self._matcher.consume_token(token):
             self._check()
             raise BackendError(f"grammar-constrained decoding: token {token} was refused")
+        if self.budget is not None:
+            self.budget.consumed(token)
+
+    def forced(self) -> list[int]:
+        """The tokens the grammar allows alone from here (a key, the rest of an
+        enum value): a draft that is always accepted."""
+        return list(self._matcher.compute_ff_tokens())
 
     def admissible(self, tokens: list[int]) -> int:
         """How many of ``tokens`` the grammar accepts from here, in order."""
