@@ -331,12 +331,13 @@ def show_turn(
 
     Until the first text the output says what the turn waits for: the sessions
     ahead of it on the model (`Waiting`), or how far the prompt is read.
-    ``on_rewound``: a re-run may rewind first, and its note belongs above the
-    reply, so the output starts only after the first event (`Rewound` or not).
+    The output starts with the first event, or once the first wait for one ends
+    (the turn is running: a slow prefill shows activity), so a turn refused at
+    once leaves no output above its error. ``on_rewound``: a re-run may rewind
+    first, and its note belongs above the reply, so there the output starts only
+    after the first event (`Rewound` or not).
     """
-    started = on_rewound is None
-    if started:
-        output.start()
+    started = False
     outcome = Outcome()
     transcript = _Transcript()
     next_show = 0.0
@@ -364,7 +365,7 @@ def show_turn(
             elif item is not None:
                 outcome.invocation_id = outcome.invocation_id or item.invocation_id
                 dirty = transcript.add(item) or dirty
-            if not started and item is not None:
+            if not started and (item is not None or on_rewound is None):
                 output.start()
                 started = True
             if started and not transcript.text and not dirty:
