@@ -20,7 +20,7 @@ from .query import Derived
 from .result import PlanError
 from .table import Column, Table
 
-__all__ = ["derived_column", "derived_values", "is_text", "with_derived"]
+__all__ = ["column_numbers", "derived_column", "derived_values", "is_text", "with_derived"]
 
 
 def is_text(series: Any) -> bool:
@@ -33,13 +33,23 @@ def is_text(series: Any) -> bool:
     return False
 
 
-def _numbers(df: Any, column: str) -> Any:
+def column_numbers(df: Any, column: str, *, aligned: bool = False) -> Any:
+    """``df[column]`` as floats, or a `PlanError` when it holds no numbers.
+
+    Aggregates (``aligned=False``) count a boolean as 0/1 and drop missing
+    values. Arithmetic between columns (``aligned=True``) keeps every row, so
+    the two sides stay aligned, and refuses booleans: a difference of flags
+    is not a quantity anyone asks for.
+    """
     import pandas as pd
 
     s = df[column]
+    if pd.api.types.is_bool_dtype(s) and not aligned:
+        return s.astype(float)
     if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
         raise PlanError(f"{column} holds no numbers to compute with")
-    return pd.to_numeric(s, errors="coerce").astype(float)
+    numbers = pd.to_numeric(s, errors="coerce").astype(float)
+    return numbers if aligned else numbers.dropna()
 
 
 def derived_values(df: Any, d: Derived) -> Any:
@@ -57,7 +67,8 @@ def derived_values(df: Any, d: Derived) -> Any:
         out = text.str.len() if d.op == "length" else text.str.count(r"\S+")
         return out.astype("Float64").astype(float)
     assert d.other is not None
-    a, b = _numbers(df, d.column), _numbers(df, d.other)
+    a = column_numbers(df, d.column, aligned=True)
+    b = column_numbers(df, d.other, aligned=True)
     with np.errstate(all="ignore"):
         out = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[d.op]
     return out.replace([np.inf, -np.inf], np.nan)

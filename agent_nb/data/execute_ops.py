@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .derive import column_numbers
 from .query import AGG_NAME, Plan
 from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain
 from .rows import rows_where
@@ -23,17 +24,6 @@ def _rows(table: Table, plan: Plan, *, empty_ok: bool = False) -> Any:
         where = " and ".join(f.describe() for f in plan.filters)
         raise PlanError(f"{table.name} has no rows where {where}")
     return df
-
-
-def _numbers(df: Any, column: str) -> Any:
-    import pandas as pd
-
-    s = df[column]
-    if pd.api.types.is_bool_dtype(s):
-        return s.astype(float)
-    if not pd.api.types.is_numeric_dtype(s):
-        raise PlanError(f"{column} holds no numbers to compute with")
-    return pd.to_numeric(s, errors="coerce").dropna()
 
 
 def _reduce(values: Any, agg: str, k: int = 1, order: str = "desc") -> float:
@@ -66,8 +56,8 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         if plan.measure is not None and plan.condition:  # a part of a measure's total
             part = rows_where(df, plan.condition)
             base_n, part_n = len(df), len(part)
-            whole = float(_numbers(df, plan.measure).sum())
-            share = float(_numbers(part, plan.measure).sum()) / whole * 100 if whole else 0.0
+            whole = float(column_numbers(df, plan.measure).sum())
+            share = float(column_numbers(part, plan.measure).sum()) / whole * 100 if whole else 0.0
         else:
             share = part_n / base_n * 100
         frame = pd.DataFrame({"rows": [part_n], "of": [base_n], "share %": [share]})
@@ -115,7 +105,7 @@ def _aggregate(table: Table, plan: Plan) -> Result:
     if plan.agg == "count":
         n = int(series.notna().sum())
         return Result(n, pd.DataFrame({"rows": [n]}), (("value", float(n)),), rows=n)
-    values = _numbers(df, plan.measure)
+    values = column_numbers(df, plan.measure)
     value = _reduce(values, plan.agg, plan.k, plan.order)
     value = plain(value) if float(value).is_integer() else value
     frame = pd.DataFrame({"measure": [plan.measure], plan.agg: [value]})
@@ -225,7 +215,7 @@ def _extreme(table: Table, plan: Plan) -> Result:
 
     df = _rows(table, plan)
     assert plan.measure is not None
-    numbers = _numbers(df, plan.measure)
+    numbers = column_numbers(df, plan.measure)
     if numbers.empty:
         raise PlanError(f"{plan.measure} has no values")
     k = min(plan.k, len(numbers), MAX_LIST)
