@@ -1,23 +1,43 @@
 """One MLX CPU path in a fresh process: the notebooks' prompts through the real magics.
 
-Run as ``python -m tests.cpu_path_worker [--max-tokens N] [--story N] [--turns A,B]``.
+Run as ``python -m tests.cpu_path_worker [--max-tokens N] [--story N] [--turns A,B]
+[--missing-blas PATH --missing-blas-out DIR]``.
 Which path it takes is whatever ``AGENT_NB_CPU_FAST`` / ``AGENT_NB_BLAS`` make of
 this process: the BLAS is settled at the first ``mlx.core`` import, so each
 path needs a process of its own. The last stdout line is ``RESULT {json}``:
 each turn's greedy text and usage, the backend's ``memory()`` figures and the
-resident memory. Used by ``tests/backends/test_cpu_fast_path.py`` and
+resident memory. Used by ``tests/backends/test_cpu_fast_path.py`` (which asks
+the same turns in its own process through `prepare` and `ask`) and
 ``benchmarks/bench_cpu.py``.
+
+``--missing-blas PATH`` also forks, once the imports are done and before
+anything imports ``mlx.core``, a child that decides its BLAS afresh with
+``AGENT_NB_BLAS=PATH`` (and ``AGENT_NB_CPU_FAST`` unset): it loads the model
+twice and answers one question (`two_loads`), its stdout and stderr going to
+``DIR/stdout`` and ``DIR/stderr``; its exit status is ``missing_blas_exit`` in
+the parent's RESULT. A fresh interpreter for it would only pay the imports again.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
+import traceback
 from typing import Any
 
-__all__ = ["RESULT_PREFIX", "TURNS", "main", "parse_result", "sales_frame"]
+__all__ = [
+    "RESULT_PREFIX",
+    "TURNS",
+    "ask",
+    "main",
+    "parse_result",
+    "prepare",
+    "sales_frame",
+    "two_loads",
+]
 
 RESULT_PREFIX = "RESULT "
 #: (label, %%agent line, cell): the questions of notebooks 01, 02 and 03, in order.
@@ -74,21 +94,9 @@ def _resident_bytes() -> int:
     return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-tokens", type=int, default=16)
-    parser.add_argument("--story", type=int, default=0, help="also a STORY turn of N tokens")
-    parser.add_argument("--turns", help="only these TURNS labels, comma-separated (default: all)")
-
-    args = parser.parse_args(argv)
-
-    from IPython.core.interactiveshell import InteractiveShell
-
-    from agent_nb import get_runner
-
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "agent_nb")
-    shell.run_line_magic("config", f"AgentMagics.max_tokens = {args.max_tokens}")
+def prepare(shell: Any, max_tokens: int) -> None:
+    """The worker's settings and the notebooks' variables, in a shell with agent_nb loaded."""
+    shell.run_line_magic("config", f"AgentMagics.max_tokens = {max_tokens}")
     # --data budgets are counted with the model's tokenizer: 900 tokens for the two
     # summaries make the data turn the 600+ token prompt the comparison is about.
     shell.run_line_magic("config", "AgentMagics.data_budget = 900")
@@ -100,13 +108,18 @@ def main(argv: list[str] | None = None) -> None:
         sales=sales, growth=growth, totals=totals, best=max(totals, key=totals.get)
     )
 
+
+def ask(
+    shell: Any, labels: set[str] | None = None, max_tokens: int = 16, story: int = 0
+) -> dict[str, Any]:
+    """The `TURNS` labelled ``labels`` (default: all) through ``%%agent``, in order."""
     turns: dict[str, Any] = {}
-    wanted = set(args.turns.split(",")) if args.turns else {label for label, _, _ in TURNS}
-    plan = [(*t, args.max_tokens) for t in TURNS if t[0] in wanted]
-    if args.story:
-        plan.append((*STORY, args.story))
-    for label, line, cell, max_tokens in plan:
-        shell.run_cell_magic("agent", f"{line} -o reply --max-tokens {max_tokens}", cell)
+    wanted = labels if labels is not None else {label for label, _, _ in TURNS}
+    plan = [(*t, max_tokens) for t in TURNS if t[0] in wanted]
+    if story:
+        plan.append((*STORY, story))
+    for label, line, cell, tokens in plan:
+        shell.run_cell_magic("agent", f"{line} -o reply --max-tokens {tokens}", cell)
         reply = shell.user_ns.pop("reply")
         usage = reply.usage
         turns[label] = {
@@ -118,10 +131,85 @@ def main(argv: list[str] | None = None) -> None:
             "ttft_s": usage.time_to_first_token_s,
             "tokens_per_s": usage.tokens_per_s,
         }
+    return turns
+
+
+def two_loads() -> None:
+    """The model loaded twice (the second from the first's folder), one short greedy
+    answer from the second; prints ``RESULT blas weights 'text'``."""
+    from agent_nb import AgentRunner, GenerationConfig
+    from agent_nb.backends.mlx import MLXBackend
+
+    first = MLXBackend("smollm2-135m", progress=False)
+    second = MLXBackend(first.load().path, progress=False)  # a second model load, same files
+    runner = AgentRunner(model=second)
+    reply = runner.run_single_turn(
+        "What is the capital of France?", config=GenerationConfig(max_tokens=8)
+    )
+    memory = second.memory()
+    print(RESULT_PREFIX + f"{memory['cpu_blas']} {memory['weights']} {reply.text!r}", flush=True)
+    runner.shutdown()
+
+
+def _fork_missing_blas(path: str, out: str) -> int:
+    """`two_loads` in a forked child on ``AGENT_NB_BLAS=path``; returns its pid."""
+    # No thread runs yet and mlx.core is not imported: the child decides its BLAS anew.
+    assert "mlx.core" not in sys.modules, "mlx.core imported before the fork"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            target = os.open(os.path.join(out, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(target, fd)
+            os.close(target)
+        os.environ.pop("AGENT_NB_CPU_FAST", None)
+        os.environ["AGENT_NB_BLAS"] = path
+        two_loads()
+        code = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-tokens", type=int, default=16)
+    parser.add_argument("--story", type=int, default=0, help="also a STORY turn of N tokens")
+    parser.add_argument("--turns", help="only these TURNS labels, comma-separated (default: all)")
+    parser.add_argument("--missing-blas", help="also fork `two_loads` on AGENT_NB_BLAS=this")
+    parser.add_argument("--missing-blas-out", help="the folder for that child's output")
+
+    args = parser.parse_args(argv)
+
+    # What both sides of the fork need, imported once (none of it imports mlx.core).
+    import transformers  # noqa: F401
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from agent_nb import get_runner
+    from agent_nb.backends.mlx import MLXBackend  # noqa: F401
+
+    child = None
+    if args.missing_blas:
+        child = _fork_missing_blas(args.missing_blas, args.missing_blas_out)
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "agent_nb")
+    prepare(shell, args.max_tokens)
+    labels = set(args.turns.split(",")) if args.turns else None
+    turns = ask(shell, labels, args.max_tokens, args.story)
     runner = get_runner()
     (memory,) = runner.memory()["backends"].values()
     result = {"turns": turns, "memory": memory, "resident_bytes": _resident_bytes()}
     runner.shutdown()
+    if child is not None:
+        result["missing_blas_exit"] = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
     print(RESULT_PREFIX + json.dumps(result), flush=True)
 
 

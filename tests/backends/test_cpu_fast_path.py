@@ -1,28 +1,38 @@
 """MLX's Linux CPU fast path: OpenBLAS loaded before mlx.core, float32 weights.
 
-Which BLAS a process uses is settled at its first ``mlx.core`` import, so the
-path comparisons run `tests.cpu_path_worker` in fresh processes, one per
-path, and compare their greedy answers exactly. The cancel test runs in the
-pytest process itself, which takes the fast path through the shared
-`mlx_backend` (nothing in the suite imports mlx before it: the first test
-here checks that).
+Which BLAS a process uses is settled at its first ``mlx.core`` import. The
+pytest process itself takes the fast path through the shared `mlx_backend`
+(nothing in the suite imports mlx before it: the first test here checks that),
+so the fast side of the comparison asks `tests.cpu_path_worker`'s turns here,
+through the real magics, while one fresh worker process answers them on the
+slow path (``AGENT_NB_CPU_FAST=0``); their greedy answers must be identical.
+That worker also forks, before its first ``mlx.core`` import, the child that
+meets a missing OpenBLAS: a second fresh interpreter would only pay the imports.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import pathlib
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import AgentRunner, GenerationConfig, TurnComplete
 from agent_nb.backends.mlx import CPU_PREFILL_CHUNK_S, MLXBackend
-from agent_nb.backends.mlx.cpu_blas import INSTALL_COMMAND, _is_linux_cpu_wheel, find_openblas
-from tests.cpu_path_worker import TURNS, parse_result
+from agent_nb.backends.mlx.cpu_blas import (
+    INSTALL_COMMAND,
+    _is_linux_cpu_wheel,
+    cpu_blas,
+    find_openblas,
+)
+from tests.cpu_path_worker import TURNS, ask, parse_result, prepare
 from tests.fixtures_mlx import cache_info
 from tests.waiting import async_wait_until
 
@@ -41,6 +51,8 @@ _FAST_ENV = ("AGENT_NB_CPU_FAST", "AGENT_NB_BLAS")
 
 def _env(**overrides: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _FAST_ENV}
+    # The module's worker starts before the autouse fixture that turns replay off.
+    env["AGENT_NB_REPLAY"] = "0"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
     return env | overrides
 
@@ -72,61 +84,89 @@ def test_the_test_process_itself_takes_the_fast_path(mlx_backend: MLXBackend) ->
 #: The turns the slow path answers too: its 650-token data prompt alone took a minute
 #: at 10 tokens/s, so the long-prefill equality is left to test_cpu_attention's tiles.
 SLOW_PATH_TURNS = ("france", "italy", "rhyme")
+#: Greedy tokens a turn on both paths: france and italy end before it ("... is Paris.").
+MAX_TOKENS = 8
 
 
-def test_both_paths_give_the_same_greedy_answers() -> None:
-    # Both at once: the slow one takes half a minute, the fast one seconds.
-    fast = _start(["-m", "tests.cpu_path_worker"])
-    slow = _start(
-        ["-m", "tests.cpu_path_worker", "--turns", ",".join(SLOW_PATH_TURNS)], AGENT_NB_CPU_FAST="0"
-    )
-    fast_out, fast_err = _finish(fast, 600)
-    slow_out, slow_err = _finish(slow, 900)
-    on_fast, on_slow = parse_result(fast_out), parse_result(slow_out)
+class SlowWorker:
+    """The slow-path worker, started once for this module's two tests that read it."""
 
-    assert on_fast["memory"]["cpu_blas"] == "openblas"
-    assert on_fast["memory"]["weights"] == "float32"
+    def __init__(self, out: pathlib.Path) -> None:
+        self.missing = os.path.join(ROOT, "no-such-dir", "libopenblas.so.0")
+        self.child_out = out
+        turns = ["--turns", ",".join(SLOW_PATH_TURNS), "--max-tokens", str(MAX_TOKENS)]
+        child = ["--missing-blas", self.missing, "--missing-blas-out", str(out)]
+        self.proc = _start(["-m", "tests.cpu_path_worker", *turns, *child], AGENT_NB_CPU_FAST="0")
+        self._done: tuple[dict[str, Any], str] | None = None
+
+    def result(self) -> tuple[dict[str, Any], str]:
+        """Its RESULT and its stderr (the forked child's output is in ``child_out``)."""
+        if self._done is None:
+            out, err = _finish(self.proc, 900)
+            self._done = parse_result(out), err
+        return self._done
+
+
+@pytest.fixture(scope="module")
+def slow_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlowWorker]:
+    worker = SlowWorker(tmp_path_factory.mktemp("missing-blas"))
+    yield worker
+    if worker.proc.poll() is None:
+        worker.proc.kill()
+        worker.proc.communicate()
+
+
+@pytest.fixture
+def backend(mlx_backend: MLXBackend) -> MLXBackend:
+    """The magic tests' real shell (tests/fixtures_magics.py), on the embedded model."""
+    return mlx_backend
+
+
+def test_both_paths_give_the_same_greedy_answers(
+    slow_worker: SlowWorker, shell: InteractiveShell, mlx_backend: MLXBackend
+) -> None:
+    # The fast side asks here while the slow worker (seconds per turn) runs.
+    prepare(shell, MAX_TOKENS)
+    fast_turns = ask(shell, max_tokens=MAX_TOKENS)
+    on_slow, slow_err = slow_worker.result()
+    fast_memory = mlx_backend.memory()
+
+    assert fast_memory["cpu_blas"] == "openblas"
+    assert fast_memory["weights"] == "float32"
     assert on_slow["memory"]["cpu_blas"] == "reference"
     assert on_slow["memory"]["weights"] == "quantised"
     # float32 holds every weight in 4 bytes: several times the 4/8-bit packing.
-    assert on_fast["memory"]["weight_bytes"] > 4 * on_slow["memory"]["weight_bytes"]
+    assert fast_memory["weight_bytes"] > 4 * on_slow["memory"]["weight_bytes"]
     # AGENT_NB_CPU_FAST=0 is a choice, not a problem: no hint on either path.
-    assert INSTALL_COMMAND not in fast_err + slow_err
+    assert INSTALL_COMMAND not in slow_err
+    state = cpu_blas()
+    assert state is not None and state.fast and state.hint == ""
 
-    assert on_fast["turns"]["data"]["prompt_tokens"] >= 600
-    assert "Paris" in on_fast["turns"]["france"]["text"]
-    assert set(on_fast["turns"]) == {label for label, _, _ in TURNS}
+    assert fast_turns["data"]["prompt_tokens"] >= 600
+    assert "Paris" in fast_turns["france"]["text"]
+    assert set(fast_turns) == {label for label, _, _ in TURNS}
     assert set(on_slow["turns"]) == set(SLOW_PATH_TURNS)
-    texts = {label: (on_fast["turns"][label]["text"], on_slow["turns"][label]["text"])
+    texts = {label: (fast_turns[label]["text"], on_slow["turns"][label]["text"])
              for label in SLOW_PATH_TURNS}  # fmt: skip
     assert {k: a for k, (a, b) in texts.items()} == {k: b for k, (a, b) in texts.items()}
     # KV reuse works the same on both: the second turn of a session feeds only its new tokens.
-    assert on_fast["turns"]["italy"]["cached_tokens"] == on_slow["turns"]["italy"]["cached_tokens"]
-    assert on_fast["turns"]["italy"]["cached_tokens"] > 0
-    assert on_fast["turns"]["revenue"]["cached_tokens"] > 0
+    assert fast_turns["italy"]["cached_tokens"] == on_slow["turns"]["italy"]["cached_tokens"]
+    assert fast_turns["italy"]["cached_tokens"] > 0
+    assert fast_turns["revenue"]["cached_tokens"] > 0
 
 
-_TWO_LOADS = """
-import sys
-from agent_nb import AgentRunner, GenerationConfig
-from agent_nb.backends.mlx import MLXBackend
-first = MLXBackend("smollm2-135m", progress=False)
-second = MLXBackend(first.load().path, progress=False)  # a second model load, same files
-runner = AgentRunner(model=second)
-reply = runner.run_single_turn("What is the capital of France?",
-                               config=GenerationConfig(max_tokens=8))
-memory = second.memory()
-print("RESULT", memory["cpu_blas"], memory["weights"], repr(reply.text))
-runner.shutdown()
-"""
-
-
-def test_a_missing_blas_keeps_working_on_the_slow_path_with_one_hint() -> None:
-    missing = os.path.join(ROOT, "no-such-dir", "libopenblas.so.0")
-    out, err = _finish(_start(["-c", _TWO_LOADS], AGENT_NB_BLAS=missing), 600)
+def test_a_missing_blas_keeps_working_on_the_slow_path_with_one_hint(
+    slow_worker: SlowWorker,
+) -> None:
+    """Two model loads in a process whose AGENT_NB_BLAS names no file (the slow
+    worker's forked child, `tests.cpu_path_worker.two_loads`)."""
+    on_slow, _ = slow_worker.result()
+    out = (slow_worker.child_out / "stdout").read_text()
+    err = (slow_worker.child_out / "stderr").read_text()
+    assert on_slow["missing_blas_exit"] == 0, err[-3000:]
     assert "RESULT reference quantised" in out and "Paris" in out, out
     assert err.count(INSTALL_COMMAND) == 1, err  # two model loads, one hint
-    assert missing in err
+    assert slow_worker.missing in err
 
 
 def test_a_bad_cpu_fast_value_says_what_is_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -141,9 +181,12 @@ def _long_prompt(rows: int) -> str:
     return "Here is a table of city visits:\n" + "\n".join(lines)
 
 
-def test_stop_during_a_long_prefill_answers_within_about_a_second(
+def test_stop_during_a_long_prefill_cuts_it_short_and_the_next_turn_reuses_the_cache(
     mlx_runner: AgentRunner, mlx_backend: MLXBackend
 ) -> None:
+    """The prefill stops between chunks. How soon (about a second: chunks are sized
+    to CPU_PREFILL_CHUNK_S) is timed by ``benchmarks/bench_cpu.py``'s stop latency,
+    not here, where a loaded machine would make any bound a guess."""
     assert mlx_backend.memory()["cpu_blas"] == "openblas"
     session = mlx_runner.get_or_create_session("long-prefill")
     session.run("What is the capital of Italy?", config=GenerationConfig(max_tokens=8))
@@ -182,9 +225,9 @@ def test_stop_during_a_long_prefill_answers_within_about_a_second(
     done = asyncio.run(cancel_mid_prefill())
     assert done.finish_reason == "cancelled"
     info: dict[str, Any] = cache_info(mlx_backend, session.id)
+    # Stopped inside the prompt: the rest of its chunks were never fed.
     assert info["tokens"] == info["offset"] < len(mlx_backend.tokenizer.encode(prompt))
-    # Chunks are sized to CPU_PREFILL_CHUNK_S whatever the load; "about a second".
-    assert timings["mlx_idle"] < 1.5, (timings, CPU_PREFILL_CHUNK_S)
+    print(f"stop mid-prefill: {timings} (chunks of {CPU_PREFILL_CHUNK_S} s)")
 
     # The cancelled turn (a table this small model cannot get past) is
     # dropped; the next turn reuses the first turn's cache and answers right.
