@@ -1,9 +1,9 @@
 """KV checkpoints: a cache written to disk after its turn, resumed by a later process.
 
-The restart is real where it matters (fresh interpreters, `tests.kv_checkpoint_worker`);
-the other cases use a fresh `MLXBackend` in this process, whose KV store starts
-empty as after a restart while the weights stay loaded (they are shared per
-process). Greedy decoding, 12 new tokens a turn.
+The restart is real where it matters (a fresh interpreter resumes what this process
+wrote, `tests.kv_checkpoint_worker`); the other cases use a fresh `MLXBackend` in
+this process, whose KV store starts empty as after a restart while the weights
+stay loaded (they are shared per process). Greedy decoding, 12 new tokens a turn.
 """
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ import json
 import os
 import pathlib
 import random
+import shutil
 import signal
 import struct
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -68,6 +70,34 @@ def fresh(embedded_model_dir: pathlib.Path, kv_dir: pathlib.Path) -> Iterator[Fa
         backend.checkpoints_off()
 
 
+@dataclass(frozen=True)
+class Written:
+    """What the first turn on cache ``s`` leaves: its reply and its checkpoint folder."""
+
+    reply: str
+    kv: pathlib.Path
+
+
+@pytest.fixture(scope="module")
+def written(embedded_model_dir: pathlib.Path, tmp_path_factory: pytest.TempPathFactory) -> Written:
+    """The first turn, once: the tests that read its checkpoint get a copy of the folder
+    (greedy, so every test's own first turn would write the same file)."""
+    kv = tmp_path_factory.mktemp("written") / "kv"
+    backend = MLXBackend("smollm2-135m", progress=False)
+    assert backend.configure_checkpoints(store_identity=STORE, directory=kv)
+    reply, _ = collect(backend, FIRST, GREEDY, cache="s")
+    backend.close()
+    backend.checkpoints_off()
+    return Written(reply, kv)
+
+
+def first_turn(written: Written, kv_dir: pathlib.Path) -> tuple[str, pathlib.Path]:
+    """The first turn's reply, and its checkpoint copied into ``kv_dir``."""
+    shutil.copytree(written.kv, kv_dir)
+    (path,) = checkpoint_paths(kv_dir)
+    return written.reply, path
+
+
 def second_turn(first_reply: str) -> list[Content]:
     return [Content.user(FIRST), Content.model(first_reply), Content.user(SECOND)]
 
@@ -100,18 +130,20 @@ def worker_turns(spec: dict[str, Any], **env: str) -> dict[str, Any]:
 def test_a_restarted_process_resumes_each_agents_cache_and_answers_the_same(
     fresh: Factory, kv_dir: pathlib.Path
 ) -> None:
-    """Two keys (the session and one of its agents): a process writes, a fresh one
+    """Two keys (the session and one of its agents): this process writes, a fresh one
     resumes; a backend here that re-reads everything gives the same answers."""
-    spec: dict[str, Any] = {"dir": str(kv_dir), "store": STORE, "checkpoints": True}
-    first = worker_turns(
-        {**spec, "turns": [["chat", [["user", FIRST]]], ["chat/helper", [["user", FIRST * 2]]]]}
-    )
-    assert first["checkpoints_on"] and set(first["held"]) == {"chat", "chat/helper"}
-    replies = {t["key"]: t["text"] for t in first["turns"]}
+    writer = fresh()
+    firsts = {"chat": FIRST, "chat/helper": FIRST * 2}
+    replies = {key: collect(writer, text, GREEDY, cache=key)[0] for key, text in firsts.items()}
+    writer.close()  # flushes the checkpoints
+    headers = [files.read_header(path) for path in checkpoint_paths(kv_dir)]
+    held = {header.meta["key"]: header.tokens for header in headers}
+    assert set(held) == set(firsts) and len(headers) == 2
     followups = [
-        ["chat", [["user", FIRST], ["model", replies["chat"]], ["user", SECOND]]],
-        ["chat/helper", [["user", FIRST * 2], ["model", replies["chat/helper"]], ["user", SECOND]]],
+        [key, [["user", text], ["model", replies[key]], ["user", SECOND]]]
+        for key, text in firsts.items()
     ]
+    spec: dict[str, Any] = {"dir": str(kv_dir), "store": STORE, "checkpoints": True}
     resumed = worker_turns({**spec, "turns": followups})
     # The same turns on a backend with no checkpoints, which re-reads everything (in
     # this process: a third interpreter and model load would add nothing to the claim).
@@ -119,12 +151,11 @@ def test_a_restarted_process_resumes_each_agents_cache_and_answers_the_same(
     for warm_turn, (key, messages) in zip(resumed["turns"], followups, strict=True):
         contents = [Content.user(t) if role == "user" else Content.model(t) for role, t in messages]
         cold_text, cold_finish = collect(cold, contents, GREEDY, cache=key)
-        held = first["held"][warm_turn["key"]]
-        shared = min(common_prefix(held, warm_turn["prompt"]), len(warm_turn["prompt"]) - 1)
+        shared = min(common_prefix(held[key], warm_turn["prompt"]), len(warm_turn["prompt"]) - 1)
         assert warm_turn["text"] == cold_text
         assert cold_finish.usage.cached_tokens == 0
         # The whole first turn is reused, prompt and reply, as a warm cache would.
-        assert warm_turn["cached"] == shared > len(held) // 2
+        assert warm_turn["cached"] == shared > len(held[key]) // 2
         assert warm_turn["fed"] == len(warm_turn["prompt"]) - shared
     figures = resumed["figures"]
     assert figures["kv_checkpoint_resumes"] == 2
@@ -136,12 +167,9 @@ def test_a_restarted_process_resumes_each_agents_cache_and_answers_the_same(
 
 @pytest.mark.mlx
 def test_a_corrupt_or_truncated_checkpoint_is_deleted_and_the_turn_rereads(
-    fresh: Factory, kv_dir: pathlib.Path
+    fresh: Factory, kv_dir: pathlib.Path, written: Written
 ) -> None:
-    backend = fresh()
-    reply, _ = collect(backend, FIRST, GREEDY, cache="s")
-    backend.close()
-    (path,) = checkpoint_paths(kv_dir)
+    reply, path = first_turn(written, kv_dir)
     expected, _ = collect(fresh(checkpoints=False), second_turn(reply), GREEDY, cache="s")
     data = path.read_bytes()
     for damaged in (data[: len(data) // 2], b"\x00" * 64, data[:8] + b"X" + data[9:]):
@@ -170,12 +198,9 @@ def rewrite_metadata(path: pathlib.Path, **changes: str) -> None:
 @pytest.mark.mlx
 @pytest.mark.parametrize("field", ["model", "dtype", "store", "key"])
 def test_a_checkpoint_of_another_model_dtype_store_or_key_is_never_loaded(
-    fresh: Factory, kv_dir: pathlib.Path, field: str
+    fresh: Factory, kv_dir: pathlib.Path, written: Written, field: str
 ) -> None:
-    backend = fresh()
-    reply, _ = collect(backend, FIRST, GREEDY, cache="s")
-    backend.close()
-    (path,) = checkpoint_paths(kv_dir)
+    reply, path = first_turn(written, kv_dir)
     held = files.read_header(path).tokens
     rewrite_metadata(path, **{field: "something-else"})
     after = fresh()
@@ -307,11 +332,10 @@ def test_the_disk_budget_removes_least_recently_used_first(tmp_path: pathlib.Pat
 
 
 @pytest.mark.mlx
-def test_a_load_counts_as_use_for_the_disk_budget(fresh: Factory, kv_dir: pathlib.Path) -> None:
-    backend = fresh()
-    collect(backend, FIRST, GREEDY, cache="s")
-    backend.close()
-    (path,) = checkpoint_paths(kv_dir)
+def test_a_load_counts_as_use_for_the_disk_budget(
+    fresh: Factory, kv_dir: pathlib.Path, written: Written
+) -> None:
+    _, path = first_turn(written, kv_dir)
     os.utime(path, (1000.0, 1000.0))
     after = fresh()
     assert after.checkpoints is not None
@@ -412,12 +436,9 @@ def test_sigkill_during_writes_and_a_concurrent_reader(
 
 @pytest.mark.mlx
 def test_temporary_files_of_a_live_writer_are_never_loaded(
-    fresh: Factory, kv_dir: pathlib.Path
+    fresh: Factory, kv_dir: pathlib.Path, written: Written
 ) -> None:
-    backend = fresh()
-    reply, _ = collect(backend, FIRST, GREEDY, cache="s")
-    backend.close()
-    (path,) = checkpoint_paths(kv_dir)
+    reply, path = first_turn(written, kv_dir)
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         # another kernel's write in progress: a whole file and a half one, under temp names
