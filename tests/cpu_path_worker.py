@@ -12,10 +12,11 @@ the same turns in its own process through `prepare` and `ask`) and
 
 ``--missing-blas PATH`` also forks, once the imports are done and before
 anything imports ``mlx.core``, a child that decides its BLAS afresh with
-``AGENT_NB_BLAS=PATH`` (and ``AGENT_NB_CPU_FAST`` unset): it loads the model
-twice and answers one question (`two_loads`), its stdout and stderr going to
-``DIR/stdout`` and ``DIR/stderr``; its exit status is ``missing_blas_exit`` in
-the parent's RESULT. A fresh interpreter for it would only pay the imports again.
+``AGENT_NB_BLAS=PATH`` (and ``AGENT_NB_CPU_FAST`` unset): once the parent's turns
+are done it loads the model twice and answers one question (`two_loads`), its
+stdout and stderr going to ``DIR/stdout`` and ``DIR/stderr``; its exit status is
+``missing_blas_exit`` in the parent's RESULT. A fresh interpreter for it would
+only pay the imports again.
 """
 
 from __future__ import annotations
@@ -151,17 +152,24 @@ def two_loads() -> None:
     runner.shutdown()
 
 
-def _fork_missing_blas(path: str, out: str) -> int:
-    """`two_loads` in a forked child on ``AGENT_NB_BLAS=path``; returns its pid."""
+def _fork_missing_blas(path: str, out: str) -> tuple[int, int]:
+    """`two_loads` in a forked child on ``AGENT_NB_BLAS=path``, held back until the
+    parent writes to (or closes) the returned pipe end: both decode on the slow BLAS,
+    and two of them at once on a small machine would only slow each other down.
+    Returns the child's pid and that pipe end."""
     # No thread runs yet and mlx.core is not imported: the child decides its BLAS anew.
     assert "mlx.core" not in sys.modules, "mlx.core imported before the fork"
     sys.stdout.flush()
     sys.stderr.flush()
+    gate, go = os.pipe()
     pid = os.fork()
     if pid:
-        return pid
+        os.close(gate)
+        return pid, go
+    os.close(go)
     code = 1
     try:
+        os.read(gate, 1)
         for fd, name in ((1, "stdout"), (2, "stderr")):
             target = os.open(os.path.join(out, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             os.dup2(target, fd)
@@ -197,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
 
     child = None
     if args.missing_blas:
-        child = _fork_missing_blas(args.missing_blas, args.missing_blas_out)
+        child, go = _fork_missing_blas(args.missing_blas, args.missing_blas_out)
 
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "agent_nb")
@@ -209,6 +217,7 @@ def main(argv: list[str] | None = None) -> None:
     result = {"turns": turns, "memory": memory, "resident_bytes": _resident_bytes()}
     runner.shutdown()
     if child is not None:
+        os.close(go)  # the child's turn now
         result["missing_blas_exit"] = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
     print(RESULT_PREFIX + json.dumps(result), flush=True)
 
