@@ -312,16 +312,22 @@ OPEN_NOTEBOOK = """async (path) => {
     await widget.sessionContext.ready;
 }"""
 
-# Every notebook still open in the page: shut its kernel down and close it unsaved.
-# After a module's reload, Lab may restore notebooks it had open (its workspace).
-CLOSE_NOTEBOOKS = """async () => {
+# Close every notebook still open in the page, unsaved, and shut its kernel down:
+# through the session manager, as Lab's own ``shutdownOnDispose`` does, so the
+# server finishes that while the next notebook opens (``wait``: before it returns).
+# After a module's reload, Lab may have restored other notebooks (its workspace).
+CLOSE_NOTEBOOKS = """async (wait) => {
     const app = window.jupyterapp;
     const open = [...app.shell.widgets('main')].filter((w) => w.sessionContext && w.context);
+    const shutdowns = [];
     for (const widget of open) {
-        try { await widget.sessionContext.shutdown(); } catch (e) {}
+        const session = widget.sessionContext.session;
+        const sessions = app.serviceManager.sessions;
+        if (session) shutdowns.push(sessions.shutdown(session.id).catch(() => {}));
         widget.context.model.dirty = false;
         widget.dispose();
     }
+    if (wait) await Promise.all(shutdowns);
 }"""
 
 KERNEL_IDLE = """(path) => {
@@ -347,7 +353,7 @@ def lab_page(jupyter_lab: dict[str, Any], lab_browser: Any) -> Iterator[Any]:
         yield page
     finally:
         with contextlib.suppress(Exception):  # their kernels go with them
-            page.evaluate(CLOSE_NOTEBOOKS)
+            page.evaluate(CLOSE_NOTEBOOKS, True)
         context.close()
 
 
@@ -365,7 +371,7 @@ def lab(
     name = f"{request.module.__name__.rsplit('.', 1)[-1]}.ipynb"
     (jupyter_lab["root"] / name).write_text(json.dumps(_notebook()))
     page = lab_page
-    page.evaluate(CLOSE_NOTEBOOKS)
+    page.evaluate(CLOSE_NOTEBOOKS, False)
     helper = Lab(page, name)
     page.evaluate(OPEN_NOTEBOOK, name)
     page.wait_for_function(KERNEL_IDLE, arg=name, timeout=90_000)
@@ -382,4 +388,4 @@ def lab(
         yield helper
     finally:
         helper.detach()
-        page.evaluate(CLOSE_NOTEBOOKS)
+        page.evaluate(CLOSE_NOTEBOOKS, False)
