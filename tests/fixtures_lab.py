@@ -308,6 +308,8 @@ OPEN_NOTEBOOK = """async (path) => {
     const widget = await app.commands.execute(
         'docmanager:open', {path, factory: 'Notebook', kernel: {name: 'python3'}});
     app.shell.activateById(widget.id);
+    // Alone in the main area, as when Lab opens on it (closing the last one opened a launcher).
+    for (const other of [...app.shell.widgets('main')]) if (other !== widget) other.dispose();
     await widget.context.ready;
     await widget.sessionContext.ready;
 }"""
