@@ -340,16 +340,30 @@ KERNEL_IDLE = """(path) => {
 }"""
 
 
+def _load_lab(page: Any, url: str) -> None:
+    page.goto(url, wait_until="domcontentloaded", timeout=90_000)
+    page.wait_for_function("() => window.jupyterapp", timeout=90_000)
+    page.evaluate("() => window.jupyterapp.restored")
+
+
+def _clear_main_area(page: Any, url: str) -> None:
+    """Close what an earlier module left open: its notebooks, a dialog a failed test
+    left up; a page that no longer runs Lab loads it again."""
+    try:
+        for button in page.locator(".jp-Dialog .jp-mod-reject").all():
+            button.click()
+        page.evaluate(CLOSE_NOTEBOOKS, False)
+    except Exception:
+        _load_lab(page, url)
+
+
 @pytest.fixture(scope="session")
 def lab_page(jupyter_lab: dict[str, Any], lab_browser: Any) -> Iterator[Any]:
     """One chromium page with JupyterLab loaded, for the whole session: loading Lab
     is the slow part, so each module opens its own notebook in it (`lab`)."""
     context = lab_browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    url = f"{jupyter_lab['url']}/lab?reset&token={jupyter_lab['token']}"
-    page.goto(url, wait_until="domcontentloaded", timeout=90_000)
-    page.wait_for_function("() => window.jupyterapp", timeout=90_000)
-    page.evaluate("() => window.jupyterapp.restored")
+    _load_lab(page, f"{jupyter_lab['url']}/lab?reset&token={jupyter_lab['token']}")
     OUTPUT_DIR.mkdir(exist_ok=True)
     try:
         yield page
@@ -373,7 +387,7 @@ def lab(
     name = f"{request.module.__name__.rsplit('.', 1)[-1]}.ipynb"
     (jupyter_lab["root"] / name).write_text(json.dumps(_notebook()))
     page = lab_page
-    page.evaluate(CLOSE_NOTEBOOKS, False)
+    _clear_main_area(page, f"{jupyter_lab['url']}/lab?token={jupyter_lab['token']}")
     helper = Lab(page, name)
     page.evaluate(OPEN_NOTEBOOK, name)
     page.wait_for_function(KERNEL_IDLE, arg=name, timeout=90_000)
