@@ -25,11 +25,11 @@ def _penguins() -> pd.DataFrame:
 
 
 def _statsmodels(name: str) -> pd.DataFrame:
-    import statsmodels.api as sm
+    from statsmodels import datasets  # not statsmodels.api: its models take seconds to import
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return getattr(sm.datasets, name).load_pandas().data
+        return getattr(datasets, name).load_pandas().data
 
 
 def _sklearn(name: str) -> pd.DataFrame:

@@ -12,11 +12,6 @@ from agent_nb.data.answer import ask
 from agent_nb.data.evidence import check_sentence
 from tests.data.questions import QUESTIONS, Question
 
-pytest.importorskip("vega_datasets")
-pytest.importorskip("palmerpenguins")
-pytest.importorskip("statsmodels")
-pytest.importorskip("sklearn")
-
 
 def test_the_set_is_large_and_varied() -> None:
     assert len(QUESTIONS) >= 80 and len({q.table for q in QUESTIONS}) >= 8

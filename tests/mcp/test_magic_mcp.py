@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 import sys
 
+import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import FunctionCall, FunctionResponse, get_runner
@@ -18,6 +19,7 @@ from .conftest import DEMO
 DEMO_LINE = f"{shlex.quote(sys.executable)} {shlex.quote(str(DEMO))}"
 
 
+@pytest.mark.slow  # starts the demo server: a process that imports the MCP SDK
 def test_add_starts_the_server_and_says_it_runs_with_the_kernels_rights(
     shell: InteractiveShell,
 ) -> None:
@@ -61,6 +63,7 @@ def test_a_server_that_cannot_start_fails_add_in_one_line(shell: InteractiveShel
         usage_error(result, cap, fragment)
 
 
+@pytest.mark.slow  # starts the demo server: a process that imports the MCP SDK
 def test_a_cell_uses_the_servers_named_by_tools(
     shell: InteractiveShell, backend: ScriptedBackend
 ) -> None:
@@ -82,6 +85,7 @@ def test_a_cell_uses_the_servers_named_by_tools(
     usage_error(result, cap, "--tools takes server names separated by commas")
 
 
+@pytest.mark.slow  # starts the demo server: a process that imports the MCP SDK
 def test_mcp_servers_from_the_config_start_on_first_use(
     shell: InteractiveShell, backend: ScriptedBackend
 ) -> None:

@@ -215,6 +215,10 @@ class ChatWidget(anywidget.AnyWidget):
         self._live_author = ""
         # What the running turn waits for on the model (`Waiting`), until it starts.
         self._waiting: WaitingMsg | None = None
+        # The latest turn seen to start: a `Waiting` for it that comes later (told on
+        # the thread of the turn ahead, which may end after this one got the model)
+        # is stale, and would put "waiting…" back over the streaming reply.
+        self._started_invocation = ""
         super().__init__(**kwargs)
         key = self.model_id or uuid.uuid4().hex
         self.view_key = key
@@ -297,7 +301,10 @@ class ChatWidget(anywidget.AnyWidget):
 
     def _turn_ended(self, future: concurrent.futures.Future[Any]) -> None:
         """A turn too big for the model's window records nothing, so no event tells
-        the front end: say it here (any thread)."""
+        the front end: say it here (any thread). A turn cancelled before it ran
+        (the runner shutting down) has nothing to say."""
+        if future.cancelled():
+            return
         error = future.exception()
         if isinstance(error, ToolServerError) or (
             isinstance(error, ContextWindowError) and not error.sent
@@ -467,7 +474,14 @@ class ChatWidget(anywidget.AnyWidget):
             self._tell_waiting(event)
             return
         if not (isinstance(event, TextMessage) and event.author == "user"):
-            self._waiting = None  # the turn started (or ended): its own status replaces it
+            with self._batcher.lock:
+                # The turn started (or ended): the note is cleared before its first
+                # token, whichever thread would have told it so.
+                if self._waiting is not None:
+                    invocation = self._waiting["invocation_id"]
+                    self._send_msg(WaitingMsg(type="waiting", invocation_id=invocation, note=""))
+                self._waiting = None
+                self._started_invocation = event.invocation_id
         if isinstance(event, PromptProgress):  # transient, like partial text
             self._send_msg(
                 ProgressMsg(
@@ -509,6 +523,8 @@ class ChatWidget(anywidget.AnyWidget):
             type="waiting", invocation_id=event.invocation_id, note=waiting_note(event)
         )
         with self._batcher.lock:
+            if event.invocation_id == self._started_invocation:
+                return
             self._waiting = msg if msg["note"] else None
             self._send_msg(msg)
 
