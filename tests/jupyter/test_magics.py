@@ -73,7 +73,7 @@ def test_a_long_prompt_shows_reading_progress_until_the_first_token(
 ) -> None:
     backend.enqueue("the summary")
     backend.prefill_chunk = 5
-    backend.token_delay = 0.3
+    backend.token_delay = 0.05
     magics(shell).stream_interval = 0.01
     shell.user_ns["big"] = "lorem ipsum " * 10
     result, cap = run(shell, "%%agent --max-tokens 30\nSummarise: {big}")
