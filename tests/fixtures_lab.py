@@ -3,10 +3,11 @@
 `jupyter_lab` starts ``jupyter lab`` on 127.0.0.1 with a random free port and
 a token, in a temp dir holding a prepared notebook, with its own settings,
 workspaces and runtime dirs (so nothing from the user's Lab leaks in, and no
-news or update checks go out). `lab` opens that notebook in chromium, accepts
-the kernel dialog and hands tests a `Lab` helper: run a cell through Lab's own
-command registry (``expose_app_in_browser``), read its outputs, find the
-widget it shows, switch themes.
+news or update checks go out). `lab_page` loads Lab once in chromium; `lab`
+opens each module's own notebook (and kernel) in it and hands tests a `Lab`
+helper: run a cell through Lab's own command registry
+(``expose_app_in_browser``), read its outputs, find the widget it shows,
+switch themes.
 
 Missing chromium or playwright fails loudly: browser tests must not skip in CI.
 """
@@ -29,7 +30,16 @@ import pytest
 
 from tests.net import free_port, wait_http
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "Lab", "jupyter_lab", "lab", "lab_browser"]
+__all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "TOKEN_DELAY",
+    "Lab",
+    "jupyter_lab",
+    "lab",
+    "lab_browser",
+    "lab_page",
+]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -43,7 +53,11 @@ CHROMIUM_ARGS = [
 REPO = pathlib.Path(__file__).resolve().parents[1]
 OUTPUT_DIR = REPO / "test-output"
 
-SETUP_CELL = """\
+#: The setup cell's scripted model streams a token every TOKEN_DELAY s: slow enough
+#: for a test to see a reply streaming, fast for the short replies most tests use.
+TOKEN_DELAY = 0.02
+
+SETUP_CELL = f"""\
 from agent_nb import Agent, AgentRunner, ChatWidget, GenerationConfig, get_runner, set_runner
 from agent_nb.backends import ScriptedBackend, ToolCallChunk
 
@@ -51,7 +65,7 @@ def add(a: int, b: int) -> int:
     \"\"\"Add two integers.\"\"\"
     return a + b
 
-backend = ScriptedBackend(token_delay=0.02)
+backend = ScriptedBackend(token_delay={TOKEN_DELAY})
 runner = AgentRunner(Agent(tools=[add]), model=backend)
 set_runner(runner)
 print("SETUP-OK")
@@ -193,8 +207,13 @@ class Lab:
     def __init__(self, page: Any, path: str = "") -> None:
         self.page = page
         self.path = path  # the notebook's path in the Lab's root
-        self.errors: list[str] = []  # uncaught exceptions in the page
-        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.errors: list[str] = []  # uncaught exceptions in the page while it is open
+        self._on_error = lambda exc: self.errors.append(str(exc))
+        page.on("pageerror", self._on_error)
+
+    def detach(self) -> None:
+        """Stop collecting the page's errors (the page goes on to the next module)."""
+        self.page.remove_listener("pageerror", self._on_error)
 
     def run(self, code: str, *, timeout: float = 60) -> int:
         """Append a code cell, execute it and wait; returns its index."""
@@ -284,44 +303,94 @@ class Lab:
         self.page.wait_for_timeout(300)  # let the theme's CSS variables settle
 
 
-def _accept_kernel_dialog(page: Any) -> None:
-    """Lab may ask which kernel to use; accept its (python3) choice."""
-    dialog = page.locator(".jp-Dialog")
+OPEN_NOTEBOOK = """async (path) => {
+    const app = window.jupyterapp;
+    const widget = await app.commands.execute(
+        'docmanager:open', {path, factory: 'Notebook', kernel: {name: 'python3'}});
+    app.shell.activateById(widget.id);
+    // Alone in the main area, as when Lab opens on it (closing the last one opened a launcher).
+    for (const other of [...app.shell.widgets('main')]) if (other !== widget) other.dispose();
+    await widget.context.ready;
+    await widget.sessionContext.ready;
+}"""
+
+# Close every notebook still open in the page, unsaved, and shut its kernel down:
+# through the session manager, as Lab's own ``shutdownOnDispose`` does, so the
+# server finishes that while the next notebook opens (``wait``: before it returns).
+# After a module's reload, Lab may have restored other notebooks (its workspace).
+CLOSE_NOTEBOOKS = """async (wait) => {
+    const app = window.jupyterapp;
+    const open = [...app.shell.widgets('main')].filter((w) => w.sessionContext && w.context);
+    const shutdowns = [];
+    for (const widget of open) {
+        const session = widget.sessionContext.session;
+        const sessions = app.serviceManager.sessions;
+        if (session) shutdowns.push(sessions.shutdown(session.id).catch(() => {}));
+        widget.context.model.dirty = false;
+        widget.dispose();
+    }
+    if (wait) await Promise.all(shutdowns);
+}"""
+
+KERNEL_IDLE = """(path) => {
+    const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const k = w && w.context && w.context.path === path && w.sessionContext.session &&
+        w.sessionContext.session.kernel;
+    return k && k.status === 'idle';
+}"""
+
+
+def _load_lab(page: Any, url: str) -> None:
+    page.goto(url, wait_until="domcontentloaded", timeout=90_000)
+    page.wait_for_function("() => window.jupyterapp", timeout=90_000)
+    page.evaluate("() => window.jupyterapp.restored")
+
+
+def _clear_main_area(page: Any, url: str) -> None:
+    """Close what an earlier module left open: its notebooks, a dialog a failed test
+    left up; a page that no longer runs Lab loads it again."""
     try:
-        dialog.wait_for(state="visible", timeout=5_000)
+        for button in page.locator(".jp-Dialog .jp-mod-reject").all():
+            button.click()
+        page.evaluate(CLOSE_NOTEBOOKS, False)
     except Exception:
-        return
-    dialog.locator(".jp-Dialog-button.jp-mod-accept").click()
-    dialog.wait_for(state="hidden", timeout=10_000)
+        _load_lab(page, url)
+
+
+@pytest.fixture(scope="session")
+def lab_page(jupyter_lab: dict[str, Any], lab_browser: Any) -> Iterator[Any]:
+    """One chromium page with JupyterLab loaded, for the whole session: loading Lab
+    is the slow part, so each module opens its own notebook in it (`lab`)."""
+    context = lab_browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    _load_lab(page, f"{jupyter_lab['url']}/lab?reset&token={jupyter_lab['token']}")
+    OUTPUT_DIR.mkdir(exist_ok=True)
+    try:
+        yield page
+    finally:
+        with contextlib.suppress(Exception):  # their kernels go with them
+            page.evaluate(CLOSE_NOTEBOOKS, True)
+        context.close()
 
 
 @pytest.fixture(scope="module")
 def lab(
-    jupyter_lab: dict[str, Any], lab_browser: Any, request: pytest.FixtureRequest
+    jupyter_lab: dict[str, Any], lab_page: Any, request: pytest.FixtureRequest
 ) -> Iterator[Lab]:
-    """A fresh notebook of this module's own, open in chromium with its setup cell run.
+    """A fresh notebook of this module's own, on a kernel of its own, open in the
+    session's Lab page (`lab_page`) with its setup cell run.
 
-    Its own file and kernel: a module that saves its notebook must not hand its
-    cells (and cell indexes) to the next one.
+    Its own file and kernel: a module that saves its notebook or restarts its
+    kernel must not hand its cells (and cell indexes) to the next one. Lab's own
+    commands open it, and close it (its kernel shut down) when the module ends.
     """
     name = f"{request.module.__name__.rsplit('.', 1)[-1]}.ipynb"
     (jupyter_lab["root"] / name).write_text(json.dumps(_notebook()))
-    context = lab_browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
+    page = lab_page
+    _clear_main_area(page, f"{jupyter_lab['url']}/lab?token={jupyter_lab['token']}")
     helper = Lab(page, name)
-    url = f"{jupyter_lab['url']}/lab/tree/{name}?reset&token={jupyter_lab['token']}"
-    page.goto(url, wait_until="domcontentloaded", timeout=90_000)
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-    _accept_kernel_dialog(page)
-    page.wait_for_function(
-        """() => {
-            const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-            const k = w && w.sessionContext && w.sessionContext.session &&
-                w.sessionContext.session.kernel;
-            return k && k.status === 'idle';
-        }""",
-        timeout=90_000,
-    )
+    page.evaluate(OPEN_NOTEBOOK, name)
+    page.wait_for_function(KERNEL_IDLE, arg=name, timeout=90_000)
     page.evaluate(
         """async () => {
             const app = window.jupyterapp;
@@ -331,10 +400,8 @@ def lab(
     )
     if "SETUP-OK" not in helper.text(0):
         raise RuntimeError(f"notebook setup cell failed: {helper.outputs(0)}")
-    OUTPUT_DIR.mkdir(exist_ok=True)
     try:
         yield helper
     finally:
-        with contextlib.suppress(Exception):  # its kernel goes with it
-            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-        context.close()
+        helper.detach()
+        page.evaluate(CLOSE_NOTEBOOKS, False)

@@ -56,6 +56,7 @@ class TempPostgres:
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="agent_nb_pg_"))
         self._run_as: Any = None
+        self._admin: Any = None  # one psycopg connection for CREATE SCHEMA (no psql per store)
 
     def _cmd(self, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -106,7 +107,13 @@ class TempPostgres:
         base = f"postgresql://{USER}:{quote(password)}@127.0.0.1:{self.port}/{DATABASE}"
         if schema is None:
             return base
-        self.sql(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        if self._admin is None:
+            import psycopg
+
+            self._admin = psycopg.connect(
+                host=str(self.dir), port=self.port, user=USER, dbname=DATABASE, autocommit=True
+            )
+        self._admin.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         return base + "?options=" + quote(f"-csearch_path={schema}")
 
     def fresh_url(self) -> str:
@@ -121,6 +128,8 @@ class TempPostgres:
         return done.stdout
 
     def __exit__(self, *exc: object) -> None:
+        if self._admin is not None:
+            self._admin.close()
         try:
             if getattr(self, "_data", None) is not None:
                 self._cmd(str(self._bindir / "pg_ctl"), "-D", str(self._data), "-m", "fast", "stop")

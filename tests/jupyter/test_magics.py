@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
 import time
 
 import numpy as np
@@ -20,7 +19,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from agent_nb import AgentRunner, Reply, TurnComplete, get_runner, set_runner
+from agent_nb import AgentRunner, Reply, TextMessage, TurnComplete, get_runner, set_runner
 from agent_nb._core.render import safe_markdown
 from agent_nb._jupyter.magics.agent_magics import AgentMagics
 from agent_nb._jupyter.prompts.data_summary import summarize
@@ -28,6 +27,7 @@ from agent_nb.backends import ScriptedBackend
 from agent_nb.errors import TurnInterruptedError
 from tests.fixtures_magics import final_bundle, magics, run, turns, usage_error
 from tests.html_safety import assert_inert, render_all
+from tests.interrupts import interrupt_main_when
 from tests.waiting import wait_until
 
 # -- extension lifecycle and help ------------------------------------------------
@@ -73,7 +73,7 @@ def test_a_long_prompt_shows_reading_progress_until_the_first_token(
 ) -> None:
     backend.enqueue("the summary")
     backend.prefill_chunk = 5
-    backend.token_delay = 0.3
+    backend.token_delay = 0.05
     magics(shell).stream_interval = 0.01
     shell.user_ns["big"] = "lorem ipsum " * 10
     result, cap = run(shell, "%%agent --max-tokens 30\nSummarise: {big}")
@@ -448,10 +448,21 @@ def test_kernel_interrupt_cancels_and_session_stays_usable(
     shell: InteractiveShell, backend: ScriptedBackend
 ) -> None:
     backend.enqueue(" ".join(f"w{i}" for i in range(300)), "after")
-    backend.token_delay = 0.05  # 15 s to run to the end: the interrupt comes long before
-    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    result, cap = run(shell, "%%agent -o partial\ncount", cell_id="I")
+    backend.token_delay = 0.05  # 15 s to run to the end: only the interrupt ends it
+    session = get_runner().get_or_create_session("default")
+    tokens: list[str] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TextMessage) and event.is_partial:
+            tokens.append(event.text)
+
+    session.subscribe(on_event)
+    # The kernel interrupt comes while the cell shows the streaming turn, after two tokens.
+    ready = interrupt_main_when(
+        lambda: len(tokens) >= 2, "show_turn", lambda: os.kill(os.getpid(), signal.SIGINT)
+    )
+    with ready:
+        result, cap = run(shell, "%%agent -o partial\ncount", cell_id="I")
     # A plain note that still fails the cell ("Run all" stops): no UsageError label.
     assert isinstance(result.error_in_exec, TurnInterruptedError)
     assert "UsageError" not in cap.stdout + cap.stderr

@@ -6,6 +6,7 @@ kernel every other test uses."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -44,6 +45,20 @@ def wait_idle(lab: Lab) -> None:
     )
 
 
+def settled(lab: Lab, index: int) -> None:
+    """Wait (up to 10 s) for the cell's watch to give way to its final output: the
+    last display update may land just after the cell's execution ends."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with contextlib.suppress(PlaywrightTimeout):
+        lab.page.wait_for_function(
+            """([i, mime]) => window.jupyterapp.shell.currentWidget.content.widgets[i]
+                .model.outputs.toJSON().every((o) => !(o.data && mime in o.data))""",
+            arg=[index, WIDGET_VIEW],
+            timeout=10_000,
+        )
+
+
 @pytest.fixture(scope="module")
 def cells(lab: Lab) -> Lab:
     lab.run("%load_ext agent_nb\n%config AgentMagics.stream_interval = 0.05")
@@ -60,7 +75,7 @@ def test_a_streaming_cell_shows_the_watch_and_a_finished_one_leaves_none(cells: 
     assert len(streaming) == 1 and WIDGET_VIEW in streaming[0], streaming
     cell.screenshot(path=str(OUTPUT_DIR / "turn-status-streaming.png"))
     wait_done(cells, index)
-    cells.page.wait_for_timeout(300)
+    settled(cells, index)
     outputs = cells.outputs(index)
     assert [sorted(o["data"]) for o in outputs] == [
         ["text/markdown", "text/plain"],
@@ -92,7 +107,11 @@ def test_a_saved_and_reloaded_notebook_shows_no_widget_error(cells: Lab) -> None
     )
     cells.page.reload(wait_until="domcontentloaded")
     cells.wait_reopened(3)
-    cells.page.wait_for_timeout(2000)  # let every output render
+    # What was saved holds no widget view that could fail to render ...
+    saved = [kinds(cells, i) for i in range(cells.page.locator(".jp-Notebook .jp-Cell").count())]
+    assert not any(WIDGET_VIEW in mimes for cell in saved for mimes in cell), saved
+    # ... and every output renders.
+    cells.page.locator(".jp-Notebook .jp-RenderedMarkdown", has_text="tick tick").first.wait_for()
     notebook = cells.page.locator(".jp-Notebook").inner_text()
     assert "tick tick" in notebook
     assert "Error displaying widget" not in notebook

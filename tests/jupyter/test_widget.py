@@ -230,7 +230,7 @@ def test_send_streams_deltas_then_entry_then_turn_complete_then_transcript(
 def test_prompt_progress_reaches_the_front_end_before_the_first_delta(
     make_runner: RunnerFactory, open_widget: WidgetFactory
 ) -> None:
-    slow = ScriptedBackend(["the answer"], token_delay=0.3, prefill_chunk=3)
+    slow = ScriptedBackend(["the answer"], token_delay=0.05, prefill_chunk=3)
     w = open_widget("reading", runner=make_runner(model=slow))
     c = comm_of(w)
     c.from_frontend({"type": "send", "text": "word " * 12})

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures_lab import OUTPUT_DIR, Lab
+from tests.fixtures_lab import OUTPUT_DIR, TOKEN_DELAY, Lab
 
 pytestmark = pytest.mark.browser
 
@@ -177,7 +177,12 @@ def test_a_view_opened_mid_turn_shows_what_it_missed(lab: Lab) -> None:
     late_live = second.locator(".anb-live .anb-model .anb-body")
     late_live.wait_for(timeout=10_000)
     assert late_live.inner_text().startswith("late0 late1 late2")
-    wait_idle(second, timeout=20_000)
+    # Both views joined mid-turn: the rest of the reply may come at full speed.
+    lab.run("backend.token_delay = 0")
+    try:
+        wait_idle(second, timeout=20_000)
+    finally:
+        lab.run(f"backend.token_delay = {TOKEN_DELAY}")
     assert model_texts(second) == model_texts(first) == [long_reply]
 
 
@@ -488,12 +493,16 @@ def test_a_message_behind_another_sessions_turn_says_what_it_waits_for(lab: Lab)
         status.wait_for(timeout=20_000)
         widget.scroll_into_view_if_needed()
         widget.screenshot(path=str(OUTPUT_DIR / "chat-widget-waiting.png"))
+        lab.run("backend.token_delay = 0")  # seen waiting: the turn ahead may finish now
         widget.locator(".anb-past .anb-model", has_text="my turn came").wait_for(timeout=30_000)
         wait_idle(widget)
         assert "waiting" not in widget.locator(".anb-status").inner_text()
         assert lab.eval("ahead.result().text.startswith('word')") == "True"
     finally:
-        lab.run("backend.one_turn_at_a_time = False; w_behind.close()")
+        lab.run(
+            f"backend.one_turn_at_a_time = False; backend.token_delay = {TOKEN_DELAY}; "
+            "w_behind.close()"
+        )
 
 
 def test_page_raised_no_errors(lab: Lab) -> None:

@@ -31,6 +31,7 @@ from agent_nb.errors import (
     SessionClosedError,
 )
 from tests.fixtures_runtime import RunnerFactory
+from tests.interrupts import interrupt_main_when
 from tests.waiting import wait_until
 
 
@@ -216,12 +217,19 @@ def test_keyboard_interrupt_while_waiting_cancels_the_turn(
 ) -> None:
     import _thread
 
-    scripted.token_delay = 0.05
-    scripted.enqueue(" ".join(["word"] * 200))
+    scripted.token_delay = 0.05  # 25 s to the end: only the interrupt ends it
+    scripted.enqueue(" ".join(["word"] * 500))
     session = runner.get_or_create_session("s")
-    timer = threading.Timer(0.3, _thread.interrupt_main)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    streamed = threading.Event()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TextMessage) and event.is_partial:
+            streamed.set()
+
+    session.subscribe(on_event)
+    # Ctrl-C while the caller waits for a streaming turn (not while it starts one).
+    ready = interrupt_main_when(streamed.is_set, "wait_interruptibly", _thread.interrupt_main)
+    with pytest.raises(KeyboardInterrupt), ready:
         session.run("long")
     assert not session.busy
     assert session.history[-1].finish_reason == "cancelled"

@@ -2,19 +2,14 @@
 
 Each "kernel" is a process running `tests.runtime.shared_kernel` (an
 `AgentRunner` with `ScriptedBackend`), driven line by line from here, so the
-order of turns across processes is exactly the one a test states.
+order of turns across processes is exactly the one a test states. The
+processes are forked from one imported server (`tests.runtime.kernel_server`).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -29,6 +24,7 @@ from agent_nb._core.types import (
 from agent_nb.stores import SessionStore, resolve_store
 from tests.fixtures_postgres import TempPostgres
 from tests.fixtures_runtime import RunnerFactory
+from tests.runtime.kernel_server import Kernel, KernelServer
 
 pytestmark = pytest.mark.slow  # a second kernel process per test
 
@@ -36,59 +32,30 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = "agent_nb"
 
 
-class Kernel:
-    """One kernel process; ``ask`` sends a command and reads its one-line answer."""
+@pytest.fixture(scope="module")
+def kernel_server() -> Iterator[KernelServer]:
+    with KernelServer() as server:
+        yield server
 
-    def __init__(self, url: str, user: str = "default") -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.runtime.shared_kernel", url, user],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        self.user = user
-        self.pid = self.read()["ready"]
 
-    def send(self, **cmd: Any) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(cmd) + "\n")
-        self.proc.stdin.flush()
+class Kernels:
+    """Starts kernels for one test and stops every one after it."""
 
-    def read(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if not line:
-            err = self.proc.stderr.read() if self.proc.stderr else ""
-            raise AssertionError(f"kernel {self.user} exited: {err}")
-        answer: dict[str, Any] = json.loads(line)
-        return answer
+    def __init__(self, server: KernelServer) -> None:
+        self.server = server
+        self.started: list[Kernel] = []
 
-    def ask(self, **cmd: Any) -> dict[str, Any]:
-        self.send(**cmd)
-        return self.read()
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                self.send(op="quit")
-                self.proc.wait(timeout=20)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            if pipe:
-                pipe.close()
+    def __call__(self, url: str, user: str = "default") -> Kernel:
+        kernel = self.server.start(url, user)
+        self.started.append(kernel)
+        return kernel
 
 
 @pytest.fixture
-def kernels() -> Iterator[list[Kernel]]:
-    started: list[Kernel] = []
-    yield started
-    for kernel in started:
+def kernels(kernel_server: KernelServer) -> Iterator[Kernels]:
+    made = Kernels(kernel_server)
+    yield made
+    for kernel in made.started:
         kernel.stop()
 
 
@@ -124,9 +91,8 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return pg.fresh_url()
 
 
-def test_two_kernels_alternate_turns_on_one_session(url: str, kernels: list[Kernel]) -> None:
-    a, b = Kernel(url), Kernel(url)
-    kernels += [a, b]
+def test_two_kernels_alternate_turns_on_one_session(url: str, kernels: Kernels) -> None:
+    a, b = kernels(url), kernels(url)
     for i in range(5):
         for name, kernel in (("A", a), ("B", b)):
             got = kernel.ask(op="turn", sid="main", text=f"{name}{i}")
@@ -141,10 +107,9 @@ def test_two_kernels_alternate_turns_on_one_session(url: str, kernels: list[Kern
 
 
 def test_a_turn_running_in_another_kernel_fails_at_once_naming_it(
-    url: str, kernels: list[Kernel], tmp_path: Path
+    url: str, kernels: Kernels, tmp_path: Path
 ) -> None:
-    a, b = Kernel(url), Kernel(url)
-    kernels += [a, b]
+    a, b = kernels(url), kernels(url)
     assert a.ask(op="turn", sid="main", text="first")["ok"]
     gate = tmp_path / "gate"
     assert a.ask(op="slow", sid="main", gate=str(gate)) == {"in_tool": True}
@@ -162,19 +127,16 @@ def test_a_turn_running_in_another_kernel_fails_at_once_naming_it(
 
 
 def test_a_dead_kernels_turn_is_repaired_by_the_next_turn_not_by_opening(
-    url: str, kernels: list[Kernel], tmp_path: Path
+    url: str, kernels: Kernels, tmp_path: Path
 ) -> None:
-    a = Kernel(url)
-    kernels.append(a)
+    a = kernels(url)
     assert a.ask(op="turn", sid="main", text="before the crash")["ok"]
     assert a.ask(op="slow", sid="main", gate=str(tmp_path / "never")) == {"in_tool": True}
-    a.proc.send_signal(signal.SIGKILL)
-    a.proc.wait(timeout=20)
+    a.kill()
     left = stored_events(url, "main")
     assert isinstance(left[-1], FunctionCall)  # the dead kernel's unfinished turn
 
-    b = Kernel(url)
-    kernels.append(b)
+    b = kernels(url)
     assert b.ask(op="state", sid="main") == {"state": {}}  # opening the session ...
     assert stored_events(url, "main") == left  # ... only reads
     # Same host, dead pid: the writer is provably gone, so B takes over at once.
@@ -189,10 +151,9 @@ def test_a_dead_kernels_turn_is_repaired_by_the_next_turn_not_by_opening(
 
 
 def test_rewind_and_switch_take_the_lease_and_start_from_the_latest_branches(
-    url: str, kernels: list[Kernel], tmp_path: Path
+    url: str, kernels: Kernels, tmp_path: Path
 ) -> None:
-    a, b = Kernel(url), Kernel(url)
-    kernels += [a, b]
+    a, b = kernels(url), kernels(url)
     assert b.ask(op="history", sid="main")["texts"] == []  # B's copy: before A's turns
     one = a.ask(op="turn", sid="main", text="one")["turn"]
     two = a.ask(op="turn", sid="main", text="two")["turn"]
@@ -232,13 +193,12 @@ def test_rewind_and_switch_take_the_lease_and_start_from_the_latest_branches(
     assert_whole_turns(events)
 
 
-def test_a_class_on_one_postgres_server(postgres: TempPostgres, kernels: list[Kernel]) -> None:
+def test_a_class_on_one_postgres_server(postgres: TempPostgres, kernels: Kernels) -> None:
     """3 users x 2 kernels: app: state reaches all, user: state stays each user's,
     sessions stay apart, and six concurrent writers lose no event."""
     url = postgres.fresh_url()
     users = ["teacher", "ana", "ben"]
-    procs = {(u, k): Kernel(url, u) for u in users for k in (0, 1)}
-    kernels += list(procs.values())
+    procs = {(u, k): kernels(url, u) for u in users for k in (0, 1)}
     assert procs["teacher", 0].ask(
         op="turn", sid="main", text="setup", delta={"app:course": "stats 101"}
     )["ok"]

@@ -2,9 +2,12 @@
 
 The one loop appends each final event to the store in a thread of the
 worker loop's executor, one at a time and in order. With a store whose
-``append_event`` takes 0.3 s (as a far-away database may), a second
+``append_event`` takes 0.15 s (as a far-away database may), a second
 session's stream on the same runner keeps its pace while the first session
-writes, and the first session's turn is recorded whole, in order.
+writes, and the first session's turn is recorded whole, in order. The busy
+turn's 12 writes follow each other with hardly a gap, so they cover the whole
+1.2 s stream however slow the machine: a stream that waited for the store
+would show no chunk inside any write.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from agent_nb.backends import ScriptedBackend, ToolCallChunk
 from agent_nb.stores import MemoryStore
 from tests.fixtures_runtime import RunnerFactory
 
-WRITE_S = 0.3
+WRITE_S = 0.15
 
 
 class SlowStore(MemoryStore):

@@ -142,7 +142,7 @@ def test_max_tokens_beyond_the_window_is_refused_with_the_range() -> None:
 
 
 def test_prompt_progress_comes_before_the_first_token_and_is_never_stored() -> None:
-    slow = ScriptedBackend(["the answer"], token_delay=0.3, prefill_chunk=4)
+    slow = ScriptedBackend(["the answer"], token_delay=0.05, prefill_chunk=4)
     runner = AgentRunner(model=slow)
     try:
         session = runner.get_or_create_session("p")

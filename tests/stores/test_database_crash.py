@@ -13,6 +13,7 @@ import random
 
 from agent_nb.stores import DatabaseStore
 from tests.fixtures_postgres import TempPostgres
+from tests.stores.crash_writers import WriterServer
 from tests.stores.test_sqlite_crash import (
     check_record,
     kill_switcher_at_random,
@@ -20,13 +21,15 @@ from tests.stores.test_sqlite_crash import (
 )
 
 
-def test_sigkill_at_random_points_on_postgres(postgres: TempPostgres) -> None:
+def test_sigkill_at_random_points_on_postgres(
+    postgres: TempPostgres, writers: WriterServer
+) -> None:
     url = postgres.fresh_url()
     rng = random.Random(20240612)
     count = 0
     rounds = 20
     for _ in range(rounds):
-        reported = kill_writer_at_random(url, rng, durable=True, database=True)
+        reported = kill_writer_at_random(writers, url, rng, durable=True, database=True)
         store = DatabaseStore(url)
         try:
             count = check_record(store, reported, count)
@@ -36,5 +39,5 @@ def test_sigkill_at_random_points_on_postgres(postgres: TempPostgres) -> None:
     assert count > rounds, f"the writer hardly wrote anything ({count} events); kills too early?"
 
 
-def test_sigkill_mid_switch_on_postgres(postgres: TempPostgres) -> None:
-    kill_switcher_at_random(postgres.fresh_url())
+def test_sigkill_mid_switch_on_postgres(postgres: TempPostgres, writers: WriterServer) -> None:
+    kill_switcher_at_random(writers, postgres.fresh_url())

@@ -21,122 +21,46 @@ store says it stopped, so recovery after a kill is exercised too.
 
 from __future__ import annotations
 
-import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
-import textwrap
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from agent_nb._core.types import (
-    Event,
-    FunctionCall,
-    FunctionResponse,
-    TextMessage,
-    TurnComplete,
-    Usage,
-)
+from agent_nb._core.types import Event, TextMessage, TurnComplete
 from agent_nb.stores import SessionStore, SQLiteStore, resolve_store
+from tests.stores.crash_writers import APP, SID, STEPS, USER, WriterServer, planned_event
 
 pytestmark = pytest.mark.slow  # writer processes killed in rounds
 
-APP, USER, SID = "crash", "u", "victim"
-STEPS = 5  # events per planned turn
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def planned_event(i: int) -> Event:
-    """Event ``i`` of the writer's plan: deterministic, so both sides agree on it."""
-    turn, step = divmod(i, STEPS)
-    filler = "x" * random.Random(i).randrange(0, 40_000)  # big rows widen the write window
-    common: dict[str, Any] = {
-        "id": f"e{i}",
-        "invocation_id": f"inv{turn}",
-        "timestamp": 1_000.0 + i,
-    }
-    if step == 0:
-        delta = {"turn": turn, "user:asked": turn, "app:total": turn, "temp:x": 1}
-        return TextMessage(text=f"q{turn} {filler}", author="user", state_delta=delta, **common)
-    if step == 1:
-        return FunctionCall(
-            name="look", args={"turn": turn}, call_id=f"c{turn}", author="m", **common
-        )
-    if step == 2:
-        return FunctionResponse(
-            name="look",
-            response={"result": filler},
-            call_id=f"c{turn}",
-            author="m",
-            state_delta={"looked": turn},
-            **common,
-        )
-    if step == 3:
-        return TextMessage(text=f"a{turn}", author="m", **common)
-    return TurnComplete(usage=Usage(prompt_tokens=turn, generated_tokens=1), author="m", **common)
-
-
-_WRITER = textwrap.dedent(
-    """
-    import sys
-    from agent_nb.stores import DatabaseStore, SQLiteStore
-    from tests.stores.test_sqlite_crash import APP, USER, SID, planned_event
-
-    if sys.argv[2] == "database":
-        store = DatabaseStore(sys.argv[1])
-    else:
-        store = SQLiteStore(sys.argv[1], durable=sys.argv[2] == "durable")
-    record = store.get_session(APP, USER, SID) or store.create_session(APP, USER, SID)
-    i = len(record.events)
-    print("ready", i, flush=True)
-    while True:
-        store.append_event(record, planned_event(i))
-        print(i, flush=True)  # only after the commit returned
-        i += 1
-    """
-)
-
 
 def kill_writer_at_random(
-    db: Path | str, rng: random.Random, *, durable: bool, database: bool = False
+    writers: WriterServer,
+    target: Path | str,
+    rng: random.Random,
+    *,
+    durable: bool,
+    database: bool = False,
 ) -> list[int]:
-    """Run the writer, SIGKILL it at a random moment; return the indices it reported.
+    """Fork a writer, SIGKILL it at a random moment; return the indices it reported.
 
-    ``db`` is a SQLite path, or with ``database=True`` a `DatabaseStore` URL."""
+    ``target`` is a SQLite path, or with ``database=True`` a `DatabaseStore` URL."""
     mode = "database" if database else "durable" if durable else "fast"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(db), mode],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
+    writer = writers.start("append", target, mode)
     lines: list[str] = []
     if rng.random() < 0.2:
-        time.sleep(rng.uniform(0.0, 0.3))  # sometimes while it opens / migrates the file
+        # Sometimes while it opens / migrates the file: the child runs from here, and
+        # opening takes about 0.1 s. Any moment is a valid kill; none is required.
+        time.sleep(rng.uniform(0.0, 0.15))
     else:
-        lines.append(proc.stdout.readline())
-        assert lines[0].startswith("ready"), proc.stderr.read() if proc.stderr else ""
+        lines.append(writer.readline())
+        assert lines[0].startswith("ready"), lines
         # After a random number of commits, not a random time: on a loaded machine a
         # fixed sleep could end every round before the first commit.
-        lines += [proc.stdout.readline() for _ in range(rng.randint(0, 8))]
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    # Read through the same file object: readline() above may have buffered more lines.
-    lines += proc.stdout.read().splitlines(keepends=True)
-    err = proc.stderr.read() if proc.stderr else ""
-    proc.stdout.close()
-    if proc.stderr:
-        proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL, f"the writer died on its own: {err}"
-    # A line without its newline was cut mid-print: the id was not reported.
-    return [int(line) for line in lines if line.endswith("\n") and line.strip().isdigit()]
+        lines += [writer.readline() for _ in range(rng.randint(0, 8))]
+    lines += writer.kill()  # and what it committed and reported before the kill landed
+    return [int(line) for line in lines if line.strip().isdigit()]
 
 
 def check_file(db: Path, reported: list[int], before: int) -> int:
@@ -197,79 +121,34 @@ def _stored(event: Event) -> Event:
 
 
 def test_sigkill_at_random_points_never_corrupts_or_loses_committed_events(
-    tmp_path: Path,
+    tmp_path: Path, writers: WriterServer
 ) -> None:
     db = tmp_path / "crash.db"
     rng = random.Random(20240611)
     count = 0
     rounds = 24
     for n in range(rounds):
-        reported = kill_writer_at_random(db, rng, durable=n % 2 == 0)
+        reported = kill_writer_at_random(writers, db, rng, durable=n % 2 == 0)
         count = check_file(db, reported, count)
     assert count > rounds, f"the writer hardly wrote anything ({count} events); kills too early?"
 
 
-_RUNNER_WRITER = textwrap.dedent(
-    """
-    import sys
-    from agent_nb import Agent, AgentRunner, TextMessage
-    from agent_nb.backends import ScriptedBackend, ToolCallChunk
-
-    def look(turn: int) -> str:
-        \"\"\"Look something up.
-
-        Args:
-            turn: which turn
-        \"\"\"
-        return "x" * 20_000
-
-    backend = ScriptedBackend()
-    runner = AgentRunner(Agent(tools=[look]), model=backend, store="sqlite:///" + sys.argv[1])
-    session = runner.get_or_create_session(sys.argv[2])
-
-    def report(event):
-        if not (isinstance(event, TextMessage) and event.is_partial):
-            print(event.id, flush=True)  # listeners run after the event is stored
-
-    session.subscribe(report)
-    print("ready", flush=True)
-    for turn in range(10_000):
-        backend.enqueue(ToolCallChunk("look", {"turn": turn}), f"answer {turn} " * 20)
-        session.run(f"question {turn}", state_delta={"n": turn, "user:last": turn})
-    """
-)
-
-
-def test_sigkill_during_real_runner_turns_leaves_whole_events(tmp_path: Path) -> None:
-    """The same through `AgentRunner` (worker-thread writes), one session per round."""
+def test_sigkill_during_real_runner_turns_leaves_whole_events(
+    tmp_path: Path, writers: WriterServer
+) -> None:
+    """The same through `AgentRunner` (real turns, worker-thread writes), one session
+    per round (`crash_writers.runner_turns`)."""
     db = tmp_path / "runner.db"
     rng = random.Random(7)
     snapshots: dict[str, list[Event]] = {}
     for n in range(8):
         sid = f"round-{n}"
-        proc = subprocess.Popen(
-            [sys.executable, "-c", _RUNNER_WRITER, str(db), sid],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert proc.stdout is not None and proc.stderr is not None
-        first = proc.stdout.readline()
-        assert first == "ready\n", proc.stderr.read()
+        writer = writers.start("runner", db, sid)
+        assert writer.readline() == "ready\n"
         # Killed after a random number of stored events, however slow the machine (a
         # fixed sleep killed some rounds before their first event under load).
-        seen = [proc.stdout.readline() for _ in range(rng.randint(1, 12))]
-        assert all(seen), proc.stderr.read()
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-        reported = [
-            x.strip()
-            for x in [*seen, *proc.stdout.read().splitlines(keepends=True)]
-            if x.endswith("\n")
-        ]
-        proc.stdout.close()
-        proc.stderr.close()
+        seen = [writer.readline() for _ in range(rng.randint(1, 12))]
+        reported = [x.strip() for x in [*seen, *writer.kill()]]
 
         with sqlite3.connect(db) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -308,22 +187,6 @@ def test_sigkill_during_real_runner_turns_leaves_whole_events(tmp_path: Path) ->
 
 # -- switching branches ----------------------------------------------------------
 
-_SWITCHER = textwrap.dedent(
-    """
-    import sys
-    from agent_nb.stores import resolve_store
-    from tests.stores.test_sqlite_crash import APP, USER
-
-    store = resolve_store(sys.argv[1])
-    record = store.get_session(APP, USER, "forked")
-    print("ready", record.revision, flush=True)
-    while True:
-        number = record.active_branch % len(record.branches) + 1
-        store.switch_branch(record, number)
-        print(record.revision, number, flush=True)  # only after the commit returned
-    """
-)
-
 
 def _forked_session(url: str) -> dict[int, list[str]]:
     """Three branches with their own session state; returns each one's event texts."""
@@ -348,41 +211,30 @@ def _path(store: SessionStore, number: int) -> list[Event]:
     return record.events
 
 
-def test_sigkill_mid_switch_leaves_one_consistent_active_path(tmp_path: Path) -> None:
+def test_sigkill_mid_switch_leaves_one_consistent_active_path(
+    tmp_path: Path, writers: WriterServer
+) -> None:
     """20 rounds: a process switching branches in a loop is killed at random; the
     file always holds one whole active path, its replayed state and revision."""
     db = tmp_path / "forked.db"
-    kill_switcher_at_random(f"sqlite:///{db}", sqlite_file=db)
+    kill_switcher_at_random(writers, f"sqlite:///{db}", sqlite_file=db)
 
 
-def kill_switcher_at_random(url: str, *, sqlite_file: Path | None = None) -> None:
+def kill_switcher_at_random(
+    writers: WriterServer, url: str, *, sqlite_file: Path | None = None
+) -> None:
     """The switch crash rounds on the store at ``url`` (also run on PostgreSQL)."""
     paths = _forked_session(url)
     assert paths == {1: [], 2: ["root", "b1"], 3: ["root", "b1'"]}
     rng = random.Random(20)
     switches = 0
     for _ in range(20):
-        proc = subprocess.Popen(
-            [sys.executable, "-c", _SWITCHER, url],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert proc.stdout is not None and proc.stderr is not None
-        ready = proc.stdout.readline()
-        assert ready.startswith("ready"), proc.stderr.read()
+        writer = writers.start("switch", url)
+        ready = writer.readline()
+        assert ready.startswith("ready"), ready
         base = int(ready.split()[1])
-        seen = [proc.stdout.readline() for _ in range(rng.randint(1, 4))]  # switches, not time
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-        reported = [
-            tuple(map(int, line.split()))
-            for line in [*seen, *proc.stdout.read().splitlines(keepends=True)]
-            if line.endswith("\n")
-        ]
-        proc.stdout.close()
-        proc.stderr.close()
+        seen = [writer.readline() for _ in range(rng.randint(1, 4))]  # switches, not time
+        reported = [tuple(map(int, line.split())) for line in [*seen, *writer.kill()]]
         if sqlite_file is not None:
             with sqlite3.connect(sqlite_file) as conn:
                 assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]

@@ -428,6 +428,9 @@ _ops = st.lists(
 )
 
 
+_examples = itertools.count()
+
+
 @pytest.mark.slow  # property-based: 40 random histories per store
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -437,9 +440,13 @@ def test_random_turns_rewinds_and_switches_match_lines_rebuilt_from_scratch(
     stores: Stores, ops: list[Any]
 ) -> None:
     """Every turn ever recorded stays reachable, and the active path equals the
-    one a plain model of numbered lines (copied lists of turns) gives."""
-    store = stores.new()
-    records = {sid: store.create_session(APP, USER, sid) for sid in ("s1", "s2")}
+    one a plain model of numbered lines (copied lists of turns) gives.
+
+    Each example is an app of its own in the one store (its ``app:`` and ``user:``
+    state start empty), so an example costs a reopen, not a new schema."""
+    store = stores.store
+    app = f"example{next(_examples)}"
+    records = {sid: store.create_session(app, USER, sid) for sid in ("s1", "s2")}
     deltas: dict[str, dict[str, Any]] = {}  # turn -> its stored delta
     lines: dict[str, list[list[str]]] = {"s1": [[]], "s2": [[]]}
     active = {"s1": 0, "s2": 0}
@@ -462,10 +469,10 @@ def test_random_turns_rewinds_and_switches_match_lines_rebuilt_from_scratch(
         elif op == "switch" and arg <= len(lines[sid]):
             store.switch_branch(records[sid], arg)
             active[sid] = arg - 1
-    stores.store = store
     store = stores.reopen()  # what was stored, not what this object remembers
     for sid in ("s1", "s2"):
-        got = stored(store, sid)
+        got = store.get_session(app, USER, sid)
+        assert got is not None
         path = lines[sid][active[sid]]
         assert [e.invocation_id for e in got.events] == path
         assert [dict(e.state_delta) for e in got.events] == [deltas[t] for t in path]
@@ -478,7 +485,6 @@ def test_random_turns_rewinds_and_switches_match_lines_rebuilt_from_scratch(
             apply_delta(expected, {k: v for k, v in deltas[t].items() if ":" not in k})
         assert store.merged_state(got) == {**expected, **shared}
         assert got.revision == records[sid].revision
-    store.close()
 
 
 def test_persistent_flag(store: SessionStore) -> None:

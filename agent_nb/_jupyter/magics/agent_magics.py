@@ -195,11 +195,15 @@ class AgentMagics(MagicsConfig):
             stream = get_runner().start_turn(request)
         except ContextWindowError as exc:
             raise window_refusal(exc, args) or exc from None
-        if args.new:
-            print(f"started a new session {session_id!r}")
-        # Started first, so the turn status widget (made here once per kernel)
-        # costs no time to first token: the model is already reading the prompt.
-        output = output_for(self.shell, args.format)
+        try:
+            if args.new:
+                print(f"started a new session {session_id!r}")
+            # Started first, so the turn status widget (made here once per kernel)
+            # costs no time to first token: the model is already reading the prompt.
+            output = output_for(self.shell, args.format)
+        except BaseException:  # Ctrl-C before show_turn watches: stop the turn, not leave it
+            stream.cancel()
+            raise
 
         def rewound(event: Rewound) -> None:
             later = list(event.turns[1:])
