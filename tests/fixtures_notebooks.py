@@ -1,28 +1,20 @@
-"""Kernels and notebook runs that tests share.
-
-The quickstart notebook's Run All: a kernel start, a model load and six model
-cells cost most of a minute, and two test modules read the same cold run
-(`test_notebooks` checks what it shows, `test_quickstart_replay` replays it).
-``shared_kernel``: one started kernel for the tests that need a kernel but not
-a fresh one (`tests.kernels.SharedKernel`).
-"""
+"""The quickstart notebook's Run All, shared: a kernel start, a model load and six
+model cells cost most of a minute, and two test modules read the same cold run
+(`test_notebooks` checks what it shows, `test_quickstart_replay` replays it)."""
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-if TYPE_CHECKING:  # nbformat and nbclient load when a kernel starts, not at collection
+if TYPE_CHECKING:  # nbformat and nbclient load when a notebook runs, not at collection
     import nbformat
 
-    from tests.kernels import SharedKernel
-
-__all__ = ["QUICKSTART", "NotebookRun", "quickstart_cold", "run_all", "shared_kernel"]
+__all__ = ["QUICKSTART", "NotebookRun", "quickstart_cold", "run_all"]
 
 QUICKSTART = Path(__file__).parents[1] / "notebooks" / "01_quickstart.ipynb"
 
@@ -61,19 +53,3 @@ def quickstart_cold(
     """The quickstart run once, with an empty replay file: every model cell generates."""
     workdir = tmp_path_factory.mktemp("quickstart")
     return run_all(QUICKSTART, workdir, workdir / "replay.sqlite")
-
-
-@pytest.fixture(scope="session")
-def _one_shared_kernel() -> Iterator[SharedKernel]:
-    from tests.kernels import SharedKernel
-
-    kernel = SharedKernel()
-    yield kernel
-    kernel.close()
-
-
-@pytest.fixture
-def shared_kernel(_one_shared_kernel: SharedKernel) -> SharedKernel:
-    """The shared kernel, with an empty notebook for this test."""
-    _one_shared_kernel.fresh_notebook()
-    return _one_shared_kernel

@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 from jupyter_client.manager import AsyncKernelManager
-from nbclient import NotebookClient
 
 from agent_nb import FunctionCall, FunctionResponse, TurnComplete
 from agent_nb._core.approvals import STOPPED_WAITING, waiting_calls
 from agent_nb.stores import SQLiteStore
-from tests.kernels import SharedKernel, displays, run, started_kernel, stdout
+from tests.jupyter.test_magics_kernel import displays, run, started_kernel, stdout
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(300)]
 
@@ -36,10 +35,8 @@ def write_note(text: str) -> str:
 
 backend = ScriptedBackend([ToolCallChunk("write_note", {{"text": "hello"}}, call_id="c1"),
                            "Noted."])
-_previous = set_runner(AgentRunner(Agent("notes", tools=[write_note]), model=backend,
-                                   store="sqlite:///{db}"))
-if _previous is not None:
-    _previous.shutdown()  # an earlier test's runner, in a shared kernel
+set_runner(AgentRunner(Agent("notes", tools=[write_note]), model=backend,
+                       store="sqlite:///{db}"))
 """
 
 
@@ -54,35 +51,35 @@ def _stored(db: pathlib.Path) -> list[Any]:
 
 
 def test_a_notebook_cell_says_how_to_answer_and_a_later_cell_approves(
-    tmp_path: pathlib.Path, shared_kernel: SharedKernel
+    tmp_path: pathlib.Path,
 ) -> None:
-    shared_kernel.call(_approve_in_a_later_cell(shared_kernel.client, tmp_path / "sessions.db"))
+    asyncio.run(_approve_in_a_later_cell(tmp_path / "sessions.db"))
 
 
-async def _approve_in_a_later_cell(kernel: NotebookClient, db: pathlib.Path) -> None:
-    await run(kernel, "%load_ext agent_nb")
-    await run(kernel, setup_code(db))
-    cell = await run(kernel, "%%agent\nwrite hello")
-    assert (
-        stdout(cell).strip().endswith("answer with %agent approve default or %agent deny default")
-    ), cell.outputs
-    assert [c.call_id for c in waiting_calls(_stored(db))] == ["c1"]  # in the store
-    assert stdout(await run(kernel, "print(written)")).strip() == "[]"
+async def _approve_in_a_later_cell(db: pathlib.Path) -> None:
+    async with started_kernel() as kernel:
+        await run(kernel, "%load_ext agent_nb")
+        await run(kernel, setup_code(db))
+        cell = await run(kernel, "%%agent\nwrite hello")
+        assert (
+            stdout(cell)
+            .strip()
+            .endswith("answer with %agent approve default or %agent deny default")
+        ), cell.outputs
+        assert [c.call_id for c in waiting_calls(_stored(db))] == ["c1"]  # in the store
+        assert stdout(await run(kernel, "print(written)")).strip() == "[]"
 
-    cell = await run(kernel, "%agent approve")
-    shown = displays(cell)[-1]["data"]["text/plain"]
-    assert "Noted." in shown and "wrote 'hello'" in shown
-    assert stdout(await run(kernel, "print(written)")).strip() == "['hello']"
+        cell = await run(kernel, "%agent approve")
+        shown = displays(cell)[-1]["data"]["text/plain"]
+        assert "Noted." in shown and "wrote 'hello'" in shown
+        assert stdout(await run(kernel, "print(written)")).strip() == "['hello']"
     events = _stored(db)
     assert waiting_calls(events) == []
     assert isinstance(events[-1], TurnComplete) and not events[-1].interrupted
 
 
-def test_a_kernel_that_can_ask_asks_with_input(
-    tmp_path: pathlib.Path, shared_kernel: SharedKernel
-) -> None:
-    # A second client of the kernel, as a console beside a notebook: it answers input().
-    shared_kernel.call(_asks_with_input(shared_kernel.client.km, tmp_path / "sessions.db"))
+def test_a_kernel_that_can_ask_asks_with_input(tmp_path: pathlib.Path) -> None:
+    asyncio.run(_asks_with_input(tmp_path / "sessions.db"))
 
 
 async def _execute(client: Any, code: str, answer: str | None = None) -> tuple[str, list[str]]:
@@ -110,7 +107,9 @@ async def _execute(client: Any, code: str, answer: str | None = None) -> tuple[s
     return "".join(out), prompts
 
 
-async def _asks_with_input(km: AsyncKernelManager, db: pathlib.Path) -> None:
+async def _asks_with_input(db: pathlib.Path) -> None:
+    km = AsyncKernelManager(kernel_name="python3")
+    await km.start_kernel()
     client = km.client()
     client.start_channels()
     try:
@@ -123,6 +122,7 @@ async def _asks_with_input(km: AsyncKernelManager, db: pathlib.Path) -> None:
         assert (await _execute(client, "print(written)"))[0].strip() == "['hello']"
     finally:
         client.stop_channels()
+        await km.shutdown_kernel(now=False)
 
 
 def test_a_restart_while_a_call_waits_records_the_turn_interrupted_and_the_call_answered(
@@ -132,29 +132,25 @@ def test_a_restart_while_a_call_waits_records_the_turn_interrupted_and_the_call_
 
 
 async def _restart_while_waiting(db: pathlib.Path) -> None:
-    async with started_kernel() as kernel:  # its own: the test restarts it
-        await _restart_scenario(kernel, db)
-
-
-async def _restart_scenario(kernel: NotebookClient, db: pathlib.Path) -> None:
-    await run(kernel, "%load_ext agent_nb")
-    await run(kernel, setup_code(db))
-    cell = await run(kernel, "%%agent\nwrite hello")
-    assert "%agent approve default" in stdout(cell)
-    await kernel.km.restart_kernel(now=False)  # graceful, as Lab's restart
-    events = _stored(db)
-    calls = [e.call_id for e in events if isinstance(e, FunctionCall)]
-    responses = [e for e in events if isinstance(e, FunctionResponse)]
-    assert calls == [r.call_id for r in responses] == ["c1"]  # nothing dangles
-    assert responses[0].response == STOPPED_WAITING
-    assert isinstance(events[-1], TurnComplete) and events[-1].interrupted
-    # The restarted kernel opens the session and goes on from the recorded turn.
-    await run(kernel, "%load_ext agent_nb")
-    await run(kernel, setup_code(db))
-    check = await run(
-        kernel,
-        "from agent_nb import get_runner\n"
-        "s = get_runner().get_or_create_session('default')\n"
-        "print(s.busy, s.awaiting_approval, len(s.history))",
-    )
-    assert stdout(check).strip() == f"False () {len(events)}"
+    async with started_kernel() as kernel:
+        await run(kernel, "%load_ext agent_nb")
+        await run(kernel, setup_code(db))
+        cell = await run(kernel, "%%agent\nwrite hello")
+        assert "%agent approve default" in stdout(cell)
+        await kernel.km.restart_kernel(now=False)  # graceful, as Lab's restart
+        events = _stored(db)
+        calls = [e.call_id for e in events if isinstance(e, FunctionCall)]
+        responses = [e for e in events if isinstance(e, FunctionResponse)]
+        assert calls == [r.call_id for r in responses] == ["c1"]  # nothing dangles
+        assert responses[0].response == STOPPED_WAITING
+        assert isinstance(events[-1], TurnComplete) and events[-1].interrupted
+        # The restarted kernel opens the session and goes on from the recorded turn.
+        await run(kernel, "%load_ext agent_nb")
+        await run(kernel, setup_code(db))
+        check = await run(
+            kernel,
+            "from agent_nb import get_runner\n"
+            "s = get_runner().get_or_create_session('default')\n"
+            "print(s.busy, s.awaiting_approval, len(s.history))",
+        )
+        assert stdout(check).strip() == f"False () {len(events)}"

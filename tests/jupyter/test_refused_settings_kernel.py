@@ -14,7 +14,7 @@ import pytest
 from nbclient.exceptions import CellExecutionError
 from nbformat.v4 import new_code_cell
 
-from tests.kernels import displays, kernel_on_model, run, run_cell, stdout
+from tests.jupyter.test_magics_kernel import displays, kernel_on_model, run, run_cell, stdout
 
 pytestmark = [pytest.mark.kernel, pytest.mark.mlx, pytest.mark.timeout(600)]
 

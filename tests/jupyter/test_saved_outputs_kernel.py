@@ -6,28 +6,26 @@ A notebook runs in a real kernel through nbclient, with the cell ids JupyterLab 
 
 from __future__ import annotations
 
+import asyncio
 import pathlib
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from tests.kernels import SharedKernel, run_cell, use_scripted_model
+from tests.jupyter.test_magics_kernel import run_cell, started_kernel, use_scripted_model
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(600)]
 
 
-def test_an_agent_cell_saves_no_empty_output(
-    tmp_path: pathlib.Path, shared_kernel: SharedKernel
-) -> None:
-    kernel = shared_kernel.client
-
+def test_an_agent_cell_saves_no_empty_output(tmp_path: pathlib.Path) -> None:
     async def scenario() -> nbformat.NotebookNode:
-        await use_scripted_model(kernel, ["Hello, Ada."])
-        await run_cell(kernel, new_code_cell("%%agent\nSay hello to Ada."))
-        return kernel.nb
+        async with started_kernel() as kernel:
+            await use_scripted_model(kernel, ["Hello, Ada."])
+            await run_cell(kernel, new_code_cell("%%agent\nSay hello to Ada."))
+            return kernel.nb
 
-    notebook = shared_kernel.call(scenario())
+    notebook = asyncio.run(scenario())
     path = tmp_path / "saved.ipynb"
     nbformat.write(notebook, path)
     cell = nbformat.read(path, as_version=4).cells[-1]

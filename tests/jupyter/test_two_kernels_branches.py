@@ -132,8 +132,8 @@ def test_two_real_kernels_read_each_others_rewind(tmp_path: Path) -> None:
 
     from nbformat.v4 import new_code_cell
 
-    from tests.kernels import displays, run_cell, started_kernel
-    from tests.kernels import run as run_in
+    from tests.jupyter.test_magics_kernel import displays, run_cell, started_kernel
+    from tests.jupyter.test_magics_kernel import run as run_in
 
     setup = (
         f"%config AgentMagics.store = 'sqlite:///{tmp_path / 'shared.db'}'\n"

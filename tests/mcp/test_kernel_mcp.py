@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.kernels import run, started_kernel, stdout
+from tests.jupyter.test_magics_kernel import run, started_kernel, stdout
 from tests.waiting import async_wait_until
 
 from .conftest import DEMO, alive
