@@ -29,7 +29,12 @@ def shell(backend: ScriptedBackend) -> Iterator[InteractiveShell]:
     runner = AgentRunner(model=backend)
     previous = set_runner(runner)
     sh.extension_manager.load_extension("agent_nb")
+    names = set(sh.user_ns)
     yield sh
+    # The singleton shell outlives the test: what it defined must not reach the next
+    # one (a data turn reads frames from this namespace by name).
+    for name in set(sh.user_ns) - names:
+        del sh.user_ns[name]
     sh.extension_manager.unload_extension("agent_nb")
     sh.config.pop("AgentMagics", None)
     get_runner().shutdown()
