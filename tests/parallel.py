@@ -12,11 +12,16 @@ between calls (it runs the loop in a greenlet and switches back), so every later
 ``asyncio.run`` there, ours or nbclient's, would fail or hang. A test that does not
 use the browser runs with that mark lifted, and it is put back for the next browser
 call.
+
+Each worker gets its share of the cores for BLAS: OpenBLAS's pthread build starts
+a thread per core, and two workers' threads (and their kernels' and servers')
+contending for two cores slow every one of them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Generator
 from typing import Any
 
@@ -25,6 +30,10 @@ import pytest
 __all__ = ["is_browser_file", "order_by_cost", "restore_browser_loop"]
 
 BROWSER_UNIT = "browser"
+
+if workers := int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")):  # set before plugins load
+    share = max(1, (os.cpu_count() or 1) // workers)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(share))  # inherited by kernels, servers
 
 #: Playwright's loop while a test runs with its mark lifted, for `restore_browser_loop`.
 _lifted: list[asyncio.AbstractEventLoop] = []
