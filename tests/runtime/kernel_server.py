@@ -18,17 +18,15 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import traceback
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
+
+from tests.fork_server import ForkServerProcess, assert_fork_safe, import_sql_stores
 
 __all__ = ["Kernel", "KernelServer"]
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 _alive: set[int] = set()
@@ -66,13 +64,10 @@ def _kernel(job: dict[str, str]) -> None:
 
 def serve() -> None:
     # Imported before any fork; nothing runs or is open yet (each child opens its store).
-    import psycopg  # noqa: F401
-    import sqlalchemy.dialects.postgresql.psycopg
-    import sqlalchemy.dialects.sqlite.pysqlite  # noqa: F401
-
     import tests.runtime.shared_kernel  # noqa: F401
 
-    assert threading.active_count() == 1, "a thread before fork would be lost in the child"
+    import_sql_stores()
+    assert_fork_safe()
     signal.signal(signal.SIGCHLD, _reap)
     for line in sys.stdin:
         pid = os.fork()
@@ -85,49 +80,37 @@ def serve() -> None:
         os.waitpid(pid, 0)
 
 
-class KernelServer:
+class KernelServer(ForkServerProcess):
     """The fork server, for as long as a ``with`` block runs."""
 
-    def __enter__(self) -> KernelServer:
+    module = "tests.runtime.kernel_server"
+
+    def __enter__(self) -> Self:
         self.dir = Path(tempfile.mkdtemp(prefix="kernels_"))
         self.count = 0
         self.gone: set[int] = set()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.runtime.kernel_server"],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        return self
+        return super().__enter__()
 
     def start(self, url: str, user: str = "default") -> Kernel:
         self.count += 1
         pipes = self.dir / f"in{self.count}", self.dir / f"out{self.count}"
         for pipe in pipes:
             os.mkfifo(pipe)
-        job = {"url": url, "user": user, "in": str(pipes[0]), "out": str(pipes[1])}
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(job) + "\n")
-        self.proc.stdin.flush()
+        self.send(json.dumps({"url": url, "user": user, "in": str(pipes[0]), "out": str(pipes[1])}))
         # Opened in the child's order: each open waits for the other end.
         return Kernel(self, open(pipes[0], "w"), open(pipes[1]), user)
 
     def wait_gone(self, pid: int) -> None:
         """Until the server has reaped ``pid`` (a dead kernel's pid is then free)."""
-        assert self.proc.stdout is not None
         while pid not in self.gone:
-            line = self.proc.stdout.readline()
-            assert line.startswith("GONE "), f"the kernels' server ended: {line!r}"
+            line = self.readline()
+            assert line.startswith("GONE "), f"the kernels' server said {line!r}"
             self.gone.add(int(line.split()[1]))
 
     def __exit__(self, *exc: object) -> None:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.close()
         try:
-            self.proc.wait(timeout=60)
+            super().__exit__(*exc)
         finally:
-            self.proc.stdout.close()
             for pipe in self.dir.iterdir():
                 pipe.unlink()
             self.dir.rmdir()

@@ -22,9 +22,7 @@ import json
 import os
 import random
 import signal
-import subprocess
 import sys
-import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -38,12 +36,12 @@ from agent_nb._core.types import (
     TurnComplete,
     Usage,
 )
+from tests.fork_server import ForkServerProcess, assert_fork_safe, import_sql_stores
 
 __all__ = ["APP", "ROLES", "SID", "STEPS", "USER", "Writer", "WriterServer", "planned_event"]
 
 APP, USER, SID = "crash", "u", "victim"
 STEPS = 5  # events per planned turn
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def planned_event(i: int) -> Event:
@@ -183,17 +181,12 @@ def _warm_up() -> None:
 
 def serve() -> None:
     # Imported before any fork; nothing runs or is open yet (each child opens its own).
-    import psycopg  # noqa: F401
-    import sqlalchemy.dialects.postgresql.psycopg
-    import sqlalchemy.dialects.sqlite.pysqlite  # noqa: F401
-
     import agent_nb
-    import agent_nb.backends
-    import agent_nb.stores._database
-    import agent_nb.stores._sqlite  # noqa: F401
+    import agent_nb.backends  # noqa: F401
 
+    import_sql_stores()
     _warm_up()
-    assert threading.active_count() == 1, "a thread before fork would be lost in the child"
+    assert_fork_safe()
     pid = 0
     for line in sys.stdin:
         if pid:  # the test killed it, or it failed: reap it only now, so its pid stays its own
@@ -246,31 +239,11 @@ class Writer:
         return lines, status
 
 
-class WriterServer:
+class WriterServer(ForkServerProcess):
     """The fork server, for as long as a ``with`` block runs."""
 
+    module = "tests.stores.crash_writers"
     live: Writer | None = None  # started and not yet killed
-
-    def __enter__(self) -> WriterServer:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.stores.crash_writers"],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        return self
-
-    def send(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def readline(self) -> str:
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line.endswith("\n"), "the writers' server ended"
-        return line
 
     def start(self, role: str, *args: str | Path) -> Writer:
         """Fork a child running ``role``; returns once it runs (before it opens anything)."""
@@ -281,14 +254,6 @@ class WriterServer:
         assert first[0] == "pid", first
         self.live = Writer(self, int(first[1]))
         return self.live
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=60)
-        finally:
-            self.proc.stdout.close()
 
 
 if __name__ == "__main__":
