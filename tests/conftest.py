@@ -7,6 +7,7 @@ import pytest
 from agent_nb.backends import ScriptedBackend
 
 pytest_plugins = [
+    "tests.parallel",
     "tests.fixtures_runtime",
     "tests.fixtures_mlx",
     "tests.fixtures_server",
@@ -43,13 +44,9 @@ SLOW_FIXTURES = frozenset(
 @pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """``slow`` for every test that needs the model, a kernel, a browser or a server,
-    on top of those marked by hand (tests that start processes).
-
-    Browser tests run last: Playwright's sync API keeps an event loop running on
-    the main thread from the first browser test until the session ends, and every
-    later ``asyncio.run`` in that thread would fail."""
+    on top of those marked by hand (tests that start processes). `tests/parallel.py`
+    then orders the files by this mark."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if any(item.get_closest_marker(m) for m in SLOW_MARKERS) or fixtures & SLOW_FIXTURES:
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from tests.net import free_port, wait_http
+from tests.parallel import restore_browser_loop
 
 __all__ = [
     "CHROMIUM",
@@ -185,8 +186,8 @@ def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
 @pytest.fixture(scope="session")
 def lab_browser() -> Iterator[Any]:
     """Debian chromium under Playwright, one launch per test session. Its sync API
-    keeps an event loop running on the main thread while it lives, which is why
-    `tests/conftest.py` runs the browser tests last."""
+    keeps an event loop marked as running on the main thread while it lives, which
+    `tests/parallel.py` lifts for the tests that do not use the browser."""
     if not shutil.which(CHROMIUM) and not pathlib.Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
     try:
@@ -198,6 +199,7 @@ def lab_browser() -> Iterator[Any]:
         try:
             yield browser
         finally:
+            restore_browser_loop()
             browser.close()
 
 
@@ -368,6 +370,7 @@ def lab_page(jupyter_lab: dict[str, Any], lab_browser: Any) -> Iterator[Any]:
     try:
         yield page
     finally:
+        restore_browser_loop()
         with contextlib.suppress(Exception):  # their kernels go with them
             page.evaluate(CLOSE_NOTEBOOKS, True)
         context.close()

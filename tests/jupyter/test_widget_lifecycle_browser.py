@@ -7,6 +7,7 @@ to `GRACE` s (the default, 5 s, is pinned by tests/jupyter/test_widget_lifecycle
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -18,20 +19,10 @@ pytestmark = pytest.mark.browser
 GRACE = 2.0
 
 HELPERS = f"""\
-import time
 ChatWidget.close_grace_s = {GRACE}
 
 def live(sid):
     return any(s.id == sid and not s.closed and not s.evicting for s in runner.sessions())
-
-def closed_within(sid, limit):
-    '''Seconds until session `sid` is closed, or None if it is still live after `limit`.'''
-    start = time.monotonic()
-    while time.monotonic() - start < limit:
-        if not live(sid):
-            return round(time.monotonic() - start, 2)
-        time.sleep(0.05)
-    return None
 print("HELPERS-OK")
 """
 
@@ -70,11 +61,17 @@ def show(lab: Lab, code: str) -> tuple[int, Any]:
     return index, lab.widget(index)
 
 
-def closed_after(lab: Lab, sid: str) -> float | None:
-    """Let the view's message reach the kernel, then wait for the close there."""
-    lab.page.wait_for_timeout(300)
-    value = lab.eval(f"closed_within({sid!r}, {GRACE + 4})")
-    return None if value == "None" else float(value)
+def eventually(lab: Lab, expr: str, expected: str = "True", timeout: float = 60) -> None:
+    """Evaluate ``expr`` in the kernel, a cell at a time, until it prints ``expected``.
+
+    A close waits for the view's message and then the grace period's timer, and a
+    loaded machine delays both; the kernel reads comm messages between cells, so
+    the polling is a cell at a time, not a loop inside one. (The grace period's
+    timing is pinned by tests/jupyter/test_widget_lifecycle.py.)"""
+    deadline = time.monotonic() + timeout
+    while (got := lab.eval(expr)) != expected:
+        assert time.monotonic() < deadline, f"{expr} printed {got}, not {expected}, for {timeout} s"
+        lab.page.wait_for_timeout(250)
 
 
 def test_clearing_the_output_closes_the_owned_session(lc: Lab) -> None:
@@ -82,8 +79,7 @@ def test_clearing_the_output_closes_the_owned_session(lc: Lab) -> None:
     send(widget, "remember")
     on_cell(lc, index, "notebook:clear-cell-output")
     assert lc.eval("live('lc-clear')") == "True"  # not at once: the grace period runs
-    waited = closed_after(lc, "lc-clear")
-    assert waited is not None and waited <= GRACE + 1, waited
+    eventually(lc, "live('lc-clear')", "False")
     assert lc.eval("w_clear.closed") == "True"
 
 
@@ -92,8 +88,7 @@ def test_deleting_the_cell_closes_the_owned_session(lc: Lab) -> None:
     sid = widget.locator(".anb-title").inner_text().split("· ")[1]
     send(widget, "delete me")
     on_cell(lc, index, "notebook:delete-cell")
-    waited = closed_after(lc, sid)
-    assert waited is not None and waited <= GRACE + 1, waited
+    eventually(lc, f"live({sid!r})", "False")
 
 
 def test_rerunning_a_widget_cell_five_times_leaves_one_widget(lc: Lab) -> None:
@@ -107,9 +102,9 @@ def test_rerunning_a_widget_cell_five_times_leaves_one_widget(lc: Lab) -> None:
         "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount",
         arg=index,
     )
-    lc.page.wait_for_timeout(int(GRACE * 1000) + 1500)
+    lc.page.wait_for_timeout(int(GRACE * 1000) + 1500)  # the shown one outlives the grace
     assert lc.eval("len(made)") == "5"
-    assert lc.eval("[w.closed for w in made]") == "[True, True, True, True, False]"
+    eventually(lc, "[w.closed for w in made]", "[True, True, True, True, False]")
     assert lc.eval("sum(live(w.session_id) for w in made)") == "1"
 
 
@@ -122,8 +117,7 @@ def test_a_session_the_cells_use_is_only_detached(lc: Lab) -> None:
     shown = lc.cell(lc.run("%agent sessions")).inner_text()
     assert "%%agent cells" in shown and "ChatWidget" in shown, shown
     on_cell(lc, index, "notebook:clear-cell-output")
-    lc.page.wait_for_timeout(int(GRACE * 1000) + 1000)
-    assert lc.eval("w_demo.closed") == "True"  # the widget is gone ...
+    eventually(lc, "w_demo.closed")  # the widget is gone ...
     assert lc.eval("live('lc-demo')") == "True"  # ... the conversation is not
     assert lc.eval("runner.session_holders('lc-demo')") == "('%%agent cells',)"
     cell = lc.run("%%agent lc-demo\nstill there?")
@@ -172,7 +166,7 @@ def test_reload_and_a_reopened_tab_keep_the_widget(lc: Lab) -> None:
 
     # After all that, clearing the output still closes it: the old pages' views are not counted.
     on_cell(lc, index, "notebook:clear-cell-output")
-    assert closed_after(lc, "lc-keep") is not None
+    eventually(lc, "live('lc-keep')", "False")
 
 
 WIDGET_CHATS = (
@@ -191,8 +185,7 @@ def test_reloading_an_unsaved_notebook_closes_its_orphaned_widget(lc: Lab) -> No
     lc.page.once("dialog", lambda dialog: dialog.accept())
     lc.page.reload(wait_until="domcontentloaded")
     lc.wait_reopened(1)
-    waited = closed_after(lc, sid)
-    assert waited is not None, "the orphaned widget's session is still live"
+    eventually(lc, f"live({sid!r})", "False")  # the orphaned widget's session
     assert lc.eval("w_lost.closed") == "True"
     shown = lc.cell(lc.run("%load_ext agent_nb\n%agent sessions")).inner_text()
     assert sid not in shown, shown
@@ -224,10 +217,10 @@ def test_kernel_settings_apply_and_the_badge_names_the_model(lc: Lab) -> None:
     lc.run("%config AgentMagics.default_model = 'mlx:smollm2-135m'\n"
            "%config AgentMagics.max_tokens = 512")  # fmt: skip
     lc.run("w_cfg.model_label = w_cfg._badge()")  # what a view attaching does
-    widget.locator(".anb-badge", has_text="mlx:smollm2-135m").wait_for(timeout=5_000)
+    widget.locator(".anb-badge", has_text="mlx:smollm2-135m").wait_for(timeout=30_000)
     cell = lc.run("%%agent lc-cfg -m scripted\nwhich model?")
     assert "Error" not in lc.text(cell), lc.text(cell)
-    widget.locator(".anb-badge", has_text="scripted").wait_for(timeout=5_000)
+    widget.locator(".anb-badge", has_text="scripted").wait_for(timeout=30_000)
     assert widget.locator(".anb-badge").inner_text() == "scripted"
     lc.run("%config AgentMagics.default_model = ''")
     widget.scroll_into_view_if_needed()
