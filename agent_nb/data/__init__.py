@@ -2,7 +2,8 @@
 
 A feature package above the runtime (docs/architecture.md): `DataAgent` is a
 `CodeAgent` value, so the runtime runs it like any other agent and never
-imports this package. `table` profiles a DataFrame (roles, words, values),
+imports this package. `table` profiles a DataFrame (roles, words, values;
+`profiles` keeps that once per table content),
 `plan` turns a question into a typed `Plan` (lexically; `choose` asks the
 model under a grammar where a slot stays open), `compute` runs it with pandas,
 `check` holds the writer's sentence to the result, `chart` draws it (Altair,

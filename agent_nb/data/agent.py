@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -141,11 +142,11 @@ class DataAgent(CodeAgent):
         from .answer import refine
         from .choose import choose_plan
         from .context import table_context
-        from .table import profile
+        from .profiles import profiled
 
         frame = self.data[answer.table]
         table = await asyncio.to_thread(
-            profile, answer.table, frame, table_context(self.context, answer.table)
+            profiled, answer.table, frame, table_context(self.context, answer.table)
         )
         try:
             plan = await choose_plan(ctx, table, question)
@@ -169,7 +170,12 @@ class DataAgent(CodeAgent):
         and ``focus``, the computed answer; else every fact of `compute_insights`."""
         if question and self.focus:
             return self.answer(question).facts
-        tables = [compute_insights(n, df) for n, df in self.data.items()]
+        from .profiles import derived
+
+        tables = [
+            derived(df, ("insights", n), functools.partial(compute_insights, n, df))
+            for n, df in self.data.items()
+        ]
         return "\n\n".join(t.text() for t in tables)
 
     async def run(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:

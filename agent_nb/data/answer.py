@@ -1,6 +1,7 @@
 """One question over the notebook's DataFrames: candidates tried in turn, every word accounted for.
 
-`ask` profiles each table (`table.profile`, with the user's `context`),
+`ask` profiles each table (`table.profile`, with the user's `context`; kept
+while the table's object and content stay the same, `profiles.profiled`),
 reads the question over the one whose columns and values it names best,
 and tries the planner's candidates in order (`planner.plan_candidates`),
 validating each by running it: a `PlanError` (no rows, no numbers, a value
@@ -27,9 +28,10 @@ from typing import Any
 from .describe import sentence
 from .execute import PlanError, Result, run_plan
 from .planner import Candidate, plan_candidates
+from .profiles import profiled
 from .query import Plan
 from .reading import Reading, unused_words
-from .table import Table, profile
+from .table import Table
 from .words import COMPARATORS, NEGATION, phrase
 
 __all__ = ["Answer", "ask", "refine"]
@@ -282,7 +284,7 @@ def ask(
     """
     from .context import table_context
 
-    tables = [profile(name, df, table_context(context, name)) for name, df in frames.items()]
+    tables = [profiled(name, df, table_context(context, name)) for name, df in frames.items()]
     table = max(tables, key=lambda t: _score(t, question)) if len(tables) > 1 else tables[0]
     r, cands = plan_candidates(table, question)
     return _answer(table, r, cands)
@@ -300,7 +302,7 @@ def refine(
     from .context import table_context
     from .planner import plan_candidates as again
 
-    table = profile(answer.table, frames[answer.table], table_context(context, answer.table))
+    table = profiled(answer.table, frames[answer.table], table_context(context, answer.table))
     r, cands = again(table, answer.question)
     chosen = Candidate(plan, (*cands[0].reasons[:-1], why) if cands else (why,))
     try:

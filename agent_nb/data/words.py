@@ -8,6 +8,7 @@ general; a table's own words come from the user's context (`context`).
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -219,6 +220,7 @@ def synonyms_of(word: str) -> frozenset[str]:
     return _SYNONYM_OF.get(word, frozenset())
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the same few thousand words, every question
 def singular(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
@@ -229,6 +231,7 @@ def singular(word: str) -> str:
     return word
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A rough stem, for matching a value's words ("squatting" and "Squat")."""
     w = singular(word.lower())
@@ -249,5 +252,6 @@ def question_words(text: str) -> list[str]:
     return [singular(w.lower()) for w in _WORD.findall(text.replace("'", ""))]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def phrase(text: str) -> str:
     return re.sub(r"[_\W]+", " ", text.lower()).strip()

@@ -56,9 +56,16 @@ class Outcome:
         )
 
 
+#: One copy of each table, asked again and again, as a user's notebook does (the copy
+#: keeps the cached original safe; one frame per table lets its profile be reused).
+_FRAMES: dict[str, Any] = {}
+
+
 def ask(shell: InteractiveShell, p: Phrasing) -> Outcome:
     """``p`` through the magic (``--once``, 16 tokens at most), ``reply.answer`` kept."""
-    shell.user_ns[p.table] = p.frame().copy()
+    if p.table not in _FRAMES:
+        _FRAMES[p.table] = p.frame().copy()
+    shell.user_ns[p.table] = _FRAMES[p.table]
     shell.user_ns.pop("reply", None)
     result, cap = run(shell, f"%%agent --data {p.table} --once --max-tokens 16 -o reply\n{p.text}")
     reply = shell.user_ns.pop("reply", None)
