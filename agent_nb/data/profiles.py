@@ -53,9 +53,8 @@ def _crc(values: Any) -> bytes:
     import numpy as np
     import pandas as pd
 
-    held = getattr(values, "_ndarray", None)  # pandas' own text array: its str objects
-    if held is not None and held.dtype == object:
-        values = held  # hashed directly, not factorized first (twice as fast)
+    if isinstance(values.dtype, pd.StringDtype):  # pandas' text array, as its str objects:
+        values = values.to_numpy(dtype=object)  # hashed directly, not factorized (twice as fast)
     if isinstance(values, np.ndarray) and values.dtype.kind in "biufcmM":
         raw = np.ascontiguousarray(values).view(np.uint8)
     else:
