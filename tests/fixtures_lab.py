@@ -288,10 +288,10 @@ class Lab:
     def cell(self, index: int) -> Any:
         return self.page.locator(".jp-Notebook .jp-Cell").nth(index)
 
-    def widget(self, index: int) -> Any:
+    def widget(self, index: int, *, timeout: float = 30) -> Any:
         """The ChatWidget shown by cell ``index`` (waits until it renders)."""
         locator = self.cell(index).locator(".agent-nb-chat")
-        locator.wait_for(state="visible", timeout=30_000)
+        locator.wait_for(state="visible", timeout=timeout * 1000)
         return locator
 
     def set_theme(self, name: str) -> None:

@@ -70,7 +70,7 @@ def test_a_data_question_in_the_widget_shows_its_chart_and_keeps_it(lab: Lab) ->
     _save(lab)
     lab.page.reload(wait_until="domcontentloaded")
     lab.wait_reopened(1)
-    again = lab.widget(index)
+    again = lab.widget(index, timeout=90)  # every widget output restored from the kernel
     check_answer(again)
     again.screenshot(path=str(OUTPUT_DIR / "widget-data-chart-reloaded.png"))
     assert not lab.errors, lab.errors

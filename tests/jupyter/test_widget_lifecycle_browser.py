@@ -17,6 +17,9 @@ from tests.fixtures_lab import OUTPUT_DIR, Lab
 pytestmark = pytest.mark.browser
 
 GRACE = 2.0
+#: After a reload every widget output of the notebook is restored from the kernel,
+#: one round trip each: on a loaded machine (the other xdist worker) that takes a while.
+RESTORE_S = 90
 
 HELPERS = f"""\
 ChatWidget.close_grace_s = {GRACE}
@@ -138,7 +141,7 @@ def test_reload_and_a_reopened_tab_keep_the_widget(lc: Lab) -> None:
     _save(lc)
     lc.page.reload(wait_until="domcontentloaded")
     lc.wait_reopened(1)
-    widget = lc.widget(index)
+    widget = lc.widget(index, timeout=RESTORE_S)
     widget.locator(".anb-past .anb-user", has_text="survive a reload").wait_for(timeout=30_000)
     lc.page.wait_for_timeout(int(GRACE * 1000) + 1000)
     assert lc.eval("(w_keep.closed, live('lc-keep'))") == "(False, True)"
@@ -159,7 +162,7 @@ def test_reload_and_a_reopened_tab_keep_the_widget(lc: Lab) -> None:
         lc.path,
     )
     lc.wait_reopened(1)
-    widget = lc.widget(index)
+    widget = lc.widget(index, timeout=RESTORE_S)
     widget.locator(".anb-past .anb-user", has_text="survive a reload").wait_for(timeout=30_000)
     assert lc.eval("(w_keep.closed, live('lc-keep'))") == "(False, True)"
     send(widget, "still here")
