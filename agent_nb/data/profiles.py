@@ -1,11 +1,10 @@
 """What is derived from a table's data alone, computed once per table *content*.
 
-Each question over ``sales`` used to profile ``sales`` again (roles, words,
-values: `table.profile`), and in the phrasing set that was more than half of
-the word planner's time. `profiled` keeps the profile and `derived` anything
-else computed from the data alone (the facts of `insights.compute_insights`),
-and gives them back for the next question, in this kernel, while the table
-is the same:
+Profiling a table (roles, words, values: `table.profile`) costs more than
+planning a question over it, and a notebook asks many questions of the same
+table. `profiled` keeps the profile and `derived` anything else computed from
+the data alone (the facts of `insights.compute_insights`), and gives them back
+for the next question, in this kernel, while the table is the same:
 
 * **the same object**: the entry is keyed by the DataFrame's identity and
   held by a weak reference, so a rebinding (``sales = other``) is another

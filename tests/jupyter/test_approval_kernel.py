@@ -50,6 +50,13 @@ def _stored(db: pathlib.Path) -> list[Any]:
         store.close()
 
 
+async def _a_cell_whose_call_waits(kernel: Any, db: pathlib.Path) -> Any:
+    """The extension loaded on store ``db``, and a cell whose write call waits for approval."""
+    await run(kernel, "%load_ext agent_nb")
+    await run(kernel, setup_code(db))
+    return await run(kernel, "%%agent\nwrite hello")
+
+
 def test_a_notebook_cell_says_how_to_answer_and_a_later_cell_approves(
     tmp_path: pathlib.Path,
 ) -> None:
@@ -58,9 +65,7 @@ def test_a_notebook_cell_says_how_to_answer_and_a_later_cell_approves(
 
 async def _approve_in_a_later_cell(db: pathlib.Path) -> None:
     async with started_kernel() as kernel:
-        await run(kernel, "%load_ext agent_nb")
-        await run(kernel, setup_code(db))
-        cell = await run(kernel, "%%agent\nwrite hello")
+        cell = await _a_cell_whose_call_waits(kernel, db)
         assert (
             stdout(cell)
             .strip()
@@ -133,9 +138,7 @@ def test_a_restart_while_a_call_waits_records_the_turn_interrupted_and_the_call_
 
 async def _restart_while_waiting(db: pathlib.Path) -> None:
     async with started_kernel() as kernel:
-        await run(kernel, "%load_ext agent_nb")
-        await run(kernel, setup_code(db))
-        cell = await run(kernel, "%%agent\nwrite hello")
+        cell = await _a_cell_whose_call_waits(kernel, db)
         assert "%agent approve default" in stdout(cell)
         await kernel.km.restart_kernel(now=False)  # graceful, as Lab's restart
         events = _stored(db)
