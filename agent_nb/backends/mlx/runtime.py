@@ -307,7 +307,10 @@ def _settle_weights(loaded: LoadedModel) -> LoadedModel:
         loaded.cpu_blas = blas.blas
         install(loaded.model)  # numpy softmax for long prompts (`cpu_attention`)
         if blas.fast:
-            dequantise_to_float32(loaded.model)
+            # The embedded model's folder is agent_nb's own: its float32 weights are
+            # kept beside it. Another model's could take gigabytes nobody asked for.
+            embedded = loaded.source.kind == "embedded"
+            dequantise_to_float32(loaded.model, pathlib.Path(loaded.path) if embedded else None)
         hint = take_hint()
         if hint:
             print(hint, file=sys.stderr, flush=True)

@@ -13,11 +13,15 @@ every matmul is an sgemm.
 A quantised model grows about eight times in float32 (the embedded 135M
 model: 98 MB -> 538 MB). Models whose float32 weights would take more than a
 quarter of the machine's memory stay quantised: slower, but they still fit.
+
+The embedded model's float32 weights are written to disk after its first
+dequantisation and read back by later loads (`float32_cache`).
 """
 
 from __future__ import annotations
 
 import os
+import pathlib
 from typing import Any
 
 __all__ = [
@@ -83,14 +87,20 @@ def physical_memory() -> int | None:
         return None
 
 
-def dequantise_to_float32(model: Any) -> bool:
+def dequantise_to_float32(model: Any, cached_from: pathlib.Path | None = None) -> bool:
     """Turn ``model``'s quantised layers into float32 ones, in place.
+
+    ``cached_from`` names the model folder whose float32 weights are kept on
+    disk (`float32_cache`): read from there when they agree with this model,
+    else computed and written there for the next load.
 
     Returns False (and leaves the model as it is) when the float32 weights
     would take more than `MEMORY_SHARE` of physical memory.
     """
     import mlx.core as mx
     from mlx_lm.utils import dequantize_model
+
+    from . import float32_cache
 
     memory = physical_memory()
     if memory is not None and float32_bytes(model) > MEMORY_SHARE * memory:
@@ -99,7 +109,17 @@ def dequantise_to_float32(model: Any) -> bool:
         module.scales = module.scales.astype(mx.float32)
         if getattr(module, "biases", None) is not None:
             module.biases = module.biases.astype(mx.float32)
+    # Lazy until evaluated: weights read from the cache replace the dequantisation
+    # before any of it is computed.
     dequantize_model(model)
     model.set_dtype(mx.float32)
+    if cached_from is None:
+        mx.eval(model.parameters())
+        return True
+    cache = float32_cache.cache_file(cached_from)
+    fingerprint = float32_cache.source_fingerprint(cached_from)
+    hit = float32_cache.load_cached(model, cache, fingerprint)
     mx.eval(model.parameters())
+    if not hit:
+        float32_cache.save_cached(model, cache, fingerprint)
     return True
