@@ -3,7 +3,9 @@
 Run: ``python benchmarks/stress_clean_exit.py [--scripts 60]``
 
 The suite's `tests/runtime/test_clean_exit.py` runs nine of the issue's
-scripts (an `AgentRunner`, one short turn, no shutdown); the crash it guards
+scripts (an `AgentRunner`, one short turn, no shutdown), forked from one
+interpreter that paid the imports; this runs them in fresh interpreters, the
+way the issue reported them. The crash they guard
 against (``terminate called without an active exception``, exit code 134)
 hit about one run in three. This runs as many as you ask and prints how many
 failed, what the first failures said, and the median seconds per script.
@@ -22,7 +24,17 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tests.runtime.test_clean_exit import FINISHED_TURN, describe, run_script  # noqa: E402
+from tests.runtime.test_clean_exit import FINISHED_TURN  # noqa: E402
+
+
+def run_script(source: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, timeout=240
+    )
+
+
+def describe(done: subprocess.CompletedProcess[str]) -> str:
+    return f"exit {done.returncode}: {done.stdout.strip()!r} / {done.stderr.strip()[-400:]!r}"
 
 __all__ = ["main"]
 

@@ -3,18 +3,29 @@
 A script that printed its answer used to end, about one run in three when
 three ran at once, with ``terminate called without an active exception`` and
 exit code 134: the MLX thread met the finalising interpreter (see
-`agent_nb.backends.mlx.runtime`). These tests run real scripts in fresh
-interpreters, on the embedded model, the way the issue reported them.
+`agent_nb.backends.mlx.runtime`). These tests run real scripts on the embedded
+model, three at a time, each in an interpreter of its own that exits the way
+``python -c`` does: forked, before anything imports ``mlx.core``, from one
+that paid the imports once (`tests.runtime.script_forks`), so each still
+settles its BLAS, starts its MLX thread and finalises as a fresh one.
+`benchmarks/stress_clean_exit.py` runs the issue's script in fresh
+interpreters, as many as you like.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
+import contextlib
+import json
+import os
+import signal
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
 
 import pytest
+
+from tests.fork_server import ROOT
 
 pytestmark = pytest.mark.mlx
 
@@ -43,41 +54,58 @@ STREAMING_TURN = textwrap.dedent(
 )
 
 
-def run_script(source: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", source],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-
-
-def describe(done: subprocess.CompletedProcess[str]) -> str:
-    return f"exit {done.returncode}: {done.stdout.strip()!r} / {done.stderr.strip()[-400:]!r}"
-
-
-def failed_runs(scripts: int) -> list[str]:
-    """``scripts`` runs of the issue's script, three at a time: what each failed one said."""
-    with concurrent.futures.ThreadPoolExecutor(3) as pool:
-        results = list(pool.map(run_script, [FINISHED_TURN] * scripts))
-    return [describe(r) for r in results if r.returncode != 0 or not r.stdout.strip()]
-
-
 #: The crash hit about one run in three: nine runs miss it with odds of (2/3)**9, 3 %.
-#: `benchmarks/stress_clean_exit.py` runs as many as you like.
 SCRIPTS = 9
+STREAMING = 3
 
 
-@pytest.mark.timeout(1200)
-def test_nine_scripts_three_at_a_time_all_exit_0(embedded_model_dir: object) -> None:
-    failed = failed_runs(SCRIPTS)
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def describe(self) -> str:
+        return f"exit {self.returncode}: {self.stdout.strip()!r} / {self.stderr.strip()[-400:]!r}"
+
+
+@pytest.fixture(scope="module")
+def runs(embedded_model_dir: object, tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
+    """The issue's script SCRIPTS times, then the streaming one STREAMING times,
+    three at a time."""
+    out = tmp_path_factory.mktemp("script-forks")
+    finished, streaming = out / "finished.py", out / "streaming.py"
+    finished.write_text(FINISHED_TURN)
+    streaming.write_text(STREAMING_TURN)
+    scripts = [str(finished)] * SCRIPTS + [str(streaming)] * STREAMING
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.runtime.script_forks", str(out), "3", *scripts],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a hung child goes with the server's group
+    )
+    try:
+        stdout, stderr = server.communicate(timeout=1200)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
+    assert server.returncode == 0, stderr[-3000:]
+    codes = json.loads(stdout.splitlines()[-1])
+    return [
+        Run(code, (out / f"{n}.out").read_text(), (out / f"{n}.err").read_text())
+        for n, code in enumerate(codes)
+    ]
+
+
+@pytest.mark.timeout(1300)
+def test_nine_scripts_three_at_a_time_all_exit_0(runs: list[Run]) -> None:
+    failed = [r.describe() for r in runs[:SCRIPTS] if r.returncode != 0 or not r.stdout.strip()]
     assert failed == [], f"{len(failed)} of {SCRIPTS} runs failed: {failed}"
 
 
-@pytest.mark.timeout(600)
-def test_exit_while_a_turn_is_streaming_is_clean(embedded_model_dir: object) -> None:
-    with concurrent.futures.ThreadPoolExecutor(3) as pool:
-        results = list(pool.map(run_script, [STREAMING_TURN] * 3))
-    for done in results:
-        assert done.returncode == 0 and "streaming True" in done.stdout, describe(done)
-        assert "terminate called" not in done.stderr, describe(done)
+def test_exit_while_a_turn_is_streaming_is_clean(runs: list[Run]) -> None:
+    for done in runs[SCRIPTS:]:
+        assert done.returncode == 0 and "streaming True" in done.stdout, done.describe()
+        assert "terminate called" not in done.stderr, done.describe()
