@@ -1,7 +1,8 @@
 """Real HTTP servers for the OpenAI-compatible backend.
 
 * `mlx_server`: a real ``mlx_lm.server`` subprocess on 127.0.0.1 serving the
-  embedded model (session-scoped: loading takes seconds).
+  embedded model (session-scoped: loading takes seconds), on the Linux CPU with
+  float32 weights and OpenBLAS, as agent_nb runs it (`cpu_fast_folder`).
 * `fake_openai`: a tiny stdlib HTTP server on real sockets whose next
   answers are enqueued: an HTTP error status, a garbage stream, a stall, or a
   well-formed streamed reply. It exists to produce the failures a real server
@@ -38,6 +39,7 @@ __all__ = [
     "Stall",
     "Status",
     "closed_port_url",
+    "cpu_fast_folder",
     "fake_openai",
     "mlx_server",
     "start_mlx_server",
@@ -254,9 +256,45 @@ class MlxServer:
         return f"openai:{self.model}@{self.base_url}"
 
 
+def cpu_fast_folder(model_dir: pathlib.Path, out: pathlib.Path) -> tuple[pathlib.Path, str | None]:
+    """The embedded model as ``mlx_lm.server`` runs it fast on MLX's Linux CPU wheel,
+    and the OpenBLAS to preload into it: what agent_nb's CPU fast path gives itself
+    (`agent_nb.backends.mlx.cpu_blas`, `weights`), since the server's quantised
+    matmuls on the bundled BLAS prefill about ten tokens a second.
+
+    The folder holds the tokenizer and config (without its quantisation) and links
+    the float32 weights agent_nb keeps for the embedded model (`float32_cache`,
+    written by this process's model load). Elsewhere: ``model_dir`` itself and None.
+    """
+    from agent_nb.backends.mlx.cpu_blas import _is_linux_cpu_wheel, find_openblas
+    from agent_nb.backends.mlx.float32_cache import cache_file
+    from agent_nb.backends.mlx.runtime import load_model, resolve_source
+
+    openblas = find_openblas()
+    if not _is_linux_cpu_wheel() or openblas is None:
+        return model_dir, None
+    if load_model(resolve_source("smollm2-135m"), progress=False).weights != "float32":
+        return model_dir, None  # this process is not on the fast path: no float32 copy
+    weights = cache_file(model_dir)
+    if not weights.is_file():
+        return model_dir, None
+    out.mkdir(parents=True, exist_ok=True)
+    config = json.loads((model_dir / "config.json").read_text())
+    for key in ("quantization", "quantization_config"):
+        config.pop(key, None)
+    (out / "config.json").write_text(json.dumps(config, indent=2))
+    for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json"):
+        (out / name).symlink_to(model_dir / name)
+    (out / "model.safetensors").symlink_to(weights)
+    return out, openblas
+
+
 @contextlib.contextmanager
-def start_mlx_server(model_dir: pathlib.Path, log: pathlib.Path) -> Iterator[MlxServer]:
-    """Run ``mlx_lm.server`` on a free 127.0.0.1 port until the block exits.
+def start_mlx_server(
+    model_dir: pathlib.Path, log: pathlib.Path, preload: str | None = None
+) -> Iterator[MlxServer]:
+    """Run ``mlx_lm.server`` on a free 127.0.0.1 port until the block exits
+    (``preload``: a library for ``LD_PRELOAD``, see `cpu_fast_folder`).
 
     ``HF_HUB_OFFLINE`` keeps it from reaching for the Hub when asked for a
     model it does not have (it answers 404 instead).
@@ -264,6 +302,8 @@ def start_mlx_server(model_dir: pathlib.Path, log: pathlib.Path) -> Iterator[Mlx
     port = free_port()
     model = str(model_dir)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    if preload:
+        env["LD_PRELOAD"] = preload
     command = [
         sys.executable, "-m", "mlx_lm", "server",
         "--model", model, "--host", "127.0.0.1", "--port", str(port),
@@ -288,6 +328,7 @@ def mlx_server(
     embedded_model_dir: pathlib.Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[MlxServer]:
     """A real ``mlx_lm.server`` serving the embedded model, killed at teardown."""
-    log = tmp_path_factory.mktemp("mlx_server") / "server.log"
-    with start_mlx_server(embedded_model_dir, log) as server:
+    folder = tmp_path_factory.mktemp("mlx_server")
+    model, preload = cpu_fast_folder(embedded_model_dir, folder / "model")
+    with start_mlx_server(model, folder / "server.log", preload) as server:
         yield server
