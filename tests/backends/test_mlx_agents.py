@@ -13,6 +13,8 @@ from tests.data.frames import sales_frame
 pytestmark = pytest.mark.mlx
 
 SHORT = GenerationConfig(max_tokens=16)
+#: The two-agent tests check caches and prompts, not replies: a few tokens a turn do.
+BRIEF = GenerationConfig(max_tokens=6)
 
 
 @pytest.mark.parametrize(
@@ -41,8 +43,8 @@ def test_data_pipeline_reply_names_the_region_asked_for(
 def test_each_agent_keeps_its_own_kv_prefix(mlx_runner: AgentRunner) -> None:
     tree = SequentialAgent(
         "pair",
-        [Agent("first", "Answer briefly.", config=SHORT),
-         Agent("second", "Say it again in other words.", config=SHORT)],
+        [Agent("first", "Answer briefly.", config=BRIEF),
+         Agent("second", "Say it again in other words.", config=BRIEF)],
     )  # fmt: skip
     session = mlx_runner.get_or_create_session("pair")
     session.run("Name a colour.", agent=tree)
@@ -69,8 +71,8 @@ def test_rewind_of_a_two_agent_turn_trims_each_agents_cache(mlx_runner: AgentRun
     def tree() -> SequentialAgent:
         return SequentialAgent(
             "pair",
-            [Agent("first", "Answer briefly.", config=SHORT),
-             Agent("second", "Say it again in other words.", config=SHORT)],
+            [Agent("first", "Answer briefly.", config=BRIEF),
+             Agent("second", "Say it again in other words.", config=BRIEF)],
         )  # fmt: skip
 
     backend = mlx_runner.backend
