@@ -26,8 +26,11 @@ sys.path.insert(0, ROOT)
 
 from tests.runtime.test_clean_exit import FINISHED_TURN  # noqa: E402
 
+__all__ = ["main"]
+
 
 def run_script(source: str) -> subprocess.CompletedProcess[str]:
+    """The script in a fresh interpreter, as the issue ran it."""
     return subprocess.run(
         [sys.executable, "-c", source], capture_output=True, text=True, timeout=240
     )
@@ -35,8 +38,6 @@ def run_script(source: str) -> subprocess.CompletedProcess[str]:
 
 def describe(done: subprocess.CompletedProcess[str]) -> str:
     return f"exit {done.returncode}: {done.stdout.strip()!r} / {done.stderr.strip()[-400:]!r}"
-
-__all__ = ["main"]
 
 
 def timed_run(source: str) -> tuple[float, subprocess.CompletedProcess[str]]:
