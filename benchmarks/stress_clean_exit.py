@@ -24,23 +24,20 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tests.runtime.test_clean_exit import FINISHED_TURN  # noqa: E402
+from tests.runtime.test_clean_exit import FINISHED_TURN, Run  # noqa: E402
 
 __all__ = ["main"]
 
 
-def run_script(source: str) -> subprocess.CompletedProcess[str]:
+def run_script(source: str) -> Run:
     """The script in a fresh interpreter, as the issue ran it."""
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-c", source], capture_output=True, text=True, timeout=240
     )
+    return Run(done.returncode, done.stdout, done.stderr)
 
 
-def describe(done: subprocess.CompletedProcess[str]) -> str:
-    return f"exit {done.returncode}: {done.stdout.strip()!r} / {done.stderr.strip()[-400:]!r}"
-
-
-def timed_run(source: str) -> tuple[float, subprocess.CompletedProcess[str]]:
+def timed_run(source: str) -> tuple[float, Run]:
     start = time.perf_counter()
     done = run_script(source)
     return time.perf_counter() - start, done
@@ -52,7 +49,7 @@ def main() -> None:
     args = parser.parse_args()
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
         runs = list(pool.map(timed_run, [FINISHED_TURN] * args.scripts))
-    failed = [describe(done) for _, done in runs if done.returncode != 0 or not done.stdout]
+    failed = [done.describe() for _, done in runs if done.returncode != 0 or not done.stdout]
     print(f"{len(failed)} of {args.scripts} scripts failed")
     for line in failed[:5]:
         print("  ", line)

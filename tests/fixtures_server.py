@@ -266,17 +266,14 @@ def cpu_fast_folder(model_dir: pathlib.Path, out: pathlib.Path) -> tuple[pathlib
     the float32 weights agent_nb keeps for the embedded model (`float32_cache`,
     written by this process's model load). Elsewhere: ``model_dir`` itself and None.
     """
-    from agent_nb.backends.mlx.cpu_blas import _is_linux_cpu_wheel, find_openblas
+    from agent_nb.backends.mlx.cpu_blas import cpu_blas
     from agent_nb.backends.mlx.float32_cache import cache_file
     from agent_nb.backends.mlx.runtime import load_model, resolve_source
 
-    openblas = find_openblas()
-    if not _is_linux_cpu_wheel() or openblas is None:
-        return model_dir, None
-    if load_model(resolve_source("smollm2-135m"), progress=False).weights != "float32":
-        return model_dir, None  # this process is not on the fast path: no float32 copy
-    weights = cache_file(model_dir)
-    if not weights.is_file():
+    # Loading decides the path: float32 weights only where OpenBLAS was loaded.
+    loaded = load_model(resolve_source("smollm2-135m"), progress=False)
+    blas, weights = cpu_blas(), cache_file(model_dir)
+    if loaded.weights != "float32" or blas is None or not weights.is_file():
         return model_dir, None
     out.mkdir(parents=True, exist_ok=True)
     config = json.loads((model_dir / "config.json").read_text())
@@ -286,7 +283,7 @@ def cpu_fast_folder(model_dir: pathlib.Path, out: pathlib.Path) -> tuple[pathlib
     for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json"):
         (out / name).symlink_to(model_dir / name)
     (out / "model.safetensors").symlink_to(weights)
-    return out, openblas
+    return out, blas.path
 
 
 @contextlib.contextmanager

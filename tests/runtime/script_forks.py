@@ -5,8 +5,7 @@ Run as ``python -m tests.runtime.script_forks OUT_DIR PARALLEL SCRIPT...``
 (each SCRIPT a file). The server imports what every script imports before it
 loads a model (agent_nb, and the transformers classes mlx-lm's tokenizer module
 takes: about two seconds of CPU a script), but not ``mlx.core``, and starts no
-thread; then
-it forks one child per script, ``PARALLEL`` at a time. A child points its
+thread; then it forks one child per script, ``PARALLEL`` at a time. A child points its
 stdout and stderr at ``OUT_DIR/<n>.out`` and ``OUT_DIR/<n>.err``, runs the
 script in a fresh ``__main__`` namespace, and then leaves the way ``python -c``
 does: back at the module's top level with nothing of the server's on its
