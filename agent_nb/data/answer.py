@@ -27,6 +27,7 @@ from typing import Any
 
 from .describe import sentence
 from .execute import PlanError, Result, run_plan
+from .placement import Unplaced, unplaced
 from .planner import Candidate, plan_candidates
 from .profiles import profiled
 from .query import Plan
@@ -53,16 +54,28 @@ class Answer:
     left_out: tuple[str, ...] = ()  # content words no part used (a note)
     not_applied: str = ""  # the question's words that would change the answer, unused
     open: bool = False  # the words left a choice open (the model may fill the plan)
+    unplaced: tuple[Unplaced, ...] = ()  # left-out words that would change the answer
+
+    @property
+    def understood(self) -> bool:
+        """Every word that would change the answer is placed: a value may be stated."""
+        return not (self.not_applied or self.unplaced)
 
     @property
     def value(self) -> Any:
         """The typed answer (bool, number, string or list); None when a word that would
         change it was not applied, or the question names nothing of the table."""
-        return None if self.not_applied else self.result.value
+        return self.result.value if self.understood else None
 
     @property
     def kind(self) -> str:
-        return "none" if self.not_applied else self.result.kind
+        return self.result.kind if self.understood else "none"
+
+    @property
+    def could_not_place(self) -> tuple[str, ...]:
+        """The words that kept a value from being stated, in the question's order."""
+        words = [u.word for u in self.unplaced]
+        return (*([self.not_applied] if self.not_applied else []), *words)
 
     @property
     def data(self) -> Any:
@@ -72,13 +85,23 @@ class Answer:
     @property
     def sentence(self) -> str:
         """The template sentence: the answer first, worded by code."""
+        if not self.understood:
+            return self.reading
         text = sentence(self.plan, self.result, self.table)
-        if self.not_applied:
-            return (
-                f"No answer: I computed {self.plan.describe()} ({text.rstrip('.')}), "
-                f"but not applied: '{self.not_applied}'."
-            )
         return f"{text}\n\n*({self.note})*" if self.note else text
+
+    @property
+    def reading(self) -> str:
+        """What was read and what could not be placed, with no computed value: a
+        question the reading did not fully place gets no number."""
+        from .describe import sentence_of
+
+        words = ", ".join(f"'{w}'" for w in self.could_not_place)
+        return (
+            f"No answer: I read {sentence_of(self.plan)} in {self.table}, "
+            f"but I could not place {words}. Say what it means in `--data-context` "
+            "(a column's description or a value's synonyms), or reword the question."
+        )
 
     @property
     def why(self) -> str:
@@ -89,7 +112,7 @@ class Answer:
     @property
     def note(self) -> str:
         """The one line about a left-out word, or nothing."""
-        if self.not_applied or not self.left_out:
+        if not self.understood or not self.left_out:
             return ""
         return "left out: " + ", ".join(f"'{w}'" for w in self.left_out[:3])
 
@@ -121,17 +144,18 @@ class Answer:
             "notes": list(self.notes),
             "left_out": list(self.left_out),
             "not_applied": self.not_applied,
+            "unplaced": [dataclasses.asdict(u) for u in self.unplaced],
         }
 
     @property
     def reference(self) -> dict[str, Any]:
         from .evidence import reference
 
-        bare = sentence(self.plan, self.result, self.table) if not self.not_applied else ""
+        bare = sentence(self.plan, self.result, self.table) if self.understood else ""
         ref = reference(self.plan, self.result, bare)
         ref["sentence"] = self.sentence
         ref["note"] = f"*({self.note})*" if self.note else ""
-        if self.not_applied:  # nothing but the template says what was not applied
+        if not self.understood:  # nothing but the template says what was not placed
             ref.update(numbers=[], names=[], items=[], yes=None, allowed=[], must="not applied")
         return ref
 
@@ -256,9 +280,15 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
     mine = _columns_of(cand.plan)
     named = tuple(x for x in cand.reasons[:-1] if not x.startswith("'") or x.split("'")[1] in mine)
     cand = dataclasses.replace(cand, reasons=(*named, cand.reasons[-1]))
-    left = tuple(w for w in unused_words(r, used, cand.plan.op) if r.tokens.index(w) not in missed)
+    left = tuple(
+        w
+        for w in unused_words(r, used, cand.plan.op, _columns_of(cand.plan))
+        if r.tokens.index(w) not in missed
+    )
     reasons = tuple(f"tried first: {f}" for f in failed[:3]) + cand.reasons
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
+    blocking = unplaced(r, cand.plan, list(left), used) if cand.plan.op != "columns" else ()
+    left = tuple(w for w in left if w not in {u.word for u in blocking})
     return Answer(
         r.question,
         table.name,
@@ -269,6 +299,7 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
         left,
         not_applied,
         cand.open,
+        blocking,
     )
 
 

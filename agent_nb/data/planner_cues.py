@@ -10,6 +10,7 @@ from .query import Agg
 from .table import Column, Table
 from .words import (
     ADDITIVE,
+    STOPWORDS,
     phrase,
 )
 
@@ -101,5 +102,15 @@ def how_many_of(text: str, m: Column) -> bool:
 
 
 def how_words(text: str) -> tuple[str, ...]:
-    hit = re.search(r"\b(how many|number of|count)\s+(\w+)", text)
-    return tuple(hit.group(2).split()) if hit else ()
+    """The word that names what "how many" counts: the last of the words after it, up to
+    a closed-class word ("how many Japanese cars get ...": cars). The words before it
+    qualify the rows ("Japanese") and are not placed by counting them."""
+    hit = re.search(r"\b(?:how many|number of|count)\s+((?:\w+\s*)+)", text)
+    if not hit:
+        return ()
+    run: list[str] = []
+    for word in hit.group(1).split():
+        if word in STOPWORDS:
+            break
+        run.append(word)
+    return tuple(run[-1:])

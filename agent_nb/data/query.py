@@ -41,6 +41,7 @@ __all__ = [
     "DERIVE_OPS",
     "FILTER_OPS",
     "OPERATIONS",
+    "REQUIRED",
     "Agg",
     "DeriveOp",
     "Derived",
@@ -103,6 +104,19 @@ AGG_NAME = {
     "nunique": "number of distinct",
     "nth": "n-th",
     "mode": "most common",
+}
+#: The parts each operation cannot run without (a tuple of alternatives: any one will do).
+#: `Plan` refuses a plan without them, and the chooser's grammar (`choose.plan_schema`)
+#: requires them, so neither the words nor the model can build a plan that cannot run.
+REQUIRED: dict[str, tuple[tuple[str, ...], ...]] = {
+    "rank": (("group_by",),),
+    "extreme": (("measure",),),
+    "distinct": (("measure",),),
+    "values": (("group_by", "measure"),),
+    "lookup": (("group_by", "measure"),),
+    "trend": (("measure",), ("time",)),
+    "correlation": (("measure",), ("other",)),
+    "compare": (("of",), ("test",), ("against", "versus")),
 }
 _SYMBOL = {"contains": "contains", "startswith": "starts with", "in": "in", "between": "between"}
 
@@ -203,6 +217,16 @@ class Plan(BaseModel):
     combine: Literal["difference", "ratio"] | None = None
     derive: tuple[Derived, ...] = ()  # columns computed first, for every part of the plan
     words: tuple[tuple[str, tuple[str, ...]], ...] = Field(default=(), exclude=True)
+
+    @model_validator(mode="after")
+    def _parts(self) -> Plan:
+        for alternatives in REQUIRED.get(self.op, ()):
+            if all(getattr(self, name) is None for name in alternatives):
+                need = " or ".join(alternatives)
+                raise ValueError(f"a {self.op} plan needs its {need}")
+        if self.combine is not None and self.versus is None:
+            raise ValueError(f"a {self.combine} needs the value it is taken with (versus)")
+        return self
 
     def describe(self) -> str:
         """The plan in one line, for the trace and the cell."""

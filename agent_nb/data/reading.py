@@ -243,14 +243,20 @@ def read(table: Table, question: str) -> Reading:
     return reading
 
 
-def unused_words(r: Reading, used: set[str], op: str = "correlation") -> list[str]:
+def unused_words(
+    r: Reading, used: set[str], op: str = "correlation", columns: set[str] | None = None
+) -> list[str]:
     """Content words of the question that no part of the plan (of operation ``op``) used;
-    "associated" is left out unless the plan is a correlation."""
+    "associated" is left out unless the plan is a correlation. ``columns``: the plan's
+    columns, whose names' words are its own (the "per" of Miles_per_Gallon); a column
+    the question names and the plan does not use leaves its words out."""
     spent = {w for _, (_, ws) in r.named.items() for w in ws} & used
     cues = HIGH | LOW | TREND | MISSING | {w for ws in AGG_WORDS.values() for w in ws}
     cues |= CORR if op == "correlation" else set()
     rows = {singular(w) for w in phrase(r.table.name).split()}  # "cars" of table cars
-    rows |= {w for n in r.named for w in phrase(n).split()}  # the "per" of Miles_per_Gallon
+    rows |= {  # the "per" of Miles_per_Gallon
+        w for n in r.named if columns is None or n in columns for w in phrase(n).split()
+    }
     if re.search(r"\bover (time|the years|the months|the period)\b", r.text):
         rows |= {"over", "time"}  # a trend's own words
     out = []
