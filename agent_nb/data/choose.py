@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .query import AGGREGATIONS, FILTER_OPS, OPERATIONS, Filter, Plan
+from .query import AGGREGATIONS, FILTER_OPS, Filter, Plan
 from .table import Table
 
 if TYPE_CHECKING:
@@ -60,20 +60,49 @@ def plan_schema(table: Table) -> dict[str, Any]:
         "required": ["column", "op", "value"],
         "additionalProperties": False,
     }
-    return {
-        "type": "object",
-        "properties": {
-            "op": {"enum": [o for o in OPERATIONS if o not in ("compare", "columns")]},
-            "measure": {"enum": [*numeric, None]},
-            "agg": {"enum": list(AGGREGATIONS)},
-            "group_by": {"enum": [*groups, None]},
-            "filters": {"type": "array", "items": filt, "maxItems": 3},
-            "order": {"enum": ["desc", "asc"]},
-            "k": {"type": "integer", "minimum": 1, "maximum": 50},
-        },
-        "required": ["op", "measure", "agg", "group_by", "filters", "order", "k"],
-        "additionalProperties": False,
+    times = [c.name for c in cols if c.role == "time"]
+    every = [c.name for c in cols]
+    part: dict[str, dict[str, Any]] = {
+        "measure": {"enum": numeric},
+        "agg": {"enum": list(AGGREGATIONS)},
+        "group_by": {"enum": groups},
+        "filters": {"type": "array", "items": filt, "maxItems": 3},
+        "order": {"enum": ["desc", "asc"]},
+        "k": {"type": "integer", "minimum": 1, "maximum": 50},
+        "time": {"enum": times},
+        "other": {"enum": numeric},
     }
+    optional = {"measure": {"enum": [*numeric, None]}, "group_by": {"enum": [*groups, None]}}
+    # One branch per operation, each with the parts that operation cannot run without
+    # (query.REQUIRED): a correlation without its two columns is not in the grammar.
+    shapes: dict[str, dict[str, dict[str, Any]]] = {
+        "aggregate": {},
+        "rank": {"group_by": part["group_by"]},
+        "extreme": {"measure": part["measure"]},
+        "distinct": {"measure": {"enum": every}},
+        "values": {"group_by": {"enum": every}},
+        "lookup": {"group_by": {"enum": every}},
+        "missing": {"measure": {"enum": [*every, None]}},
+        "shape": {},
+    }
+    if times:
+        shapes["trend"] = {"measure": part["measure"], "time": part["time"]}
+    if len(numeric) > 1:
+        shapes["correlation"] = {"measure": part["measure"], "other": part["other"]}
+    branches = []
+    for op, own in shapes.items():
+        # every branch has the same parts (a model fills them all), each constrained
+        props = {"op": {"const": op}, **optional, "agg": part["agg"], **own}
+        props.update({k: part[k] for k in ("filters", "order", "k")})
+        branches.append(
+            {
+                "type": "object",
+                "properties": props,
+                "required": list(props),
+                "additionalProperties": False,
+            }
+        )
+    return {"anyOf": branches}
 
 
 def chooser_agent(table: Table, question: str, max_tokens: int = 160) -> Any:
@@ -107,13 +136,15 @@ def plan_from_reply(data: Any, table: Table) -> Plan | None:
             measure=data.get("measure"),
             agg=data.get("agg", "sum"),
             group_by=data.get("group_by"),
+            time=data.get("time"),
+            other=data.get("other"),
             filters=filters,
             order=data.get("order", "desc"),
             k=data.get("k", 1),
         )
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError):  # pydantic's ValidationError included
         return None
-    named = [plan.measure, plan.group_by, *(f.column for f in plan.filters)]
+    named = [plan.measure, plan.group_by, plan.time, plan.other, *(f.column for f in plan.filters)]
     if any(n is not None and n not in table.columns for n in named):
         return None
     return plan

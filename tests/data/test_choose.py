@@ -3,6 +3,8 @@ grammar of this table's schema, through the runtime (inside the data turn)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from agent_nb import AgentRunner
@@ -28,16 +30,57 @@ def _ask(runner: AgentRunner, question: str) -> tuple[object, object]:
     return turn, reply
 
 
+def _branches(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {b["properties"]["op"]["const"]: b for b in schema["anyOf"]}
+
+
 def test_the_schema_holds_this_tables_columns_by_role_and_the_language() -> None:
-    schema = plan_schema(profile("games", _scores()))
-    props = schema["properties"]
+    branches = _branches(plan_schema(profile("games", _scores())))
+    props = branches["aggregate"]["properties"]
     assert props["measure"]["enum"] == ["points", "fouls", None]
-    assert "player" in props["group_by"]["enum"] and "points" not in props["group_by"]["enum"]
-    assert {"aggregate", "rank", "extreme", "exists", "distinct"} <= set(props["op"]["enum"])
+    rank = branches["rank"]["properties"]
+    assert "player" in rank["group_by"]["enum"] and "points" not in rank["group_by"]["enum"]
+    assert {"aggregate", "rank", "extreme", "distinct", "correlation"} <= set(branches)
     assert {"<", ">=", "contains", "missing"} <= set(
         props["filters"]["items"]["properties"]["op"]["enum"]
     )
     assert {"enum": ["x", "y"]} in props["filters"]["items"]["properties"]["value"]["anyOf"]
+
+
+def test_each_operation_requires_the_parts_it_cannot_run_without() -> None:
+    """The grammar has no correlation without its two columns, no ranking without its
+    groups (the cells that failed with an AssertionError), and a reply that leaves
+    them out anyway is refused, not run."""
+    table = profile("games", _scores())
+    branches = _branches(plan_schema(table))
+    corr = branches["correlation"]
+    assert {"measure", "other"} <= set(corr["required"])
+    assert None not in corr["properties"]["measure"]["enum"]
+    assert None not in corr["properties"]["other"]["enum"]
+    assert None not in branches["rank"]["properties"]["group_by"]["enum"]
+    assert "trend" not in branches  # no time column: no trend to choose
+    for bad in (
+        {"op": "correlation", "measure": None, "agg": "sum", "group_by": None, "filters": []},
+        {"op": "correlation", "measure": "points", "filters": []},
+        {"op": "rank", "measure": "points", "group_by": None, "filters": []},
+    ):
+        assert plan_from_reply(bad, table) is None
+    good = plan_from_reply({"op": "correlation", "measure": "points", "other": "fouls"}, table)
+    assert good is not None and good.other == "fouls"
+
+
+def test_a_chosen_plan_without_its_parts_leaves_the_words_answer(
+    scripted: ScriptedBackend, runner: AgentRunner
+) -> None:
+    scripted.enqueue(
+        '{"op": "correlation", "measure": null, "agg": "sum", "group_by": null, '
+        '"filters": [], "order": "desc", "k": 1}',
+        "bob has the highest points (9).",
+    )
+    turn, reply = _ask(runner, "Who did best?")
+    final = turn.final_answer()  # type: ignore[attr-defined]
+    assert final.plan.op != "correlation" and final.value == "bob"
+    assert "failed" not in reply.text  # type: ignore[attr-defined]
 
 
 def test_the_model_fills_the_plan_inside_the_turn(
@@ -51,7 +94,8 @@ def test_the_model_fills_the_plan_inside_the_turn(
     turn, reply = _ask(runner, "Who did best?")
     chooser = scripted.requests[0]
     assert chooser.response_schema is not None
-    assert chooser.response_schema["properties"]["measure"]["enum"] == ["points", "fouls", None]
+    extreme = _branches(chooser.response_schema)["extreme"]["properties"]
+    assert extreme["measure"]["enum"] == ["points", "fouls"]
     final = turn.final_answer()  # type: ignore[attr-defined]
     assert final.plan.measure == "fouls" and final.value == "ann"
     assert any("the model filled the plan" in r for r in final.reasons)
