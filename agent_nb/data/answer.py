@@ -175,7 +175,7 @@ def _fits(r: Reading, result: Result) -> str | None:
         return f"a {kind}, not yes or no"
     if r.expect == "list" and not kind.startswith("list") and kind != "none":
         return f"a {kind}, not a list"
-    if r.expect == "number" and kind not in ("number",) and kind != "none":
+    if r.expect == "number" and kind not in ("number", "mapping") and kind != "none":
         return f"a {kind}, not a number"
     if kind.startswith("list") and not result.value and not _EMPTY_OK.search(r.asked.lower()):
         return "an empty list"

@@ -46,7 +46,12 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         n, base = int(result.numbers.get("count", 0)), int(result.numbers.get("base", 0))
         cond = " and ".join(f.phrase() for f in plan.condition) or "rows"
         scope = f" of the {base} rows{w}" if plan.filters else f" of {base} rows"
-        return f"{answer_text(v)} — {n}{scope} have {cond}."
+        gaps = int(result.numbers.get("missing", 0))
+        tested = sorted({f.column for f in plan.condition})
+        said = (
+            f" ({gaps} more rows have no {' or '.join(tested)} and are not counted)" if gaps else ""
+        )
+        return f"{answer_text(v)} — {n}{scope} have {cond}{said}."
     if op == "aggregate":
         if plan.combine and plan.versus is not None:
             return (
@@ -69,6 +74,10 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         if plan.agg in ("count", "nunique"):
             return f"{answer_text(v)} is the {_AGG_NAME[plan.agg]} {plan.measure} values{w}."
         return f"{answer_text(v)} is the {measure_words(plan)}{w}."
+    if op == "rank" and isinstance(v, dict):
+        pairs = ", ".join(f"{k} {format_number(n)}" for k, n in v.items())
+        what = "number of rows" if plan.measure is None else measure_words(plan)
+        return f"{pairs}: the {what} per {plan.group_by}{w}."
     if op == "rank":
         label, what = result.get("label", plan.group_by), measure_words(plan)
         top = result.frame.iloc[:, 1].tolist()

@@ -12,23 +12,26 @@ __all__ = ["sentence_more"]
 def sentence_more(plan: Plan, result: Result, table: str) -> str:
     w, g = where(plan), result.get
     if plan.op == "trend":
-        word = {"sum": "total", "mean": "mean", "median": "median"}[g("agg", "mean")]
+        word = {"sum": "total", "mean": "mean", "median": "median", "count": "number of"}[
+            g("agg", "mean")
+        ]
+        w = f" {plan.measure}{w}" if plan.measure is not None else f" rows{w}"
         if plan.group_by is None:
             first, last, change = g("first"), g("last"), g("change")
             a, b = g("from"), g("to")
             if change is None:
                 return (
-                    f"The {word} {plan.measure}{w} went from {format_number(first)} in {a} "
+                    f"The {word}{w} went from {format_number(first)} in {a} "
                     f"to {format_number(last)} in {b}."
                 )
             verb = "rose" if change >= 0 else "fell"
             return (
-                f"{verb.capitalize()} {abs(change):.1f}% — the {word} {plan.measure}{w} "
+                f"{verb.capitalize()} {abs(change):.1f}% — the {word}{w} "
                 f"{verb} from {a} ({format_number(first)}) to {b} ({format_number(last)})."
             )
         return (
             f"{g('high')} changed most ({g('high_change'):+.1f}%) and {g('low')} least "
-            f"({g('low_change'):+.1f}%) — the {word} {plan.measure}{w} per {plan.group_by}."
+            f"({g('low_change'):+.1f}%) — the {word}{w} per {plan.group_by}."
         )
     if plan.op == "correlation":
         r = float(result.value)

@@ -17,19 +17,23 @@ def _trend(table: Table, plan: Plan) -> Result:
     import pandas as pd
 
     df = rows_where(table.df, plan.filters)
-    assert plan.measure is not None and plan.time is not None
+    assert plan.time is not None
     if df.empty:
         raise PlanError(
             f"{table.name} has no rows where " + " and ".join(f.describe() for f in plan.filters)
         )
     keys, period = bucket(df[plan.time], plan.period)
     label = period or plan.time
-    numbers = pd.to_numeric(df[plan.measure], errors="coerce")
-    agg = plan.agg if plan.agg in ("sum", "mean", "median") else "mean"
-    y = f"{agg} {plan.measure}"
+    if plan.measure is None:  # "how did the number of penguins change": rows per period
+        numbers = pd.Series(1, index=df.index)
+        agg, y = "count", "rows"
+    else:
+        numbers = pd.to_numeric(df[plan.measure], errors="coerce")
+        agg = plan.agg if plan.agg in ("sum", "mean", "median") else "mean"
+        y = f"{agg} {plan.measure}"
     if plan.group_by is None:
         grouped = numbers.groupby(keys)
-        series = grouped.sum(min_count=1) if agg == "sum" else grouped.agg(agg)
+        series = grouped.sum(min_count=1) if agg in ("sum", "count") else grouped.agg(agg)
         series = series.dropna().sort_index()
         if len(series) < 2:
             raise PlanError(f"{plan.measure} has fewer than two {label} values: no trend")
@@ -54,7 +58,8 @@ def _trend(table: Table, plan: Plan) -> Result:
         return Result(
             value, frame, tuple(roles), (), (), "line", label, y, rows=len(df), detail=detail
         )
-    by = numbers.groupby([df[plan.group_by], keys], observed=True).agg(agg).dropna()
+    by = numbers.groupby([df[plan.group_by], keys], observed=True)
+    by = (by.sum() if agg == "count" else by.agg(agg)).dropna()
     rows = []
     for group, series in by.groupby(level=0, observed=True):
         series = series.droplevel(0).sort_index()

@@ -190,6 +190,21 @@ def _rank(table: Table, plan: Plan) -> Result:
         )
     )
     frame = values.rename(name).rename_axis(label).reset_index().head(MAX_ROWS)
+    if plan.each:  # "per island": every group's value, the largest first
+        shown = values.head(MAX_LIST)
+        each = {str(plain(i)): plain(v) for i, v in shown.items()}
+        return Result(
+            each,
+            frame,
+            tuple(("value", float(v)) for v in shown.to_numpy()),
+            tuple(each),
+            (),
+            "bar",
+            label,
+            name,
+            rows=len(df),
+            detail=(("label", label), ("what", what)),
+        )
     k = min(plan.k, len(values))
     top = values.head(k)
     names = tuple(str(plain(i)) for i in top.index)
@@ -303,11 +318,17 @@ def _exists(table: Table, plan: Plan) -> Result:
     import pandas as pd
 
     df = _rows(table, plan, empty_ok=True)
-    hit = rows_where(df, plan.condition) if plan.condition else df
-    n, base = len(hit), len(df)
+    # A row whose tested column is missing neither meets nor fails the condition: it is
+    # left out of "all" and "none" and said, never counted as failing.
+    tested = [f.column for f in plan.condition if f.op not in ("missing", "present")]
+    unknown = df[tested].isna().any(axis=1) if tested else pd.Series(False, index=df.index)
+    known = df[~unknown]
+    hit = rows_where(known, plan.condition) if plan.condition else known
+    n, base, gaps = len(hit), len(known), int(unknown.sum())
     value = {"any": n > 0, "all": base > 0 and n == base, "none": n == 0}[plan.quantifier]
-    frame = pd.DataFrame({"rows that match": [n], "of": [base]})
-    return Result(value, frame, (("count", float(n)), ("base", float(base))), rows=base)
+    frame = pd.DataFrame({"rows that match": [n], "of": [base], "missing": [gaps]})
+    roles = (("count", float(n)), ("base", float(base)), ("missing", float(gaps)))
+    return Result(value, frame, roles, rows=base)
 
 
 def _scalar(table: Table, plan: Plan) -> Result:

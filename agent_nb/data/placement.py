@@ -110,10 +110,21 @@ def _qualifies_a_column(a: _Ask) -> str | None:
     return None
 
 
+def _asks_each(a: _Ask) -> str | None:
+    """ "per island" asks for every group's value; a plan over all rows does not give it."""
+    if a.word != "per" or a.plan.group_by is not None:
+        return None
+    after = set(a.r.tokens[a.index + 1 : a.index + 3])  # "per island", "per each island"
+    if not any(after & {x for w in ws for x in _forms(w)} for _, ws in a.r.named.values()):
+        return None  # "per cent", "miles per gallon"
+    return "it asks for a value per group, and the answer is one value"
+
+
 #: The blocking rules, in order (see the module docstring).
 RULES: tuple[Rule, ...] = (
     Rule("names another column", _names_other_column),
     Rule("names a value", _names_value),
+    Rule("asks for each group", _asks_each),
     # "English score" qualifies; "a guest stayed", "product codes" do not: which one a
     # word is takes its part of speech (the lexicon's), not its place alone.
     # Rule("qualifies a column", _qualifies_a_column),

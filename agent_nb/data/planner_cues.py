@@ -22,6 +22,7 @@ __all__ = [
     "nth",
     "nth_words",
     "per",
+    "per_words",
     "period",
     "time_of",
 ]
@@ -52,11 +53,16 @@ def agent_by(text: str, at: int) -> bool:
 
 
 def per(text: str, col: Column) -> bool:
+    return bool(per_words(text, col))
+
+
+def per_words(text: str, col: Column) -> tuple[str, ...]:
+    """The words that ask for ``col`` as a grouping ("per island", "for each species")."""
     head = re.escape(phrase(col.name).split()[0]) if phrase(col.name) else ""
-    return any(
-        not (m.group(1) == "by" and agent_by(text, m.end(1)))
-        for m in re.finditer(rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?{head}", text)
-    )
+    for m in re.finditer(rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?{head}", text):
+        if not (m.group(1) == "by" and agent_by(text, m.end(1))):
+            return tuple(m.group(1).split())
+    return ()
 
 
 def period(text: str) -> Literal["year", "month", "day"] | None:

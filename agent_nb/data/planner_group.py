@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from .planner_cues import agent_by, default_agg, per, period, time_of
+from .planner_cues import agent_by, default_agg, per, per_words, period, time_of
 from .query import Agg, Filter, Plan
 from .table import Column
 from .words import (
@@ -85,6 +85,9 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
     return max(cands, key=lambda x: x[0])[1]
 
 
+_EACH = ("sum", "mean", "median", "min", "max", "count", "std", "nunique")
+
+
 def grouped(
     p: Any,
     group: Column,
@@ -97,6 +100,23 @@ def grouped(
     filters = tuple(f for f in filters if f.column != group.name)
     m = next((c for c in measures if c.name != group.name), None)
     after = re.search(r"\b(?:most|fewest|least|highest number of|more)\s+(\w+)", r.text)
+    cue = per_words(r.text, group)
+    if cue and not (r.high or r.low or r.k or MODE.search(r.text) or r.expect == "boolean"):
+        # "the average horsepower per origin", "how many penguins per island": every
+        # group's value, not the top one
+        each: Agg = "count" if m is None else (agg if agg in _EACH else default_agg(m))
+        p.add(
+            Plan(
+                op="rank",
+                measure=m.name if m is not None else None,
+                agg=each,
+                group_by=group.name,
+                each=True,
+                filters=filters,
+                words=(*p.words(group, m), ("each", cue)),
+            ),
+            f"the {each} of {m.name if m is not None else 'rows'} per {group.name}",
+        )
     if m is None and agg in ("mode", "nunique") and not per(r.text, group):
         p.add(
             Plan(

@@ -130,21 +130,25 @@ def value(p: Any) -> None:
         and (measures or t.of("measure"))
         and not (group is not None and group.role != "time" and agg in ("mode", "nunique"))
     ):
+        counted = not measures and agg == "count"  # "how did the number of penguins change"
         m = measures[0] if measures else t.of("measure")[0]
         each = group if group is not None and group.role != "time" and per(r.text, group) else None
         p.add(
             Plan(
                 op="trend",
-                measure=m.name,
-                agg=agg if agg in ("sum", "mean", "median") else default_agg(m),
+                measure=None if counted else m.name,
+                agg="count"
+                if counted
+                else (agg if agg in ("sum", "mean", "median") else default_agg(m)),
                 time=(group if group is not None and group.role == "time" else time).name,
                 group_by=each.name if each else None,
                 filters=tuple(f for f in filters if f.column != time.name),
                 period=period(r.text),
-                words=p.words(m, each),
+                words=p.words(None if counted else m, each)
+                + ((("rows", how_words(r.text)),) if counted else ()),
             ),
-            f"a trend of {m.name}",
-            open_=not measures,
+            f"a trend of {'the number of rows' if counted else m.name}",
+            open_=not measures and not counted,
         )
     single = re.search(r"\b(single|individual)\b", r.text)
     if group is not None and measures and agg in ("min", "max") and single:
@@ -285,7 +289,9 @@ def value(p: Any) -> None:
         )
     if m is not None:
         if agg == "share" and filters:
-            share(p, filters, m)
+            # "what percentage weigh over 5000 g": the measure is only the threshold's
+            # column, so the share is of rows, not of the measure's total
+            share(p, filters, None if m.name in {f.column for f in filters} else m)
         a: Agg = (
             agg
             if agg not in (None, "mode", "nunique", "share")

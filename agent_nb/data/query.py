@@ -114,7 +114,7 @@ REQUIRED: dict[str, tuple[tuple[str, ...], ...]] = {
     "distinct": (("measure",),),
     "values": (("group_by", "measure"),),
     "lookup": (("group_by", "measure"),),
-    "trend": (("measure",), ("time",)),
+    "trend": (("time",),),  # no measure: the number of rows per period
     "correlation": (("measure",), ("other",)),
     "compare": (("of",), ("test",), ("against", "versus")),
 }
@@ -209,6 +209,7 @@ class Plan(BaseModel):
     k: int = Field(default=1, ge=1, le=50)
     listed: bool = False  # the answer is a list (of k labels or values), even of one
     labels: bool = True  # rank: the groups' labels (False: their values)
+    each: bool = False  # rank: every group's value, "per X" (the answer maps label -> value)
     period: Literal["year", "month", "day"] | None = None
     of: Plan | None = None  # compare: the computed value tested
     test: Literal["=", "!=", "<", "<=", ">", ">="] | None = None  # compare
@@ -247,7 +248,9 @@ class Plan(BaseModel):
             if self.op == "aggregate":
                 lead = "part"
             bits.append(f"{lead}: " + " and ".join(f.describe() for f in self.condition))
-        if self.op in ("rank", "extreme") or self.listed:
+        if self.each:
+            bits.append("for each group")
+        elif self.op in ("rank", "extreme") or self.listed:
             bits.append(f"{'top' if self.order == 'desc' else 'bottom'} {self.k}")
         if self.op == "compare" and self.of is not None:
             right = f"({self.versus.describe()})" if self.versus else repr(self.against)

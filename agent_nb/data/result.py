@@ -51,6 +51,8 @@ def kind_of(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
+    if isinstance(value, dict):
+        return "mapping"
     if isinstance(value, list):
         numeric = value and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
