@@ -40,13 +40,18 @@ class DataTurn:
         context: Mapping[str, Any] | None = None,
         structured: bool = False,
         follow_names: bool = False,
+        wording: str = "computed",
     ) -> None:
-        from ..data.agent import DataAgent
+        from ..data.agent import WORDINGS, DataAgent
 
+        if wording not in WORDINGS:
+            raise ValueError(f"data wording must be one of {list(WORDINGS)}, got {wording!r}")
         self.frames = dict(frames)
         self.question = question
         self.context = context
         self.structured = structured
+        # a constrained reply (--schema, --choice) is the model's value: it has a writer
+        self.wording = "model" if structured else wording
         self.follow_names = follow_names
         self._agent: DataAgent | None = None
         self._ran = False
@@ -75,7 +80,9 @@ class DataTurn:
 
         self._ran = False
         frames = _current(self.frames) if self.follow_names else self.frames
-        return DataAgent(data=frames, question=self.question, context=self.context)
+        return DataAgent(
+            data=frames, question=self.question, context=self.context, wording=self.wording
+        )
 
     def agent_for(self, session_agent: Any, system: str | None, backend: Backend) -> Any:
         """The data pipeline (`agent_nb.data.pipeline.data_turn`)."""
@@ -96,6 +103,7 @@ class DataTurn:
             system=system,
             structured=self.structured,
             agent=agent,
+            wording=self.wording,
         ).pipeline
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "ANSWER_KEY",
     "CHECK_KEY",
     "PLAN_KEY",
+    "WORDINGS",
     "WRITER_INSTRUCTIONS",
     "DataAgent",
     "check_reply",
@@ -59,6 +60,10 @@ PLAN_KEY = "temp:data_plan"
 CHECK_KEY = "temp:data_check"
 #: The typed answer (JSON: bool, number, string, list or null), for ``reply.answer``.
 ANSWER_KEY = "temp:data_answer"
+
+#: How a data answer is worded: "computed" (the computed sentence is the reply, at once,
+#: no model call) or "model" (a writer words it, and `check_reply` holds it to the result).
+WORDINGS = ("computed", "model")
 
 #: What the writer is told; the facts come first so a tiny model sees them.
 WRITER_INSTRUCTIONS = (
@@ -82,6 +87,7 @@ class DataAgent(CodeAgent):
     question: str | None = None
     context: Mapping[str, Any] | None = dataclasses.field(default=None, repr=False)
     choose: bool = True
+    wording: str = "model"
 
     def __init__(
         self,
@@ -93,6 +99,7 @@ class DataAgent(CodeAgent):
         question: str | None = None,
         context: Mapping[str, Any] | str | None = None,
         choose: bool = True,
+        wording: str = "model",
         description: str = "",
     ) -> None:
         if not isinstance(data, Mapping) or not data:
@@ -118,6 +125,9 @@ class DataAgent(CodeAgent):
         object.__setattr__(self, "question", question)
         object.__setattr__(self, "context", read_context(context) or None)
         object.__setattr__(self, "choose", choose)
+        if wording not in WORDINGS:
+            raise ValueError(f"DataAgent wording must be one of {list(WORDINGS)}, got {wording!r}")
+        object.__setattr__(self, "wording", wording)
         object.__setattr__(self, "_answers", {})
         super().__init__(name=name, fn=self._write_insights, description=description)
 
@@ -194,16 +204,19 @@ class DataAgent(CodeAgent):
     def _view(self, question: str) -> dict[str, Any]:
         return self.answer(question).view  # computed by _write_insights: cached
 
-    def _write_insights(self, ctx: ToolContext) -> None:
+    def _write_insights(self, ctx: ToolContext) -> str | None:
         question = self.question or ctx.user_content
         if not (question and self.focus):
             ctx.state[self.output_key] = self.insights_text()
-            return
+            return None
         answer = self.answer(question)
         ctx.state[self.output_key] = answer.facts
         ctx.state[PLAN_KEY] = answer.trace
         ctx.state[CHECK_KEY] = answer.reference
         ctx.state[ANSWER_KEY] = answer.value
+        if self.wording == "computed":  # the computed sentence is the reply: no writer
+            return answer.sentence
+        return None
 
     def pipeline(
         self, writer: Agent | None = None, *, name: str = "data_pipeline"

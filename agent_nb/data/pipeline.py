@@ -53,6 +53,7 @@ def data_turn(
     structured: bool = False,
     choose: bool = True,
     agent: DataAgent | None = None,
+    wording: str = "computed",
 ) -> DataPipeline:
     """The data turn over ``frames`` for ``question`` (None: the turn's message), see
     the module docstring. ``agent``: a data agent built earlier for the same frames
@@ -61,8 +62,16 @@ def data_turn(
     Raises TypeError or ValueError, in one line, for data or a question nothing
     can be computed from.
     """
+    # A constrained reply (--schema, --choice) is the model's value: it always has a writer.
+    wording = "model" if structured else wording
     if agent is None:
-        agent = DataAgent(data=frames, question=question, context=context, choose=choose)
+        agent = DataAgent(
+            data=frames, question=question, context=context, choose=choose, wording=wording
+        )
     answer = agent.answer(question) if question else None
+    if agent.wording == "computed" and not structured:
+        from .._runtime.agents import SequentialAgent
+
+        return DataPipeline(agent, answer, SequentialAgent("data_pipeline", [agent]))
     writer = writer_for(base, system, check=not structured)
     return DataPipeline(agent, answer, agent.pipeline(writer))

@@ -137,6 +137,7 @@ class AgentMagics(MagicsConfig):
                 composed.question,
                 context=read_data_context(self.shell.user_ns, args.data_context),
                 structured=bool(args.schema or args.choice),
+                wording=args.data_wording or self.data_wording,
             )
             answer = prepare_answer(data)
         inputs = self.staleness.inputs(

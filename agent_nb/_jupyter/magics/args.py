@@ -131,6 +131,12 @@ _OPTIONS = (
         "AgentMagics.data_mode) or summary (attached to the message).",
     ),
     argument(
+        "--data-wording",
+        choices=["computed", "model"],
+        help="A data answer's words: computed (the computed sentence, at once; default "
+        "AgentMagics.data_wording) or model (the model words it, checked against the result).",
+    ),
+    argument(
         "--format",
         choices=["markdown", "text", "code"],
         default="markdown",

@@ -61,6 +61,12 @@ def compose(
     summaries = [summarize(name, obj, budget, count) for name, obj in summarized.items()]
     if filled.fields:  # never silent: say what the model gets instead of the braces
         print(f"interpolated: {', '.join(filled.fields)}")
+    for name, obj in summarized.items():  # never silent: the reply's numbers are the model's
+        print(
+            f"not computed: --data {name} ({type(obj).__name__}) is not a table, so the model "
+            "answers from a summary of it and nothing checks its numbers; pass a DataFrame "
+            "(or a Series) for a computed answer"
+        )
     message = "\n\n".join([question, *summaries])
     read = _recent(shell, args, history_len)
     if read:
@@ -84,8 +90,20 @@ def _split_data(
     found = lookup_data(ns, names)
     if mode == "summary" or not found:
         return {}, found
-    frames = {n: v for n, v in found.items() if _is_dataframe(v)}
+    frames = {n: _as_frame(n, v) for n, v in found.items() if _is_table(v)}
     return frames, {n: v for n, v in found.items() if n not in frames}
+
+
+def _as_frame(name: str, value: Any) -> Any:
+    """A Series is a one-column table, named by the Series (or the variable)."""
+    if _is_dataframe(value):
+        return value
+    return value.to_frame(name=value.name if value.name is not None else name)
+
+
+def _is_table(value: object) -> bool:
+    pandas = sys.modules.get("pandas")
+    return _is_dataframe(value) or (pandas is not None and isinstance(value, pandas.Series))
 
 
 def _is_dataframe(value: object) -> bool:

@@ -80,6 +80,13 @@ class MagicsConfig(Magics):
         "a chart follow); 'summary' attaches the bounded summary to the message. Other "
         "objects always get the summary.",
     ).tag(config=True)
+    data_wording = Enum(
+        ["computed", "model"],
+        default_value="computed",
+        help="--data answers: 'computed' replies with the computed sentence at once (no "
+        "model call to word it); 'model' has the model word it, checked against the result "
+        "(the computed sentence replaces a wording that does not hold).",
+    ).tag(config=True)
     cells_budget = Int(
         800, min=40, help="Token budget shared by the cells that --cells N sends."
     ).tag(config=True)
