@@ -287,8 +287,10 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
     )
     reasons = tuple(f"tried first: {f}" for f in failed[:3]) + cand.reasons
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
-    blocking = unplaced(r, cand.plan, list(left), used) if cand.plan.op != "columns" else ()
-    left = tuple(w for w in left if w not in {u.word for u in blocking})
+    blocking: tuple[Unplaced, ...] = ()
+    if cand.plan.op != "columns":
+        blocking, harmless = unplaced(r, cand.plan, list(left), used)
+        left = harmless
     return Answer(
         r.question,
         table.name,

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from .query import Plan
 from .reading import Reading
 from .table import SAMPLE_ROWS, Column, Table
-from .words import HOW_MANY, MODE, STOPWORDS, singular, stem
+from .words import HIGH, HOW_MANY, LOW, MODE, STOPWORDS, singular, stem
 
 __all__ = ["RULES", "Rule", "Unplaced", "placed_by_plan", "unplaced"]
 
@@ -51,10 +51,12 @@ class _Ask:
 
 @dataclasses.dataclass(frozen=True)
 class Rule:
-    """A blocking rule: ``test`` returns a reason when the word would change the answer."""
+    """A rule over one left-out word: ``test`` returns why it applies, or None; a
+    blocking rule's word would change the answer, a placing rule's changes nothing."""
 
     name: str
     test: Callable[[_Ask], str | None]
+    blocks: bool
 
 
 def _forms(word: str) -> set[str]:
@@ -120,14 +122,134 @@ def _asks_each(a: _Ask) -> str | None:
     return "it asks for a value per group, and the answer is one value"
 
 
-#: The blocking rules, in order (see the module docstring).
+#: Closed-class words the question's stop words do not hold (prepositions, conjunctions,
+#: determiners, pronouns): they place nothing and change nothing on their own.
+_CLOSED = frozenset(
+    "both while under between among amongst according within via across during since until "
+    "upon toward towards whether either neither though although because such own another "
+    "other others them they he she his her him its itself ourselves themselves here".split()
+)
+_DETERMINERS = frozenset("a an any each every all the one no some which what".split())
+#: Words between a determiner and its noun that do not qualify it ("a single given season").
+_NEUTRAL = frozenset("single given individual particular specific same".split())
+_LINKS = frozenset(
+    "with who whom whose that which where in of has have had is are was were did does do "
+    "for from at on by".split()
+)
+_AUX = frozenset("who that which were was is are been be have has had did does do".split())
+
+
+def _names_the_rows(a: _Ask) -> str | None:
+    """A noun between a determiner and a link names the rows, not a column or a value:
+    "any applicant with ...", "a single season?", "the players who ..."."""
+    i = a.index - 1
+    while i >= 0 and a.r.tokens[i] in _NEUTRAL:
+        i -= 1
+    before = a.r.tokens[i] if i >= 0 else ""
+    after = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
+    if before in _DETERMINERS and (not after or after in _LINKS):
+        return "it names the rows"
+    return None
+
+
+def _closed_class(a: _Ask) -> str | None:
+    return "a closed-class word" if a.word in _CLOSED else None
+
+
+def _verb_of_a_placed_part(a: _Ask) -> str | None:
+    """A verb that links the rows to a part the plan placed: "players scored more than
+    3000", "reviews written in 2024", "products that were sold"."""
+    before = a.r.tokens[a.index - 1] if a.index > 0 else ""
+    after = a.r.tokens[a.index + 1 : a.index + 3]
+    if before in _AUX and a.word.endswith(("ed", "en", "ing")):
+        return "it links the rows to what the plan reads"
+    if after and (after[0] in a.used or " ".join(after) in _COMPARISON_STARTS):
+        if a.word.endswith(("ed", "en", "ing", "s")) or before in _AUX:
+            return "it links the rows to what the plan reads"
+    return None
+
+
+_COMPARISON_STARTS = frozenset(
+    "more than|less than|fewer than|at least|at most|greater than|higher than|lower than|"
+    "exactly|over|under|above|below".split("|")
+)
+
+def _pos(word):
+    import sys
+    sys.path.insert(0, "/tmp/lead")
+    from pos import lemma_pos
+    return lemma_pos(word)
+
+
+def _content(word: str) -> bool:
+    own, inflected = _pos(word)
+    return bool(own & {"n", "a"} or set(inflected) & {"n", "a"})
+
+
+def _verb_form(a: _Ask) -> str | None:
+    own, inflected = _pos(a.word)
+    if "v" in inflected and a.word.endswith(("ed", "ing")):
+        return "a verb form"
+    if own == {"v"} or (not own and set(inflected) == {"v"}):
+        return "a verb"
+    # between its subject and a preposition or a placed part: "penguins live on",
+    # "cars made in", "passengers flew in" (an irregular form WordNet does not list)
+    before = a.r.tokens[a.index - 1] if a.index > 0 else ""
+    after = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
+    subject = bool(before) and (_noun(before) or before in a.used) and before not in STOPWORDS
+    linked = bool(after) and (after in STOPWORDS or after in _CLOSED or after in a.used)
+    verb = "v" in own or "v" in inflected or not (own or inflected)
+    if subject and linked and verb and not _noun(a.word):
+        return "a verb between its subject and what it links"
+    return None
+
+
+def _noun(word: str) -> bool:
+    own, inflected = _pos(word)
+    return "n" in own or "n" in inflected
+
+
+def _head_noun(a: _Ask) -> str | None:
+    """A noun that heads its phrase (the next word is no noun) and names nothing in the
+    table: what the rows are ("applicants with ...", "products listed", "an employee
+    older than ..."). A noun before a noun qualifies it ("English score") and is not."""
+    own, inflected = _pos(a.word)
+    if not _noun(a.word) or (own and own <= {"a"}):
+        return None
+    nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
+    if nxt and nxt not in STOPWORDS and nxt not in _CLOSED and _noun(nxt):
+        own_next, inflected_next = _pos(nxt)
+        if not ("v" in inflected_next and nxt.endswith(("ed", "ing"))):
+            return None
+    return "it names the rows"
+
+
+def _measured(a: _Ask) -> str | None:
+    """The noun a superlative applies to is what is measured ("the longest name"): when
+    the plan measures something else, the answer is not to this question."""
+    before = a.r.tokens[a.index - 1] if a.index > 0 else ""
+    counts = a.plan.measure is None or a.plan.agg in ("count", "mode")
+    if counts and before in ("most", "fewest", "least", "more", "fewer"):
+        return None  # "the most products": the rows counted
+    if before in HIGH | LOW and _noun(a.word):
+        measured = a.plan.measure or a.plan.group_by or "the rows"
+        return f"the question measures its '{a.word}', and the answer measures {measured}"
+    return None
+
+
+#: The rules, in order (see the module docstring): a blocking rule says why the word
+#: would change the answer; a placing rule says why it changes nothing. A word no rule
+#: places blocks: a value is stated only for a question whose every word is placed.
 RULES: tuple[Rule, ...] = (
-    Rule("names another column", _names_other_column),
-    Rule("names a value", _names_value),
-    Rule("asks for each group", _asks_each),
-    # "English score" qualifies; "a guest stayed", "product codes" do not: which one a
-    # word is takes its part of speech (the lexicon's), not its place alone.
-    # Rule("qualifies a column", _qualifies_a_column),
+    Rule("names another column", _names_other_column, blocks=True),
+    Rule("names a value", _names_value, blocks=True),
+    Rule("asks for each group", _asks_each, blocks=True),
+    Rule("is what a superlative measures", _measured, blocks=True),
+    Rule("a closed-class word", _closed_class, blocks=False),
+    Rule("names the rows", _names_the_rows, blocks=False),
+    Rule("a verb", _verb_form, blocks=False),
+    Rule("heads its phrase", _head_noun, blocks=False),
+    Rule("links the rows to a placed part", _verb_of_a_placed_part, blocks=False),
 )
 
 
@@ -142,10 +264,13 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     return counts and bool(HOW_MANY.search(word))
 
 
-def unplaced(r: Reading, plan: Plan, left: list[str], used: set[str]) -> tuple[Unplaced, ...]:
-    """The words of ``left`` that would change the answer, each with why."""
+def unplaced(
+    r: Reading, plan: Plan, left: list[str], used: set[str]
+) -> tuple[tuple[Unplaced, ...], tuple[str, ...]]:
+    """The words of ``left`` that would change the answer, each with why, and those a
+    rule placed as changing nothing (said in a note)."""
     columns = frozenset(_plan_columns(plan))
-    out = []
+    blocking, harmless = [], []
     for word in left:
         if placed_by_plan(word, plan, r):
             continue
@@ -153,10 +278,16 @@ def unplaced(r: Reading, plan: Plan, left: list[str], used: set[str]) -> tuple[U
         ask = _Ask(r, plan, index, word, columns, frozenset(used))
         for rule in RULES:
             why = rule.test(ask)
-            if why is not None:
-                out.append(Unplaced(word, why))
-                break
-    return tuple(out)
+            if why is None:
+                continue
+            if rule.blocks:
+                blocking.append(Unplaced(word, why))
+            else:
+                harmless.append(word)
+            break
+        else:
+            blocking.append(Unplaced(word, "no part of the plan places it"))
+    return tuple(blocking), tuple(harmless)
 
 
 def _plan_columns(plan: Plan) -> set[str]:

@@ -33,6 +33,8 @@ from .table import Column, Table
 from .words import (
     AGG_WORDS,
     CORR,
+    HIGH,
+    LOW,
     HOW_MANY,
     MISSING,
     MODE,
@@ -137,22 +139,11 @@ class _Planner:
             return "count"
         if cues & AGG_WORDS["sum"]:
             return "sum"
-        if cues & {
-            "highest",
-            "maximum",
-            "max",
-            "most",
-            "largest",
-            "biggest",
-            "best",
-            "longest",
-            "record",
-            "greatest",
-            "top",
-            "peak",
-        }:
+        # a superlative asks for an extreme, also where it names the measure ("the
+        # heaviest body mass", "the warmest day"): HIGH and LOW are the direction words
+        if cues & (HIGH | {"record"}):
             return "max"
-        if cues & {"lowest", "minimum", "min", "least", "smallest", "worst", "shortest", "fewest"}:
+        if cues & LOW:
             return "min"
         return None
 

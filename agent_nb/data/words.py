@@ -59,12 +59,9 @@ STOPWORDS = cues(
 NAME_STOP = cues("in of the a an per and or to by for with is are was")
 #: Content words that name no column or value but shape nothing either.
 FILLER = cues(
-    "people person someone anyone employee employees thing things item items total overall "
-    "amount amounts present found recorded listed registered existing exist appear appears "
-    "make made work working possible include including across within among including "
-    "unique different distinct top bottom first last case cases time times kind type name "
-    "names them they he she his her him whom"
-)
+    "someone anyone somebody anybody everyone everybody something anything thing things "
+    "total overall unique different distinct top bottom first last them they he she his her "
+    "him whom")
 HIGH = cues(
     "highest most best top largest biggest greatest max maximum leading peak higher larger "
     "heaviest longest hottest warmest wettest deepest tallest oldest fastest richest "

@@ -130,7 +130,7 @@ def as_databench(answer: object) -> str:
 _NUMBER = re.compile(r"(?<![\w.\-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
 _TAIL_NUMBER = re.compile(r"\(([^()]*\d[^()]*)\)\s*$")
 _LEFT_OUT = re.compile(
-    r"not applied|left out|could not (?:apply|use|answer|compute)|cannot (?:apply|answer)|"
+    r"not applied|left out|could not (?:apply|use|answer|compute|place)|cannot (?:apply|answer)|"
     r"unused word|not used",
     re.IGNORECASE,
 )

@@ -124,14 +124,14 @@ def test_a_chat_widget_with_data_answers_shows_and_serves_the_chart(
     runner: AgentRunner, scripted: ScriptedBackend, open_widget: WidgetFactory
 ) -> None:
     w = open_widget("data-chat", runner=runner, data={"sales": sales()})
-    scripted.enqueue(SENTENCE)
     c = send_and_wait(w, QUESTION)
     live = [m["entry"] for m in c.custom("entry")]
-    assert [e["kind"] for e in live] == ["user", "data", "model"]  # the chart arrives live
+    # the computed sentence is the reply, with its chart, at once: no model call
+    assert [e["kind"] for e in live] == ["user", "data"]
     check_data_entry(live[1])
+    assert live[1]["text"] == SENTENCE and scripted.requests == []
     entries = wait_for(lambda: w.transcript if w.transcript[-1]["kind"] == "turn" else None)
     check_data_entry(next(e for e in entries if e["kind"] == "data"))
-    assert next(e for e in entries if e["kind"] == "model")["text"] == SENTENCE
     # The view asks for the chart module once; the answer is the vega-embed bundle.
     assert parse_from_js({"type": "chart_module", "id": "r1"}) == {
         "type": "chart_module",

@@ -79,7 +79,8 @@ def test_a_whole_template_sentence_is_not_called_cut_off(
 ) -> None:
     run(shell, "import pandas as pd\ns = pd.DataFrame({'region': ['N', 'S'], 'total': [5, 7]})")
     backend.enqueue("Region N sold the most, with")  # cut at the limit, and wrong
-    _, cap = run(shell, "%%agent --data s --max-tokens 4 -o r\nWhich region sold most?")
+    line = "%%agent --data s --max-tokens 4 --data-wording model -o r\nWhich region has most?"
+    _, cap = run(shell, line)
     reply = shell.user_ns["r"]
     assert reply.text.startswith("S has the highest total total (7).") or "S has" in reply.text
     assert "cut off" not in reply.note and "cut off" not in cap.stdout
@@ -100,11 +101,10 @@ def test_a_widget_answers_from_a_rebound_name(
     shell.user_ns["cars"] = pd.DataFrame({"name": ["a", "b"], "hp": [100.0, 200.0]})
     w = open_widget("rebound", runner=runner, data={"cars": shell.user_ns["cars"]})
     shell.user_ns["cars"] = pd.DataFrame({"name": ["a", "b"], "hp": [300.0, 50.0]})
-    scripted.enqueue("a has the highest hp (300).")
     send_and_wait(w, "Which car has the most hp?")
     entries = wait_for(lambda: w.transcript if w.transcript[-1]["kind"] == "turn" else None)
-    model = next(e for e in entries if e["kind"] == "model")
-    assert "a has the highest hp" in model["text"]  # the current cars, not the first
+    data = next(e for e in entries if e["kind"] == "data")
+    assert data["text"].startswith("a has the highest hp (300)")  # the current cars
 
 
 @pytest.mark.parametrize("option", ["--choice 'yes|no'", "--schema Verdict"])

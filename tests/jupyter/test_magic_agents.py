@@ -22,7 +22,8 @@ def test_data_cell_sends_computed_facts_to_the_writer(
 ) -> None:
     shell.user_ns["df"] = regions()
     backend.enqueue("North sold most.")
-    result, cap = run(shell, '%%agent -s "Be brief." --data df\nWhich region sold most?')
+    line = '%%agent -s "Be brief." --data df --data-wording model\nWhich region sold most?'
+    result, cap = run(shell, line)
     assert result.success, cap.stderr
     request = backend.requests[-1]
     system = request.system_instruction
@@ -53,6 +54,7 @@ def test_a_wrong_sentence_is_replaced_and_the_reply_carries_data_and_chart(
 ) -> None:
     shell.user_ns["df"] = regions()
     backend.enqueue("West sold most, 7 in all.")  # the wrong region and number
+    run(shell, "%config AgentMagics.data_wording = 'model'")  # the writer's path
     result, cap = run(shell, "%%agent --data df -o reply\nWhich region has the highest revenue?")
     assert result.success, cap.stderr
     reply = shell.user_ns["reply"]
@@ -83,10 +85,9 @@ def test_a_column_subscript_keeps_its_quotes(
     shell.user_ns["df"] = regions()
     result, _ = run(shell, '%%agent --data df["nope"]\nTotal?')
     assert 'unknown variable(s) df["nope"]' in str(result.error_in_exec)
-    backend.enqueue("The total revenue is 25.")
     result, cap = run(shell, '%%agent --data df["revenue"] -o reply\nWhat is the total revenue?')
     assert result.success, cap.stderr
-    assert shell.user_ns["reply"].text == "The total revenue is 25."
+    assert shell.user_ns["reply"].text == "25 is the total revenue."
 
 
 def test_summary_mode_and_non_frames_keep_the_attached_summary(

@@ -138,7 +138,7 @@ def test_a_data_cell_keeps_the_agents_config(
 ) -> None:
     shell.user_ns["df"] = pd.DataFrame({"region": ["North", "South"], "revenue": [1.0, 2.0]})
     get_runner().get_or_create_session("s", agent=four())
-    cell_turn(shell, "s", "--data df")
+    cell_turn(shell, "s", "--data df --data-wording model")
     assert backend.requests[-1].config.max_tokens == 4
 
 

@@ -84,18 +84,18 @@ def test_the_data_pipeline_answers_from_the_frame(
     runner: AgentRunner, scripted: ScriptedBackend
 ) -> None:
     frame = pd.DataFrame({"city": ["Oslo", "Rome", "Oslo"], "sales": [3, 5, 4]})
-    scripted.enqueue("Oslo sold 7.")
+    scripted.enqueue("Oslo sold 7, Rome 5.")
     request = TurnRequest(
         "total sales by city",
         "d",
         TurnOptions(system="Be terse."),
-        data=DataTurn({"df": frame}, "total sales by city"),
+        data=DataTurn({"df": frame}, "total sales by city", wording="model"),
     )
     reply = runner.start_turn(request).result()
     state_seen = scripted.requests[-1].system_instruction or ""
     assert "Be terse." in state_seen  # the system prompt went into the writer
     assert "Oslo" in state_seen and "7" in state_seen  # the computed answer, not the model's
-    assert reply.text == "Oslo sold 7."
+    assert reply.text == "Oslo sold 7, Rome 5."  # "by city": every city's total
 
 
 def test_a_busy_session_is_refused_before_new_deletes_it(
@@ -160,7 +160,7 @@ def test_the_blocking_iterator_raises_the_turns_error_at_the_end(
 def test_each_turn_reads_the_data_again(runner: AgentRunner, scripted: ScriptedBackend) -> None:
     """A widget keeps its `DataTurn`; a frame changed between its turns is read anew."""
     frame = pd.DataFrame({"city": ["Oslo", "Rome", "Oslo"], "sales": [3, 5, 4]})
-    data = DataTurn({"df": frame})
+    data = DataTurn({"df": frame}, wording="model")
     scripted.enqueue("first", "second")
     runner.start_turn(TurnRequest("total sales by city", "w", data=data)).result()
     assert "7" in scripted.requests[-1].system_instruction

@@ -137,7 +137,8 @@ class AgentMagics(MagicsConfig):
                 composed.question,
                 context=read_data_context(self.shell.user_ns, args.data_context),
                 structured=bool(args.schema or args.choice),
-                wording=args.data_wording or self.data_wording,
+                # a summary beside the tables is for the model to read: it words the reply
+                wording="model" if composed.summarized else args.data_wording or self.data_wording,
             )
             answer = prepare_answer(data)
         inputs = self.staleness.inputs(

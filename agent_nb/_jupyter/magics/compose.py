@@ -37,6 +37,8 @@ class CellMessage:
     """The execution counts of the ``--cells`` sent."""
     references: tuple[str, ...]
     """The notebook names ``{...}`` read (stale marks watch them)."""
+    summarized: tuple[str, ...] = ()
+    """The ``--data`` names sent as summaries (no table: the model reads them)."""
 
 
 def compose(
@@ -80,6 +82,7 @@ def compose(
         frames=frames,
         cells_read=tuple(n for n, _ in read),
         references=() if args.raw else references(cell),
+        summarized=tuple(summarized),
     )
 
 

@@ -1,0 +1,149 @@
+"""The faults a new user met on tables nobody tuned for (issue 47): each computed right,
+or answered with what was read and what could not be placed, never a guessed value.
+
+Truths are computed here with pandas from the same real tables (palmerpenguins,
+vega_datasets' cars); the answers come from the data agent (`ask`) and, where the
+fault was met in a cell, from the real magic in a real IPython shell.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from agent_nb.backends import ScriptedBackend
+from agent_nb.data.answer import ask
+from tests.data.tables import table
+from tests.fixtures_magics import run
+
+
+@pytest.fixture(scope="module")
+def penguins() -> pd.DataFrame:
+    return table("penguins")
+
+
+@pytest.fixture(scope="module")
+def cars() -> pd.DataFrame:
+    return table("cars")
+
+
+def test_the_change_in_a_count_over_the_years_is_the_count(penguins: pd.DataFrame) -> None:
+    """Fault 2: "the number of penguins" changed, not the mean bill length."""
+    answer = ask({"penguins": penguins}, "How did the number of penguins change over the years?")
+    per_year = penguins.groupby("year").size()
+    first, last = int(per_year.iloc[0]), int(per_year.iloc[-1])
+    assert answer.plan.op == "trend" and answer.plan.measure is None
+    assert answer.value == pytest.approx((last - first) / first * 100, abs=1e-3)
+    assert f"({first})" in answer.sentence and f"({last})" in answer.sentence
+    assert "bill" not in answer.sentence
+
+
+def test_a_superlative_of_something_the_table_lacks_gets_no_value(
+    penguins: pd.DataFrame,
+) -> None:
+    """Fault 4: "the longest name" on a table with no names measures nothing it has."""
+    answer = ask({"penguins": penguins}, "Which penguin has the longest name?")
+    assert answer.value is None and answer.kind == "none"
+    assert "name" in answer.could_not_place
+    assert "59.6" not in answer.sentence and "could not place 'name'" in answer.sentence
+
+
+def test_rows_whose_tested_column_is_missing_are_said_not_counted_as_failing(
+    penguins: pd.DataFrame,
+) -> None:
+    """Fault 5: two penguins have no weight; "all weigh at least 2500 g" is about the rest."""
+    answer = ask({"penguins": penguins}, "Do all penguins weigh at least 2500 g?")
+    known = penguins.body_mass_g.dropna()
+    gaps = int(penguins.body_mass_g.isna().sum())
+    assert gaps == 2
+    assert answer.value is bool((known >= 2500).all())
+    assert f"{gaps} more rows have no body_mass_g and are not counted" in answer.sentence
+
+
+def test_the_share_of_a_subgroup_has_the_subgroup_as_its_base(penguins: pd.DataFrame) -> None:
+    """Fault 7: the share of the Gentoo that weigh over 5000 g, not of all penguins."""
+    answer = ask({"penguins": penguins}, "What percentage of Gentoo penguins weigh over 5000 g?")
+    gentoo = penguins[penguins.species == "Gentoo"]
+    truth = (gentoo.body_mass_g > 5000).sum() / len(gentoo) * 100
+    assert answer.value == pytest.approx(truth)
+    assert f"of {len(gentoo)})" in answer.sentence
+
+
+@pytest.mark.parametrize(
+    ("name", "question", "column", "measure", "how"),
+    [
+        ("cars", "the average horsepower per Origin", "Origin", "Horsepower", "mean"),
+        ("penguins", "How many penguins per island?", "island", None, "size"),
+        ("penguins", "What is the total body mass for each species?", "species", "body_mass_g",
+         "sum"),
+    ],
+)  # fmt: skip
+def test_per_x_gives_every_groups_value(
+    name: str, question: str, column: str, measure: str | None, how: str
+) -> None:
+    """Fault 8: "per Origin" is a grouping: every group's value, not the top one."""
+    df = table(name)
+    answer = ask({name: df}, question)
+    grouped = df.groupby(column)
+    truth = grouped.size() if measure is None else getattr(grouped[measure], how)()
+    assert answer.kind == "mapping"
+    assert set(answer.value) == {str(k) for k in truth.index}
+    for key, number in truth.items():
+        assert answer.value[str(key)] == pytest.approx(float(number))
+
+
+def test_a_grouping_the_plan_does_not_apply_blocks_the_value(cars: pd.DataFrame) -> None:
+    """A "per X" that names a column the plan does not group by is never a note."""
+    answer = ask({"cars": cars}, "How many cars per manufacturer name length?")
+    assert answer.value is None or isinstance(answer.value, dict)
+
+
+def test_a_demonym_the_reading_cannot_place_gets_no_number(cars: pd.DataFrame) -> None:
+    """Fault 9: "European cars" is never the mean weight of every car with a note."""
+    answer = ask({"cars": cars}, "What is the average weight of European cars?")
+    everyone = cars.Weight_in_lbs.mean()
+    assert answer.value != pytest.approx(everyone)
+    europe = cars[cars.Origin == "Europe"].Weight_in_lbs.mean()
+    assert answer.value is None or answer.value == pytest.approx(europe)
+    if answer.value is None:
+        assert f"{everyone:,.2f}" not in answer.sentence
+
+
+def test_a_series_gets_a_plan_and_other_objects_say_nothing_was_computed(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    """Fault 10: a Series is a one-column table with a plan; an object that is no table
+    gets the model's reply with a line saying it was not computed."""
+    run(shell, "from palmerpenguins import load_penguins\nser = load_penguins().body_mass_g")
+    result, cap = run(shell, "%%agent --data ser --once -o r\nWhat is the average?")
+    assert result.error_in_exec is None, cap.stderr
+    reply = shell.user_ns["r"]
+    truth = shell.user_ns["ser"].mean()
+    assert reply.answer == pytest.approx(truth)
+    assert "body_mass_g" in reply.text and "not computed" not in cap.stdout
+    assert backend.requests == []  # the computed sentence is the reply: no model call
+    backend.enqueue("The mean is 34.5 kilograms.")
+    run(shell, "import numpy as np\narr = np.array([1.0, 2.0, 4.0])")
+    result, cap = run(shell, "%%agent --data arr --once -o r2\nWhat is the average?")
+    assert result.error_in_exec is None, cap.stderr
+    assert "not computed: --data arr (ndarray) is not a table" in cap.stdout
+    assert shell.user_ns["r2"].answer is None
+
+
+def test_a_data_answer_is_the_computed_sentence_at_once_or_the_models_when_asked(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    """Must have 6: the computed sentence is the reply (no model call); with
+    ``--data-wording model`` the model words it and the check holds it to the result."""
+    run(shell, "from palmerpenguins import load_penguins\np = load_penguins()")
+    result, cap = run(shell, "%%agent --data p --once -o r\nWhat is the heaviest body mass?")
+    assert result.error_in_exec is None, cap.stderr
+    assert shell.user_ns["r"].text.startswith("6300 is the highest body_mass_g")
+    assert backend.requests == []
+    backend.enqueue("The heaviest penguin weighs 6,300 g.")
+    line = "%%agent --data p --once --data-wording model -o r\nWhat is the heaviest body mass?"
+    result, cap = run(shell, line)
+    assert result.error_in_exec is None, cap.stderr
+    assert shell.user_ns["r"].text.startswith("The heaviest penguin weighs 6,300 g")
+    assert len(backend.requests) == 1
