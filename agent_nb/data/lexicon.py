@@ -223,6 +223,7 @@ def match_values(table: Table, text: str) -> list[Named]:
             hits.append(Named(col, value, used, start, is_quoted, partial=col.listy))
     hits += _glued(table, tokens, hits) + _shaped(table, text, tokens, hits)
     hits += _zero_padded(table, tokens, hits)
+    hits += _known_as(table, tokens, hits)
     for q in quoted:  # a quoted text that no value equals: inside a longer text value
         if any(phrase(str(h.value)) == phrase(q) for h in hits):
             continue
@@ -247,6 +248,33 @@ def match_values(table: Table, text: str) -> list[Named]:
             continue  # the same words name a value of another column: the first wins
         kept.append(h)
     return kept
+
+
+def _known_as(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:
+    """A word that names a value through WordNet, not through its letters: "Japanese" is
+    Japan (a pertainym), "women" female (a hypernym), "European" Europe."""
+    from .wordnet import bases, hypernyms
+
+    taken = {i for h in hits for i in range(h.start, h.start + len(h.words))}
+    parts = {p for c in table.columns.values() for p in c.parts}
+    out = []
+    for i, token in enumerate(tokens):
+        if i in taken or token in STOPWORDS or token in parts or len(token) < 3:
+            continue
+        kinds = [*bases(token)[1:], *hypernyms(token)[:2]]  # nearest meanings first
+        for meaning in kinds:
+            found = next(
+                (
+                    (col, col.values[meaning])
+                    for col in table.columns.values()
+                    if col.role == "category" and meaning in col.values
+                ),
+                None,
+            )
+            if found is not None:
+                out.append(Named(found[0], found[1], (token,), i))
+                break
+    return out
 
 
 def _glued(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:

@@ -174,11 +174,18 @@ _COMPARISON_STARTS = frozenset(
     "exactly|over|under|above|below".split("|")
 )
 
-def _pos(word):
-    import sys
-    sys.path.insert(0, "/tmp/lead")
-    from pos import lemma_pos
-    return lemma_pos(word)
+def _pos(word: str) -> tuple[set[str], dict[str, str]]:
+    """(the parts of speech of ``word`` itself, {part of speech: lemma} of the lemmas it
+    is an inflected form of), from WordNet (`wordnet.lemmas`)."""
+    from .wordnet import lemmas
+
+    own, inflected = set(), {}
+    for lemma, pos in lemmas(word):
+        if lemma == word.lower():
+            own.add(pos)
+        else:
+            inflected.setdefault(pos, lemma)
+    return own, inflected
 
 
 def _content(word: str) -> bool:
@@ -237,6 +244,28 @@ def _measured(a: _Ask) -> str | None:
     return None
 
 
+def _a_marked_kind(word: str) -> str | None:
+    """The property that a noun's nearest kind names, where that kind is a person
+    named by a property ("women": female, "boys": male, "men": adult); None else."""
+    from .wordnet import hypernyms, parts_of_speech
+
+    for kind in hypernyms(word)[:1]:
+        if "a" in parts_of_speech(kind) and hypernyms(kind)[:1] == ("person",):
+            return kind
+    return None
+
+
+def _rows_of_a_kind(a: _Ask) -> str | None:
+    """A noun for the rows that marks a kind of them by a property ("women": female
+    ones) restricts the rows: where no value of the table says so, it is not placed."""
+    if _head_noun(a) is None:
+        return None
+    kind = _a_marked_kind(a.word)
+    if kind is None:
+        return None
+    return f"it asks for {kind} rows, and no column of the table says which rows are {kind}"
+
+
 #: The rules, in order (see the module docstring): a blocking rule says why the word
 #: would change the answer; a placing rule says why it changes nothing. A word no rule
 #: places blocks: a value is stated only for a question whose every word is placed.
@@ -245,6 +274,7 @@ RULES: tuple[Rule, ...] = (
     Rule("names a value", _names_value, blocks=True),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("is what a superlative measures", _measured, blocks=True),
+    Rule("names rows of a kind", _rows_of_a_kind, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
     Rule("names the rows", _names_the_rows, blocks=False),
     Rule("a verb", _verb_form, blocks=False),
