@@ -75,10 +75,10 @@ def _load(folder: Path) -> dict[tuple[str, str], _Synset]:
     return out
 
 
-def _first_senses(folder: Path, keep: int = 2) -> set[tuple[str, str, str]]:
-    """(lemma, pos, offset) of each lemma's first ``keep`` senses, in the index's order
-    (WordNet lists a lemma's senses most frequent first)."""
-    out = set()
+def _first_senses(folder: Path, keep: int = 2) -> dict[tuple[str, str, str], int]:
+    """(lemma, pos, offset) -> rank of each lemma's first ``keep`` senses, in the index's
+    order (WordNet lists a lemma's senses most frequent first)."""
+    out: dict[tuple[str, str, str], int] = {}
     for pos, name in _POS_FILES.items():
         with open(folder / f"index.{name}", encoding="utf-8") as fh:
             for line in fh:
@@ -86,7 +86,7 @@ def _first_senses(folder: Path, keep: int = 2) -> set[tuple[str, str, str]]:
                     continue
                 p = line.split()
                 offsets = p[-int(p[2]) :]
-                out.update((p[0], pos, o) for o in offsets[:keep])
+                out.update(((p[0], pos, o), rank) for rank, o in enumerate(offsets[:keep]))
     return out
 
 
@@ -102,7 +102,7 @@ def build(folder: Path) -> dict[str, object]:
     base: dict[str, set[str]] = defaultdict(set)
     attr: dict[str, dict[str, int]] = defaultdict(dict)
     syn: dict[str, list[str]] = {}
-    hyper: dict[str, list[str]] = defaultdict(list)
+    kinds: dict[str, list[tuple[int, int, str]]] = defaultdict(list)  # (rank, level, word)
     ant: dict[str, set[str]] = defaultdict(set)
 
     def target(p: tuple[str, str, str, int, int]) -> _Synset | None:
@@ -148,15 +148,15 @@ def build(folder: Path) -> dict[str, object]:
                 elif symbol == "!":
                     ant[lemma].update(words)
                 elif symbol in ("@", "@i") and key == "n" and common:
-                    near = [w for w in t.lemmas if single(w)]
-                    far = [
-                        w
+                    rank = first[(lemma, key, s.offset)]
+                    kinds[lemma] += [(rank, 0, w) for w in t.lemmas if single(w)]
+                    kinds[lemma] += [
+                        (rank, 1, w)
                         for q in t.pointers
                         if q[0] in ("@", "@i") and (u := target(q)) is not None
                         for w in u.lemmas
                         if single(w)
                     ]
-                    hyper[lemma] = list(dict.fromkeys([*near, *hyper[lemma], *far]))
             if key in ("n", "a") and common:
                 others = [w for w in s.lemmas if single(w) and w != lemma]
                 if others:
@@ -179,6 +179,12 @@ def build(folder: Path) -> dict[str, object]:
                 found[match.group(2).lower()] = 1 if match.group(1).lower() in _PLUS else -1
             for noun, sign in found.items():
                 attr[lemma].setdefault(noun, sign)
+
+    # nearest kinds first: the first sense's, then the second's, then two levels up
+    hyper = {
+        k: list(dict.fromkeys(w for _, _, w in sorted(v, key=lambda x: (x[1], x[0]))))
+        for k, v in kinds.items()
+    }
 
     def listed(d: dict[str, set[str]] | dict[str, list[str]], cap: int) -> dict[str, list[str]]:
         return {k: sorted(v)[:cap] if isinstance(v, set) else v[:cap] for k, v in d.items() if v}

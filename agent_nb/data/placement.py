@@ -24,7 +24,20 @@ from collections.abc import Callable
 from .query import Plan
 from .reading import Reading
 from .table import SAMPLE_ROWS, Column, Table
-from .words import HIGH, HOW_MANY, LOW, MODE, STOPWORDS, singular, stem
+from .word_classes import (
+    AUX,
+    CLOSED,
+    COMPARISON_STARTS,
+    DETERMINERS,
+    GENERIC,
+    LINKS,
+    NEUTRAL,
+    forms,
+    is_noun,
+    marked_kind,
+    parts_of,
+)
+from .words import AGG_WORDS, HIGH, HOW_MANY, LOW, MISSING, MODE, STOPWORDS, phrase, singular
 
 __all__ = ["RULES", "Rule", "Unplaced", "placed_by_plan", "unplaced"]
 
@@ -59,24 +72,20 @@ class Rule:
     blocks: bool
 
 
-def _forms(word: str) -> set[str]:
-    return {word, singular(word), stem(word)}
-
-
 def _names_other_column(a: _Ask) -> str | None:
     """The word names, with the question's other words, the whole of a column the plan
     does not use ("minutes" of MIN, "games played" of GP). One word of a longer name
     ("reviews" of author_num_reviews) names the table's rows as often as the column."""
-    forms = _forms(a.word)
+    mine = forms(a.word)
     for name, (_, ws) in a.r.named.items():
         col = a.r.table.columns[name]
         if name in a.plan_columns or not col.parts or _names_rows(col, a.r.table):
             continue  # a label column names the rows: "a player" is a row of PLAYER
         parts = list(col.parts)
-        if not any(forms & _forms(p) for p in parts):
+        if not any(mine & forms(p) for p in parts):
             continue
-        said = {x for w in ws for x in _forms(w)} | forms
-        if all(_forms(p) & said for p in parts):
+        said = {x for w in ws for x in forms(w)} | mine
+        if all(forms(p) & said for p in parts):
             return f"it names the column {name}, which the answer does not use"
     return None
 
@@ -86,7 +95,8 @@ def _names_rows(col: Column, table: Table) -> bool:
     its name names the rows ("a player" of PLAYER, "years with ..." of YEAR)."""
     if col.role in ("label", "id"):
         return True
-    return col.role == "time" and col.nunique >= min(len(table.df), SAMPLE_ROWS)
+    unique = col.nunique >= min(len(table.df), SAMPLE_ROWS)
+    return unique and (col.role == "time" or bool(col.integer))  # EmployeeNumber, YEAR
 
 
 def _names_value(a: _Ask) -> str | None:
@@ -97,63 +107,54 @@ def _names_value(a: _Ask) -> str | None:
     return None
 
 
-def _qualifies_a_column(a: _Ask) -> str | None:
-    """The word stands right before the words that named a column of the plan ("English
-    score", "perfect rating", "room ratings"): it says which one, or which rows."""
-    nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
-    if not nxt or nxt in STOPWORDS:
-        return None
-    for name in a.plan_columns:
-        ws = a.r.named.get(name, (0.0, set()))[1]
-        if a.r.where.get(name) != a.index + 1:  # the column's words start right after it
-            continue
-        if _forms(nxt) & {x for w in ws for x in _forms(w)}:
-            return f"it qualifies {name} ('{a.word} {nxt}'), and the answer reads all of {name}"
-    return None
-
-
 def _asks_each(a: _Ask) -> str | None:
     """ "per island" asks for every group's value; a plan over all rows does not give it."""
     if a.word != "per" or a.plan.group_by is not None:
         return None
     after = set(a.r.tokens[a.index + 1 : a.index + 3])  # "per island", "per each island"
-    if not any(after & {x for w in ws for x in _forms(w)} for _, ws in a.r.named.values()):
+    if not any(after & {x for w in ws for x in forms(w)} for _, ws in a.r.named.values()):
         return None  # "per cent", "miles per gallon"
     return "it asks for a value per group, and the answer is one value"
-
-
-#: Closed-class words the question's stop words do not hold (prepositions, conjunctions,
-#: determiners, pronouns): they place nothing and change nothing on their own.
-_CLOSED = frozenset(
-    "both while under between among amongst according within via across during since until "
-    "upon toward towards whether either neither though although because such own another "
-    "other others them they he she his her him its itself ourselves themselves here".split()
-)
-_DETERMINERS = frozenset("a an any each every all the one no some which what".split())
-#: Words between a determiner and its noun that do not qualify it ("a single given season").
-_NEUTRAL = frozenset("single given individual particular specific same".split())
-_LINKS = frozenset(
-    "with who whom whose that which where in of has have had is are was were did does do "
-    "for from at on by".split()
-)
-_AUX = frozenset("who that which were was is are been be have has had did does do".split())
 
 
 def _names_the_rows(a: _Ask) -> str | None:
     """A noun between a determiner and a link names the rows, not a column or a value:
     "any applicant with ...", "a single season?", "the players who ..."."""
     i = a.index - 1
-    while i >= 0 and a.r.tokens[i] in _NEUTRAL:
+    while i >= 0 and a.r.tokens[i] in NEUTRAL:
         i -= 1
     before = a.r.tokens[i] if i >= 0 else ""
     after = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
-    if before in _DETERMINERS and (not after or after in _LINKS):
+    if before in DETERMINERS and (not after or after in LINKS):
         return "it names the rows"
     return None
 
 
+def _part_of_a_row_name(a: _Ask) -> str | None:
+    """A word of the name of a column that tells the rows apart names the rows:
+    "product" of product_id, "lifter" of Lifter Name ("single-product price")."""
+    from .wordnet import hypernyms
+
+    mine = forms(a.word)
+    for col in a.r.table.columns.values():
+        if not _names_rows(col, a.r.table):
+            continue
+        kinds = {k for p in col.parts for k in hypernyms(p)[:2]}  # "athletes" of Lifter
+        if any(mine & forms(p) for p in col.parts) or mine & kinds:
+            return f"it names the rows ({col.name})"
+    return None
+
+
+def _repeats_kept(a: _Ask) -> str | None:
+    """ "non-unique" keeps repeated values: every plan but a distinct one does."""
+    nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
+    if a.word == "non" and nxt in ("unique", "distinct") and a.plan.op != "distinct":
+        return "the plan keeps repeated values"
+    return None
+
+
 def _closed_class(a: _Ask) -> str | None:
-    return "a closed-class word" if a.word in _CLOSED else None
+    return "a closed-class word" if a.word in CLOSED else None
 
 
 def _verb_of_a_placed_part(a: _Ask) -> str | None:
@@ -161,40 +162,16 @@ def _verb_of_a_placed_part(a: _Ask) -> str | None:
     3000", "reviews written in 2024", "products that were sold"."""
     before = a.r.tokens[a.index - 1] if a.index > 0 else ""
     after = a.r.tokens[a.index + 1 : a.index + 3]
-    if before in _AUX and a.word.endswith(("ed", "en", "ing")):
+    if before in AUX and (a.word.endswith(("ed", "en", "ing")) or not is_noun(a.word)):
         return "it links the rows to what the plan reads"
-    if after and (after[0] in a.used or " ".join(after) in _COMPARISON_STARTS):
-        if a.word.endswith(("ed", "en", "ing", "s")) or before in _AUX:
-            return "it links the rows to what the plan reads"
+    compared = after and (after[0] in a.used or " ".join(after) in COMPARISON_STARTS)
+    if compared and (a.word.endswith(("ed", "en", "ing", "s")) or before in AUX):
+        return "it links the rows to what the plan reads"
     return None
 
 
-_COMPARISON_STARTS = frozenset(
-    "more than|less than|fewer than|at least|at most|greater than|higher than|lower than|"
-    "exactly|over|under|above|below".split("|")
-)
-
-def _pos(word: str) -> tuple[set[str], dict[str, str]]:
-    """(the parts of speech of ``word`` itself, {part of speech: lemma} of the lemmas it
-    is an inflected form of), from WordNet (`wordnet.lemmas`)."""
-    from .wordnet import lemmas
-
-    own, inflected = set(), {}
-    for lemma, pos in lemmas(word):
-        if lemma == word.lower():
-            own.add(pos)
-        else:
-            inflected.setdefault(pos, lemma)
-    return own, inflected
-
-
-def _content(word: str) -> bool:
-    own, inflected = _pos(word)
-    return bool(own & {"n", "a"} or set(inflected) & {"n", "a"})
-
-
 def _verb_form(a: _Ask) -> str | None:
-    own, inflected = _pos(a.word)
+    own, inflected = parts_of(a.word)
     if "v" in inflected and a.word.endswith(("ed", "ing")):
         return "a verb form"
     if own == {"v"} or (not own and set(inflected) == {"v"}):
@@ -203,32 +180,39 @@ def _verb_form(a: _Ask) -> str | None:
     # "cars made in", "passengers flew in" (an irregular form WordNet does not list)
     before = a.r.tokens[a.index - 1] if a.index > 0 else ""
     after = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
-    subject = bool(before) and (_noun(before) or before in a.used) and before not in STOPWORDS
-    linked = bool(after) and (after in STOPWORDS or after in _CLOSED or after in a.used)
-    verb = "v" in own or "v" in inflected or not (own or inflected)
-    if subject and linked and verb and not _noun(a.word):
+    subject = bool(before) and (is_noun(before) or before in a.used) and before not in STOPWORDS
+    linked = not after or after in STOPWORDS or after in CLOSED or after in a.used
+    if subject and linked and not is_noun(a.word):
         return "a verb between its subject and what it links"
     return None
-
-
-def _noun(word: str) -> bool:
-    own, inflected = _pos(word)
-    return "n" in own or "n" in inflected
 
 
 def _head_noun(a: _Ask) -> str | None:
     """A noun that heads its phrase (the next word is no noun) and names nothing in the
     table: what the rows are ("applicants with ...", "products listed", "an employee
     older than ..."). A noun before a noun qualifies it ("English score") and is not."""
-    own, inflected = _pos(a.word)
-    if not _noun(a.word) or (own and own <= {"a"}):
+    own, _ = parts_of(a.word)
+    if not is_noun(a.word) or (own and own <= {"a"}):
         return None
     nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
-    if nxt and nxt not in STOPWORDS and nxt not in _CLOSED and _noun(nxt):
-        own_next, inflected_next = _pos(nxt)
+    if nxt and nxt not in STOPWORDS and nxt not in CLOSED and is_noun(nxt):
+        _, inflected_next = parts_of(nxt)
         if not ("v" in inflected_next and nxt.endswith(("ed", "ing"))):
             return None
     return "it names the rows"
+
+
+def _kind_of_a_plan_column(a: _Ask) -> bool:
+    """The word names a plan column by its kind: "athletes" of Lifter Name (a lifter is
+    an athlete)."""
+    from .wordnet import hypernyms
+
+    mine = forms(a.word)
+    for name in a.plan_columns:
+        parts = a.r.table.columns[name].parts if name in a.r.table.columns else ()
+        if mine & {k for p in parts for k in (p, *hypernyms(p)[:2])}:
+            return True
+    return False
 
 
 def _measured(a: _Ask) -> str | None:
@@ -238,20 +222,16 @@ def _measured(a: _Ask) -> str | None:
     counts = a.plan.measure is None or a.plan.agg in ("count", "mode")
     if counts and before in ("most", "fewest", "least", "more", "fewer"):
         return None  # "the most products": the rows counted
-    if before in HIGH | LOW and _noun(a.word):
+    superlative = before.endswith("est") or before in ("most", "least", "best", "worst")
+    superlative = superlative and before in HIGH | LOW
+    # "the average price"; not "the average employee" (the rows), nor the "average" of
+    # a column's own name ("grade point average scores")
+    aggregated = any(before in ws for ws in AGG_WORDS.values()) and before not in a.used
+    if aggregated and ("a" in parts_of(a.word)[0] or _part_of_a_row_name(a) or _names_the_rows(a)):
+        aggregated = False
+    if (superlative or aggregated) and is_noun(a.word) and not _kind_of_a_plan_column(a):
         measured = a.plan.measure or a.plan.group_by or "the rows"
         return f"the question measures its '{a.word}', and the answer measures {measured}"
-    return None
-
-
-def _a_marked_kind(word: str) -> str | None:
-    """The property that a noun's nearest kind names, where that kind is a person
-    named by a property ("women": female, "boys": male, "men": adult); None else."""
-    from .wordnet import hypernyms, parts_of_speech
-
-    for kind in hypernyms(word)[:1]:
-        if "a" in parts_of_speech(kind) and hypernyms(kind)[:1] == ("person",):
-            return kind
     return None
 
 
@@ -260,7 +240,7 @@ def _rows_of_a_kind(a: _Ask) -> str | None:
     ones) restricts the rows: where no value of the table says so, it is not placed."""
     if _head_noun(a) is None:
         return None
-    kind = _a_marked_kind(a.word)
+    kind = marked_kind(a.word)
     if kind is None:
         return None
     return f"it asks for {kind} rows, and no column of the table says which rows are {kind}"
@@ -276,6 +256,8 @@ RULES: tuple[Rule, ...] = (
     Rule("is what a superlative measures", _measured, blocks=True),
     Rule("names rows of a kind", _rows_of_a_kind, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
+    Rule("repeats kept", _repeats_kept, blocks=False),
+    Rule("names the rows' column", _part_of_a_row_name, blocks=False),
     Rule("names the rows", _names_the_rows, blocks=False),
     Rule("a verb", _verb_form, blocks=False),
     Rule("heads its phrase", _head_noun, blocks=False),
@@ -285,13 +267,44 @@ RULES: tuple[Rule, ...] = (
 
 def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     """Whether the plan's operation itself is what ``word`` asks for: "common" or
-    "frequent" of a count ranking, the "many" of "how many" of a count."""
+    "frequent" of a count ranking, the "many" of "how many" of a count, "empty" of a
+    missing-value test, "long" of a length (the attribute an adjective measures)."""
     if plan.of is not None and placed_by_plan(word, plan.of, r):
+        return True
+    tests = {f.op for f in (*plan.filters, *plan.condition)}
+    if plan.op == "missing" or tests & {"missing", "present"}:
+        if {word, singular(word)} & (MISSING | {"empty", "blank", "null"}):
+            return True
+        if word == "non" and "present" in tests:  # "non-empty"
+            return True
+    if _measures_attribute(word, plan):
         return True
     counts = plan.agg in ("count", "mode") or (plan.op == "rank" and plan.measure is None)
     if counts and MODE.search(f"most {word}") and word not in ("most", "least"):
         return True
     return counts and bool(HOW_MANY.search(word))
+
+
+def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
+    """A superlative that names an attribute ("the fastest", "the oldest") asks for that
+    attribute's extreme: where it names none of the plan's columns, it is not placed."""
+    from .wordnet import attributes
+
+    measured = {w for c in _plan_columns(plan) for w in phrase(c).split()}
+    measured |= {singular(w) for w in measured}
+    out = []
+    for token in dict.fromkeys(r.tokens):
+        if token in GENERIC or token in used or not (token in HIGH or token in LOW):
+            continue
+        if placed_by_plan(token, plan, r):  # "the most popular": the most rows
+            continue
+        nouns = [noun for noun, _ in attributes(token)]
+        if nouns and not set(nouns) & measured:
+            what = plan.measure or plan.group_by or "the rows"
+            out.append(
+                Unplaced(token, f"it asks for the {nouns[0]}, and the answer measures {what}")
+            )
+    return out
 
 
 def unplaced(
@@ -300,7 +313,7 @@ def unplaced(
     """The words of ``left`` that would change the answer, each with why, and those a
     rule placed as changing nothing (said in a note)."""
     columns = frozenset(_plan_columns(plan))
-    blocking, harmless = [], []
+    blocking, harmless = _superlatives(r, plan, used), []
     for word in left:
         if placed_by_plan(word, plan, r):
             continue
@@ -318,6 +331,16 @@ def unplaced(
         else:
             blocking.append(Unplaced(word, "no part of the plan places it"))
     return tuple(blocking), tuple(harmless)
+
+
+def _measures_attribute(word: str, plan: Plan) -> bool:
+    """An adjective whose attribute names the plan's measure: "how long" of a length,
+    "the tallest" of a height, "the most expensive" of a price."""
+    from .wordnet import attributes
+
+    measured = {w for c in (plan.measure, plan.group_by) if c for w in phrase(c).split()}
+    measured |= {singular(w) for w in measured}
+    return any(noun in measured for noun, _ in attributes(word))
 
 
 def _plan_columns(plan: Plan) -> set[str]:

@@ -61,7 +61,8 @@ NAME_STOP = cues("in of the a an per and or to by for with is are was")
 FILLER = cues(
     "someone anyone somebody anybody everyone everybody something anything thing things "
     "total overall unique different distinct top bottom first last them they he she his her "
-    "him whom")
+    "him whom"
+)
 HIGH = cues(
     "highest most best top largest biggest greatest max maximum leading peak higher larger "
     "heaviest longest hottest warmest wettest deepest tallest oldest fastest richest "

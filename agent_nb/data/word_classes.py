@@ -1,0 +1,91 @@
+"""Word classes the placement rules read: closed classes, and what WordNet says a word is.
+
+The closed classes (prepositions, conjunctions, determiners, pronouns,
+auxiliaries) and the operations' own superlatives are the only word lists:
+everything else (is it a noun, a verb form, a kind of person named by a
+property) comes from WordNet (`wordnet`).
+"""
+
+from __future__ import annotations
+
+from .words import COMPARATORS, cues, singular, stem
+
+__all__ = [
+    "AUX",
+    "CLOSED",
+    "COMPARISON_STARTS",
+    "DETERMINERS",
+    "GENERIC",
+    "LINKS",
+    "NEUTRAL",
+    "forms",
+    "is_noun",
+    "marked_kind",
+    "parts_of",
+]
+
+
+def forms(word: str) -> set[str]:
+    """A word, its singular and its rough stem: how a question word meets a name."""
+    return {word, singular(word), stem(word)}
+
+
+#: Closed-class words the question's stop words do not hold (prepositions, conjunctions,
+#: determiners, pronouns): they place nothing and change nothing on their own.
+CLOSED = cues(
+    "both while under between among amongst according within via across during since "
+    "until upon toward towards whether either neither though although because such own "
+    "another other others them they he she his her him its itself ourselves themselves "
+    "here"
+)
+DETERMINERS = cues("a an any each every all the one no some which what")
+#: Words between a determiner and its noun that do not qualify it ("a single given season").
+NEUTRAL = cues("single given individual particular specific same")
+LINKS = cues(
+    "with who whom whose that which where in of has have had is are was were did does do "
+    "for from at on by"
+)
+AUX = cues("who that which were was is are been be have has had did does do")
+
+
+#: How a comparison starts ("more than", "at least", "over"): the comparators' own words.
+COMPARISON_STARTS = frozenset(p for p, _ in COMPARATORS)
+
+
+#: The operations' own superlatives: they ask for an extreme of whatever is measured.
+GENERIC = cues(
+    "highest lowest largest smallest biggest greatest most least best worst top bottom "
+    "max min maximum minimum higher lower larger smaller bigger greater more fewer fewest "
+    "less"
+)
+
+
+def parts_of(word: str) -> tuple[set[str], dict[str, str]]:
+    """(the parts of speech of ``word`` itself, {part of speech: lemma} of the lemmas it
+    is an inflected form of), from WordNet (`wordnet.lemmas`)."""
+    from .wordnet import lemmas
+
+    own: set[str] = set()
+    inflected: dict[str, str] = {}
+    for lemma, pos in lemmas(word):
+        if lemma == word.lower():
+            own.add(pos)
+        else:
+            inflected.setdefault(pos, lemma)
+    return own, inflected
+
+
+def is_noun(word: str) -> bool:
+    own, inflected = parts_of(word)
+    return "n" in own or "n" in inflected
+
+
+def marked_kind(word: str) -> str | None:
+    """The property that a noun's nearest kind names, where that kind is a person
+    named by a property ("women": female, "boys": male, "men": adult); None else."""
+    from .wordnet import hypernyms, parts_of_speech
+
+    for kind in hypernyms(word)[:1]:
+        if "a" in parts_of_speech(kind) and hypernyms(kind)[:1] == ("person",):
+            return kind
+    return None
