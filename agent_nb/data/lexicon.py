@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from .table import Column, Table
+from .wordnet import lemmas
 from .words import (
     HIGH,
     LOW,
@@ -130,6 +131,11 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
     """Each named column's score and the question words its name used up."""
     asked = set(words)
     stems = {stem(w): w for w in words}
+    # a word or any lemma it is a form of ("heaviest": heavy) -> the question's word
+    lemma_of = {w: w for w in words}
+    for w in words:
+        for lemma, _ in lemmas(w):
+            lemma_of.setdefault(lemma, w)
     tokens = phrase(text).split()
     found: dict[str, tuple[float, set[str]]] = {}
     wholes: set[str] = set()  # columns the question names by their whole name
@@ -146,7 +152,8 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         own |= {
             w for p in col.parts for w in asked if len(p) >= 6 and len(w) >= 6 and w[:6] == p[:6]
         }
-        synonyms = (col.words - set(col.parts)) & asked - STOPWORDS
+        synonyms = {lemma_of.get(w, w) for w in (col.words - set(col.parts)) if w in lemma_of}
+        synonyms -= STOPWORDS
         compact = phrase(col.name).replace(" ", "")
         glued = {t for t in tokens if t == compact or singular(t) == compact}
         whole = f" {phrase(col.name)} " in spaced or bool(glued)

@@ -37,7 +37,7 @@ from .word_classes import (
     marked_kind,
     parts_of,
 )
-from .words import AGG_WORDS, HIGH, HOW_MANY, LOW, MISSING, MODE, STOPWORDS, phrase, singular
+from .words import AGG_WORDS, HOW_MANY, MISSING, MODE, STOPWORDS, phrase, singular
 
 __all__ = ["RULES", "Rule", "Unplaced", "placed_by_plan", "unplaced"]
 
@@ -208,8 +208,12 @@ def _kind_of_a_plan_column(a: _Ask) -> bool:
     from .wordnet import hypernyms
 
     mine = forms(a.word)
+    periods = {"year", "month", "day", "date", a.plan.period or "year"}
     for name in a.plan_columns:
-        parts = a.r.table.columns[name].parts if name in a.r.table.columns else ()
+        col = a.r.table.columns.get(name)
+        if col is not None and col.role == "time" and mine & periods:
+            return True  # "which year" of a date column
+        parts = col.parts if col is not None else ()
         if mine & {k for p in parts for k in (p, *hypernyms(p)[:2])}:
             return True
     return False
@@ -223,7 +227,7 @@ def _measured(a: _Ask) -> str | None:
     if counts and before in ("most", "fewest", "least", "more", "fewer"):
         return None  # "the most products": the rows counted
     superlative = before.endswith("est") or before in ("most", "least", "best", "worst")
-    superlative = superlative and before in HIGH | LOW
+    superlative = superlative and before in a.r.up | a.r.down
     # "the average price"; not "the average employee" (the rows), nor the "average" of
     # a column's own name ("grade point average scores")
     aggregated = any(before in ws for ws in AGG_WORDS.values()) and before not in a.used
@@ -233,6 +237,17 @@ def _measured(a: _Ask) -> str | None:
         measured = a.plan.measure or a.plan.group_by or "the rows"
         return f"the question measures its '{a.word}', and the answer measures {measured}"
     return None
+
+
+def _asked_for(a: _Ask) -> str | None:
+    """The noun after "which" or "what" is what the question asks for ("which species
+    has ..."): a noun that names no column of the plan asks for what the answer lacks."""
+    before = a.r.tokens[a.index - 1] if a.index > 0 else ""
+    if before not in ("which", "what") or not is_noun(a.word) or _kind_of_a_plan_column(a):
+        return None
+    if _part_of_a_row_name(a):
+        return None  # "which player": a row of PLAYER
+    return f"the question asks for its '{a.word}', and no column of the answer names it"
 
 
 def _rows_of_a_kind(a: _Ask) -> str | None:
@@ -255,6 +270,7 @@ RULES: tuple[Rule, ...] = (
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("is what a superlative measures", _measured, blocks=True),
     Rule("names rows of a kind", _rows_of_a_kind, blocks=True),
+    Rule("is what the question asks for", _asked_for, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
     Rule("repeats kept", _repeats_kept, blocks=False),
     Rule("names the rows' column", _part_of_a_row_name, blocks=False),
@@ -294,7 +310,7 @@ def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
     measured |= {singular(w) for w in measured}
     out = []
     for token in dict.fromkeys(r.tokens):
-        if token in GENERIC or token in used or not (token in HIGH or token in LOW):
+        if token in GENERIC or token in used or token not in r.up | r.down:
             continue
         if placed_by_plan(token, plan, r):  # "the most popular": the most rows
             continue
@@ -315,7 +331,7 @@ def unplaced(
     columns = frozenset(_plan_columns(plan))
     blocking, harmless = _superlatives(r, plan, used), []
     for word in left:
-        if placed_by_plan(word, plan, r):
+        if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:
             continue
         index = r.tokens.index(word) if word in r.tokens else -1
         ask = _Ask(r, plan, index, word, columns, frozenset(used))

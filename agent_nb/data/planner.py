@@ -33,9 +33,7 @@ from .table import Column, Table
 from .words import (
     AGG_WORDS,
     CORR,
-    HIGH,
     HOW_MANY,
-    LOW,
     MISSING,
     MODE,
     singular,
@@ -141,9 +139,9 @@ class _Planner:
             return "sum"
         # a superlative asks for an extreme, also where it names the measure ("the
         # heaviest body mass", "the warmest day"): HIGH and LOW are the direction words
-        if cues & (HIGH | {"record"}):
+        if cues & (self.r.up | {"record"}):
             return "max"
-        if cues & LOW:
+        if cues & self.r.down:
             return "min"
         return None
 

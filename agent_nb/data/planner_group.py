@@ -43,7 +43,9 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
         asked = asked or (by and 0.5)
         asked = asked or (
             heads
-            and re.search(rf"\b({'|'.join(sorted(HIGH | LOW))})\s+({heads})\b", r.text)
+            and re.search(
+                rf"\b({'|'.join(sorted(HIGH | LOW | r.up | r.down))})\s+({heads})\b", r.text
+            )
             and 0.5
         )  # "the busiest year"
         asked = asked or (  # "the ID of the store with the most transactions"

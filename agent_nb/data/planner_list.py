@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from .lexicon import time_column
 from .query import Plan
-from .words import AGG_WORDS, HIGH, LOW, MODE, singular, stem
+from .words import AGG_WORDS, MODE, singular, stem
 
 __all__ = ["list_plans", "values_of"]
 
@@ -171,7 +171,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
             )
         )
     ranked = _RANKED.search(r.text) or (
-        (r.high or r.low) and re.search("|".join(sorted(r.cues & (HIGH | LOW))), r.text)
+        (r.high or r.low) and re.search("|".join(sorted(r.cues & (r.up | r.down))), r.text)
     )
     ranked_by = [c for c in free if entity is not None and c.name != entity.name and c.role != "id"]
     measure = next(

@@ -20,6 +20,7 @@ from .query import Derived, Filter
 from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
 from .table import Column, Table
+from .wordnet import pole
 from .words import (
     AGG_WORDS,
     ASK_BOOL,
@@ -76,12 +77,22 @@ class Reading:
     derived: tuple[Derived, ...] = ()  # columns the words compute (`reading_derived`)
 
     @property
+    def up(self) -> frozenset[str]:
+        """The question's words for the high end: the operations' own (``HIGH``) and any
+        superlative WordNet places at its attribute's high end ("broadest")."""
+        return frozenset(w for w in self.tokens if w in HIGH or pole(w) > 0)
+
+    @property
+    def down(self) -> frozenset[str]:
+        return frozenset(w for w in self.tokens if w in LOW or pole(w) < 0)
+
+    @property
     def high(self) -> bool:
-        return bool(self.cues & HIGH)
+        return bool(self.cues & self.up)
 
     @property
     def low(self) -> bool:
-        return bool(self.cues & LOW)
+        return bool(self.cues & self.down)
 
     @property
     def cues(self) -> set[str]:
@@ -90,8 +101,8 @@ class Reading:
             w
             for n, (_, ws) in self.named.items()
             for w in ws
-            if w not in cols[n].words or w in cols[n].parts
-        }
+            if w in cols[n].parts or (w not in cols[n].words and w not in self.up | self.down)
+        }  # "the broadest petals": broadest names petal width and asks for its maximum
         return set(self.words) - used
 
     def near(

@@ -31,6 +31,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from .wordnet import names_for
 from .words import NAME_STOP, singular, synonyms_of
 
 __all__ = [
@@ -219,7 +220,7 @@ def _words_of(name: str, described: str = "") -> tuple[tuple[str, ...], frozense
     parts = tuple(singular(w) for w in name_words(name) if w not in NAME_STOP)
     words: set[str] = set(parts)
     for p in parts:
-        words |= synonyms_of(p)
+        words |= synonyms_of(p) | names_for(p)
     words |= {singular(w) for w in name_words(described) if w not in NAME_STOP}
     return parts, frozenset(words)
 

@@ -38,7 +38,7 @@ CLOSED = cues(
     "another other others them they he she his her him its itself ourselves themselves "
     "here"
 )
-DETERMINERS = cues("a an any each every all the one no some which what")
+DETERMINERS = cues("a an any each every all the one no some")
 #: Words between a determiner and its noun that do not qualify it ("a single given season").
 NEUTRAL = cues("single given individual particular specific same")
 LINKS = cues(

@@ -29,7 +29,10 @@ __all__ = [
     "bases",
     "hypernyms",
     "lemmas",
+    "measured_by",
+    "names_for",
     "parts_of_speech",
+    "pole",
     "synonyms",
 ]
 
@@ -120,8 +123,46 @@ def attributes(word: str) -> tuple[tuple[str, int], ...]:
     return tuple((noun, int(sign)) for noun, sign in _lookup("attr", word, "a"))
 
 
+def pole(word: str) -> int:
+    """+1 for a comparative or superlative at the high end of its attribute ("broadest",
+    "taller"), -1 at the low end ("youngest", "cheaper"), 0 for any other word."""
+    w = word.lower()
+    if not w.endswith(("est", "er")):
+        return 0
+    for lemma, pos in lemmas(w):
+        if pos == "a" and lemma != w:
+            signs = {int(sign) for _, sign in _lexicon()["attr"].get(lemma, ())}
+            if len(signs) == 1:
+                return signs.pop()
+    return 0
+
+
 def synonyms(word: str) -> tuple[str, ...]:
     return tuple(_lookup("syn", word))
+
+
+@functools.lru_cache(maxsize=1)
+def _measured_by() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for adjective, nouns in _lexicon()["attr"].items():
+        for noun, _ in nouns:
+            out.setdefault(noun, []).append(adjective)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def measured_by(noun: str) -> tuple[str, ...]:
+    """The adjectives that measure ``noun`` as an attribute: weight -> heavy, light;
+    price -> expensive, cheap (`attributes` the other way round)."""
+    found = [
+        adj for lemma, pos in lemmas(noun) if pos == "n" for adj in _measured_by().get(lemma, ())
+    ]
+    return tuple(dict.fromkeys(found))
+
+
+def names_for(noun: str) -> frozenset[str]:
+    """The words WordNet adds to name a column called ``noun``: the adjectives that
+    measure it ("weight": heavy, light; "height": tall, short; "price": expensive)."""
+    return frozenset(measured_by(noun))
 
 
 def hypernyms(word: str) -> tuple[str, ...]:
