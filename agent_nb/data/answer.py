@@ -55,6 +55,7 @@ class Answer:
     not_applied: str = ""  # the question's words that would change the answer, unused
     open: bool = False  # the words left a choice open (the model may fill the plan)
     unplaced: tuple[Unplaced, ...] = ()  # left-out words that would change the answer
+    foreign: tuple[str, ...] = ()  # words that name the table's other columns, not the plan's
 
     @property
     def understood(self) -> bool:
@@ -155,6 +156,7 @@ class Answer:
         ref = reference(self.plan, self.result, bare)
         ref["sentence"] = self.sentence
         ref["note"] = f"*({self.note})*" if self.note else ""
+        ref["foreign"] = list(self.foreign)
         if not self.understood:  # nothing but the template says what was not placed
             ref.update(numbers=[], names=[], items=[], yes=None, allowed=[], must="not applied")
         return ref
@@ -302,7 +304,23 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
         not_applied,
         cand.open,
         blocking,
+        _foreign(table, cand.plan),
     )
+
+
+def _foreign(table: Table, plan: Plan) -> tuple[str, ...]:
+    """The words that name only columns the plan does not read ("weigh" of body_mass_g
+    beside a bill length): a model's sentence that uses one speaks of another quantity."""
+    from .words import STOPWORDS
+
+    if plan.op in ("columns", "shape") or (plan.op == "missing" and plan.measure is None):
+        return ()  # the answer speaks of every column
+    mine = _columns_of(plan)
+    own = {w for c in table.columns.values() if c.name in mine for w in c.words}
+    said = {w for f in (*plan.filters, *plan.condition) for w in phrase(str(f.value)).split()}
+    other = {w for c in table.columns.values() if c.name not in mine for w in c.words}
+    named = set(phrase(table.name).split())
+    return tuple(sorted(w for w in other - own - said - named - STOPWORDS if len(w) > 2))
 
 
 def ask(

@@ -33,6 +33,7 @@ from typing import Any
 from .describe import answer_text
 from .execute import Result
 from .query import Plan
+from .wordnet import lemmas
 from .words import phrase
 
 __all__ = ["REPLACED", "check_sentence", "checked_reply", "reference", "stated_list"]
@@ -196,6 +197,10 @@ def check_sentence(text: str, ref: Mapping[str, Any]) -> str | None:
         if _named(other, text) and not any(_named(other, n) for n in ref["names"]):
             return f"it named {other}, which is not the answer"
     said = phrase(text)
+    spoken = {lemma for w in said.split() for lemma in (w, *(x for x, _ in lemmas(w)))}
+    for word in ref.get("foreign", []):
+        if word in spoken:
+            return f"it spoke of {word!r}, which the answer does not measure"
     for options in ref.get("filters", []):
         if not any(o and f" {o} " in f" {said} " for o in options):
             return f"it did not name the filter {options[0]!r}"

@@ -99,15 +99,49 @@ def test_a_grouping_the_plan_does_not_apply_blocks_the_value(cars: pd.DataFrame)
     assert answer.value is None or isinstance(answer.value, dict)
 
 
-def test_a_demonym_the_reading_cannot_place_gets_no_number(cars: pd.DataFrame) -> None:
-    """Fault 9: "European cars" is never the mean weight of every car with a note."""
+@pytest.mark.parametrize(
+    ("question", "origin", "extra"),
+    [
+        ("How many Japanese cars get more than 30 miles per gallon?", "Japan", 30),
+        ("How many European cars are there?", "Europe", None),
+    ],
+)
+def test_a_demonym_names_its_country(
+    cars: pd.DataFrame, question: str, origin: str, extra: float | None
+) -> None:
+    """Fault 1: "Japanese" is Japan (WordNet's pertainym), never dropped."""
+    answer = ask({"cars": cars}, question)
+    rows = cars[cars.Origin == origin]
+    if extra is not None:
+        rows = rows[rows.Miles_per_Gallon > extra]
+    assert answer.value == len(rows)
+    assert f"Origin {origin}" in answer.sentence
+
+
+def test_a_word_the_table_cannot_place_gets_no_number(
+    cars: pd.DataFrame, penguins: pd.DataFrame
+) -> None:
+    """Fault 9: "European cars" is the mean weight of the European cars, never of every
+    car with a note; on a table with no origin, no number at all."""
     answer = ask({"cars": cars}, "What is the average weight of European cars?")
-    everyone = cars.Weight_in_lbs.mean()
-    assert answer.value != pytest.approx(everyone)
     europe = cars[cars.Origin == "Europe"].Weight_in_lbs.mean()
-    assert answer.value is None or answer.value == pytest.approx(europe)
-    if answer.value is None:
-        assert f"{everyone:,.2f}" not in answer.sentence
+    assert answer.value == pytest.approx(europe)
+    answer = ask({"penguins": penguins}, "What is the average weight of European penguins?")
+    assert answer.value is None and answer.could_not_place == ("european",)
+    assert f"{penguins.body_mass_g.mean():,.2f}" not in answer.sentence
+    assert answer.sentence.startswith("No answer: I read the mean body_mass_g in penguins")
+
+
+def test_a_model_sentence_about_another_quantity_is_replaced(penguins: pd.DataFrame) -> None:
+    """Fault 3: "The penguins weigh 59.6 kg at most" for the longest bill states the
+    right number about the wrong quantity: the check holds the quantity too."""
+    from agent_nb.data.evidence import check_sentence
+
+    answer = ask({"penguins": penguins}, "What's the longest bill?")
+    assert answer.value == penguins.bill_length_mm.max()
+    why = check_sentence("The penguins weigh 59.6 kg at most.", answer.reference)
+    assert why is not None and "weigh" in why
+    assert check_sentence("The longest bill is 59.6 mm.", answer.reference) is None
 
 
 def test_a_series_gets_a_plan_and_other_objects_say_nothing_was_computed(
