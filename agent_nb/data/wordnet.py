@@ -241,12 +241,14 @@ def _key(word: str) -> str:
     return " ".join(word.strip().lower().replace("_", " ").split())
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def lemmas(word: str) -> tuple[str, ...]:
     """The word's dictionary forms in any part of speech: "women" -> ("woman",)."""
     wn, w = _wordnet(), _key(word)
     return tuple(_unique(f for pos in (_NOUN, _VERB, _ADJ, _ADV) for f in wn.morphy(w, pos)))
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def bases(word: str) -> tuple[Base, ...]:
     """The words ``word`` is built on; see the module docstring for the relations used."""
     wn, w = _wordnet(), _key(word)
@@ -274,6 +276,7 @@ def bases(word: str) -> tuple[Base, ...]:
     return tuple(seen.values())
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def synonyms(word: str) -> tuple[str, ...]:
     """The other words of the word's synsets (of its lemmas when it is inflected)."""
     wn, w = _wordnet(), _key(word)
@@ -282,15 +285,19 @@ def synonyms(word: str) -> tuple[str, ...]:
     return tuple(x for x in _unique(out) if x not in forms)
 
 
-def hypernyms(word: str, depth: int = 2) -> tuple[str, ...]:
-    """The words of the more general synsets above the word's, up to ``depth`` steps."""
+@functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
+def hypernyms(word: str, depth: int = 2, *, senses: int | None = None) -> tuple[str, ...]:
+    """The words of the more general synsets above the word's, up to ``depth`` steps;
+    ``senses`` keeps only the word's most frequent senses (1: "point" is no unit)."""
     if not isinstance(depth, int) or depth < 1:
         raise ValueError(f"depth must be a positive int, not {depth!r}")
+    if senses is not None and (not isinstance(senses, int) or senses < 1):
+        raise ValueError(f"senses must be None or a positive int, not {senses!r}")
     wn, w = _wordnet(), _key(word)
     forms = [w] if wn.synsets(w) else list(lemmas(w))
     out: list[str] = []
     for f in forms:
-        for s in wn.synsets(f):
+        for s in wn.synsets(f)[:senses]:
             level = [s]
             for _ in range(depth):
                 level = [h for x in level for h in wn.linked(x, _HYPERNYM)]
@@ -298,6 +305,7 @@ def hypernyms(word: str, depth: int = 2) -> tuple[str, ...]:
     return tuple(x for x in _unique(out) if x not in forms)
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def antonyms(word: str) -> tuple[str, ...]:
     """Direct antonyms first (tall -> short), then those of a satellite's head (huge -> small)."""
     wn, w = _wordnet(), _key(word)
@@ -410,6 +418,7 @@ def _unique_ints(items: Iterable[int]) -> list[int]:
     return list(dict.fromkeys(items))
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def attributes(adjective: str) -> tuple[Attribute, ...]:
     """The nouns an adjective measures, with its pole on each: tall -> height +1."""
     wn, w = _wordnet(), _key(adjective)
