@@ -53,7 +53,9 @@ __all__ = ["Quantity", "Unit", "column_unit", "context_units", "convert", "quant
 
 # the aggregate operations' own short names, which end column names ("temp_min")
 _OPERATIONS = frozenset(("min", "max", "avg", "mean", "sum", "std", "median", "count", "total"))
-_TOKEN = re.compile(r"[A-Za-z°µ%][A-Za-z°µ%0-9]*")
+_TOKEN = re.compile(r"[A-Za-z°µ%][A-Za-z°µ%0-9²³]*")
+# a column name's parts: words, and numbers as their own parts ("3rd" is no rod)
+_PART = re.compile(r"\d[\d.,]*[A-Za-z]*|[A-Za-z°µ%][A-Za-z°µ%0-9²³]*")
 _BRACKETED = re.compile(r"[(\[]\s*([^()\[\]]+?)\s*[)\]]")
 
 
@@ -104,7 +106,7 @@ def _written_whole(reg: Any, token: str, prefix: str, name: str) -> bool:
 def _parse(text: str) -> Unit | None:
     """One pint unit written out whole, with a dimension; None for anything else."""
     reg = _registry()
-    words = text.split()
+    words = text.replace("/", " per ").split()
     if len(words) == 3 and words[1].lower() == "per":
         top, bottom = _parse(words[0]), _parse(words[2])
         if top is None or bottom is None:
@@ -147,8 +149,11 @@ def _quantity_words(unit: Unit, token: str = "") -> set[str]:
     if re.fullmatch(r"\[\w+\]", unit.dimension):
         out.add(unit.dimension.strip("[]"))
     name = unit.name.replace("_", " ")
+    # the kind the unit is, when English's first sense of it is a measure at all
+    # ("league" is first a sports association: that kind says nothing of length)
     for written in {name, token.lower()} - {""}:
-        out |= set(wordnet.hypernyms(written, depth=1, senses=1))
+        if _measure(written):
+            out |= set(wordnet.hypernyms(written, depth=1, senses=1))
     for h in wordnet.hypernyms(name, depth=3, senses=1):
         if h.endswith(" unit"):
             out.add(h.split()[-2])
@@ -157,17 +162,27 @@ def _quantity_words(unit: Unit, token: str = "") -> set[str]:
     return out
 
 
+def _pint_dimension(word: str, unit: Unit) -> bool:
+    """Whether pint names a dimension ``word`` that is the unit's ("speed": [length]/[time])."""
+    reg = _registry()
+    try:
+        return str(reg.get_dimensionality(f"[{word}]")) == unit.dimension
+    except (ValueError, KeyError):  # pint names no such dimension
+        return False
+
+
 def _names_dimension(rest: list[str], unit: Unit, token: str = "") -> bool:
     """Whether some word of the rest of a column's name names what the unit measures:
-    it is one of `_quantity_words`, or has one among its hypernyms (age: time period), or
-    shares a hypernym with the dimension (height and length: both dimensions)."""
+    pint's dimension of that name ("speed" for mph, "mass" for g), one of
+    `_quantity_words`, a word with one among its hypernyms (age: time period), or a
+    sibling of one (height and length: both dimensions)."""
     wanted = _quantity_words(unit, token)
-    if not wanted:
-        return False
     siblings = {h for q in wanted for h in wordnet.hypernyms(q, depth=1, senses=1)}
     for word in (w.lower() for w in rest):
-        if word in STOPWORDS:
+        if word in STOPWORDS or len(word) < 2 or not word.isalpha():  # "U.S.", "500"
             continue
+        if any(_pint_dimension(w, unit) for w in {word, *wordnet.lemmas(word)}):
+            return True
         near = {word, *wordnet.lemmas(word), *wordnet.hypernyms(word, depth=2, senses=2)}
         if near & wanted or siblings & set(wordnet.hypernyms(word, depth=1, senses=1)):
             return True
@@ -185,20 +200,25 @@ def _plain(token: str) -> bool:
     return any(not prefix and token in (name, reg.get_symbol(name)) for prefix, name, _ in options)
 
 
-def _suffix_unit(token: str, rest: list[str]) -> Unit | None:
-    if token.lower() in _OPERATIONS:
+def _stated(token: str, rest: list[str], *, bracketed: bool = False) -> Unit | None:
+    """The unit ``token`` states in a column's name whose other words are ``rest``."""
+    if len(token.replace("/", " per ").split()) > 1:
+        return _parse(token)  # "miles per gallon", "km/h": a rate is a unit by its form
+    low = token.lower()
+    if low in _OPERATIONS or (low in STOPWORDS and not bracketed):  # "(in)" is inches
         return None
     candidates = [token] if len(token) > 1 else [token, "deg" + token.upper()]
     for candidate in candidates:
         unit = _parse(candidate)
         if unit is None:
             continue
-        if len(token) > 1:
+        acronym = len(token) > 1 and token.isupper() and token.isalpha()  # HR, GS, NPC
+        if len(token) > 1 and not acronym:
             if wordnet.lemmas(token):
-                if _measure(token.lower()) == "unit":
+                if _measure(low) == "unit":
                     return unit  # km, kg, lbs, days: a unit to WordNet too
-            elif _plain(token):
-                return unit  # kph, degC: a symbol English has no word for
+            elif _plain(token) and (rest or bracketed):
+                return unit  # degC: a symbol English has no word for ("Rd" alone is a road)
         if _names_dimension(rest, unit, token):
             return unit
     return None
@@ -208,24 +228,33 @@ def column_unit(name: str) -> Unit | None:
     """The unit a column's name states ("body_mass_g": gram), or None; see the module doc."""
     if not isinstance(name, str):
         raise TypeError(f"a column name must be a str here, not {type(name).__name__}")
-    for inside in reversed(_BRACKETED.findall(name)):
-        unit = _parse(inside.strip()) or _parse(inside.strip().replace(" ", ""))
+    # "(s)" right after a word is a plural ("Winner(s)"), not seconds
+    brackets = [m for m in _BRACKETED.finditer(name) if not name[: m.start()][-1:].isalnum()]
+    parts = _PART.findall(_BRACKETED.sub(" ", name))  # words and numbers, in order
+    tokens = [p for p in parts if not p[0].isdigit()]
+    for match in reversed(brackets):
+        unit = _stated(match.group(1).strip(), tokens, bracketed=True)
         if unit is not None:
             return unit
-    tokens = _TOKEN.findall(_BRACKETED.sub(" ", name))
-    lower = [t.lower() for t in tokens]
+    lower = [p.lower() for p in parts]
     if "in" in lower[:-1]:
-        after = tokens[lower.index("in") + 1 :]
-        unit = _parse(" ".join(after))
+        at = lower.index("in")
+        unit = _stated(" ".join(parts[at + 1 :]), parts[:at])
         if unit is not None:
             return unit
-    if len(tokens) >= 3 and lower[-2] == "per":
-        unit = _parse(" ".join(tokens[-3:]))
-        if unit is not None:
-            return unit
-    if not tokens:
+    if len(parts) >= 3 and lower[-2] == "per":
+        # "miles per gallon" is a unit; "threads per inch" counts threads, in no unit
+        return _parse(" ".join(parts[-3:]))
+    if not parts or parts[-1][0].isdigit():  # "Election Day 2000": a date, not days
         return None
-    return _suffix_unit(tokens[-1], tokens[:-1])
+    if len(parts) >= 2 and parts[-2][0].isdigit():
+        return None  # "index at 589.3 nm", "reached 500 HR": a stated condition, not the unit
+    only = _parse(parts[0].lower()) if len(parts) == 1 else None
+    if only is not None and only.name == parts[0].lower():
+        # a name that is one unit's name, singular ("Day", "Hour", "Second"), is more
+        # often a position or a time of day than an amount; plurals and symbols stay
+        return None
+    return _stated(parts[-1], parts[:-1])
 
 
 def quantities(question: str) -> list[Quantity]:

@@ -33,6 +33,11 @@ def _name(column: str) -> str | None:
         ("duration_h", "hour"),
         ("age_years", "year"),  # a year is a measure; age is a time period
         ("speed_kph", "kilometer_per_hour"),
+        ("Speed (mph)", "mile_per_hour"),  # pint names [speed] = [length] / [time]
+        ("Top speed (km/h)", "kilometer / hour"),
+        ("Power (kW)", "kilowatt"),
+        ("Core diameter (in)", "inch"),  # in brackets "in" is inches
+        ("Yards", "yard"),
         ("temperature_c", "degree_Celsius"),  # pint's degC, as the name is a temperature
     ],
 )
@@ -55,6 +60,18 @@ def test_a_column_name_states_its_unit(column: str, unit: str) -> None:
         "cost_usd",  # pint has no currencies
         "island",
         "sex",
+        # from WikiTableQuestions' headers, which nobody tuned for
+        "Winner(s)",  # a plural, not seconds
+        "College/Junior/Club Team (League)",  # a sports league, not three miles
+        "Viewers (m)",  # millions
+        "Rank in\n2011",  # not inches
+        "Notable as",  # not attoseconds
+        "3rd",  # not a rod
+        "Rd",  # a road, not rutherfords
+        "Hour",  # a time of day more often than an amount
+        "Senate Members\nOn Election\nDay 2000",
+        "Threads per inch",  # a count per inch, not inches
+        "Refractive\nindex(es)\n589.3 nm",  # measured at a wavelength, not in nanometres
     ],
 )
 def test_a_name_that_does_not_state_a_unit_has_none(column: str) -> None:
