@@ -54,6 +54,8 @@ __all__ = ["Quantity", "Unit", "column_unit", "context_units", "convert", "quant
 # the aggregate operations' own short names, which end column names ("temp_min")
 _OPERATIONS = frozenset(("min", "max", "avg", "mean", "sum", "std", "median", "count", "total"))
 _TOKEN = re.compile(r"[A-Za-z°µ%][A-Za-z°µ%0-9²³]*")
+# a question's word after a number may be a rate ("km/h") or a power ("cm^3")
+_QTOKEN = re.compile(r"[A-Za-z°µ%][A-Za-z°µ%0-9²³]*(?:\^\d)?(?:/[A-Za-z]+(?:\^\d)?)?")
 # a column name's parts: words, and numbers as their own parts ("3rd" is no rod)
 _PART = re.compile(r"\d[\d.,]*[A-Za-z]*|[A-Za-z°µ%][A-Za-z°µ%0-9²³]*")
 _BRACKETED = re.compile(r"[(\[]\s*([^()\[\]]+?)\s*[)\]]")
@@ -128,16 +130,18 @@ def _parse(text: str) -> Unit | None:
 
 
 def _measure(word: str) -> str | None:
-    """ "unit" when WordNet's first sense of the word is a unit of measurement, "measure"
-    when it is another measure (a period: year, week), None otherwise; the lexicon's words
-    "unit" and "measure" are this module's own."""
+    """ "unit" when WordNet's first sense of the word is a unit of measurement (km, day),
+    "measure" when it is another measure (a period: year, week), None otherwise (a
+    "military unit" is no measure). The words "unit" and "measure" are this module's own:
+    WordNet's "unit of measurement" and "measure, quantity, amount" head what it measures."""
     found = None
     for lemma in wordnet.lemmas(word) or (word,):
-        above = wordnet.hypernyms(lemma, depth=3, senses=1)
+        above = wordnet.hypernyms(lemma, depth=5, senses=1)
+        if not {"unit of measurement", "measure"} & set(above) or "number" in above:
+            continue  # "thou" is first a thousand: a number is no unit
         if any(h.endswith(" unit") or h.startswith("unit of") for h in above):
             return "unit"
-        if any(h.split()[-1] == "measure" for h in above):
-            found = "measure"
+        found = "measure"
     return found
 
 
@@ -189,7 +193,7 @@ def _names_dimension(rest: list[str], unit: Unit, token: str = "") -> bool:
     return False
 
 
-def _plain(token: str) -> bool:
+def _plain(token: str, *, symbol: bool = False) -> bool:
     """Whether pint knows ``token`` itself as a unit's name, alias or symbol (kph, degC),
     not as a prefix and a plural around one ("pts": pints)."""
     reg = _registry()
@@ -197,6 +201,10 @@ def _plain(token: str) -> bool:
         options = list(reg.parse_unit_name(token))
     except Exception:  # pint's parser raises several kinds on odd text
         return False
+    if symbol:  # only a symbol that is not also the unit's name ("mph", not "league")
+        return any(
+            not prefix and token == reg.get_symbol(name) != name for prefix, name, _ in options
+        )
     return any(not prefix and token in (name, reg.get_symbol(name)) for prefix, name, _ in options)
 
 
@@ -257,6 +265,30 @@ def column_unit(name: str) -> Unit | None:
     return _stated(parts[-1], parts[:-1])
 
 
+def _after_number(question: str, number: re.Match[str], words: list[re.Match[str]]) -> bool:
+    """Whether the words right after a number can be its unit (see the module doc)."""
+    first = words[0].group()
+    if first.lower() in STOPWORDS:
+        return False  # "5 in the table"
+    if len(first) == 1 and words[0].start() == number.end():
+        return False  # "the 1990s": a decade, not seconds
+    if len(words) > 1 or "/" in first:
+        return True  # "A per B", "km/h": a rate, checked by the parse
+    known = wordnet.lemmas(first)
+    if _plain(first, symbol=True) and (
+        # "mph", "rpm": pint's symbol, a rate to WordNet too; "cd" is first cadmium
+        {"rate", "measure", "unit of measurement"}
+        & set(wordnet.hypernyms(first, depth=5, senses=1))
+        if known
+        else len(first) >= 3 or not first.isalpha()  # "°C" is no word of anything
+    ):
+        return True
+    if known:
+        return _measure(first.lower()) is not None  # "20 points" is no typographic length
+    # a short symbol English does not know ("pp") is too often something else
+    return len(first) >= 3 and _plain(first)  # never prefix + plural ("26 apps": atto-points)
+
+
 def quantities(question: str) -> list[Quantity]:
     """The quantities a question states: "heavier than 5 kg" -> 5 kilogram."""
     if not isinstance(question, str):
@@ -266,22 +298,23 @@ def quantities(question: str) -> list[Quantity]:
         value = number_value(match)
         if value is None or match.group(2):  # "5m" is five million, not five metres
             continue
+        before = question[max(0, match.start() - 2) : match.start()]
+        if before[-1:] == ":" or re.fullmatch(r"\d[-–/]", before):
+            continue  # "1:53 mins", "1973-74 year": part of a time or a range
         after: list[re.Match[str]] = []
         at = match.end()
-        for token in _TOKEN.finditer(question, at):
+        for token in _QTOKEN.finditer(question, at):
             if question[at : token.start()].strip() or len(after) == 3:
                 break  # only words right after the number, nothing between
             after.append(token)
             at = token.end()
         for size in (3, 1):
             words = after[:size]
-            if len(words) < size or words[0].group().lower() in STOPWORDS:
+            if len(words) < size or not _after_number(question, match, words):
                 continue
             text = " ".join(w.group() for w in words)
             unit = _parse(text)
-            if unit is None or (
-                size == 1 and _measure(text.lower()) is None and wordnet.lemmas(text)
-            ):
+            if unit is None:
                 continue
             found.append(
                 Quantity(

@@ -122,6 +122,11 @@ def test_a_question_states_quantities_with_their_span(
         "What happened in 2008?",
         "Which film made 5m dollars?",  # 5m is five million (words.NUMBER)
         "the price of the 3 largest houses",
+        "Who swam it in 1:53 mins?",  # a time, read elsewhere
+        "attendance in the 1973-74 year",
+        "How many games in the 1990s?",  # a decade, not seconds
+        "Which team won the 1985 acc tournament?",  # no atto-cubic-centimetres
+        "Who has one cd out?",  # a compact disc (or cadmium) before a candela
     ],
 )
 def test_a_number_without_a_unit_states_no_quantity(question: str) -> None:
