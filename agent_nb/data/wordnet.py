@@ -7,9 +7,9 @@ relations, compiled by `agent_nb.data.lexicon_build` (which alone needs NLTK).
 
 Decisions:
 
-* **Loaded once, lazily.** The first call reads and decompresses the file
-  (about 40 ms) and caches it for the process; ``import agent_nb`` never
-  touches it.
+* **Loaded once, lazily** (`wordnet_graph`): the first call reads and
+  decompresses the file (about 50 ms of CPU) and keeps it for the process;
+  ``import agent_nb`` never touches it.
 * **Words in, words out.** Arguments are matched in lower case, with ``_`` as a
   space; answers are WordNet lemmas in lower case with spaces ("gross domestic
   product"), ordered by WordNet's sense order (most frequent sense first), with
@@ -36,16 +36,26 @@ Decisions:
 
 from __future__ import annotations
 
-import array
-import bisect
 import dataclasses
 import functools
-import json
-import sys
-import zlib
-from collections.abc import Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Literal
+
+from .wordnet_graph import (
+    ADJ,
+    ADV,
+    ANTONYM,
+    ATTRIBUTE,
+    DERIVATION,
+    HYPERNYM,
+    NOUN,
+    PERTAINYM,
+    SAT,
+    SIMILAR,
+    VERB,
+    Graph,
+    graph,
+)
 
 __all__ = [
     "Attribute",
@@ -58,39 +68,6 @@ __all__ = [
     "synonyms",
 ]
 
-_FILE = Path(__file__).with_name("lexicon") / "wordnet.bin"
-_POS = "nvasr"  # the codes of the file: noun, verb, adjective, satellite adjective, adverb
-_NOUN, _VERB, _ADJ, _SAT, _ADV = range(5)
-# relation kinds, as `lexicon_build` packs them
-_ANTONYM, _DERIVATION, _PERTAINYM = range(3)
-_HYPERNYM, _ATTRIBUTE, _SIMILAR, _ALSO = range(4)
-
-# WordNet's detachment rules (morphy(7WN)): the regular inflectional suffixes
-_DETACH: dict[int, tuple[tuple[str, str], ...]] = {
-    _NOUN: (
-        ("s", ""),
-        ("ses", "s"),
-        ("ves", "f"),
-        ("xes", "x"),
-        ("zes", "z"),
-        ("ches", "ch"),
-        ("shes", "sh"),
-        ("men", "man"),
-        ("ies", "y"),
-    ),
-    _VERB: (
-        ("s", ""),
-        ("ies", "y"),
-        ("es", "e"),
-        ("es", ""),
-        ("ed", "e"),
-        ("ed", ""),
-        ("ing", "e"),
-        ("ing", ""),
-    ),
-    _ADJ: (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
-    _ADV: (),
-}
 # the suffixes of a compound that means "none of": sugar-free, sugarless
 _WITHOUT = ("-free", "free", "-less", "less")
 
@@ -111,126 +88,6 @@ class Attribute:
     direction: Literal[-1, 0, 1]
 
 
-class _Csr:
-    """Rows of integers stored flat: row ``i`` is ``items[offsets[i]:offsets[i + 1]]``."""
-
-    __slots__ = ("items", "offsets")
-
-    def __init__(self, offsets: bytes, items: bytes) -> None:
-        self.offsets = _uint32(offsets)
-        self.items = _uint32(items)
-
-    def row(self, i: int) -> array.array[int]:
-        return self.items[self.offsets[i] : self.offsets[i + 1]]
-
-
-def _uint32(data: bytes) -> array.array[int]:
-    out = array.array("I")
-    out.frombytes(data)
-    if sys.byteorder != "little":  # pragma: no cover - the file is little-endian
-        out.byteswap()
-    return out
-
-
-class _WordNet:
-    """The compiled graph: synsets, their lemmas (senses) and the relations between them."""
-
-    def __init__(self, raw: bytes) -> None:
-        head, _, body = raw.partition(b"\n")
-        sections: dict[str, bytes] = {}
-        at = 0
-        for name, size in json.loads(head)["sections"]:
-            sections[name] = body[at : at + size]
-            at += size
-        # words stay one bytes blob, sorted: bisection finds a word, no dict of 150,000 is built
-        self.blob = sections["words"]
-        self.starts = _uint32(sections["words.offsets"])
-        self.pos = sections["pos"]
-        self.lemmas = _Csr(sections["lemmas.offsets"], sections["lemmas.items"])
-        self.lemma_rel = _Csr(sections["lemma_rel.offsets"], sections["lemma_rel.items"])
-        self.synset_rel = _Csr(sections["synset_rel.offsets"], sections["synset_rel.items"])
-        self.index = _Csr(sections["index.offsets"], sections["index.items"])
-        self.exceptions: dict[tuple[int, int], list[int]] = {}
-        triples = _uint32(sections["exceptions"])
-        for k in range(0, len(triples), 3):
-            pos = _ADJ if triples[k] == _SAT else triples[k]
-            self.exceptions.setdefault((pos, triples[k + 1]), []).append(triples[k + 2])
-
-    def word(self, i: int) -> str:
-        return self.blob[self.starts[i] : self.starts[i + 1]].decode()
-
-    def find(self, word: str) -> int | None:
-        """The word's id, by bisection over the sorted blob."""
-        key, starts, blob = word.encode(), self.starts, self.blob
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if blob[starts[mid] : starts[mid + 1]] < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < len(starts) - 1 and blob[starts[lo] : starts[lo + 1]] == key:
-            return lo
-        return None
-
-    def owner(self, sense: int) -> int:
-        """The synset a sense belongs to."""
-        return bisect.bisect_right(self.lemmas.offsets, sense) - 1
-
-    def lemma(self, sense: int) -> str:
-        return self.word(self.lemmas.items[sense])
-
-    def synsets(self, word: str, pos: int | None = None) -> list[int]:
-        """The word's synsets, most frequent sense first (adjective includes satellites)."""
-        i = self.find(word)
-        if i is None:
-            return []
-        rows = self.index.row(i)
-        if pos is None:
-            return list(rows)
-        want = {_ADJ, _SAT} if pos == _ADJ else {pos}
-        return [s for s in rows if self.pos[s] in want]
-
-    def senses(self, word: str, pos: int | None = None) -> Iterator[int]:
-        """The word's senses (a lemma in one synset), most frequent first."""
-        i = self.find(word)
-        for s in self.synsets(word, pos):
-            row = self.lemmas.offsets
-            for k in range(row[s], row[s + 1]):
-                if self.lemmas.items[k] == i:
-                    yield k
-
-    def words_of(self, synset: int) -> list[str]:
-        return [self.word(w) for w in self.lemmas.row(synset)]
-
-    def related(self, sense: int, kind: int) -> list[int]:
-        return [code >> 3 for code in self.lemma_rel.row(sense) if code & 7 == kind]
-
-    def linked(self, synset: int, kind: int) -> list[int]:
-        return [code >> 3 for code in self.synset_rel.row(synset) if code & 7 == kind]
-
-    def morphy(self, word: str, pos: int) -> list[str]:
-        """WordNet's lemmas of ``word`` as ``pos`` (itself first when it is one)."""
-        found = [word] if self.synsets(word, pos) else []
-        i = self.find(word)
-        known = self.exceptions.get((pos, i)) if i is not None else None
-        forms = [self.word(b) for b in known] if known else None
-        if forms is None:
-            forms = [word[: -len(old)] + new for old, new in _DETACH[pos] if word.endswith(old)]
-        found += [f for f in forms if f and self.synsets(f, pos)]
-        return _unique(found)
-
-
-@functools.cache
-def _wordnet() -> _WordNet:
-    if not _FILE.is_file():  # pragma: no cover - a broken install
-        raise FileNotFoundError(
-            f"{_FILE} is missing: reinstall agent_nb, or rebuild it with "
-            "python -m agent_nb.data.lexicon_build (see its docstring)"
-        )
-    return _WordNet(zlib.decompress(_FILE.read_bytes()))
-
-
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
@@ -244,20 +101,20 @@ def _key(word: str) -> str:
 @functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def lemmas(word: str) -> tuple[str, ...]:
     """The word's dictionary forms in any part of speech: "women" -> ("woman",)."""
-    wn, w = _wordnet(), _key(word)
-    return tuple(_unique(f for pos in (_NOUN, _VERB, _ADJ, _ADV) for f in wn.morphy(w, pos)))
+    wn, w = graph(), _key(word)
+    return tuple(_unique(f for pos in (NOUN, VERB, ADJ, ADV) for f in wn.morphy(w, pos)))
 
 
 @functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def bases(word: str) -> tuple[Base, ...]:
     """The words ``word`` is built on; see the module docstring for the relations used."""
-    wn, w = _wordnet(), _key(word)
+    wn, w = graph(), _key(word)
     found: list[Base] = [Base(f, "inflection") for f in lemmas(w) if f != w]
     for form in [w, *(b.word for b in found)]:
         for sense in wn.senses(form):
-            found += [Base(wn.lemma(t), "pertainym") for t in wn.related(sense, _PERTAINYM)]
+            found += [Base(wn.lemma(t), "pertainym") for t in wn.related(sense, PERTAINYM)]
         for sense in wn.senses(form):
-            found += [Base(wn.lemma(t), "derivation") for t in wn.related(sense, _DERIVATION)]
+            found += [Base(wn.lemma(t), "derivation") for t in wn.related(sense, DERIVATION)]
         for s in wn.synsets(form):
             found += [
                 Base(x, "stem")
@@ -267,7 +124,7 @@ def bases(word: str) -> tuple[Base, ...]:
     for suffix in _WITHOUT:
         rest = w[: -len(suffix)].rstrip("-")
         if w.endswith(suffix) and len(rest) >= 3:
-            found += [Base(n, "without") for n in wn.morphy(rest, _NOUN)[:1]]
+            found += [Base(n, "without") for n in wn.morphy(rest, NOUN)[:1]]
             break
     seen: dict[str, Base] = {}
     for b in found:
@@ -279,7 +136,7 @@ def bases(word: str) -> tuple[Base, ...]:
 @functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def synonyms(word: str) -> tuple[str, ...]:
     """The other words of the word's synsets (of its lemmas when it is inflected)."""
-    wn, w = _wordnet(), _key(word)
+    wn, w = graph(), _key(word)
     forms = [w] if wn.synsets(w) else list(lemmas(w))
     out = [x for f in forms for s in wn.synsets(f) for x in wn.words_of(s)]
     return tuple(x for x in _unique(out) if x not in forms)
@@ -293,14 +150,14 @@ def hypernyms(word: str, depth: int = 2, *, senses: int | None = None) -> tuple[
         raise ValueError(f"depth must be a positive int, not {depth!r}")
     if senses is not None and (not isinstance(senses, int) or senses < 1):
         raise ValueError(f"senses must be None or a positive int, not {senses!r}")
-    wn, w = _wordnet(), _key(word)
+    wn, w = graph(), _key(word)
     forms = [w] if wn.synsets(w) else list(lemmas(w))
     out: list[str] = []
     for f in forms:
         for s in wn.synsets(f)[:senses]:
             level = [s]
             for _ in range(depth):
-                level = [h for x in level for h in wn.linked(x, _HYPERNYM)]
+                level = [h for x in level for h in wn.linked(x, HYPERNYM)]
                 out += [x for h in level for x in wn.words_of(h)]
     return tuple(x for x in _unique(out) if x not in forms)
 
@@ -308,28 +165,28 @@ def hypernyms(word: str, depth: int = 2, *, senses: int | None = None) -> tuple[
 @functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def antonyms(word: str) -> tuple[str, ...]:
     """Direct antonyms first (tall -> short), then those of a satellite's head (huge -> small)."""
-    wn, w = _wordnet(), _key(word)
+    wn, w = graph(), _key(word)
     forms = [w] if wn.synsets(w) else list(lemmas(w))
     direct: list[str] = []
     indirect: list[str] = []
     for f in forms:
         for sense in wn.senses(f):
-            direct += [wn.lemma(t) for t in wn.related(sense, _ANTONYM)]
+            direct += [wn.lemma(t) for t in wn.related(sense, ANTONYM)]
             synset = wn.owner(sense)
-            if wn.pos[synset] == _SAT:
-                for head in wn.linked(synset, _SIMILAR):
+            if wn.pos[synset] == SAT:
+                for head in wn.linked(synset, SIMILAR):
                     for k in range(wn.lemmas.offsets[head], wn.lemmas.offsets[head + 1]):
-                        indirect += [wn.lemma(t) for t in wn.related(k, _ANTONYM)]
+                        indirect += [wn.lemma(t) for t in wn.related(k, ANTONYM)]
     return tuple(x for x in _unique(direct + indirect) if x not in forms)
 
 
-def _nearness(wn: _WordNet, sense: int, noun: int) -> int:
+def _nearness(wn: Graph, sense: int, noun: int) -> int:
     """How close an adjective's sense is to a noun: 3 a derivation link, 2 a derivation
     into a synset that shares one of its words (tall -> tallness ~ height), 1 a stem,
     -1 the noun with "-less" (fearless)."""
     nouns = range(wn.lemmas.offsets[noun], wn.lemmas.offsets[noun + 1])
-    derived = wn.related(sense, _DERIVATION)
-    if any(t in nouns for t in derived) or any(sense in wn.related(k, _DERIVATION) for k in nouns):
+    derived = wn.related(sense, DERIVATION)
+    if any(t in nouns for t in derived) or any(sense in wn.related(k, DERIVATION) for k in nouns):
         return 3
     words = set(wn.words_of(noun))
     if any(words & set(wn.words_of(s)) for s in {wn.owner(t) for t in derived}):
@@ -345,20 +202,20 @@ def _without(word: str, nouns: Iterable[str]) -> bool:
     return any(word == n + s for n in nouns for s in _WITHOUT)
 
 
-def _cluster(wn: _WordNet, synset: int, noun: int) -> float:
+def _cluster(wn: Graph, synset: int, noun: int) -> float:
     """What an adjective's satellites say: one tied to the noun by a derivation or a stem
     (old: aged ~ age; expensive: costly ~ cost) leans to +, one that is the noun plus
     "-less"/"-free" (weightless) leans to -."""
     words = wn.words_of(noun)
     nouns = range(wn.lemmas.offsets[noun], wn.lemmas.offsets[noun + 1])
     lean = 0.0
-    for satellite in wn.linked(synset, _SIMILAR):
+    for satellite in wn.linked(synset, SIMILAR):
         for k in range(wn.lemmas.offsets[satellite], wn.lemmas.offsets[satellite + 1]):
             x = wn.lemma(k)
             if _without(x, words):
                 return -0.5
             if any(_stem(x, n) for n in words) or any(
-                t in nouns for t in wn.related(k, _DERIVATION)
+                t in nouns for t in wn.related(k, DERIVATION)
             ):
                 lean = 0.5
     return lean
@@ -380,15 +237,15 @@ def _stem(a: str, b: str) -> bool:
     return len(short) >= 3 and long_.startswith(short)
 
 
-def _score(wn: _WordNet, synset: int, noun: int) -> float:
+def _score(wn: Graph, synset: int, noun: int) -> float:
     lemmas = range(wn.lemmas.offsets[synset], wn.lemmas.offsets[synset + 1])
     return max(_nearness(wn, k, noun) for k in lemmas) + _cluster(wn, synset, noun)
 
 
-def _pole(wn: _WordNet, synset: int, noun: int) -> Literal[-1, 0, 1]:
+def _pole(wn: Graph, synset: int, noun: int) -> Literal[-1, 0, 1]:
     """+1 when the adjective is nearer the noun than its antonyms, -1 when farther, else 0."""
     lemmas = range(wn.lemmas.offsets[synset], wn.lemmas.offsets[synset + 1])
-    opposite = {wn.owner(t) for k in lemmas for t in wn.related(k, _ANTONYM)}
+    opposite = {wn.owner(t) for k in lemmas for t in wn.related(k, ANTONYM)}
     mine = _score(wn, synset, noun)
     if not opposite:
         return 1 if mine >= 2 else 0
@@ -396,21 +253,21 @@ def _pole(wn: _WordNet, synset: int, noun: int) -> Literal[-1, 0, 1]:
     return 1 if mine > theirs else -1 if theirs > mine else 0
 
 
-def _measured(wn: _WordNet, synset: int) -> list[tuple[int, int]]:
+def _measured(wn: Graph, synset: int) -> list[tuple[int, int]]:
     """(noun synset, pole) for a head adjective synset: its attribute relation, else the
     nouns derived from it and their hypernyms (expensive -> expensiveness -> price). Each
     noun's pole is weighed on its own: that "inexpensiveness" is a kind of price says
     nothing about which end of price "cheap" is."""
-    nouns = wn.linked(synset, _ATTRIBUTE)
+    nouns = wn.linked(synset, ATTRIBUTE)
     if nouns:
         return [(n, _pole(wn, synset, n)) for n in nouns]
     out: list[tuple[int, int]] = []
     lemmas = range(wn.lemmas.offsets[synset], wn.lemmas.offsets[synset + 1])
-    derived = _unique_ints(wn.owner(t) for k in lemmas for t in wn.related(k, _DERIVATION))
+    derived = _unique_ints(wn.owner(t) for k in lemmas for t in wn.related(k, DERIVATION))
     for d in derived:
-        if wn.pos[d] != _NOUN:
+        if wn.pos[d] != NOUN:
             continue
-        out += [(n, _pole(wn, synset, n)) for n in [d, *wn.linked(d, _HYPERNYM)]]
+        out += [(n, _pole(wn, synset, n)) for n in [d, *wn.linked(d, HYPERNYM)]]
     return out
 
 
@@ -421,21 +278,21 @@ def _unique_ints(items: Iterable[int]) -> list[int]:
 @functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
 def attributes(adjective: str) -> tuple[Attribute, ...]:
     """The nouns an adjective measures, with its pole on each: tall -> height +1."""
-    wn, w = _wordnet(), _key(adjective)
+    wn, w = graph(), _key(adjective)
     found: list[tuple[int, int]] = []
-    for form in wn.morphy(w, _ADJ):
-        for sense in wn.senses(form, _ADJ):
+    for form in wn.morphy(w, ADJ):
+        for sense in wn.senses(form, ADJ):
             synset = wn.owner(sense)
             heads = [synset]
-            if wn.pos[synset] == _SAT:  # huge: the head's (large) attribute and pole
-                heads = wn.linked(synset, _SIMILAR)[:1]
+            if wn.pos[synset] == SAT:  # huge: the head's (large) attribute and pole
+                heads = wn.linked(synset, SIMILAR)[:1]
             for head in heads:
                 measured = _measured(wn, head)
-                if not wn.linked(head, _ATTRIBUTE):
+                if not wn.linked(head, ATTRIBUTE):
                     # cheap: also what its antonym (expensive) measures, the other way
                     lemmas = range(wn.lemmas.offsets[head], wn.lemmas.offsets[head + 1])
                     for o in _unique_ints(
-                        wn.owner(t) for k in lemmas for t in wn.related(k, _ANTONYM)
+                        wn.owner(t) for k in lemmas for t in wn.related(k, ANTONYM)
                     ):
                         measured += [(n, -p) for n, p in _measured(wn, o)]
                 found += measured

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from agent_nb.data import wordnet
+from agent_nb.data import wordnet_graph
 from agent_nb.data.wordnet import Attribute, Base, antonyms, attributes, bases, hypernyms, synonyms
 from tests.data.wordnet_poles import held_out_pole, measure
 
@@ -104,10 +104,11 @@ def test_the_pole_rule_agrees_with_a_held_out_rule_on_words_nobody_chose() -> No
 
 def test_import_agent_nb_does_not_load_the_lexicon_and_no_nltk_is_needed() -> None:
     code = (
-        "import sys, agent_nb, agent_nb.data.wordnet as w\n"
-        "assert w._wordnet.cache_info().currsize == 0\n"
+        "import sys, agent_nb, agent_nb.data.wordnet as w, agent_nb.data.wordnet_graph as g\n"
+        "assert g.graph.cache_info().currsize == 0\n"
         "w.bases('Japanese')\n"
+        "assert g.graph.cache_info().currsize == 1\n"
         "assert 'nltk' not in sys.modules, 'nltk at run time'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
-    assert wordnet._FILE.stat().st_size < 4_000_000  # a few MB, shipped in the wheel
+    assert wordnet_graph.FILE.stat().st_size < 4_000_000  # a few MB, shipped in the wheel

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from agent_nb.data import wordnet
+from agent_nb.data import wordnet, wordnet_graph
 
 __all__ = ["Measured", "held_out_pole", "measure", "pairs"]
 
@@ -22,17 +22,17 @@ _NEGATING = ("un", "in", "im", "il", "ir", "non", "non-", "dis")
 
 def pairs() -> list[tuple[str, str, str]]:
     """(adjective, its first antonym, the attribute noun) for each sampled head synset."""
-    wn = wordnet._wordnet()
+    wn = wordnet_graph.graph()
     out = []
     for synset in range(len(wn.pos)):
-        if wn.pos[synset] != wordnet._ADJ:
+        if wn.pos[synset] != wordnet_graph.ADJ:
             continue
-        nouns = wn.linked(synset, wordnet._ATTRIBUTE)
+        nouns = wn.linked(synset, wordnet_graph.ATTRIBUTE)
         if not nouns:
             continue
         offsets = wn.lemmas.offsets
         for sense in range(offsets[synset], offsets[synset + 1]):
-            opposite = wn.related(sense, wordnet._ANTONYM)
+            opposite = wn.related(sense, wordnet_graph.ANTONYM)
             if opposite:
                 out.append((wn.lemma(sense), wn.lemma(opposite[0]), wn.words_of(nouns[0])[0]))
                 break
