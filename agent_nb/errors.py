@@ -15,6 +15,7 @@
     ├── BackendError                               the model failed to load or answer
     │   └── ModelNotFoundError                     the model spec names nothing that exists
     ├── SchemaError (also ValueError)              a reply or tool schema no grammar compiles from
+    ├── UnitError (also ValueError)                an unknown unit, or two that do not convert
     ├── ContextWindowError                         a request cannot fit the model's context window
     ├── TurnInterruptedError                       a %%agent cell's turn was interrupted (a note)
     ├── ToolServerError                            an MCP server would not start, answer or stay up
@@ -76,6 +77,7 @@ __all__ = [
     "ToolServerError",
     "ToolServerTimeoutError",
     "TurnInterruptedError",
+    "UnitError",
     "UnknownAgentError",
 ]
 
@@ -137,6 +139,11 @@ class ModelNotFoundError(BackendError):
 class SchemaError(AgentError, ValueError):
     """A JSON schema (a ``response_schema`` or a tool's parameters) that the grammar
     engine cannot compile; raised before anything is generated, with its message."""
+
+
+class UnitError(AgentError, ValueError):
+    """A unit pint does not know, or a conversion between units of different dimensions
+    (kilograms to metres); the message names both dimensions or the unknown unit."""
 
 
 class StoreError(AgentError):

@@ -197,7 +197,7 @@ def check_sentence(text: str, ref: Mapping[str, Any]) -> str | None:
         if _named(other, text) and not any(_named(other, n) for n in ref["names"]):
             return f"it named {other}, which is not the answer"
     said = phrase(text)
-    spoken = {lemma for w in said.split() for lemma in (w, *(x for x, _ in lemmas(w)))}
+    spoken = {lemma for w in said.split() for lemma in (w, *lemmas(w))}
     for word in ref.get("foreign", []):
         if word in spoken:
             return f"it spoke of {word!r}, which the answer does not measure"

@@ -134,7 +134,7 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
     # a word or any lemma it is a form of ("heaviest": heavy) -> the question's word
     lemma_of = {w: w for w in words}
     for w in words:
-        for lemma, _ in lemmas(w):
+        for lemma in lemmas(w):
             lemma_of.setdefault(lemma, w)
     tokens = phrase(text).split()
     found: dict[str, tuple[float, set[str]]] = {}
@@ -268,7 +268,7 @@ def _known_as(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]
     for i, token in enumerate(tokens):
         if i in taken or token in STOPWORDS or token in parts or len(token) < 3:
             continue
-        kinds = [*bases(token)[1:], *hypernyms(token)[:2]]  # nearest meanings first
+        kinds = [b.word for b in bases(token)] + list(hypernyms(token, 1, senses=1)[:2])
         for meaning in kinds:
             found = next(
                 (

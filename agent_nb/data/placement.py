@@ -139,7 +139,8 @@ def _part_of_a_row_name(a: _Ask) -> str | None:
     for col in a.r.table.columns.values():
         if not _names_rows(col, a.r.table):
             continue
-        kinds = {k for p in col.parts for k in hypernyms(p)[:2]}  # "athletes" of Lifter
+        # "athletes" of Lifter Name: a lifter is an athlete
+        kinds = {k for p in col.parts for k in hypernyms(p, 1, senses=1)[:2]}
         if any(mine & forms(p) for p in col.parts) or mine & kinds:
             return f"it names the rows ({col.name})"
     return None
@@ -195,7 +196,7 @@ def _head_noun(a: _Ask) -> str | None:
     if not is_noun(a.word) or (own and own <= {"a"}):
         return None
     nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
-    if nxt and nxt not in STOPWORDS and nxt not in CLOSED and is_noun(nxt):
+    if nxt and not nxt.isdigit() and nxt not in STOPWORDS | CLOSED and is_noun(nxt):
         _, inflected_next = parts_of(nxt)
         if not ("v" in inflected_next and nxt.endswith(("ed", "ing"))):
             return None
@@ -214,7 +215,7 @@ def _kind_of_a_plan_column(a: _Ask) -> bool:
         if col is not None and col.role == "time" and mine & periods:
             return True  # "which year" of a date column
         parts = col.parts if col is not None else ()
-        if mine & {k for p in parts for k in (p, *hypernyms(p)[:2])}:
+        if mine & {k for p in parts for k in (p, *hypernyms(p, 1, senses=1)[:2])}:
             return True
     return False
 
@@ -314,7 +315,7 @@ def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
             continue
         if placed_by_plan(token, plan, r):  # "the most popular": the most rows
             continue
-        nouns = [noun for noun, _ in attributes(token)]
+        nouns = [a.noun for a in attributes(token)]
         if nouns and not set(nouns) & measured:
             what = plan.measure or plan.group_by or "the rows"
             out.append(
@@ -356,7 +357,7 @@ def _measures_attribute(word: str, plan: Plan) -> bool:
 
     measured = {w for c in (plan.measure, plan.group_by) if c for w in phrase(c).split()}
     measured |= {singular(w) for w in measured}
-    return any(noun in measured for noun, _ in attributes(word))
+    return any(a.noun in measured for a in attributes(word))
 
 
 def _plan_columns(plan: Plan) -> set[str]:

@@ -80,11 +80,16 @@ class Reading:
     def up(self) -> frozenset[str]:
         """The question's words for the high end: the operations' own (``HIGH``) and any
         superlative WordNet places at its attribute's high end ("broadest")."""
-        return frozenset(w for w in self.tokens if w in HIGH or pole(w) > 0)
+        return frozenset(w for w in self.tokens if w in HIGH or pole(w, self._nouns) > 0)
 
     @property
     def down(self) -> frozenset[str]:
-        return frozenset(w for w in self.tokens if w in LOW or pole(w) < 0)
+        return frozenset(w for w in self.tokens if w in LOW or pole(w, self._nouns) < 0)
+
+    @property
+    def _nouns(self) -> frozenset[str]:
+        """The words of the table's column names: the attributes a superlative is read on."""
+        return frozenset(p for c in self.table.columns.values() for p in c.parts)
 
     @property
     def high(self) -> bool:

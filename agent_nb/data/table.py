@@ -31,7 +31,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from .wordnet import names_for
+from .wordnet import measured_by
 from .words import NAME_STOP, singular, synonyms_of
 
 __all__ = [
@@ -220,7 +220,7 @@ def _words_of(name: str, described: str = "") -> tuple[tuple[str, ...], frozense
     parts = tuple(singular(w) for w in name_words(name) if w not in NAME_STOP)
     words: set[str] = set(parts)
     for p in parts:
-        words |= synonyms_of(p) | names_for(p)
+        words |= synonyms_of(p) | set(measured_by(p))
     words |= {singular(w) for w in name_words(described) if w not in NAME_STOP}
     return parts, frozenset(words)
 

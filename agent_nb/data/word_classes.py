@@ -63,11 +63,11 @@ GENERIC = cues(
 def parts_of(word: str) -> tuple[set[str], dict[str, str]]:
     """(the parts of speech of ``word`` itself, {part of speech: lemma} of the lemmas it
     is an inflected form of), from WordNet (`wordnet.lemmas`)."""
-    from .wordnet import lemmas
+    from .wordnet import forms as dictionary_forms
 
     own: set[str] = set()
     inflected: dict[str, str] = {}
-    for lemma, pos in lemmas(word):
+    for lemma, pos in dictionary_forms(word):
         if lemma == word.lower():
             own.add(pos)
         else:
@@ -85,7 +85,7 @@ def marked_kind(word: str) -> str | None:
     named by a property ("women": female, "boys": male, "men": adult); None else."""
     from .wordnet import hypernyms, parts_of_speech
 
-    for kind in hypernyms(word)[:1]:
-        if "a" in parts_of_speech(kind) and hypernyms(kind)[:1] == ("person",):
+    for kind in hypernyms(word, 1, senses=1)[:1]:
+        if "a" in parts_of_speech(kind) and hypernyms(kind, 1, senses=1)[:1] == ("person",):
             return kind
     return None
