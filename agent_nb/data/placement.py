@@ -107,6 +107,19 @@ def _names_value(a: _Ask) -> str | None:
     return None
 
 
+def _unit_not_applied(a: _Ask) -> str | None:
+    """A unit stated with a number ("more than 5 meters") that the plan did not convert
+    to its column's: the number would be compared in another unit."""
+    if not any(ch.isdigit() for ch in a.r.question):
+        return None
+    from .units import quantities
+
+    for q in quantities(a.r.question):
+        if a.word in {w for x in q.words[1:] for w in phrase(x).split()}:
+            return f"'{' '.join(q.words)}' is in {q.unit.name}s, and no column read is"
+    return None
+
+
 def _asks_each(a: _Ask) -> str | None:
     """ "per island" asks for every group's value; a plan over all rows does not give it."""
     if a.word != "per" or a.plan.group_by is not None:
@@ -269,6 +282,7 @@ RULES: tuple[Rule, ...] = (
     Rule("names another column", _names_other_column, blocks=True),
     Rule("names a value", _names_value, blocks=True),
     Rule("asks for each group", _asks_each, blocks=True),
+    Rule("a unit not applied", _unit_not_applied, blocks=True),
     Rule("is what a superlative measures", _measured, blocks=True),
     Rule("names rows of a kind", _rows_of_a_kind, blocks=True),
     Rule("is what the question asks for", _asked_for, blocks=True),

@@ -28,16 +28,6 @@ from .words import COMPARATORS, phrase, singular
 
 __all__ = ["by_range", "comparator", "filters_of", "spans", "without_instructions"]
 
-_UNITS = {
-    "pound": 0.45359237,
-    "pounds": 0.45359237,
-    "lb": 0.45359237,
-    "lbs": 0.45359237,
-    "gram": 0.001,
-    "grams": 0.001,
-    "g": 0.001,
-}  # to kilograms
-
 
 def comparator(tokens: list[str], i: int) -> tuple[str, tuple[str, ...]] | None:
     if i > 0 and tokens[i - 1] in ("a", "an"):
@@ -61,9 +51,36 @@ def scaled(value: float, col: Column, table: Table, tokens: list[str], i: int) -
         top = table.df[col.name].max()
         if top is not None and float(top) <= 1.0:
             return value / 100
-    if after in _UNITS and "kg" in phrase(col.name).split():
-        return round(value * _UNITS[after], 3)
     return value
+
+
+def in_column_unit(r: Any, s: Stated, col: Column, value: float) -> tuple[float, tuple[str, ...]]:
+    """``value`` in ``col``'s unit when the question states it with one ("heavier than
+    5 kg" on body_mass_g: 5000), and the unit's words, now placed; a unit the column has
+    none of, or of another dimension, stays unplaced (its words are not returned)."""
+    from ..errors import UnitError
+    from .units import column_unit, convert, quantities
+
+    written = s.text.split()[0].replace(",", "") if s.text.split() else ""
+    stated = next(
+        (
+            q
+            for q in quantities(r.question)
+            if q.value == s.value or q.words[0].replace(",", "") == written
+        ),
+        None,
+    )  # "0.2 m": 0.2 metres, not the 0.2 million the number alone reads
+    if stated is None:
+        return value, ()
+    unit = column_unit(col.name)
+    if unit is None:
+        return value, ()
+    try:
+        converted = convert(stated.value, stated.unit, unit)
+    except UnitError:
+        return value, ()
+    words = tuple(w for x in stated.words[1:] for w in phrase(x).split())
+    return round(converted, 9), words
 
 
 def spans(table: Table, col: Column, value: float) -> bool:
@@ -251,11 +268,14 @@ def filters_of(r: Any) -> list[Filter]:
         if col is None:
             continue
         value = scaled(s.value, col, t, r.tokens, i)
+        value, unit_words = in_column_unit(r, s, col, value)
         if between:
             other = next((o for o in r.stated if o.start > i and o.start <= i + 3), None)
             if other is None:
                 continue
             hi = scaled(other.value, col, t, r.tokens, other.start)
+            hi, more = in_column_unit(r, other, col, hi)
+            unit_words += more
             out.append(
                 Filter(
                     column=col.name,
@@ -270,9 +290,8 @@ def filters_of(r: Any) -> list[Filter]:
         neg = negated_at(r, i - len(cw))
         if neg and op in ("<", ">", "<=", ">="):
             op = {"<": ">=", ">": "<=", "<=": ">", ">=": "<"}[op]
-        out.append(
-            Filter(column=col.name, op=cast(Any, op), value=_num(value), words=s.words + cw + neg)
-        )
+        said = s.words + cw + neg + unit_words
+        out.append(Filter(column=col.name, op=cast(Any, op), value=_num(value), words=said))
         if chosen != "named":
             r.notes.append(f"{s.text} read as {col.name} (the only column whose values span it)")
             r.open.append("threshold column")
