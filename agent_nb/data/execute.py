@@ -40,8 +40,14 @@ RUN = {**OPS, **MORE}
 
 
 def run_plan(table: Table, plan: Plan) -> Result:
-    """The answer to ``plan`` over ``table`` (see the module docstring)."""
+    """The answer to ``plan`` over ``table`` (see the module docstring). A table read
+    from an engine (a file, a database: `engines.profile.SourceTable`) runs it there."""
     import numpy as np
+
+    if getattr(table, "source", None) is not None:
+        from .engines.run import run_compiled
+
+        return run_compiled(table, plan)
 
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
