@@ -56,7 +56,7 @@ def _sample(source: Source, total: int) -> Any:
 
 def _build(name: str, source: Source, context: Mapping[str, Any] | None) -> SourceTable:
     try:
-        total = int(source.expr.count().execute())
+        total = int(source.execute(source.expr.count()).iloc[0, 0])
         sample = _sample(source, total)
     except SourceError:
         raise

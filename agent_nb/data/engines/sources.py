@@ -184,7 +184,8 @@ def _duckdb(value: Any, table: str | None, name: str) -> Source:
             f"--data {name} is a DuckDB connection: name its table with --table NAME "
             "(Python: source(con, table='sales'))"
         )
-    con = ibis.duckdb.from_connection(value)
+    # a cursor of its own: the same database, but none of the user's pending results
+    con = ibis.duckdb.from_connection(value.cursor())
     expr = _table(con, table, "DuckDB")
     return Source(f"the DuckDB table {table}", expr, _row_count(expr), "duckdb", (id(value), table))
 
@@ -202,7 +203,7 @@ def _relation(rel: Any, name: str) -> Source:
         return rel.query(view, str(ibis.to_sql(query, dialect="duckdb"))).df()
 
     def stamp() -> Hashable:
-        return int(rel.query(view, f"SELECT count(*) FROM {view}").fetchone()[0])
+        return int(rel.query(view, f"SELECT count(*) FROM {view}").fetchall()[0][0])
 
     label = f"the DuckDB relation {name}"
     return Source(label, expr, stamp, "duckdb", rel.sql_query(), run)
