@@ -15,7 +15,7 @@ from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain
 from .rows import rows_where
 from .table import Table
 
-__all__ = ["OPS", "bucket", "combine", "compare", "rank_result"]
+__all__ = ["OPS", "bucket", "combine", "compare", "notes_of", "rank_result"]
 
 
 def _rows(table: Table, plan: Plan, *, empty_ok: bool = False) -> Any:
@@ -180,12 +180,13 @@ def _rank(table: Table, plan: Plan) -> Result:
     df = _rows(table, plan)
     values, label = _grouped(table, plan, df)
     values = values.sort_values(ascending=plan.order == "asc", kind="stable")
-    return rank_result(plan, values, label, len(df))
+    return rank_result(plan, values, label, len(df), len(values))
 
 
-def rank_result(plan: Plan, values: Any, label: str, rows: int) -> Result:
+def rank_result(plan: Plan, values: Any, label: str, rows: int, groups: int) -> Result:
     """A ranking's `Result` from its groups' values, already in order (a Series: label ->
-    value; the first ``max(k + 20, MAX_LIST)`` are enough), computed over ``rows`` rows."""
+    value; the first ``max(k + 20, MAX_LIST)`` are enough), computed over ``rows`` rows;
+    ``groups``: how many there are in all (more than the table shows: said)."""
     what = plan.measure or "rows"
     name = (
         "share %"
@@ -208,7 +209,7 @@ def rank_result(plan: Plan, values: Any, label: str, rows: int) -> Result:
             label,
             name,
             rows=rows,
-            detail=(("label", label), ("what", what)),
+            detail=(("label", label), ("what", what), *_cap(groups)),
         )
     k = min(plan.k, len(values))
     top = values.head(k)
@@ -226,8 +227,22 @@ def rank_result(plan: Plan, values: Any, label: str, rows: int) -> Result:
         label,
         name,
         rows=rows,
-        detail=(("label", label), ("what", what)),
+        detail=(("label", label), ("what", what), *_cap(groups)),
     )
+
+
+def _cap(groups: int) -> tuple[tuple[str, str], ...]:
+    """The row cap's note: the result table (and the chart drawn from it) shows the first
+    `MAX_ROWS` groups of more."""
+    if groups <= MAX_ROWS:
+        return ()
+    return (("cap", f"the result table and chart show the first {MAX_ROWS} of {groups:,} groups"),)
+
+
+def notes_of(result: Result) -> tuple[str, ...]:
+    """What the reply says about ``result`` itself (the row cap, where it applies)."""
+    cap = result.get("cap")
+    return (cap,) if cap else ()
 
 
 def _extreme(table: Table, plan: Plan) -> Result:

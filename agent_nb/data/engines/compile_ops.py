@@ -214,7 +214,8 @@ def _rank(e: Engine, plan: Plan) -> Result:
         index: list[Any] = [f"{a}, {b}" for a, b in zip(got["__k1"], got["__k2"], strict=True)]
     else:
         index = list(got["__k1"])
-    return rank_result(plan, pd.Series(values.to_numpy(), index=index), label, n_rows)
+    groups = int(got["groups"].iloc[0])
+    return rank_result(plan, pd.Series(values.to_numpy(), index=index), label, n_rows, groups)
 
 
 def _scalar_ops(e: Engine) -> dict[str, Any]:
