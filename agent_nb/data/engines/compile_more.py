@@ -28,7 +28,7 @@ def _trend(e: Engine, plan: Plan) -> Result:
 
     t, n_rows = e.rows(plan)
     assert plan.time is not None
-    key, period = bucket(e, t, plan.time, plan.period)
+    key, period, read = bucket(e, t, plan.time, plan.period)
     label = period or plan.time
     keyed = t.mutate(__k=key)
     keyed = keyed.filter(keyed.__k.notnull())
@@ -44,7 +44,8 @@ def _trend(e: Engine, plan: Plan) -> Result:
         g = keyed.group_by("__k").aggregate(v=v)
         g = g.filter(g.v.notnull()).order_by("__k")
         got = e.table.source.execute(g.limit(PERIODS))
-        series = pd.Series(got["v"].astype(float).to_numpy(), index=list(got["__k"]))
+        periods = [read(k) for k in got["__k"]]
+        series = pd.Series(got["v"].astype(float).to_numpy(), index=periods)
         return trend_result(plan, series, label, agg, y, n_rows)
     keyed = keyed.filter(keyed[plan.group_by].notnull())
     if agg == "sum":  # pandas' grouped sum of nothing is 0, not missing
@@ -52,7 +53,7 @@ def _trend(e: Engine, plan: Plan) -> Result:
     g = keyed.group_by([keyed[plan.group_by].name("__g"), "__k"]).aggregate(v=v)
     g = g.filter(g.v.notnull()).order_by(["__g", "__k"])
     got = e.table.source.execute(g.limit(PERIODS))
-    index = pd.MultiIndex.from_arrays([got["__g"], got["__k"]])
+    index = pd.MultiIndex.from_arrays([got["__g"], [read(k) for k in got["__k"]]])
     by = pd.Series(got["v"].astype(float).to_numpy(), index=index)
     return trend_by_result(plan, by, label, agg, n_rows)
 

@@ -160,10 +160,11 @@ def _reduce(e: Engine, t: Any, x: Any, plan: Plan) -> float:
     return float("nan") if got["v"] is None else float(got["v"])
 
 
-def grouped(e: Engine, plan: Plan, t: Any) -> tuple[Any, list[Any], str]:
-    """The groups' values (a table of ``__k1`` [, ``__k2``], ``v``), the tie order, the label."""
+def grouped(e: Engine, plan: Plan, t: Any) -> tuple[Any, list[Any], str, Any]:
+    """The groups' values (a table of ``__k1`` [, ``__k2``], ``v``), the tie order, the
+    label, and how a fetched ``__k1`` reads."""
     assert plan.group_by is not None
-    key, period = bucket(e, t, plan.group_by, plan.period)
+    key, period, read = bucket(e, t, plan.group_by, plan.period)
     label = period or plan.group_by
     keyed = t.mutate(__k1=key)
     keys = ["__k1"]
@@ -180,7 +181,7 @@ def grouped(e: Engine, plan: Plan, t: Any) -> tuple[Any, list[Any], str]:
         if first:
             aggs["first"] = keyed[ROW].min()
         g = keyed.group_by(keys).aggregate(**aggs)
-        return g, ([g.first] if first else [g[k] for k in keys]), label
+        return g, ([g.first] if first else [g[k] for k in keys]), label, read
     x = e.numbers(keyed, plan.measure)
     agg = plan.agg
     reduce = {
@@ -192,7 +193,7 @@ def grouped(e: Engine, plan: Plan, t: Any) -> tuple[Any, list[Any], str]:
     }  # fmt: skip
     g = keyed.group_by(keys).aggregate(v=reduce[agg])
     g = g.filter(g.v.notnull())
-    return g, [g[k] for k in keys], label
+    return g, [g[k] for k in keys], label, read
 
 
 def _rank(e: Engine, plan: Plan) -> Result:
@@ -201,7 +202,7 @@ def _rank(e: Engine, plan: Plan) -> Result:
     from ..execute_ops import rank_result
 
     t, n_rows = e.rows(plan)
-    g, tie, label = grouped(e, plan, t)
+    g, tie, label, read = grouped(e, plan, t)
     g = g.mutate(total=g.v.sum().over(), groups=g.v.count().over())
     by = g.v.asc() if plan.order == "asc" else g.v.desc()
     got = e.fetch(g.order_by([by, *tie]).limit(_TOP))
@@ -210,10 +211,11 @@ def _rank(e: Engine, plan: Plan) -> Result:
     values = got["v"].astype(float)
     if plan.agg == "share":
         values = values / float(got["total"].iloc[0]) * 100
+    firsts = [read(k) for k in got["__k1"]]
     if plan.group_by2 is not None:
-        index: list[Any] = [f"{a}, {b}" for a, b in zip(got["__k1"], got["__k2"], strict=True)]
+        index: list[Any] = [f"{a}, {b}" for a, b in zip(firsts, got["__k2"], strict=True)]
     else:
-        index = list(got["__k1"])
+        index = firsts
     groups = int(got["groups"].iloc[0])
     return rank_result(plan, pd.Series(values.to_numpy(), index=index), label, n_rows, groups)
 

@@ -149,6 +149,7 @@ def _files(path: str) -> Source:
         odd = next(m for m, lo in zip(matched, lower, strict=True) if not lo.endswith(FILE_KINDS))
         raise SourceError(f"{odd!r} is not a Parquet or CSV file ({', '.join(FILE_KINDS)})")
     con = ibis.duckdb.connect()
+    con.raw_sql("SET enable_progress_bar = false")  # DuckDB's bar would print in the cell
     try:
         if all(m.endswith((".parquet", ".pq")) for m in lower):
             expr = con.read_parquet(matched)
