@@ -21,7 +21,7 @@ from agent_nb.data.profiles import profiled
 from agent_nb.data.query import Plan
 from agent_nb.data.result import PlanError
 from agent_nb.data.sources import SourceError, source
-from tests.fixtures_magics import run, turns, usage_error
+from tests.fixtures_magics import magics, run, turns, usage_error
 
 pytest.importorskip("ibis")
 
@@ -177,3 +177,17 @@ def test_a_database_url_answers_and_its_password_is_kept_nowhere(
     for text in (cap.stdout, line, shown.stdout, kept, repr(reply)):
         assert secret not in text
     assert "127.0.0.1" not in kept  # the URL is not in the history either
+
+
+def test_a_rewritten_file_marks_its_answer_stale(
+    shell: InteractiveShell, tmp_path: pathlib.Path
+) -> None:
+    path = tmp_path / "small.csv"
+    sales(200).to_csv(path, index=False)
+    shell.user_ns["small"] = path
+    ask(shell, "small", "What is the total units?")
+    run(shell, "x = 1")
+    assert magics(shell).staleness.stale() == {}
+    sales(300, seed=3).to_csv(path, index=False)  # the same variable, another file content
+    run(shell, "y = 2")
+    assert magics(shell).staleness.stale() != {}
