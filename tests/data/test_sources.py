@@ -191,3 +191,29 @@ def test_a_rewritten_file_marks_its_answer_stale(
     sales(300, seed=3).to_csv(path, index=False)  # the same variable, another file content
     run(shell, "y = 2")
     assert magics(shell).staleness.stale() != {}
+
+
+def test_a_chat_widget_answers_from_a_file(
+    runner: Any, scripted: Any, open_widget: Any, tmp_path: pathlib.Path
+) -> None:
+    from tests.data.test_chart_stored import QUESTION, SENTENCE
+    from tests.data.test_chart_stored import sales as regions
+    from tests.jupyter.test_widget import send_and_wait, wait_for
+
+    path = tmp_path / "regions.parquet"
+    regions().to_parquet(path)
+    w = open_widget("file-chat", runner=runner, data={"sales": path})
+    scripted.enqueue(SENTENCE)  # true, where the wording is the model's
+    send_and_wait(w, QUESTION)
+    entries = wait_for(lambda: w.transcript if w.transcript[-1]["kind"] == "turn" else None)
+    data = next(e for e in entries if e["kind"] == "data")
+    assert data["text"] == SENTENCE and data["table"]["rows"][0] == ["North", 33.0]
+    assert data["chart"]["mark"]["type"] == "bar"  # drawn from the aggregated result
+    with pytest.raises(SourceError, match="no file matches"):
+        open_widget("gone-chat", runner=runner, data={"sales": tmp_path / "gone.parquet"})
+
+
+from tests.jupyter import test_widget as _widget_tests  # noqa: E402
+
+recording_comms = _widget_tests.recording_comms
+open_widget = _widget_tests.open_widget
