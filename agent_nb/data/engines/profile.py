@@ -55,9 +55,13 @@ def _sample(source: Source, total: int) -> Any:
 
 
 def _build(name: str, source: Source, context: Mapping[str, Any] | None) -> SourceTable:
+    import warnings
+
     try:
-        total = int(source.execute(source.expr.count()).iloc[0, 0])
-        sample = _sample(source, total)
+        with warnings.catch_warnings():  # Ibis' pandas warnings stay out of the cell
+            warnings.simplefilter("ignore")
+            total = int(source.execute(source.expr.count()).iloc[0, 0])
+            sample = _sample(source, total)
     except SourceError:
         raise
     except Exception as exc:

@@ -252,14 +252,21 @@ def engine_error(source: Source, plan: Any, exc: BaseException) -> PlanError:
     )
 
 
-def frame_source(df: Any, name: str = "data", *, backend: Any = None) -> Source:
-    """A DataFrame as a source on ``backend`` (default: DuckDB in this process), with its
-    row order kept as the `filters.ROW` column (ties and "first" as pandas has them)."""
+def frame_source(df: Any, name: str = "data", *, backend: Any = None, own: bool = False) -> Source:
+    """A DataFrame as a source on ``backend`` (default: DuckDB in this process; ``own``: a
+    DuckDB connection of its own, progress bar off), with its row order kept as the
+    `filters.ROW` column (ties and "first" as pandas has them)."""
     import ibis
 
     from .filters import ROW
 
     rows = df.assign(**{ROW: range(len(df))}).reset_index(drop=True)
+    if own:
+        con = ibis.duckdb.connect()
+        con.raw_sql("SET enable_progress_bar = false")
+        expr = ibis.memtable(rows)
+        label = f"the DataFrame {name}"
+        return Source(label, expr, _row_count(expr), "frame", (id(df), name), con.execute)
     if backend is None:  # Ibis' default backend: DuckDB in this process, reading the frame
         expr = ibis.memtable(rows)
     else:
