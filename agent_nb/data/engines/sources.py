@@ -29,9 +29,11 @@ from urllib.parse import urlsplit
 from ..result import PlanError
 
 __all__ = [
-    "FILE_KINDS", "Source", "SourceError", "engine_error", "is_source", "open_source", "redact",
+    "CONNECT_TIMEOUT", "FILE_KINDS", "Source", "SourceError", "engine_error", "frame_source",
+    "is_source", "open_source", "redact",
 ]  # fmt: skip
 
+CONNECT_TIMEOUT = 10  # seconds a database server has to answer
 FILE_KINDS = (".parquet", ".pq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _ALLOWED = (
@@ -227,12 +229,17 @@ def _database(url: str, table: str | None) -> Source:
     shown = redact(url)
     if not table:
         raise SourceError(f"a database URL needs the table to ask about: --table NAME ({shown})")
-    secret = urlsplit(url).password
+    parts = urlsplit(url)
+    secret = parts.password
+    # A server that does not answer fails in CONNECT_TIMEOUT seconds, not never.
+    wait = {}
+    if parts.scheme.startswith("postgres") and "connect_timeout" not in parts.query:
+        wait = {"connect_timeout": CONNECT_TIMEOUT}
     try:
-        con = ibis.connect(url)
+        con = ibis.connect(url, **wait)
     except Exception as exc:
         raise SourceError(
-            f"could not connect to {_host(url)} ({urlsplit(url).scheme}): "
+            f"could not connect to {_host(url)} ({parts.scheme}): "
             f"{_scrub(_first_line(exc), secret)}; check the host, the user and that the "
             "server is running"
         ) from None
