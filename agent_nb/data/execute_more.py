@@ -46,8 +46,12 @@ def trend_result(plan: Plan, series: Any, label: str, agg: str, y: str, rows: in
         raise PlanError(f"{plan.measure} has fewer than two {label} values: no trend")
     first, last = float(series.iloc[0]), float(series.iloc[-1])
     frame = series.rename(y).rename_axis(label).reset_index()
-    if len(frame) > 60:
-        frame = frame.iloc[:: max(1, len(frame) // 60)]
+    cap: tuple[tuple[str, Any], ...] = ()
+    if len(frame) > 60:  # the row cap: every n-th period, and said
+        step = max(1, len(frame) // 60)
+        frame = frame.iloc[::step]
+        shown = f"{len(frame)} of {len(series):,} {label} values (every {step})"
+        cap = (("cap", f"the result table and chart show {shown}"),)
     roles: list[tuple[str, float]] = [("first", first), ("last", last)]
     change = None
     if first != 0:
@@ -60,6 +64,7 @@ def trend_result(plan: Plan, series: Any, label: str, agg: str, y: str, rows: in
         ("first", first),
         ("last", last),
         ("change", change),
+        *cap,
     )
     value = round(change, 4) if change is not None else last - first
     return Result(value, frame, tuple(roles), (), (), "line", label, y, rows=rows, detail=detail)
