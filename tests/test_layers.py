@@ -62,7 +62,7 @@ PLANTED = {
 }
 
 #: The data package's face: what the notebook layer may import from it.
-DATA_FACE = {"__init__", "agent", "answer", "chart", "context", "pipeline"}
+DATA_FACE = {"__init__", "agent", "answer", "chart", "context", "pipeline", "sources"}
 
 
 @pytest.mark.slow  # import-linter (or Python) in a process of its own

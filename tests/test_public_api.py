@@ -60,7 +60,8 @@ def test_import_is_light() -> None:
     code = (
         "import sys, agent_nb, agent_nb.backends, agent_nb.stores;"
         "heavy = [m for m in ('mlx', 'mlx_lm', 'openai', 'anywidget', 'ipywidgets', 'IPython',"
-        " 'pandas', 'numpy', 'httpx', 'mcp', 'anyio') if m in sys.modules];"
+        " 'pandas', 'numpy', 'httpx', 'mcp', 'anyio', 'ibis', 'duckdb', 'pyspark', 'sqlalchemy')"
+        " if m in sys.modules];"
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

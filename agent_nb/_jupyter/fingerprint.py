@@ -16,6 +16,9 @@ is a stated blind spot, not a guess:
 * **NumPy arrays**: shape, dtype and a hash of at most `SAMPLE_ROWS` evenly
   spaced elements (all of a small array).
 * **str, bytes, numbers, None**: the value itself (hashed).
+* **pathlib paths** (``--data`` files): the path and, for each file it names
+  (a glob included), its size and modification time, so a file rewritten in
+  place is seen. A path held as a ``str`` is only its text.
 * **lists, tuples, dicts, sets**: the length and the fingerprints of at most
   `SAMPLE_ROWS` items (sets and dicts in their own order), nested three deep.
 * **anything else**: the type and the object's identity, so a rebinding is
@@ -24,7 +27,10 @@ is a stated blind spot, not a guess:
 
 from __future__ import annotations
 
+import glob
 import hashlib
+import os
+import pathlib
 import sys
 from typing import Any
 
@@ -50,6 +56,8 @@ def _feed(digest: Any, value: Any, depth: int) -> None:
         digest.update(value.encode("utf-8", "surrogatepass"))
     elif isinstance(value, (bytes, bytearray, memoryview)):
         digest.update(bytes(value))
+    elif isinstance(value, pathlib.PurePath):
+        _path(digest, value)
     elif _is_pandas(value):
         _pandas(digest, value)
     elif _is_array(value):
@@ -61,6 +69,17 @@ def _feed(digest: Any, value: Any, depth: int) -> None:
             _feed(digest, item, depth - 1)
     else:
         digest.update(f"id {id(value)}".encode())
+
+
+def _path(digest: Any, path: pathlib.PurePath) -> None:
+    text = os.path.expanduser(str(path))
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    for name in sorted(glob.glob(text)) if any(c in text for c in "*?[") else [text]:
+        try:
+            stat = os.stat(name)
+        except OSError:
+            continue  # not there (yet): the text alone
+        digest.update(f"|{name}|{stat.st_size}|{stat.st_mtime_ns}".encode())
 
 
 def _spaced(items: list[Any]) -> list[Any]:

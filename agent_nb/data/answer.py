@@ -27,6 +27,7 @@ from typing import Any
 
 from .describe import sentence
 from .execute import PlanError, Result, run_plan
+from .execute_ops import notes_of
 from .placement import Unplaced, unplaced
 from .planner import Candidate, plan_candidates
 from .profiles import profiled
@@ -299,7 +300,7 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
         cand.plan,
         reasons,
         result,
-        table.notes,
+        (*table.notes, *notes_of(result)),  # the row cap, where it applies
         left,
         not_applied,
         cand.open,

@@ -16,6 +16,7 @@ into the cell.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 from .execute_more import MORE
@@ -40,11 +41,23 @@ RUN = {**OPS, **MORE}
 
 
 def run_plan(table: Table, plan: Plan) -> Result:
-    """The answer to ``plan`` over ``table`` (see the module docstring)."""
+    """The answer to ``plan`` over ``table`` (see the module docstring). A table read
+    from an engine (a file, a database: `engines.profile.SourceTable`) runs it there."""
     import numpy as np
 
     with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore")  # nothing leaks into the cell: pandas', Ibis' warnings
+        if getattr(table, "source", None) is not None:
+            from .engines.run import run_compiled
+
+            return run_compiled(table, plan)
+        if os.environ.get("AGENT_NB_DATA_ENGINE", "pandas") != "pandas":  # opt-in: DuckDB
+            from .engines.frames import engine_for_frames, run_on_duckdb
+
+            if engine_for_frames() == "duckdb":
+                done = run_on_duckdb(table, plan)
+                if done is not None:
+                    return done
         try:
             if plan.derive:
                 from .derive import with_derived

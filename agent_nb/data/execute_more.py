@@ -10,7 +10,7 @@ from .result import MAX_ROWS, PlanError, Result
 from .rows import rows_where
 from .table import Table
 
-__all__ = ["MORE"]
+__all__ = ["MORE", "trend_by_result", "trend_result"]
 
 
 def _trend(table: Table, plan: Plan) -> Result:
@@ -34,32 +34,48 @@ def _trend(table: Table, plan: Plan) -> Result:
     if plan.group_by is None:
         grouped = numbers.groupby(keys)
         series = grouped.sum(min_count=1) if agg in ("sum", "count") else grouped.agg(agg)
-        series = series.dropna().sort_index()
-        if len(series) < 2:
-            raise PlanError(f"{plan.measure} has fewer than two {label} values: no trend")
-        first, last = float(series.iloc[0]), float(series.iloc[-1])
-        frame = series.rename(y).rename_axis(label).reset_index()
-        if len(frame) > 60:
-            frame = frame.iloc[:: max(1, len(frame) // 60)]
-        roles: list[tuple[str, float]] = [("first", first), ("last", last)]
-        change = None
-        if first != 0:
-            change = (last - first) / abs(first) * 100
-            roles.append(("change", change))
-        detail: tuple[tuple[str, Any], ...] = (
-            ("agg", agg),
-            ("from", str(series.index[0])),
-            ("to", str(series.index[-1])),
-            ("first", first),
-            ("last", last),
-            ("change", change),
-        )
-        value = round(change, 4) if change is not None else last - first
-        return Result(
-            value, frame, tuple(roles), (), (), "line", label, y, rows=len(df), detail=detail
-        )
+        return trend_result(plan, series.dropna().sort_index(), label, agg, y, len(df))
     by = numbers.groupby([df[plan.group_by], keys], observed=True)
     by = (by.sum() if agg == "count" else by.agg(agg)).dropna()
+    return trend_by_result(plan, by, label, agg, len(df))
+
+
+def trend_result(plan: Plan, series: Any, label: str, agg: str, y: str, rows: int) -> Result:
+    """A trend's `Result` from its values per period (a Series in period order)."""
+    if len(series) < 2:
+        raise PlanError(f"{plan.measure} has fewer than two {label} values: no trend")
+    first, last = float(series.iloc[0]), float(series.iloc[-1])
+    frame = series.rename(y).rename_axis(label).reset_index()
+    cap: tuple[tuple[str, Any], ...] = ()
+    if len(frame) > 60:  # the row cap: every n-th period, and said
+        step = max(1, len(frame) // 60)
+        frame = frame.iloc[::step]
+        shown = f"{len(frame)} of {len(series):,} {label} values (every {step})"
+        cap = (("cap", f"the result table and chart show {shown}"),)
+    roles: list[tuple[str, float]] = [("first", first), ("last", last)]
+    change = None
+    if first != 0:
+        change = (last - first) / abs(first) * 100
+        roles.append(("change", change))
+    detail: tuple[tuple[str, Any], ...] = (
+        ("agg", agg),
+        ("from", str(series.index[0])),
+        ("to", str(series.index[-1])),
+        ("first", first),
+        ("last", last),
+        ("change", change),
+        *cap,
+    )
+    value = round(change, 4) if change is not None else last - first
+    return Result(value, frame, tuple(roles), (), (), "line", label, y, rows=rows, detail=detail)
+
+
+def trend_by_result(plan: Plan, by: Any, label: str, agg: str, n_rows: int) -> Result:
+    """A trend per group's `Result` from its values per (group, period) (a Series on a
+    two-level index, missing values dropped)."""
+    import pandas as pd
+
+    assert plan.group_by is not None
     rows = []
     for group, series in by.groupby(level=0, observed=True):
         series = series.droplevel(0).sort_index()
@@ -99,7 +115,7 @@ def _trend(table: Table, plan: Plan) -> Result:
         "bar",
         plan.group_by,
         "change %",
-        rows=len(df),
+        rows=n_rows,
         detail=detail_by,
     )
 

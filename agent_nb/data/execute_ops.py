@@ -15,7 +15,7 @@ from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain
 from .rows import rows_where
 from .table import Table
 
-__all__ = ["OPS", "bucket"]
+__all__ = ["OPS", "bucket", "combine", "compare", "notes_of", "rank_result"]
 
 
 def _rows(table: Table, plan: Plan, *, empty_ok: bool = False) -> Any:
@@ -177,10 +177,16 @@ def _grouped(table: Table, plan: Plan, df: Any) -> tuple[Any, str]:
 
 
 def _rank(table: Table, plan: Plan) -> Result:
-
     df = _rows(table, plan)
     values, label = _grouped(table, plan, df)
     values = values.sort_values(ascending=plan.order == "asc", kind="stable")
+    return rank_result(plan, values, label, len(df), len(values))
+
+
+def rank_result(plan: Plan, values: Any, label: str, rows: int, groups: int) -> Result:
+    """A ranking's `Result` from its groups' values, already in order (a Series: label ->
+    value; the first ``max(k + 20, MAX_LIST)`` are enough), computed over ``rows`` rows;
+    ``groups``: how many there are in all (more than the table shows: said)."""
     what = plan.measure or "rows"
     name = (
         "share %"
@@ -202,8 +208,8 @@ def _rank(table: Table, plan: Plan) -> Result:
             "bar",
             label,
             name,
-            rows=len(df),
-            detail=(("label", label), ("what", what)),
+            rows=rows,
+            detail=(("label", label), ("what", what), *_cap(groups)),
         )
     k = min(plan.k, len(values))
     top = values.head(k)
@@ -220,9 +226,23 @@ def _rank(table: Table, plan: Plan) -> Result:
         "bar",
         label,
         name,
-        rows=len(df),
-        detail=(("label", label), ("what", what)),
+        rows=rows,
+        detail=(("label", label), ("what", what), *_cap(groups)),
     )
+
+
+def _cap(groups: int) -> tuple[tuple[str, str], ...]:
+    """The row cap's note: the result table (and the chart drawn from it) shows the first
+    `MAX_ROWS` groups of more."""
+    if groups <= MAX_ROWS:
+        return ()
+    return (("cap", f"the result table and chart show the first {MAX_ROWS} of {groups:,} groups"),)
+
+
+def notes_of(result: Result) -> tuple[str, ...]:
+    """What the reply says about ``result`` itself (the row cap, where it applies)."""
+    cap = result.get("cap")
+    return (cap,) if cap else ()
 
 
 def _extreme(table: Table, plan: Plan) -> Result:
@@ -331,10 +351,10 @@ def _exists(table: Table, plan: Plan) -> Result:
     return Result(value, frame, roles, rows=base)
 
 
-def _scalar(table: Table, plan: Plan) -> Result:
-    if plan.op not in OPS:
+def _scalar(table: Any, plan: Plan, ops: dict[str, Any]) -> Result:
+    if plan.op not in ops:
         raise PlanError(f"{plan.op} gives no single value to compare")
-    result = OPS[plan.op](table, plan)
+    result = ops[plan.op](table, plan)
     if isinstance(result.value, list):
         if len(result.value) != 1:
             raise PlanError(f"{plan.describe()} gives {len(result.value)} values, not one")
@@ -342,16 +362,19 @@ def _scalar(table: Table, plan: Plan) -> Result:
     return result
 
 
-def _compare(table: Table, plan: Plan) -> Result:
+def compare(table: Any, plan: Plan, ops: dict[str, Any] | None = None) -> Result:
+    """A computed value tested against a constant or another computed value; each side is
+    run by ``ops`` (an engine's operations; default: pandas')."""
     import pandas as pd
 
+    ops = OPS if ops is None else ops
     if plan.of is None or plan.test is None:
         raise PlanError("a comparison needs a computed value and a test")
-    left = _scalar(table, plan.of)
+    left = _scalar(table, plan.of, ops)
     right_value = plan.against
     right_roles: tuple[tuple[str, float], ...] = ()
     if plan.versus is not None:
-        right = _scalar(table, plan.versus)
+        right = _scalar(table, plan.versus, ops)
         right_value = right.value
         right_roles = tuple(("other", v) for r, v in right.roles if r in ("value", "count"))
     a, b = left.value, right_value
@@ -394,12 +417,14 @@ def _ops(test: str, a: float, b: float) -> bool:
     return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[test]
 
 
-def _combine(table: Table, plan: Plan) -> Result:
+def combine(table: Any, plan: Plan, ops: dict[str, Any] | None = None) -> Result:
+    """The difference or ratio of two computed values, each run by ``ops`` (default: pandas')."""
     import pandas as pd
 
+    ops = OPS if ops is None else ops
     assert plan.versus is not None
-    left = _scalar(table, plan.model_copy(update={"combine": None, "versus": None}))
-    right = _scalar(table, plan.versus)
+    left = _scalar(table, plan.model_copy(update={"combine": None, "versus": None}), ops)
+    right = _scalar(table, plan.versus, ops)
     a, b = _num(left.value), _num(right.value)
     if a is None or b is None:
         raise PlanError("a difference or ratio needs two numbers")
@@ -412,7 +437,7 @@ def _combine(table: Table, plan: Plan) -> Result:
 
 def _dispatch_aggregate(table: Table, plan: Plan) -> Result:
     if plan.combine and plan.versus is not None:
-        return _combine(table, plan)
+        return combine(table, plan)
     return _aggregate(table, plan)
 
 
@@ -424,5 +449,5 @@ OPS: dict[str, Any] = {
     "values": _values,
     "lookup": _lookup,
     "exists": _exists,
-    "compare": _compare,
+    "compare": compare,
 }

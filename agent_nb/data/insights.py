@@ -91,17 +91,12 @@ def facts_text(name: str, sentences: Iterable[str], table: str = "") -> str:
 
 
 def check_frame(name: str, value: object) -> Any:
-    """``value`` if it is a pandas DataFrame, else a TypeError saying what is allowed."""
-    try:
-        import pandas as pd
-    except ImportError:  # no pandas: nothing can be a DataFrame
-        pd = None
-    if pd is None or not isinstance(value, pd.DataFrame):
-        raise TypeError(
-            f"data {name!r} must be a pandas DataFrame, got {type(value).__name__}; "
-            "wrap a Series with .to_frame(), or use --data-mode summary for other objects"
-        )
-    return value
+    """``value`` if it is a pandas DataFrame, a source opened where it is one (a path,
+    a DuckDB or Ibis table, a database URL and table: `sources.as_data`), else a
+    TypeError saying what is allowed."""
+    from .sources import as_data
+
+    return as_data(name, value)
 
 
 def format_number(value: float) -> str:
@@ -181,7 +176,8 @@ def compute_insights(name: str, df: Any) -> Insights:
     Infinite values count as missing; numpy's warnings on all-NaN slices stay here."""
     import numpy as np
 
-    check_frame(name, df)
+    if check_frame(name, df) is not df:  # a source: its facts would cost full scans
+        raise ValueError(f"{name} lives in an engine: ask it a question (--data and a question)")
     if len(df) == 0:
         listed = ", ".join(map(str, df.columns[:20]))
         text = f"{name} is empty (0 rows, columns: {listed}): there is nothing to summarise."

@@ -147,6 +147,12 @@ def profiled(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Ta
     """
     import pandas as pd
 
+    from .engines.sources import Source
+
+    if isinstance(df, Source):  # a file or a database table: profiled by its engine
+        from .engines.profile import profile_source
+
+        return profile_source(name, df, context)
     if not isinstance(df, pd.DataFrame):
         return profile(name, df, context)  # the one-line TypeError
 

@@ -46,7 +46,7 @@ from .approval_cell import answer_args, answer_turn, settle
 from .args import cell_options, check_output_name, parse, tool_names
 from .cell_output import Outcome, output_for, show_bundle, show_turn
 from .commands import Commands, with_commands_help
-from .compose import compose
+from .compose import compose, variables
 from .config import MagicsConfig
 from .data_cell import prepare_answer, read_data_context
 from .explain import explain
@@ -142,7 +142,9 @@ class AgentMagics(MagicsConfig):
             )
             answer = prepare_answer(data)
         inputs = self.staleness.inputs(
-            names=args.data, cells=list(composed.cells_read), references=composed.references
+            names=variables(args.data),
+            cells=list(composed.cells_read),
+            references=composed.references,
         )
         self._send(args, composed.text, options, data=data, inputs=inputs, answer=answer)
 

@@ -113,9 +113,17 @@ _OPTIONS = (
         action="extend",
         default=[],
         metavar="VAR",
-        help="DataFrames: the data agent answers from them (see --data-mode; "
+        help="DataFrames, or data where it lives: a Parquet/CSV path or glob, a DuckDB "
+        "relation or connection (with --table), an Ibis table, a database URL (with --table). "
+        "The data agent answers from them (see --data-mode; "
         "'df[\"col\"]' is one column). Other objects (array, any object): a summary attached "
         "within AgentMagics.data_budget tokens, counted by the model's tokenizer where it has one.",
+    ),
+    argument(
+        "--table",
+        metavar="NAME",
+        help="With --data: the table to ask about in a database URL "
+        '(--data "postgresql://reader@host/db" --table sales) or a DuckDB connection variable.',
     ),
     argument(
         "--data-context",

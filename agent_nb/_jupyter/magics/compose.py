@@ -20,7 +20,7 @@ from ..prompts.data_summary import summarize
 from ..prompts.interpolate import Interpolated, interpolate, references
 from .data_cell import lookup_data
 
-__all__ = ["CellMessage", "compose"]
+__all__ = ["CellMessage", "compose", "variables"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,7 +53,9 @@ def compose(
     count: TextCounter,
 ) -> CellMessage:
     """The cell's message; a bad reference, name or option is a one-line error."""
-    frames, summarized = _split_data(shell.user_ns, list(args.data), args.data_mode or data_mode)
+    frames, summarized = _split_data(
+        shell.user_ns, list(args.data), args.data_mode or data_mode, getattr(args, "table", None)
+    )
     # A bad reference raises ValueError, which usage_errors turns into one line.
     filled = Interpolated(cell, ()) if args.raw else interpolate(cell, shell.user_ns)
     question = filled.text.strip()
@@ -87,26 +89,71 @@ def compose(
 
 
 def _split_data(
-    ns: dict[str, Any], names: list[str], mode: str
+    ns: dict[str, Any], names: list[str], mode: str, table: str | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """--data objects as (DataFrames for the data agent, objects to summarise)."""
-    found = lookup_data(ns, names)
+    """--data objects as (tables for the data agent, objects to summarise). A database
+    URL is opened here with ``--table`` (and named by it): its password goes no further."""
+    from ...data.sources import is_url, source
+
+    urls = [n for n in names if is_url(n)]
+    found = lookup_data(ns, [n for n in names if n not in urls])
+    if table is not None and not urls and not any(_takes_table(v) for v in found.values()):
+        raise UsageError("--table goes with --data naming a database URL or a DuckDB connection")
+    opened = {}
+    for url in urls:
+        if not table:
+            raise UsageError(
+                "--data with a database URL needs --table NAME, the table to ask about"
+            )
+        opened[table] = source(url, table=table)
     if mode == "summary" or not found:
-        return {}, found
-    frames = {n: _as_frame(n, v) for n, v in found.items() if _is_table(v)}
-    return frames, {n: v for n, v in found.items() if n not in frames}
+        return opened, found
+    frames = {n: _as_frame(n, v, table) for n, v in found.items() if _is_table(v)}
+    return opened | frames, {n: v for n, v in found.items() if n not in frames}
 
 
-def _as_frame(name: str, value: Any) -> Any:
-    """A Series is a one-column table, named by the Series (or the variable)."""
+def variables(names: list[str]) -> list[str]:
+    """The ``--data`` names that are notebook variables (not a database URL, whose text
+    is never kept: stale marks watch variables)."""
+    from ...data.sources import is_url
+
+    return [n for n in names if not is_url(n)]
+
+
+def _takes_table(value: object) -> bool:
+    """A DuckDB connection or a database URL held in a variable: ``--table`` names its table."""
+    from ...data.sources import is_url
+
+    kind = type(value)
+    duckdb = kind.__module__.startswith(("duckdb", "_duckdb")) and "Connection" in kind.__name__
+    return duckdb or is_url(value)
+
+
+def _as_frame(name: str, value: Any, table: str | None = None) -> Any:
+    """A Series is a one-column table, named by the Series (or the variable); a source
+    (a path, a DuckDB or Ibis table) is opened where it lives."""
     if _is_dataframe(value):
         return value
+    if _is_source(value):
+        from ...data.sources import source
+
+        return source(value, table=table if _takes_table(value) else None, name=name)
     return value.to_frame(name=value.name if value.name is not None else name)
 
 
 def _is_table(value: object) -> bool:
     pandas = sys.modules.get("pandas")
-    return _is_dataframe(value) or (pandas is not None and isinstance(value, pandas.Series))
+    return (
+        _is_dataframe(value)
+        or (pandas is not None and isinstance(value, pandas.Series))
+        or _is_source(value)
+    )
+
+
+def _is_source(value: object) -> bool:
+    from ...data.sources import is_source
+
+    return is_source(value)
 
 
 def _is_dataframe(value: object) -> bool:

@@ -1,0 +1,122 @@
+"""The row operations compiled to Ibis: the rows at an extreme, distinct values, the
+matching rows' values, a lookup, and whether rows exist.
+
+The engine picks the few rows the answer shows (ordered, with the source's row
+order breaking ties); pandas' own operation then shapes them (`compile.on_pandas`),
+so both paths word and order the answer alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..query import Plan
+from ..result import MAX_LIST, PlanError, Result
+from .compile import Engine, on_pandas
+from .filters import ROW, kind, mask
+from .periods import flag
+
+__all__ = ["ROW_OPS"]
+
+
+def _first(t: Any, e: Engine, *, last: bool = False) -> list[Any]:
+    return [t[ROW].desc() if last else t[ROW].asc()] if ROW in t.columns else []
+
+
+def _extreme(e: Engine, plan: Plan) -> Result:
+    t, n_rows = e.rows(plan)
+    assert plan.measure is not None
+    x = e.numbers(t, plan.measure)
+    show = plan.group_by or plan.measure
+    kind(t, show)
+    kept = t.filter(x.notnull())
+    by = x.asc() if plan.order == "asc" else x.desc()
+    k = min(plan.k, MAX_LIST)
+    columns = list(dict.fromkeys([show, plan.measure]))
+    got = e.fetch(kept.order_by([by, *_first(kept, e)]).select(*columns).limit(k + 3))
+    if got.empty:
+        raise PlanError(f"{plan.measure} has no values")
+    return on_pandas(e, plan, got, n_rows)
+
+
+def _distinct(e: Engine, plan: Plan) -> Result:
+    t, n_rows = e.rows(plan, empty_ok=True)
+    assert plan.measure is not None
+    kind(t, plan.measure)
+    col = e.table.columns.get(plan.measure)
+    if col is not None and col.listy:
+        raise PlanError(
+            f"{plan.measure} holds lists written as text: only pandas reads their items"
+        )
+    s = t[plan.measure]
+    kept = t.filter(s.notnull())
+    if plan.listed:  # the k highest (lowest) different values
+        values = kept.select(v=s).distinct()
+        by = values.v.asc() if plan.order == "asc" else values.v.desc()
+        got = e.fetch(values.order_by(by).limit(plan.k))
+    else:  # the first different values, in the source's order
+        if ROW in t.columns:
+            values = kept.group_by(v=s).aggregate(first=kept[ROW].min())
+            ordered = values.order_by(values.first)
+        else:
+            values = kept.select(v=s).distinct()
+            ordered = values.order_by(values.v)
+        got = e.fetch(ordered.limit(MAX_LIST))
+    frame = got[["v"]].rename(columns={"v": plan.measure})
+    return on_pandas(e, plan, frame, n_rows)
+
+
+def _values(e: Engine, plan: Plan) -> Result:
+    t, n_rows = e.rows(plan, empty_ok=True)
+    column = plan.group_by or plan.measure
+    assert column is not None
+    kind(t, column)
+    kept = t.filter(t[column].notnull())
+    if plan.order == "asc" and plan.listed:  # the last k
+        got = e.fetch(kept.order_by(_first(kept, e, last=True)).limit(plan.k))
+        got = got.iloc[::-1]
+    else:
+        n = plan.k if plan.listed and plan.k > 1 else MAX_LIST
+        got = e.fetch(kept.order_by(_first(kept, e)).limit(n))
+    return on_pandas(e, plan, got[[column]].reset_index(drop=True), n_rows)
+
+
+def _lookup(e: Engine, plan: Plan) -> Result:
+    t, n_rows = e.rows(plan)
+    column = plan.group_by or plan.measure
+    assert column is not None
+    kind(t, column)
+    kept = t.filter(t[column].notnull())
+    got = e.fetch(kept.order_by(_first(kept, e, last=plan.order == "asc")).limit(1))
+    return on_pandas(e, plan, got[[column]], n_rows)
+
+
+def _exists(e: Engine, plan: Plan) -> Result:
+    import pandas as pd
+
+    t, _ = e.rows(plan, empty_ok=True)
+    # A row whose tested column is missing neither meets nor fails the condition: it is
+    # left out of "all" and "none" and said (`execute_ops._exists`).
+    tested = [f.column for f in plan.condition if f.op not in ("missing", "present")]
+    unknown = ~mask(t, ())
+    for column in tested:
+        kind(t, column)
+        unknown = unknown | t[column].isnull()
+    known = ~unknown
+    hit = known & mask(t, plan.condition)
+
+    got = e.one(t.aggregate(n=flag(hit), base=flag(known), gaps=flag(unknown)))
+    n, base, gaps = (int(got[k] or 0) for k in ("n", "base", "gaps"))
+    value = {"any": n > 0, "all": base > 0 and n == base, "none": n == 0}[plan.quantifier]
+    frame = pd.DataFrame({"rows that match": [n], "of": [base], "missing": [gaps]})
+    roles = (("count", float(n)), ("base", float(base)), ("missing", float(gaps)))
+    return Result(value, frame, roles, rows=base)
+
+
+ROW_OPS: dict[str, Any] = {
+    "extreme": _extreme,
+    "distinct": _distinct,
+    "values": _values,
+    "lookup": _lookup,
+    "exists": _exists,
+}

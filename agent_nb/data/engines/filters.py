@@ -1,0 +1,147 @@
+"""A plan's filters and derived columns as Ibis expressions (the engine's `rows.py`/`derive.py`).
+
+Each rule here is the pandas rule of `agent_nb.data.rows` and
+`agent_nb.data.derive`, written once more over Ibis column expressions so
+that the engine (DuckDB, PostgreSQL, Spark...) filters where the data lives:
+
+* text equals case-blind after trimming (pandas compares the column's
+  distinct values the same way); ``!=`` keeps no missing value;
+* a year named against a date column compares the year; a full date compares
+  the day;
+* a number column compared with a word compares the text (``=``/``in``) or
+  is a `PlanError`; a text column has no order;
+* a division by zero is a missing value, a text's ``words`` are its runs of
+  non-space characters.
+
+Nothing here turns text into SQL: every value is an Ibis literal, every column
+a name checked against the table's schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..query import Derived, Filter
+from ..result import PlanError, number
+
+__all__ = ["ROW", "derive", "kind", "mask", "where"]
+
+#: The row-order column the engine adds to a DataFrame it runs (pandas' row order, for
+#: ties, "first" and "last"); a source without it has no defined row order.
+ROW = "__row__"
+
+
+def kind(t: Any, column: str) -> str:
+    """How a rule reads ``column``: bool, number, time, date, text or other."""
+    if column not in t.columns:
+        raise PlanError(f"there is no column {column!r}")
+    dtype = t[column].type()
+    if dtype.is_boolean():
+        return "bool"
+    if dtype.is_numeric():
+        return "number"
+    if dtype.is_timestamp():
+        return "time"
+    if dtype.is_date():
+        return "date"
+    if dtype.is_string():
+        return "text"
+    return "other"
+
+
+def _compare(x: Any, op: str, v: Any) -> Any:
+    if op == "in":
+        return x.isin(list(v))
+    return {"=": x == v, "!=": x != v, "<": x < v, "<=": x <= v, ">": x > v, ">=": x >= v}[op]
+
+
+def _predicate(t: Any, f: Filter) -> Any:
+    import ibis
+
+    what = kind(t, f.column)
+    s = t[f.column]
+    if f.op == "missing":
+        return s.isnull()
+    if f.op == "present":
+        return s.notnull()
+    values = f.value if isinstance(f.value, tuple) else (f.value,)
+    if f.op in ("contains", "startswith"):
+        text = s.cast("string").lower()
+        needle = str(values[0]).lower()
+        return text.contains(needle) if f.op == "contains" else text.startswith(needle)
+    if what in ("time", "date"):
+        if all(isinstance(v, int) and 1000 <= v <= 3000 for v in values):
+            return _numbers(s.year(), f, values)  # a year named against a date column
+        day = s.strftime("%Y-%m-%d")
+        wanted = [str(v)[:10] for v in values]
+        return ~day.isin(wanted) if f.op == "!=" else day.isin(wanted)
+    if what == "number":
+        return _numbers(s, f, values)
+    if what == "bool":
+        truth = [str(v).lower() in ("true", "yes", "1") for v in values]
+        return _compare(s, f.op, truth if f.op == "in" else ibis.literal(truth[0]))
+    if f.op in ("<", "<=", ">", ">=", "between"):
+        raise PlanError(f"{f.column} holds text: it has no order to compare")
+    wanted = sorted({str(v).lower().strip() for v in values})
+    hit = s.cast("string").strip().lower().isin(wanted)
+    return ~hit & s.notnull() if f.op == "!=" else hit
+
+
+def _numbers(s: Any, f: Filter, values: tuple[Any, ...]) -> Any:
+    nums = [number(v) for v in values]
+    if any(n is None for n in nums):
+        if f.op in ("=", "in"):
+            return s.cast("string").lower().isin([str(v).lower() for v in values])
+        raise PlanError(f"{f.column} holds numbers, not {values[0]!r}")
+    given = [n for n in nums if n is not None]
+    if f.op == "between":
+        lo, hi = sorted(given)[:2] if len(given) > 1 else (given[0], given[0])
+        return (s >= lo) & (s <= hi)
+    return _compare(s, f.op, given if f.op == "in" else given[0])
+
+
+def mask(t: Any, filters: tuple[Filter, ...]) -> Any:
+    """Whether each row of ``t`` meets every filter (a row a filter cannot decide: no);
+    a column even with no filter, so that it can be counted."""
+    first = t[t.columns[0]]
+    out = first.isnull() | first.notnull()
+    for f in filters:
+        out = out & _predicate(t, f).fill_null(False)
+    return out
+
+
+def where(t: Any, filters: tuple[Filter, ...]) -> Any:
+    """``t``'s rows that meet every filter (AND); a row a filter cannot decide is left out."""
+    for f in filters:
+        t = t.filter(_predicate(t, f).fill_null(False))
+    return t
+
+
+def _derived(t: Any, d: Derived) -> Any:
+    import ibis
+
+    for name in (d.column, d.other):
+        if name is not None:
+            kind(t, name)  # a PlanError for a column that is not there
+    if d.op in ("length", "words"):
+        if kind(t, d.column) != "text":
+            raise PlanError(f"{d.column} holds no text to measure")
+        s = t[d.column]
+        if d.op == "length":
+            return s.length().cast("float64")
+        runs = s.re_replace(r"\S+", "x").length() - s.re_replace(r"\S+", "").length()
+        return runs.cast("float64")
+    assert d.other is not None
+    for name in (d.column, d.other):
+        if kind(t, name) != "number":
+            raise PlanError(f"{name} holds no numbers to compute with")
+    a, b = t[d.column].cast("float64"), t[d.other].cast("float64")
+    if d.op == "/":
+        return ibis.ifelse(b == 0, ibis.null("float64"), a / b)
+    return {"+": a + b, "-": a - b, "*": a * b}[d.op]
+
+
+def derive(t: Any, derived: tuple[Derived, ...]) -> Any:
+    """``t`` with each derived column added (one already there is kept as it is)."""
+    new = {d.name: _derived(t, d) for d in derived if d.name not in t.columns}
+    return t.mutate(**new) if new else t

@@ -1,0 +1,64 @@
+"""A DataFrame's plans on DuckDB instead of pandas: opt-in while both paths exist.
+
+``AGENT_NB_DATA_ENGINE=duckdb`` sends every plan over a DataFrame to DuckDB
+(in this process, through Ibis), the path data in files and databases already
+takes; the default, ``pandas``, keeps the hand-written operations. The
+differential test (``tests/data/test_engines.py``) shows both give the same
+`Result` for every plan of the suite; what stays on pandas either way is a
+column of lists written as text (``"[Vegan, Vegetarian]"``): its items are
+read by pandas (`table_text.items_of`), and an engine refuses such a plan, so
+it runs on pandas here.
+
+The frame is handed to DuckDB once per profiled table (kept while the table
+lives), with its row order as a column, so ties and "first" fall as in pandas.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import weakref
+from typing import Any
+
+from ..query import Plan
+from ..result import Result
+from ..table import Table
+
+__all__ = ["ENV", "engine_for_frames", "run_on_duckdb"]
+
+ENV = "AGENT_NB_DATA_ENGINE"
+_ON: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def engine_for_frames() -> str:
+    """``pandas`` (default) or ``duckdb``: what runs a plan over a DataFrame."""
+    chosen = os.environ.get(ENV, "pandas").strip().lower() or "pandas"
+    if chosen not in ("pandas", "duckdb"):
+        raise ValueError(f"{ENV} must be 'pandas' or 'duckdb', got {chosen!r}")
+    return chosen
+
+
+def _listy(table: Table, plan: Plan) -> bool:
+    named = {plan.measure, plan.group_by, plan.group_by2, plan.time, plan.other}
+    return any(table.columns[c].listy for c in named if c in table.columns)
+
+
+def run_on_duckdb(table: Table, plan: Plan) -> Result | None:
+    """``plan``'s result computed by DuckDB, or None where pandas must run it."""
+    if _listy(table, plan):
+        return None
+    from .profile import SourceTable
+    from .run import run_compiled
+    from .sources import frame_source
+
+    df = table.df
+    try:
+        source = _ON[df]
+    except (KeyError, TypeError):
+        source = frame_source(df, table.name, own=True)
+        try:
+            _ON[df] = source
+        except TypeError:
+            pass
+    fields = {f.name: getattr(table, f.name) for f in dataclasses.fields(Table)}
+    return run_compiled(SourceTable(**fields, source=source, total=len(df)), plan)

@@ -1,0 +1,185 @@
+"""The differential test: every plan the suite produces, on pandas and on each engine.
+
+`tests.data.engine_plans.plans` collects the plans (the planner's first
+candidates for every question of the question set and the phrasings, over
+their real tables: 274 plans over 13 tables, every operation of the query
+language). Each runs on pandas (the `execute` path) and on the same rows held
+by an engine through Ibis: DuckDB in this process and the PostgreSQL server the
+suite starts (`tests.fixtures_postgres`). Both must give the same `Result`:
+the value (floats within 1e-7), the numbers in their roles, the labels and the
+others in order, the chart, the row count and the result table; a plan pandas
+refuses, the engine refuses too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agent_nb.data.engines.filters import ROW
+from agent_nb.data.engines.profile import SourceTable
+from agent_nb.data.engines.sources import Source, frame_source
+from agent_nb.data.execute import run_plan
+from agent_nb.data.result import PlanError, Result
+from agent_nb.data.table import Table
+from tests.data.engine_plans import difference, plans, profiled
+
+pytest.importorskip("ibis")
+
+
+def _on(table: Table, backend: Any = None) -> SourceTable:
+    fields = {f.name: getattr(table, f.name) for f in dataclasses.fields(Table)}
+    source = frame_source(table.df, table.name) if backend is None else _upload(backend, table)
+    return SourceTable(**fields, source=source, total=len(table.df))
+
+
+def _upload(con: Any, table: Table) -> Source:
+    """``table``'s rows (with their order, `ROW`) as a PostgreSQL table: Ibis creates it
+    from the frame's schema and psycopg copies the rows in (Ibis' own insert cannot
+    take column names such as ``sepal length (cm)``)."""
+    import ibis
+    import pandas as pd
+
+    rows = table.df.assign(**{ROW: range(len(table.df))}).reset_index(drop=True)
+    name = f"t_{table.name}_{uuid.uuid4().hex[:6]}"
+    con.create_table(name, schema=ibis.memtable(rows).schema())
+    columns = ", ".join('"' + c.replace('"', '""') + '"' for c in rows.columns)
+    cells = rows.astype(object).where(rows.notna(), None)
+    with con.con.cursor() as cur, cur.copy(f'COPY "{name}" ({columns}) FROM STDIN') as copy:
+        for row in cells.itertuples(index=False):
+            copy.write_row([v.item() if hasattr(v, "item") else v for v in row])
+    con.con.commit()
+    expr = con.table(name)
+    assert isinstance(rows, pd.DataFrame)
+    return Source(f"the PostgreSQL table {name}", expr, lambda: len(rows), "database", name)
+
+
+def _run(table: Table, plan: Any) -> Result | PlanError:
+    try:
+        return run_plan(table, plan)
+    except PlanError as exc:
+        return exc
+
+
+def _differences(engine: Any) -> list[str]:
+    out = []
+    for name, found in plans().items():
+        pandas_table = profiled(name)
+        engine_table = _on(pandas_table, engine)
+        for plan in found:
+            why = difference(_run(pandas_table, plan), _run(engine_table, plan))
+            if why is not None:
+                out.append(f"[{name}] {plan.describe()}: {why}")
+    return out
+
+
+def test_the_plans_cover_every_operation() -> None:
+    ops = {p.op for found in plans().values() for p in found}
+    assert len(ops) == 13 and sum(map(len, plans().values())) >= 250, ops
+
+
+def test_duckdb_gives_what_pandas_gives() -> None:
+    assert _differences(None) == []
+
+
+@pytest.fixture(scope="module")
+def postgres_backend(postgres: Any) -> Iterator[Any]:
+    import ibis
+
+    schema = "eng_" + uuid.uuid4().hex[:10]
+    postgres.url(schema)  # creates the schema
+    con = ibis.postgres.connect(
+        host="127.0.0.1", port=postgres.port, user="agent", password="s3cret-pw",
+        database="agent_nb", schema=schema,
+    )  # fmt: skip
+    yield con
+    con.disconnect()
+
+
+@pytest.mark.slow
+def test_postgresql_gives_what_pandas_gives(postgres_backend: Any) -> None:
+    assert _differences(postgres_backend) == []
+
+
+def _spark_table(spark: Any, con: Any, table: Table) -> SourceTable:
+    """``table``'s rows as a Spark view (missing values as nulls, as pandas reads them:
+    Spark keeps a float NaN apart from null), read through Ibis' Spark backend."""
+    import ibis
+    from ibis.backends.pyspark.datatypes import PySparkSchema
+
+    rows = table.df.assign(**{ROW: range(len(table.df))}).reset_index(drop=True)
+    schema = PySparkSchema.from_ibis(ibis.memtable(rows).schema())
+    cells = rows.astype(object).where(rows.notna(), None)
+
+    def plain(v: Any) -> Any:
+        if hasattr(v, "to_pydatetime"):
+            return v.to_pydatetime()
+        return v.item() if hasattr(v, "item") else v
+
+    data = [tuple(plain(v) for v in row) for row in cells.itertuples(index=False)]
+    view = f"t_{table.name}"
+    spark.createDataFrame(data, schema).createOrReplaceTempView(view)
+    fields = {f.name: getattr(table, f.name) for f in dataclasses.fields(Table)}
+    expr = con.table(view)
+    source = Source(f"the Spark view {view}", expr, lambda: len(rows), "ibis", view)
+    return SourceTable(**fields, source=source, total=len(rows))
+
+
+@pytest.mark.slow
+def test_spark_in_local_mode_gives_what_pandas_gives(tmp_path: Any) -> None:
+    """The path to a cluster: one plan of each operation (penguins, with missing values;
+    stocks, with dates) through Ibis' Spark backend on a local Spark (Debian's JDK)."""
+    import shutil
+
+    if shutil.which("java") is None:
+        pytest.skip("no Java runtime: .ci/setup --test installs default-jdk-headless")
+    pytest.importorskip("pyspark")
+    import ibis
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[1]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", str(tmp_path / "warehouse"))  # not the checkout
+        .getOrCreate()
+    )
+    try:
+        spark.sparkContext.setLogLevel("ERROR")
+        con = ibis.pyspark.connect(spark)
+        chosen: dict[str, tuple[str, Any]] = {}
+        for name in ("penguins", "stocks"):
+            for plan in plans()[name]:
+                chosen.setdefault(plan.op, (name, plan))
+        assert len(chosen) >= 12, sorted(chosen)
+        tables = {name: _spark_table(spark, con, profiled(name)) for name in ("penguins", "stocks")}
+        wrong = [
+            f"[{name}] {plan.describe()}: {why}"
+            for name, plan in chosen.values()
+            if (why := difference(_run(profiled(name), plan), _run(tables[name], plan)))
+        ]
+        assert wrong == []
+    finally:
+        spark.stop()
+
+
+def test_a_dataframe_can_run_on_duckdb(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``AGENT_NB_DATA_ENGINE=duckdb``: a DataFrame's plans run on DuckDB (opt-in: on 10⁶
+    rows pandas is still as fast or faster, `benchmarks/bench_data_engines.py`)."""
+    from agent_nb.data.answer import ask
+
+    frame = profiled("penguins").df
+    question = "What is the average body mass of Gentoo penguins?"
+    on_pandas = ask({"penguins": frame}, question)
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "duckdb")
+    on_duckdb = ask({"penguins": frame}, question)
+    assert on_duckdb.value == pytest.approx(on_pandas.value, rel=1e-12)
+    assert on_duckdb.sentence == on_pandas.sentence
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "spark")
+    with pytest.raises(ValueError, match="must be 'pandas' or 'duckdb'"):
+        ask({"penguins": frame}, question)
