@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from .session import AgentSession
     from .session_core import SessionCore
 
-__all__ = ["FrontDoor", "TurnData", "TurnRequest"]
+__all__ = ["FrontDoor", "TurnData", "TurnRequest", "check_max_tokens"]
 
 
 class TurnData(Protocol):
@@ -125,7 +125,7 @@ class FrontDoor:
         options = request.options
         backend = self.backend_for(options.model)
         limit = options.overrides.get("max_tokens")
-        _check_window(limit, backend.context_window, backend)
+        check_max_tokens(limit, backend, backend.context_window)
         if request.once:
             options = _with_tools(request, options, self.agent)
             options = _with_data(request, options, options.agent or self.agent, backend)
@@ -205,14 +205,21 @@ def _with_data(
     return dataclasses.replace(options, agent=agent, system=None)
 
 
-def _check_window(limit: int | None, window: int | None, backend: Backend) -> None:
-    if limit is not None and window is not None and limit > window:
-        raise ContextWindowError(
-            f"max_tokens must be between 1 and the model's context window ({window:,} "
-            f"tokens for {backend.spec}), got {limit:,}; nothing was sent or recorded",
-            tokens=limit,
-            window=window,
-        )
+def check_max_tokens(limit: int | None, backend: Backend, window: int | None) -> None:
+    """An explicit ``max_tokens`` outside 1 to the model's ``window`` is refused with
+    that range, whichever end it misses (0 and 10**6 get the same line)."""
+    if limit is None or (limit >= 1 and (window is None or limit <= window)):
+        return
+    allowed = (
+        f"between 1 and the model's context window ({window:,} tokens for {backend.spec})"
+        if window is not None
+        else f"at least 1 (the context window of {backend.spec} is not known)"
+    )
+    raise ContextWindowError(
+        f"max_tokens must be {allowed}, got {limit:,}; nothing was sent or recorded",
+        tokens=limit,
+        window=window,
+    )
 
 
 def _prepare(
@@ -222,7 +229,7 @@ def _prepare(
 
     async def prepare(turn: Turn) -> None:
         if limit is not None:
-            _check_window(limit, await backend.resolve_context_window(), backend)
+            check_max_tokens(limit, backend, await backend.resolve_context_window())
         if replaces is None:
             return
         work = asyncio.ensure_future(asyncio.to_thread(core.rewind_in_turn, turn, replaces))

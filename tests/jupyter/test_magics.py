@@ -124,6 +124,14 @@ def test_max_tokens_beyond_the_window_is_one_line(shell: InteractiveShell) -> No
     )
     assert get_runner().get_or_create_session("default").history == []
     assert cap.stdout == ""  # refused with the options: no "…" above the error
+    # too few gets the same range as too many (round 5: it said only ">= 1")
+    result, cap = run(shell, "%%agent --max-tokens 0\nhello")
+    usage_error(
+        result,
+        cap,
+        "--max-tokens must be between 1 and the model's context window (64 tokens for "
+        "scripted), got 0; nothing was sent or recorded",
+    )
 
 
 def test_streams_through_one_display_handle_throttled(
@@ -517,7 +525,7 @@ TEMPERATURE = "temperature must be a finite number between 0 (inclusive) and 2.0
         ("-t inf", TEMPERATURE + ", got inf"),
         ("-t 60", TEMPERATURE + ", got 60.0"),
         ("-t warm", "invalid float value"),
-        ("--max-tokens 0", "max_tokens must be a whole number >= 1"),
+        ("--max-tokens 0", "--max-tokens must be at least 1 (the context window of scripted"),
         ("-o 2bad", "-o needs a Python variable name"),
         ("--format html", "invalid choice"),
         ('-s "unclosed', "cannot parse"),

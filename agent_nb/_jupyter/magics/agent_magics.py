@@ -29,7 +29,7 @@ from IPython.core.magic import cell_magic, line_magic, magics_class
 from ..._core.ids import check_session_id
 from ..._core.tokens import text_counter
 from ..._core.types import Rewound
-from ..._runtime.front_door import TurnRequest
+from ..._runtime.front_door import TurnRequest, check_max_tokens
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.mcp import servers_of
 from ..._runtime.options import TurnOptions
@@ -153,6 +153,15 @@ class AgentMagics(MagicsConfig):
         check_output_name(args.output)
         if not args.once:
             check_session_id(args.session or self.default_session)
+        runner = get_runner()
+        if args.max_tokens is not None and args.max_tokens < 1:
+            # refused before the settings (which would only say ">= 1") with the
+            # range this model allows, as a cap past its window is
+            model = runner.check_model(args.model or self.default_model or runner.model)
+            try:
+                check_max_tokens(args.max_tokens, model, model.context_window)
+            except ContextWindowError as exc:
+                raise window_refusal(exc, args) or exc from None
         options = turn_options(
             self,
             model=args.model,
@@ -164,7 +173,6 @@ class AgentMagics(MagicsConfig):
             output_schema=schema_from_namespace(args.schema, self.shell.user_ns),
             fresh=args.fresh,
         )
-        runner = get_runner()
         backend = runner.check_model(options.model or runner.model)
         return dataclasses.replace(options, model=backend), backend
 
