@@ -79,6 +79,14 @@ def test_a_cell_uses_the_servers_named_by_tools(
     assert response.response == {"result": 42}
     # without --tools the cell's agent has no tools: the session's own agent is unchanged
     assert get_runner().get_or_create_session("default").agent.tools == ()
+    # --tool-choice forces the first call (under the grammar on a local model), then
+    # the model answers freely: a small model that would not call a tool gets one.
+    backend.enqueue(ToolCallChunk("add", {"a": 1, "b": 2}), "It is 3.")
+    result, cap = run(shell, "%%agent --tools calc --tool-choice add\nOne plus two?")
+    assert result.success, cap.stderr
+    assert [r.tool_choice for r in backend.requests[-2:]] == ["add", "auto"]
+    result, cap = run(shell, "%%agent --tools calc --tool-choice sometimes\nhi")
+    usage_error(result, cap, "tool_choice must be")
     result, cap = run(shell, "%%agent --tools calc,web\nhi")
     usage_error(result, cap, "no MCP server named 'web'; added: calc")
     result, cap = run(shell, "%%agent --tools calc,\nhi")

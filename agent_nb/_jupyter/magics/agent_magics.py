@@ -170,6 +170,7 @@ class AgentMagics(MagicsConfig):
             max_tokens=args.max_tokens,
             context_policy=args.context,
             choice=args.choice,
+            tool_choice=args.tool_choice,
             output_schema=schema_from_namespace(args.schema, self.shell.user_ns),
             fresh=args.fresh,
         )
