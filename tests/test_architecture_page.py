@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import pathlib
 import re
-import tomllib
+import sys
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
