@@ -79,8 +79,10 @@ class BaseAgent:
 
     async def run(self, ctx: InvocationContext) -> AsyncGenerator[Any, None]:
         """Yield this agent's events (ADK's ``_run_async_impl``)."""
+        nothing: tuple[Any, ...] = ()
+        for never in nothing:  # makes this an async generator (raising at its first step)
+            yield never
         raise NotImplementedError(f"{type(self).__name__} must implement run(ctx)")
-        yield  # pragma: no cover - makes this an async generator
 
     async def run_async(self, parent: InvocationContext) -> AsyncGenerator[Any, None]:
         """Run this agent in ``parent``'s invocation: callbacks around `run`."""
