@@ -1,7 +1,7 @@
 """No dead code: vulture (configured in ``[tool.vulture]``, pyproject.toml) finds no
 name that nothing uses, beyond the whitelist of public API and framework hooks in
-``.ci/vulture_whitelist.py`` (issue 49: ``mcp_worker`` and ``shared_state_writes``
-had been left behind)."""
+``.ci/vulture_whitelist.py`` (issue 49: two functions nothing called had been left
+behind)."""
 
 from __future__ import annotations
 

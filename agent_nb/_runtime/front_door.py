@@ -8,7 +8,7 @@ The turn policy lives here, once, and is testable without IPython:
 * **the backend** is resolved once, from the request's options, and handed
   to the turn;
 * **the data** (``--data df``, ``ChatWidget(data=...)``) becomes the turn's
-  agent through the request's `TurnData`: the data package sits above the
+  agent through the request's `DataSource`: the data package sits above the
   runtime, so it builds the agent and the runtime only calls it (the
   import-linter contracts forbid the other way round);
 * **the tools** (``--tools NAME``, ``ChatWidget(tools=...)``) are added to
@@ -56,10 +56,10 @@ if TYPE_CHECKING:
     from .session import AgentSession
     from .session_core import SessionCore
 
-__all__ = ["FrontDoor", "TurnData", "TurnRequest", "check_max_tokens"]
+__all__ = ["DataSource", "FrontDoor", "TurnRequest", "check_max_tokens"]
 
 
-class TurnData(Protocol):
+class DataSource(Protocol):
     """The data a turn answers from, as the data package hands it to the runtime."""
 
     def agent_for(
@@ -85,7 +85,7 @@ class TurnRequest:
     new: bool = False
     #: Who uses the session (``"%%agent cells"``, ``"ChatWidget 1a2b"``).
     holder: str | None = None
-    data: TurnData | None = None
+    data: DataSource | None = None
     #: Tools the session's agent gets for this turn on top of its own: MCP
     #: toolsets (``%%agent --tools NAME``, ``ChatWidget(tools=...)``) or functions.
     tools: tuple[Any, ...] = ()

@@ -36,8 +36,8 @@ from ..._runtime.options import TurnOptions
 from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...errors import ContextWindowError
-from ..data_turn import DataTurn
-from ..holders import CELLS_HOLDER
+from ..data_question import DataQuestion
+from ..holder_names import CELLS_HOLDER
 from ..prompts.last_error import LastError, error_from_result
 from ..staleness import Input, Staleness
 from ..turn_settings import turn_options
@@ -132,7 +132,7 @@ class AgentMagics(MagicsConfig):
         )
         data, answer = None, None
         if composed.frames:
-            data = DataTurn(
+            data = DataQuestion(
                 composed.frames,
                 composed.question,
                 context=read_data_context(self.shell.user_ns, args.data_context),
@@ -183,7 +183,7 @@ class AgentMagics(MagicsConfig):
         message: str,
         options: TurnOptions,
         *,
-        data: DataTurn | None = None,
+        data: DataQuestion | None = None,
         inputs: tuple[Input, ...] = (),
         answer: Any = None,
     ) -> None:

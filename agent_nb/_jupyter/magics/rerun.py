@@ -18,7 +18,7 @@ from typing import Any
 
 from ..._core.render import safe_markdown
 from ..._runtime.origins import OTHER_KERNEL, origin_of
-from ..holders import WIDGET, origin_words
+from ..holder_names import WIDGET, origin_words
 
 __all__ = ["CellTurns", "rerun_note"]
 
