@@ -290,6 +290,28 @@ def test_interpolation_says_what_it_substituted(
     assert "interpolated" not in cap.stdout
 
 
+def test_a_cell_is_scanned_for_markdown_code_once(
+    shell: InteractiveShell, backend: ScriptedBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interpolation and the stale mark's references are one scan of the cell's
+    Markdown (issue 49: each scanned it again before the first token)."""
+    from agent_nb._jupyter.prompts import interpolate
+
+    scanned: list[str] = []
+    real = interpolate.code_ranges
+
+    def counted(text: str) -> list[tuple[int, int]]:
+        scanned.append(text)
+        return real(text)
+
+    monkeypatch.setattr(interpolate, "code_ranges", counted)
+    shell.user_ns["total"] = 15.3
+    result, cap = run(shell, "%%agent\nThe total is {total}\n\n```\n{not_me}\n```")
+    assert result.success, cap.stderr
+    assert len(scanned) == 1
+    assert turns() == ["The total is 15.3\n\n```\n{not_me}\n```"]
+
+
 @pytest.mark.parametrize(
     "body",
     [
