@@ -192,6 +192,7 @@ class AgentMagics(MagicsConfig):
         replaces = None
         if session_id is not None and self.on_rerun == "rewind":
             replaces = self.turns.earlier_turn(session_id)
+        runner = get_runner()
         request = TurnRequest(
             message,
             session_id,
@@ -200,10 +201,10 @@ class AgentMagics(MagicsConfig):
             new=args.new,
             holder=CELLS_HOLDER,
             data=data,
-            tools=tuple(servers_of(get_runner()).pick(tool_names(getattr(args, "tools", None)))),
+            tools=tuple(servers_of(runner).pick(tool_names(args.tools))),
         )
         try:
-            stream = get_runner().start_turn(request)
+            stream = runner.start_turn(request)
         except ContextWindowError as exc:
             raise window_refusal(exc, args) or exc from None
         try:
