@@ -77,7 +77,7 @@ export function toolFailed(response) {
 }
 
 /**
- * The same words as the cell's note (agent_nb/_reply.py `cut_off_note`).
+ * The same words as the cell's note (agent_nb/_core/reply.py `cut_off_note`).
  * @param {number | null} limit
  */
 export function cutOffNote(limit) {

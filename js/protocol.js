@@ -1,4 +1,4 @@
-// Wire messages between ChatWidget (agent_nb/_jupyter/protocol.py) and this front end.
+// Wire messages between ChatWidget (agent_nb/_jupyter/widget/protocol.py) and this front end.
 // These JSDoc typedefs mirror the Python TypedDicts one to one; change both together.
 
 /**

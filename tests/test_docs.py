@@ -34,7 +34,9 @@ from agent_nb.backends import Backend, ScriptedBackend
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = sorted(DOCS.glob("*.md"))
+README = ROOT / "README.md"
+# The README's tour is the first thing a newcomer runs: its examples run as a page's do.
+PAGES = [*sorted(DOCS.glob("*.md")), README]
 NOT_RUN = 'title="not run"'
 CONFIG_FILE = 'title="ipython_config.py"'
 MODEL_MARK = re.compile(r"<!--\s*docs-test:\s*model=(scripted|embedded)\s*-->")
@@ -49,7 +51,7 @@ class Example:
 
     @property
     def where(self) -> str:
-        return f"docs/{self.page}:{self.line}"
+        return f"{self.page}:{self.line}"
 
 
 def examples(page: pathlib.Path) -> list[Example]:
@@ -59,7 +61,8 @@ def examples(page: pathlib.Path) -> list[Example]:
         if token.type != "fence" or token.info.split(maxsplit=1)[:1] != ["python"]:
             continue
         assert token.map is not None
-        found.append(Example(page.name, token.map[0] + 1, token.content, token.info))
+        where = page.relative_to(ROOT).as_posix() if page.is_relative_to(ROOT) else page.name
+        found.append(Example(where, token.map[0] + 1, token.content, token.info))
     return found
 
 
@@ -157,6 +160,26 @@ def test_the_examples_run(
     fresh_shell: InteractiveShell,
     page_dir: pathlib.Path,
 ) -> None:
+    _run_page(page, request, fresh_shell, with_config=True)
+
+
+@pytest.mark.slow  # starts the page's MCP server
+def test_the_mcp_page_runs_in_order_without_its_config_file(
+    request: pytest.FixtureRequest, fresh_shell: InteractiveShell, page_dir: pathlib.Path
+) -> None:
+    """A reader runs the page's cells in a notebook; its ``ipython_config.py`` is not a
+    cell, so no example may lean on a server only that file adds (round 5: the widget
+    named a server the page had just removed)."""
+    _run_page(DOCS / "mcp.md", request, fresh_shell, with_config=False)
+
+
+def _run_page(
+    page: pathlib.Path,
+    request: pytest.FixtureRequest,
+    shell: InteractiveShell,
+    *,
+    with_config: bool,
+) -> None:
     found = examples(page)
     runner = AgentRunner(model=_backend(request, page))
     previous = set_runner(runner)
@@ -165,9 +188,10 @@ def test_the_examples_run(
             if NOT_RUN in example.info:
                 continue
             if CONFIG_FILE in example.info:
-                _apply_config(fresh_shell, example)
+                if with_config:
+                    _apply_config(shell, example)
             else:
-                _run(fresh_shell, example, example.code)
+                _run(shell, example, example.code)
     finally:
         get_runner().shutdown()  # %config AgentMagics.store may have installed another
         runner.shutdown()

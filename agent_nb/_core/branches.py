@@ -170,17 +170,17 @@ def turn_tree(
     events: dict[str, list[Event]] = {}
     for event in tree:
         events.setdefault(event.invocation_id, []).append(event)
-    holders: dict[str, list[int]] = {}
+    branches_with: dict[str, list[int]] = {}
     for number, leaf in enumerate(branches, start=1):
         for turn in path_turns(parents, leaf):
-            holders.setdefault(turn, []).append(number)
+            branches_with.setdefault(turn, []).append(number)
     return [
         TurnNode(
             turn,
             parents[turn],
             tuple(evs),
-            tuple(holders.get(turn, ())),
-            active in holders.get(turn, ()),
+            tuple(branches_with.get(turn, ())),
+            active in branches_with.get(turn, ()),
         )
         for turn, evs in events.items()
     ]

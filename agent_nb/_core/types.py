@@ -211,6 +211,19 @@ class GenerateContentRequest:
             self, "tool_choice", check_tool_choice(tool_choice, [tool.name for tool in self.tools])
         )
 
+    # The one reading of ``tool_choice`` against ``tools``: the chat template, the
+    # grammar and the repetition stop all ask these, so they cannot disagree.
+    @property
+    def offers_tools(self) -> bool:
+        """The model is shown the tools and may call them: there are some, and
+        ``tool_choice`` is not ``"none"``."""
+        return bool(self.tools) and self.tool_choice != "none"
+
+    @property
+    def forces_tool(self) -> bool:
+        """The reply must be a tool call: ``"required"`` or a tool's name, with tools."""
+        return self.offers_tools and self.tool_choice != "auto"
+
 
 _TOOL_CHOICES = ("auto", "required", "none")
 

@@ -14,6 +14,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+from .._core.approvals import call_line as approval_call_line
 from .._core.codec import event_to_dict
 from .._core.fences import close_open_fence
 from .._core.history import says_nothing
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EXPORT_FORMATS",
     "branches_lines",
-    "call_line",
+    "call_entry",
     "interrupted_text",
     "response_line",
     "session_json",
@@ -37,9 +38,11 @@ __all__ = [
 EXPORT_FORMATS = ("md", "json")
 
 
-def call_line(event: FunctionCall) -> str:
-    args = json.dumps(dict(event.args), ensure_ascii=False, default=repr)
-    return f"→ `{event.name}({args})`"
+def call_entry(event: FunctionCall) -> str:
+    """A call in a transcript or a cell: the approval prompt's one line
+    (`agent_nb._core.approvals.call_line`) behind an arrow, so a call reads the
+    same wherever it is shown."""
+    return f"→ `{approval_call_line(event)}`"
 
 
 def response_line(event: FunctionResponse, limit: int = 2000) -> str:
@@ -78,7 +81,7 @@ def transcript_entries(events: list[Event]) -> list[tuple[str, str]]:
             else:
                 entries.append((event.author, close_open_fence(event.text)))
         elif isinstance(event, FunctionCall):
-            entries.append((event.author, call_line(event)))
+            entries.append((event.author, call_entry(event)))
         elif isinstance(event, FunctionResponse):
             entries.append(("tool", response_line(event)))
         elif isinstance(event, TurnComplete) and event.error:

@@ -96,7 +96,7 @@ class ChatModes:
         inline: InlineContext | None = None,
         history: Sequence[Content] | None = None,
     ) -> EventStream:
-        """One message in exactly one of three modes (see the README table)."""
+        """One message in exactly one of three modes (docs/python-api.md lists them)."""
         check_chat_mode(conversation, data_agent, inline, history)
         if conversation is not None:
             return self.get_or_create_session(conversation.session_id).run_async(message)

@@ -24,7 +24,7 @@ from .agent_memory import AgentMemory
 from .agents import CodeAgent
 from .agents.model_call import ModelCall
 from .context import InvocationContext, Turn
-from .engine import Stream, drive
+from .engine import StreamSink, drive
 from .invocation import Invocation
 from .options import TurnOptions
 from .replay import replay_for
@@ -63,7 +63,7 @@ def start_direct(
         memory=AgentMemory(),
     )
     ctx = InvocationContext.root(turn, CodeAgent(AUTHOR, lambda _: None))
-    sink = Stream(invocation.stream.push)
+    sink = StreamSink(invocation.stream.push)
 
     async def answer() -> AsyncGenerator[Event, None]:
         call = ModelCall(

@@ -35,7 +35,7 @@ from .._core.types import Event, FunctionCall, FunctionResponse, PromptProgress,
 if TYPE_CHECKING:
     from .context import InvocationContext
 
-__all__ = ["Collect", "LooseEnds", "Sink", "close_loose_ends", "drive", "record"]
+__all__ = ["Collect", "LooseEnds", "Sink", "StreamSink", "close_loose_ends", "drive", "record"]
 
 
 class LooseEnds:
@@ -87,7 +87,7 @@ class Collect(Sink):
         self.events = events
 
 
-class Stream(Sink):
+class StreamSink(Sink):
     """Events to a stream and listeners; ``store`` (blocking) keeps final ones."""
 
     def __init__(

@@ -8,7 +8,7 @@ The turn policy lives here, once, and is testable without IPython:
 * **the backend** is resolved once, from the request's options, and handed
   to the turn;
 * **the data** (``--data df``, ``ChatWidget(data=...)``) becomes the turn's
-  agent through the request's `TurnData`: the data package sits above the
+  agent through the request's `DataSource`: the data package sits above the
   runtime, so it builds the agent and the runtime only calls it (the
   import-linter contracts forbid the other way round);
 * **the tools** (``--tools NAME``, ``ChatWidget(tools=...)``) are added to
@@ -56,10 +56,10 @@ if TYPE_CHECKING:
     from .session import AgentSession
     from .session_core import SessionCore
 
-__all__ = ["FrontDoor", "TurnData", "TurnRequest"]
+__all__ = ["DataSource", "FrontDoor", "TurnRequest", "check_max_tokens"]
 
 
-class TurnData(Protocol):
+class DataSource(Protocol):
     """The data a turn answers from, as the data package hands it to the runtime."""
 
     def agent_for(
@@ -85,7 +85,7 @@ class TurnRequest:
     new: bool = False
     #: Who uses the session (``"%%agent cells"``, ``"ChatWidget 1a2b"``).
     holder: str | None = None
-    data: TurnData | None = None
+    data: DataSource | None = None
     #: Tools the session's agent gets for this turn on top of its own: MCP
     #: toolsets (``%%agent --tools NAME``, ``ChatWidget(tools=...)``) or functions.
     tools: tuple[Any, ...] = ()
@@ -125,7 +125,7 @@ class FrontDoor:
         options = request.options
         backend = self.backend_for(options.model)
         limit = options.overrides.get("max_tokens")
-        _check_window(limit, backend.context_window, backend)
+        check_max_tokens(limit, backend, backend.context_window)
         if request.once:
             options = _with_tools(request, options, self.agent)
             options = _with_data(request, options, options.agent or self.agent, backend)
@@ -205,14 +205,21 @@ def _with_data(
     return dataclasses.replace(options, agent=agent, system=None)
 
 
-def _check_window(limit: int | None, window: int | None, backend: Backend) -> None:
-    if limit is not None and window is not None and limit > window:
-        raise ContextWindowError(
-            f"max_tokens must be between 1 and the model's context window ({window:,} "
-            f"tokens for {backend.spec}), got {limit:,}; nothing was sent or recorded",
-            tokens=limit,
-            window=window,
-        )
+def check_max_tokens(limit: int | None, backend: Backend, window: int | None) -> None:
+    """An explicit ``max_tokens`` outside 1 to the model's ``window`` is refused with
+    that range, whichever end it misses (0 and 10**6 get the same line)."""
+    if limit is None or (limit >= 1 and (window is None or limit <= window)):
+        return
+    allowed = (
+        f"between 1 and the model's context window ({window:,} tokens for {backend.spec})"
+        if window is not None
+        else f"at least 1 (the context window of {backend.spec} is not known)"
+    )
+    raise ContextWindowError(
+        f"max_tokens must be {allowed}, got {limit:,}; nothing was sent or recorded",
+        tokens=limit,
+        window=window,
+    )
 
 
 def _prepare(
@@ -222,7 +229,7 @@ def _prepare(
 
     async def prepare(turn: Turn) -> None:
         if limit is not None:
-            _check_window(limit, await backend.resolve_context_window(), backend)
+            check_max_tokens(limit, backend, await backend.resolve_context_window())
         if replaces is None:
             return
         work = asyncio.ensure_future(asyncio.to_thread(core.rewind_in_turn, turn, replaces))

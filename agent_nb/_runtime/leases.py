@@ -29,7 +29,7 @@ class TurnLeases:
     """Take, renew and give back the leases of one runner's running turns."""
 
     def __init__(self, store: SessionStore, *, lease_s: float = DEFAULT_LEASE_S) -> None:
-        self.holder = LeaseOwner.here()
+        self.owner = LeaseOwner.here()
         self.lease_s = lease_s
         self._store = store
         self._held: dict[_Key, SessionRecord] = {}
@@ -40,7 +40,7 @@ class TurnLeases:
     def take(self, record: SessionRecord) -> int | None:
         """Take the session's lease; the stored revision (None: no longer stored).
         Raises `SessionBusyError` if another kernel's turn holds it."""
-        revision = self._store.begin_turn(record, self.holder, lease_s=self.lease_s)
+        revision = self._store.begin_turn(record, self.owner, lease_s=self.lease_s)
         if revision is not None:
             probe = SessionRecord(record.app_name, record.user_id, record.session_id)
             with self._lock:
@@ -58,7 +58,7 @@ class TurnLeases:
         if held is None:
             return
         try:
-            self._store.end_turn(held, self.holder)
+            self._store.end_turn(held, self.owner)
         except StoreError:  # the lease then simply runs out
             log.warning("agent_nb could not release the turn lease of %r", record.session_id)
 
@@ -68,7 +68,7 @@ class TurnLeases:
                 held = list(self._held.values())
             for record in held:
                 try:
-                    self._store.renew_turn(record, self.holder, lease_s=self.lease_s)
+                    self._store.renew_turn(record, self.owner, lease_s=self.lease_s)
                 except StoreError:
                     log.warning("agent_nb could not renew the turn lease of %r", record.session_id)
 

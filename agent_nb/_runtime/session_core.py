@@ -44,7 +44,7 @@ from .agents import Agent, BaseAgent, check_agent
 from .agents.requests import shown_request
 from .approval import check_approve_tools
 from .context import InvocationContext, Turn
-from .engine import Stream
+from .engine import StreamSink
 from .invocation import Invocation
 from .listeners import Listeners
 from .options import TurnOptions
@@ -127,7 +127,9 @@ class SessionCore:
                 state_delta=copy.deepcopy(delta),
             )
             self._last_options = options
-            sink = Stream(invocation.push, store=self.keeper.append, notify=self.listeners.notify)
+            sink = StreamSink(
+                invocation.push, store=self.keeper.append, notify=self.listeners.notify
+            )
             shared = self._turn(invocation, options, agent)
             shared.preset_backend(backend)
             turn = run_turn(

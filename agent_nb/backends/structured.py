@@ -198,7 +198,7 @@ def request_grammar(request: GenerateContentRequest, fmt: ToolCallFormat | None)
     and no tools or ``tool_choice="none"``.
     """
     schema = request.response_schema
-    calls = bool(request.tools) and request.tool_choice != "none"
+    calls = request.offers_tools
     if calls and fmt is None:
         if request.tool_choice == "auto":
             calls = False  # the model's own parser reads its calls, unconstrained
@@ -250,7 +250,7 @@ def check_request(request: GenerateContentRequest) -> None:
         return
     if request.response_schema is not None:
         check_schema(request.response_schema)
-    if request.tools and request.tool_choice != "none":
+    if request.offers_tools:
         for tool in request.tools:
             check_schema(_arguments(tool.parameters), f"the parameters of tool {tool.name!r}")
 

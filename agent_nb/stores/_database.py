@@ -343,21 +343,21 @@ class DatabaseStore(SessionStore):
             row = conn.execute(q.LEASE, _of(record)).first()
             if row is None:
                 return None
-            check_lease(record.session_id, owner, row.holder, row.lease_until, now)
+            check_lease(record.session_id, owner, row.lease_owner, row.lease_until, now)
             conn.execute(
-                q.SET_HOLDER, {**_of(record), "new_holder": owner.to_json(), "until": until}
+                q.SET_LEASE_OWNER, {**_of(record), "new_owner": owner.to_json(), "until": until}
             )
             return int(row.revision)
 
     def _renew(self, record: SessionRecord, owner: LeaseOwner, until: float | None) -> None:
         with self._tx(write=True) as conn:
-            row = conn.execute(q.HOLDER, _of(record)).first()
-            if row is None or row.holder is None:
+            row = conn.execute(q.LEASE_OWNER, _of(record)).first()
+            if row is None or row.lease_owner is None:
                 return
-            if LeaseOwner.from_json(row.holder).token != owner.token:
+            if LeaseOwner.from_json(row.lease_owner).token != owner.token:
                 return
-            kept = None if until is None else row.holder
-            conn.execute(q.SET_HOLDER, {**_of(record), "new_holder": kept, "until": until})
+            kept = None if until is None else row.lease_owner
+            conn.execute(q.SET_LEASE_OWNER, {**_of(record), "new_owner": kept, "until": until})
 
     def _append(
         self,

@@ -21,17 +21,17 @@ __all__ = [
     "DELETE_EVENTS",
     "DELETE_SESSION",
     "EVENTS",
-    "HOLDER",
     "INSERT_EVENT",
     "INSERT_SESSION",
     "LEASE",
+    "LEASE_OWNER",
     "LIST_SESSIONS",
     "LOCK_SESSION",
     "REVISION",
     "SESSION",
     "SESSION_EXISTS",
     "SET_BRANCHES",
-    "SET_HOLDER",
+    "SET_LEASE_OWNER",
     "SHARED",
     "Shared",
 ]
@@ -61,10 +61,13 @@ DELETE_SESSION = sa.delete(sessions).where(_IS_SESSION)
 
 #: The writers' first statement: takes the session row (the revision check).
 LOCK_SESSION = sa.select(_s.revision, _s.state).where(_IS_SESSION).with_for_update()
-LEASE = sa.select(_s.revision, _s.holder, _s.lease_until).where(_IS_SESSION).with_for_update()
-HOLDER = sa.select(_s.holder).where(_IS_SESSION).with_for_update()
-SET_HOLDER = (
-    sa.update(sessions).where(_IS_SESSION).values(holder=_p("new_holder"), lease_until=_p("until"))
+# The column keeps its stored name, ``holder`` (renaming it would need a migration of
+# every existing file); the code reads it as what it is: the turn lease's owner.
+_LEASE_OWNER = _s.holder.label("lease_owner")
+LEASE = sa.select(_s.revision, _LEASE_OWNER, _s.lease_until).where(_IS_SESSION).with_for_update()
+LEASE_OWNER = sa.select(_LEASE_OWNER).where(_IS_SESSION).with_for_update()
+SET_LEASE_OWNER = (
+    sa.update(sessions).where(_IS_SESSION).values(holder=_p("new_owner"), lease_until=_p("until"))
 )
 
 BUMP_AFTER_EVENT = (

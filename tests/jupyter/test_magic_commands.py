@@ -252,4 +252,4 @@ def test_tool_rounds_show_in_the_cell(shell: InteractiveShell, backend: Scripted
     markdown = final_bundle(cap)["text/markdown"]
     assert markdown.index("add") < markdown.index("result") < markdown.index("The sum is 3.")
     _, cap = run(shell, "%agent history")
-    assert '→ `add({"a": 1, "b": 2})`' in final_bundle(cap)["text/plain"]
+    assert "→ `add(a=1, b=2)`" in final_bundle(cap)["text/plain"]  # as approval shows it

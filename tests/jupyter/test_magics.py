@@ -124,6 +124,14 @@ def test_max_tokens_beyond_the_window_is_one_line(shell: InteractiveShell) -> No
     )
     assert get_runner().get_or_create_session("default").history == []
     assert cap.stdout == ""  # refused with the options: no "…" above the error
+    # too few gets the same range as too many (round 5: it said only ">= 1")
+    result, cap = run(shell, "%%agent --max-tokens 0\nhello")
+    usage_error(
+        result,
+        cap,
+        "--max-tokens must be between 1 and the model's context window (64 tokens for "
+        "scripted), got 0; nothing was sent or recorded",
+    )
 
 
 def test_streams_through_one_display_handle_throttled(
@@ -280,6 +288,28 @@ def test_interpolation_says_what_it_substituted(
     assert cap.stdout.splitlines()[0] == "interpolated: {total}, {pi:.2f}"
     result, cap = run(shell, "%%agent\nno braces here")
     assert "interpolated" not in cap.stdout
+
+
+def test_a_cell_is_scanned_for_markdown_code_once(
+    shell: InteractiveShell, backend: ScriptedBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interpolation and the stale mark's references are one scan of the cell's
+    Markdown (issue 49: each scanned it again before the first token)."""
+    from agent_nb._jupyter.prompts import interpolate
+
+    scanned: list[str] = []
+    real = interpolate.code_ranges
+
+    def counted(text: str) -> list[tuple[int, int]]:
+        scanned.append(text)
+        return real(text)
+
+    monkeypatch.setattr(interpolate, "code_ranges", counted)
+    shell.user_ns["total"] = 15.3
+    result, cap = run(shell, "%%agent\nThe total is {total}\n\n```\n{not_me}\n```")
+    assert result.success, cap.stderr
+    assert len(scanned) == 1
+    assert turns() == ["The total is 15.3\n\n```\n{not_me}\n```"]
 
 
 @pytest.mark.parametrize(
@@ -517,7 +547,7 @@ TEMPERATURE = "temperature must be a finite number between 0 (inclusive) and 2.0
         ("-t inf", TEMPERATURE + ", got inf"),
         ("-t 60", TEMPERATURE + ", got 60.0"),
         ("-t warm", "invalid float value"),
-        ("--max-tokens 0", "max_tokens must be a whole number >= 1"),
+        ("--max-tokens 0", "--max-tokens must be at least 1 (the context window of scripted"),
         ("-o 2bad", "-o needs a Python variable name"),
         ("--format html", "invalid choice"),
         ('-s "unclosed', "cannot parse"),

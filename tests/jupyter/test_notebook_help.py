@@ -90,7 +90,7 @@ def test_explain_keeps_the_last_real_error_and_bad_options_send_nothing(
     run(shell, "1 / 0")
     run(shell, "%%agent --cells 0\nhi")  # a UsageError later does not replace it
     result, cap = run(shell, "%agent explain --max-tokens 0")
-    usage_error(result, cap, "max_tokens")
+    usage_error(result, cap, "--max-tokens must be at least 1")
     result, cap = run(shell, "%agent explain --temperature 2")
     usage_error(result, cap, "unrecognized arguments: --temperature")
     assert backend.requests == []

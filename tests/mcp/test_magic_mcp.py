@@ -79,6 +79,14 @@ def test_a_cell_uses_the_servers_named_by_tools(
     assert response.response == {"result": 42}
     # without --tools the cell's agent has no tools: the session's own agent is unchanged
     assert get_runner().get_or_create_session("default").agent.tools == ()
+    # --tool-choice forces the first call (under the grammar on a local model), then
+    # the model answers freely: a small model that would not call a tool gets one.
+    backend.enqueue(ToolCallChunk("add", {"a": 1, "b": 2}), "It is 3.")
+    result, cap = run(shell, "%%agent --tools calc --tool-choice add\nOne plus two?")
+    assert result.success, cap.stderr
+    assert [r.tool_choice for r in backend.requests[-2:]] == ["add", "auto"]
+    result, cap = run(shell, "%%agent --tools calc --tool-choice sometimes\nhi")
+    usage_error(result, cap, "tool_choice must be")
     result, cap = run(shell, "%%agent --tools calc,web\nhi")
     usage_error(result, cap, "no MCP server named 'web'; added: calc")
     result, cap = run(shell, "%%agent --tools calc,\nhi")
@@ -116,3 +124,25 @@ def test_mcp_servers_from_the_config_start_on_first_use(
     assert not result.success
     assert "unknown keys ['comand']" in cap.stderr
     assert magics(shell).mcp_servers == config  # the refused value changed nothing
+
+
+# A server that starts and never finishes its handshake (its one line on stderr is kept).
+SILENT_LINE = "sh -c 'echo starting >&2; exec sleep 99'"
+
+
+def test_the_start_timeout_is_set_from_the_notebook(shell: InteractiveShell) -> None:
+    """The "did not finish starting" error says "raise start_timeout": both ways of
+    adding a server from a notebook take it (round 5, fault 2)."""
+    result, cap = run(shell, f"%agent mcp add mute --start-timeout 1.5 -- {SILENT_LINE}")
+    usage_error(result, cap, "MCP server 'mute' did not finish starting within 1.5 s")
+    result, cap = run(shell, "%agent mcp add x --start-timeout never -- cmd")
+    usage_error(result, cap, "--start-timeout takes seconds (> 0), got 'never'")
+    config = {"mute": {"command": "sh", "args": ["-c", "exec sleep 99"], "start_timeout": 1.5}}
+    result, cap = run(shell, f"%config AgentMagics.mcp_servers = {config!r}")
+    assert result.success, cap.stderr
+    result, cap = run(shell, "%%agent --tools mute\nhi")
+    assert not result.success
+    assert "MCP server 'mute' did not finish starting within 1.5 s" in cap.stderr
+    bad = {"mute": {"command": "sh", "start_timeout": 0}}
+    result, cap = run(shell, f"%config AgentMagics.mcp_servers = {bad!r}")
+    assert "start_timeout must be a positive number of seconds, got 0" in cap.stderr

@@ -5,14 +5,27 @@ them (greedy calls, several prompts)."""
 from __future__ import annotations
 
 import contextlib
+import shlex
+import sys
 
 import jsonschema
 import pytest
+from IPython.core.interactiveshell import InteractiveShell
 
-from agent_nb import Agent, AgentRunner, FunctionCall, FunctionResponse, GenerationConfig
+from agent_nb import (
+    Agent,
+    AgentRunner,
+    FunctionCall,
+    FunctionResponse,
+    GenerationConfig,
+    set_runner,
+)
 from agent_nb.errors import MaxTurnsExceededError
+from tests.fixtures_magics import run
 
-from .conftest import ToolsetFactory
+from .conftest import DEMO, ToolsetFactory
+
+DEMO_LINE = f"{shlex.quote(sys.executable)} {shlex.quote(str(DEMO))}"
 
 pytestmark = [pytest.mark.mlx]
 
@@ -44,3 +57,26 @@ def test_required_calls_to_mcp_tools_have_valid_arguments(
             jsonschema.validate(dict(call.args), schemas[call.name])
         for response in (e for e in session.history if isinstance(e, FunctionResponse)):
             assert "error" not in response.response, (prompt, response.response)
+
+
+def test_a_cell_forces_the_first_call_on_the_embedded_model(
+    shell: InteractiveShell, mlx_runner: AgentRunner
+) -> None:
+    """Round 5: with ``--tools`` alone the embedded model invented answers; naming the
+    tool with ``--tool-choice`` makes its first step a call the server accepts (the
+    grammar writes the server's own argument schema), as docs/mcp.md shows."""
+    previous = set_runner(mlx_runner)
+    try:
+        result, cap = run(shell, f"%agent mcp add calc -- {DEMO_LINE}")
+        assert result.success, cap.stderr
+        result, cap = run(
+            shell, "%%agent --tools calc --tool-choice add --max-tokens 40\nWhat is 19 plus 23?"
+        )
+        assert result.success, cap.stderr
+        history = mlx_runner.get_or_create_session("default").history
+        calls = [e for e in history if isinstance(e, FunctionCall)]
+        assert [(c.name, c.server) for c in calls[:1]] == [("add", "calc")]
+        [first, *_] = [e for e in history if isinstance(e, FunctionResponse)]
+        assert "error" not in first.response and isinstance(first.response["result"], int)
+    finally:
+        set_runner(previous)

@@ -99,7 +99,7 @@ def test_results_text_structured_image_and_errors(
     got = responses(events)
     assert got["stats"] == {"count": 3, "mean": 2.0}  # structured content stays JSON
     # text stays text; the image is named (type, size), not dropped nor inlined
-    assert got["picture"] == {"result": "a red dot:\n\n[image image/png, 70 bytes]"}
+    assert got["picture"] == {"result": "a red dot:\n\n[image image/png, 70 B]"}
     assert "no such table" in got["fail"]["error"]  # the server's error is the tool's error
     assert "valid integer" in got["add"]["error"]
 

@@ -11,7 +11,7 @@ import pytest
 
 from agent_nb import AgentRunner, GenerationConfig, TextMessage
 from agent_nb._core.types import Event, Rewound, TurnComplete, Waiting
-from agent_nb._jupyter.data_turn import DataTurn
+from agent_nb._jupyter.data_question import DataQuestion
 from agent_nb._runtime.agents import Agent
 from agent_nb._runtime.front_door import TurnRequest
 from agent_nb._runtime.options import TurnOptions
@@ -89,7 +89,7 @@ def test_the_data_pipeline_answers_from_the_frame(
         "total sales by city",
         "d",
         TurnOptions(system="Be terse."),
-        data=DataTurn({"df": frame}, "total sales by city", wording="model"),
+        data=DataQuestion({"df": frame}, "total sales by city", wording="model"),
     )
     reply = runner.start_turn(request).result()
     state_seen = scripted.requests[-1].system_instruction or ""
@@ -158,9 +158,9 @@ def test_the_blocking_iterator_raises_the_turns_error_at_the_end(
 
 
 def test_each_turn_reads_the_data_again(runner: AgentRunner, scripted: ScriptedBackend) -> None:
-    """A widget keeps its `DataTurn`; a frame changed between its turns is read anew."""
+    """A widget keeps its `DataQuestion`; a frame changed between its turns is read anew."""
     frame = pd.DataFrame({"city": ["Oslo", "Rome", "Oslo"], "sales": [3, 5, 4]})
-    data = DataTurn({"df": frame}, wording="model")
+    data = DataQuestion({"df": frame}, wording="model")
     scripted.enqueue("first", "second")
     runner.start_turn(TurnRequest("total sales by city", "w", data=data)).result()
     assert "7" in scripted.requests[-1].system_instruction

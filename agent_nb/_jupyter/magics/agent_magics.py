@@ -29,15 +29,15 @@ from IPython.core.magic import cell_magic, line_magic, magics_class
 from ..._core.ids import check_session_id
 from ..._core.tokens import text_counter
 from ..._core.types import Rewound
-from ..._runtime.front_door import TurnRequest
+from ..._runtime.front_door import TurnRequest, check_max_tokens
 from ..._runtime.kernel_runner import get_runner
 from ..._runtime.mcp import servers_of
 from ..._runtime.options import TurnOptions
 from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...errors import ContextWindowError
-from ..data_turn import DataTurn
-from ..holders import CELLS_HOLDER
+from ..data_question import DataQuestion
+from ..holder_names import CELLS_HOLDER
 from ..prompts.last_error import LastError, error_from_result
 from ..staleness import Input, Staleness
 from ..turn_settings import turn_options
@@ -132,7 +132,7 @@ class AgentMagics(MagicsConfig):
         )
         data, answer = None, None
         if composed.frames:
-            data = DataTurn(
+            data = DataQuestion(
                 composed.frames,
                 composed.question,
                 context=read_data_context(self.shell.user_ns, args.data_context),
@@ -155,6 +155,15 @@ class AgentMagics(MagicsConfig):
         check_output_name(args.output)
         if not args.once:
             check_session_id(args.session or self.default_session)
+        runner = get_runner()
+        if args.max_tokens is not None and args.max_tokens < 1:
+            # refused before the settings (which would only say ">= 1") with the
+            # range this model allows, as a cap past its window is
+            model = runner.check_model(args.model or self.default_model or runner.model)
+            try:
+                check_max_tokens(args.max_tokens, model, model.context_window)
+            except ContextWindowError as exc:
+                raise window_refusal(exc, args) or exc from None
         options = turn_options(
             self,
             model=args.model,
@@ -163,10 +172,10 @@ class AgentMagics(MagicsConfig):
             max_tokens=args.max_tokens,
             context_policy=args.context,
             choice=args.choice,
+            tool_choice=args.tool_choice,
             output_schema=schema_from_namespace(args.schema, self.shell.user_ns),
             fresh=args.fresh,
         )
-        runner = get_runner()
         backend = runner.check_model(options.model or runner.model)
         return dataclasses.replace(options, model=backend), backend
 
@@ -176,7 +185,7 @@ class AgentMagics(MagicsConfig):
         message: str,
         options: TurnOptions,
         *,
-        data: DataTurn | None = None,
+        data: DataQuestion | None = None,
         inputs: tuple[Input, ...] = (),
         answer: Any = None,
     ) -> None:
@@ -185,6 +194,7 @@ class AgentMagics(MagicsConfig):
         replaces = None
         if session_id is not None and self.on_rerun == "rewind":
             replaces = self.turns.earlier_turn(session_id)
+        runner = get_runner()
         request = TurnRequest(
             message,
             session_id,
@@ -193,10 +203,10 @@ class AgentMagics(MagicsConfig):
             new=args.new,
             holder=CELLS_HOLDER,
             data=data,
-            tools=tuple(servers_of(get_runner()).pick(tool_names(getattr(args, "tools", None)))),
+            tools=tuple(servers_of(runner).pick(tool_names(args.tools))),
         )
         try:
-            stream = get_runner().start_turn(request)
+            stream = runner.start_turn(request)
         except ContextWindowError as exc:
             raise window_refusal(exc, args) or exc from None
         try:

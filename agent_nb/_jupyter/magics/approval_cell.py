@@ -58,9 +58,9 @@ def _recorded(session: Any, timeout: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def settle(shell: Any, outcome: Outcome, drive_part: Callable[[EventStream], Outcome]) -> Outcome:
+def settle(shell: Any, outcome: Outcome, show_part: Callable[[EventStream], Outcome]) -> Outcome:
     """While the turn waits: ask in the cell and stream each answer's part (with
-    ``drive_part``), else print the line that says how to answer. Returns the
+    ``show_part``), else print the line that says how to answer. Returns the
     outcome of the last part shown."""
     while outcome.reply is not None and outcome.reply.awaiting_approval:
         reply = outcome.reply
@@ -77,7 +77,7 @@ def settle(shell: Any, outcome: Outcome, drive_part: Callable[[EventStream], Out
             print(waiting_line(reply.session_id, reply.awaiting_approval))
             return outcome
         answer = session.approve_async if approved else session.deny_async
-        outcome = drive_part(answer(call.call_id))
+        outcome = show_part(answer(call.call_id))
     return outcome
 
 

@@ -96,6 +96,13 @@ _OPTIONS = (
         "or AgentMagics.mcp_servers) for this turn.",
     ),
     argument(
+        "--tool-choice",
+        metavar="CHOICE",
+        help="auto (the model decides), required (some tool), none, or a tool's name: "
+        "the first model call must call it, under the grammar; after the tools ran the "
+        "model answers freely. A small model may not call a tool on its own.",
+    ),
+    argument(
         "--schema",
         metavar="NAME",
         help="Reply as JSON matching NAME, a pydantic BaseModel class or a JSON-schema "

@@ -48,7 +48,7 @@ from ..._core.types import (
     Waiting,
 )
 from ..._runtime.stream import EventStream
-from ..export import call_line, response_line
+from ..export import call_entry, response_line
 from ..front_end import batch_run
 from ..waiting import waiting_note
 
@@ -287,7 +287,7 @@ class _Transcript:
                 self._texts[event.id] = len(self.done)
                 self.done.append((event.author, event.text))
         elif isinstance(event, FunctionCall):
-            self.done.append((event.author, call_line(event)))
+            self.done.append((event.author, call_entry(event)))
         elif isinstance(event, FunctionResponse):
             self.done.append((event.author, response_line(event, limit=300)))
         else:

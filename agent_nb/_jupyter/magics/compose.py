@@ -17,7 +17,7 @@ from IPython.core.error import UsageError
 from ..._core.tokens import TextCounter
 from ..prompts.cell_context import cells_context, recent_cells
 from ..prompts.data_summary import summarize
-from ..prompts.interpolate import Interpolated, interpolate, references
+from ..prompts.interpolate import Interpolated, interpolate
 from .data_cell import lookup_data
 
 __all__ = ["CellMessage", "compose", "variables"]
@@ -83,7 +83,7 @@ def compose(
         question=question,
         frames=frames,
         cells_read=tuple(n for n, _ in read),
-        references=() if args.raw else references(cell),
+        references=filled.fields,  # the same scan: the fields it filled, as typed
         summarized=tuple(summarized),
     )
 

@@ -26,7 +26,7 @@ from ..._core.reply import Reply
 
 if TYPE_CHECKING:
     from ...data.answer import Answer
-    from ..data_turn import DataTurn
+    from ..data_question import DataQuestion
 
 __all__ = ["attach", "lookup_data", "prepare_answer", "read_data_context", "show_answer"]
 
@@ -71,7 +71,7 @@ def read_data_context(ns: dict[str, Any], spec: str | None) -> Any:
         raise UsageError(str(exc).replace("--context", "--data-context")) from None
 
 
-def prepare_answer(data: DataTurn) -> DataTurn:
+def prepare_answer(data: DataQuestion) -> DataQuestion:
     """``data`` with its answer computed now; a table or question nothing comes of is
     one line, before anything is recorded."""
     try:

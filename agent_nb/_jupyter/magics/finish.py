@@ -17,13 +17,13 @@ from .code_cell import next_cell
 from .data_cell import attach, show_answer
 
 if TYPE_CHECKING:
-    from ..data_turn import DataTurn
+    from ..data_question import DataQuestion
 
 __all__ = ["end_cell", "finish_cell", "window_refusal"]
 
 
 def finish_cell(
-    shell: Any, args: Any, outcome: Outcome, data: DataTurn | None, session_id: str | None
+    shell: Any, args: Any, outcome: Outcome, data: DataQuestion | None, session_id: str | None
 ) -> None:
     """After the reply (see the module docstring); ``session_id`` None: ``--once``."""
     reply = outcome.reply

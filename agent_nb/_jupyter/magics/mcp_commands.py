@@ -22,13 +22,14 @@ from collections.abc import Callable
 from IPython.core.error import UsageError
 
 from ..._runtime.mcp import McpServers, McpToolset
-from ..._runtime.mcp.toolset import DEFAULT_TIMEOUT
+from ..._runtime.mcp.toolset import DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT
 
 __all__ = ["MCP_HELP", "RIGHTS_NOTE", "mcp_command"]
 
 MCP_HELP = (
-    "%agent mcp add NAME [--env KEY=VALUE]... [--timeout S] -- COMMAND ARGS... | "
-    "%agent mcp add NAME URL [--header KEY=VALUE]... [--timeout S] | "
+    "%agent mcp add NAME [--env KEY=VALUE]... [--timeout S] [--start-timeout S] -- "
+    "COMMAND ARGS... | "
+    "%agent mcp add NAME URL [--header KEY=VALUE]... [--timeout S] [--start-timeout S] | "
     "%agent mcp list | %agent mcp remove NAME"
 )
 
@@ -78,15 +79,23 @@ def _add(argv: list[str], servers: McpServers, default_timeout: float) -> None:
                 f"%agent mcp add {name} needs a URL, or '--' and a command; {MCP_HELP}"
             )
         url, rest = rest[0], rest[1:]
-    options = _options(rest, allowed={"--timeout", "--header" if url else "--env"})
+    options = _options(
+        rest, allowed={"--timeout", "--start-timeout", "--header" if url else "--env"}
+    )
+    # --start-timeout bounds the start alone (handshake and tool list): the
+    # "did not finish starting" error tells the reader to raise it.
     seconds = float(options.pop("--timeout", [str(default_timeout)])[-1])
+    start = float(options.pop("--start-timeout", [str(DEFAULT_START_TIMEOUT)])[-1])
     pairs = _pairs(options.get("--header" if url else "--env", []))
     if url is not None:
-        toolset = McpToolset(url=url, headers=pairs or None, name=name, timeout=seconds)
+        toolset = McpToolset(
+            url=url, headers=pairs or None, name=name, timeout=seconds, start_timeout=start
+        )
     else:
         toolset = McpToolset(
-            command=command[0], args=command[1:], env=pairs or None, name=name, timeout=seconds
-        )
+            command=command[0], args=command[1:], env=pairs or None, name=name,
+            timeout=seconds, start_timeout=start,
+        )  # fmt: skip
     kept = servers.add(toolset)  # starts it: a server that cannot start fails here
     tools = ", ".join(t.name for t in kept.tools) or "none"
     print(
@@ -105,13 +114,15 @@ def _options(argv: list[str], *, allowed: set[str]) -> dict[str, list[str]]:
         if value is None:
             raise UsageError(f"%agent mcp add: {word} needs a value")
         found.setdefault(word, []).append(value)
-    if "--timeout" in found:
+    for flag in ("--timeout", "--start-timeout"):
+        if flag not in found:
+            continue
         try:
-            seconds = float(found["--timeout"][-1])
+            seconds = float(found[flag][-1])
         except ValueError:
             seconds = -1.0
         if not seconds > 0:
-            raise UsageError(f"--timeout takes seconds (> 0), got {found['--timeout'][-1]!r}")
+            raise UsageError(f"{flag} takes seconds (> 0), got {found[flag][-1]!r}")
     return found
 
 

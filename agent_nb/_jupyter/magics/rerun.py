@@ -18,9 +18,9 @@ from typing import Any
 
 from ..._core.render import safe_markdown
 from ..._runtime.origins import OTHER_KERNEL, origin_of
-from ..holders import WIDGET, origin_words
+from ..holder_names import WIDGET, origin_words
 
-__all__ = ["CellTurns", "rerun_note", "shared_state_writes"]
+__all__ = ["CellTurns", "rerun_note"]
 
 
 class CellTurns:
@@ -99,14 +99,3 @@ def rerun_note(
         plain += f"\n  {shared}"
         markdown += f"  \n{safe_markdown(shared)}"
     return {"text/markdown": markdown, "text/plain": plain}
-
-
-def shared_state_writes(session: Any, turns: set[str]) -> bool:
-    """Whether any of ``turns`` wrote ``user:`` or ``app:`` state (a branch does not own it)."""
-    return any(
-        key.startswith(("user:", "app:"))
-        for node in session.tree()
-        if node.invocation_id in turns
-        for event in node.events
-        for key in event.state_delta
-    )

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from ..._core.fences import block_parser
 from ..._core.render import inline_code_spans
 
-__all__ = ["Interpolated", "code_ranges", "interpolate", "references"]
+__all__ = ["Interpolated", "code_ranges", "interpolate"]
 
 #: Python's format-spec mini-language: [[fill]align][sign][z][#][0][width][,|_][.precision][type]
 _SPEC = r"(?:[^{}]?[<>=^])?[-+ ]?z?#?0?\d*[,_]?(?:\.\d+)?[bcdeEfFgGnosxX%]?"
@@ -85,11 +85,6 @@ def _fields(template: str) -> list[re.Match[str]]:
         for m in _PATTERN.finditer(template)
         if not any(start < m.end() and m.start() < end for start, end in code)
     ]
-
-
-def references(template: str) -> tuple[str, ...]:
-    """The references `interpolate` would fill, as typed (``{df.shape}``), unfilled."""
-    return tuple(dict.fromkeys(m[0] for m in _fields(template) if m["literal"] is None))
 
 
 def interpolate(template: str, namespace: Mapping[str, Any]) -> Interpolated:

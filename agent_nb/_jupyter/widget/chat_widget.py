@@ -63,9 +63,9 @@ from ..._runtime.session import AgentSession
 from ..._runtime.stream import EventStream
 from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError, ToolServerError
-from ..data_turn import DataTurn
+from ..data_question import DataQuestion
 from ..front_end import batch_run
-from ..holders import widget_holder
+from ..holder_names import widget_holder
 from ..staleness import STALE_MARKS
 from ..turn_settings import turn_options
 from ..waiting import waiting_note
@@ -186,7 +186,7 @@ class ChatWidget(anywidget.AnyWidget):
         if not _BUNDLE.is_file():
             raise FrontendNotBuiltError(_MISSING)
         # A bad table fails here, in one line, not at the first question
-        self._data = DataTurn(data, follow_names=True) if data is not None else None
+        self._data = DataQuestion(data, follow_names=True) if data is not None else None
         if evict_on_close is not None and not isinstance(evict_on_close, bool):
             raise TypeError(
                 "evict_on_close must be None (close only sessions the widget created), "

@@ -20,7 +20,7 @@ from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..._core.types import TextMessage
-from .callbacks import AgentCallback, CallbackContext, call_first, check_callbacks, reply_text
+from .callbacks import AgentCallback, CallbackContext, call_first, check_callbacks, replacement_text
 
 if TYPE_CHECKING:
     from ..context import InvocationContext
@@ -79,8 +79,10 @@ class BaseAgent:
 
     async def run(self, ctx: InvocationContext) -> AsyncGenerator[Any, None]:
         """Yield this agent's events (ADK's ``_run_async_impl``)."""
+        nothing: tuple[Any, ...] = ()
+        for never in nothing:  # makes this an async generator (raising at its first step)
+            yield never
         raise NotImplementedError(f"{type(self).__name__} must implement run(ctx)")
-        yield  # pragma: no cover - makes this an async generator
 
     async def run_async(self, parent: InvocationContext) -> AsyncGenerator[Any, None]:
         """Run this agent in ``parent``'s invocation: callbacks around `run`."""
@@ -93,7 +95,7 @@ class BaseAgent:
             value = await call_first(self.before_agent_callback, callback_context=context)
             if value is not None or context.state.delta:
                 yield ctx.event(
-                    TextMessage, text=reply_text(value), state_delta=dict(context.state.delta)
+                    TextMessage, text=replacement_text(value), state_delta=dict(context.state.delta)
                 )
             if value is not None:
                 return
@@ -104,7 +106,7 @@ class BaseAgent:
             value = await call_first(self.after_agent_callback, callback_context=context)
             if value is not None or context.state.delta:
                 yield ctx.event(
-                    TextMessage, text=reply_text(value), state_delta=dict(context.state.delta)
+                    TextMessage, text=replacement_text(value), state_delta=dict(context.state.delta)
                 )
 
 

@@ -40,7 +40,7 @@ __all__ = [
     "ReadonlyContext",
     "call_first",
     "check_callbacks",
-    "reply_text",
+    "replacement_text",
 ]
 
 AgentCallback: TypeAlias = Callable[..., Any]
@@ -110,7 +110,7 @@ async def call_first(callbacks: Sequence[AgentCallback], **kwargs: Any) -> Any:
     return None
 
 
-def reply_text(value: object) -> str:
+def replacement_text(value: object) -> str:
     """The text of a callback's replacement reply (`Content` or str)."""
     if value is None:
         return ""

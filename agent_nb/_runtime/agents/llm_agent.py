@@ -40,7 +40,7 @@ from ...errors import ContextWindowError, MaxTurnsExceededError
 from ..replay import replay_for
 from .agent_tool import AgentTool
 from .base import BaseAgent
-from .callbacks import AgentCallback, CallbackContext, call_first, check_callbacks, reply_text
+from .callbacks import AgentCallback, CallbackContext, call_first, check_callbacks, replacement_text
 from .model_call import ModelCall
 from .requests import agent_cache_key, fit, instructions_for, output_schema_for, request_for
 from .tool_calls import approval_for, run_tool
@@ -378,7 +378,7 @@ class _ModelResponse:
                 if p.function_call is not None
             ]
         else:
-            self.text = reply_text(value)
+            self.text = replacement_text(value)
             self.calls = []
         self.finish = "stop"
 

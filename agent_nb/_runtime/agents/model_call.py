@@ -51,8 +51,7 @@ def _json_only(request: GenerateContentRequest) -> bool:
     """A reply that must be one JSON value (or a forced tool call): the repetition
     stop would cut it mid-value, so a loop is ended by the grammar's bounds
     (`agent_nb.backends.json_bounds`) instead, or by ``max_tokens``."""
-    forced = bool(request.tools) and request.tool_choice not in ("auto", "none")
-    return request.response_schema is not None or forced
+    return request.response_schema is not None or request.forces_tool
 
 
 class CallCancel(CancelToken):

@@ -9,7 +9,9 @@ So an existing configuration can be pasted into ``ipython_config.py``::
 
 Each entry is ``command`` / ``args`` / ``env`` / ``cwd`` (stdio) or ``url`` /
 ``headers`` (streamable HTTP); ``type`` (VS Code: ``"stdio"``, ``"http"``),
-``timeout`` (seconds) and ``disabled`` are read too. The whole file's object
+``timeout`` (seconds per call), ``start_timeout`` (seconds for the start: a
+server that fetches its package on first use needs more) and ``disabled`` are
+read too. The whole file's object
 (``{"mcpServers": {...}}``, VS Code's ``{"servers": {...}}``) may be given
 as it is. Keys other clients keep for themselves (``alwaysAllow``,
 ``autoApprove``, ...) are ignored; any other key is an error that lists the
@@ -21,11 +23,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .toolset import DEFAULT_TIMEOUT, McpToolset
+from .toolset import DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT, McpToolset
 
 __all__ = ["servers_from_config", "toolset_from_config"]
 
-_READ = {"type", "command", "args", "env", "cwd", "url", "headers", "timeout", "disabled"}
+_READ = {"type", "command", "args", "env", "cwd", "url", "headers", "timeout", "start_timeout",
+         "disabled"}  # fmt: skip
 # Other clients' own settings, which say nothing about reaching the server.
 _OTHERS = {"alwaysAllow", "autoApprove", "description", "gallery", "version", "transportType",
            "icon", "name", "title", "notes"}  # fmt: skip
@@ -68,14 +71,16 @@ def toolset_from_config(
         )
         raise ValueError(f"{where}: type must be one of {sorted(_TYPES)}, got {kind!r}{hint}")
     seconds = entry.get("timeout", timeout)
+    start = entry.get("start_timeout", DEFAULT_START_TIMEOUT)
     try:
         if "url" in entry or _TYPES.get(kind or "") == "http":
             return McpToolset(
-                url=entry.get("url"), headers=entry.get("headers"), name=name, timeout=seconds
-            )
+                url=entry.get("url"), headers=entry.get("headers"), name=name,
+                timeout=seconds, start_timeout=start,
+            )  # fmt: skip
         return McpToolset(
             command=entry.get("command"), args=entry.get("args") or (), env=entry.get("env"),
-            cwd=entry.get("cwd"), name=name, timeout=seconds,
+            cwd=entry.get("cwd"), name=name, timeout=seconds, start_timeout=start,
         )  # fmt: skip
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{where}: {exc}") from exc

@@ -26,7 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..worker import Worker
 
-__all__ = ["CLOSE_SECONDS", "block_on", "closed", "mcp_worker", "on_mcp_loop", "opened"]
+__all__ = ["CLOSE_SECONDS", "block_on", "closed", "on_mcp_loop", "opened"]
 
 T = TypeVar("T")
 
@@ -43,10 +43,6 @@ class _Closable(Protocol):
 
 _open: set[_Closable] = set()
 _open_lock = threading.Lock()
-
-
-def mcp_worker() -> Worker:
-    return _worker
 
 
 def opened(connection: _Closable) -> None:

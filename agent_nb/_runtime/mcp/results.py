@@ -7,7 +7,7 @@
 * **Text** stays text: ``{"result": "the text"}``, several blocks joined by
   blank lines.
 * **An image, audio or a resource** is named, never dropped and never
-  inlined as bytes: ``[image image/png, 1.2 kB]``, ``[resource
+  inlined as bytes: ``[image image/png, 1.2 KB]``, ``[resource
   file:///notes.md (text/markdown)]``. An embedded text resource keeps its
   text after its name. Beside structured content the names go in
   ``attachments``.
@@ -24,6 +24,8 @@ from __future__ import annotations
 import base64
 import binascii
 from typing import Any
+
+from ..._core.numbers import byte_size
 
 __all__ = ["result_payload"]
 
@@ -74,8 +76,4 @@ def _size(data: str) -> str:
         count = len(base64.b64decode(data, validate=False))
     except (binascii.Error, ValueError):
         count = len(data)
-    if count < 1000:
-        return f"{count} bytes"
-    if count < 1_000_000:
-        return f"{count / 1000:.1f} kB"
-    return f"{count / 1_000_000:.1f} MB"
+    return byte_size(count)  # the one way sizes read (KV caches, %agent sessions)

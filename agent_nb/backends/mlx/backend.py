@@ -281,8 +281,7 @@ class MLXBackend(Backend):
         checkpoints = self._checkpoints if key is not None else None
         if checkpoints is not None:
             checkpoints.resume(slot, prompt, loaded)
-        calls = request.tools and request.tool_choice != "none"
-        tools = [t.to_openai() for t in request.tools] if calls else None
+        tools = [t.to_openai() for t in request.tools] if request.offers_tools else None
         largest_chunk, chunk_s = _prefill_plan(self.prefill_step)
         job = GenerationJob(
             model=loaded.model,
@@ -330,8 +329,7 @@ class MLXBackend(Backend):
         if grammar is None:
             return fmt, None
         # one JSON value from the first token: it can be closed within max_tokens
-        calls = bool(request.tools) and request.tool_choice != "none"
-        whole_json = request.response_schema is not None and not calls
+        whole_json = request.response_schema is not None and not request.offers_tools
         max_tokens = request.config.max_tokens if whole_json else None
         try:
             return fmt, grammars_for(tokenizer).start(grammar, "the reply's grammar", max_tokens)

@@ -97,7 +97,7 @@ def render_prompt(tokenizer: Any, request: GenerateContentRequest) -> list[int]:
     """
     messages = to_messages(request)
     kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
-    if request.tools and request.tool_choice != "none":
+    if request.offers_tools:
         tools = [tool.to_openai() for tool in request.tools]
         if getattr(tokenizer, "has_tool_calling", False) or template_shows_tools(tokenizer):
             kwargs["tools"] = tools

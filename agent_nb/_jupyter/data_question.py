@@ -1,4 +1,4 @@
-"""`DataTurn`: the data a notebook turn answers from, as the runtime takes it.
+"""`DataQuestion`: the data a notebook turn answers from, as the runtime takes it.
 
 ``%%agent --data df`` and ``ChatWidget(data=...)`` both hand the front door
 one of these (`TurnRequest.data`); the pipeline itself is assembled by one
@@ -7,7 +7,7 @@ agent (which asks the turn's model for the whole plan, inside the turn, where
 the words leave a choice open), then the writer of the session with the
 turn's system prompt in its instructions. The data package sits above the
 runtime, so the runtime only calls `agent_for`
-(`agent_nb._runtime.front_door.TurnData`).
+(`agent_nb._runtime.front_door.DataSource`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ if TYPE_CHECKING:
     from ..data.agent import DataAgent
     from ..data.answer import Answer
 
-__all__ = ["DataTurn"]
+__all__ = ["DataQuestion"]
 
 
-class DataTurn:
+class DataQuestion:
     """DataFrames by name, and the question asked of them (None: the turn's message).
 
     ``context``: the user's words for the tables (`agent_nb.data.context`);
