@@ -1,7 +1,7 @@
 """The data turn, built in one place for the cell, the widget and the front door.
 
 `data_turn` takes the frames, the question, the user's context and the
-turn's options, and returns what the turn needs (`DataTurn`): the data agent
+turn's options, and returns what the turn needs (`DataPipeline`): the data agent
 (which asks the model for the whole plan inside the turn where the words
 leave a choice open, `choose`), the answer computed now (so a table nothing
 can be computed from fails in one line before anything is recorded), and
