@@ -183,12 +183,13 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     return pd.to_numeric(series.map(mapping), errors="coerce"), unit
 
 
-def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any]]:
-    """``df`` with each text column of numbers (`numeric_column`) read as numbers, and
-    the original cells of each such column, by name, for what is shown."""
+def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], dict[str, str]]:
+    """``df`` with each text column of numbers (`numeric_column`) read as numbers, the
+    original cells of each such column by name (for what is shown), and its unit."""
     import pandas as pd
 
     written: dict[str, Any] = {}
+    units: dict[str, str] = {}
     out = df
     for column in df.columns:
         s = df[column]
@@ -199,7 +200,7 @@ def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any]]:
             continue
         if not written:
             out = df.copy()
-        numbers, _unit = read
+        numbers, units[str(column)] = read
         whole = numbers.dropna()
         if len(whole) == len(numbers) and (whole % 1 == 0).all():
             numbers = numbers.astype("int64")
@@ -208,7 +209,7 @@ def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any]]:
     if written:
         names = ", ".join(list(written)[:5])
         notes.append(f"numbers written as text read as numbers, shown as written ({names})")
-    return out, written
+    return out, written, units
 
 
 def written_values(texts: Any, numbers: Any, limit: int = 5_000) -> dict[str, Any]:

@@ -270,7 +270,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         for column in bad:
             df[column] = df[column].replace([np.inf, -np.inf], np.nan)
         notes.append(f"infinite values left out as missing ({', '.join(bad[:5])})")
-    df, written = numbers_as_written(unnest(df, notes), notes)  # "1,234", "17 years", "3rd"
+    df, written, units = numbers_as_written(unnest(df, notes), notes)  # "1,234", "17 years", "3rd"
     df = empty_lists_missing(numbers_in_text(df, notes))
     sample = df if len(df) <= SAMPLE_ROWS else df.sample(SAMPLE_ROWS, random_state=0)
     columns: dict[str, Column] = {}
@@ -279,9 +279,12 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         series = df[column]
         role, nunique, integer = column_role(column, series, sample[column])
         if column in written and role == "measure":
-            texts = written[column]  # "74 kg" four times over: a class, not a quantity
+            # "74 kg" four times over is a class, and "1st", "2nd" are places named as
+            # values ("finished 1st"): categories, their numbers named by the cells
+            texts = written[column]
             kinds = int(texts.nunique())
-            if kinds <= min(MAX_CATEGORY, int(texts.notna().sum()) // 2):
+            repeats = kinds <= int(texts.notna().sum()) // 2
+            if kinds <= MAX_CATEGORY and (repeats or units[column] == "th"):
                 role, nunique = "category", kinds
         if role == "time" and not (
             pd.api.types.is_datetime64_any_dtype(series) or pd.api.types.is_numeric_dtype(series)
