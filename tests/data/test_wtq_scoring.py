@@ -73,6 +73,11 @@ def test_target_canon() -> None:
     assert target_canon("-1,234.5") == "-1234.5"
     assert target_canon("1,2") is None  # not thousands separators
     assert target_canon("Bangkok, Thailand") is None
+    assert target_canon("October 13, 1968") == "1968-10-13"  # a date in words
+    assert target_canon("13 Oct 1968") == "1968-10-13"
+    assert target_canon("July 2002") == "2002-07-xx"
+    assert wtq_match("1968-10-13", "October 13, 1968")
+    assert not wtq_match("1968-10-14", "October 13, 1968")
 
 
 def test_tsv_target_list() -> None:

@@ -18,8 +18,9 @@ Liang 2015, github.com/ppasupat/WikiTableQuestions):
   target and each target value matches one of them (`check_denotation`).
 
 A target with several values separates them with ``|`` in ``training.tsv``
-(`tsv_unescape_list`); a target written with thousands separators is read as
-its number, as the official run's CoreNLP-tagged targets are (`target_canon`).
+(`tsv_unescape_list`); a target written with thousands separators, or a date
+written in words, is read as its number or date, as the official run's
+CoreNLP-tagged targets are (`target_canon`).
 `answer_strings` writes a typed answer
 (``reply.answer``: a bool, a number, a string or a list) as the strings the
 evaluator reads.
@@ -163,9 +164,35 @@ def target_canon(text: str) -> str | None:
 
     The official run scores against the dataset's *tagged* targets, whose
     ``targetCanon`` CoreNLP wrote ("12,467" -> 12467.0). Those files are not
-    in ``../shared/wtq``; this reads the one case that matters for numbers, a
-    number with thousands separators, the same way."""
-    return text.replace(",", "") if _GROUPED.match(text.strip()) else None
+    in ``../shared/wtq``; this reads the two cases that matter most the same
+    way: a number with thousands separators and a date written in words."""
+    text = text.strip()
+    if _GROUPED.match(text):
+        return text.replace(",", "")
+    return _date_canon(text)
+
+
+_DATE_FORMATS = (  # (strptime format, the canon CoreNLP writes: xx for what is not given)
+    ("%B %d, %Y", "{y:04d}-{m:02d}-{d:02d}"),
+    ("%b %d, %Y", "{y:04d}-{m:02d}-{d:02d}"),
+    ("%d %B %Y", "{y:04d}-{m:02d}-{d:02d}"),
+    ("%d %b %Y", "{y:04d}-{m:02d}-{d:02d}"),
+    ("%B %Y", "{y:04d}-{m:02d}-xx"),
+    ("%B %d", "xx-{m:02d}-{d:02d}"),
+)
+
+
+def _date_canon(text: str) -> str | None:
+    """A date written in words ("October 13, 1968") as CoreNLP's canon (1968-10-13)."""
+    from datetime import datetime
+
+    for fmt, canon in _DATE_FORMATS:
+        try:
+            when = datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        return canon.format(y=when.year, m=when.month, d=when.day)
+    return None
 
 
 def check_denotation(target: list[Value], predicted: list[Value]) -> bool:
