@@ -20,6 +20,8 @@ column as text, so "the largest attendance" has nothing to compare and
 * `numbers_as_written`: every such column of a DataFrame, replaced by its
   numbers for the plan, the original cells kept (`Table.written`) so what
   is shown keeps the cell as written (`shown_as_written`).
+* `without_summary_row`: a last row that holds the totals of the rows above
+  ("Total", 37, 41, 40) is left out, with a note: it is no row of the table.
 * `clean_text`: a value's text without its footnotes, so a question naming
   "Italy" names the value "Italy [3]" (`table.profile` adds it as an alias).
 """
@@ -38,6 +40,7 @@ __all__ = [
     "numeric_column",
     "read_cell",
     "shown_as_written",
+    "without_summary_row",
     "written_values",
 ]
 
@@ -210,6 +213,44 @@ def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], 
         names = ", ".join(list(written)[:5])
         notes.append(f"numbers written as text read as numbers, shown as written ({names})")
     return out, written, units
+
+
+def without_summary_row(
+    df: Any, written: dict[str, Any], notes: list[str]
+) -> tuple[Any, dict[str, Any]]:
+    """``df`` (and ``written``) without a last row that sums the rows above it.
+
+    A table copied from a page often ends with its totals ("Total", 37, 41, 40):
+    counted as a row, it is one nation more, and the largest of every column.
+    The row is found by its numbers, not its words: in at least half of the
+    numeric columns it fills (and at least one, with a nonzero total) its value
+    is the sum of the rows above (whole numbers exactly, others within 1 %)."""
+    import pandas as pd
+
+    if len(df) < 4:
+        return df, written
+    last, above = df.iloc[-1], df.iloc[:-1]
+    checked = matched = 0
+    for column in df.columns:
+        s = df[column]
+        if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+            continue
+        value = last[column]
+        if value != value:  # missing in the totals row ("—" under Rank)
+            continue
+        checked += 1
+        total = float(above[column].sum())
+        whole = float(value) % 1 == 0 and total % 1 == 0
+        close = value == total if whole else abs(value - total) <= 0.01 * abs(total)
+        matched += bool(close and total != 0)
+    if matched == 0 or matched * 2 < checked:
+        return df, written
+    cells = [written[c].iloc[-1] if c in written else last[c] for c in df.columns]
+    words = [v for v in cells if isinstance(v, str) and read_cell(v).number is None]
+    label = words[0] if words else f"row {df.index[-1]}"
+    notes.append(f"the last row ({label}) holds the totals of the rows above: left out")
+    keep = df.index[:-1]
+    return df.loc[keep], {c: s.loc[keep] for c, s in written.items()}
 
 
 def written_values(texts: Any, numbers: Any, limit: int = 5_000) -> dict[str, Any]:

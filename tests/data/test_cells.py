@@ -82,3 +82,20 @@ def test_a_question_over_text_numbers_and_footnoted_values() -> None:
     assert ask({"df": frame}, "Which nation had the highest attendance?").value == "Spain"
     assert ask({"df": frame}, "What was the attendance of Italy?").value == 12_345
     assert frame["Attendance"].tolist()[0] == "12,345"  # the user's frame is unchanged
+
+
+def test_a_closing_totals_row_is_left_out_with_a_note() -> None:
+    medals = pd.DataFrame(
+        {
+            "Rank": ["1", "2", "3", "4", "Total"],
+            "Nation": ["Italy", "France", "Spain", "Chile", ""],
+            "Gold": [5, 3, 2, 1, 11],
+            "Silver": ["1,002", "7", "1", "0", "1,010"],
+        }
+    )
+    table = profile("df", medals)
+    assert len(table.df) == 4 and len(table.written["Silver"]) == 4
+    assert any("(Total) holds the totals" in note for note in table.notes)
+    assert ask({"df": medals}, "How many nations are there?").value == 4
+    plain = medals.iloc[:4].assign(Gold=[5, 3, 2, 9])  # a last row that sums nothing
+    assert len(profile("df", plain).df) == 4
