@@ -17,8 +17,9 @@ column as text, so "the largest attendance" has nothing to compare and
   its cells are numbers in one unit (or none); placeholders ("—", "n/a")
   are missing. Two units in one column ("1.5 km", "300 m") keep it text:
   converting it is the user's call, not a guess.
-* `numbers_as_written`: every such column of a DataFrame, replaced by its
-  numbers for the plan, the original cells kept (`Table.written`) so what
+* `numbers_as_written`: every such column of a DataFrame (but a column of
+  classes, whose values repeat: "74 kg" weight classes stay names), replaced
+  by its numbers for the plan, the original cells kept (`Table.written`) so what
   is shown keeps the cell as written (`shown_as_written`).
 * `without_summary_row`: a last row that holds the totals of the rows above
   ("Total", 37, 41, 40) is left out, with a note: it is no row of the table.
@@ -46,6 +47,8 @@ __all__ = [
 
 #: The share of a column's cells (placeholders aside) that must read as numbers.
 MIN_SHARE = 0.9
+#: At most this many distinct values, each twice on average, make a column of classes.
+MAX_CLASSES = 50
 
 _FOOTNOTE = re.compile(r"(?:\s*\[[^\[\]]{1,12}\]|[*†‡§¶#]+)+$")
 _DETAIL = re.compile(r"\s*\([^()]*\)$")
@@ -186,6 +189,14 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     return pd.to_numeric(series.map(mapping), errors="coerce"), unit
 
 
+def _names_classes(series: Any) -> bool:
+    """Whether a column of numbers as text names classes ("74 kg" four times over, a
+    place "1st" held by several rows): its values are the names a reader asks about
+    and is answered with, so it stays text (a category)."""
+    kinds, given = int(series.nunique()), int(series.notna().sum())
+    return kinds <= min(MAX_CLASSES, given // 2)
+
+
 def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], dict[str, str]]:
     """``df`` with each text column of numbers (`numeric_column`) read as numbers, the
     original cells of each such column by name (for what is shown), and its unit."""
@@ -199,7 +210,7 @@ def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], 
         if not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
             continue
         read = numeric_column(s)
-        if read is None:
+        if read is None or _names_classes(s):
             continue
         if not written:
             out = df.copy()

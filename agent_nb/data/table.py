@@ -279,13 +279,11 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
     for column in df.columns:
         series = df[column]
         role, nunique, integer = column_role(column, series, sample[column])
-        if column in written and role == "measure":
-            # "74 kg" four times over is a class, and "1st", "2nd" are places named as
-            # values ("finished 1st"): categories, their numbers named by the cells
-            texts = written[column]
-            kinds = int(texts.nunique())
-            repeats = kinds <= int(texts.notna().sum()) // 2
-            if kinds <= MAX_CATEGORY and (repeats or units[column] == "th"):
+        if column in written and role == "measure" and units[column] == "th":
+            # places ("1st", "2nd") are named as values ("finished 1st"): a category
+            # whose numbers are named by their cells
+            kinds = int(written[column].nunique())
+            if kinds <= MAX_CATEGORY:
                 role, nunique = "category", kinds
         if role == "time" and not (
             pd.api.types.is_datetime64_any_dtype(series) or pd.api.types.is_numeric_dtype(series)

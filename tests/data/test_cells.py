@@ -99,3 +99,16 @@ def test_a_closing_totals_row_is_left_out_with_a_note() -> None:
     assert ask({"df": medals}, "How many nations are there?").value == 4
     plain = medals.iloc[:4].assign(Gold=[5, 3, 2, 9])  # a last row that sums nothing
     assert len(profile("df", plain).df) == 4
+
+
+def test_classes_written_with_a_unit_stay_names() -> None:
+    """ "74 kg" four times over names a weight class: asked about and answered as written."""
+    lifts = pd.DataFrame(
+        {
+            "Weight Class": ["74 kg", "83 kg", "74 kg", "93 kg", "83 kg", "74 kg"],
+            "Lifted": [200, 250, 180, 300, 240, 210],
+        }
+    )
+    table = profile("df", lifts)
+    assert "Weight Class" not in table.written and table.columns["Weight Class"].role == "category"
+    assert ask({"df": lifts}, "What is the most common weight class?").value == "74 kg"
