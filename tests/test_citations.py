@@ -86,9 +86,7 @@ def _dotted_exists(cited: str) -> bool:
 def _scanned() -> list[pathlib.Path]:
     files = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
     files += sorted(ROOT.glob("js/*.js"))
-    files += [
-        p for p in sorted(PACKAGE.rglob("*.py")) if p.relative_to(PACKAGE).parts[0] != "data"
-    ]
+    files += [p for p in sorted(PACKAGE.rglob("*.py")) if p.relative_to(PACKAGE).parts[0] != "data"]
     return files
 
 

@@ -82,7 +82,7 @@ class Answer:
     @property
     def data(self) -> Any:
         """The result as a small DataFrame."""
-        return self.result.frame
+        return self.result.shown  # cells as written ("1,234", "3rd"), not the numbers read
 
     @property
     def sentence(self) -> str:

@@ -15,6 +15,7 @@ when a chart is made (the ``data`` extra).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .execute import Result
@@ -46,11 +47,23 @@ def chart_for(result: Result, title: str = "") -> Any:
     frame = result.frame[[result.x, result.y]].copy()
     frame[result.x] = frame[result.x].astype(str)
     base = alt.Chart(frame, title=title or f"{result.y} by {result.x}")
+    x, y = _field(result.x), _field(result.y)
     if result.chart == "line":
         return base.mark_line(point=True).encode(
-            x=alt.X(f"{result.x}:O", sort=None), y=alt.Y(f"{result.y}:Q")
+            x=alt.X(field=x, type="ordinal", sort=None, title=result.x),
+            y=alt.Y(field=y, type="quantitative", title=result.y),
         )
-    return base.mark_bar().encode(x=alt.X(f"{result.y}:Q"), y=alt.Y(f"{result.x}:N", sort=None))
+    return base.mark_bar().encode(
+        x=alt.X(field=y, type="quantitative", title=result.y),
+        y=alt.Y(field=x, type="nominal", sort=None, title=result.x),
+    )
+
+
+def _field(name: str) -> str:
+    """A column name as a Vega-Lite field: ``.`` and brackets would read as a nested
+    field ("No.", "Pop. [1]"), so they are escaped; given as ``field=``, a ``:``
+    ("Country:") is no type shorthand."""
+    return re.sub(r"([\\.\[\]])", r"\\\1", name)
 
 
 def chart_bundle(chart: Any) -> dict[str, Any]:

@@ -4,8 +4,9 @@
 list: `kind` names which, in DataBench's five answer types), the result as a
 small DataFrame (at most `MAX_ROWS` rows), the numbers it holds by role
 (``value``, ``count``, ``base``, ``first``, ``last``, ``change``...), the
-answer's labels and the result's other labels, and the chart it wants. The
-sentence is `describe`'s job; what the check compares is `evidence`'s.
+answer's labels and the result's other labels, and the chart it wants. A
+column read from text as numbers (`cells`) is shown as written in
+`Result.shown`. The sentence is `describe`'s job; what the check compares is `evidence`'s.
 
 A plan whose precondition fails (a filter that leaves no rows, a column with
 no numbers, a value of the wrong type) raises `PlanError` in one true line;
@@ -16,6 +17,7 @@ into the cell.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 
@@ -63,7 +65,14 @@ def run_plan(table: Table, plan: Plan) -> Result:
                 from .derive import with_derived
 
                 table = with_derived(table, plan.derive)
-            return RUN[plan.op](table, plan)
+            result = RUN[plan.op](table, plan)
+            if table.written:  # "17 years" read as 17 for the plan is shown as written
+                from .cells import shown_as_written
+
+                shown = shown_as_written(result.frame, dict(table.written), table.df)
+                if shown is not result.frame:
+                    result = dataclasses.replace(result, written=shown)
+            return result
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             if isinstance(exc, PlanError):
                 raise

@@ -37,7 +37,7 @@ from .word_classes import (
     marked_kind,
     parts_of,
 )
-from .words import AGG_WORDS, HOW_MANY, MISSING, MODE, STOPWORDS, phrase, singular
+from .words import AGG_WORDS, COMPARATORS, HOW_MANY, MISSING, MODE, STOPWORDS, phrase, singular
 
 __all__ = ["RULES", "Rule", "Unplaced", "placed_by_plan", "unplaced"]
 
@@ -110,8 +110,6 @@ def _names_value(a: _Ask) -> str | None:
 def _unit_not_applied(a: _Ask) -> str | None:
     """A unit stated with a number ("more than 5 meters") that the plan did not convert
     to its column's: the number would be compared in another unit."""
-    if not any(ch.isdigit() for ch in a.r.question):
-        return None
     from .units import quantities
 
     for q in quantities(a.r.question):
@@ -196,7 +194,8 @@ def _verb_form(a: _Ask) -> str | None:
     after = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
     subject = bool(before) and (is_noun(before) or before in a.used) and before not in STOPWORDS
     linked = not after or after in STOPWORDS or after in CLOSED or after in a.used
-    if subject and linked and not is_noun(a.word):
+    verb = "v" in own or "v" in inflected or not (own or inflected)  # or a form WordNet lacks
+    if subject and linked and verb and not is_noun(a.word):
         return "a verb between its subject and what it links"
     return None
 
@@ -253,11 +252,66 @@ def _measured(a: _Ask) -> str | None:
     return None
 
 
+_ASKING = frozenset(("name", "list", "give", "find", "show", "tell"))
+
+
+def _counted_elsewhere(a: _Ask) -> str | None:
+    """The noun "how many" counts ("how many groups have ...") asks for a count of its
+    kind; an answer that adds up a measure, or counts another kind, is not one."""
+    from .planner_cues import how_words
+
+    if a.word not in how_words(a.r.text):
+        return None
+    counts = a.plan.agg in ("count", "nunique") and a.plan.op in ("aggregate", "rank")
+    if counts or a.plan.op == "shape" or _kind_of_a_plan_column(a):
+        return None
+    return f"the question counts its '{a.word}', and the answer is {a.plan.describe()}"
+
+
+_ORDER_WORDS = frozenset(
+    w for phrase_, op in COMPARATORS if op != "=" for w in phrase_.split() if w not in STOPWORDS
+) | {"before", "after", "above", "below", "next", "previous", "preceding", "following"}
+
+
+def _compares(a: _Ask) -> str | None:
+    """A comparison or an order word ("above Cayman Islands", "after Hawthorn", "more
+    than") that no filter of the plan applies: the answer is not what it asks."""
+    if a.word in _ORDER_WORDS:
+        return f"'{a.word}' compares or orders, and the answer applies no such test"
+    return None
+
+
+def _what_a_number_counts(a: _Ask) -> str | None:
+    """The noun right after a stated number ("at most 9 medals", "over 5 stations") is
+    what the number counts: it must name the column the number is compared with."""
+    number = next((s for s in a.r.stated if s.start <= a.index - 1 < s.start + len(s.words)), None)
+    if number is None or not set(number.words) & a.used or not is_noun(a.word):
+        return None  # "in one season": no number the plan compares with
+    counted = a.plan.of if a.plan.of is not None else a.plan
+    if counted.measure is None or _kind_of_a_plan_column(a):
+        return None  # "more than 1000 products": the rows counted
+    return f"the question counts its '{a.word}', and the answer compares another column"
+
+
+def _names_a_date(a: _Ask) -> str | None:
+    """A month or a weekday ("released in January") names dates: where no filter of the
+    plan reads them, the answer is over every date."""
+    from .wordnet import hypernyms
+
+    kinds = set(hypernyms(a.word, 2, senses=1))
+    if kinds & {"month", "calendar month", "day of the week", "weekday"}:
+        return f"'{a.word}' names dates, and no filter of the answer reads them"
+    return None
+
+
 def _asked_for(a: _Ask) -> str | None:
     """The noun after "which" or "what" is what the question asks for ("which species
     has ..."): a noun that names no column of the plan asks for what the answer lacks."""
     before = a.r.tokens[a.index - 1] if a.index > 0 else ""
-    if before not in ("which", "what") or not is_noun(a.word) or _kind_of_a_plan_column(a):
+    asking = before in ("which", "what") or (  # "name a player", "list the teams"
+        before in DETERMINERS and a.index >= 2 and a.r.tokens[a.index - 2] in _ASKING
+    )
+    if not asking or not is_noun(a.word) or _kind_of_a_plan_column(a):
         return None
     if _part_of_a_row_name(a):
         return None  # "which player": a row of PLAYER
@@ -286,6 +340,10 @@ RULES: tuple[Rule, ...] = (
     Rule("is what a superlative measures", _measured, blocks=True),
     Rule("names rows of a kind", _rows_of_a_kind, blocks=True),
     Rule("is what the question asks for", _asked_for, blocks=True),
+    Rule("is counted elsewhere", _counted_elsewhere, blocks=True),
+    Rule("names a date", _names_a_date, blocks=True),
+    Rule("compares or orders", _compares, blocks=True),
+    Rule("is what a number counts", _what_a_number_counts, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
     Rule("repeats kept", _repeats_kept, blocks=False),
     Rule("names the rows' column", _part_of_a_row_name, blocks=False),

@@ -30,6 +30,13 @@ class Result:
     y: str = ""
     rows: int = 0  # rows the value was computed over
     detail: tuple[tuple[str, Any], ...] = ()  # what describe words (op-specific)
+    written: Any = None  # ``frame`` with cells read from text as written ("17 years")
+
+    @property
+    def shown(self) -> Any:
+        """The result table as the reader sees it: cells of a column read from text
+        as they were written; ``frame`` holds the numbers the sentence states."""
+        return self.frame if self.written is None else self.written
 
     @property
     def kind(self) -> str:

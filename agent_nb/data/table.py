@@ -4,7 +4,10 @@
 be answered (no rows, no columns, nothing but missing values), notes for what
 was repaired (MultiIndex columns flattened, duplicate or non-string names
 renamed, infinite values left out), a meaningful index made a column (its
-dates, years or labels are a dimension like any other), and for each column:
+dates, years or labels are a dimension like any other), numbers held as text
+("1,234", "17 years", "3rd", "$2.5M") read as numbers with the cells as
+written kept for display (`cells.numbers_as_written`, `Table.written`), and
+for each column:
 
 * its **role**, decided by type before any word is read: a date, or an
   integer column named like year/month/day, is ``time`` (never summed); a few
@@ -17,7 +20,8 @@ dates, years or labels are a dimension like any other), and for each column:
   ``bodyMassG``: body, mass, g), their singulars, and the synonyms of a small
   table (weight ~ mass, price ~ cost, sales ~ revenue, ...);
 * for categories and labels, its **values** by their lower-case text
-  ("gentoo" -> "Gentoo"), so a question naming a value names its column.
+  ("gentoo" -> "Gentoo"), and without footnotes ("italy" -> "Italy [3]"), so
+  a question naming a value names its column.
 
 Role detection reads a sample of at most `SAMPLE_ROWS` rows, so a 10⁶-row
 table profiles in a fraction of a second.
@@ -86,6 +90,9 @@ class Table:
     columns: dict[str, Column]
     notes: tuple[str, ...]
     index: str | None  # the column the index became, if it did
+    # the cells as written of each text column read as numbers ("17 years" -> 17):
+    # `df` holds the numbers the plan computes with, these are what is shown
+    written: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def of(self, role: str) -> list[Column]:
         return [c for c in self.columns.values() if c.role == role]
@@ -245,6 +252,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         raise ValueError(
             f"{name} is empty (0 rows, columns: {', '.join(map(str, df.columns[:20]))})"
         )
+    from .cells import clean_text, numbers_as_written, without_summary_row, written_values
     from .context import describe_columns, value_aliases
     from .table_text import empty_lists_missing, is_list_column, list_items, numbers_in_text, unnest
 
@@ -263,13 +271,21 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         for column in bad:
             df[column] = df[column].replace([np.inf, -np.inf], np.nan)
         notes.append(f"infinite values left out as missing ({', '.join(bad[:5])})")
-    df = empty_lists_missing(numbers_in_text(unnest(df, notes), notes))
+    df, written, units = numbers_as_written(unnest(df, notes), notes)  # "1,234", "17 years", "3rd"
+    df, written = without_summary_row(df, written, notes)  # a closing "Total" row
+    df = empty_lists_missing(numbers_in_text(df, notes))
     sample = df if len(df) <= SAMPLE_ROWS else df.sample(SAMPLE_ROWS, random_state=0)
     columns: dict[str, Column] = {}
     copied = False
     for column in df.columns:
         series = df[column]
         role, nunique, integer = column_role(column, series, sample[column])
+        if column in written and role == "measure" and units[column] == "th":
+            # places ("1st", "2nd") are named as values ("finished 1st"): a category
+            # whose numbers are named by their cells
+            kinds = int(written[column].nunique())
+            if kinds <= MAX_CATEGORY:
+                role, nunique = "category", kinds
         if role == "time" and not (
             pd.api.types.is_datetime64_any_dtype(series) or pd.api.types.is_numeric_dtype(series)
         ):
@@ -290,6 +306,10 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
             for value in sample[column].unique()[: MAX_VALUES + 1]:
                 if value is not None and value == value:  # not missing
                     values.setdefault(str(value).lower(), value)
+                    values.setdefault(clean_text(str(value)).lower(), value)  # "Italy [3]"
+            if column in written:  # "4th" names the 4 it was read as
+                for text, number in written_values(written[column], series).items():
+                    values.setdefault(text, number)
             for item in list_items(series):
                 values.setdefault(item.lower(), item)
             for alias, value in value_aliases(given, column).items():
@@ -306,4 +326,4 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         raise ValueError(f"{name} holds no values: every column is missing throughout")
     if empty:
         notes.append(f"columns with no values, left out: {', '.join(empty[:5])}")
-    return Table(name, df, columns, tuple(notes), index)
+    return Table(name, df, columns, tuple(notes), index, written)

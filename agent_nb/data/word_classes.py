@@ -26,8 +26,11 @@ __all__ = [
 
 
 def forms(word: str) -> set[str]:
-    """A word, its singular and its rough stem: how a question word meets a name."""
-    return {word, singular(word), stem(word)}
+    """A word, its singular, its rough stem and its WordNet lemmas ("ids": id): how a
+    question word meets a name."""
+    from .wordnet import lemmas
+
+    return {word, singular(word), stem(word), *lemmas(word)}
 
 
 #: Closed-class words the question's stop words do not hold (prepositions, conjunctions,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import re
 
+import pandas as pd
 import pytest
 
 from agent_nb.data.answer import ask
@@ -41,3 +42,15 @@ def test_nbconvert_html_holds_the_svg() -> None:
     assert found is not None
     svg = base64.b64decode(found.group(1)).decode()
     assert svg.startswith("<svg") and "North" in svg
+
+
+def test_column_names_with_colons_and_dots_are_charted() -> None:
+    """Names copied from web tables ("Country:", "No.", "Pop. [1]"): Vega-Lite would read
+    ":" as a type and "." or brackets as a nested field."""
+    frame = pd.DataFrame(
+        {"Country:": ["a", "b", "a", "c", "b", "a"], "Pop. [1]": [1, 2, 3, 4, 5, 6]}
+    )
+    chart = ask({"df": frame}, "Which Country: has the highest total Pop. [1]?").chart
+    bundle = chart_bundle(chart)
+    assert bundle["text/plain"] == "<chart>"  # vl-convert drew it: the fields resolve
+    assert ">a<" in bundle["image/svg+xml"] or "a</text>" in bundle["image/svg+xml"]

@@ -18,7 +18,6 @@ import pandas as pd
 sales = pd.DataFrame({"region": ["North", "South", "East", "West"] * 3,
                       "revenue": [11.0, 7.8, 9.8, 8.5] * 3})
 w_data = ChatWidget("chart-chat", data={"sales": sales})
-backend.enqueue("North has the highest total revenue (33).")
 w_data
 """
 QUESTION = "Which region has the highest total revenue?"
@@ -42,7 +41,8 @@ def check_answer(widget: Any) -> None:
     # Four bars, drawn as SVG marks by vega with the computed values.
     assert svg.locator("g.mark-rect path").count() == 4
     assert "total revenue by region" in svg.inner_html()
-    sentence = widget.locator(".anb-past .anb-model .anb-body").last.inner_text()
+    # the computed sentence is the reply, shown in the data block (no model wording)
+    sentence = widget.locator(".anb-past .anb-data .anb-data-text").last.inner_text()
     assert "North has the highest total revenue (33)" in sentence
 
 

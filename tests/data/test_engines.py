@@ -14,6 +14,7 @@ refuses, the engine refuses too.
 from __future__ import annotations
 
 import dataclasses
+import signal
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -141,6 +142,9 @@ def test_spark_in_local_mode_gives_what_pandas_gives(tmp_path: Any) -> None:
     import ibis
     from pyspark.sql import SparkSession
 
+    # SparkContext installs a SIGINT handler that outlives spark.stop(): put the test
+    # process's own back, or a later Ctrl-C test in this worker meets Spark's
+    handler = signal.getsignal(signal.SIGINT)
     spark = (
         SparkSession.builder.master("local[1]")
         .config("spark.ui.enabled", "false")
@@ -166,6 +170,7 @@ def test_spark_in_local_mode_gives_what_pandas_gives(tmp_path: Any) -> None:
         assert wrong == []
     finally:
         spark.stop()
+        signal.signal(signal.SIGINT, handler)
 
 
 def test_a_dataframe_can_run_on_duckdb(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -92,7 +92,7 @@ def show_answer(answer: Answer) -> Any:
     print(f"plan: {answer.plan.describe()}  (why: {answer.why})")
     if answer.note:
         print(f"--data: {answer.note}")
-    display(answer.data)
+    display(answer.result.shown)  # cells read from text as numbers, as written
     chart = answer.chart
     if chart is not None:
         display(chart_bundle(chart), raw=True)
@@ -102,5 +102,6 @@ def show_answer(answer: Answer) -> Any:
 def attach(reply: Reply, answer: Answer, chart: Any) -> Reply:
     """``reply`` with ``answer`` (the typed answer), ``data`` (the result table),
     ``chart`` and ``plan`` attached."""
-    extra = {"answer": answer.value, "data": answer.data, "chart": chart, "plan": answer.plan}
+    shown = answer.result.shown
+    extra = {"answer": answer.value, "data": shown, "chart": chart, "plan": answer.plan}
     return dataclasses.replace(reply, attachments={**reply.attachments, **extra})

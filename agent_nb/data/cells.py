@@ -1,0 +1,298 @@
+"""Cells as tables arrive from the web: numbers held as text, footnotes on values.
+
+A scraped table (Wikipedia's, read with ``pd.read_csv``) holds "1,234",
+"17 years", "3rd", "$2.5M", "1.5 km", "−5", "2:03.45" as text, and values
+with footnotes ("Italy [3]", "Italy[a]", "Gold*"). pandas reads such a
+column as text, so "the largest attendance" has nothing to compare and
+"Italy" names no value. This module reads them the way a reader does:
+
+* `read_cell`: one cell as a `Cell`, its number (or None), the unit or
+  suffix it was written with (``km``, ``year``, ``%``, ``$``, ``th`` for an
+  ordinal, ``time`` for m:ss read as seconds) and its text without
+  footnotes. A trailing detail in parentheses ("88 feet (27 m)") is set
+  aside as WikiTableQuestions' own evaluator does; a scale word or, after a
+  currency sign, a scale letter multiplies ("$2.5M" is 2,500,000). Ranges,
+  scores and dates ("1990–91", "W 27–21", "06/04/2006") are not numbers.
+* `numeric_column`: a text column is read as numbers when nearly all of
+  its cells are numbers in one unit (or none); placeholders ("—", "n/a")
+  are missing. Two units in one column ("1.5 km", "300 m") keep it text:
+  converting it is the user's call, not a guess.
+* `numbers_as_written`: every such column of a DataFrame (but a column of
+  classes, whose values repeat: "74 kg" weight classes stay names), replaced
+  by its numbers for the plan, the original cells kept (`Table.written`) so what
+  is shown keeps the cell as written (`shown_as_written`).
+* `without_summary_row`: a last row that holds the totals of the rows above
+  ("Total", 37, 41, 40) is left out, with a note: it is no row of the table.
+* `clean_text`: a value's text without its footnotes, so a question naming
+  "Italy" names the value "Italy [3]" (`table.profile` adds it as an alias).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+from typing import Any
+
+__all__ = [
+    "Cell",
+    "clean_text",
+    "numbers_as_written",
+    "numeric_column",
+    "read_cell",
+    "shown_as_written",
+    "without_summary_row",
+    "written_values",
+]
+
+#: The share of a column's cells (placeholders aside) that must read as numbers.
+MIN_SHARE = 0.9
+#: At most this many distinct values, each twice on average, make a column of classes.
+MAX_CLASSES = 50
+
+_FOOTNOTE = re.compile(r"(?:\s*\[[^\[\]]{1,12}\]|[*†‡§¶#]+)+$")
+_DETAIL = re.compile(r"\s*\([^()]*\)$")
+_PLACEHOLDER = frozenset(
+    ["", "-", "–", "—", "‒", "―", "?", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil", "unknown"]
+)
+_DASHES = str.maketrans({"−": "-", "–": "-", "—": "-", "‒": "-", "\u2009": " ", "\xa0": " "})
+_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALE_LETTERS = {"k": 1e3, "m": 1e6, "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9}
+_CURRENCY = {"$": "$", "us$": "$", "€": "€", "£": "£", "¥": "¥", "usd": "$", "eur": "€"}
+_NUMBER = re.compile(
+    r"""^(?P<pre>US\$|[$€£¥#~])?\s*(?P<sign>[-+])?\s*(?P<pre2>US\$|[$€£¥])?\s*
+    (?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\ \d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
+    \s*(?P<rest>.*)$""",
+    re.VERBOSE,
+)
+_ORDINAL = re.compile(r"^(?:st|nd|rd|th)$", re.IGNORECASE)
+_UNIT = re.compile(r"^[A-Za-zµ°%$€£¥][A-Za-zµ°²³%./]*\d?(?:\s[A-Za-z][A-Za-z.]*)?$")
+_TIME = re.compile(r"^(?P<sign>[-+])?(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(\.\d+)?$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    """One cell as read: its number (None: not a number), its unit, its clean text."""
+
+    number: float | None
+    unit: str
+    text: str
+
+
+def clean_text(cell: str) -> str:
+    """``cell`` without trailing footnotes ("Italy [3]", "Italy[a]", "Gold*" -> the word)."""
+    text = cell.strip()
+    clean = _FOOTNOTE.sub("", text).strip()
+    return clean or text  # "[1]" alone, or "*", stays what it is
+
+
+def _unit_of(rest: str) -> str | None:
+    """The unit a number was written with ("" for none), or None where ``rest`` is no unit."""
+    rest = rest.strip()
+    if rest.lower().replace(" ", "") in ("a.m.", "p.m.", "am", "pm"):
+        return None  # a time of day: 12 p.m. comes before 1 p.m.
+    rest = rest.rstrip(".")
+    if not rest:
+        return ""
+    if _ORDINAL.match(rest):
+        return "th"
+    if not _UNIT.match(rest):
+        return None
+    word = rest.lower()
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]  # "years" and "year" are one unit
+    return word
+
+
+def _time(text: str) -> float | None:
+    m = _TIME.match(text)
+    if m is None:
+        return None
+    first, second, third = int(m.group(2)), int(m.group(3)), m.group(4)
+    whole = first * 3600 + second * 60 + int(third) if third else first * 60 + second
+    seconds = whole + float(m.group(5) or 0)
+    return -seconds if m.group("sign") == "-" else float(seconds)
+
+
+def read_cell(cell: Any) -> Cell:
+    """One cell read as a number with its unit, where it is one (see the module docstring)."""
+    if not isinstance(cell, str):
+        return Cell(None, "", "" if cell is None else str(cell))
+    text = clean_text(cell)
+    plain = " ".join(text.translate(_DASHES).split())
+    if plain.lower() in _PLACEHOLDER:
+        return Cell(None, "", text)
+    for candidate in (plain, _DETAIL.sub("", plain)):
+        found = _number(candidate)
+        if found is not None:
+            return Cell(found[0], found[1], text)
+    return Cell(None, "", text)
+
+
+def _number(text: str) -> tuple[float, str] | None:
+    seconds = _time(text)
+    if seconds is not None:
+        return seconds, "time"
+    m = _NUMBER.match(text)
+    if m is None or not m.group("digits"):
+        return None
+    value = float(m.group("digits").replace(",", "").replace(" ", ""))
+    pre = m.group("pre") or m.group("pre2") or ""
+    currency = _CURRENCY.get(pre.lower(), "")
+    rest = m.group("rest").strip()
+    scale = rest.split(" ")[0].lower() if rest else ""
+    if scale in _SCALE_WORDS or (currency and scale in _SCALE_LETTERS):
+        value *= _SCALE_WORDS.get(scale) or _SCALE_LETTERS[scale]
+        rest = rest[len(scale) :].strip()
+    unit = _unit_of(rest)
+    if unit is None:
+        return None
+    if unit in _CURRENCY:  # "5 USD"
+        currency, unit = _CURRENCY[unit], ""
+    if currency and unit:
+        return None  # "$5 km": not one quantity
+    if m.group("sign") == "-":
+        value = -value
+    return value, currency or unit
+
+
+def numeric_column(series: Any) -> tuple[Any, str] | None:
+    """``series`` (text) as numbers and the unit they share, or None where it is not a
+    column of numbers: fewer than `MIN_SHARE` of its cells read as numbers, two
+    units, or codes with leading zeros ("007")."""
+    import pandas as pd
+
+    distinct = series.dropna().unique()
+    if len(distinct) == 0 or not all(isinstance(v, str) for v in distinct):
+        return None
+    read = {v: read_cell(v) for v in distinct}
+    counts = series.value_counts(dropna=True)
+    given = numbers = 0
+    units: Counter[str] = Counter()
+    for value, n in counts.items():
+        cell = read[value]
+        if cell.text.translate(_DASHES).strip().lower() in _PLACEHOLDER:
+            continue
+        given += n
+        if cell.number is not None:
+            if re.match(r"^0\d", cell.text.strip()) and cell.unit != "time":
+                return None  # a code, not a quantity
+            numbers += n
+            units[cell.unit] += n
+    if given == 0 or numbers < MIN_SHARE * given or numbers < 2:
+        return None
+    named = [u for u in units if u not in ("", "th")]
+    if len(named) > 1 or ("th" in units and named):
+        return None  # two units in one column
+    unit = named[0] if named else ("th" if "th" in units else "")
+    mapping = {v: c.number for v, c in read.items()}
+    return pd.to_numeric(series.map(mapping), errors="coerce"), unit
+
+
+def _names_classes(series: Any) -> bool:
+    """Whether a column of numbers as text names classes ("74 kg" four times over, a
+    place "1st" held by several rows): its values are the names a reader asks about
+    and is answered with, so it stays text (a category)."""
+    kinds, given = int(series.nunique()), int(series.notna().sum())
+    return kinds <= min(MAX_CLASSES, given // 2)
+
+
+def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], dict[str, str]]:
+    """``df`` with each text column of numbers (`numeric_column`) read as numbers, the
+    original cells of each such column by name (for what is shown), and its unit."""
+    import pandas as pd
+
+    written: dict[str, Any] = {}
+    units: dict[str, str] = {}
+    out = df
+    for column in df.columns:
+        s = df[column]
+        if not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
+            continue
+        read = numeric_column(s)
+        if read is None or _names_classes(s):
+            continue
+        if not written:
+            out = df.copy()
+        numbers, units[str(column)] = read
+        whole = numbers.dropna()
+        if len(whole) == len(numbers) and (whole % 1 == 0).all():
+            numbers = numbers.astype("int64")
+        out[column] = numbers
+        written[str(column)] = s
+    if written:
+        names = ", ".join(list(written)[:5])
+        notes.append(f"numbers written as text read as numbers, shown as written ({names})")
+    return out, written, units
+
+
+def without_summary_row(
+    df: Any, written: dict[str, Any], notes: list[str]
+) -> tuple[Any, dict[str, Any]]:
+    """``df`` (and ``written``) without a last row that sums the rows above it.
+
+    A table copied from a page often ends with its totals ("Total", 37, 41, 40):
+    counted as a row, it is one nation more, and the largest of every column.
+    The row is found by its numbers, not its words: in at least half of the
+    numeric columns it fills (and at least one, with a nonzero total) its value
+    is the sum of the rows above (whole numbers exactly, others within 1 %)."""
+    import pandas as pd
+
+    if len(df) < 4:
+        return df, written
+    last, above = df.iloc[-1], df.iloc[:-1]
+    checked = matched = 0
+    for column in df.columns:
+        s = df[column]
+        if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+            continue
+        value = last[column]
+        if value != value:  # missing in the totals row ("—" under Rank)
+            continue
+        checked += 1
+        total = float(above[column].sum())
+        whole = float(value) % 1 == 0 and total % 1 == 0
+        close = value == total if whole else abs(value - total) <= 0.01 * abs(total)
+        matched += bool(close and total != 0)
+    if matched == 0 or matched * 2 < checked:
+        return df, written
+    cells = [written[c].iloc[-1] if c in written else last[c] for c in df.columns]
+    words = [v for v in cells if isinstance(v, str) and read_cell(v).number is None]
+    label = words[0] if words else f"row {df.index[-1]}"
+    notes.append(f"the last row ({label}) holds the totals of the rows above: left out")
+    keep = df.index[:-1]
+    return df.loc[keep], {c: s.loc[keep] for c, s in written.items()}
+
+
+def written_values(texts: Any, numbers: Any, limit: int = 5_000) -> dict[str, Any]:
+    """Each distinct cell as written (lower case, no footnote) -> the number read from it,
+    so a question naming "4th" or "$2.5M" names the value of a column read as numbers."""
+    out: dict[str, Any] = {}
+    for text, number in zip(texts.to_numpy(), numbers.to_numpy(), strict=True):
+        if isinstance(text, str) and number == number:
+            out.setdefault(
+                clean_text(text).lower(), number.item() if hasattr(number, "item") else number
+            )
+            if len(out) >= limit:
+                break
+    return out
+
+
+def shown_as_written(frame: Any, written: dict[str, Any], df: Any) -> Any:
+    """``frame`` (a plan's result) with the cells of a column read from text shown as
+    written: each number of such a column is mapped back to the first cell of ``df``
+    that holds it ("17" -> "17 years"); computed values (a mean) have other names."""
+    if not written:
+        return frame
+    columns = [c for c in frame.columns if c in written]
+    if not columns:
+        return frame
+    shown = frame.copy()
+    for column in columns:
+        numbers, texts = df[column], written[column]
+        back: dict[Any, Any] = {}
+        for n, t in zip(numbers.to_numpy(), texts.to_numpy(), strict=True):
+            if n == n and n not in back:
+                back[n] = t
+        shown[column] = [back.get(v, v) for v in frame[column]]
+    return shown

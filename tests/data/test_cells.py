@@ -1,0 +1,114 @@
+"""Tables as they arrive: numbers held as text, footnotes; read for the plan, shown as written."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from agent_nb.data.answer import ask
+from agent_nb.data.cells import clean_text, numeric_column, read_cell
+from agent_nb.data.execute import run_plan
+from agent_nb.data.query import Plan
+from agent_nb.data.table import profile
+
+
+@pytest.mark.parametrize(
+    ("cell", "number", "unit"),
+    [
+        ("1,234", 1234, ""),
+        ("17 years", 17, "year"),
+        ("3rd", 3, "th"),
+        ("$2.5M", 2_500_000, "$"),
+        ("1.5 km", 1.5, "km"),
+        ("−5", -5, ""),
+        ("12%", 12, "%"),
+        ("2.5 million", 2_500_000, ""),
+        ("1,234[5]", 1234, ""),
+        ("88 feet (27 m)", 88, "feet"),  # a trailing detail set aside, as the evaluator does
+        ("2:03.45", 123.45, "time"),
+        ("208 156", 208_156, ""),
+    ],
+)
+def test_a_cell_read_as_a_number_with_its_unit(cell: str, number: float, unit: str) -> None:
+    read = read_cell(cell)
+    assert read.number == pytest.approx(number)
+    assert read.unit == unit
+    assert read.text == clean_text(cell)
+
+
+@pytest.mark.parametrize("cell", ["1990–91", "W 27–21", "10 July 2013", "7 p.m.", "Italy", "—"])
+def test_ranges_scores_dates_and_words_are_not_numbers(cell: str) -> None:
+    assert read_cell(cell).number is None
+
+
+def test_footnotes_are_removed_from_the_text() -> None:
+    assert clean_text("Italy [3]") == "Italy"
+    assert clean_text("Italy[a]") == "Italy"
+    assert clean_text("Gold*") == "Gold"
+    assert clean_text("[1]") == "[1]"  # nothing but a footnote stays what it is
+
+
+def test_a_column_of_numbers_needs_one_unit() -> None:
+    numbers, unit = numeric_column(pd.Series(["1.5 km", "3 km", "—", "12 km"])) or (None, "")
+    assert list(numbers.dropna()) == [1.5, 3, 12] and unit == "km"
+    assert numeric_column(pd.Series(["1.5 km", "300 m", "2 km"])) is None  # two units
+    assert numeric_column(pd.Series(["007", "008", "010"])) is None  # codes
+    assert numeric_column(pd.Series(["Italy", "5", "France"])) is None
+
+
+def _medals() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Nation": ["Italy [3]", "France[a]", "Spain", "Chile"],
+            "Attendance": ["12,345", "9,870", "15,002", "—"],
+            "Age": ["17 years", "21 years", "19 years", "18 years"],
+        }
+    )
+
+
+def test_text_numbers_are_measured_and_shown_as_written() -> None:
+    table = profile("df", _medals())
+    assert table.columns["Attendance"].numeric and table.columns["Age"].numeric
+    assert table.df["Attendance"].max() == 15_002
+    assert table.written["Age"].tolist() == _medals()["Age"].tolist()
+    result = run_plan(table, Plan(op="extreme", measure="Age", group_by="Nation"))
+    assert result.value == "France[a]"
+    assert result.frame["Age"].tolist() == [21]  # the number the sentence states
+    assert result.shown["Age"].tolist() == ["21 years"]  # the cell as written
+
+
+def test_a_question_over_text_numbers_and_footnoted_values() -> None:
+    frame = _medals()
+    assert ask({"df": frame}, "Which nation had the highest attendance?").value == "Spain"
+    assert ask({"df": frame}, "What was the attendance of Italy?").value == 12_345
+    assert frame["Attendance"].tolist()[0] == "12,345"  # the user's frame is unchanged
+
+
+def test_a_closing_totals_row_is_left_out_with_a_note() -> None:
+    medals = pd.DataFrame(
+        {
+            "Rank": ["1", "2", "3", "4", "Total"],
+            "Nation": ["Italy", "France", "Spain", "Chile", ""],
+            "Gold": [5, 3, 2, 1, 11],
+            "Silver": ["1,002", "7", "1", "0", "1,010"],
+        }
+    )
+    table = profile("df", medals)
+    assert len(table.df) == 4 and len(table.written["Silver"]) == 4
+    assert any("(Total) holds the totals" in note for note in table.notes)
+    assert ask({"df": medals}, "How many nations are there?").value == 4
+    plain = medals.iloc[:4].assign(Gold=[5, 3, 2, 9])  # a last row that sums nothing
+    assert len(profile("df", plain).df) == 4
+
+
+def test_classes_written_with_a_unit_stay_names() -> None:
+    """ "74 kg" four times over names a weight class: asked about and answered as written."""
+    lifts = pd.DataFrame(
+        {
+            "Weight Class": ["74 kg", "83 kg", "74 kg", "93 kg", "83 kg", "74 kg"],
+            "Lifted": [200, 250, 180, 300, 240, 210],
+        }
+    )
+    table = profile("df", lifts)
+    assert "Weight Class" not in table.written and table.columns["Weight Class"].role == "category"
+    assert ask({"df": lifts}, "What is the most common weight class?").value == "74 kg"
