@@ -257,6 +257,10 @@ class LoadedModel:
     cpu_blas: str | None = None  # "openblas" | "reference" | None (not the Linux CPU wheel)
     weights: str = "quantised"  # "quantised" or the dtype most weight bytes have
     weight_bytes: int = 0
+    #: How few-token passes are computed: ``"mlx"`` (the weights above) or
+    #: ``"kernel"`` (`decode_layers`: the original quantised weights, kept too).
+    decode: str = "mlx"
+    decode_bytes: int = 0  # the extra bytes the kernel's quantised weights take
 
 
 _models: dict[str, LoadedModel] = {}
@@ -300,6 +304,9 @@ def _settle_weights(loaded: LoadedModel) -> LoadedModel:
     import mlx.core as mx
 
     from .cpu_attention import install
+    from .decode_kernel import decode_kernel
+    from .decode_layers import attach_quantised, remember_quantised
+    from .decode_step import attach_step
     from .weights import dequantise_to_float32, weight_bytes, weight_format
 
     blas = prepare_cpu_blas()
@@ -310,7 +317,14 @@ def _settle_weights(loaded: LoadedModel) -> LoadedModel:
             # The embedded model's folder is agent_nb's own: its float32 weights are
             # kept beside it. Another model's could take gigabytes nobody asked for.
             embedded = loaded.source.kind == "embedded"
-            dequantise_to_float32(loaded.model, pathlib.Path(loaded.path) if embedded else None)
+            kernel, _ = decode_kernel()
+            remembered = remember_quantised(loaded.model) if kernel is not None else {}
+            folder = pathlib.Path(loaded.path) if embedded else None
+            if dequantise_to_float32(loaded.model, folder) and kernel is not None:
+                # float32 for prefill, the original bits for decoding (`decode_layers`)
+                if attach_quantised(loaded.model, remembered, kernel):
+                    loaded.decode = "step" if attach_step(loaded.model, kernel) else "kernel"
+                    loaded.decode_bytes = sum(m.nbytes for m in remembered.values())
         hint = take_hint()
         if hint:
             print(hint, file=sys.stderr, flush=True)
