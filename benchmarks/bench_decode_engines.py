@@ -98,9 +98,8 @@ def agent_nb_worker(args: argparse.Namespace) -> None:
 
     from agent_nb import GenerationConfig
     from agent_nb._core.types import Content, GenerateContentRequest
-    from agent_nb.backends import Finish, TextDelta
+    from agent_nb.backends import CancelToken, Finish, TextDelta
     from agent_nb.backends.mlx import MLXBackend
-    from agent_nb.backends import CancelToken
 
     backend = MLXBackend("smollm2-135m", progress=False)
     loaded = backend.load()
@@ -237,7 +236,10 @@ def _median(runs: list[dict[str, Any]], key: str) -> float | None:
 def _where(new: str, old: str) -> str:
     if new == old:
         return "identical"
-    at = next((i for i, (a, b) in enumerate(zip(new, old)) if a != b), min(len(new), len(old)))
+    at = next(
+        (i for i, (a, b) in enumerate(zip(new, old, strict=False)) if a != b),
+        min(len(new), len(old)),
+    )
     return f"differs at char {at}: {new[at : at + 24]!r} vs {old[at : at + 24]!r}"
 
 
@@ -286,11 +288,14 @@ def main() -> None:
         f"{new['decode_bytes'] / 1e6:.0f} MB\n"
     )
     print(f"{'prompt':<16}{'decode tok/s':>32}{'time to first token (s)':>34}")
-    print(f"{'':<16}{'agent_nb':>10}{'today':>10}{'llama':>10}  {'agent_nb':>10}{'today':>10}{'llama':>10}")
+    names = f"{'agent_nb':>10}{'today':>10}{'llama':>10}"
+    print(f"{'':<16}{names}  {names}")
     columns: dict[str, list[float]] = {}
     diverged: list[str] = []
     for name in [*CHAT, *CONSTRAINED]:
-        row = {"agent_nb": new[name], "today": today[name]} | ({"llama": llama[name]} if llama else {})
+        row = {"agent_nb": new[name], "today": today[name]} | (
+            {"llama": llama[name]} if llama else {}
+        )
         decode = {k: _median(v, "decode") for k, v in row.items()}
         ttft = {k: _median(v, "ttft") for k, v in row.items()}
         for k in row:

@@ -44,7 +44,9 @@ __all__ = [
     "cpu_decode_enabled",
     "decode_kernel",
     "decode_threads",
+    "kernel_enabled",
     "kernel_file",
+    "set_enabled",
 ]
 
 #: The most tokens one kernel call takes (the C side's ``MAXN``): longer
@@ -53,6 +55,23 @@ MAX_TOKENS = 16
 #: Compiler flags: this CPU's vector units, OpenMP for the row split.
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
 _SOURCE = pathlib.Path(__file__).with_name("qmv.c")
+
+
+_enabled = True
+
+
+def set_enabled(flag: bool) -> bool:
+    """Send few-token passes to the kernel (True, the default) or to the float32
+    layers, for this process (tests and benchmarks compare both); returns the
+    previous setting. Models loaded without the kernel are not affected."""
+    global _enabled
+    previous, _enabled = _enabled, bool(flag)
+    return previous
+
+
+def kernel_enabled() -> bool:
+    """The `set_enabled` setting."""
+    return _enabled
 
 
 def cpu_decode_enabled() -> bool:
@@ -184,6 +203,11 @@ def _load() -> tuple[DecodeKernel | None, str]:
         failed = _build(compiler, target)
         if failed:
             return None, failed
+    if not any(name in os.environ for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
+        # Read by libgomp when it loads (with the kernel). Its default spins at
+        # every barrier; on a busy machine a spinning thread waits for one the
+        # scheduler took away: measured 17-370 ms a token, against 25 ms asleep.
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
         library = ctypes.CDLL(str(target))
     except OSError as exc:

@@ -11,7 +11,7 @@ to the kernel on the remembered weights (`attach_quantised`). A longer pass
 
 Which layers: ``QuantizedLinear`` layers become `DecodeLinear`, and a
 quantised embedding whose matrix is also the output projection (tied
-embeddings, as in the embedded model) becomes `DecodeEmbedding`, whose
+embeddings, as in the embedded model) becomes a ``DecodeEmbedding``, whose
 ``as_linear`` -- a third of a float32 decode step in the embedded model --
 takes the same route; its lookups stay float32. Only MLX's affine layout with
 group 32 at 4 or 8 bits is taken (what GGUF Q4_0/Q4_1/Q8_0 convert to);
@@ -29,14 +29,13 @@ a small matmul returns differ, in the last bits (`decode_kernel`).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
-from .decode_kernel import MAX_TOKENS, DecodeKernel
+from .decode_kernel import MAX_TOKENS, DecodeKernel, kernel_enabled
 
 __all__ = [
-    "DecodeEmbedding",
-    "DecodeLinear",
     "QuantisedMatrix",
     "attach_quantised",
     "remember_quantised",
@@ -106,7 +105,7 @@ def _small_pass(x: Any) -> bool:
     import mlx.core as mx
 
     rows = x.size // x.shape[-1] if x.ndim else 0
-    return 0 < rows <= MAX_TOKENS and x.dtype == mx.float32
+    return kernel_enabled() and 0 < rows <= MAX_TOKENS and x.dtype == mx.float32
 
 
 def _kernel_matmul(kernel: DecodeKernel, matrix: QuantisedMatrix, x: Any) -> Any:
@@ -121,10 +120,13 @@ def _kernel_matmul(kernel: DecodeKernel, matrix: QuantisedMatrix, x: Any) -> Any
     return mx.array(y).reshape(*x.shape[:-1], y.shape[-1])
 
 
-def _linear_type() -> Any:
+@functools.cache
+def _routing_types() -> tuple[Any, Any]:
+    """The routing subclasses of ``nn.Linear`` and ``nn.Embedding``, made on first
+    use: this module is imported before ``mlx.core`` may be (see `cpu_blas`)."""
     import mlx.nn as nn
 
-    class DecodeLinear(nn.Linear):  # type: ignore[misc]
+    class DecodeLinear(nn.Linear):
         """A float32 ``nn.Linear`` that hands few-token passes to the decode kernel."""
 
         decode_kernel: DecodeKernel
@@ -136,13 +138,7 @@ def _linear_type() -> Any:
             y = _kernel_matmul(self.decode_kernel, self.quantised, x)
             return y + self.bias if "bias" in self else y
 
-    return DecodeLinear
-
-
-def _embedding_type() -> Any:
-    import mlx.nn as nn
-
-    class DecodeEmbedding(nn.Embedding):  # type: ignore[misc]
+    class DecodeEmbedding(nn.Embedding):
         """A float32 ``nn.Embedding`` whose output projection (``as_linear``) hands
         few-token passes to the decode kernel; lookups stay float32."""
 
@@ -154,21 +150,7 @@ def _embedding_type() -> Any:
                 return super().as_linear(x)
             return _kernel_matmul(self.decode_kernel, self.quantised, x)
 
-    return DecodeEmbedding
-
-
-_types: dict[str, Any] = {}
-
-
-def __getattr__(name: str) -> Any:
-    # The classes subclass mlx.nn's, which must not be imported with this module
-    # (it is imported before mlx.core is, see `cpu_blas`).
-    makers = {"DecodeLinear": _linear_type, "DecodeEmbedding": _embedding_type}
-    if name in makers:
-        if name not in _types:
-            _types[name] = makers[name]()
-        return _types[name]
-    raise AttributeError(name)
+    return DecodeLinear, DecodeEmbedding
 
 
 def attach_quantised(
@@ -183,20 +165,16 @@ def attach_quantised(
     """
     import mlx.nn as nn
 
-    linear, embedding = __getattr__("DecodeLinear"), __getattr__("DecodeEmbedding")
+    linear, embedding = _routing_types()
     attached = 0
     for name, module in model.named_modules():
         matrix = remembered.get(name)
-        if matrix is None:
+        if matrix is None or type(module) not in (nn.Linear, nn.Embedding):
             continue
-        if type(module) is nn.Linear:
-            module.__class__ = linear
-        elif type(module) is nn.Embedding:
-            module.__class__ = embedding
-        else:
-            continue
-        if tuple(module.weight.shape) != (matrix.packed.shape[0], matrix.packed.shape[1] * 8 // matrix.bits):
-            raise ValueError(f"{name}: the float32 and quantised weights disagree in shape")
+        rows, width = matrix.packed.shape
+        if tuple(module.weight.shape) != (rows, width * 8 // matrix.bits):
+            raise ValueError(f"{name}: its float32 and quantised weights differ in shape")
+        module.__class__ = linear if type(module) is nn.Linear else embedding
         module.decode_kernel = kernel
         module.quantised = matrix
         attached += 1

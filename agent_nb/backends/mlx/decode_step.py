@@ -25,9 +25,10 @@ than one sequence) is the model's own call, unchanged.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from .decode_kernel import MAX_TOKENS, DecodeKernel
+from .decode_kernel import MAX_TOKENS, DecodeKernel, kernel_enabled
+from .decode_layers import QuantisedMatrix
 
 __all__ = ["attach_step", "can_step"]
 
@@ -57,7 +58,7 @@ class _Rope:
         import numpy as np
 
         n = x.shape[1]
-        positions = (np.arange(offset, offset + n, dtype=np.float32) * np.float32(self.scale))
+        positions = np.arange(offset, offset + n, dtype=np.float32) * np.float32(self.scale)
         theta = positions[:, None] * self.inverse[None, :]
         cos, sin = np.cos(theta), np.sin(theta)
         out = x.copy()
@@ -82,6 +83,52 @@ def _softmax_rows(scores: Any) -> Any:
     return scores
 
 
+class _Layer(NamedTuple):
+    norm1: tuple[Any, float]
+    norm2: tuple[Any, float]
+    qkv: QuantisedMatrix
+    o: QuantisedMatrix
+    gate_up: QuantisedMatrix
+    down: QuantisedMatrix
+    rope: _Rope
+    heads: int
+    kv_heads: int
+    depth: int
+    scale: float
+
+
+def _norm(module: Any) -> tuple[Any, float]:
+    import numpy as np
+
+    return np.asarray(module.weight), float(module.eps)
+
+
+def fuse(layers: list[Any]) -> QuantisedMatrix:
+    """One matrix for layers that read the same input (q, k, v; gate, up): one kernel
+    call instead of several. Each layer's own matrix becomes a view into it, so
+    the weights are not held twice."""
+    import numpy as np
+
+    parts = [layer.quantised for layer in layers]
+    if len({p.bits for p in parts}) != 1:
+        raise ValueError("only layers of one bit width are fused")
+    fused = QuantisedMatrix(
+        np.concatenate([p.packed for p in parts]),
+        np.concatenate([p.scales for p in parts]),
+        np.concatenate([p.biases for p in parts]),
+        parts[0].bits,
+        (),
+    )
+    start = 0
+    for layer, part in zip(layers, parts, strict=True):
+        rows = slice(start, start + part.packed.shape[0])
+        layer.quantised = QuantisedMatrix(
+            fused.packed[rows], fused.scales[rows], fused.biases[rows], part.bits, ()
+        )
+        start = rows.stop
+    return fused
+
+
 class _Step:
     """What a pass needs, gathered once from the model."""
 
@@ -91,18 +138,28 @@ class _Step:
         inner = model.model
         self.kernel = kernel
         self.embedding = np.asarray(inner.embed_tokens.weight)
-        self.output = inner.embed_tokens.quantised if model.args.tie_word_embeddings else model.lm_head.quantised
+        self.output = (
+            inner.embed_tokens.quantised
+            if model.args.tie_word_embeddings
+            else model.lm_head.quantised
+        )
         self.norm = (np.asarray(inner.norm.weight), float(inner.norm.eps))
         self.layers = []
         for layer in inner.layers:
             attn, mlp = layer.self_attn, layer.mlp
             self.layers.append(
-                (
-                    (np.asarray(layer.input_layernorm.weight), float(layer.input_layernorm.eps)),
-                    (np.asarray(layer.post_attention_layernorm.weight), float(layer.post_attention_layernorm.eps)),
-                    attn.q_proj.quantised, attn.k_proj.quantised, attn.v_proj.quantised, attn.o_proj.quantised,
-                    mlp.gate_proj.quantised, mlp.up_proj.quantised, mlp.down_proj.quantised,
-                    _Rope(attn.rope), attn.n_heads, attn.n_kv_heads, float(attn.scale),
+                _Layer(
+                    _norm(layer.input_layernorm),
+                    _norm(layer.post_attention_layernorm),
+                    fuse([attn.q_proj, attn.k_proj, attn.v_proj]),
+                    attn.o_proj.quantised,
+                    fuse([mlp.gate_proj, mlp.up_proj]),
+                    mlp.down_proj.quantised,
+                    _Rope(attn.rope),
+                    int(attn.n_heads),
+                    int(attn.n_kv_heads),
+                    int(attn.head_dim),
+                    float(attn.scale),
                 )
             )
 
@@ -116,17 +173,16 @@ class _Step:
         n = len(tokens)
         h = self.embedding[tokens]  # (n, hidden): a copy
         new: list[tuple[Any, Any]] = []
-        for (norm1, norm2, q, k, v, o, gate, up, down, rope, heads, kv_heads, scale), c in zip(
-            self.layers, cache
-        ):
-            offset = c.offset
-            x = _rms_norm(h, *norm1)
-            queries = self.matmul(q, x).reshape(n, heads, -1).transpose(1, 0, 2)
-            keys = self.matmul(k, x).reshape(n, kv_heads, -1).transpose(1, 0, 2)
-            values = self.matmul(v, x).reshape(n, kv_heads, -1).transpose(1, 0, 2)
-            queries, keys = rope(queries, offset), rope(keys, offset)
+        for layer, c in zip(self.layers, cache, strict=True):
+            offset, heads, kv_heads, depth = c.offset, layer.heads, layer.kv_heads, layer.depth
+            qkv = self.matmul(layer.qkv, _rms_norm(h, *layer.norm1))
+            split = (heads * depth, (heads + kv_heads) * depth)
+            queries, keys, values = (
+                part.reshape(n, -1, depth).transpose(1, 0, 2)
+                for part in np.split(qkv, split, axis=1)
+            )
+            queries, keys = layer.rope(queries, offset), layer.rope(keys, offset)
             new.append((keys, values))
-            depth = queries.shape[-1]
             group = heads // kv_heads
             if offset:
                 old_k = np.asarray(c.keys)[0, :, :offset]
@@ -136,20 +192,18 @@ class _Step:
             else:
                 all_k, all_v = keys, values
             # the query heads sharing a key head are consecutive (as in MLX)
-            grouped = (queries * np.float32(scale)).reshape(kv_heads, group * n, depth)
+            grouped = (queries * np.float32(layer.scale)).reshape(kv_heads, group * n, depth)
             scores = grouped @ all_k.transpose(0, 2, 1)  # (kv_heads, group * n, total)
             if n > 1:
                 by_query = scores.reshape(kv_heads, group, n, offset + n)
                 by_query[..., offset:] += np.triu(np.full((n, n), -np.inf, np.float32), 1)
             attended = _softmax_rows(scores) @ all_v  # (kv_heads, group * n, depth)
             attended = attended.reshape(heads, n, depth).transpose(1, 0, 2).reshape(n, -1)
-            h = h + self.matmul(o, np.ascontiguousarray(attended))
-            x = _rms_norm(h, *norm2)
-            g = self.matmul(gate, x)
-            swiglu = g / (np.float32(1) + np.exp(-g)) * self.matmul(up, x)
-            h = h + self.matmul(down, swiglu)
+            h = h + self.matmul(layer.o, np.ascontiguousarray(attended))
+            g, u = np.split(self.matmul(layer.gate_up, _rms_norm(h, *layer.norm2)), 2, axis=1)
+            h = h + self.matmul(layer.down, g / (np.float32(1) + np.exp(-g)) * u)
         logits = self.matmul(self.output, _rms_norm(h, *self.norm))
-        for (keys, values), c in zip(new, cache):
+        for (keys, values), c in zip(new, cache, strict=True):
             c.update_and_fetch(mx.array(keys)[None], mx.array(values)[None])
         mx.eval([(c.keys, c.values) for c in cache])
         return mx.array(logits)[None]
@@ -174,17 +228,18 @@ def can_step(model: Any) -> bool:
         attn, mlp = layer.self_attn, layer.mlp
         if type(attn.rope) is not nn.RoPE or attn.rope.dims != attn.head_dim:
             return False
-        projections = (attn.q_proj, attn.k_proj, attn.v_proj, attn.o_proj)
-        projections += (mlp.gate_proj, mlp.up_proj, mlp.down_proj)
-        if any(getattr(p, "quantised", None) is None for p in projections):
+        fused = [[attn.q_proj, attn.k_proj, attn.v_proj], [mlp.gate_proj, mlp.up_proj]]
+        alone = [attn.o_proj, mlp.down_proj]
+        if any(getattr(p, "quantised", None) is None for p in [*fused[0], *fused[1], *alone]):
             return False
+        if any(len({p.quantised.bits for p in group}) != 1 for group in fused):
+            return False  # `fuse` takes one bit width
     return True
 
 
 def _plain_caches(cache: Any) -> bool:
-    from mlx_lm.models.cache import KVCache
-
     import mlx.core as mx
+    from mlx_lm.models.cache import KVCache
 
     if not isinstance(cache, list) or not cache:
         return False
@@ -211,7 +266,8 @@ def attach_step(model: Any, kernel: DecodeKernel) -> bool:
 
     def __call__(self: Any, inputs: Any, cache: Any = None, input_embeddings: Any = None) -> Any:
         if (
-            input_embeddings is None
+            kernel_enabled()
+            and input_embeddings is None
             and inputs.ndim == 2
             and inputs.shape[0] == 1
             and 0 < inputs.shape[1] <= MAX_TOKENS
@@ -224,4 +280,3 @@ def attach_step(model: Any, kernel: DecodeKernel) -> bool:
     routed = type(base.__name__, (base,), {"__call__": __call__, "__module__": base.__module__})
     model.__class__ = routed
     return True
-
