@@ -172,6 +172,7 @@ class _Step:
 
         n = len(tokens)
         h = self.embedding[tokens]  # (n, hidden): a copy
+        causal = np.triu(np.full((n, n), -np.inf, np.float32), 1)  # among the pass's tokens
         new: list[tuple[Any, Any]] = []
         for layer, c in zip(self.layers, cache, strict=True):
             offset, heads, kv_heads, depth = c.offset, layer.heads, layer.kv_heads, layer.depth
@@ -183,21 +184,21 @@ class _Step:
             )
             queries, keys = layer.rope(queries, offset), layer.rope(keys, offset)
             new.append((keys, values))
-            group = heads // kv_heads
-            if offset:
-                old_k = np.asarray(c.keys)[0, :, :offset]
-                old_v = np.asarray(c.values)[0, :, :offset]
-                all_k = np.concatenate([old_k, keys], axis=1)
-                all_v = np.concatenate([old_v, values], axis=1)
-            else:
-                all_k, all_v = keys, values
             # the query heads sharing a key head are consecutive (as in MLX)
+            group = heads // kv_heads
             grouped = (queries * np.float32(layer.scale)).reshape(kv_heads, group * n, depth)
-            scores = grouped @ all_k.transpose(0, 2, 1)  # (kv_heads, group * n, total)
-            if n > 1:
-                by_query = scores.reshape(kv_heads, group, n, offset + n)
-                by_query[..., offset:] += np.triu(np.full((n, n), -np.inf, np.float32), 1)
-            attended = _softmax_rows(scores) @ all_v  # (kv_heads, group * n, depth)
+            # The cached keys and values are read where they are (no copy of a
+            # long cache per layer); the pass's own are a second block of scores.
+            old_k = np.asarray(c.keys)[0, :, :offset] if offset else keys[:, :0]
+            old_v = np.asarray(c.values)[0, :, :offset] if offset else values[:, :0]
+            own = (grouped @ keys.transpose(0, 2, 1)).reshape(kv_heads, group, n, n)
+            own += causal
+            scores = np.concatenate(
+                [grouped @ old_k.transpose(0, 2, 1), own.reshape(kv_heads, group * n, n)],
+                axis=-1,
+            )
+            weights = _softmax_rows(scores)  # (kv_heads, group * n, offset + n)
+            attended = weights[..., :offset] @ old_v + weights[..., offset:] @ values
             attended = attended.reshape(heads, n, depth).transpose(1, 0, 2).reshape(n, -1)
             h = h + self.matmul(layer.o, np.ascontiguousarray(attended))
             g, u = np.split(self.matmul(layer.gate_up, _rms_norm(h, *layer.norm2)), 2, axis=1)
