@@ -11,6 +11,9 @@ one process).
 from __future__ import annotations
 
 import pathlib
+import platform
+import shutil
+import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -100,6 +103,26 @@ def test_kernel_computes_what_mlx_computes_from_the_dequantised_weights(
     assert got.shape == expected.shape == (rows, 200)
     # float32 sums in another order: the last few bits differ, nothing more
     assert np.abs(got - expected).max() <= 1e-5 * np.abs(expected).max()
+
+
+@pytest.mark.skipif(
+    platform.machine() not in ("x86_64", "AMD64") or shutil.which("cc") is None,
+    reason="builds the kernel for baseline x86-64 with cc",
+)
+def test_the_portable_build_computes_the_same(tmp_path: pathlib.Path) -> None:
+    """Built for a CPU without AVX2 (as on ARM: no ``-march`` vector code), the
+    kernel takes its plain C loops; they must agree with MLX as well."""
+    import numpy as np
+
+    library = tmp_path / "qmv-portable.so"
+    flags = [f for f in dk.FLAGS if f != "-march=native"]
+    subprocess.run(["cc", *flags, "-march=x86-64", "-o", str(library), str(dk.SOURCE)], check=True)
+    kernel = dk.bind(library, threads=2)
+    assert not kernel.simd
+    for bits in (4, 8):
+        packed, scales, biases, x, expected = _quantised_case(96, 576, bits, 3)
+        got = kernel.matmul(packed, scales, biases, x, bits)
+        assert np.abs(got - expected).max() <= 1e-5 * np.abs(expected).max()
 
 
 @needs_kernel

@@ -40,7 +40,9 @@ from ..._core.cache_dir import cache_root
 __all__ = [
     "FLAGS",
     "MAX_TOKENS",
+    "SOURCE",
     "DecodeKernel",
+    "bind",
     "cpu_decode_enabled",
     "decode_kernel",
     "decode_threads",
@@ -54,7 +56,7 @@ __all__ = [
 MAX_TOKENS = 16
 #: Compiler flags: this CPU's vector units, OpenMP for the row split.
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
-_SOURCE = pathlib.Path(__file__).with_name("qmv.c")
+SOURCE = pathlib.Path(__file__).with_name("qmv.c")
 
 
 _enabled = True
@@ -107,7 +109,7 @@ def _compiler() -> str | None:
 def kernel_file(compiler: str) -> pathlib.Path:
     """Where the kernel built by ``compiler`` for this machine is kept."""
     digest = hashlib.sha256()
-    digest.update(_SOURCE.read_bytes())
+    digest.update(SOURCE.read_bytes())
     digest.update(" ".join((compiler, *FLAGS)).encode())
     digest.update(f"{platform.machine()}|{_cpu_flags()}".encode())
     return cache_root() / "kernels" / f"qmv-{digest.hexdigest()[:16]}.so"
@@ -135,7 +137,7 @@ def _build(compiler: str, target: pathlib.Path) -> str:
         return f"cannot write {target.parent}: {exc}"
     try:
         done = subprocess.run(
-            [compiler, *FLAGS, "-o", temp, str(_SOURCE)],
+            [compiler, *FLAGS, "-o", temp, str(SOURCE)],
             capture_output=True,
             text=True,
             timeout=120,
@@ -209,13 +211,18 @@ def _load() -> tuple[DecodeKernel | None, str]:
         # scheduler took away: measured 17-370 ms a token, against 25 ms asleep.
         os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
-        library = ctypes.CDLL(str(target))
+        return bind(target, decode_threads()), ""
     except OSError as exc:
         return None, f"could not load {target}: {exc}"
+
+
+def bind(path: pathlib.Path, threads: int) -> DecodeKernel:
+    """The kernel library at ``path``, loaded, with its C signatures declared."""
+    library = ctypes.CDLL(str(path))
     library.qmv.argtypes = [_POINTER] * 5 + [_INT] * 5
     library.qmv.restype = _INT
     library.qmv_simd.restype = _INT
-    return DecodeKernel(library, target, bool(library.qmv_simd()), decode_threads()), ""
+    return DecodeKernel(library, path, bool(library.qmv_simd()), threads)
 
 
 _kernel: tuple[DecodeKernel | None, str] | None = None

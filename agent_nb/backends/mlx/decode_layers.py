@@ -9,7 +9,7 @@ learns to send a forward pass of at most `decode_kernel.MAX_TOKENS` tokens
 to the kernel on the remembered weights (`attach_quantised`). A longer pass
 (prefill) is the float32 layer's own, unchanged.
 
-Which layers: ``QuantizedLinear`` layers become `DecodeLinear`, and a
+Which layers: ``QuantizedLinear`` layers become a ``DecodeLinear``, and a
 quantised embedding whose matrix is also the output projection (tied
 embeddings, as in the embedded model) becomes a ``DecodeEmbedding``, whose
 ``as_linear`` -- a third of a float32 decode step in the embedded model --
@@ -18,9 +18,10 @@ group 32 at 4 or 8 bits is taken (what GGUF Q4_0/Q4_1/Q8_0 convert to);
 anything else stays float32 all the way.
 
 The remembered weights are plain numpy views of the quantised MLX arrays, kept
-alive beside them: they are not parameters, so the float32 cache, the model
-identity and ``model.parameters()`` do not see them. They cost the quantised
-model's size again (98 MB for the embedded model, beside 538 MB of float32).
+alive beside them (or, for a llama, of the fused copies `decode_step` makes):
+they are not parameters, so the float32 cache, the model identity and
+``model.parameters()`` do not see them. They cost the quantised model's size
+again (98 MB for the embedded model, beside 538 MB of float32).
 
 Everything above the layers -- the KV cache, grammar masks, prompt lookup,
 checkpoints, cancel -- is the same code on the same arrays: only the numbers
