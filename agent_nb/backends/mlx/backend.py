@@ -405,6 +405,8 @@ class MLXBackend(Backend):
                 cpu_blas=loaded.cpu_blas,
                 weights=loaded.weights,
                 weight_bytes=loaded.weight_bytes,
+                decode=loaded.decode,
+                decode_bytes=loaded.decode_bytes,
                 active_bytes=int(mx.get_active_memory()),
                 cache_bytes=int(mx.get_cache_memory()),
                 peak_bytes=int(mx.get_peak_memory()),

@@ -34,6 +34,7 @@ from ..._core.types import FinishReason, GenerationConfig, Usage
 from .._base import Chunk, Finish, PrefillProgress
 from ..structured import ToolCallFormat
 from .chat import TextGate, common_prefix
+from .decode_kernel import MAX_TOKENS
 from .grammar import Constraint
 from .kv import KVSlot
 from .lookup import Drafter, prompt_lookup_enabled
@@ -50,8 +51,12 @@ __all__ = [
 ]
 
 
-#: The smallest adaptive prefill chunk: below it per-call overhead dominates.
-MIN_PREFILL_CHUNK = 8
+#: The smallest adaptive prefill chunk: below it per-call overhead dominates, and
+#: a pass of at most `decode_kernel.MAX_TOKENS` tokens would leave the float32
+#: weights for the decode kernel, which computes every row's logits (a decode
+#: pass needs them, a prefill chunk does not): on a busy machine slow chunks
+#: made smaller chunks, which made slower ones (5,000 tokens at 0.45x).
+MIN_PREFILL_CHUNK = MAX_TOKENS + 1
 
 
 @dataclass

@@ -22,7 +22,8 @@ two copies of the weights.
 
 This thread is also where the process first imports ``mlx.core``, so it
 settles the CPU BLAS just before (`cpu_blas`), and a model loaded on the
-OpenBLAS path gets float32 weights (`weights`).
+OpenBLAS path gets float32 weights (`weights`) for prefill while its
+few-token passes keep reading the original 4/8-bit ones (`decode_kernel`).
 """
 
 from __future__ import annotations
@@ -257,6 +258,11 @@ class LoadedModel:
     cpu_blas: str | None = None  # "openblas" | "reference" | None (not the Linux CPU wheel)
     weights: str = "quantised"  # "quantised" or the dtype most weight bytes have
     weight_bytes: int = 0
+    #: How few-token passes (decode steps) are computed: ``"mlx"`` (on the weights
+    #: above), ``"kernel"`` (their matmuls on the original quantised weights, kept
+    #: too: `decode_layers`) or ``"step"`` (whole passes, `decode_step`).
+    decode: str = "mlx"
+    decode_bytes: int = 0  # the extra bytes the kernel's quantised weights take
 
 
 _models: dict[str, LoadedModel] = {}
@@ -300,6 +306,8 @@ def _settle_weights(loaded: LoadedModel) -> LoadedModel:
     import mlx.core as mx
 
     from .cpu_attention import install
+    from .decode_kernel import decode_kernel
+    from .decode_layers import remember_quantised
     from .weights import dequantise_to_float32, weight_bytes, weight_format
 
     blas = prepare_cpu_blas()
@@ -310,13 +318,28 @@ def _settle_weights(loaded: LoadedModel) -> LoadedModel:
             # The embedded model's folder is agent_nb's own: its float32 weights are
             # kept beside it. Another model's could take gigabytes nobody asked for.
             embedded = loaded.source.kind == "embedded"
-            dequantise_to_float32(loaded.model, pathlib.Path(loaded.path) if embedded else None)
+            kernel, _ = decode_kernel()
+            remembered = remember_quantised(loaded.model) if kernel is not None else {}
+            folder = pathlib.Path(loaded.path) if embedded else None
+            if dequantise_to_float32(loaded.model, folder) and kernel is not None:
+                _decode_on_kernel(loaded, remembered, kernel)
         hint = take_hint()
         if hint:
             print(hint, file=sys.stderr, flush=True)
     loaded.weights = weight_format(loaded.model)
     loaded.weight_bytes = weight_bytes(loaded.model)
     return loaded
+
+
+def _decode_on_kernel(loaded: LoadedModel, remembered: dict[str, Any], kernel: Any) -> None:
+    """float32 weights for prefill, the original 4/8-bit ones for few-token passes:
+    layer by layer (`decode_layers`), or whole passes for a llama (`decode_step`)."""
+    from .decode_layers import attach_quantised
+    from .decode_step import attach_step
+
+    if attach_quantised(loaded.model, remembered, kernel):
+        loaded.decode = "step" if attach_step(loaded.model, kernel) else "kernel"
+        loaded.decode_bytes = sum(m.nbytes for m in remembered.values())
 
 
 def load_model(source: ModelSource, *, progress: bool = True) -> LoadedModel:
