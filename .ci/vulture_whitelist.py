@@ -34,3 +34,8 @@ captured_at; mlx_seconds; io_seconds; last_resume; _.mlx_seconds; _.io_seconds; 
 
 # Read only by tests; backends/mlx is another engineer's area this round (issue 49).
 _.use_model_identity
+
+# The CPU decode kernel (agent_nb/backends/mlx/decode_*.py): which build loaded, read by
+# its tests and benchmark; a layer's and the model's class swapped for a routed subclass.
+_.simd
+_.__class__
