@@ -407,4 +407,4 @@ def lab(
         yield helper
     finally:
         helper.detach()
-        page.evaluate(CLOSE_NOTEBOOKS, False)
+        page.evaluate(CLOSE_NOTEBOOKS, True)  # its kernel gone before the next module's starts
