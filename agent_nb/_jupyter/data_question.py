@@ -42,10 +42,8 @@ class DataQuestion:
         follow_names: bool = False,
         wording: str = "computed",
     ) -> None:
-        from ..data.agent import WORDINGS, DataAgent
+        from ..data.agent import DataAgent
 
-        if wording not in WORDINGS:
-            raise ValueError(f"data wording must be one of {list(WORDINGS)}, got {wording!r}")
         self.frames = dict(frames)
         self.question = question
         self.context = context
@@ -55,7 +53,8 @@ class DataQuestion:
         self.follow_names = follow_names
         self._agent: DataAgent | None = None
         self._ran = False
-        DataAgent(data=self.frames)  # its checks raise TypeError in one line, now
+        # its checks (the frames, the wording) raise in one line, now
+        DataAgent(data=self.frames, wording=wording)
 
     def answer(self) -> Answer | None:
         """The answer, computed now (a cell's question), else None."""

@@ -235,7 +235,7 @@ def _used(plan: Plan, r: Reading) -> set[str]:
     used = set(plan.used()) | set(r.k_words)
     used |= {w for ws in (f.words for f in (*plan.filters, *plan.condition)) for w in ws}
     for name, (_, ws) in r.named.items():
-        if name in _columns_of(plan):
+        if name in plan.columns():
             used |= ws
     out = set()
     for w in used:
@@ -244,15 +244,6 @@ def _used(plan: Plan, r: Reading) -> set[str]:
         if t.rstrip("s") in out or t[:-1] in out:
             out.add(t)
     return out
-
-
-def _columns_of(plan: Plan) -> set[str]:
-    cols = {c for c in (plan.measure, plan.group_by, plan.group_by2, plan.time, plan.other) if c}
-    cols |= {f.column for f in (*plan.filters, *plan.condition)}
-    for sub in (plan.of, plan.versus):
-        if sub is not None:
-            cols |= _columns_of(sub)
-    return cols
 
 
 def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
@@ -280,12 +271,12 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
         raise ValueError(failed[-1] if failed else "nothing in the question can be computed")
     cand, result, missed = first
     used = _used(cand.plan, r)
-    mine = _columns_of(cand.plan)
+    mine = cand.plan.columns()
     named = tuple(x for x in cand.reasons[:-1] if not x.startswith("'") or x.split("'")[1] in mine)
     cand = dataclasses.replace(cand, reasons=(*named, cand.reasons[-1]))
     left = tuple(
         w
-        for w in unused_words(r, used, cand.plan.op, _columns_of(cand.plan))
+        for w in unused_words(r, used, cand.plan.op, cand.plan.columns())
         if r.tokens.index(w) not in missed
     )
     reasons = tuple(f"tried first: {f}" for f in failed[:3]) + cand.reasons
@@ -316,7 +307,7 @@ def _foreign(table: Table, plan: Plan) -> tuple[str, ...]:
 
     if plan.op in ("columns", "shape") or (plan.op == "missing" and plan.measure is None):
         return ()  # the answer speaks of every column
-    mine = _columns_of(plan)
+    mine = plan.columns()
     own = {w for c in table.columns.values() if c.name in mine for w in c.words}
     said = {w for f in (*plan.filters, *plan.condition) for w in phrase(str(f.value)).split()}
     other = {w for c in table.columns.values() if c.name not in mine for w in c.words}

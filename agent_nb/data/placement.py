@@ -19,7 +19,7 @@ them): no English content-word list.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from .query import Plan
 from .reading import Reading
@@ -379,8 +379,7 @@ def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
     attribute's extreme: where it names none of the plan's columns, it is not placed."""
     from .wordnet import attributes
 
-    measured = {w for c in _plan_columns(plan) for w in phrase(c).split()}
-    measured |= {singular(w) for w in measured}
+    measured = _words_of(plan.columns())
     out = []
     for token in dict.fromkeys(r.tokens):
         if token in GENERIC or token in used or token not in r.up | r.down:
@@ -401,7 +400,7 @@ def unplaced(
 ) -> tuple[tuple[Unplaced, ...], tuple[str, ...]]:
     """The words of ``left`` that would change the answer, each with why, and those a
     rule placed as changing nothing (said in a note)."""
-    columns = frozenset(_plan_columns(plan))
+    columns = frozenset(plan.columns())
     blocking, harmless = _superlatives(r, plan, used), []
     for word in left:
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:
@@ -427,17 +426,11 @@ def _measures_attribute(word: str, plan: Plan) -> bool:
     "the tallest" of a height, "the most expensive" of a price."""
     from .wordnet import attributes
 
-    measured = {w for c in (plan.measure, plan.group_by) if c for w in phrase(c).split()}
-    measured |= {singular(w) for w in measured}
+    measured = _words_of(c for c in (plan.measure, plan.group_by) if c)
     return any(a.noun in measured for a in attributes(word))
 
 
-def _plan_columns(plan: Plan) -> set[str]:
-    cols = {c for c in (plan.measure, plan.group_by, plan.group_by2, plan.time, plan.other) if c}
-    cols |= {f.column for f in (*plan.filters, *plan.condition)}
-    for d in plan.derive:
-        cols |= {d.name, d.column, *([d.other] if d.other else [])}
-    for sub in (plan.of, plan.versus):
-        if sub is not None:
-            cols |= _plan_columns(sub)
-    return cols
+def _words_of(columns: Iterable[str]) -> set[str]:
+    """The words of column names, and their singulars: what an attribute noun meets."""
+    words = {w for c in columns for w in phrase(c).split()}
+    return words | {singular(w) for w in words}

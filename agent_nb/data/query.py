@@ -259,6 +259,19 @@ class Plan(BaseModel):
             bits.append(f"{self.combine} with ({self.versus.describe()})")
         return " ".join(bits)
 
+    def columns(self) -> set[str]:
+        """Every column some part of the plan reads, derived ones' sources included."""
+        cols = {
+            c for c in (self.measure, self.group_by, self.group_by2, self.time, self.other) if c
+        }
+        cols |= {f.column for f in (*self.filters, *self.condition)}
+        for d in self.derive:
+            cols |= {d.name, d.column, *([d.other] if d.other else [])}
+        for sub in (self.of, self.versus):
+            if sub is not None:
+                cols |= sub.columns()
+        return cols
+
     def used(self) -> set[str]:
         """Every question word some part of the plan came from."""
         out = {w for _, ws in self.words for w in ws}

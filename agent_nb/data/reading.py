@@ -11,6 +11,7 @@ The planner (`planner`) turns a reading into ranked candidate plans.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any
 
@@ -76,17 +77,17 @@ class Reading:
     asked: str = ""  # the question as asked, with its instructions ("if there are none ...")
     derived: tuple[Derived, ...] = ()  # columns the words compute (`reading_derived`)
 
-    @property
+    @functools.cached_property
     def up(self) -> frozenset[str]:
         """The question's words for the high end: the operations' own (``HIGH``) and any
         superlative WordNet places at its attribute's high end ("broadest")."""
         return frozenset(w for w in self.tokens if w in HIGH or pole(w, self._nouns) > 0)
 
-    @property
+    @functools.cached_property
     def down(self) -> frozenset[str]:
         return frozenset(w for w in self.tokens if w in LOW or pole(w, self._nouns) < 0)
 
-    @property
+    @functools.cached_property
     def _nouns(self) -> frozenset[str]:
         """The words of the table's column names: the attributes a superlative is read on."""
         return frozenset(p for c in self.table.columns.values() for p in c.parts)
