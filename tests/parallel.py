@@ -18,7 +18,8 @@ call.
 
 Each worker gets its share of the cores for BLAS: OpenBLAS's pthread build starts
 a thread per core, and two workers' threads (and their kernels' and servers')
-contending for two cores slow every one of them.
+contending for two cores slow every one of them. The decode kernel's OpenMP threads
+(``AGENT_NB_CPU_THREADS``) get the same share.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ SHARED = ("quickstart_cold", "mlx_server")
 if workers := int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")):  # set before plugins load
     share = max(1, (os.cpu_count() or 1) // workers)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(share))  # inherited by kernels, servers
+    os.environ.setdefault("AGENT_NB_CPU_THREADS", str(share))  # the decode kernel's OpenMP
 
 #: Playwright's loop while a test runs with its mark lifted, for `restore_browser_loop`.
 _lifted: list[asyncio.AbstractEventLoop] = []

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import queue
 import random
 import shutil
 import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -356,12 +358,57 @@ def resume_into_slot(
     return mlx_thread().call(lambda: checkpoints.resume(slot, prompt, loaded))
 
 
+#: Writers killed per run: enough for several kills mid-write (the even rounds).
+ROUNDS = 12
+
+
+class WriterLines:
+    """The writers' server's stdout, read by a thread as it comes, so that a wait for
+    a line has a deadline and a stuck round fails with what was seen instead of
+    hanging until pytest's timeout."""
+
+    def __init__(self, stream: Any) -> None:
+        self._lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._drain, args=(stream,), daemon=True).start()
+
+    def _drain(self, stream: Any) -> None:
+        for line in stream:
+            self._lines.put(line.strip())
+        self._lines.put("")  # the server ended
+
+    def next_with(self, prefix: str, pid: int | None = None, timeout: float = 120) -> str:
+        """The next line that starts with ``prefix`` (``WROTE`` lines pass by); ``pid``:
+        the writer it is about, whose state a failure reports."""
+        end = time.monotonic() + timeout
+        while (left := end - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=left)
+            except queue.Empty:
+                break
+            assert line, f"the writers' server ended; last lines: {self.seen[-5:]}"
+            self.seen.append(line)
+            if line.startswith(prefix):
+                return line
+        about = f" (writer {pid}: {process_state(pid)})" if pid else ""
+        raise AssertionError(f"no {prefix!r} in {timeout:.0f} s{about}; last: {self.seen[-5:]}")
+
+
+def process_state(pid: int) -> str:
+    """A process's state as the kernel sees it (``R``, ``S``, ``D``, ``Z``), for a message."""
+    try:
+        stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    return "state " + stat.rsplit(")", 1)[1].split()[0]
+
+
 @pytest.mark.mlx
 def test_sigkill_during_writes_and_a_concurrent_reader(
     fresh: Factory, kv_dir: pathlib.Path
 ) -> None:
-    """20 writer processes killed mid-write or at random moments while this one keeps resuming:
-    it never meets a half-written file, and the next start is correct."""
+    """`ROUNDS` writer processes killed mid-write or at random moments while this one keeps
+    resuming: it never meets a half-written file, and the next start is correct."""
     backend = fresh()
     # about 700 tokens, 32 MB: a write takes long enough to be killed in the middle
     first = [Content.user(FIRST * 8)]
@@ -393,13 +440,12 @@ def test_sigkill_during_writes_and_a_concurrent_reader(
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert writers.stdin is not None and writers.stdout is not None
+    lines = WriterLines(writers.stdout)  # drained all along: a full pipe never stalls a writer
     try:
-        for round_ in range(20):
+        for round_ in range(ROUNDS):
             writers.stdin.write(f"{round_}\n")
             writers.stdin.flush()
-            ready = writers.stdout.readline().split()
-            assert ready[:1] == ["READY"], ready
-            pid = int(ready[1])
+            pid = int(lines.next_with("READY").split()[1])
             # Every writer runs until its first temporary file shows (however slow the
             # machine); then even rounds are killed at once, mid-write, and odd ones
             # at a random moment of the writes that follow.
@@ -412,14 +458,13 @@ def test_sigkill_during_writes_and_a_concurrent_reader(
                 assert time.monotonic() < give_up, "the writer wrote nothing in 240 s"
                 resumed += resume_into_slot(checkpoints, backend, "s", prompt) > 0
             os.kill(pid, signal.SIGKILL)
-            while not (line := writers.stdout.readline()).startswith("GONE"):
-                assert line, "the writers' server ended"
+            lines.next_with(f"GONE {pid}", pid=pid)
             # (the next writer's start removes what this one left)
             killed_mid_write += any(kv_dir.rglob(".tmp-*"))
     finally:
         writers.stdin.close()
         writers.wait(30)
-    print(f"{killed_mid_write} of 20 writers killed mid-write, {resumed} resumes meanwhile")
+    print(f"{killed_mid_write} of {ROUNDS} writers killed mid-write, {resumed} resumes meanwhile")
     assert killed_mid_write >= 2  # the rounds do test what they claim (most even ones)
     assert resumed and checkpoints.stats.corrupt_deleted == 0
     after = fresh()  # the next start: a dead writer's temporary file goes
