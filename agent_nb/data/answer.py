@@ -182,8 +182,8 @@ def _fits(r: Reading, result: Result) -> str | None:
         return f"a {kind}, not a number"
     if kind.startswith("list") and not result.value and not _EMPTY_OK.search(r.asked.lower()):
         return "an empty list"
-    if r.expect != "list" and kind.startswith("list"):
-        return "a list for a single answer"
+    if r.expect != "list" and kind.startswith("list") and result.get("tied") is None:
+        return "a list for a single answer"  # (a tie's list is the single answer's rows)
     return None
 
 
@@ -247,7 +247,7 @@ def _used(plan: Plan, r: Reading) -> set[str]:
 
 
 def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
-    first: tuple[Candidate, Result, list[int]] | None = None
+    first: Answer | None = None
     failed: list[str] = []
     for cand in cands:
         if cand.plan.op == "columns" and first is not None:
@@ -261,15 +261,18 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
         if why is not None:
             failed.append(f"{cand.plan.describe()}: {why}")
             continue
-        missed = _changers(r, _used(cand.plan, r))
-        if first is None:
-            first = (cand, result, missed)
-        if not missed:
-            first = (cand, result, missed)
-            break
+        answer = _judged(table, r, cand, result, failed)
+        if not answer.not_applied:
+            return answer  # the first reading that applies every word that would change it
+        first = first or answer
     if first is None:
         raise ValueError(failed[-1] if failed else "nothing in the question can be computed")
-    cand, result, missed = first
+    return first
+
+
+def _judged(table: Table, r: Reading, cand: Candidate, result: Result, failed: list[str]) -> Answer:
+    """``cand``'s answer: its words sorted into used, harmless and blocking."""
+    missed = _changers(r, _used(cand.plan, r))
     used = _used(cand.plan, r)
     mine = cand.plan.columns()
     named = tuple(x for x in cand.reasons[:-1] if not x.startswith("'") or x.split("'")[1] in mine)

@@ -10,7 +10,7 @@ words the result gives (highest or lowest, rose or fell, more or fewer).
 from __future__ import annotations
 
 from .describe_more import sentence_more
-from .execute import Result
+from .execute import MAX_LIST, Result
 from .query import AGG_NAME as _AGG_NAME
 from .query import Plan
 from .wording import answer_text, format_number, measure_words, where
@@ -81,11 +81,16 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
     if op == "rank":
         label, what = result.get("label", plan.group_by), measure_words(plan)
         top = result.frame.iloc[:, 1].tolist()
+        if v is None and result.get("tied") is not None:
+            return _no_single(label, f"the {side} {what}{w}", result)
         if isinstance(v, list):
-            return f"{answer_text(v)} are the {len(v)} {label} with the {side} {what}{w}."
+            tied = _tied(result)
+            return f"{answer_text(v)} are the {len(v)} {label} with the {side} {what}{w}{tied}."
         return f"{answer_text(v)} has the {side} {what}{w} ({format_number(float(top[0]))})."
     if op == "extreme":
         show = plan.group_by or plan.measure
+        if v is None and result.get("tied") is not None:
+            return _no_single(f"{show} row", f"the {side} {plan.measure}{w}", result)
         if isinstance(v, list):
             # the rows' values (repeats kept) say so; "the lowest 4 price values" are
             # distinct values, `distinct`'s sentence
@@ -94,7 +99,9 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
                 if show != plan.measure
                 else f"{show} values of the {len(v)} rows"
             )
-            return f"{answer_text(v)} are the {of} with the {side} {plan.measure}{w}."
+            return (
+                f"{answer_text(v)} are the {of} with the {side} {plan.measure}{w}{_tied(result)}."
+            )
         n = result.frame[plan.measure].iloc[0] if plan.measure in result.frame else v
         if show == plan.measure:
             return f"{answer_text(v)} is the {side} {plan.measure}{w}."
@@ -136,6 +143,19 @@ def sentence_of(plan: Plan) -> str:
     if plan.op == "lookup":
         return f"the {plan.group_by}{w}"
     return plan.describe()
+
+
+def _tied(result: Result) -> str:
+    """The reason a list answers a question for one: the values tied with the last."""
+    tied = result.get("tied")
+    return "" if tied is None else f" (tied at {answer_text(tied)})"
+
+
+def _no_single(who: str, what: str, result: Result) -> str:
+    """A tie that leaves nothing to state: say it, with the shared value."""
+    n, at = int(result.get("groups", 0)), answer_text(result.get("tied"))
+    many = f"all {n:,}" if n <= MAX_LIST else f"more than {MAX_LIST}"
+    return f"No single {who} has {what}: {many} tie at {at}."
 
 
 def _negate(test: str) -> str:

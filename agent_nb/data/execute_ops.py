@@ -11,7 +11,7 @@ from typing import Any
 
 from .derive import column_numbers
 from .query import AGG_NAME, Plan
-from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain
+from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain, tie_refused, with_ties
 from .rows import rows_where
 from .table import Table
 
@@ -211,11 +211,15 @@ def rank_result(plan: Plan, values: Any, label: str, rows: int, groups: int) -> 
             rows=rows,
             detail=(("label", label), ("what", what), *_cap(groups)),
         )
-    k = min(plan.k, len(values))
+    asked = min(plan.k, len(values))
+    k = with_ties(values, asked) if plan.labels else asked
+    tie = (("tied", plain(values.iloc[k - 1])), ("groups", groups)) if k > asked else ()
     top = values.head(k)
     names = tuple(str(plain(i)) for i in top.index)
     listed = [plain(i) for i in top.index] if plan.labels else [plain(v) for v in top.to_numpy()]
     value: Any = listed if plan.listed or k > 1 else listed[0]
+    if tie_refused(k, groups, asked):
+        value, names = None, ()
     roles = tuple(("value", float(v)) for v in top.to_numpy())
     return Result(
         value,
@@ -227,7 +231,7 @@ def rank_result(plan: Plan, values: Any, label: str, rows: int, groups: int) -> 
         label,
         name,
         rows=rows,
-        detail=(("label", label), ("what", what), *_cap(groups)),
+        detail=(("label", label), ("what", what), *tie, *_cap(groups)),
     )
 
 
@@ -253,21 +257,32 @@ def _extreme(table: Table, plan: Plan) -> Result:
     numbers = column_numbers(df, plan.measure)
     if numbers.empty:
         raise PlanError(f"{plan.measure} has no values")
-    k = min(plan.k, len(numbers), MAX_LIST)
-    rows = numbers.sort_values(ascending=plan.order == "asc", kind="stable").head(k)
+    ordered = numbers.sort_values(ascending=plan.order == "asc", kind="stable")
     show = plan.group_by or plan.measure
+    asked = min(plan.k, len(numbers), MAX_LIST)
+    k = with_ties(ordered, asked) if show != plan.measure else asked  # one value: no tie
+    tie = (("tied", plain(ordered.iloc[k - 1])), ("groups", len(ordered))) if k > asked else ()
+    refused = tie_refused(k, len(ordered), asked)
+    k = min(k, MAX_LIST)
+    rows = ordered.head(k)
     shown = df.loc[rows.index, show]
     frame = pd.DataFrame({show: [plain(v) for v in shown]})
     if show != plan.measure:
         frame[plan.measure] = [plain(v) for v in rows.to_numpy()]
     listed = [plain(v) for v in shown]
-    value: Any = listed if plan.listed or k > 1 else listed[0]
+    if tie:  # the tied rows' names, each once: rows that share one name leave no tie
+        listed = list(dict.fromkeys(listed))
+        if len(listed) <= asked:
+            tie, refused = (), False
+    value: Any = listed if plan.listed or len(listed) > 1 else listed[0]
     names = tuple(str(v) for v in listed) if show != plan.measure else ()
     rest = numbers.drop(rows.index)
     rest = rest.nlargest(3) if plan.order == "desc" else rest.nsmallest(3)
     others = tuple(str(plain(v)) for v in df.loc[rest.index, show] if str(plain(v)) not in names)
     roles = tuple(("value", float(v)) for v in rows.to_numpy())
     roles += tuple(("value", float(v)) for v in listed if kind_of(v) == "number")
+    if refused:
+        value, names = None, ()
     return Result(
         value,
         frame.head(MAX_ROWS),
@@ -278,6 +293,7 @@ def _extreme(table: Table, plan: Plan) -> Result:
         show,
         plan.measure,
         rows=len(df),
+        detail=tie,
     )
 
 

@@ -144,17 +144,23 @@ def _names_the_rows(a: _Ask) -> str | None:
 def _part_of_a_row_name(a: _Ask) -> str | None:
     """A word of the name of a column that tells the rows apart names the rows:
     "product" of product_id, "lifter" of Lifter Name ("single-product price")."""
+    cols = _row_name_columns(a)
+    return f"it names the rows ({cols[0].name})" if cols else None
+
+
+def _row_name_columns(a: _Ask) -> list[Column]:
+    """The columns that tell the rows apart whose names the word is part of."""
     from .wordnet import hypernyms
 
-    mine = forms(a.word)
+    mine, out = forms(a.word), []
     for col in a.r.table.columns.values():
         if not _names_rows(col, a.r.table):
             continue
         # "athletes" of Lifter Name: a lifter is an athlete
         kinds = {k for p in col.parts for k in hypernyms(p, 1, senses=1)[:2]}
         if any(mine & forms(p) for p in col.parts) or mine & kinds:
-            return f"it names the rows ({col.name})"
-    return None
+            out.append(col)
+    return out
 
 
 def _repeats_kept(a: _Ask) -> str | None:
@@ -313,7 +319,7 @@ def _asked_for(a: _Ask) -> str | None:
     )
     if not asking or not is_noun(a.word) or _kind_of_a_plan_column(a):
         return None
-    if _part_of_a_row_name(a):
+    if _row_name_columns(a):
         return None  # "which player": a row of PLAYER
     return f"the question asks for its '{a.word}', and no column of the answer names it"
 
@@ -395,13 +401,57 @@ def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
     return out
 
 
+_WHICH = ("which", "who", "whom", "whose")
+
+
+def _asks_which(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
+    """ "which ..." and "who ..." ask for a row or a group by its name: an answer that is
+    a number of the measure, or yes or no, names none ("which stage had the most
+    withdrawals?" answered "7"). "which is the highest price?" asks for the value."""
+    # the question's first word, or the first after a preposition ("in which year")
+    i = 0 if r.tokens[:1] and r.tokens[0] in _WHICH else 1
+    if i >= len(r.tokens) or r.tokens[i] not in _WHICH or (i and r.tokens[0] not in CLOSED | LINKS):
+        return []
+    if r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
+        return []
+    asked = r.tokens[i + 1] if i + 1 < len(r.tokens) else ""
+    if r.tokens[i] == "which" and (asked in used or asked in GENERIC or asked in STOPWORDS):
+        return []  # "which rating is ...", "which value is ...": what it asks is placed
+    shown = _shown_column(plan)
+    rows = {x for w in phrase(r.table.name).split() for x in forms(w)}
+    if forms(asked) & rows:  # "which car" of a table named cars: a row, by its name
+        col = r.table.columns.get(shown or "")
+        if col is not None and col.role in ("label", "id"):
+            return []
+        return [Unplaced(asked, f"'{asked}' asks for a row of {r.table.name} by its name, "
+                                f"and the answer is {plan.describe()}")]  # fmt: skip
+    if shown is not None:
+        col = r.table.columns.get(shown)
+        named = col is None or col.role in ("label", "id", "category", "time")
+        if named or (shown != plan.measure and r.tokens[i] == "which"):
+            return []
+    word = r.tokens[i]
+    return [
+        Unplaced(word, f"'{word}' asks for a row or a group, and the answer is {plan.describe()}")
+    ]
+
+
+def _shown_column(plan: Plan) -> str | None:
+    """The column whose value the answer states as the row's or the group's name."""
+    if plan.op == "rank" and plan.labels and not plan.each:
+        return plan.group_by
+    if plan.op in ("extreme", "values", "lookup", "distinct"):
+        return plan.group_by or plan.measure
+    return None
+
+
 def unplaced(
     r: Reading, plan: Plan, left: list[str], used: set[str]
 ) -> tuple[tuple[Unplaced, ...], tuple[str, ...]]:
     """The words of ``left`` that would change the answer, each with why, and those a
     rule placed as changing nothing (said in a note)."""
     columns = frozenset(plan.columns())
-    blocking, harmless = _superlatives(r, plan, used), []
+    blocking, harmless = [*_superlatives(r, plan, used), *_asks_which(r, plan, used)], []
     for word in left:
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:
             continue

@@ -6,7 +6,17 @@ import dataclasses
 import math
 from typing import Any, Literal
 
-__all__ = ["MAX_LIST", "MAX_ROWS", "PlanError", "Result", "kind_of", "number", "plain"]
+__all__ = [
+    "MAX_LIST",
+    "MAX_ROWS",
+    "PlanError",
+    "Result",
+    "kind_of",
+    "number",
+    "plain",
+    "tie_refused",
+    "with_ties",
+]
 
 MAX_ROWS = 10
 MAX_LIST = 50
@@ -92,3 +102,19 @@ def number(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return out if math.isfinite(out) else None
+
+
+def with_ties(ordered: Any, k: int) -> int:
+    """How many of ``ordered`` (a Series of values, best first) the top ``k`` holds once
+    the values tied with the k-th are let in: a "highest" that dropped a tied row would
+    name a winner the numbers do not pick."""
+    n = min(k, len(ordered))
+    while 0 < n < len(ordered) and ordered.iloc[n] == ordered.iloc[k - 1]:
+        n += 1
+    return n
+
+
+def tie_refused(n: int, total: int, k: int) -> bool:
+    """Whether a tie leaves nothing to state: more rows tie than a list holds, or every
+    one of several ties (then no row has the highest: the reply says so instead)."""
+    return n > k and (n > MAX_LIST or (n == total and total > 1))

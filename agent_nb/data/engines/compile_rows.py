@@ -33,7 +33,9 @@ def _extreme(e: Engine, plan: Plan) -> Result:
     by = x.asc() if plan.order == "asc" else x.desc()
     k = min(plan.k, MAX_LIST)
     columns = list(dict.fromkeys([show, plan.measure]))
-    got = e.fetch(kept.order_by([by, *_first(kept, e)]).select(*columns).limit(k + 3))
+    # a label shown: enough rows to see how many tie with the k-th (`result.with_ties`)
+    limit = MAX_LIST + 1 if show != plan.measure else k + 3
+    got = e.fetch(kept.order_by([by, *_first(kept, e)]).select(*columns).limit(limit))
     if got.empty:
         raise PlanError(f"{plan.measure} has no values")
     return on_pandas(e, plan, got, n_rows)

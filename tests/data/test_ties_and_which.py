@@ -1,0 +1,73 @@
+"""Two readings that used to name a winner the numbers do not pick (issue 47, found on
+WikiTableQuestions' development tables): a "highest" whose top value is tied, and a
+"which ..." or "who ..." answered with a number.
+
+Truths are computed here with pandas from vega_datasets' cars; the answers come from
+the data agent (`ask`), on the pandas path and on DuckDB through Ibis.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from agent_nb.data.answer import ask
+from agent_nb.data.result import MAX_LIST
+from tests.data.tables import table
+
+
+@pytest.fixture(scope="module")
+def cars() -> pd.DataFrame:
+    return table("cars")
+
+
+@pytest.fixture(params=["pandas", "duckdb"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", request.param)
+    return str(request.param)
+
+
+def test_a_tied_extreme_names_every_tied_row(cars: pd.DataFrame, engine: str) -> None:
+    lowest = cars.Acceleration.min()
+    truth = cars.loc[cars.Acceleration == lowest, "Name"].tolist()
+    assert len(truth) > 1  # the table does tie here
+    answer = ask({"cars": cars}, "Which car has the lowest acceleration?")
+    assert answer.value == truth
+    assert answer.sentence.startswith("[") and f"(tied at {lowest:g})" in answer.sentence
+
+
+def test_a_tie_of_more_than_a_list_states_nothing_and_says_why(
+    cars: pd.DataFrame, engine: str
+) -> None:
+    tied = int((cars.Cylinders == cars.Cylinders.max()).sum())
+    assert tied > MAX_LIST
+    answer = ask({"cars": cars}, "Who has the most cylinders?")
+    assert answer.value is None and answer.kind == "none"
+    assert answer.sentence.startswith("No single Name row has the highest Cylinders")
+    assert f"more than {MAX_LIST} tie at {cars.Cylinders.max()}" in answer.sentence
+
+
+def test_rows_that_tie_under_one_name_leave_no_tie(cars: pd.DataFrame, engine: str) -> None:
+    """The tied rows share one Origin: that Origin is the one answer."""
+    heaviest = cars.Weight_in_lbs.max()
+    origins = cars.loc[cars.Weight_in_lbs == heaviest, "Origin"].unique().tolist()
+    assert len(origins) == 1
+    answer = ask({"cars": cars}, "What is the origin of the car with the highest weight?")
+    assert answer.value == origins[0]
+
+
+def test_every_group_tied_is_no_winner() -> None:
+    teams = pd.DataFrame({"team": ["Ajax", "Benfica", "Celtic"], "city": ["a", "b", "c"]})
+    answer = ask({"teams": teams}, "Which team has the most rows?")
+    assert answer.value is None
+    assert "all 3 tie at 1" in answer.sentence
+
+
+def test_which_answered_with_a_number_of_the_measure_states_nothing(cars: pd.DataFrame) -> None:
+    """ "which car has the fewest cylinders" is a car, not the Cylinders value with the
+    fewest rows; "which origin" names the groups the answer ranks."""
+    answer = ask({"cars": cars}, "Which car has the fewest cylinders?")
+    assert answer.value is None and "could not place 'car'" in answer.sentence
+    assert not any(str(v) in answer.sentence for v in cars.Cylinders.unique())
+    origin = ask({"cars": cars}, "Which origin has the most cars?")
+    assert origin.value == cars.Origin.value_counts().idxmax()
