@@ -76,7 +76,7 @@ class Answer:
     @property
     def could_not_place(self) -> tuple[str, ...]:
         """The words that kept a value from being stated, in the question's order."""
-        words = [u.word for u in self.unplaced]
+        words = [u.word for u in self.unplaced if u.asked]
         return (*([self.not_applied] if self.not_applied else []), *words)
 
     @property
@@ -98,10 +98,16 @@ class Answer:
         question the reading did not fully place gets no number."""
         from .describe import sentence_of
 
+        read = f"No answer: I read {sentence_of(self.plan)} in {self.table}"
+        unasked = [u.word for u in self.unplaced if not u.asked]
+        if not self.could_not_place:  # only the operation: the words asked for another
+            return (
+                f"{read}, but the question does not ask for {' or '.join(unasked)}. "
+                "Reword it to say what to compute (how many, the average, the total, ...)."
+            )
         words = ", ".join(f"'{w}'" for w in self.could_not_place)
         return (
-            f"No answer: I read {sentence_of(self.plan)} in {self.table}, "
-            f"but I could not place {words}. Say what it means in `--data-context` "
+            f"{read}, but I could not place {words}. Say what it means in `--data-context` "
             "(a column's description or a value's synonyms), or reword the question."
         )
 
@@ -286,7 +292,7 @@ def _judged(table: Table, r: Reading, cand: Candidate, result: Result, failed: l
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
     blocking: tuple[Unplaced, ...] = ()
     if cand.plan.op != "columns":
-        blocking, harmless = unplaced(r, cand.plan, list(left), used)
+        blocking, harmless = unplaced(r, cand.plan, list(left), used, result.rows)
         left = harmless
     return Answer(
         r.question,

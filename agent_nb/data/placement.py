@@ -21,13 +21,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 
-from .query import Plan
+from .query import AGG_NAME, Plan
 from .reading import Reading
 from .table import SAMPLE_ROWS, Column, Table
 from .word_classes import (
     AUX,
     CLOSED,
     COMPARISON_STARTS,
+    COMPLEX_PREPOSITIONS,
     DETERMINERS,
     GENERIC,
     LINKS,
@@ -44,10 +45,12 @@ __all__ = ["RULES", "Rule", "Unplaced", "placed_by_plan", "unplaced"]
 
 @dataclasses.dataclass(frozen=True)
 class Unplaced:
-    """A word the plan could not place, and why it matters."""
+    """A word the plan could not place, and why it matters; or (``asked`` False) a part
+    of the plan no word asked for, named by ``word`` ("a count", "a mean")."""
 
     word: str
     why: str
+    asked: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,6 +121,31 @@ def _unit_not_applied(a: _Ask) -> str | None:
     return None
 
 
+def _answer_unit(a: _Ask) -> tuple[str, str] | None:
+    """ "in kilograms": the unit the question asks the answer in, beside the unit of
+    the plan's measure (pint names both), when both are stated and of one dimension."""
+    from .units import column_unit, word_unit
+
+    if a.index < 1 or a.r.tokens[a.index - 1] != "in" or a.plan.measure is None:
+        return None
+    asked, own = word_unit(a.word), column_unit(a.plan.measure)
+    if asked is None or own is None or asked.dimension != own.dimension:
+        return None
+    return asked.name, own.name
+
+
+def _unit_of_the_answer(a: _Ask) -> str | None:
+    units = _answer_unit(a)
+    return None if units is None or units[0] != units[1] else "the answer's own unit"
+
+
+def _another_unit(a: _Ask) -> str | None:
+    units = _answer_unit(a)
+    if units is None or units[0] == units[1]:
+        return None
+    return f"it asks for the answer in {units[0]}s, and the answer is in {units[1]}s"
+
+
 def _asks_each(a: _Ask) -> str | None:
     """ "per island" asks for every group's value; a plan over all rows does not give it."""
     if a.word != "per" or a.plan.group_by is not None:
@@ -172,7 +200,12 @@ def _repeats_kept(a: _Ask) -> str | None:
 
 
 def _closed_class(a: _Ask) -> str | None:
-    return "a closed-class word" if a.word in CLOSED else None
+    if a.word in CLOSED:
+        return "a closed-class word"
+    around = " ".join(a.r.tokens[max(0, a.index - 2) : a.index + 3])
+    if any(p in around and a.word in p.split() for p in COMPLEX_PREPOSITIONS):
+        return "part of a preposition"
+    return None
 
 
 def _verb_of_a_placed_part(a: _Ask) -> str | None:
@@ -206,6 +239,11 @@ def _verb_form(a: _Ask) -> str | None:
     return None
 
 
+#: Prepositions whose object restricts the rows (where, when, against what) rather than
+#: naming them ("how many of the players", "the gap between lifters" name them).
+_PLACES = (CLOSED | LINKS) - AUX - {"of", "with", "between", "among", "amongst", "whose", "whom"}
+
+
 def _head_noun(a: _Ask) -> str | None:
     """A noun that heads its phrase (the next word is no noun) and names nothing in the
     table: what the rows are ("applicants with ...", "products listed", "an employee
@@ -213,6 +251,11 @@ def _head_noun(a: _Ask) -> str | None:
     own, _ = parts_of(a.word)
     if not is_noun(a.word) or (own and own <= {"a"}):
         return None
+    i = a.index - 1
+    while i >= 0 and a.r.tokens[i] in DETERMINERS | NEUTRAL:
+        i -= 1
+    if i >= 0 and a.r.tokens[i] in _PLACES:
+        return None  # "from alabama", "at home", "in the season": a place the rows are in
     nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
     if nxt and not nxt.isdigit() and nxt not in STOPWORDS | CLOSED and is_noun(nxt):
         _, inflected_next = parts_of(nxt)
@@ -343,6 +386,8 @@ RULES: tuple[Rule, ...] = (
     Rule("names a value", _names_value, blocks=True),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("a unit not applied", _unit_not_applied, blocks=True),
+    Rule("asks for the answer in another unit", _another_unit, blocks=True),
+    Rule("the answer's unit", _unit_of_the_answer, blocks=False),
     Rule("is what a superlative measures", _measured, blocks=True),
     Rule("names rows of a kind", _rows_of_a_kind, blocks=True),
     Rule("is what the question asks for", _asked_for, blocks=True),
@@ -445,13 +490,50 @@ def _shown_column(plan: Plan) -> str | None:
     return None
 
 
+#: What a question says to ask for each aggregation the plan may compute: a value is
+#: stated only for an operation the question asks for ("when was the only 8th place?"
+#: is no count, "what was the only song over 20 points?" no mean).
+_ASKS_FOR: dict[str, frozenset[str]] = {
+    "count": AGG_WORDS["sum"],  # "how many" or "number of" too (`_asks`)
+    "sum": AGG_WORDS["sum"],
+    **{agg: AGG_WORDS[agg] for agg in ("mean", "median", "std", "share")},
+}
+
+
+def _asks(r: Reading, agg: str) -> bool:
+    """Whether a word of the question asks for ``agg``: its own words; "how many" also
+    asks for a count or for the total of what is counted ("how many passengers")."""
+    if agg in ("count", "sum") and HOW_MANY.search(" ".join(r.tokens)):
+        return True
+    return bool(_ASKS_FOR[agg] & set(r.tokens))
+
+
+def _not_asked(r: Reading, plan: Plan, rows: int) -> list[Unplaced]:
+    """The plan's aggregation, when no word of the question asks for it: an answer of
+    another kind than the question's. A mean over one row is that row's value."""
+    if plan.op != "aggregate" or plan.combine is not None:
+        return []
+    from .planner_cues import default_agg
+
+    agg = "count" if plan.measure is None and plan.agg in ("sum", "count") else plan.agg
+    if agg not in _ASKS_FOR or _asks(r, agg) or (agg in ("mean", "median") and rows == 1):
+        return []
+    col = r.table.columns.get(plan.measure or "")
+    if agg == "sum" and col is not None and default_agg(col) == "sum":
+        return []  # "what were Asia-Pacific's sales?": an amount adds up unasked
+    what = "a count" if agg == "count" else f"a {AGG_NAME.get(agg, agg)}"
+    return [Unplaced(what, f"no word of the question asks for {what}", asked=False)]
+
+
 def unplaced(
-    r: Reading, plan: Plan, left: list[str], used: set[str]
+    r: Reading, plan: Plan, left: list[str], used: set[str], rows: int = 0
 ) -> tuple[tuple[Unplaced, ...], tuple[str, ...]]:
     """The words of ``left`` that would change the answer, each with why, and those a
     rule placed as changing nothing (said in a note)."""
     columns = frozenset(plan.columns())
-    blocking, harmless = [*_superlatives(r, plan, used), *_asks_which(r, plan, used)], []
+    blocking = [*_superlatives(r, plan, used), *_asks_which(r, plan, used)]
+    blocking += _not_asked(r, plan, rows)
+    harmless: list[str] = []
     for word in left:
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:
             continue

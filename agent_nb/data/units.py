@@ -49,7 +49,7 @@ from .words import NUMBER, STOPWORDS, number_value
 if TYPE_CHECKING:
     import pint
 
-__all__ = ["Quantity", "Unit", "column_unit", "context_units", "convert", "quantities"]
+__all__ = ["Quantity", "Unit", "column_unit", "context_units", "convert", "quantities", "word_unit"]
 
 # the aggregate operations' own short names, which end column names ("temp_min")
 _OPERATIONS = frozenset(("min", "max", "avg", "mean", "sum", "std", "median", "count", "total"))
@@ -230,6 +230,11 @@ def _stated(token: str, rest: list[str], *, bracketed: bool = False) -> Unit | N
         if _names_dimension(rest, unit, token):
             return unit
     return None
+
+
+def word_unit(word: str) -> Unit | None:
+    """The unit one question word names whole ("kilograms", "km"), or None."""
+    return _parse(word) if word.isalpha() and len(word) > 1 else None
 
 
 def column_unit(name: str) -> Unit | None:

@@ -14,6 +14,7 @@ __all__ = [
     "AUX",
     "CLOSED",
     "COMPARISON_STARTS",
+    "COMPLEX_PREPOSITIONS",
     "DETERMINERS",
     "GENERIC",
     "LINKS",
@@ -41,6 +42,13 @@ CLOSED = cues(
     "another other others them they he she his her him its itself ourselves themselves "
     "here"
 )
+#: Prepositions of several words ("in terms of"): closed-class as a whole, so their
+#: inner nouns ("terms", "behalf") place nothing and change nothing.
+COMPLEX_PREPOSITIONS = (
+    "in terms of", "in spite of", "on behalf of", "in front of", "instead of", "because of",
+    "in case of", "by means of", "with respect to", "in addition to", "as well as",
+    "in relation to", "with regard to", "in regard to", "by way of", "on top of",
+)  # fmt: skip
 DETERMINERS = cues("a an any each every all the one no some")
 #: Words between a determiner and its noun that do not qualify it ("a single given season").
 NEUTRAL = cues("single given individual particular specific same")

@@ -1,0 +1,58 @@
+"""A value is stated only for what the question asks (issue 47, found on WikiTableQuestions'
+development tables): the operation a word asks for, the unit asked for, and a place
+the rows are in.
+
+Truths are computed here with pandas from palmerpenguins and vega_datasets' cars.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from agent_nb.data.answer import ask
+from tests.data.tables import table
+
+
+@pytest.fixture(scope="module")
+def cars() -> pd.DataFrame:
+    return table("cars")
+
+
+@pytest.fixture(scope="module")
+def penguins() -> pd.DataFrame:
+    return table("penguins")
+
+
+def test_a_count_answers_only_a_question_that_counts(cars: pd.DataFrame) -> None:
+    """ "When was ...?" asks for a date, not for the number of rows that match."""
+    when = ask({"cars": cars}, "When was the only car with 3 cylinders built?")
+    assert when.value is None
+    assert "the question does not ask for a count" in when.sentence
+    how_many = ask({"cars": cars}, "How many cars have 3 cylinders?")
+    assert how_many.value == int((cars.Cylinders == 3).sum())
+
+
+def test_a_mean_answers_only_a_question_that_averages(cars: pd.DataFrame) -> None:
+    japan = cars[cars.Origin == "Japan"].Horsepower
+    unasked = ask({"cars": cars}, "What is the horsepower of the Japanese cars?")
+    assert unasked.value is None and "does not ask for a mean" in unasked.sentence
+    assert f"{japan.mean():.2f}" not in unasked.sentence
+    asked = ask({"cars": cars}, "What is the average horsepower of the Japanese cars?")
+    assert asked.value == pytest.approx(japan.mean())
+
+
+def test_a_place_the_rows_are_in_must_be_placed(cars: pd.DataFrame) -> None:
+    """ "from Sweden": no value of the table is Sweden, so no count of every car."""
+    answer = ask({"cars": cars}, "How many cars come from Sweden?")
+    assert answer.value is None and "'sweden'" in answer.sentence
+    assert str(len(cars)) not in answer.sentence
+
+
+def test_the_unit_asked_for_is_the_answers_or_nothing_is_stated(penguins: pd.DataFrame) -> None:
+    heaviest = penguins.body_mass_g.max()
+    grams = ask({"penguins": penguins}, "What is the heaviest penguin weight in grams?")
+    assert grams.value == heaviest
+    kilograms = ask({"penguins": penguins}, "What is the heaviest penguin weight in kilograms?")
+    assert kilograms.value is None and "'kilograms'" in kilograms.sentence
+    assert f"{heaviest:g}" not in kilograms.sentence
