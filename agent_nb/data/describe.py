@@ -17,6 +17,11 @@ from .wording import answer_text, format_number, measure_words, where
 
 __all__ = ["answer_text", "format_number", "sentence", "sentence_of", "where"]
 
+_COMBINED = {
+    "difference": "difference of",
+    "gap": "difference (either way round) between",
+    "ratio": "ratio of",
+}
 _TEST = {
     "=": "is",
     "!=": "is not",
@@ -55,7 +60,7 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
     if op == "aggregate":
         if plan.combine and plan.versus is not None:
             return (
-                f"{answer_text(v)} is the {plan.combine} of {sentence_of(plan)} and "
+                f"{answer_text(v)} is the {_COMBINED[plan.combine]} {sentence_of(plan)} and "
                 f"{sentence_of(plan.versus)}."
             )
         if plan.agg == "share":

@@ -446,7 +446,9 @@ def combine(table: Any, plan: Plan, ops: dict[str, Any] | None = None) -> Result
         raise PlanError("a difference or ratio needs two numbers")
     if plan.combine == "ratio" and b == 0:
         raise PlanError("the second value is 0: no ratio")
-    value = a - b if plan.combine == "difference" else a / b
+    value = {"difference": a - b, "gap": abs(a - b)}.get(plan.combine or "", 0.0)
+    if plan.combine == "ratio":
+        value = a / b
     frame = pd.DataFrame({"first": [a], "second": [b], plan.combine or "": [value]})
     return Result(value, frame, (("value", value), ("first", a), ("second", b)), rows=left.rows)
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from .planner_cues import default_agg
 from .query import Agg, Filter, Plan
@@ -65,12 +65,19 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
     )
     plan = side(pair[0]).model_copy(
         update={
-            "combine": "ratio" if ratio else "difference",
+            "combine": "ratio" if ratio else _difference(r),
             "versus": side(pair[1]),
             "words": (*p.words(m), ("versus", words)),
         }
     )
     p.add(plan, f"the {plan.combine} of {pair[0].value} and {pair[1].value}")
+
+
+def _difference(r: Any) -> Literal["difference", "gap"]:
+    """ "the difference between A and B" names no direction: its size ("gap"); "how much
+    more A than B" is A - B."""
+    directed = r.up | r.down | {"than", "minus", "exceed", "exceeds"}
+    return "gap" if "difference" in r.tokens and not directed & set(r.tokens) else "difference"
 
 
 def share(p: Any, filters: tuple[Filter, ...], measure: Column | None = None) -> None:

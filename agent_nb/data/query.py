@@ -19,7 +19,8 @@ A `Plan` is one question's query over one table:
   ``correlation``, ``missing``, ``shape``; ``columns`` for a question that
   names nothing of the table;
 * ``combine``: the difference or ratio of this plan's value and ``versus``'s
-  ("compared to");
+  ("compared to"), or their ``gap``: the difference either way round ("the
+  difference between A and B" names no direction);
 * ``derive``: columns computed from the table's own before anything else runs
   (`Derived`: two columns' ``+``, ``-``, ``*``, ``/``; a text column's
   ``length`` in characters or its ``words``), named by `Derived.name` in the
@@ -215,7 +216,7 @@ class Plan(BaseModel):
     test: Literal["=", "!=", "<", "<=", ">", ">="] | None = None  # compare
     against: Scalar | None = None  # compare: a constant
     versus: Plan | None = None  # compare / combine: another computed value
-    combine: Literal["difference", "ratio"] | None = None
+    combine: Literal["difference", "gap", "ratio"] | None = None  # gap: |difference|
     derive: tuple[Derived, ...] = ()  # columns computed first, for every part of the plan
     words: tuple[tuple[str, tuple[str, ...]], ...] = Field(default=(), exclude=True)
 

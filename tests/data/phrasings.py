@@ -596,6 +596,16 @@ PHRASINGS: tuple[Phrasing, ...] = (
         "What is the difference in average body mass between Gentoo and Adelie?",
         "Average body mass of Gentoo compared to Adelie: by how much is it higher?",
     ),
+    *_intent(  # "the difference between" names no direction: its size
+        "Adelie and Gentoo mass gap",
+        "compared to",
+        "penguins",
+        "number",
+        lambda d: abs(_mean_mass(d, "Adelie") - _mean_mass(d, "Gentoo")),
+        "What is the difference in average body mass between Adelie and Gentoo?",
+        "Difference between the mean body mass of Adelie penguins and of Gentoo penguins?",
+        "What is the difference between Adelie and Gentoo penguins in average body mass?",
+    ),
     *_intent(
         "Adelie to Chinstrap ratio",
         "compared to",
