@@ -481,6 +481,28 @@ def _asks_which(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
     ]
 
 
+def _asks_to_choose(r: Reading, plan: Plan) -> list[Unplaced]:
+    """ "which chapter was founded first, Zeta Eta or Zeta Omega?", "does Vitonen or
+    Kutonen have the larger division?" ask to choose one of the values named: an answer
+    that is not one of them (a count of both, yes or no) answers another question."""
+    if "or" not in r.tokens or not r.tokens:
+        return []
+    choice = next(
+        (f for f in (*plan.filters, *plan.condition)
+         if f.op == "in" and isinstance(f.value, tuple) and len(f.value) > 1),
+        None,
+    )  # fmt: skip
+    if choice is None or _shown_column(plan) == choice.column:
+        return []
+    which = r.tokens[0] in _WHICH or any(t in _WHICH for t in r.tokens[r.tokens.index("or") :])
+    compared = r.tokens[0] in AUX and bool(r.up | r.down)
+    if not (which or compared):
+        return []
+    values = choice.value if isinstance(choice.value, tuple) else (choice.value,)
+    named = " or ".join(str(v) for v in values)
+    return [Unplaced("or", f"it asks which of {named}, and the answer is {plan.describe()}")]
+
+
 def _shown_column(plan: Plan) -> str | None:
     """The column whose value the answer states as the row's or the group's name."""
     if plan.op == "rank" and plan.labels and not plan.each:
@@ -532,7 +554,7 @@ def unplaced(
     rule placed as changing nothing (said in a note)."""
     columns = frozenset(plan.columns())
     blocking = [*_superlatives(r, plan, used), *_asks_which(r, plan, used)]
-    blocking += _not_asked(r, plan, rows)
+    blocking += _not_asked(r, plan, rows) + _asks_to_choose(r, plan)
     harmless: list[str] = []
     for word in left:
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:

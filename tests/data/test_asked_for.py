@@ -56,3 +56,16 @@ def test_the_unit_asked_for_is_the_answers_or_nothing_is_stated(penguins: pd.Dat
     kilograms = ask({"penguins": penguins}, "What is the heaviest penguin weight in kilograms?")
     assert kilograms.value is None and "'kilograms'" in kilograms.sentence
     assert f"{heaviest:g}" not in kilograms.sentence
+
+
+def test_a_choice_between_named_values_is_answered_by_one_of_them_or_not_at_all(
+    penguins: pd.DataFrame,
+) -> None:
+    """ "Which is heavier on average, Adelie or Gentoo?" asks for one of the two, not for
+    the mean of both together."""
+    answer = ask({"penguins": penguins}, "Which is heavier on average, Adelie or Gentoo?")
+    both = penguins[penguins.species.isin(["Adelie", "Gentoo"])].body_mass_g.mean()
+    assert answer.value is None
+    assert [u.word for u in answer.unplaced] == ["or"]
+    assert "which of Adelie or Gentoo" in answer.unplaced[0].why
+    assert f"{both:,.2f}" not in answer.sentence
