@@ -503,6 +503,21 @@ def _asks_to_choose(r: Reading, plan: Plan) -> list[Unplaced]:
     return [Unplaced("or", f"it asks which of {named}, and the answer is {plan.describe()}")]
 
 
+_OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
+
+
+def _operation_as_value(plan: Plan) -> list[Unplaced]:
+    """A filter read from an operation's own word ("how many total clubs": the value
+    'Total' of Club): the word asked for the operation, not for the rows it names."""
+    out = []
+    for f in (*plan.filters, *plan.condition):
+        if f.words and set(f.words) <= _OPERATION_WORDS:
+            word = f.words[0]
+            out.append(Unplaced(word, f"'{word}' names an operation, and the answer reads it "
+                                      f"as {f.describe()}"))  # fmt: skip
+    return out
+
+
 def _shown_column(plan: Plan) -> str | None:
     """The column whose value the answer states as the row's or the group's name."""
     if plan.op == "rank" and plan.labels and not plan.each:
@@ -554,7 +569,7 @@ def unplaced(
     rule placed as changing nothing (said in a note)."""
     columns = frozenset(plan.columns())
     blocking = [*_superlatives(r, plan, used), *_asks_which(r, plan, used)]
-    blocking += _not_asked(r, plan, rows) + _asks_to_choose(r, plan)
+    blocking += _not_asked(r, plan, rows) + _asks_to_choose(r, plan) + _operation_as_value(plan)
     harmless: list[str] = []
     for word in left:
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:

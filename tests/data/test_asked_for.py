@@ -69,3 +69,13 @@ def test_a_choice_between_named_values_is_answered_by_one_of_them_or_not_at_all(
     assert [u.word for u in answer.unplaced] == ["or"]
     assert "which of Adelie or Gentoo" in answer.unplaced[0].why
     assert f"{both:,.2f}" not in answer.sentence
+
+
+def test_an_operation_word_is_not_read_as_a_value() -> None:
+    """ "total" asks to add up; the row labelled Total is not what "total" names."""
+    medals = pd.DataFrame(
+        {"Nation": ["Total", "Kenya", "Chad", "Peru", "Fiji"], "Gold": [10, 4, 3, 2, 1]}
+    )
+    answer = ask({"medals": medals}, "How many total nations are there?")
+    assert answer.value is None  # not 1, the one row whose Nation is "Total"
+    assert "'total' names an operation" in answer.unplaced[0].why
