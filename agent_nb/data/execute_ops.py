@@ -343,8 +343,11 @@ def _lookup(table: Table, plan: Plan) -> Result:
     series = df[column].dropna()
     if series.empty:
         raise PlanError(f"{column} has no value in the matching rows")
-    row = series.iloc[-1] if plan.order == "asc" else series.iloc[0]
-    value = plain(row)
+    at = series.index[-1] if plan.order == "asc" else series.index[0]
+    value = plain(series.loc[at])
+    written = table.written.get(column) if hasattr(table, "written") else None
+    if written is not None and at in written.index:  # "3:38:33" read as 13113 for the plan
+        value = plain(written.loc[at])
     roles = (("value", float(value)),) if kind_of(value) == "number" else ()
     names = () if roles else (str(value),)
     return Result(value, pd.DataFrame({column: [value]}), roles, names, rows=len(df))

@@ -460,7 +460,8 @@ def _asks_which(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
     if r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
         return []
     asked = r.tokens[i + 1] if i + 1 < len(r.tokens) else ""
-    if r.tokens[i] == "which" and (asked in used or asked in GENERIC or asked in STOPWORDS):
+    generic = asked in GENERIC or (asked in STOPWORDS and is_noun(asked))  # "which value"
+    if r.tokens[i] == "which" and (asked in used or generic):
         return []  # "which rating is ...", "which value is ...": what it asks is placed
     shown = _shown_column(plan)
     rows = {x for w in phrase(r.table.name).split() for x in forms(w)}

@@ -79,3 +79,13 @@ def test_an_operation_word_is_not_read_as_a_value() -> None:
     answer = ask({"medals": medals}, "How many total nations are there?")
     assert answer.value is None  # not 1, the one row whose Nation is "Total"
     assert "'total' names an operation" in answer.unplaced[0].why
+
+
+def test_a_looked_up_cell_is_stated_as_written() -> None:
+    """A time read as seconds for the plan ("3:38:33") is stated as the table writes it."""
+    races = pd.DataFrame(
+        {"Year": [2003, 2004, 2005, 2006], "Time": ["3:41:02", "3:38:33", "3:45:10", "3:39:59"]}
+    )
+    answer = ask({"races": races}, "What was the time in 2004?")
+    assert answer.value == "3:38:33"
+    assert answer.sentence.startswith("3:38:33")
