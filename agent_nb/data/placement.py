@@ -551,6 +551,10 @@ def _not_asked(r: Reading, plan: Plan, rows: int) -> list[Unplaced]:
     another kind than the question's. A mean over one row is that row's value."""
     if plan.op != "aggregate" or plan.combine is not None:
         return []
+    if plan.agg == "nunique" and rows <= 1 and plan.filters:
+        # "how many riders does the Skater model include?": the number is in the row
+        why = f"they are counted in one row, where {plan.measure} holds one value"
+        return [Unplaced(f"the distinct {plan.measure} values", why, asked=False)]
     from .planner_cues import default_agg
 
     agg = "count" if plan.measure is None and plan.agg in ("sum", "count") else plan.agg

@@ -89,3 +89,17 @@ def test_a_looked_up_cell_is_stated_as_written() -> None:
     answer = ask({"races": races}, "What was the time in 2004?")
     assert answer.value == "3:38:33"
     assert answer.sentence.startswith("3:38:33")
+
+
+def test_distinct_values_of_one_row_are_not_a_count() -> None:
+    """ "How many riders does the Skater model include?" is in the Skater row's Riders,
+    not the number of distinct Riders values in one row (always 1)."""
+    rides = pd.DataFrame(
+        {
+            "Model name": ["Skater", "Cruiser", "Sprint", "Glide", "Wave", "Loop"],
+            "Riders": ["24 riders", "12 riders", "8 riders"] * 2,
+        }
+    )
+    answer = ask({"rides": rides}, "How many riders does the Skater model include?")
+    assert answer.value in (None, 24)  # the count of distinct values in one row is never 1
+    assert answer.value is not None or "one row" in answer.unplaced[0].why
