@@ -292,7 +292,7 @@ def _judged(table: Table, r: Reading, cand: Candidate, result: Result, failed: l
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
     blocking: tuple[Unplaced, ...] = ()
     if cand.plan.op != "columns":
-        blocking, harmless = unplaced(r, cand.plan, list(left), used, result.rows)
+        blocking, harmless = unplaced(r, cand.plan, list(left), used, result.rows, result.value)
         left = harmless
     return Answer(
         r.question,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from .query import AGG_NAME, Plan
 from .reading import Reading
@@ -567,14 +568,26 @@ def _not_asked(r: Reading, plan: Plan, rows: int) -> list[Unplaced]:
     return [Unplaced(what, f"no word of the question asks for {what}", asked=False)]
 
 
+def _only_one(r: Reading, value: Any) -> list[Unplaced]:
+    """ "the only team whose ..." says one row matches: where several do, the reading is
+    not the question's (its premise fails), and no list of them answers it."""
+    said = any(a == "the" and b == "only" for a, b in zip(r.tokens, r.tokens[1:], strict=False))
+    distinct = len({str(v) for v in value}) if isinstance(value, list) else 1
+    if said and distinct > 1:
+        why = f"the question says only one, and {distinct} match what was read"
+        return [Unplaced("only", why)]
+    return []
+
+
 def unplaced(
-    r: Reading, plan: Plan, left: list[str], used: set[str], rows: int = 0
+    r: Reading, plan: Plan, left: list[str], used: set[str], rows: int = 0, value: Any = None
 ) -> tuple[tuple[Unplaced, ...], tuple[str, ...]]:
     """The words of ``left`` that would change the answer, each with why, and those a
     rule placed as changing nothing (said in a note)."""
     columns = frozenset(plan.columns())
     blocking = [*_superlatives(r, plan, used), *_asks_which(r, plan, used)]
     blocking += _not_asked(r, plan, rows) + _asks_to_choose(r, plan) + _operation_as_value(plan)
+    blocking += _only_one(r, value)
     harmless: list[str] = []
     for word in left:
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:

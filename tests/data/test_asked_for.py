@@ -103,3 +103,14 @@ def test_distinct_values_of_one_row_are_not_a_count() -> None:
     answer = ask({"rides": rides}, "How many riders does the Skater model include?")
     assert answer.value in (None, 24)  # the count of distinct values in one row is never 1
     assert answer.value is not None or "one row" in answer.unplaced[0].why
+
+
+def test_the_only_one_is_stated_only_when_one_matches(penguins: pd.DataFrame) -> None:
+    """Adelie penguins live on three islands: "the only island" has no answer here."""
+    islands = penguins[penguins.species == "Adelie"].island.nunique()
+    assert islands == 3
+    answer = ask({"penguins": penguins}, "Name the only island where Adelie penguins live.")
+    assert answer.value is None
+    assert answer.unplaced[0].why == "the question says only one, and 3 match what was read"
+    one = ask({"penguins": penguins}, "What is the only species on Torgersen?")
+    assert one.value == "Adelie"
