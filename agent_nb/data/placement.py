@@ -203,6 +203,8 @@ def _repeats_kept(a: _Ask) -> str | None:
 def _closed_class(a: _Ask) -> str | None:
     if a.word in CLOSED:
         return "a closed-class word"
+    if a.word == "per" and a.r.tokens[a.index + 1 : a.index + 2] == ["cent"]:
+        return "'per cent' is percent"
     around = " ".join(a.r.tokens[max(0, a.index - 2) : a.index + 3])
     if any(p in around and a.word in p.split() for p in COMPLEX_PREPOSITIONS):
         return "part of a preposition"
@@ -420,6 +422,8 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
             return True
     if _measures_attribute(word, plan):
         return True
+    if plan.op == "aggregate" and word in AGG_NAME.get(plan.agg, "").split():
+        return True  # the operation's own name: "standard deviation"
     counts = plan.agg in ("count", "mode") or (plan.op == "rank" and plan.measure is None)
     if counts and MODE.search(f"most {word}") and word not in ("most", "least"):
         return True

@@ -114,3 +114,8 @@ def test_the_only_one_is_stated_only_when_one_matches(penguins: pd.DataFrame) ->
     assert answer.unplaced[0].why == "the question says only one, and 3 match what was read"
     one = ask({"penguins": penguins}, "What is the only species on Torgersen?")
     assert one.value == "Adelie"
+
+
+def test_the_operations_own_name_is_placed(penguins: pd.DataFrame) -> None:
+    std = ask({"penguins": penguins}, "What is the standard deviation of the body mass?")
+    assert std.value == pytest.approx(penguins.body_mass_g.std())
