@@ -25,6 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .answer_form import form_faults
 from .describe import sentence
 from .execute import PlanError, Result, run_plan
 from .execute_ops import notes_of
@@ -292,7 +293,8 @@ def _judged(table: Table, r: Reading, cand: Candidate, result: Result, failed: l
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
     blocking: tuple[Unplaced, ...] = ()
     if cand.plan.op != "columns":
-        blocking, harmless = unplaced(r, cand.plan, list(left), used, result.rows, result.value)
+        blocking, harmless = unplaced(r, cand.plan, list(left), used)
+        blocking += tuple(form_faults(r, cand.plan, used, result.rows, result.value))
         left = harmless
     return Answer(
         r.question,

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from .query import AGG_NAME, Plan
 from .reading import Reading
@@ -451,147 +450,13 @@ def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
     return out
 
 
-_WHICH = ("which", "who", "whom", "whose")
-
-
-def _asks_which(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
-    """ "which ..." and "who ..." ask for a row or a group by its name: an answer that is
-    a number of the measure, or yes or no, names none ("which stage had the most
-    withdrawals?" answered "7"). "which is the highest price?" asks for the value."""
-    # the question's first word, or the first after a preposition ("in which year")
-    i = 0 if r.tokens[:1] and r.tokens[0] in _WHICH else 1
-    if i >= len(r.tokens) or r.tokens[i] not in _WHICH or (i and r.tokens[0] not in CLOSED | LINKS):
-        return []
-    if r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
-        return []
-    asked = r.tokens[i + 1] if i + 1 < len(r.tokens) else ""
-    generic = asked in GENERIC or (asked in STOPWORDS and is_noun(asked))  # "which value"
-    if r.tokens[i] == "which" and (asked in used or generic):
-        return []  # "which rating is ...", "which value is ...": what it asks is placed
-    shown = _shown_column(plan)
-    rows = {x for w in phrase(r.table.name).split() for x in forms(w)}
-    if forms(asked) & rows:  # "which car" of a table named cars: a row, by its name
-        col = r.table.columns.get(shown or "")
-        if col is not None and col.role in ("label", "id"):
-            return []
-        return [Unplaced(asked, f"'{asked}' asks for a row of {r.table.name} by its name, "
-                                f"and the answer is {plan.describe()}")]  # fmt: skip
-    if shown is not None:
-        col = r.table.columns.get(shown)
-        named = col is None or col.role in ("label", "id", "category", "time")
-        if named or (shown != plan.measure and r.tokens[i] == "which"):
-            return []
-    word = r.tokens[i]
-    return [
-        Unplaced(word, f"'{word}' asks for a row or a group, and the answer is {plan.describe()}")
-    ]
-
-
-def _asks_to_choose(r: Reading, plan: Plan) -> list[Unplaced]:
-    """ "which chapter was founded first, Zeta Eta or Zeta Omega?", "does Vitonen or
-    Kutonen have the larger division?" ask to choose one of the values named: an answer
-    that is not one of them (a count of both, yes or no) answers another question."""
-    if "or" not in r.tokens or not r.tokens:
-        return []
-    choice = next(
-        (f for f in (*plan.filters, *plan.condition)
-         if f.op == "in" and isinstance(f.value, tuple) and len(f.value) > 1),
-        None,
-    )  # fmt: skip
-    if choice is None or _shown_column(plan) == choice.column:
-        return []
-    which = r.tokens[0] in _WHICH or any(t in _WHICH for t in r.tokens[r.tokens.index("or") :])
-    compared = r.tokens[0] in AUX and bool(r.up | r.down)
-    if not (which or compared):
-        return []
-    values = choice.value if isinstance(choice.value, tuple) else (choice.value,)
-    named = " or ".join(str(v) for v in values)
-    return [Unplaced("or", f"it asks which of {named}, and the answer is {plan.describe()}")]
-
-
-_OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
-
-
-def _operation_as_value(plan: Plan) -> list[Unplaced]:
-    """A filter read from an operation's own word ("how many total clubs": the value
-    'Total' of Club): the word asked for the operation, not for the rows it names."""
-    out = []
-    for f in (*plan.filters, *plan.condition):
-        if f.words and set(f.words) <= _OPERATION_WORDS:
-            word = f.words[0]
-            out.append(Unplaced(word, f"'{word}' names an operation, and the answer reads it "
-                                      f"as {f.describe()}"))  # fmt: skip
-    return out
-
-
-def _shown_column(plan: Plan) -> str | None:
-    """The column whose value the answer states as the row's or the group's name."""
-    if plan.op == "rank" and plan.labels and not plan.each:
-        return plan.group_by
-    if plan.op in ("extreme", "values", "lookup", "distinct"):
-        return plan.group_by or plan.measure
-    return None
-
-
-#: What a question says to ask for each aggregation the plan may compute: a value is
-#: stated only for an operation the question asks for ("when was the only 8th place?"
-#: is no count, "what was the only song over 20 points?" no mean).
-_ASKS_FOR: dict[str, frozenset[str]] = {
-    "count": AGG_WORDS["sum"],  # "how many" or "number of" too (`_asks`)
-    "sum": AGG_WORDS["sum"],
-    **{agg: AGG_WORDS[agg] for agg in ("mean", "median", "std", "share")},
-}
-
-
-def _asks(r: Reading, agg: str) -> bool:
-    """Whether a word of the question asks for ``agg``: its own words; "how many" also
-    asks for a count or for the total of what is counted ("how many passengers")."""
-    if agg in ("count", "sum") and HOW_MANY.search(" ".join(r.tokens)):
-        return True
-    return bool(_ASKS_FOR[agg] & set(r.tokens))
-
-
-def _not_asked(r: Reading, plan: Plan, rows: int) -> list[Unplaced]:
-    """The plan's aggregation, when no word of the question asks for it: an answer of
-    another kind than the question's. A mean over one row is that row's value."""
-    if plan.op != "aggregate" or plan.combine is not None:
-        return []
-    if plan.agg == "nunique" and rows <= 1 and plan.filters:
-        # "how many riders does the Skater model include?": the number is in the row
-        why = f"they are counted in one row, where {plan.measure} holds one value"
-        return [Unplaced(f"the distinct {plan.measure} values", why, asked=False)]
-    from .planner_cues import default_agg
-
-    agg = "count" if plan.measure is None and plan.agg in ("sum", "count") else plan.agg
-    if agg not in _ASKS_FOR or _asks(r, agg) or (agg in ("mean", "median") and rows == 1):
-        return []
-    col = r.table.columns.get(plan.measure or "")
-    if agg == "sum" and col is not None and default_agg(col) == "sum":
-        return []  # "what were Asia-Pacific's sales?": an amount adds up unasked
-    what = "a count" if agg == "count" else f"a {AGG_NAME.get(agg, agg)}"
-    return [Unplaced(what, f"no word of the question asks for {what}", asked=False)]
-
-
-def _only_one(r: Reading, value: Any) -> list[Unplaced]:
-    """ "the only team whose ..." says one row matches: where several do, the reading is
-    not the question's (its premise fails), and no list of them answers it."""
-    said = any(a == "the" and b == "only" for a, b in zip(r.tokens, r.tokens[1:], strict=False))
-    distinct = len({str(v) for v in value}) if isinstance(value, list) else 1
-    if said and distinct > 1:
-        why = f"the question says only one, and {distinct} match what was read"
-        return [Unplaced("only", why)]
-    return []
-
-
 def unplaced(
-    r: Reading, plan: Plan, left: list[str], used: set[str], rows: int = 0, value: Any = None
+    r: Reading, plan: Plan, left: list[str], used: set[str]
 ) -> tuple[tuple[Unplaced, ...], tuple[str, ...]]:
     """The words of ``left`` that would change the answer, each with why, and those a
     rule placed as changing nothing (said in a note)."""
     columns = frozenset(plan.columns())
-    blocking = [*_superlatives(r, plan, used), *_asks_which(r, plan, used)]
-    blocking += _not_asked(r, plan, rows) + _asks_to_choose(r, plan) + _operation_as_value(plan)
-    blocking += _only_one(r, value)
+    blocking = _superlatives(r, plan, used)
     harmless: list[str] = []
     for word in left:
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:
