@@ -21,6 +21,7 @@ says what was computed and "not applied: '...'".
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -125,8 +126,9 @@ class Answer:
             return ""
         return "left out: " + ", ".join(f"'{w}'" for w in self.left_out[:3])
 
-    @property
+    @functools.cached_property
     def chart(self) -> Any:
+        """The Altair chart of the result, built once (the view and the cell share it)."""
         from .chart import chart_for
 
         return chart_for(self.result)

@@ -28,6 +28,8 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
+from .wording import format_number
+
 __all__ = [
     "MAX_COLUMNS",
     "MAX_PAIRS",
@@ -36,7 +38,6 @@ __all__ = [
     "check_frame",
     "compute_insights",
     "facts_text",
-    "format_number",
 ]
 
 MAX_COLUMNS = 12  # numeric columns summarised
@@ -97,15 +98,6 @@ def check_frame(name: str, value: object) -> Any:
     from .sources import as_data
 
     return as_data(name, value)
-
-
-def format_number(value: float) -> str:
-    """A number as a person reads it: thousands separators, few decimals."""
-    if value != value:  # NaN
-        return "missing"
-    if abs(value) >= 100 or float(value).is_integer():
-        return f"{value:,.0f}"
-    return f"{value:,.2f}"
 
 
 def _percent(new: float, old: float) -> str | None:
@@ -212,11 +204,13 @@ def _insights(name: str, df: Any) -> Insights:
         if series.notna().sum() == 0:
             facts.append(Fact(f"{column} has no values (all missing).", "missing", (column,)))
             continue
-        total, mean = format_number(float(series.sum())), format_number(float(series.mean()))
+        total, mean, low, high = (
+            format_number(float(x), glance=True)
+            for x in (series.sum(), series.mean(), series.min(), series.max())
+        )
         facts.append(
             Fact(
-                f"{column}: total {total}, mean {mean}, from "
-                f"{format_number(float(series.min()))} to {format_number(float(series.max()))}.",
+                f"{column}: total {total}, mean {mean}, from {low} to {high}.",
                 "summary",
                 (column,),
                 total=f"The total {column} is {total}.",
@@ -237,7 +231,10 @@ def _insights(name: str, df: Any) -> Insights:
         if totals.empty:
             continue
         top, bottom = totals.index[0], totals.index[-1]
-        most, least = format_number(float(totals.iloc[0])), format_number(float(totals.iloc[-1]))
+        most, least = (
+            format_number(float(totals.iloc[0]), glance=True),
+            format_number(float(totals.iloc[-1]), glance=True),
+        )
         facts.append(
             Fact(
                 f"By {cat}, {top} has the highest total {num} ({most}) and {bottom} the lowest "
@@ -253,7 +250,10 @@ def _insights(name: str, df: Any) -> Insights:
             width = max(len(cat), *(len(str(k)) for k in shown.index))
             table = "\n".join(
                 [f"{cat:<{width}}  total {num}"]
-                + [f"{k!s:<{width}}  {format_number(float(v))}" for k, v in shown.items()]
+                + [
+                    f"{k!s:<{width}}  {format_number(float(v), glance=True)}"
+                    for k, v in shown.items()
+                ]
             )
     if date is not None and numerics:
         when = pd.to_datetime(df[date], errors="coerce", format="mixed")
@@ -273,7 +273,7 @@ def _insights(name: str, df: Any) -> Insights:
             facts.append(
                 Fact(
                     f"The highest total {num} was in {peak} "
-                    f"({format_number(float(by_period.max()))}).",
+                    f"({format_number(float(by_period.max()), glance=True)}).",
                     "peak",
                     (num, date),
                 )

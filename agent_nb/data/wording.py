@@ -10,10 +10,15 @@ from .query import Plan
 __all__ = ["answer_text", "format_number", "item_text", "measure_words", "where"]
 
 
-def format_number(value: float) -> str:
-    """A number as a person reads it, precise enough to be scored (4 decimals at most)."""
+def format_number(value: float, *, glance: bool = False) -> str:
+    """A number as a person reads it: an answer precise enough to be scored (4 decimals
+    at most), or, at a ``glance`` (a table's summary), rounded to what the eye takes in
+    (whole from 100 up, else 2 decimals)."""
     if value != value:
         return "missing"
+    if glance:
+        whole = abs(value) >= 100 or float(value).is_integer()
+        return f"{value:,.0f}" if whole else f"{value:,.2f}"
     if float(value).is_integer():
         return f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))
     if abs(value) >= 1000:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pathlib
 import re
+from typing import Any
 
 import pytest
 
@@ -62,3 +63,42 @@ def test_a_rule_is_not_written_out_again(rule: str) -> None:
         if pattern.search(line)
     ]
     assert found == [], f"{rule} is written out again at {found}: use the one place"
+
+
+def test_one_number_formatter_in_the_data_package() -> None:
+    """An answer's number and a summary's are one rule, at two precisions."""
+    from agent_nb.data.wording import format_number
+
+    data = ROOT / "data"
+    defined = [
+        p.name for p in data.rglob("*.py") if "def format_number(" in p.read_text(encoding="utf-8")
+    ]
+    assert defined == ["wording.py"]
+    assert (format_number(1234.5678), format_number(1234.5678, glance=True)) == (
+        "1,234.57",
+        "1,235",
+    )
+    assert (format_number(0.12345), format_number(0.12345, glance=True)) == ("0.1235", "0.12")
+
+
+def test_a_data_cell_builds_its_chart_once(
+    shell: Any, backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cell's view and its display share one chart: built once per answer."""
+    from agent_nb.data import chart
+    from tests.fixtures_magics import run
+
+    built: list[object] = []
+    real = chart.chart_for
+
+    def counted(result: Any) -> Any:
+        built.append(result)
+        return real(result)
+
+    monkeypatch.setattr(chart, "chart_for", counted)
+    run(shell, "from palmerpenguins import load_penguins\npenguins = load_penguins()")
+    result, cap = run(
+        shell, "%%agent --data penguins --once -o r\nWhat is the mean body mass per species?"
+    )
+    assert result.error_in_exec is None, cap.stderr
+    assert len(built) == 1
