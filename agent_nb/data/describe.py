@@ -124,7 +124,7 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
     if op == "values":
         return f"{answer_text(v)} are the {plan.group_by} values{w}."
     if op == "lookup":
-        return f"{answer_text(v)} is the {plan.group_by}{w}."
+        return f"{answer_text(v)} is {sentence_of(plan)}."
     return sentence_more(plan, result, table)
 
 
@@ -145,6 +145,12 @@ def sentence_of(plan: Plan) -> str:
     if plan.op == "extreme":
         side = "highest" if plan.order == "desc" else "lowest"
         return f"the {plan.group_by or plan.measure} of the row with the {side} {plan.measure}{w}"
+    if plan.op == "lookup" and plan.offset:  # "the Title of the row after the one where ..."
+        n = abs(plan.offset)
+        side = "after" if plan.offset > 0 else "before"
+        if n > 1:
+            return f"the {plan.group_by} {n} rows {side} the row{w}, in the table's order"
+        return f"the {plan.group_by} of the row {side} the one{w}, in the table's order"
     if plan.op == "lookup":
         return f"the {plan.group_by}{w}"
     return plan.describe()

@@ -337,6 +337,10 @@ def _values(table: Table, plan: Plan) -> Result:
 def _lookup(table: Table, plan: Plan) -> Result:
     import pandas as pd
 
+    if plan.offset:  # "the episode after X": the table's own order
+        from .row_order import neighbour
+
+        return neighbour(table, plan)
     df = _rows(table, plan)
     column = plan.group_by or plan.measure
     assert column is not None

@@ -1,7 +1,9 @@
 """Plans that read single rows or a column's distinct values: a column's value in the
 first or last row ("the location of the first purchase row-wise"), the label of the
 row a "who" question matches ("Who is the author of 'value with a view'?"), and
-"how many <stores>" as the distinct values of the column the noun names.
+"how many <stores>" as the distinct values of the column the noun names, and
+the row after or before a named row in the table's own order ("the episode
+after X", "who finished before Y": `neighbours`).
 
 Each function takes the planner at work (``p``) and adds candidates to it;
 `planner_value.value` calls them.
@@ -13,9 +15,19 @@ import re
 from typing import Any
 
 from .query import Filter, Plan
-from .words import question_words
+from .row_order import chronology
+from .word_classes import is_noun
+from .words import question_words, singular
 
-__all__ = ["distinct_count", "row_lookups"]
+__all__ = ["distinct_count", "neighbours", "row_lookups"]
+
+#: The operation's own words: which way the table's order is counted from a named row.
+_AFTER = frozenset(("after", "following"))
+_BEFORE = frozenset(("before", "preceding", "previous", "prior"))
+#: Words that only say the row is the adjacent one ("right after", "the next", "just before").
+_ADJACENT = frozenset(("next", "right", "immediately", "directly", "just", "first"))
+#: Words that say the order meant is the table's as listed, not time's.
+_LISTED = frozenset(("listed", "list", "table", "row", "column"))
 
 
 def row_lookups(p: Any, filters: tuple[Filter, ...], agg: str | None) -> None:
@@ -71,3 +83,63 @@ def distinct_count(p: Any) -> None:
             Plan(op="aggregate", measure=kinds[0].name, agg="nunique", words=p.words(kinds[0])),
             f"how many distinct {kinds[0].name}",
         )
+
+
+def _whole(col: Any, said: set[str]) -> bool:
+    """Every word of ``col``'s name is among the words that named it."""
+    heard = said | {singular(w) for w in said}
+    return bool(col.parts) and all(p in heard or singular(p) in heard for p in col.parts)
+
+
+def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "Which album came after X?", "who finished right before Y?": a column of the row
+    next to the one the question names, in the table's own order (`row_order`).
+
+    Only for one named text value (the anchor) that follows the order word; the column
+    reported is the one the question names before the order word ("the next *venue*
+    after X"), else the anchor's own ("who came after X": the next name)."""
+    r = p.r
+    if r.expect is not None or r.high or r.low or len(filters) != 1:
+        return
+    anchor = filters[0]
+    if anchor.op != "=" or not isinstance(anchor.value, str) or not anchor.words:
+        return
+    after = [i for i, t in enumerate(r.tokens) if t in _AFTER]
+    before = [i for i, t in enumerate(r.tokens) if t in _BEFORE]
+    if bool(after) == bool(before):
+        return  # neither, or both: no one direction
+    cue = (after or before)[0]
+    at = [i for i, t in enumerate(r.tokens) if t in anchor.words]
+    if not at or min(at) <= cue or len(after or before) > 1:
+        return  # "X is before who": the order word must lead to the named row
+    said = (r.tokens[cue], *(t for t in r.tokens[max(0, cue - 2) : cue] if t in _ADJACENT))
+    said += tuple(t for t in r.tokens[:cue] if t == "next")
+    who = re.match(r"^\W*(who|whom)\b", r.text)
+    asked = [
+        c
+        for c in p.best(("label", "category", "measure", "id", "time"))
+        if c.name != anchor.column
+        and r.where.get(c.name, cue) < cue
+        and any(is_noun(w) for w in r.named[c.name][1])  # "the next venue", not "built"
+        and _whole(c, r.named[c.name][1])  # "name" is not all of "Short name"
+    ]
+    # the column named first: "what single title is listed on the charts after X" asks
+    # for the title (the anchor's column), not the charts
+    own = r.where.get(anchor.column, cue) if anchor.column in r.named else cue
+    ahead = asked[0] if asked and r.where[asked[0].name] < own else None
+    shown = p.t.columns[anchor.column] if who or ahead is None else ahead
+    side = "after" if after else "before"
+    offset = 1 if after else -1
+    listed = _LISTED & set(r.tokens)  # "listed after X": the table's order, not time's
+    if not listed and chronology(p.t.df) < 0:  # newest first: "after" in time is above
+        offset, side = -offset, f"{side} in time (the table lists the newest first)"
+    p.add(
+        Plan(
+            op="lookup",
+            group_by=shown.name,
+            offset=offset,
+            filters=filters,
+            words=(*p.words(shown), ("order", tuple(dict.fromkeys(said)))),
+        ),
+        f"{shown.name} of the row {side} the one where {anchor.phrase()}, in the table's order",
+    )

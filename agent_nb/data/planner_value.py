@@ -13,7 +13,7 @@ from typing import Any
 from .planner_cues import default_agg, how_many_of, how_words, nth, nth_words, per, period, time_of
 from .planner_group import dimension, grouped, second_group
 from .planner_pairs import share, versus
-from .planner_rows import distinct_count, row_lookups
+from .planner_rows import distinct_count, neighbours, row_lookups
 from .query import Agg, Plan
 from .words import (
     ADDITIVE,
@@ -70,6 +70,7 @@ def value(p: Any) -> None:
     ):
         p.add(Plan(op="shape"), "the table's size")
         return
+    neighbours(p, filters)
     row_lookups(p, filters, agg)
     eq_cols = {f.column for f in filters if f.op in ("=", "in")}
     measures = [c for c in measures if c.name not in eq_cols] or (

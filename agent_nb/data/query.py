@@ -12,7 +12,9 @@ A `Plan` is one question's query over one table:
   or two columns, top or bottom ``k``, labels or values); ``extreme`` (the
   rows at a maximum or minimum: a column's values there); ``distinct``
   values; ``values`` of the matching rows (first or last ``k``); ``lookup``
-  (a column's value in the row that matches); ``exists`` (any, all or none of
+  (a column's value in the row that matches, or, with ``offset``, in the row
+  that many places after (before, when negative) the matching rows, in the
+  table's own order: "the episode after X"); ``exists`` (any, all or none of
   the rows meet ``condition``); ``compare`` (a computed value against a
   constant or against another computed value: ``of`` ``test`` ``against`` or
   ``versus``); ``trend``,
@@ -41,6 +43,7 @@ __all__ = [
     "AGG_NAME",
     "DERIVE_OPS",
     "FILTER_OPS",
+    "MAX_OFFSET",
     "OPERATIONS",
     "REQUIRED",
     "Agg",
@@ -119,6 +122,8 @@ REQUIRED: dict[str, tuple[tuple[str, ...], ...]] = {
     "correlation": (("measure",), ("other",)),
     "compare": (("of",), ("test",), ("against", "versus")),
 }
+#: The farthest a lookup's ``offset`` reaches ("the third episode after X").
+MAX_OFFSET = 50
 _SYMBOL = {"contains": "contains", "startswith": "starts with", "in": "in", "between": "between"}
 
 
@@ -217,6 +222,9 @@ class Plan(BaseModel):
     against: Scalar | None = None  # compare: a constant
     versus: Plan | None = None  # compare / combine: another computed value
     combine: Literal["difference", "gap", "ratio"] | None = None  # gap: |difference|
+    #: lookup: the row this many places after (< 0: before) the one run of matching rows,
+    #: in the table's own order ("the episode after X", "who came before Y"); 0: that row
+    offset: int = Field(default=0, ge=-MAX_OFFSET, le=MAX_OFFSET)
     derive: tuple[Derived, ...] = ()  # columns computed first, for every part of the plan
     words: tuple[tuple[str, tuple[str, ...]], ...] = Field(default=(), exclude=True)
 
@@ -226,6 +234,8 @@ class Plan(BaseModel):
             if all(getattr(self, name) is None for name in alternatives):
                 need = " or ".join(alternatives)
                 raise ValueError(f"a {self.op} plan needs its {need}")
+        if self.offset and (self.op != "lookup" or not self.filters):
+            raise ValueError("an offset counts rows from the row a lookup's filters match")
         if self.combine is not None and self.versus is None:
             raise ValueError(f"a {self.combine} needs the value it is taken with (versus)")
         return self
@@ -241,6 +251,9 @@ class Plan(BaseModel):
         if self.group_by:
             by = "of" if self.op in ("extreme", "values", "lookup") else "by"
             bits.append(f"{by} {self.group_by}" + (f", {self.group_by2}" if self.group_by2 else ""))
+        if self.offset:  # "lookup of Title 1 row after where Title = 'X'"
+            side = "after" if self.offset > 0 else "before"
+            bits.append(f"{abs(self.offset)} row{'s' if abs(self.offset) > 1 else ''} {side}")
         if self.time:
             bits.append(f"over {self.time}")
         bits += [f"where {f.describe()}" for f in self.filters]

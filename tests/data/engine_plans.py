@@ -16,14 +16,32 @@ from typing import Any
 import pandas as pd
 
 from agent_nb.data.planner import plan_candidates
-from agent_nb.data.query import Plan
+from agent_nb.data.query import Filter, Plan
 from agent_nb.data.result import PlanError, Result
 from agent_nb.data.table import Table, profile
 from tests.data import phrasings, questions
 
-__all__ = ["CANDIDATES", "difference", "plans", "profiled"]
+__all__ = ["CANDIDATES", "ORDERED", "difference", "plans", "profiled"]
 
 CANDIDATES = 6  # the first candidates of each question: any of them can win
+
+
+def _next(table: str, show: str, column: str, value: str, offset: int) -> tuple[str, Plan]:
+    return table, Plan(
+        op="lookup", group_by=show, offset=offset, filters=(Filter(column=column, value=value),)
+    )
+
+
+#: Plans over the table's own order that the question sets do not reach yet (the row
+#: after or before a named row; a run of rows; a value on rows far apart: a PlanError).
+ORDERED: tuple[tuple[str, Plan], ...] = (
+    _next("airports", "name", "name", "Thigpen", 1),
+    _next("airports", "city", "name", "Meadow Lake", -1),
+    _next("airports", "iata", "name", "Thigpen", -1),  # no row before the first
+    _next("stocks", "price", "symbol", "MSFT", 1),
+    _next("stocks", "date", "symbol", "AMZN", -2),
+    _next("barley", "variety", "site", "Morris", 1),  # rows far apart
+)
 
 
 @functools.cache
@@ -44,6 +62,8 @@ def plans() -> dict[str, tuple[Plan, ...]]:
             continue
         for c in candidates[:CANDIDATES]:
             out.setdefault(name, {})[c.plan.model_dump_json()] = c.plan
+    for name, plan in ORDERED:
+        out.setdefault(name, {})[plan.model_dump_json()] = plan
     return {name: tuple(found.values()) for name, found in out.items()}
 
 

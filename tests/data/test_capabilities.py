@@ -463,3 +463,65 @@ def test_what_is_the_record_of_a_measure_is_its_value(players: pd.DataFrame) -> 
     assert answer.value == players.AST.max()
     answer = ask({"df": players}, "Who holds the record for the most assists?")
     assert answer.value == players.loc[players.AST.idxmax(), "PLAYER"]
+
+
+# -- row order: the row after or before a named row, in the table's own order ----------
+
+
+def _position(df: pd.DataFrame, column: str, value: str) -> int:
+    """Where ``value`` stands in ``column``, by pandas (it must stand there once)."""
+    hits = [i for i, v in enumerate(df[column]) if v == value]
+    assert len(hits) == 1, hits
+    return hits[0]
+
+
+def test_the_row_after_and_before_a_named_row() -> None:
+    """ "Which airport comes after Thigpen?": the next row's name; "the city of the airport
+    listed before Meadow Lake": another column of the row above; the sentence says so."""
+    from tests.data.tables import table
+
+    airports = table("airports")
+    answer = ask({"airports": airports}, "Which airport comes after Thigpen?")
+    assert answer.value == airports.name.iloc[_position(airports, "name", "Thigpen") + 1]
+    assert answer.plan.offset == 1 and "row after the one where name Thigpen" in answer.sentence
+    question = "What is the city of the airport listed before Meadow Lake?"
+    answer = ask({"airports": airports}, question)
+    assert answer.value == airports.city.iloc[_position(airports, "name", "Meadow Lake") - 1]
+    assert answer.plan.group_by == "city" and answer.understood
+
+
+def test_after_in_time_on_a_table_that_lists_the_newest_first() -> None:
+    """Cars listed from the newest model year down: "came after" is the row above, while
+    "listed after" keeps the table's order."""
+    from tests.data.tables import table
+
+    cars = table("cars").iloc[::-1].reset_index(drop=True)
+    assert cars.Year.is_monotonic_decreasing
+    name = "chevrolet camaro"
+    at = _position(cars, "Name", name)
+    assert ask({"cars": cars}, f"Which car came after {name}?").value == cars.Name.iloc[at - 1]
+    assert ask({"cars": cars}, f"Which car is listed after {name}?").value == cars.Name.iloc[at + 1]
+
+
+def test_a_named_row_that_stands_in_two_places_is_not_guessed() -> None:
+    """A value on rows that are not next to each other names no one row to count from: no
+    value is stated (a run of neighbouring rows is one anchor)."""
+    from agent_nb.data.execute import PlanError, run_plan
+    from agent_nb.data.query import Filter, Plan
+    from agent_nb.data.table import profile
+    from tests.data.tables import table
+
+    barley = table("barley")
+    runs = (barley.site != barley.site.shift()).cumsum()[barley.site == "Morris"].nunique()
+    assert runs > 1  # Morris stands on rows far apart
+    plan = Plan(
+        op="lookup", group_by="variety", offset=1, filters=(Filter(column="site", value="Morris"),)
+    )
+    with pytest.raises(PlanError, match="not next to each other"):
+        run_plan(profile("barley", barley), plan)
+    stocks = table("stocks")  # MSFT's 123 months are one run: the row after it is AMZN's
+    after = Plan(
+        op="lookup", group_by="symbol", offset=1, filters=(Filter(column="symbol", value="MSFT"),)
+    )
+    last = max(i for i, s in enumerate(stocks.symbol) if s == "MSFT")
+    assert run_plan(profile("stocks", stocks), after).value == stocks.symbol.iloc[last + 1]

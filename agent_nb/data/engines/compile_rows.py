@@ -83,7 +83,30 @@ def _values(e: Engine, plan: Plan) -> Result:
     return on_pandas(e, plan, got[[column]].reset_index(drop=True), n_rows)
 
 
+def _neighbour(e: Engine, plan: Plan) -> Result:
+    """The row ``plan.offset`` places from the matching rows, by the source's row order
+    (`row_order`: the positions `filters.ROW` numbers from 0)."""
+    from ..row_order import anchor_run, neighbour_result
+
+    t = e.t
+    if ROW not in t.columns:
+        raise PlanError("a table in a database has no row order to count rows after or before")
+    column = plan.group_by or plan.measure
+    assert column is not None
+    kind(t, column)
+    hit = t.filter(mask(t, plan.filters))
+    got = e.one(hit.aggregate(first=hit[ROW].min(), last=hit[ROW].max(), n=hit.count()))
+    rows = int(e.one(t.aggregate(n=t.count()))["n"])
+    matched = int(got["n"] or 0)
+    first, last = (int(got["first"]), int(got["last"])) if matched else (0, 0)
+    target = anchor_run(first, last, matched, plan, rows)
+    row = e.fetch(t.filter(t[ROW] == target).select(column))
+    return neighbour_result(plan, row[column].iloc[0] if len(row) else None, rows)
+
+
 def _lookup(e: Engine, plan: Plan) -> Result:
+    if plan.offset:  # "the episode after X": the table's own order
+        return _neighbour(e, plan)
     t, n_rows = e.rows(plan)
     column = plan.group_by or plan.measure
     assert column is not None
