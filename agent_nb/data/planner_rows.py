@@ -19,7 +19,7 @@ from .row_order import chronology
 from .word_classes import is_noun
 from .words import question_words, singular
 
-__all__ = ["distinct_count", "neighbours", "row_lookups"]
+__all__ = ["distinct_count", "neighbours", "row_lookups", "table_ends"]
 
 #: The operation's own words: which way the table's order is counted from a named row.
 _AFTER = frozenset(("after", "following"))
@@ -142,4 +142,50 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
             words=(*p.words(shown), ("order", tuple(dict.fromkeys(said)))),
         ),
         f"{shown.name} of the row {side} the one where {anchor.phrase()}, in the table's order",
+    )
+
+
+#: The operation's own words for the two ends of the table's order.
+_ENDS = {"first": "desc", "last": "asc"}
+
+
+def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "What was the last song of the year?", "which opponent is listed first?": a
+    column's value in the first or the last of the rows that match, in the table's own
+    order (the order of time where the table lists the newest first, unless the question
+    says "listed"). The column is the one the question names (else the rows' label)."""
+    r = p.r
+    said = [t for t in r.tokens if t in _ENDS]
+    if len(set(said)) != 1 or r.expect is not None or r.high or r.low or r.k is not None:
+        return
+    word = said[0]
+    at = r.tokens.index(word)
+    named = [
+        c for c in p.best(("label", "category", "measure", "id", "time"))
+        if c.name not in {f.column for f in filters}
+        and any(is_noun(w) for w in r.named[c.name][1])
+        and _whole(c, r.named[c.name][1])
+    ]  # fmt: skip
+    # the column named before the order word ("the year of the first review"), else after
+    before = [c for c in named if r.where.get(c.name, at) < at]
+    near = sorted(before, key=lambda c: at - r.where[c.name]) or sorted(
+        named, key=lambda c: r.where.get(c.name, at) - at
+    )
+    asks_row = re.match(r"^\W*(who|which)\b", r.text)  # "who finished first": the label
+    shown = near[0] if near else p.label(exclude=[f.column for f in filters]) if asks_row else None
+    if shown is None:
+        return
+    first = word == "first"
+    listed = _LISTED & set(r.tokens)
+    if not listed and chronology(p.t.df) < 0:  # newest first: the first in time is last
+        first = not first
+    p.add(
+        Plan(
+            op="lookup",
+            group_by=shown.name,
+            order="desc" if first else "asc",
+            filters=filters,
+            words=(*p.words(shown), ("order", (word, *(listed & {"listed"})))),
+        ),
+        f"{shown.name} in the {word} matching row, in the table's order",
     )

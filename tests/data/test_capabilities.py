@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from agent_nb.data.answer import ask
+from tests.data.tables import table
 
 __all__: list[str] = []
 
@@ -525,3 +526,16 @@ def test_a_named_row_that_stands_in_two_places_is_not_guessed() -> None:
     )
     last = max(i for i, s in enumerate(stocks.symbol) if s == "MSFT")
     assert run_plan(profile("stocks", stocks), after).value == stocks.symbol.iloc[last + 1]
+
+
+def test_the_first_and_the_last_row_in_the_tables_order() -> None:
+    """ "the first car", "listed last": the rows' ends in the table's own order (cars
+    lists the oldest model years first), of the rows that match."""
+    cars = table("cars")
+    first = ask({"cars": cars}, "What is the name of the first car?")
+    assert first.value == cars.Name.iloc[0]
+    assert "of the first row" in first.sentence
+    last = ask({"cars": cars}, "Which car is listed last?")
+    assert last.value == cars.Name.iloc[-1]
+    japan = ask({"cars": cars}, "What is the horsepower of the last car from Japan?")
+    assert japan.value == cars[cars.Origin == "Japan"].Horsepower.iloc[-1]
