@@ -80,6 +80,40 @@ def _difference(r: Any) -> Literal["difference", "gap"]:
     return "gap" if "difference" in r.tokens and not directed & set(r.tokens) else "difference"
 
 
+def choice(p: Any, filters: tuple[Filter, ...], measure: Column | None, agg: Agg | None) -> None:
+    """ "Which is heavier on average, Adelie or Gentoo?", "does Vitonen or Kutonen have the
+    larger division?": the named values ranked by what the comparison measures (their
+    rows where nothing is measured), and the first of them is the answer."""
+    r = p.r
+    named = [f for f in filters if f.op == "in" and isinstance(f.value, tuple)]
+    if len(named) != 1 or "or" not in r.tokens or not (r.up | r.down) & set(r.tokens):
+        return
+    pick, rest = named[0], tuple(f for f in filters if f is not named[0])
+    values = pick.value if isinstance(pick.value, tuple) else (pick.value,)
+    if measure is not None and measure.name == pick.column:
+        return
+    a: Agg = (
+        "count"
+        if measure is None
+        else (agg if agg in ("mean", "sum", "median", "max", "min") else default_agg(measure))
+    )
+    order: Literal["asc", "desc"] = "asc" if r.low and not r.high else "desc"
+    said = tuple(t for t in r.tokens if t in r.up | r.down | {"or"})
+    p.add(
+        Plan(
+            op="rank",
+            group_by=pick.column,
+            measure=measure.name if measure is not None else None,
+            agg=a,
+            order=order,
+            filters=(*rest, pick),
+            words=(*p.words(measure), ("choice", said)),
+        ),
+        f"which of {' or '.join(str(v) for v in values)} has the "
+        f"{'highest' if order == 'desc' else 'lowest'} {measure.name if measure else 'rows'}",
+    )
+
+
 def share(p: Any, filters: tuple[Filter, ...], measure: Column | None = None) -> None:
     """ "What fraction of Chinstrap penguins are female?": the part is the last-named
     filter, the base the others; "what share of net generation comes from
