@@ -46,3 +46,17 @@ def test_the_data_face_list_is_the_data_face_contract() -> None:
     assert sentence is not None, "the page no longer names the data package's face"
     named = sorted(re.findall(r"`(\w+)`", sentence.group(1)))
     assert named == allowed
+
+
+def test_the_notebook_layer_imports_one_runtime_module() -> None:
+    """Issue 49: `_jupyter` imported 13 `_runtime` modules; now the face alone, and the
+    page names it with its contract."""
+    contract = _contract("runtime-face")
+    assert contract["ignore_imports"] == ["agent_nb._jupyter.** -> agent_nb._runtime.face"]
+    imported = set()
+    for path in (ROOT / "agent_nb" / "_jupyter").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        imported |= set(re.findall(r"from \.\.\.?_runtime\.([\w.]+) import", text))
+        imported |= set(re.findall(r"agent_nb\._runtime\.([\w.]+) import", text))
+    assert imported == {"face"}
+    assert "`agent_nb._runtime.face`" in PAGE and "`runtime-face` contract" in PAGE

@@ -21,7 +21,7 @@ from .._core.history import says_nothing
 from .._core.types import Event, FunctionCall, FunctionResponse, TextMessage, TurnComplete
 
 if TYPE_CHECKING:
-    from .._runtime.session import AgentSession
+    from .._runtime.face import AgentSession
 
 __all__ = [
     "EXPORT_FORMATS",

@@ -8,7 +8,7 @@ which the re-run note words here ("1 from the chat widget").
 
 from __future__ import annotations
 
-from .._runtime.origins import OTHER_KERNEL
+from .._runtime.face import OTHER_KERNEL
 
 __all__ = ["CELLS_HOLDER", "WIDGET", "origin_words", "widget_holder"]
 

@@ -28,8 +28,7 @@ from typing import Any, Protocol
 
 from .._core.types import GenerationConfig
 from .._core.window import ContextPolicy, check_policy
-from .._runtime.approval import check_approve_tools
-from .._runtime.options import TurnOptions, set_fields
+from .._runtime.face import TurnOptions, check_approve_tools, set_fields
 from ..backends import Backend
 
 __all__ = ["KernelSettings", "choice_schema", "turn_options"]

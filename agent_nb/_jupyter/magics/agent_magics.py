@@ -29,11 +29,14 @@ from IPython.core.magic import cell_magic, line_magic, magics_class
 from ..._core.ids import check_session_id
 from ..._core.tokens import text_counter
 from ..._core.types import Rewound
-from ..._runtime.front_door import TurnRequest, check_max_tokens
-from ..._runtime.kernel_runner import get_runner
-from ..._runtime.mcp import servers_of
-from ..._runtime.options import TurnOptions
-from ..._runtime.stream import EventStream
+from ..._runtime.face import (
+    EventStream,
+    TurnOptions,
+    TurnRequest,
+    check_max_tokens,
+    get_runner,
+    servers_of,
+)
 from ...backends import Backend
 from ...errors import ContextWindowError
 from ..data_question import DataQuestion

@@ -22,8 +22,7 @@ from IPython.core.magic_arguments import MagicArgumentParser
 
 from ..._core.approvals import call_line, waiting_line
 from ..._core.ids import check_session_id
-from ..._runtime.kernel_runner import get_runner
-from ..._runtime.stream import EventStream
+from ..._runtime.face import EventStream, get_runner
 from .cell_output import Outcome
 
 __all__ = ["answer_args", "answer_turn", "can_ask", "settle"]

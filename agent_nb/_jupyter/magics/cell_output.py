@@ -47,7 +47,7 @@ from ..._core.types import (
     TextMessage,
     Waiting,
 )
-from ..._runtime.stream import EventStream
+from ..._runtime.face import EventStream
 from ..export import call_entry, response_line
 from ..front_end import batch_run
 from ..waiting import waiting_note

@@ -21,12 +21,15 @@ from IPython.core.magic_arguments import MagicArgumentParser
 from ..._core.ids import check_session_id
 from ..._core.numbers import byte_size
 from ..._core.render import safe_markdown
-from ..._runtime.kernel_runner import get_runner
-from ..._runtime.mcp import DEFAULT_TIMEOUT, servers_of
-from ..._runtime.origins import follow_store
-from ..._runtime.replay import replay_cache
-from ..._runtime.runner import AgentRunner
-from ..._runtime.session_info import SessionInfo
+from ..._runtime.face import (
+    DEFAULT_TIMEOUT,
+    AgentRunner,
+    SessionInfo,
+    follow_store,
+    get_runner,
+    replay_cache,
+    servers_of,
+)
 from ..export import (
     EXPORT_FORMATS,
     branches_lines,
@@ -38,7 +41,7 @@ from .mcp_commands import mcp_command
 from .usage import usage_errors
 
 if TYPE_CHECKING:
-    from ..._runtime.session import AgentSession
+    from ..._runtime.face import AgentSession
 
 __all__ = ["COMMANDS", "COMMANDS_HELP", "Commands", "sessions_html", "with_commands_help"]
 

@@ -16,9 +16,15 @@ from traitlets import Bool, Dict, Enum, Float, Int, TraitError, Unicode, observe
 
 from ..._core.numbers import check_int, check_real, check_repeats
 from ..._core.types import MAX_TEMPERATURE
-from ..._runtime.kernel_runner import get_runner, set_runner
-from ..._runtime.mcp import DEFAULT_TIMEOUT, servers_from_config, servers_of
-from ..._runtime.runner import DEFAULT_MODEL, AgentRunner
+from ..._runtime.face import (
+    DEFAULT_MODEL,
+    DEFAULT_TIMEOUT,
+    AgentRunner,
+    get_runner,
+    servers_from_config,
+    servers_of,
+    set_runner,
+)
 from ...errors import StoreError
 from ...stores import resolve_store
 from .store_switch import check_move, move_sessions

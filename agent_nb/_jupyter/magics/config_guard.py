@@ -27,7 +27,7 @@ _ASSIGNMENT = re.compile(r"^\s*AgentMagics\.(\w+)\s*=(?!=)")
 
 def _shown(name: str, value: Any) -> str:
     if name == "store" and not value:  # '' keeps the runner's store: say which that is
-        from ..._runtime.kernel_runner import get_runner
+        from ..._runtime.face import get_runner
         from ...stores import MemoryStore
 
         store = get_runner().store

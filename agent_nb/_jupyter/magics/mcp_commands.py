@@ -21,8 +21,7 @@ from collections.abc import Callable
 
 from IPython.core.error import UsageError
 
-from ..._runtime.mcp import McpServers, McpToolset
-from ..._runtime.mcp.toolset import DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT
+from ..._runtime.face import DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT, McpServers, McpToolset
 
 __all__ = ["MCP_HELP", "RIGHTS_NOTE", "mcp_command"]
 

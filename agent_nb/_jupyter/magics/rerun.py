@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._core.render import safe_markdown
-from ..._runtime.origins import OTHER_KERNEL, origin_of
+from ..._runtime.face import OTHER_KERNEL, origin_of
 from ..holder_names import WIDGET, origin_words
 
 __all__ = ["CellTurns", "rerun_note"]

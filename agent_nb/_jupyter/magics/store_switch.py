@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ...stores import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
-    from ..._runtime.runner import AgentRunner
+    from ..._runtime.face import AgentRunner
 
 __all__ = ["check_move", "move_sessions"]
 

@@ -53,14 +53,16 @@ from ..._core.types import (
     TurnComplete,
     Waiting,
 )
-from ..._runtime.front_door import TurnRequest
-from ..._runtime.kernel_runner import get_runner
-from ..._runtime.mcp import servers_of
-from ..._runtime.origins import follow_store
-from ..._runtime.pool import model_label
-from ..._runtime.runner import AgentRunner
-from ..._runtime.session import AgentSession
-from ..._runtime.stream import EventStream
+from ..._runtime.face import (
+    AgentRunner,
+    AgentSession,
+    EventStream,
+    TurnRequest,
+    follow_store,
+    get_runner,
+    model_label,
+    servers_of,
+)
 from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError, ToolServerError
 from ..data_question import DataQuestion

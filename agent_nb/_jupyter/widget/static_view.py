@@ -24,7 +24,7 @@ from ..export import transcript_entries
 from .data_view import data_html, data_text
 
 if TYPE_CHECKING:
-    from ..._runtime.session import AgentSession
+    from ..._runtime.face import AgentSession
 
 __all__ = ["closed_bundle", "static_bundle"]
 
