@@ -94,8 +94,11 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         return f"{answer_text(v)} has the {side} {what}{w} ({format_number(float(top[0]))})."
     if op == "extreme":
         show = plan.group_by or plan.measure
+        best = f"{side} {plan.measure}"
+        if plan.near is not None:  # "the year closest to 2000"
+            best = f"{plan.measure} closest to {format_number(plan.near)}"
         if v is None and result.get("tied") is not None:
-            return _no_single(f"{show} row", f"the {side} {plan.measure}{w}", result)
+            return _no_single(f"{show} row", f"the {best}{w}", result)
         if isinstance(v, list):
             # the rows' values (repeats kept) say so; "the lowest 4 price values" are
             # distinct values, `distinct`'s sentence
@@ -104,16 +107,15 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
                 if show != plan.measure
                 else f"{show} values of the {len(v)} rows"
             )
-            return (
-                f"{answer_text(v)} are the {of} with the {side} {plan.measure}{w}{_tied(result)}."
-            )
+            tied = _tied(result, plan.near is not None)
+            return f"{answer_text(v)} are the {of} with the {best}{w}{tied}."
         n = result.frame[plan.measure].iloc[0] if plan.measure in result.frame else v
         if show == plan.measure:
-            return f"{answer_text(v)} is the {side} {plan.measure}{w}."
+            return f"{answer_text(v)} is the {best}{w}."
         if isinstance(v, str):
-            return f"{v} has the {side} {plan.measure}{w} ({format_number(float(n))})."
+            return f"{v} has the {best}{w} ({format_number(float(n))})."
         return (
-            f"{answer_text(v)} is the {show} of the row with the {side} {plan.measure}{w} "
+            f"{answer_text(v)} is the {show} of the row with the {best}{w} "
             f"({format_number(float(n))})."
         )
     if op == "distinct" and plan.listed:
@@ -159,10 +161,12 @@ def sentence_of(plan: Plan) -> str:
     return plan.describe()
 
 
-def _tied(result: Result) -> str:
+def _tied(result: Result, near: bool = False) -> str:
     """The reason a list answers a question for one: the values tied with the last."""
     tied = result.get("tied")
-    return "" if tied is None else f" (tied at {answer_text(tied)})"
+    if tied is None:
+        return ""
+    return f" (tied, {answer_text(tied)} away)" if near else f" (tied at {answer_text(tied)})"
 
 
 def _no_single(who: str, what: str, result: Result) -> str:

@@ -257,14 +257,17 @@ def _extreme(table: Table, plan: Plan) -> Result:
     numbers = column_numbers(df, plan.measure)
     if numbers.empty:
         raise PlanError(f"{plan.measure} has no values")
-    ordered = numbers.sort_values(ascending=plan.order == "asc", kind="stable")
+    if plan.near is None:
+        ordered = numbers.sort_values(ascending=plan.order == "asc", kind="stable")
+    else:  # "the year closest to 2000": the smallest distance first
+        ordered = (numbers - plan.near).abs().sort_values(kind="stable")
     show = plan.group_by or plan.measure
     asked = min(plan.k, len(numbers), MAX_LIST)
     k = with_ties(ordered, asked) if show != plan.measure else asked  # one value: no tie
     tie = (("tied", plain(ordered.iloc[k - 1])), ("groups", len(ordered))) if k > asked else ()
     refused = tie_refused(k, len(ordered), asked)
     k = min(k, MAX_LIST)
-    rows = ordered.head(k)
+    rows = numbers.loc[ordered.index[:k]]
     shown = df.loc[rows.index, show]
     frame = pd.DataFrame({show: [plain(v) for v in shown]})
     if show != plan.measure:

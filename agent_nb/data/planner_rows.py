@@ -19,7 +19,7 @@ from .row_order import chronology
 from .word_classes import is_noun
 from .words import question_words, singular
 
-__all__ = ["distinct_count", "neighbours", "row_lookups", "table_ends"]
+__all__ = ["closest", "distinct_count", "neighbours", "row_lookups", "table_ends"]
 
 #: The operation's own words: which way the table's order is counted from a named row.
 _AFTER = frozenset(("after", "following"))
@@ -188,4 +188,40 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
             words=(*p.words(shown), ("order", (word, *(listed & {"listed"})))),
         ),
         f"{shown.name} in the {word} matching row, in the table's order",
+    )
+
+
+#: The operation's own words: the rows whose value is nearest a stated number.
+_NEAR = frozenset(("closest", "nearest"))
+
+
+def closest(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "Which year is closest to 2000?", "the car whose horsepower is nearest to 150":
+    the rows whose named column is nearest the number stated right after "to"."""
+    r = p.r
+    cue = next((i for i, t in enumerate(r.tokens) if t in _NEAR), None)
+    if cue is None or r.tokens[cue + 1 : cue + 2] != ["to"]:
+        return
+    target = next((s for s in r.stated if s.start == cue + 2), None)
+    if target is None:
+        return
+    named = [
+        c for c in p.best(("measure", "time", "id", "category"), numeric=True)
+        if c.name not in {f.column for f in filters}
+    ]  # fmt: skip
+    if not named:
+        return
+    measure = named[0]
+    rest = [c for c in named[1:] if r.where.get(c.name, cue) < r.where[measure.name]]
+    shown = rest[0] if rest else p.label(exclude=[measure.name]) or measure
+    p.add(
+        Plan(
+            op="extreme",
+            measure=measure.name,
+            group_by=None if shown.name == measure.name else shown.name,
+            near=target.value,
+            filters=filters,
+            words=(*p.words(measure, shown), ("near", (r.tokens[cue], "to", *target.words))),
+        ),
+        f"the {shown.name} whose {measure.name} is closest to {target.text}",
     )

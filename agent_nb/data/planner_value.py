@@ -13,7 +13,7 @@ from typing import Any
 from .planner_cues import default_agg, how_many_of, how_words, nth, nth_words, per, period, time_of
 from .planner_group import dimension, grouped, second_group
 from .planner_pairs import choice, share, versus
-from .planner_rows import distinct_count, neighbours, row_lookups, table_ends
+from .planner_rows import closest, distinct_count, neighbours, row_lookups, table_ends
 from .query import Agg, Plan
 from .words import (
     ADDITIVE,
@@ -73,6 +73,7 @@ def value(p: Any) -> None:
     neighbours(p, filters)
     row_lookups(p, filters, agg)
     table_ends(p, filters)
+    closest(p, filters)
     choice(p, filters, measures[0] if measures else None, agg)
     eq_cols = {f.column for f in filters if f.op in ("=", "in")}
     measures = [c for c in measures if c.name not in eq_cols] or (

@@ -225,6 +225,7 @@ class Plan(BaseModel):
     #: lookup: the row this many places after (< 0: before) the one run of matching rows,
     #: in the table's own order ("the episode after X", "who came before Y"); 0: that row
     offset: int = Field(default=0, ge=-MAX_OFFSET, le=MAX_OFFSET)
+    near: float | None = None  # extreme: the rows whose measure is closest to this value
     derive: tuple[Derived, ...] = ()  # columns computed first, for every part of the plan
     words: tuple[tuple[str, tuple[str, ...]], ...] = Field(default=(), exclude=True)
 
@@ -234,6 +235,8 @@ class Plan(BaseModel):
             if all(getattr(self, name) is None for name in alternatives):
                 need = " or ".join(alternatives)
                 raise ValueError(f"a {self.op} plan needs its {need}")
+        if self.near is not None and self.op != "extreme":
+            raise ValueError("'near' picks the rows closest to a value: an extreme plan's")
         if self.offset and (self.op != "lookup" or not self.filters):
             raise ValueError("an offset counts rows from the row a lookup's filters match")
         if self.combine is not None and self.versus is None:

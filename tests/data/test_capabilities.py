@@ -539,3 +539,15 @@ def test_the_first_and_the_last_row_in_the_tables_order() -> None:
     assert last.value == cars.Name.iloc[-1]
     japan = ask({"cars": cars}, "What is the horsepower of the last car from Japan?")
     assert japan.value == cars[cars.Origin == "Japan"].Horsepower.iloc[-1]
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_the_rows_closest_to_a_stated_number(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "closest to 229": the smallest distance, on pandas and on DuckDB alike."""
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", engine)
+    cars = table("cars")
+    distance = (cars.Horsepower - 229).abs()
+    truth = cars.loc[distance == distance.min(), "Name"].tolist()
+    answer = ask({"cars": cars}, "Which car has a horsepower closest to 229?")
+    assert [answer.value] == truth
+    assert "Horsepower closest to 229" in answer.sentence

@@ -31,6 +31,8 @@ def _extreme(e: Engine, plan: Plan) -> Result:
     kind(t, show)
     kept = t.filter(x.notnull())
     by = x.asc() if plan.order == "asc" else x.desc()
+    if plan.near is not None:  # the smallest distance first, as pandas orders it
+        by = (x - plan.near).abs().asc()
     k = min(plan.k, MAX_LIST)
     columns = list(dict.fromkeys([show, plan.measure]))
     # a label shown: enough rows to see how many tie with the k-th (`result.with_ties`)
