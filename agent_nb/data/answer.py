@@ -191,8 +191,9 @@ def _fits(r: Reading, result: Result) -> str | None:
         return f"a {kind}, not a number"
     if kind.startswith("list") and not result.value and not _EMPTY_OK.search(r.asked.lower()):
         return "an empty list"
-    if r.expect != "list" and kind.startswith("list") and result.get("tied") is None:
-        return "a list for a single answer"  # (a tie's list is the single answer's rows)
+    single = result.get("tied") is None and not result.get("every")
+    if r.expect != "list" and kind.startswith("list") and single:
+        return "a list for a single answer"  # (a tie's list, or every group a test keeps)
     return None
 
 

@@ -22,6 +22,8 @@ _COMBINED = {
     "gap": "difference (either way round) between",
     "ratio": "ratio of",
 }
+_HOW_OFTEN = {"=": "exactly", "!=": "other than", ">": "more than", ">=": "at least",
+              "<": "fewer than", "<=": "at most"}  # fmt: skip
 _TEST = {
     "=": "is",
     "!=": "is not",
@@ -86,6 +88,12 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
     if op == "rank":
         label, what = result.get("label", plan.group_by), measure_words(plan)
         top = result.frame.iloc[:, 1].tolist()
+        if plan.having is not None:  # "appears exactly once"
+            test, n = plan.having
+            rows = f"{_HOW_OFTEN[test]} {n} row{'s' if n != 1 else ''}"
+            if not v:
+                return f"No {label} has {rows}{w}."
+            return f"{answer_text(v)} are the {label} values with {rows}{w}."
         if v is None and result.get("tied") is not None:
             return _no_single(label, f"the {side} {what}{w}", result)
         if isinstance(v, list):

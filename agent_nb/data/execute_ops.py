@@ -179,6 +179,9 @@ def _grouped(table: Table, plan: Plan, df: Any) -> tuple[Any, str]:
 def _rank(table: Table, plan: Plan) -> Result:
     df = _rows(table, plan)
     values, label = _grouped(table, plan, df)
+    if plan.having is not None:  # "appears exactly once": the groups whose rows meet it
+        test, n = plan.having
+        values = values[_ops(test, values, float(n))]
     values = values.sort_values(ascending=plan.order == "asc", kind="stable")
     return rank_result(plan, values, label, len(df), len(values))
 
@@ -211,6 +214,8 @@ def rank_result(plan: Plan, values: Any, label: str, rows: int, groups: int) -> 
             rows=rows,
             detail=(("label", label), ("what", what), *_cap(groups)),
         )
+    if plan.having is not None:  # every group that meets the test, listed
+        return _listed_groups(plan, values, frame, label, name, what, rows, groups)
     asked = min(plan.k, len(values))
     k = with_ties(values, asked) if plan.labels else asked
     tie = (("tied", plain(values.iloc[k - 1])), ("groups", groups)) if k > asked else ()
@@ -232,6 +237,26 @@ def rank_result(plan: Plan, values: Any, label: str, rows: int, groups: int) -> 
         name,
         rows=rows,
         detail=(("label", label), ("what", what), *tie, *_cap(groups)),
+    )
+
+
+def _listed_groups(
+    plan: Plan, values: Any, frame: Any, label: str, name: str, what: str, rows: int, groups: int
+) -> Result:
+    """The groups a frequency test keeps ("exactly once"), all of them: a list, maybe empty."""
+    top = values.head(MAX_LIST)
+    listed = [plain(i) for i in top.index]
+    return Result(
+        listed,
+        frame,
+        tuple(("value", float(v)) for v in top.to_numpy()),
+        tuple(str(v) for v in listed),
+        (),
+        "bar",
+        label,
+        name,
+        rows=rows,
+        detail=(("label", label), ("what", what), ("every", True), *_cap(groups)),
     )
 
 

@@ -26,6 +26,7 @@ from .planner_bool import boolean_plans
 from .planner_cues import default_agg
 from .planner_list import list_plans
 from .planner_pairs import correlation
+from .planner_rows import how_often
 from .planner_value import value
 from .query import Agg, Derived, Plan
 from .reading import Reading, read
@@ -185,6 +186,7 @@ class _Planner:
                 Plan(op="missing", measure=col.name if col else None, words=self.words(col)),
                 "a missing-values question",
             )
+        how_often(self, tuple(r.filters))  # "appears exactly once": a strong cue, first
         if r.expect == "boolean":
             self.boolean()
         elif r.expect == "list":

@@ -19,7 +19,7 @@ from .row_order import chronology
 from .word_classes import is_noun
 from .words import question_words, singular
 
-__all__ = ["closest", "distinct_count", "neighbours", "row_lookups", "table_ends"]
+__all__ = ["closest", "distinct_count", "how_often", "neighbours", "row_lookups", "table_ends"]
 
 #: The operation's own words: which way the table's order is counted from a named row.
 _AFTER = frozenset(("after", "following"))
@@ -224,4 +224,45 @@ def closest(p: Any, filters: tuple[Filter, ...]) -> None:
             words=(*p.words(measure, shown), ("near", (r.tokens[cue], "to", *target.words))),
         ),
         f"the {shown.name} whose {measure.name} is closest to {target.text}",
+    )
+
+
+#: How often, in the operation's own words: "once", "twice", "3 times".
+_TIMES = re.compile(
+    r"\b(?:(exactly|only|more than|over|at least|fewer than|less than|at most|under)\s+)?"
+    r"(once|twice|thrice|(\d+|one|two|three|four|five|six|seven|eight|nine|ten) times)\b"
+)
+_COUNTS = {"once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4,
+           "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+_HOW = {None: "=", "exactly": "=", "only": "=", "more than": ">", "over": ">", "at least": ">=",
+        "fewer than": "<", "less than": "<", "at most": "<=", "under": "<"}  # fmt: skip
+
+
+def how_often(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "Which teams appear exactly once?", "which players are listed more than twice?":
+    the values of the column the question names whose rows number so many, all listed."""
+    r = p.r
+    found = _TIMES.search(r.text)
+    if found is None or re.search(r"\bhow many times\b", r.text):
+        return  # "how many times did X win": a count of rows, not a test of one
+    said, word, digits = found.group(1), found.group(2), found.group(3)
+    n = _COUNTS.get(word) or _COUNTS.get(digits or "") or int(digits or 0)
+    words = tuple(found.group(0).split())
+    # the number says how often, so no filter is read from it ("more than 3 times")
+    filters = tuple(f for f in filters if not set(f.words) & set(words))
+    cols = [c for c in p.best(("category", "label")) if c.name not in {f.column for f in filters}]
+    label = p.label(exclude=[f.column for f in filters])
+    cols = cols or ([label] if label is not None else [])
+    if not cols or n < 1:
+        return
+    p.add(
+        Plan(
+            op="rank",
+            group_by=cols[0].name,
+            having=(_HOW[said], n),  # type: ignore[arg-type]
+            listed=True,
+            filters=filters,
+            words=(*p.words(cols[0]), ("having", words)),
+        ),
+        f"the {cols[0].name} values whose rows number {found.group(0)}",
     )

@@ -13,7 +13,13 @@ from typing import Any
 from .planner_cues import default_agg, how_many_of, how_words, nth, nth_words, per, period, time_of
 from .planner_group import dimension, grouped, second_group
 from .planner_pairs import choice, share, versus
-from .planner_rows import closest, distinct_count, neighbours, row_lookups, table_ends
+from .planner_rows import (
+    closest,
+    distinct_count,
+    neighbours,
+    row_lookups,
+    table_ends,
+)
 from .query import Agg, Plan
 from .words import (
     ADDITIVE,

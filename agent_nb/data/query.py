@@ -226,6 +226,9 @@ class Plan(BaseModel):
     #: in the table's own order ("the episode after X", "who came before Y"); 0: that row
     offset: int = Field(default=0, ge=-MAX_OFFSET, le=MAX_OFFSET)
     near: float | None = None  # extreme: the rows whose measure is closest to this value
+    #: rank: the groups whose number of rows meets this test ("appears exactly once":
+    #: ``("=", 1)``), every one of them listed, the most rows first
+    having: tuple[Literal["=", "!=", "<", "<=", ">", ">="], int] | None = None
     derive: tuple[Derived, ...] = ()  # columns computed first, for every part of the plan
     words: tuple[tuple[str, tuple[str, ...]], ...] = Field(default=(), exclude=True)
 
@@ -235,6 +238,8 @@ class Plan(BaseModel):
             if all(getattr(self, name) is None for name in alternatives):
                 need = " or ".join(alternatives)
                 raise ValueError(f"a {self.op} plan needs its {need}")
+        if self.having is not None and (self.op != "rank" or self.measure is not None):
+            raise ValueError("'having' tests each group's number of rows: a rank of rows")
         if self.near is not None and self.op != "extreme":
             raise ValueError("'near' picks the rows closest to a value: an extreme plan's")
         if self.offset and (self.op != "lookup" or not self.filters):
@@ -265,7 +270,9 @@ class Plan(BaseModel):
             if self.op == "aggregate":
                 lead = "part"
             bits.append(f"{lead}: " + " and ".join(f.describe() for f in self.condition))
-        if self.each:
+        if self.having is not None:
+            bits.append(f"having rows {self.having[0]} {self.having[1]}")
+        elif self.each:
             bits.append("for each group")
         elif self.op in ("rank", "extreme") or self.listed:
             bits.append(f"{'top' if self.order == 'desc' else 'bottom'} {self.k}")

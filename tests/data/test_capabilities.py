@@ -551,3 +551,19 @@ def test_the_rows_closest_to_a_stated_number(engine: str, monkeypatch: pytest.Mo
     answer = ask({"cars": cars}, "Which car has a horsepower closest to 229?")
     assert [answer.value] == truth
     assert "Horsepower closest to 229" in answer.sentence
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_the_values_that_appear_so_often(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "exactly 5 times", "more than 100 times": every value whose rows number so many,
+    and no filter read from the number (cars have a Horsepower over 100, too)."""
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", engine)
+    cars = table("cars")
+    counts = cars.Name.value_counts()
+    five = ask({"cars": cars}, "Which names appear exactly 5 times?")
+    assert sorted(five.value) == sorted(counts[counts == 5].index)
+    assert "are the Name values with exactly 5 rows." in five.sentence
+    origins = cars.Origin.value_counts()
+    often = ask({"cars": cars}, "Which origin appears more than 100 times?")
+    assert often.value == origins[origins > 100].index.tolist()
+    assert "Horsepower" not in often.plan.describe()

@@ -196,6 +196,10 @@ def grouped(e: Engine, plan: Plan, t: Any) -> tuple[Any, list[Any], str, Any]:
     return g, [g[k] for k in keys], label, read
 
 
+def _compare_to(x: Any, test: str, n: float) -> Any:
+    return {"=": x == n, "!=": x != n, "<": x < n, "<=": x <= n, ">": x > n, ">=": x >= n}[test]
+
+
 def _rank(e: Engine, plan: Plan) -> Result:
     import pandas as pd
 
@@ -203,9 +207,14 @@ def _rank(e: Engine, plan: Plan) -> Result:
 
     t, n_rows = e.rows(plan)
     g, tie, label, read = grouped(e, plan, t)
+    if plan.having is not None:  # "appears exactly once": as pandas keeps them
+        test, n = plan.having
+        g = g.filter(_compare_to(g.v, test, float(n)))
     g = g.mutate(total=g.v.sum().over(), groups=g.v.count().over())
     by = g.v.asc() if plan.order == "asc" else g.v.desc()
     got = e.fetch(g.order_by([by, *tie]).limit(_TOP))
+    if got.empty and plan.having is not None:  # no group meets the test: none listed
+        return rank_result(plan, pd.Series([], dtype=float), label, n_rows, 0)
     if got.empty:
         raise PlanError(f"{plan.measure or 'rows'} has no values in any {label}")
     values = got["v"].astype(float)
