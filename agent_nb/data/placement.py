@@ -199,11 +199,19 @@ def _repeats_kept(a: _Ask) -> str | None:
     return None
 
 
+def _quantity_of(a: _Ask) -> str | None:
+    """ "the amount of X", "the quantity of X": as "the number of", X itself."""
+    if a.word in ("amount", "quantity") and a.r.tokens[a.index + 1 : a.index + 2] == ["of"]:
+        return "'the amount of X' is X"
+    return None
+
+
 def _closed_class(a: _Ask) -> str | None:
     if a.word in CLOSED:
         return "a closed-class word"
     if a.word == "per" and a.r.tokens[a.index + 1 : a.index + 2] == ["cent"]:
         return "'per cent' is percent"
+
     around = " ".join(a.r.tokens[max(0, a.index - 2) : a.index + 3])
     if any(p in around and a.word in p.split() for p in COMPLEX_PREPOSITIONS):
         return "part of a preposition"
@@ -384,6 +392,7 @@ def _rows_of_a_kind(a: _Ask) -> str | None:
 #: would change the answer; a placing rule says why it changes nothing. A word no rule
 #: places blocks: a value is stated only for a question whose every word is placed.
 RULES: tuple[Rule, ...] = (
+    Rule("the quantity of what follows", _quantity_of, blocks=False),
     Rule("names another column", _names_other_column, blocks=True),
     Rule("names a value", _names_value, blocks=True),
     Rule("asks for each group", _asks_each, blocks=True),

@@ -40,7 +40,7 @@ CLOSED = cues(
     "both while under between among amongst according within via across during since "
     "until upon toward towards whether either neither though although because such own "
     "another other others them they he she his her him its itself ourselves themselves "
-    "here"
+    "here but nor"
 )
 #: Prepositions of several words ("in terms of"): closed-class as a whole, so their
 #: inner nouns ("terms", "behalf") place nothing and change nothing.

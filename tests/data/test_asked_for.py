@@ -124,3 +124,11 @@ def test_the_only_one_is_stated_only_when_one_matches(penguins: pd.DataFrame) ->
 def test_the_operations_own_name_is_placed(penguins: pd.DataFrame) -> None:
     std = ask({"penguins": penguins}, "What is the standard deviation of the body mass?")
     assert std.value == pytest.approx(penguins.body_mass_g.std())
+
+
+def test_the_amount_of_a_measure_is_the_measure(penguins: pd.DataFrame) -> None:
+    """ "the total amount of body mass" is the body mass, as "the number of" is a count."""
+    answer = ask(
+        {"penguins": penguins}, "What is the total amount of body mass of the Gentoo penguins?"
+    )
+    assert answer.value == penguins[penguins.species == "Gentoo"].body_mass_g.sum()
