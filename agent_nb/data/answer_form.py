@@ -154,6 +154,23 @@ def _only_one(r: Reading, value: Any) -> list[Unplaced]:
     return []
 
 
+def _adds_up_row_numbers(r: Reading, plan: Plan) -> list[Unplaced]:
+    """A column that numbers the rows (1, 2, ..., n down the table: "No.", "#", a rank)
+    has no total and no mean that means anything ("55 is the total No." of the winners)."""
+    if plan.op != "aggregate" or plan.measure is None or plan.agg not in ("sum", "mean"):
+        return []
+    col = r.table.df.get(plan.measure)
+    if col is None or len(col) < 3:
+        return []
+    import pandas as pd
+
+    numbers = pd.to_numeric(col, errors="coerce")
+    if numbers.isna().any() or numbers.tolist() != list(range(1, len(col) + 1)):
+        return []
+    what = f"the {AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
+    return [Unplaced(what, f"{plan.measure} numbers the rows 1 to {len(col)}", asked=False)]
+
+
 #: The checks, each over (reading, plan, used words, rows computed over, value).
 FORM_RULES = (
     lambda r, plan, used, rows, value: _asks_which(r, plan, used),
@@ -161,6 +178,7 @@ FORM_RULES = (
     lambda r, plan, used, rows, value: _not_asked(r, plan, rows),
     lambda r, plan, used, rows, value: _operation_as_value(plan),
     lambda r, plan, used, rows, value: _only_one(r, value),
+    lambda r, plan, used, rows, value: _adds_up_row_numbers(r, plan),
 )
 
 

@@ -132,3 +132,13 @@ def test_the_amount_of_a_measure_is_the_measure(penguins: pd.DataFrame) -> None:
         {"penguins": penguins}, "What is the total amount of body mass of the Gentoo penguins?"
     )
     assert answer.value == penguins[penguins.species == "Gentoo"].body_mass_g.sum()
+
+
+def test_a_column_that_numbers_the_rows_has_no_total(penguins: pd.DataFrame) -> None:
+    """A Rank of 1 to n down the table: "the total Rank" of some rows means nothing."""
+    ranked = penguins.head(30).assign(Rank=range(1, 31))
+    answer = ask({"penguins": ranked}, "What is the total Rank of the Adelie penguins?")
+    assert answer.value is None
+    assert answer.unplaced[-1].why == "Rank numbers the rows 1 to 30"
+    lowest = ask({"penguins": ranked}, "What is the lowest Rank of the penguins on Biscoe?")
+    assert lowest.value == ranked[ranked.island == "Biscoe"].Rank.min()
