@@ -206,6 +206,16 @@ def _quantity_of(a: _Ask) -> str | None:
     return None
 
 
+def _repeats_a_comparison(a: _Ask) -> str | None:
+    """ "at least 25 or more": "or more" says again what the applied "at least" says."""
+    if a.word not in ("more", "less", "fewer") or a.r.tokens[a.index - 1 : a.index] != ["or"]:
+        return None
+    same = (">=", ">") if a.word == "more" else ("<=", "<")
+    if any(f.op in same for f in (*a.plan.filters, *a.plan.condition)):
+        return "it repeats a comparison the plan applies"
+    return None
+
+
 def _closed_class(a: _Ask) -> str | None:
     if a.word in CLOSED:
         return "a closed-class word"
@@ -393,6 +403,7 @@ def _rows_of_a_kind(a: _Ask) -> str | None:
 #: places blocks: a value is stated only for a question whose every word is placed.
 RULES: tuple[Rule, ...] = (
     Rule("the quantity of what follows", _quantity_of, blocks=False),
+    Rule("repeats an applied comparison", _repeats_a_comparison, blocks=False),
     Rule("names another column", _names_other_column, blocks=True),
     Rule("names a value", _names_value, blocks=True),
     Rule("asks for each group", _asks_each, blocks=True),

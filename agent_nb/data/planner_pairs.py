@@ -80,13 +80,21 @@ def _difference(r: Any) -> Literal["difference", "gap"]:
     return "gap" if "difference" in r.tokens and not directed & set(r.tokens) else "difference"
 
 
+#: The comparatives of any quantity, a count's included: the operation's own words.
+_MORE = frozenset(("more", "most"))
+_FEWER = frozenset(("fewer", "less", "least", "fewest"))
+
+
 def choice(p: Any, filters: tuple[Filter, ...], measure: Column | None, agg: Agg | None) -> None:
     """ "Which is heavier on average, Adelie or Gentoo?", "does Vitonen or Kutonen have the
     larger division?": the named values ranked by what the comparison measures (their
     rows where nothing is measured), and the first of them is the answer."""
     r = p.r
     named = [f for f in filters if f.op == "in" and isinstance(f.value, tuple)]
-    if len(named) != 1 or "or" not in r.tokens or not (r.up | r.down) & set(r.tokens):
+    # the comparatives of the question's own measure, and of a count ("more", "fewer")
+    fewer = bool(_FEWER & set(r.tokens))
+    directed = (r.up | r.down | _MORE | _FEWER) & set(r.tokens)
+    if len(named) != 1 or "or" not in r.tokens or not directed:
         return
     pick, rest = named[0], tuple(f for f in filters if f is not named[0])
     values = pick.value if isinstance(pick.value, tuple) else (pick.value,)
@@ -97,8 +105,8 @@ def choice(p: Any, filters: tuple[Filter, ...], measure: Column | None, agg: Agg
         if measure is None
         else (agg if agg in ("mean", "sum", "median", "max", "min") else default_agg(measure))
     )
-    order: Literal["asc", "desc"] = "asc" if r.low and not r.high else "desc"
-    said = tuple(t for t in r.tokens if t in r.up | r.down | {"or"})
+    order: Literal["asc", "desc"] = "asc" if (r.low or fewer) and not r.high else "desc"
+    said = tuple(t for t in r.tokens if t in directed | {"or"})
     p.add(
         Plan(
             op="rank",

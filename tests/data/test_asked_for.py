@@ -142,3 +142,13 @@ def test_a_column_that_numbers_the_rows_has_no_total(penguins: pd.DataFrame) -> 
     assert answer.unplaced[-1].why == "Rank numbers the rows 1 to 30"
     lowest = ask({"penguins": ranked}, "What is the lowest Rank of the penguins on Biscoe?")
     assert lowest.value == ranked[ranked.island == "Biscoe"].Rank.min()
+
+
+def test_more_of_a_count_and_a_repeated_comparison(penguins: pd.DataFrame) -> None:
+    """ "more penguins, Dream or Biscoe?" ranks the two by their rows; "at least 5000 g or
+    more" says the applied comparison twice."""
+    counts = penguins.island.value_counts()[["Dream", "Biscoe"]]
+    more = ask({"penguins": penguins}, "Which island has more penguins, Dream or Biscoe?")
+    assert more.value == counts.idxmax()
+    twice = ask({"penguins": penguins}, "How many penguins weigh at least 5000 g or more?")
+    assert twice.value == int((penguins.body_mass_g >= 5000).sum())
