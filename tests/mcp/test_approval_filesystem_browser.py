@@ -41,7 +41,10 @@ def test_approve_a_filesystem_write_in_the_widget(
     widget.screenshot(path=str(OUTPUT_DIR / "mcp-approval-waiting.png"))
 
     block.locator("button.anb-approve").click()
-    wait_idle(widget, timeout=60_000)
+    try:  # (a full run once waited past 60 s here: the picture says where it stood)
+        wait_idle(widget, timeout=90_000)
+    finally:
+        widget.screenshot(path=str(OUTPUT_DIR / "mcp-approval-after-click.png"))
     widget.locator(".anb-past .anb-model", has_text="Your notes are written.").wait_for()
     assert notes.read_text() == "# Week 1"
     widget.screenshot(path=str(OUTPUT_DIR / "mcp-approval-approved.png"))
