@@ -282,8 +282,8 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
 
 def _judged(table: Table, r: Reading, cand: Candidate, result: Result, failed: list[str]) -> Answer:
     """``cand``'s answer: its words sorted into used, harmless and blocking."""
-    missed = _changers(r, _used(cand.plan, r))
     used = _used(cand.plan, r)
+    missed = _changers(r, used)
     mine = cand.plan.columns()
     named = tuple(x for x in cand.reasons[:-1] if not x.startswith("'") or x.split("'")[1] in mine)
     cand = dataclasses.replace(cand, reasons=(*named, cand.reasons[-1]))

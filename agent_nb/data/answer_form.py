@@ -11,24 +11,40 @@ keeps the value from being stated (`answer.Answer.understood`), with why.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .placement import Unplaced
+from .planner_cues import default_agg
 from .query import AGG_NAME, Plan
 from .reading import Reading
+from .table import SAMPLE_ROWS
 from .word_classes import AUX, CLOSED, GENERIC, LINKS, forms, is_noun
 from .words import AGG_WORDS, HOW_MANY, STOPWORDS, phrase
 
-__all__ = ["FORM_RULES", "form_faults"]
+__all__ = ["FORM_RULES", "Form", "form_faults"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Form:
+    """What a check reads: the question, the plan, the words the plan used, and what it
+    computed (its value, over how many rows)."""
+
+    r: Reading
+    plan: Plan
+    used: set[str]
+    rows: int
+    value: Any
 
 
 _WHICH = ("which", "who", "whom", "whose")
 
 
-def _asks_which(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
+def _asks_which(f: Form) -> list[Unplaced]:
     """ "which ..." and "who ..." ask for a row or a group by its name: an answer that is
     a number of the measure, or yes or no, names none ("which stage had the most
     withdrawals?" answered "7"). "which is the highest price?" asks for the value."""
+    r, plan, used = f.r, f.plan, f.used
     # the question's first word, or the first after a preposition ("in which year")
     i = 0 if r.tokens[:1] and r.tokens[0] in _WHICH else 1
     if i >= len(r.tokens) or r.tokens[i] not in _WHICH or (i and r.tokens[0] not in CLOSED | LINKS):
@@ -58,11 +74,12 @@ def _asks_which(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
     ]
 
 
-def _asks_to_choose(r: Reading, plan: Plan) -> list[Unplaced]:
+def _asks_to_choose(f: Form) -> list[Unplaced]:
     """ "which chapter was founded first, Zeta Eta or Zeta Omega?", "does Vitonen or
     Kutonen have the larger division?" ask to choose one of the values named: an answer
     that is not one of them (a count of both, yes or no) answers another question."""
-    if "or" not in r.tokens or not r.tokens:
+    r, plan = f.r, f.plan
+    if "or" not in r.tokens:
         return []
     choice = next(
         (f for f in (*plan.filters, *plan.condition)
@@ -83,15 +100,15 @@ def _asks_to_choose(r: Reading, plan: Plan) -> list[Unplaced]:
 _OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
 
 
-def _operation_as_value(plan: Plan) -> list[Unplaced]:
+def _operation_as_value(f: Form) -> list[Unplaced]:
     """A filter read from an operation's own word ("how many total clubs": the value
     'Total' of Club): the word asked for the operation, not for the rows it names."""
     out = []
-    for f in (*plan.filters, *plan.condition):
-        if f.words and set(f.words) <= _OPERATION_WORDS:
-            word = f.words[0]
+    for test in (*f.plan.filters, *f.plan.condition):
+        if test.words and set(test.words) <= _OPERATION_WORDS:
+            word = test.words[0]
             out.append(Unplaced(word, f"'{word}' names an operation, and the answer reads it "
-                                      f"as {f.describe()}"))  # fmt: skip
+                                      f"as {test.describe()}"))  # fmt: skip
     return out
 
 
@@ -122,17 +139,16 @@ def _asks(r: Reading, agg: str) -> bool:
     return bool(_ASKS_FOR[agg] & set(r.tokens))
 
 
-def _not_asked(r: Reading, plan: Plan, rows: int) -> list[Unplaced]:
+def _not_asked(f: Form) -> list[Unplaced]:
     """The plan's aggregation, when no word of the question asks for it: an answer of
     another kind than the question's. A mean over one row is that row's value."""
+    r, plan, rows = f.r, f.plan, f.rows
     if plan.op != "aggregate" or plan.combine is not None:
         return []
     if plan.agg == "nunique" and rows <= 1 and plan.filters:
         # "how many riders does the Skater model include?": the number is in the row
         why = f"they are counted in one row, where {plan.measure} holds one value"
         return [Unplaced(f"the distinct {plan.measure} values", why, asked=False)]
-    from .planner_cues import default_agg
-
     agg = "count" if plan.measure is None and plan.agg in ("sum", "count") else plan.agg
     if agg not in _ASKS_FOR or _asks(r, agg) or (agg in ("mean", "median") and rows == 1):
         return []
@@ -143,9 +159,10 @@ def _not_asked(r: Reading, plan: Plan, rows: int) -> list[Unplaced]:
     return [Unplaced(what, f"no word of the question asks for {what}", asked=False)]
 
 
-def _only_one(r: Reading, value: Any) -> list[Unplaced]:
+def _only_one(f: Form) -> list[Unplaced]:
     """ "the only team whose ..." says one row matches: where several do, the reading is
     not the question's (its premise fails), and no list of them answers it."""
+    r, value = f.r, f.value
     said = any(a == "the" and b == "only" for a, b in zip(r.tokens, r.tokens[1:], strict=False))
     distinct = len({str(v) for v in value}) if isinstance(value, list) else 1
     if said and distinct > 1:
@@ -154,31 +171,33 @@ def _only_one(r: Reading, value: Any) -> list[Unplaced]:
     return []
 
 
-def _adds_up_row_numbers(r: Reading, plan: Plan) -> list[Unplaced]:
+def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
     """A column that numbers the rows (1, 2, ..., n down the table: "No.", "#", a rank)
     has no total and no mean that means anything ("55 is the total No." of the winners)."""
+    plan, table = f.plan, f.r.table
     if plan.op != "aggregate" or plan.measure is None or plan.agg not in ("sum", "mean"):
         return []
-    col = r.table.df.get(plan.measure)
-    if col is None or len(col) < 3:
-        return []
-    import pandas as pd
+    col = table.columns.get(plan.measure)
+    n = len(table.df)
+    if col is None or not col.integer or n < 3 or col.nunique not in (-1, min(n, SAMPLE_ROWS)):
+        return []  # (the profile first: repeats, or no whole numbers, number no rows)
+    import numpy as np
 
-    numbers = pd.to_numeric(col, errors="coerce")
-    if numbers.isna().any() or numbers.tolist() != list(range(1, len(col) + 1)):
+    values = table.df[plan.measure].to_numpy()
+    if not np.array_equal(values, np.arange(1, n + 1)):
         return []
     what = f"the {AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
-    return [Unplaced(what, f"{plan.measure} numbers the rows 1 to {len(col)}", asked=False)]
+    return [Unplaced(what, f"{plan.measure} numbers the rows 1 to {n}", asked=False)]
 
 
-#: The checks, each over (reading, plan, used words, rows computed over, value).
+#: The checks, in order: each returns the faults it finds (none: the plan answers it).
 FORM_RULES = (
-    lambda r, plan, used, rows, value: _asks_which(r, plan, used),
-    lambda r, plan, used, rows, value: _asks_to_choose(r, plan),
-    lambda r, plan, used, rows, value: _not_asked(r, plan, rows),
-    lambda r, plan, used, rows, value: _operation_as_value(plan),
-    lambda r, plan, used, rows, value: _only_one(r, value),
-    lambda r, plan, used, rows, value: _adds_up_row_numbers(r, plan),
+    _asks_which,
+    _asks_to_choose,
+    _not_asked,
+    _operation_as_value,
+    _only_one,
+    _adds_up_row_numbers,
 )
 
 
@@ -187,4 +206,5 @@ def form_faults(r: Reading, plan: Plan, used: set[str], rows: int, value: Any) -
     question's form; empty when it answers it."""
     if plan.op == "columns":
         return []
-    return [fault for rule in FORM_RULES for fault in rule(r, plan, used, rows, value)]
+    form = Form(r, plan, used, rows, value)
+    return [fault for rule in FORM_RULES for fault in rule(form)]

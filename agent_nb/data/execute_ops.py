@@ -15,7 +15,7 @@ from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain, tie_r
 from .rows import rows_where
 from .table import Table
 
-__all__ = ["OPS", "bucket", "combine", "compare", "notes_of", "rank_result"]
+__all__ = ["OPS", "bucket", "combine", "compare", "holds", "notes_of", "rank_result"]
 
 
 def _rows(table: Table, plan: Plan, *, empty_ok: bool = False) -> Any:
@@ -181,7 +181,7 @@ def _rank(table: Table, plan: Plan) -> Result:
     values, label = _grouped(table, plan, df)
     if plan.having is not None:  # "appears exactly once": the groups whose rows meet it
         test, n = plan.having
-        values = values[_ops(test, values, float(n))]
+        values = values[holds(test, values, float(n))]
     values = values.sort_values(ascending=plan.order == "asc", kind="stable")
     return rank_result(plan, values, label, len(df), len(values))
 
@@ -377,7 +377,7 @@ def _lookup(table: Table, plan: Plan) -> Result:
         raise PlanError(f"{column} has no value in the matching rows")
     at = series.index[-1] if plan.order == "asc" else series.index[0]
     value = plain(series.loc[at])
-    written = table.written.get(column) if hasattr(table, "written") else None
+    written = table.written.get(column)
     if written is not None and at in written.index:  # "3:38:33" read as 13113 for the plan
         value = plain(written.loc[at])
     roles = (("value", float(value)),) if kind_of(value) == "number" else ()
@@ -431,7 +431,7 @@ def compare(table: Any, plan: Plan, ops: dict[str, Any] | None = None) -> Result
     a, b = left.value, right_value
     na, nb = _num(a), _num(b)
     if na is not None and nb is not None:
-        value = _ops(plan.test, na, nb)
+        value = holds(plan.test, na, nb)
     elif plan.test in ("=", "!="):
         same = _same(a, b)
         value = same if plan.test == "=" else not same
@@ -464,7 +464,8 @@ def _same(a: Any, b: Any) -> bool:
     return x == y or (bool(x) and set(y.split()) == set(x.split()))
 
 
-def _ops(test: str, a: float, b: float) -> bool:
+def holds(test: str, a: Any, b: Any) -> Any:
+    """``a test b`` (a number, a pandas Series or an Ibis column: whatever compares)."""
     return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[test]
 
 
@@ -481,9 +482,7 @@ def combine(table: Any, plan: Plan, ops: dict[str, Any] | None = None) -> Result
         raise PlanError("a difference or ratio needs two numbers")
     if plan.combine == "ratio" and b == 0:
         raise PlanError("the second value is 0: no ratio")
-    value = {"difference": a - b, "gap": abs(a - b)}.get(plan.combine or "", 0.0)
-    if plan.combine == "ratio":
-        value = a / b
+    value = a / b if plan.combine == "ratio" else abs(a - b) if plan.combine == "gap" else a - b
     frame = pd.DataFrame({"first": [a], "second": [b], plan.combine or "": [value]})
     return Result(value, frame, (("value", value), ("first", a), ("second", b)), rows=left.rows)
 

@@ -12,7 +12,7 @@ Each function takes the planner at work (``p``) and adds candidates to it;
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from .query import Filter, Plan
 from .row_order import chronology
@@ -146,7 +146,7 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
 
 
 #: The operation's own words for the two ends of the table's order.
-_ENDS = {"first": "desc", "last": "asc"}
+_ENDS: dict[str, Literal["asc", "desc"]] = {"first": "desc", "last": "asc"}  # lookup order
 
 
 def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
@@ -175,15 +175,15 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     shown = near[0] if near else p.label(exclude=[f.column for f in filters]) if asks_row else None
     if shown is None:
         return
-    first = word == "first"
+    order = _ENDS[word]
     listed = _LISTED & set(r.tokens)
     if not listed and chronology(p.t.df) < 0:  # newest first: the first in time is last
-        first = not first
+        order = "asc" if order == "desc" else "desc"
     p.add(
         Plan(
             op="lookup",
             group_by=shown.name,
-            order="desc" if first else "asc",
+            order=order,
             filters=filters,
             words=(*p.words(shown), ("order", (word, *(listed & {"listed"})))),
         ),

@@ -81,7 +81,8 @@ class Engine:
             if name not in columns and name != ROW:
                 d = next(d for d in self.derived if d.name == name)
                 columns[name] = derived_column(d)
-        return dataclasses.replace(self.table, df=frame, columns=columns, source=None)
+        # (its index is the fetch's, not the table's: cells as written would not align)
+        return dataclasses.replace(self.table, df=frame, columns=columns, source=None, written={})
 
 
 def _missing(value: Any) -> bool:

@@ -196,20 +196,16 @@ def grouped(e: Engine, plan: Plan, t: Any) -> tuple[Any, list[Any], str, Any]:
     return g, [g[k] for k in keys], label, read
 
 
-def _compare_to(x: Any, test: str, n: float) -> Any:
-    return {"=": x == n, "!=": x != n, "<": x < n, "<=": x <= n, ">": x > n, ">=": x >= n}[test]
-
-
 def _rank(e: Engine, plan: Plan) -> Result:
     import pandas as pd
 
-    from ..execute_ops import rank_result
+    from ..execute_ops import holds, rank_result
 
     t, n_rows = e.rows(plan)
     g, tie, label, read = grouped(e, plan, t)
     if plan.having is not None:  # "appears exactly once": as pandas keeps them
         test, n = plan.having
-        g = g.filter(_compare_to(g.v, test, float(n)))
+        g = g.filter(holds(test, g.v, float(n)))
     g = g.mutate(total=g.v.sum().over(), groups=g.v.count().over())
     by = g.v.asc() if plan.order == "asc" else g.v.desc()
     got = e.fetch(g.order_by([by, *tie]).limit(_TOP))
