@@ -9,10 +9,12 @@ prompt tails) use ``qmv.c`` on the model's *original* 4- and 8-bit weights
 (MLX's affine layout, group 32, float16 scales and biases), and everything
 longer keeps the float32 sgemm (`decode_layers`).
 
-The kernel computes ``sum_i (q_i * scale + bias) * x_i`` in float32 like the
-float32 path, only summed in another order: results agree to about 1e-7
-relative, so greedy text is the same except at near-ties
-(``benchmarks/bench_decode_engines.py`` counts them).
+The kernel computes ``sum_i (q_i * scale + bias) * x_i`` with the activations
+as integers too (``qmv.c``: per group of 32, ``d * (q1 + q2 / 128)``, two
+byte dot products a group): about 1e-4 of the largest value a matmul returns,
+4e-4 of the largest logit, so greedy text is the same except at near-ties
+(``benchmarks/bench_decode_engines.py`` counts them; docs/troubleshooting.md
+says why not int8 alone).
 
 It is compiled on first use with the system C compiler (``cc -O3
 -march=native -fopenmp``: this machine's vector units, OpenMP threads) into
@@ -54,8 +56,10 @@ __all__ = [
 #: The most tokens one kernel call takes (the C side's ``MAXN``): longer
 #: inputs are prefill, where the float32 sgemm is faster.
 MAX_TOKENS = 16
-#: Compiler flags: this CPU's vector units, OpenMP for the row split.
-FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
+#: Compiler flags: this CPU's vector units, OpenMP for the row split; no fused
+#: multiply-adds the source does not ask for, so that every build rounds the
+#: activations to the same integers.
+FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-fopenmp", "-shared", "-fPIC")
 SOURCE = pathlib.Path(__file__).with_name("qmv.c")
 
 
@@ -169,22 +173,20 @@ class DecodeKernel:
     def matmul(self, packed: Any, scales: Any, biases: Any, x: Any, bits: int) -> Any:
         """``x`` (n, I) float32, n <= `MAX_TOKENS`; ``packed`` (O, I*bits/8) uint8;
         ``scales``/``biases`` (O, I/32) float16. Returns (n, O) float32."""
+        weights = (packed.ctypes.data, scales.ctypes.data, biases.ctypes.data)
+        return self.run(weights, packed.shape[0], x, bits)
+
+    def run(self, weights: tuple[int, int, int], outputs: int, x: Any, bits: int) -> Any:
+        """`matmul` on the addresses of a matrix's packed weights, scales and biases
+        (a decode step makes about 120 calls: the addresses are read once, at load)."""
         import numpy as np
 
         n, inputs = x.shape
-        outputs = packed.shape[0]
+        if not x.flags.c_contiguous or x.dtype != np.float32:
+            x = np.ascontiguousarray(x, dtype=np.float32)
         y = np.empty((n, outputs), dtype=np.float32)
         status = self.library.qmv(
-            packed.ctypes.data,
-            scales.ctypes.data,
-            biases.ctypes.data,
-            x.ctypes.data,
-            y.ctypes.data,
-            outputs,
-            inputs,
-            n,
-            bits,
-            self.threads,
+            *weights, x.ctypes.data, y.ctypes.data, outputs, inputs, n, bits, self.threads
         )
         if status != 0:
             raise ValueError(
@@ -206,10 +208,16 @@ def _load() -> tuple[DecodeKernel | None, str]:
         if failed:
             return None, failed
     if not any(name in os.environ for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
-        # Read by libgomp when it loads (with the kernel). Its default spins at
-        # every barrier; on a busy machine a spinning thread waits for one the
-        # scheduler took away: measured 17-370 ms a token, against 25 ms asleep.
-        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+        # Read by libgomp when it loads (with the kernel). A decode step makes
+        # about 120 kernel calls, 50 us apart: a thread that sleeps at each
+        # barrier (OMP_WAIT_POLICY=PASSIVE) is woken 120 times a token, and the
+        # embedded model decoded in 18 ms a token instead of 9 (2 cores, quiet).
+        # libgomp's default spin (300,000 rounds) keeps a spinning thread on a
+        # core a descheduled peer needs on a busy machine (measured 17-370 ms a
+        # token); 20,000 rounds, a few tens of microseconds, bridges the gaps
+        # within a step and then sleeps: under three CPU hogs, 38 ms a token
+        # against 33 ms asleep.
+        os.environ["GOMP_SPINCOUNT"] = "20000"
     try:
         return bind(target, decode_threads()), ""
     except OSError as exc:

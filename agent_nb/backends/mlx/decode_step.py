@@ -36,8 +36,10 @@ __all__ = ["attach_step", "can_step"]
 def _rms_norm(x: Any, weight: Any, eps: float) -> Any:
     import numpy as np
 
-    scale = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + np.float32(eps))
-    return (x * scale.astype(np.float32)) * weight
+    # einsum: the row sums of squares in one call, no n x hidden temporary
+    mean = np.einsum("ij,ij->i", x, x)[:, None] / np.float32(x.shape[-1])
+    scale = np.float32(1) / np.sqrt(mean + np.float32(eps))
+    return (x * scale) * weight
 
 
 class _Rope:
@@ -52,15 +54,24 @@ class _Rope:
         half = self.dims // 2
         exponents = np.arange(half, dtype=np.float32) * np.float32(-np.log2(rope.base) / half)
         self.inverse = np.exp2(exponents).astype(np.float32)
+        self._angles_key: tuple[int, int] | None = None
+        self._angles: tuple[Any, Any] = ((), ())
+
+    def angles(self, offset: int, n: int) -> tuple[Any, Any]:
+        """cos and sin of positions ``offset`` .. ``offset + n - 1``, computed once
+        per pass: every layer of the pass has the same positions."""
+        import numpy as np
+
+        key = (offset, n)
+        if self._angles_key != key:
+            positions = np.arange(offset, offset + n, dtype=np.float32) * np.float32(self.scale)
+            theta = positions[:, None] * self.inverse[None, :]
+            self._angles, self._angles_key = (np.cos(theta), np.sin(theta)), key
+        return self._angles
 
     def __call__(self, x: Any, offset: int) -> Any:
         """``x``: (heads, n, head_dim), positions ``offset`` .. ``offset + n - 1``."""
-        import numpy as np
-
-        n = x.shape[1]
-        positions = np.arange(offset, offset + n, dtype=np.float32) * np.float32(self.scale)
-        theta = positions[:, None] * self.inverse[None, :]
-        cos, sin = np.cos(theta), np.sin(theta)
+        cos, sin = self.angles(offset, x.shape[1])
         out = x.copy()
         if self.traditional:
             a, b = x[..., 0 : self.dims : 2], x[..., 1 : self.dims : 2]
@@ -163,8 +174,8 @@ class _Step:
                 )
             )
 
-    def matmul(self, matrix: Any, x: Any) -> Any:
-        return self.kernel.matmul(matrix.packed, matrix.scales, matrix.biases, x, matrix.bits)
+    def matmul(self, matrix: QuantisedMatrix, x: Any) -> Any:
+        return self.kernel.run(matrix.addresses, matrix.packed.shape[0], x, matrix.bits)
 
     def __call__(self, tokens: list[int], cache: list[Any]) -> Any:
         import mlx.core as mx
@@ -177,10 +188,10 @@ class _Step:
         for layer, c in zip(self.layers, cache, strict=True):
             offset, heads, kv_heads, depth = c.offset, layer.heads, layer.kv_heads, layer.depth
             qkv = self.matmul(layer.qkv, _rms_norm(h, *layer.norm1))
-            split = (heads * depth, (heads + kv_heads) * depth)
+            at, to = heads * depth, (heads + kv_heads) * depth
             queries, keys, values = (
                 part.reshape(n, -1, depth).transpose(1, 0, 2)
-                for part in np.split(qkv, split, axis=1)
+                for part in (qkv[:, :at], qkv[:, at:to], qkv[:, to:])
             )
             queries, keys = layer.rope(queries, offset), layer.rope(keys, offset)
             new.append((keys, values))
@@ -201,7 +212,9 @@ class _Step:
             attended = weights[..., :offset] @ old_v + weights[..., offset:] @ values
             attended = attended.reshape(heads, n, depth).transpose(1, 0, 2).reshape(n, -1)
             h = h + self.matmul(layer.o, np.ascontiguousarray(attended))
-            g, u = np.split(self.matmul(layer.gate_up, _rms_norm(h, *layer.norm2)), 2, axis=1)
+            gate_up = self.matmul(layer.gate_up, _rms_norm(h, *layer.norm2))
+            half = gate_up.shape[1] // 2
+            g, u = gate_up[:, :half], gate_up[:, half:]
             h = h + self.matmul(layer.down, g / (np.float32(1) + np.exp(-g)) * u)
         logits = self.matmul(self.output, _rms_norm(h, *self.norm))
         for (keys, values), c in zip(new, cache, strict=True):
