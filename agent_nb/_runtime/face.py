@@ -11,7 +11,7 @@ needs is added here, not imported from the module that defines it.
 from __future__ import annotations
 
 from .approval import check_approve_tools
-from .front_door import TurnRequest, check_max_tokens
+from .front_door import TurnRequest, check_max_tokens, resolve_tools
 from .kernel_runner import get_runner, set_runner
 from .mcp import DEFAULT_TIMEOUT, McpServers, McpToolset, servers_from_config, servers_of
 from .mcp.toolset import DEFAULT_START_TIMEOUT
@@ -44,6 +44,7 @@ __all__ = [
     "model_label",
     "origin_of",
     "replay_cache",
+    "resolve_tools",
     "servers_from_config",
     "servers_of",
     "set_fields",

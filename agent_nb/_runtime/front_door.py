@@ -48,6 +48,7 @@ from ..errors import ContextWindowError, SessionBusyError
 from .agents import Agent, BaseAgent
 from .approval import waiting_refusal
 from .context import Turn
+from .mcp import servers_of
 from .options import TurnOptions
 from .origins import follow_store, note_origin
 from .stream import EventStream
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from .session import AgentSession
     from .session_core import SessionCore
 
-__all__ = ["DataSource", "FrontDoor", "TurnRequest", "check_max_tokens"]
+__all__ = ["DataSource", "FrontDoor", "TurnRequest", "check_max_tokens", "resolve_tools"]
 
 
 class DataSource(Protocol):
@@ -87,7 +88,8 @@ class TurnRequest:
     holder: str | None = None
     data: DataSource | None = None
     #: Tools the session's agent gets for this turn on top of its own: MCP
-    #: toolsets (``%%agent --tools NAME``, ``ChatWidget(tools=...)``) or functions.
+    #: toolsets or the names of the runner's MCP servers (``%%agent --tools
+    #: NAME``, ``ChatWidget(tools=...)``; the runner looks a name up), or functions.
     tools: tuple[Any, ...] = ()
 
     @property
@@ -126,8 +128,9 @@ class FrontDoor:
         backend = self.backend_for(options.model)
         limit = options.overrides.get("max_tokens")
         check_max_tokens(limit, backend, backend.context_window)
+        tools = resolve_tools(self, request.tools)
         if request.once:
-            options = _with_tools(request, options, self.agent)
+            options = _with_tools(tools, options, self.agent)
             options = _with_data(request, options, options.agent or self.agent, backend)
             _, core = self._open_hidden(None, ())
             try:
@@ -143,7 +146,7 @@ class FrontDoor:
                 raise
         else:
             core = self._session_for(request)
-            options = _with_tools(request, options, core.agent)
+            options = _with_tools(tools, options, core.agent)
             options = _with_data(request, options, options.agent or core.agent, backend)
             stream = core.start_turn(
                 request.message,
@@ -182,9 +185,22 @@ class FrontDoor:
         return self._live_core(session_id)
 
 
-def _with_tools(request: TurnRequest, options: TurnOptions, base: BaseAgent) -> TurnOptions:
+def resolve_tools(runner: Any, tools: Any) -> tuple[Any, ...]:
+    """``tools`` with each name (a string, or one string alone) looked up among
+    ``runner``'s MCP servers (`servers_of`); an unknown name raises
+    `ToolServerError` with the names there are. Toolsets and functions pass as they are."""
+    if isinstance(tools, str):
+        tools = [tools]
+    tools = tuple(tools)
+    if not any(isinstance(t, str) for t in tools):
+        return tools
+    servers = servers_of(runner)
+    return tuple(servers.get(t) if isinstance(t, str) else t for t in tools)
+
+
+def _with_tools(tools: tuple[Any, ...], options: TurnOptions, base: BaseAgent) -> TurnOptions:
     """With tools, the turn runs the session's agent with them added (`Agent.with_tools`)."""
-    if not request.tools:
+    if not tools:
         return options
     agent = options.agent or base
     if not isinstance(agent, Agent):
@@ -192,7 +208,7 @@ def _with_tools(request: TurnRequest, options: TurnOptions, base: BaseAgent) -> 
             f"tools are added to a model agent; this session's agent {agent.name!r} is a "
             f"{type(agent).__name__} (give its model agents the tools instead)"
         )
-    return dataclasses.replace(options, agent=agent.with_tools(request.tools))
+    return dataclasses.replace(options, agent=agent.with_tools(tools))
 
 
 def _with_data(

@@ -190,3 +190,23 @@ def test_the_named_servers_of_a_runner(
     assert second.state == "closed" and servers.names() == []
     with pytest.raises(ToolServerError, match=r"no MCP server named 'calc'; none is added yet"):
         servers.remove("calc")
+
+
+def test_a_turn_request_names_a_server_and_the_runner_looks_it_up(
+    make_runner: RunnerFactory, demo_stdio: ToolsetFactory
+) -> None:
+    """``%%agent --tools calc`` sends the name; the runner resolves it at the door,
+    and an unknown name is refused before the session exists."""
+    from agent_nb._runtime.front_door import TurnRequest
+
+    backend = ScriptedBackend()
+    runner = make_runner(model=backend, approve_tools="all")
+    servers_of(runner).add(demo_stdio(name="calc", tool_filter=["add"]))
+    with pytest.raises(ToolServerError, match=r"no MCP server named 'web'; added: calc"):
+        runner.start_turn(TurnRequest("add 2 and 3", "t", tools=("calc", "web")))
+    assert "t" not in {info.id for info in runner.sessions()}
+    backend.enqueue(ToolCallChunk("add", {"a": 2, "b": 3}), "5")
+    reply = runner.start_turn(TurnRequest("add 2 and 3", "t", tools=("calc",))).result()
+    assert reply.text == "5"
+    history = runner.get_or_create_session("t").history
+    assert [e.response for e in history if isinstance(e, FunctionResponse)] == [{"result": 5}]

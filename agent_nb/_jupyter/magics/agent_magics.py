@@ -30,12 +30,12 @@ from ..._core.ids import check_session_id
 from ..._core.tokens import text_counter
 from ..._core.types import Rewound
 from ..._runtime.face import (
+    AgentRunner,
     EventStream,
     TurnOptions,
     TurnRequest,
     check_max_tokens,
     get_runner,
-    servers_of,
 )
 from ...backends import Backend
 from ...errors import ContextWindowError
@@ -122,7 +122,8 @@ class AgentMagics(MagicsConfig):
     @usage_errors
     def agent_cell(self, line: str, cell: str) -> None:
         args = parse(line)
-        options, backend = self._options(args)
+        runner = get_runner()
+        options, backend = self._options(args, runner)
         composed = compose(
             self.shell,
             cell,
@@ -149,16 +150,15 @@ class AgentMagics(MagicsConfig):
             cells=list(composed.cells_read),
             references=composed.references,
         )
-        self._send(args, composed.text, options, data=data, inputs=inputs, answer=answer)
+        self._send(runner, args, composed.text, options, data=data, inputs=inputs, answer=answer)
 
-    def _options(self, args: Any) -> tuple[TurnOptions, Backend]:
+    def _options(self, args: Any, runner: AgentRunner) -> tuple[TurnOptions, Backend]:
         """The turn's options (`turn_options`: the cell's, then the kernel's settings)
         and its backend, resolved once here (a bad spec fails now, not mid-turn) and
         carried in the options from here on."""
         check_output_name(args.output)
         if not args.once:
             check_session_id(args.session or self.default_session)
-        runner = get_runner()
         if args.max_tokens is not None and args.max_tokens < 1:
             # refused before the settings (which would only say ">= 1") with the
             # range this model allows, as a cap past its window is
@@ -184,6 +184,7 @@ class AgentMagics(MagicsConfig):
 
     def _send(
         self,
+        runner: AgentRunner,
         args: Any,
         message: str,
         options: TurnOptions,
@@ -197,7 +198,6 @@ class AgentMagics(MagicsConfig):
         replaces = None
         if session_id is not None and self.on_rerun == "rewind":
             replaces = self.turns.earlier_turn(session_id)
-        runner = get_runner()
         request = TurnRequest(
             message,
             session_id,
@@ -206,7 +206,7 @@ class AgentMagics(MagicsConfig):
             new=args.new,
             holder=CELLS_HOLDER,
             data=data,
-            tools=tuple(servers_of(runner).pick(tool_names(args.tools))),
+            tools=tuple(tool_names(args.tools)),  # the runner looks the names up
         )
         try:
             stream = runner.start_turn(request)
@@ -265,14 +265,17 @@ class AgentMagics(MagicsConfig):
             self.default_model = spec
 
     def _explain(self, argv: list[str]) -> None:
+        runner = get_runner()
         explain(
             argv,
             shell=self.shell,
             last_error=self.last_error,
             budget_tokens=self.error_budget,
             turn_defaults=lambda: parse(""),
-            counter=lambda args: text_counter(self._options(args)[1].count_text_tokens),
-            send=lambda args, message: self._send(args, message, self._options(args)[0]),
+            counter=lambda args: text_counter(self._options(args, runner)[1].count_text_tokens),
+            send=lambda args, message: self._send(
+                runner, args, message, self._options(args, runner)[0]
+            ),
         )
 
 

@@ -61,7 +61,7 @@ from ..._runtime.face import (
     follow_store,
     get_runner,
     model_label,
-    servers_of,
+    resolve_tools,
 )
 from ...backends import Backend
 from ...errors import AgentError, ContextWindowError, FrontendNotBuiltError, ToolServerError
@@ -196,7 +196,7 @@ class ChatWidget(anywidget.AnyWidget):
             )
         resolved, created = _resolve_session(session, runner)
         self._runner = cast(AgentRunner, resolved.runner)
-        self._tools = _widget_tools(tools, self._runner)  # an unknown server name fails here
+        self._tools = resolve_tools(self._runner, tools)  # an unknown server name fails here
         if model is not None:
             self._runner.check_model(model)  # a typo fails here, not at the first message
         self.evict_on_close = evict_on_close
@@ -683,11 +683,3 @@ def _resolve_session(
         "session must be None, a session id string or an AgentSession, "
         f"got {type(session).__name__}"
     )
-
-
-def _widget_tools(tools: Iterable[Any], runner: AgentRunner) -> tuple[Any, ...]:
-    """``tools=``: a server's name is looked up among the runner's MCP servers now."""
-    if isinstance(tools, str):
-        tools = [tools]
-    servers = servers_of(runner)
-    return tuple(servers.get(t) if isinstance(t, str) else t for t in tools)
