@@ -44,7 +44,8 @@ RUNNER_API = {
     "kv_disk_bytes", "memory", "model", "model_label",
     "register_agent", "release_session", "session_holders", "rewind_session",
     "run_single_turn", "run_single_turn_async",
-    "sessions", "shutdown", "start_turn", "store", "stored_session_ids", "trim_memory", "user_id",
+    "sessions", "shutdown", "start_turn", "store", "stored_session_ids", "token_counter",
+    "trim_memory", "user_id",
     "wait",
     "worker",
 }  # fmt: skip

@@ -10,12 +10,10 @@ needs is added here, not imported from the module that defines it.
 
 from __future__ import annotations
 
-from .approval import check_approve_tools
-from .front_door import TurnRequest, check_max_tokens, resolve_tools
+from .front_door import TurnRequest, resolve_tools
 from .kernel_runner import get_runner, set_runner
 from .mcp import DEFAULT_TIMEOUT, McpServers, McpToolset, servers_from_config, servers_of
 from .mcp.toolset import DEFAULT_START_TIMEOUT
-from .options import TurnOptions, set_fields
 from .origins import OTHER_KERNEL, follow_store, origin_of
 from .pool import model_label
 from .replay import replay_cache
@@ -23,6 +21,7 @@ from .runner import DEFAULT_MODEL, AgentRunner
 from .session import AgentSession
 from .session_info import SessionInfo
 from .stream import EventStream
+from .turn_settings import KernelSettings, TurnAsk
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -32,13 +31,12 @@ __all__ = [
     "AgentRunner",
     "AgentSession",
     "EventStream",
+    "KernelSettings",
     "McpServers",
     "McpToolset",
     "SessionInfo",
-    "TurnOptions",
+    "TurnAsk",
     "TurnRequest",
-    "check_approve_tools",
-    "check_max_tokens",
     "follow_store",
     "get_runner",
     "model_label",
@@ -47,6 +45,5 @@ __all__ = [
     "resolve_tools",
     "servers_from_config",
     "servers_of",
-    "set_fields",
     "set_runner",
 ]

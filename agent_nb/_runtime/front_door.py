@@ -5,8 +5,11 @@ to `AgentRunner.start_turn`, which returns the turn's `EventStream` at once,
 as ADK's ``Runner.run_async(user_id, session_id, new_message, run_config)``.
 The turn policy lives here, once, and is testable without IPython:
 
-* **the backend** is resolved once, from the request's options, and handed
-  to the turn;
+* **the options**: a surface hands what it was asked (`TurnAsk`) and the
+  kernel's settings at that moment (`KernelSettings`), and they are resolved
+  here (`turn_settings.turn_options`: one rule for cells and widgets); code
+  may hand finished `TurnOptions` instead;
+* **the backend** is resolved once, from the options, and handed to the turn;
 * **the data** (``--data df``, ``ChatWidget(data=...)``) becomes the turn's
   agent through the request's `DataSource`: the data package sits above the
   runtime, so it builds the agent and the runtime only calls it (the
@@ -42,6 +45,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._core.tokens import text_counter
 from .._core.types import Content, Event, TurnComplete, Waiting
 from ..backends import Backend
 from ..errors import ContextWindowError, SessionBusyError
@@ -52,6 +56,7 @@ from .mcp import servers_of
 from .options import TurnOptions
 from .origins import follow_store, note_origin
 from .stream import EventStream
+from .turn_settings import KernelSettings, TurnAsk, turn_options
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -78,6 +83,8 @@ class TurnRequest:
     message: str | Content
     #: The session the turn belongs to; None: a single turn on a hidden temporary session.
     session_id: str | None = None
+    #: The turn's options, decided whole (code's way); a notebook surface gives
+    #: `ask` and `settings` instead and the runner decides them.
     options: TurnOptions = dataclasses.field(default_factory=TurnOptions)
     #: The invocation id of the turn a re-run replaces (it and the later turns
     #: move to a new branch first); None appends.
@@ -91,6 +98,10 @@ class TurnRequest:
     #: toolsets or the names of the runner's MCP servers (``%%agent --tools
     #: NAME``, ``ChatWidget(tools=...)``; the runner looks a name up), or functions.
     tools: tuple[Any, ...] = ()
+    #: What the cell's flags or the widget's arguments set for this turn.
+    ask: TurnAsk | None = None
+    #: The kernel's ``%config AgentMagics.*`` when the turn was asked for.
+    settings: KernelSettings | None = None
 
     @property
     def once(self) -> bool:
@@ -124,7 +135,7 @@ class FrontDoor:
         turn), `ContextWindowError` (``max_tokens`` beyond a known window),
         `ModelNotFoundError`, and what the data or the options refuse.
         """
-        options = request.options
+        options = self._options_of(request)
         backend = self.backend_for(options.model)
         limit = options.overrides.get("max_tokens")
         check_max_tokens(limit, backend, backend.context_window)
@@ -161,6 +172,30 @@ class FrontDoor:
             ahead = [c for c in self._busy_cores() if c is not core]
             _announce_waiting(stream, ahead, core.listeners.notify)
         return stream
+
+    def token_counter(self, request: TurnRequest) -> Callable[[str], int]:
+        """Counts text in the tokens of the model ``request``'s turn will run on, for
+        a surface that fits its message to a budget first (a cell's ``--data`` and
+        ``--cells``). Its options are checked now, as `start_turn` checks them: a bad
+        value or model fails before the message is composed."""
+        options = self._options_of(request)
+        return text_counter(self.backend_for(options.model).count_text_tokens)
+
+    def _options_of(self, request: TurnRequest) -> TurnOptions:
+        """The request's options: its own, or its ask resolved against its settings."""
+        ask = request.ask
+        if ask is None:
+            if request.settings is not None:
+                raise ValueError("a TurnRequest's settings apply to its ask: give both")
+            return request.options
+        if request.options != TurnOptions():
+            raise ValueError("give a TurnRequest options or an ask, not both")
+        if ask.max_tokens is not None and ask.max_tokens < 1:
+            # refused with the range this model allows, before the options
+            # (whose check would only say ">= 1")
+            backend = self.backend_for(ask.model_in(request.settings))
+            check_max_tokens(ask.max_tokens, backend, backend.context_window)
+        return turn_options(request.settings, ask)
 
     def _session_for(self, request: TurnRequest) -> SessionCore:
         """The request's session, held, followed, and new if asked; refused while busy."""

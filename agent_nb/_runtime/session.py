@@ -198,7 +198,7 @@ class AgentSession:
         by default, Python turns only when asked).
 
         ``turn_options`` is how a cell or widget hands its settings, decided
-        whole (`agent_nb._jupyter.turn_settings.turn_options`); the other
+        whole (`agent_nb._runtime.turn_settings.turn_options`); the other
         keywords are then ignored.
         """
         if turn_options is not None:  # a cell's or widget's settings, decided whole

@@ -1,4 +1,6 @@
-"""One rule for a turn's settings, in cells and widgets alike (`turn_settings`).
+"""One rule for a turn's settings, in cells and widgets alike (the runtime's
+`turn_settings`, resolved at the front door from what the surface asked for and the
+kernel's settings snapshot, `agent_nb._jupyter.turn_settings.kernel_settings`).
 
 An explicit cell or widget option wins, then the agent's own
 `GenerationConfig`, then the kernel's ``%config AgentMagics`` defaults. The
@@ -16,8 +18,9 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb import Agent, AgentRunner, GenerationConfig, LoopAgent, TurnComplete, get_runner
-from agent_nb._jupyter.turn_settings import turn_options
+from agent_nb._jupyter.turn_settings import kernel_settings
 from agent_nb._jupyter.widget.chat_widget import ChatWidget
+from agent_nb._runtime.turn_settings import TurnAsk, turn_options
 from agent_nb.backends import ScriptedBackend
 from tests.fixtures_magics import run
 from tests.jupyter.test_widget import RecordingComm, send_and_wait
@@ -144,7 +147,8 @@ def test_a_data_cell_keeps_the_agents_config(
 
 def test_without_the_extension_the_agents_settings_apply(runner: AgentRunner) -> None:
     assert _not_loaded()  # a plain shell (or none): nothing gives kernel defaults
-    assert turn_options().defaults == {}
+    assert kernel_settings() is None
+    assert turn_options(kernel_settings(), TurnAsk()).defaults == {}
     session = runner.get_or_create_session("bare", agent=four())
     widget = ChatWidget(session, runner=runner)
     send_and_wait(widget, "hi")
@@ -163,4 +167,4 @@ def _not_loaded() -> bool:
 
 def test_bad_explicit_values_fail_before_the_turn() -> None:
     with pytest.raises(ValueError, match="max_tokens must be a whole number >= 1"):
-        turn_options(max_tokens=0)
+        turn_options(None, TurnAsk(max_tokens=0))

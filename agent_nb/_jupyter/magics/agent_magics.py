@@ -26,24 +26,14 @@ from typing import Any
 
 from IPython.core.magic import cell_magic, line_magic, magics_class
 
-from ..._core.ids import check_session_id
-from ..._core.tokens import text_counter
 from ..._core.types import Rewound
-from ..._runtime.face import (
-    AgentRunner,
-    EventStream,
-    TurnOptions,
-    TurnRequest,
-    check_max_tokens,
-    get_runner,
-)
-from ...backends import Backend
+from ..._runtime.face import AgentRunner, EventStream, TurnAsk, TurnRequest, get_runner
 from ...errors import ContextWindowError
 from ..data_question import DataQuestion
 from ..holder_names import CELLS_HOLDER
 from ..prompts.last_error import LastError, error_from_result
 from ..staleness import Input, Staleness
-from ..turn_settings import turn_options
+from ..turn_settings import kernel_settings
 from . import config_guard
 from .approval_cell import answer_args, answer_turn, settle
 from .args import cell_options, check_output_name, parse, tool_names
@@ -122,8 +112,10 @@ class AgentMagics(MagicsConfig):
     @usage_errors
     def agent_cell(self, line: str, cell: str) -> None:
         args = parse(line)
+        check_output_name(args.output)
         runner = get_runner()
-        options, backend = self._options(args, runner)
+        request = self._request(args)
+        count = _counter(runner, request, args)
         composed = compose(
             self.shell,
             cell,
@@ -132,7 +124,7 @@ class AgentMagics(MagicsConfig):
             data_budget=self.data_budget,
             cells_budget=self.cells_budget,
             history_len=self._history_len,
-            count=text_counter(backend.count_text_tokens),  # budgets in the model's tokens
+            count=count,
         )
         data, answer = None, None
         if composed.frames:
@@ -150,64 +142,50 @@ class AgentMagics(MagicsConfig):
             cells=list(composed.cells_read),
             references=composed.references,
         )
-        self._send(runner, args, composed.text, options, data=data, inputs=inputs, answer=answer)
+        request = dataclasses.replace(request, message=composed.text, data=data)
+        self._send(runner, args, request, inputs=inputs, answer=answer)
 
-    def _options(self, args: Any, runner: AgentRunner) -> tuple[TurnOptions, Backend]:
-        """The turn's options (`turn_options`: the cell's, then the kernel's settings)
-        and its backend, resolved once here (a bad spec fails now, not mid-turn) and
-        carried in the options from here on."""
-        check_output_name(args.output)
-        if not args.once:
-            check_session_id(args.session or self.default_session)
-        if args.max_tokens is not None and args.max_tokens < 1:
-            # refused before the settings (which would only say ">= 1") with the
-            # range this model allows, as a cap past its window is
-            model = runner.check_model(args.model or self.default_model or runner.model)
-            try:
-                check_max_tokens(args.max_tokens, model, model.context_window)
-            except ContextWindowError as exc:
-                raise window_refusal(exc, args) or exc from None
-        options = turn_options(
-            self,
+    def _request(self, args: Any) -> TurnRequest:
+        """The cell's turn as the runner's front door takes it, its message still to
+        be composed: what the cell asked for and the kernel's settings now, both
+        resolved by the runner (one rule with the widget's)."""
+        session_id = None if args.once else (args.session or self.default_session)
+        replaces = None
+        if session_id is not None and self.on_rerun == "rewind":
+            replaces = self.turns.earlier_turn(session_id)
+        ask = TurnAsk(
             model=args.model,
             system=args.system,
             temperature=args.temperature,
             max_tokens=args.max_tokens,
             context_policy=args.context,
+            output_schema=schema_from_namespace(args.schema, self.shell.user_ns),
             choice=args.choice,
             tool_choice=args.tool_choice,
-            output_schema=schema_from_namespace(args.schema, self.shell.user_ns),
             fresh=args.fresh,
         )
-        backend = runner.check_model(options.model or runner.model)
-        return dataclasses.replace(options, model=backend), backend
+        return TurnRequest(
+            "",
+            session_id,
+            replaces=replaces,
+            new=args.new,
+            holder=CELLS_HOLDER,
+            tools=tuple(tool_names(args.tools)),  # the runner looks the names up
+            ask=ask,
+            settings=kernel_settings(self),
+        )
 
     def _send(
         self,
         runner: AgentRunner,
         args: Any,
-        message: str,
-        options: TurnOptions,
+        request: TurnRequest,
         *,
-        data: DataQuestion | None = None,
         inputs: tuple[Input, ...] = (),
         answer: Any = None,
     ) -> None:
-        """Parse -> request -> start -> render: the cell's turn through the front door."""
-        session_id = None if args.once else (args.session or self.default_session)
-        replaces = None
-        if session_id is not None and self.on_rerun == "rewind":
-            replaces = self.turns.earlier_turn(session_id)
-        request = TurnRequest(
-            message,
-            session_id,
-            options,
-            replaces=replaces,
-            new=args.new,
-            holder=CELLS_HOLDER,
-            data=data,
-            tools=tuple(tool_names(args.tools)),  # the runner looks the names up
-        )
+        """Start -> render: the cell's turn through the front door."""
+        session_id, replaces = request.session_id, request.replaces
         try:
             stream = runner.start_turn(request)
         except ContextWindowError as exc:
@@ -272,11 +250,20 @@ class AgentMagics(MagicsConfig):
             last_error=self.last_error,
             budget_tokens=self.error_budget,
             turn_defaults=lambda: parse(""),
-            counter=lambda args: text_counter(self._options(args, runner)[1].count_text_tokens),
+            counter=lambda args: _counter(runner, self._request(args), args),
             send=lambda args, message: self._send(
-                runner, args, message, self._options(args, runner)[0]
+                runner, args, dataclasses.replace(self._request(args), message=message)
             ),
         )
+
+
+def _counter(runner: AgentRunner, request: TurnRequest, args: Any) -> Callable[[str], int]:
+    """The request's token counter (its options and model checked now, before the
+    message is composed); a ``--max-tokens`` outside the window is a usage error."""
+    try:
+        return runner.token_counter(request)
+    except ContextWindowError as exc:
+        raise window_refusal(exc, args) or exc from None
 
 
 def load_ipython_extension(ipython: Any) -> None:

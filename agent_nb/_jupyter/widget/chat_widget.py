@@ -57,6 +57,7 @@ from ..._runtime.face import (
     AgentRunner,
     AgentSession,
     EventStream,
+    TurnAsk,
     TurnRequest,
     follow_store,
     get_runner,
@@ -69,7 +70,7 @@ from ..data_question import DataQuestion
 from ..front_end import batch_run
 from ..holder_names import widget_holder
 from ..staleness import STALE_MARKS
-from ..turn_settings import turn_options
+from ..turn_settings import kernel_settings
 from ..waiting import waiting_note
 from .data_view import chart_module_source
 from .delta_batcher import DeltaBatcher
@@ -289,10 +290,11 @@ class ChatWidget(anywidget.AnyWidget):
             request = TurnRequest(
                 text,
                 session.id,
-                turn_options(model=self._model, config=self.config),
                 holder=self._holder,
                 data=self._data,
                 tools=self._tools,
+                ask=TurnAsk(model=self._model, config=self.config),
+                settings=kernel_settings(),
             )
             stream = self._runner.start_turn(request)
         except (AgentError, ValueError, TypeError) as exc:
@@ -453,7 +455,7 @@ class ChatWidget(anywidget.AnyWidget):
         session = self._session
         used = session.last_model if session is not None and session.turns else None
         if used is None:
-            used = turn_options(model=self._model).model
+            used = TurnAsk(model=self._model).model_in(kernel_settings())
         return model_label(used) if used is not None else self._runner.model_label
 
     def _live_session(self) -> AgentSession:
