@@ -8,14 +8,16 @@
   conversation, a registered agent with caller-supplied history, inline
   instructions and tools).
 
-`AgentRunner` inherits these; they reach the runner only through the four
-hooks declared here.
+A service the runner owns (`AgentRunner` forwards these four calls): it uses
+the runner's public calls (`ChatHost`) and is handed the three runtime-side
+ones it needs, to open and discard a hidden session and to refuse a shut-down
+runner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._core.contexts import ConversationReference, DataAgentContext, InlineContext, check_chat_mode
 from .._core.reply import Reply
@@ -30,26 +32,39 @@ if TYPE_CHECKING:
     from .session_core import SessionCore
     from .worker import Worker
 
-__all__ = ["ChatModes"]
+__all__ = ["ChatHost", "ChatModes"]
+
+
+class ChatHost(Protocol):
+    """What the chat modes use of the runner that owns them: its public calls."""
+
+    @property
+    def worker(self) -> Worker: ...
+    def backend_for(self, model: str | Backend | None) -> Backend: ...
+    def wait(self, stream: EventStream) -> Reply: ...
+    def get_agent(self, name: str) -> BaseAgent: ...
+    def get_or_create_session(
+        self, session_id: str, *, agent: BaseAgent | str | None = None
+    ) -> AgentSession: ...
 
 
 class ChatModes:
-    # -- hooks the runner provides ------------------------------------------------
-    if TYPE_CHECKING:
+    """`AgentRunner`'s sessionless turns (see the module docstring)."""
 
-        @property
-        def worker(self) -> Worker: ...
-        def backend_for(self, model: str | Backend | None) -> Backend: ...
-        def wait(self, stream: EventStream) -> Reply: ...
-        def get_agent(self, name: str) -> BaseAgent: ...
-        def get_or_create_session(
-            self, session_id: str, *, agent: BaseAgent | str | None = None
-        ) -> AgentSession: ...
-        def _check_running(self) -> None: ...
-        def _open_hidden(
-            self, agent: BaseAgent | str | None, history: Sequence[Content]
-        ) -> tuple[AgentSession, SessionCore]: ...
-        def _discard_ephemeral(self, core: SessionCore) -> None: ...
+    def __init__(
+        self,
+        host: ChatHost,
+        *,
+        open_hidden: Callable[
+            [BaseAgent | str | None, Sequence[Content]], tuple[AgentSession, SessionCore]
+        ],
+        discard_hidden: Callable[[SessionCore], None],
+        check_running: Callable[[], None],
+    ) -> None:
+        self._host = host
+        self._open_hidden = open_hidden
+        self._discard_hidden = discard_hidden
+        self._check_running = check_running
 
     def _run_hidden(
         self,
@@ -62,7 +77,7 @@ class ChatModes:
         try:
             return session.run_async(content, **kwargs)
         except BaseException:
-            self._discard_ephemeral(core)
+            self._discard_hidden(core)
             raise
 
     def run_single_turn_async(self, content: str | Content, **kwargs: Any) -> EventStream:
@@ -70,7 +85,7 @@ class ChatModes:
         return self._run_hidden(content, **kwargs)
 
     def run_single_turn(self, content: str | Content, **kwargs: Any) -> Reply:
-        return self.wait(self.run_single_turn_async(content, **kwargs))
+        return self._host.wait(self.run_single_turn_async(content, **kwargs))
 
     def generate_content_async(
         self, request: GenerateContentRequest, *, replay: bool = False
@@ -85,7 +100,7 @@ class ChatModes:
         if not isinstance(replay, bool):
             raise TypeError(f"replay must be True or False, got {replay!r}")
         self._check_running()
-        return start_direct(self.worker, self.backend_for(None), request, replay=replay)
+        return start_direct(self._host.worker, self._host.backend_for(None), request, replay=replay)
 
     def chat(
         self,
@@ -99,9 +114,9 @@ class ChatModes:
         """One message in exactly one of three modes (docs/python-api.md lists them)."""
         check_chat_mode(conversation, data_agent, inline, history)
         if conversation is not None:
-            return self.get_or_create_session(conversation.session_id).run_async(message)
+            return self._host.get_or_create_session(conversation.session_id).run_async(message)
         if data_agent is not None:
-            agent: BaseAgent = self.get_agent(data_agent.agent_name)
+            agent: BaseAgent = self._host.get_agent(data_agent.agent_name)
         else:
             assert inline is not None
             agent = Agent(name="inline", instructions=inline.instructions, tools=inline.tools)

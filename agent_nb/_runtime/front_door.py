@@ -108,41 +108,57 @@ class TurnRequest:
         return self.session_id is None
 
 
+class DoorHost(Protocol):
+    """What the front door uses of the runner that owns it: its public session calls."""
+
+    @property
+    def agent(self) -> BaseAgent: ...
+    def backend_for(self, model: str | Backend | None) -> Backend: ...
+    def get_or_create_session(
+        self, session_id: str, *, agent: BaseAgent | str | None = None
+    ) -> AgentSession: ...
+    def hold_session(self, session_id: str, holder: str) -> None: ...
+    def delete_session(self, session_id: str) -> None: ...
+
+
 class FrontDoor:
-    """`AgentRunner.start_turn` (the runner inherits it; hooks below)."""
+    """The turn policy behind `AgentRunner.start_turn`, a service the runner owns.
 
-    if TYPE_CHECKING:
+    Besides the runner's public session calls (`DoorHost`) it is handed the four
+    runtime-side ones it needs: open and discard a hidden one-turn session, a
+    live session's core, and the cores running a turn now.
+    """
 
-        @property
-        def agent(self) -> BaseAgent: ...
-        def backend_for(self, model: str | Backend | None) -> Backend: ...
-        def get_or_create_session(
-            self, session_id: str, *, agent: BaseAgent | str | None = None
-        ) -> AgentSession: ...
-        def hold_session(self, session_id: str, holder: str) -> None: ...
-        def delete_session(self, session_id: str) -> None: ...
-        def _open_hidden(
-            self, agent: BaseAgent | str | None, history: Any
-        ) -> tuple[AgentSession, SessionCore]: ...
-        def _discard_ephemeral(self, core: SessionCore) -> None: ...
-        def _live_core(self, session_id: str) -> SessionCore: ...
-        def _busy_cores(self) -> list[SessionCore]: ...
+    def __init__(
+        self,
+        host: DoorHost,
+        *,
+        open_hidden: Callable[[BaseAgent | str | None, Any], tuple[AgentSession, SessionCore]],
+        discard_hidden: Callable[[SessionCore], None],
+        live_core: Callable[[str], SessionCore],
+        busy_cores: Callable[[], list[SessionCore]],
+    ) -> None:
+        self._host = host
+        self._open_hidden = open_hidden
+        self._discard_hidden = discard_hidden
+        self._live_core = live_core
+        self._busy_cores = busy_cores
 
     def start_turn(self, request: TurnRequest) -> EventStream:
-        """Start ``request``'s turn (see the module docstring); returns its stream at once.
+        """`AgentRunner.start_turn` (see the module docstring); returns the stream at once.
 
         Raises before anything changes: `SessionBusyError` (the session runs a
         turn), `ContextWindowError` (``max_tokens`` beyond a known window),
         `ModelNotFoundError`, and what the data or the options refuse.
         """
         options = self._options_of(request)
-        backend = self.backend_for(options.model)
+        backend = self._host.backend_for(options.model)
         limit = options.overrides.get("max_tokens")
         check_max_tokens(limit, backend, backend.context_window)
-        tools = resolve_tools(self, request.tools)
+        tools = resolve_tools(self._host, request.tools)
         if request.once:
-            options = _with_tools(tools, options, self.agent)
-            options = _with_data(request, options, options.agent or self.agent, backend)
+            options = _with_tools(tools, options, self._host.agent)
+            options = _with_data(request, options, options.agent or self._host.agent, backend)
             _, core = self._open_hidden(None, ())
             try:
                 stream = core.start_turn(
@@ -153,7 +169,7 @@ class FrontDoor:
                     prepare=_prepare(core, None, limit, backend),
                 )
             except BaseException:
-                self._discard_ephemeral(core)
+                self._discard_hidden(core)
                 raise
         else:
             core = self._session_for(request)
@@ -174,12 +190,10 @@ class FrontDoor:
         return stream
 
     def token_counter(self, request: TurnRequest) -> Callable[[str], int]:
-        """Counts text in the tokens of the model ``request``'s turn will run on, for
-        a surface that fits its message to a budget first (a cell's ``--data`` and
-        ``--cells``). Its options are checked now, as `start_turn` checks them: a bad
-        value or model fails before the message is composed."""
+        """`AgentRunner.token_counter`: the options checked as `start_turn` checks them,
+        so a bad value or model fails before the message is composed."""
         options = self._options_of(request)
-        return text_counter(self.backend_for(options.model).count_text_tokens)
+        return text_counter(self._host.backend_for(options.model).count_text_tokens)
 
     def _options_of(self, request: TurnRequest) -> TurnOptions:
         """The request's options: its own, or its ask resolved against its settings."""
@@ -193,7 +207,7 @@ class FrontDoor:
         if ask.max_tokens is not None and ask.max_tokens < 1:
             # refused with the range this model allows, before the options
             # (whose check would only say ">= 1")
-            backend = self.backend_for(ask.model_in(request.settings))
+            backend = self._host.backend_for(ask.model_in(request.settings))
             check_max_tokens(ask.max_tokens, backend, backend.context_window)
         return turn_options(request.settings, ask)
 
@@ -201,9 +215,9 @@ class FrontDoor:
         """The request's session, held, followed, and new if asked; refused while busy."""
         session_id = request.session_id
         assert session_id is not None
-        session = self.get_or_create_session(session_id)
+        session = self._host.get_or_create_session(session_id)
         if request.holder:
-            self.hold_session(session_id, request.holder)
+            self._host.hold_session(session_id, request.holder)
         if session.awaiting_approval:
             raise SessionBusyError(waiting_refusal(session_id))
         if session.busy:  # checked first: new and a rewind must not cancel someone's turn
@@ -213,10 +227,10 @@ class FrontDoor:
             )
         follow_store(session)  # a re-run note counts another kernel's turns too
         if request.new:
-            self.delete_session(session_id)
-            self.get_or_create_session(session_id)
+            self._host.delete_session(session_id)
+            self._host.get_or_create_session(session_id)
             if request.holder:
-                self.hold_session(session_id, request.holder)
+                self._host.hold_session(session_id, request.holder)
         return self._live_core(session_id)
 
 

@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from .._core.contexts import ConversationReference, DataAgentContext, InlineContext
 from .._core.history import contents_to_events
 from .._core.ids import check_session_id, is_single_turn_id, new_single_turn_id
 from .._core.reply import Reply
@@ -37,7 +38,7 @@ from .approval import ApprovalPolicy, check_approve_tools
 from .chat_modes import ChatModes
 from .eviction import Evictions
 from .exit_hook import shut_down_at_exit
-from .front_door import FrontDoor
+from .front_door import FrontDoor, TurnRequest
 from .holders import Holders
 from .leases import TurnLeases
 from .mcp import close_toolsets, servers_of
@@ -62,7 +63,7 @@ class _Live(NamedTuple):
     core: SessionCore
 
 
-class AgentRunner(ModelChoice, ChatModes, FrontDoor):
+class AgentRunner(ModelChoice):
     """Sessions by id on one model, with a default agent.
 
     ``model`` is a spec string (``"mlx:smollm2-135m"``, ``"openai:MODEL@URL"``,
@@ -119,8 +120,78 @@ class AgentRunner(ModelChoice, ChatModes, FrontDoor):
         self._holders = Holders()
         self._toolsets: weakref.WeakSet[Any] = weakref.WeakSet()
         self._toolsets_used(self._agent)
+        self._chat = ChatModes(
+            self,
+            open_hidden=self._open_hidden,
+            discard_hidden=self._discard_ephemeral,
+            check_running=self._check_running,
+        )
+        self._door = FrontDoor(
+            self,
+            open_hidden=self._open_hidden,
+            discard_hidden=self._discard_ephemeral,
+            live_core=self._live_core,
+            busy_cores=self._busy_cores,
+        )
         self._shut_down = False
         shut_down_at_exit(self)
+
+    # -- turns without a session of their own (`chat_modes`) --------------------------
+
+    def run_single_turn_async(self, content: str | Content, **kwargs: Any) -> EventStream:
+        """A turn on a hidden temporary session that is removed when the turn ends."""
+        return self._chat.run_single_turn_async(content, **kwargs)
+
+    def run_single_turn(self, content: str | Content, **kwargs: Any) -> Reply:
+        """`run_single_turn_async`, waited for."""
+        return self._chat.run_single_turn(content, **kwargs)
+
+    def generate_content_async(
+        self, request: GenerateContentRequest, *, replay: bool = False
+    ) -> EventStream:
+        """Direct model access: the caller supplies all history; nothing is stored.
+
+        ``replay=True`` answers a request identical to one answered before from
+        the replay cache, loading no model (`agent_nb._runtime.replay`; off unless
+        asked, as for Python turns)."""
+        return self._chat.generate_content_async(request, replay=replay)
+
+    def chat(
+        self,
+        message: str | Content,
+        *,
+        conversation: ConversationReference | None = None,
+        data_agent: DataAgentContext | None = None,
+        inline: InlineContext | None = None,
+        history: Sequence[Content] | None = None,
+    ) -> EventStream:
+        """One message in exactly one of three modes (docs/python-api.md lists them)."""
+        return self._chat.chat(
+            message,
+            conversation=conversation,
+            data_agent=data_agent,
+            inline=inline,
+            history=history,
+        )
+
+    # -- the front door (`front_door`) ------------------------------------------------
+
+    def start_turn(self, request: TurnRequest) -> EventStream:
+        """Start ``request``'s turn; returns its `EventStream` at once (the way a cell
+        and a widget start turns: `agent_nb._runtime.front_door`).
+
+        Raises before anything changes: `SessionBusyError` (the session runs a
+        turn), `ContextWindowError` (``max_tokens`` beyond a known window),
+        `ModelNotFoundError`, `ToolServerError` (a tool server's name unknown),
+        and what the data or the options refuse.
+        """
+        return self._door.start_turn(request)
+
+    def token_counter(self, request: TurnRequest) -> Callable[[str], int]:
+        """Counts text in the tokens of the model ``request``'s turn will run on, its
+        options checked now as `start_turn` checks them (a cell fits its ``--data``
+        and ``--cells`` to a budget with it before it composes the message)."""
+        return self._door.token_counter(request)
 
     # -- identity -------------------------------------------------------------
 

@@ -60,9 +60,9 @@ def test_a_cell_reaches_its_first_token_in_three_runtime_calls(
     calls = _calls_before_the_first_token(shell, "%%agent door --max-tokens 64 -t 0.5\nhello")
     work = sorted(name for name in calls if name.rsplit(".", 1)[1] not in VALUES)
     assert work == [
-        "agent_nb._runtime.front_door.start_turn",
-        "agent_nb._runtime.front_door.token_counter",
         "agent_nb._runtime.kernel_runner.get_runner",
+        "agent_nb._runtime.runner.start_turn",
+        "agent_nb._runtime.runner.token_counter",
     ]
     assert sum(calls[name] for name in work) == 3
     # and the values it hands over: what was asked, the settings, the request
