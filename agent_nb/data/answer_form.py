@@ -190,6 +190,24 @@ def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
     return [Unplaced(what, f"{plan.measure} numbers the rows 1 to {n}", asked=False)]
 
 
+_COMPARES = frozenset({">", ">=", "<", "<=", "between"})
+
+
+def _totals_what_it_compares(f: Form) -> list[Unplaced]:
+    """ "how many results were at least 45?" counts the rows whose value meets the
+    comparison: the total of those values ("273.455 is the total Result where Result
+    at least 45") answers another question."""
+    r, plan = f.r, f.plan
+    if plan.op != "aggregate" or plan.agg != "sum" or plan.measure is None:
+        return []
+    if not HOW_MANY.search(" ".join(r.tokens)):
+        return []
+    if not any(x.column == plan.measure and x.op in _COMPARES for x in plan.filters):
+        return []
+    why = f"'how many' counts the rows whose {plan.measure} meets the comparison, not its total"
+    return [Unplaced(f"the total {plan.measure}", why, asked=False)]
+
+
 #: The checks, in order: each returns the faults it finds (none: the plan answers it).
 FORM_RULES = (
     _asks_which,
@@ -198,6 +216,7 @@ FORM_RULES = (
     _operation_as_value,
     _only_one,
     _adds_up_row_numbers,
+    _totals_what_it_compares,
 )
 
 

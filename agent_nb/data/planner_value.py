@@ -314,7 +314,10 @@ def value(p: Any) -> None:
             and singular(asked_noun.group(1)) in c.parts
             for c in t.columns.values()
         )
-        if agg == "count" and (row_noun or not (set(m.parts) & ADDITIVE or how_many_of(r.text, m))):
+        # "how many results were at least 45?": the rows whose value meets it, not their total
+        compared = any(f.column == m.name and f.op in (">", ">=", "<", "<=") for f in filters)
+        adds_up = set(m.parts) & ADDITIVE or how_many_of(r.text, m)
+        if agg == "count" and (row_noun or compared or not adds_up):
             p.add(
                 Plan(
                     op="aggregate",

@@ -11,6 +11,10 @@ import pandas as pd
 import pytest
 
 from agent_nb.data.answer import ask
+from agent_nb.data.answer_form import form_faults
+from agent_nb.data.query import Filter, Plan
+from agent_nb.data.reading import read
+from agent_nb.data.table import profile
 from tests.data.tables import table
 
 
@@ -152,3 +156,20 @@ def test_more_of_a_count_and_a_repeated_comparison(penguins: pd.DataFrame) -> No
     assert more.value == counts.idxmax()
     twice = ask({"penguins": penguins}, "How many penguins weigh at least 5000 g or more?")
     assert twice.value == int((penguins.body_mass_g >= 5000).sum())
+
+
+def test_how_many_values_meet_a_comparison_counts_rows(cars: pd.DataFrame) -> None:
+    """ "how many cylinders were more than 6?" counts the cars whose Cylinders meet it; the
+    total of those Cylinders answers another question and is never stated for it."""
+    answer = ask({"cars": cars}, "How many cylinders were more than 6?")
+    assert answer.plan.agg == "count"
+    assert answer.value == int((cars.Cylinders > 6).sum())
+    total = Plan(
+        op="aggregate",
+        agg="sum",
+        measure="Cylinders",
+        filters=(Filter(column="Cylinders", op=">", value=6),),
+    )
+    r = read(profile("cars", cars), "How many cylinders were more than 6?")
+    [fault] = form_faults(r, total, set(), 108, 864)
+    assert "counts the rows whose Cylinders meets the comparison" in fault.why

@@ -101,6 +101,25 @@ def test_a_closing_totals_row_is_left_out_with_a_note() -> None:
     assert len(profile("df", plain).df) == 4
 
 
+def test_a_totals_row_a_little_off_and_a_column_that_does_not_add_up() -> None:
+    """A page's totals are often a little off (a census total 0.2 % above its provinces'
+    sum), and a ratio column's total is no sum: the row is still the totals row."""
+    provinces = pd.DataFrame(
+        {
+            "Province": ["Azua", "Bahoruco", "Barahona", "Dajabón", "Total"],
+            "Area": ["2,531.77", "1,282.23", "1,739.38", "1,020.73", "6,574.11"],
+            "Population": ["298,246", "111,269", "232,818", "87,274", "731,100"],
+            "Density": ["118", "87", "134", "86", "111"],
+        }
+    )
+    table = profile("df", provinces)
+    assert len(table.df) == 4
+    answer = ask({"df": provinces}, "How many provinces have a population over 100,000?")
+    assert answer.value == 3  # not 4: the totals row is no province
+    near = provinces.assign(Population=["298,246", "111,269", "232,818", "87,274", "740,000"])
+    assert len(profile("df", near).df) == 5  # 1.2 % off in the one column that adds up
+
+
 def test_classes_written_with_a_unit_stay_names() -> None:
     """ "74 kg" four times over names a weight class: asked about and answered as written."""
     lifts = pd.DataFrame(
