@@ -16,10 +16,11 @@ from typing import Any
 
 from .placement import Unplaced
 from .planner_cues import default_agg
+from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, Plan
 from .reading import Reading
 from .table import SAMPLE_ROWS
-from .word_classes import AUX, CLOSED, GENERIC, LINKS, forms, is_noun
+from .word_classes import AUX, CLOSED, GENERIC, LINKS, forms, is_noun, offers_choice
 from .words import AGG_WORDS, HOW_MANY, STOPWORDS, phrase
 
 __all__ = ["FORM_RULES", "Form", "form_faults"]
@@ -79,8 +80,11 @@ def _asks_to_choose(f: Form) -> list[Unplaced]:
     Kutonen have the larger division?" ask to choose one of the values named: an answer
     that is not one of them (a count of both, yes or no) answers another question."""
     r, plan = f.r, f.plan
-    if "or" not in r.tokens:
+    if not offers_choice(r.tokens):
         return []
+    joiner = "or" if "or" in r.tokens else "and"
+    if joiner == "and" and not (r.up | r.down | MORE | FEWER) & set(r.tokens):
+        return []  # "who is the manufacturer for A and B?": what both share, no choice
     choice = next(
         (f for f in (*plan.filters, *plan.condition)
          if f.op == "in" and isinstance(f.value, tuple) and len(f.value) > 1),
@@ -88,13 +92,13 @@ def _asks_to_choose(f: Form) -> list[Unplaced]:
     )  # fmt: skip
     if choice is None or _shown_column(plan) == choice.column:
         return []
-    which = r.tokens[0] in _WHICH or any(t in _WHICH for t in r.tokens[r.tokens.index("or") :])
+    which = r.tokens[0] in _WHICH or any(t in _WHICH for t in r.tokens[r.tokens.index(joiner) :])
     compared = r.tokens[0] in AUX and bool(r.up | r.down)
     if not (which or compared):
         return []
     values = choice.value if isinstance(choice.value, tuple) else (choice.value,)
     named = " or ".join(str(v) for v in values)
-    return [Unplaced("or", f"it asks which of {named}, and the answer is {plan.describe()}")]
+    return [Unplaced(joiner, f"it asks which of {named}, and the answer is {plan.describe()}")]
 
 
 _OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC

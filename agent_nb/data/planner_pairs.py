@@ -9,8 +9,9 @@ from typing import Any, Literal
 from .planner_cues import default_agg
 from .query import Agg, Filter, Plan
 from .table import Column
+from .word_classes import offers_choice
 
-__all__ = ["correlation", "share", "versus"]
+__all__ = ["FEWER", "MORE", "choice", "correlation", "share", "versus"]
 
 
 def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg | None) -> None:
@@ -81,20 +82,21 @@ def _difference(r: Any) -> Literal["difference", "gap"]:
 
 
 #: The comparatives of any quantity, a count's included: the operation's own words.
-_MORE = frozenset(("more", "most"))
-_FEWER = frozenset(("fewer", "less", "least", "fewest"))
+MORE = frozenset(("more", "most"))
+FEWER = frozenset(("fewer", "less", "least", "fewest"))
 
 
 def choice(p: Any, filters: tuple[Filter, ...], measure: Column | None, agg: Agg | None) -> None:
     """ "Which is heavier on average, Adelie or Gentoo?", "does Vitonen or Kutonen have the
-    larger division?": the named values ranked by what the comparison measures (their
-    rows where nothing is measured), and the first of them is the answer."""
+    larger division?", "of Beijing and Shanghai, which has more people?": the named
+    values ranked by what the comparison measures (their rows where nothing is
+    measured), and the first of them is the answer."""
     r = p.r
     named = [f for f in filters if f.op == "in" and isinstance(f.value, tuple)]
     # the comparatives of the question's own measure, and of a count ("more", "fewer")
-    fewer = bool(_FEWER & set(r.tokens))
-    directed = (r.up | r.down | _MORE | _FEWER) & set(r.tokens)
-    if len(named) != 1 or "or" not in r.tokens or not directed:
+    fewer = bool(FEWER & set(r.tokens))
+    directed = (r.up | r.down | MORE | FEWER) & set(r.tokens)
+    if len(named) != 1 or not offers_choice(r.tokens) or not directed:
         return
     pick, rest = named[0], tuple(f for f in filters if f is not named[0])
     values = pick.value if isinstance(pick.value, tuple) else (pick.value,)
@@ -106,7 +108,7 @@ def choice(p: Any, filters: tuple[Filter, ...], measure: Column | None, agg: Agg
         else (agg if agg in ("mean", "sum", "median", "max", "min") else default_agg(measure))
     )
     order: Literal["asc", "desc"] = "asc" if (r.low or fewer) and not r.high else "desc"
-    said = tuple(t for t in r.tokens if t in directed | {"or"})
+    said = tuple(t for t in r.tokens if t in directed | {"or", "and"})
     p.add(
         Plan(
             op="rank",

@@ -71,6 +71,14 @@ GENERIC = cues(
 )
 
 
+def offers_choice(tokens: list[str]) -> bool:
+    """Whether a question offers named values to choose from: "A or B", or "of A and B,
+    which ..." (a which-question over values joined by "and")."""
+    if "or" in tokens:
+        return True
+    return "and" in tokens and any(t in ("which", "who", "whom", "whose") for t in tokens)
+
+
 def parts_of(word: str) -> tuple[set[str], dict[str, str]]:
     """(the parts of speech of ``word`` itself, {part of speech: lemma} of the lemmas it
     is an inflected form of), from WordNet (`wordnet.lemmas`)."""

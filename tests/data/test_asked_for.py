@@ -78,6 +78,13 @@ def test_a_choice_between_named_values_is_answered_by_one_of_them_or_not_at_all(
     held = ask({"penguins": penguins}, "Who lives on Dream or Biscoe island?")
     assert held.value is None and "which of Dream or Biscoe" in str(held.unplaced)
     assert f"{both:,.2f}" not in heavier.sentence
+    # "of A and B, which ...": a choice too, where the question compares
+    counts = penguins.species.value_counts()[["Adelie", "Gentoo"]]
+    more = ask({"penguins": penguins}, "Of Adelie and Gentoo, which has more penguins?")
+    assert more.value == counts.idxmax()
+    # and no choice where it does not compare: what both named share
+    both_on = ask({"penguins": penguins}, "Adelie and Chinstrap both live on which island?")
+    assert not any(u.word == "and" for u in both_on.unplaced)
 
 
 def test_an_operation_word_is_not_read_as_a_value() -> None:
