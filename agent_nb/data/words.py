@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 __all__ = [
     "ADDITIVE",
@@ -252,4 +253,11 @@ def question_words(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 16)
 def phrase(text: str) -> str:
-    return re.sub(r"[_\W]+", " ", text.lower()).strip()
+    """``text`` as the reading compares words: lower case, accents folded ("ÍBV" and
+    "ibv", "Malmö" and "malmo" name the same value: a question is often typed without
+    them), runs of anything but letters and digits one space."""
+    folded = text.lower()
+    if not folded.isascii():
+        decomposed = unicodedata.normalize("NFKD", folded)
+        folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return re.sub(r"[_\W]+", " ", folded).strip()

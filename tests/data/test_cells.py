@@ -131,3 +131,21 @@ def test_classes_written_with_a_unit_stay_names() -> None:
     table = profile("df", lifts)
     assert "Weight Class" not in table.written and table.columns["Weight Class"].role == "category"
     assert ask({"df": lifts}, "What is the most common weight class?").value == "74 kg"
+
+
+def test_a_value_named_without_its_accents() -> None:
+    """A question is often typed without the table's accents: "ibv" names "ÍBV". A name
+    the table does not hold ("Vidir": the table writes "Víðir", and ð is a letter of its
+    own, no accent) is no verb that links the rows to the plan: nothing is stated."""
+    league = pd.DataFrame(
+        {
+            "Team": ["FH", "Fylkir", "ÍBV", "Víðir", "Víkingur"],
+            "Draw": [2, 6, 2, 3, 4],
+            "Lost": [2, 3, 10, 7, 5],
+        }
+    )
+    answer = ask({"df": league}, "How many draws did ibv have?")
+    assert answer.value == 2 and not answer.left_out
+    assert ask({"df": league}, "How many draws did vikingur have?").value == 4
+    unknown = ask({"df": league}, "How many draws did Vidir have?")
+    assert unknown.value is None and "vidir" in {u.word for u in unknown.unplaced}
