@@ -25,7 +25,7 @@ _.maxother; _.maxstring; _.maxdict; _.maxlist; _.maxset; _.maxtuple  # reprlib.R
 _.pre_tokenizer; _.decoder; _.post_processor  # set on a tokenizers.Tokenizer
 
 # Read by the front end (synced traitlets, wire messages to js/).
-streaming; _.streaming; session_closed; _.session_closed; view_key; _.view_key
+streaming; _.streaming; session_closed; _.session_closed; view_key; _.view_key; own_id; _.own_id
 window_note; wrote
 
 # Dataclass fields read through getattr or kept in stats a person reads.

@@ -5,20 +5,22 @@
 // Markdown, through markdown.js, in JupyterLab's Markdown styles) and, if the
 // kernel restarts before the turn ends, says so below it: the front end then
 // drops the old kernel's messages, so only this view can say why the reply
-// stops there.
+// stops there; and, where the notebook is reachable, it writes the reply and
+// the note into the notebook in place of itself, so a save keeps them
+// (cut_off.js).
 
 import { watchKernel } from "./controls.js";
+import { CUT_OFF, cutOffBundle, keepInNotebook } from "./cut_off.js";
 import { renderMarkdown } from "./markdown.js";
 
-/** Kept equal to agent_nb/_jupyter/magics/turn_status.py's CUT_OFF. */
-export const CUT_OFF =
-  "⚠ the kernel restarted during this turn — the reply above is cut off; re-run the cell";
+export { CUT_OFF };
 
 /**
  * @typedef {object} TurnStatusState
  * @property {boolean} streaming  a cell's turn streams now
  * @property {string} markdown  the reply so far, as the cell's (safe) Markdown
  * @property {string} plain  the reply so far as text (``--format text``), else ""
+ * @property {string} own_id  the widget's model id, as its output's bundle names it
  */
 
 /** @type {import("@anywidget/types").Render<TurnStatusState>} */
@@ -59,6 +61,13 @@ function render({ model, el }) {
     cut.style.cssText =
       "color: var(--jp-warn-color0, #b45309); font-size: var(--jp-content-font-size1, 14px);" +
       "padding: 4px 0;";
+    // The note above stays where the notebook cannot be reached; where it can,
+    // this output becomes static Markdown (and this view goes with it).
+    keepInNotebook(
+      model.widget_manager,
+      model.get("own_id"),
+      cutOffBundle(model.get("markdown"), model.get("plain")),
+    );
   });
   model.on("change:markdown", schedule);
   model.on("change:plain", schedule);

@@ -1,8 +1,8 @@
 """A ``%%agent`` cell in real JupyterLab (chromium) whose kernel restarts mid-turn
-says so below the cut-off reply; a turn that ends normally leaves one output
-and no widget in the notebook (nothing that could fail to render when it is
-reopened, no emptied status output). Its own module: the restart takes the
-kernel every other test uses."""
+says so below the cut-off reply, as static Markdown in the notebook; a turn
+that ends normally leaves one output and no widget in the notebook (nothing
+that could fail to render when it is reopened, no emptied status output). Its
+own module: the restart takes the kernel every other test uses."""
 
 from __future__ import annotations
 
@@ -127,11 +127,14 @@ def test_a_restart_mid_turn_says_the_reply_is_cut_off(cells: Lab) -> None:
         "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()"
     )
     wait_idle(cells)
-    note = cell.locator(".anb-turn-cut")
+    # The view wrote the reply and the note into the notebook in its place
+    # (test_turn_cut_off_reload_browser.py saves and reloads it).
+    note = cell.locator(".jp-RenderedMarkdown em", has_text=CUT_OFF)
     note.wait_for(timeout=10_000)
     assert note.inner_text() == CUT_OFF
+    assert "word word" in cell.locator(".jp-RenderedMarkdown").inner_text()
     # Nothing else in the notebook says it: earlier, finished cells stay quiet.
-    assert cells.page.locator(".anb-turn-cut").count() == 1
+    assert cells.page.locator(".jp-Notebook").inner_text().count(CUT_OFF) == 1
     assert cells.eval("'backend' in dir()") == "False"  # a new kernel indeed
     cell.scroll_into_view_if_needed()
     cell.screenshot(path=str(OUTPUT_DIR / "turn-status-restarted.png"))

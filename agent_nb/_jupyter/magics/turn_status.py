@@ -15,6 +15,14 @@ holds the widget view, and the turn's end replaces that bundle, through the
 same display id, with the final Markdown. A saved notebook holds neither a
 widget that could not render on reopening nor an emptied second output.
 
+A turn cut off by a restart never gets that replacement, and its widget's
+model dies with the page: saved and reopened, the output would read "Error
+displaying widget: model not found" (JupyterLab's widget renderer falls back
+to no other MIME type of the bundle, and saves widget state only where a
+setting asks). So at the restart the view itself replaces its output, in the
+notebook's model, with the reply so far and `CUT_OFF` as Markdown, which a
+save keeps (``js/cut_off.js``; it finds that output by `TurnStatus.own_id`).
+
 The widgets come from a kernel-wide pool: a turn takes an idle one and hands
 it back, emptied, when its output is final, so the kernel makes one per
 cell streaming at a time (usually one), each at the first turn that needs it
@@ -36,7 +44,7 @@ import traitlets
 __all__ = ["CUT_OFF", "TurnStatus", "TurnWatch", "watch_turn"]
 
 CUT_OFF = "⚠ the kernel restarted during this turn — the reply above is cut off; re-run the cell"
-"""What the cell says below a reply whose kernel restarted (kept equal to js/turn_status.js)."""
+"""What the cell says below a reply whose kernel restarted (kept equal to js/cut_off.js)."""
 
 _BUNDLE = pathlib.Path(__file__).parents[2] / "static" / "turn_status.js"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -54,6 +62,14 @@ class TurnStatus(anywidget.AnyWidget):
     #: safe in the kernel; ``plain`` instead where the cell shows text (``--format text``).
     markdown = traitlets.Unicode("").tag(sync=True)
     plain = traitlets.Unicode("").tag(sync=True)
+    #: The widget's own model id, as its output's widget-view bundle names it: the
+    #: view cannot read its model's id, and needs it to find that output in the
+    #: notebook when a restart cuts the turn off.
+    own_id = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.own_id = self.model_id
 
 
 _idle: list[TurnStatus] = []
