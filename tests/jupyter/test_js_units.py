@@ -29,6 +29,7 @@ def test_there_are_js_unit_tests() -> None:
         "branches.test.js",
         "trace.test.js",
         "chart.test.js",
+        "cut_off.test.js",
     }
 
 
