@@ -4,7 +4,9 @@ whether they keep each session's KV cache on disk.
 Specs are strings (``"mlx:smollm2-135m"``, ``"openai:MODEL@URL"``,
 ``"scripted"``) or `Backend` instances; each is resolved, and loaded, on first
 use, and kept in the `BackendPool` (which owns everything keyed by a cache
-key). `AgentRunner` inherits these members.
+key). A service the runner owns: `AgentRunner` forwards its public members
+(``model``, ``check_model``, ``backend_for``, ``kv_*``, ...) and drives the
+pool through `pool` and `kv_pool`.
 
 **KV checkpoints** are on by default exactly when the store keeps sessions
 beyond the process (`SessionStore.persistent` with an `identity`): only
@@ -49,6 +51,8 @@ def _check_budget(value: object) -> int | None:
 
 
 class ModelChoice:
+    """A runner's default model, its resolved backends and their KV checkpoints."""
+
     def __init__(
         self,
         model: str | Backend,
@@ -95,7 +99,12 @@ class ModelChoice:
 
     # -- KV checkpoints -------------------------------------------------------------
 
-    def _checkpoint_sessions_of(self, store: SessionStore, app_name: str, user_id: str) -> None:
+    @property
+    def pool(self) -> BackendPool:
+        """The resolved backends and everything keyed by a cache key."""
+        return self._pool
+
+    def bind_store(self, store: SessionStore, app_name: str, user_id: str) -> None:
         """Bind the checkpoints to the runner's store (once, from its constructor)."""
         self._kv_store = store
         if store.persistent and store.identity is not None:
@@ -143,9 +152,9 @@ class ModelChoice:
 
     def kv_disk_bytes(self) -> dict[str, int]:
         """Checkpoint bytes on disk per session id (this store's, this user's)."""
-        return self._kv_pool().checkpoint_bytes()
+        return self.kv_pool().checkpoint_bytes()
 
-    def _kv_pool(self) -> BackendPool:
+    def kv_pool(self) -> BackendPool:
         """The pool, holding the default model's backend when checkpoints are on:
         a new kernel finds (and deletes) an earlier kernel's files before its own
         first turn. Resolving reads no weights; a model that cannot be resolved

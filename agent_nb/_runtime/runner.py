@@ -63,12 +63,13 @@ class _Live(NamedTuple):
     core: SessionCore
 
 
-class AgentRunner(ModelChoice):
+class AgentRunner:
     """Sessions by id on one model, with a default agent.
 
     ``model`` is a spec string (``"mlx:smollm2-135m"``, ``"openai:MODEL@URL"``,
     ``"scripted"``) or a `Backend`; it is resolved, and loaded, on first use.
-    ``kv_checkpoints`` (None: on with a persistent store) and ``kv_*``: `ModelChoice`.
+    ``kv_checkpoints`` (None: on with a persistent store) and ``kv_*``: `ModelChoice`,
+    the service that holds the model and its backends.
     ``approve_tools``: what a tool that needs approval (``@tool(confirm=True)``)
     does: ``"ask"`` waits for ``session.approve()`` / ``deny()``, ``"read-only"``
     refuses it, ``"all"`` runs it (`agent_nb._runtime.approval`).
@@ -90,12 +91,12 @@ class AgentRunner(ModelChoice):
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
         self._approve_tools = check_approve_tools(approve_tools)
-        ModelChoice.__init__(self, model, kv_checkpoints, kv_disk_budget, kv_directory)
+        self._models = ModelChoice(model, kv_checkpoints, kv_disk_budget, kv_directory)
         self._agent: BaseAgent = check_agent(agent) if agent is not None else Agent()
         self._user_id = user_id
         self._app_name = app_name
         self._store = resolve_store(store)
-        self._checkpoint_sessions_of(self._store, app_name, user_id)
+        self._models.bind_store(self._store, app_name, user_id)
         self._leases = TurnLeases(self._store)
         self._agents = AgentRegistry(self._agent)
         self._lock = threading.RLock()
@@ -135,6 +136,62 @@ class AgentRunner(ModelChoice):
         )
         self._shut_down = False
         shut_down_at_exit(self)
+
+    # -- the model (`model_choice`) -----------------------------------------------------
+
+    @property
+    def model(self) -> str | Backend:
+        """The default model's spec (settable: a bad spec fails at once)."""
+        return self._models.model
+
+    @model.setter
+    def model(self, spec: str | Backend) -> None:
+        self._models.model = spec
+
+    @property
+    def model_label(self) -> str:
+        """The default model as a person reads it (a spec string or a backend's name)."""
+        return self._models.model_label
+
+    def check_model(self, spec: str | Backend) -> Backend:
+        """Resolve ``spec`` now (raising `ModelNotFoundError` for a bad one) without
+        making it the default; turns started with ``model=spec`` then reuse it."""
+        return self._models.check_model(spec)
+
+    @property
+    def backend(self) -> Backend:
+        """The default model's backend (resolved now if needed)."""
+        return self._models.backend
+
+    def backend_for(self, model: str | Backend | None) -> Backend:
+        """The backend for a turn's ``model=`` (None: the default)."""
+        return self._models.backend_for(model)
+
+    @property
+    def kv_checkpoints(self) -> bool:
+        """Whether each session's KV cache is written to disk after its turns
+        (``$AGENT_NB_KV_CHECKPOINTS=0`` still turns the backends' writing off).
+        Set False to stop (the files stay), None to follow the store, True to
+        insist (refused for a store whose sessions die with the kernel)."""
+        return self._models.kv_checkpoints
+
+    @kv_checkpoints.setter
+    def kv_checkpoints(self, value: bool | None) -> None:
+        self._models.kv_checkpoints = value
+
+    @property
+    def kv_disk_budget(self) -> int | None:
+        """Bytes the checkpoints may take on disk, least recently used removed
+        first (None: the backend's default, 2 GiB for MLX)."""
+        return self._models.kv_disk_budget
+
+    @kv_disk_budget.setter
+    def kv_disk_budget(self, value: int | None) -> None:
+        self._models.kv_disk_budget = value
+
+    def kv_disk_bytes(self) -> dict[str, int]:
+        """Checkpoint bytes on disk per session id (this store's, this user's)."""
+        return self._models.kv_disk_bytes()
 
     # -- turns without a session of their own (`chat_modes`) --------------------------
 
@@ -253,11 +310,11 @@ class AgentRunner(ModelChoice):
     def _session_rewound(
         self, core: SessionCore, build: Callable[[], GenerateContentRequest]
     ) -> None:
-        self._pool.rewind(core.id, build)
+        self._models.pool.rewind(core.id, build)
         # The other agents of a tree: each cache trimmed to its own next request
         # (one that cannot be built, e.g. it needs a temp: key, is dropped).
         for key, agent in dict(core.memory.caches).items():
-            self._pool.rewind(key, functools.partial(core.rewind_request, agent))
+            self._models.pool.rewind(key, functools.partial(core.rewind_request, agent))
 
     def _toolsets_used(self, agent: BaseAgent) -> None:
         for each in walk(agent):
@@ -366,7 +423,7 @@ class AgentRunner(ModelChoice):
         with self._lock:
             live = [entry.core for entry in self._sessions.values()]
             evicting = self._evictions.sessions()
-        infos = describe(live, evicting, include_hidden, self._pool.kv_of, self._holders.of)
+        infos = describe(live, evicting, include_hidden, self._models.pool.kv_of, self._holders.of)
         if include_stored:
             shown = {info.id for info in infos}
             ids = self.stored_session_ids()
@@ -385,10 +442,10 @@ class AgentRunner(ModelChoice):
 
     def _evict_now(self, session: SessionCore) -> None:
         for key in session.cache_keys():  # the session's own and its agents' (id/name)
-            self._pool.drop(key)
+            self._models.pool.drop(key)
         if not self.store.persistent or session.ephemeral:
             self.store.delete_session(self.app_name, self.user_id, session.id)
-            self._pool.delete_checkpoints(session.id)  # else kept: the next kernel resumes
+            self._models.pool.delete_checkpoints(session.id)  # else kept: the next kernel resumes
         session.release()
 
     def close_session(self, session_id: str) -> None:
@@ -407,8 +464,8 @@ class AgentRunner(ModelChoice):
             live.core.close()
         self._evictions.wait(session_id)
         self._holders.forget(session_id)
-        self._pool.drop(session_id)
-        self._kv_pool().delete_checkpoints(session_id)
+        self._models.pool.drop(session_id)
+        self._models.kv_pool().delete_checkpoints(session_id)
         self.store.delete_session(self.app_name, self.user_id, session_id)
 
     def clear_all_sessions(self) -> None:
@@ -417,7 +474,7 @@ class AgentRunner(ModelChoice):
             ids = set(self._sessions) | self._evictions.ids()
         for session_id in ids:
             self.delete_session(session_id)
-        self._kv_pool().delete_all_checkpoints()  # stored-only sessions' too
+        self._models.kv_pool().delete_all_checkpoints()  # stored-only sessions' too
         self.store.clear_user(self.app_name, self.user_id)
 
     def _discard_ephemeral(self, core: SessionCore) -> None:
@@ -437,13 +494,13 @@ class AgentRunner(ModelChoice):
 
     def memory(self) -> dict[str, Any]:
         """Backend memory figures plus each session's history, KV and checkpoint bytes."""
-        return self._kv_pool().figures(self.sessions())
+        return self._models.kv_pool().figures(self.sessions())
 
     def trim_memory(self) -> int:
         """Drop the KV caches of idle sessions; returns bytes freed."""
         with self._lock:
             busy = [s.core for s in self._sessions.values() if s.core.gate.busy]
-        return self._pool.trim(frozenset(key for core in busy for key in core.cache_keys()))
+        return self._models.pool.trim(frozenset(key for core in busy for key in core.cache_keys()))
 
     # -- shutdown -------------------------------------------------------------
 
@@ -472,7 +529,7 @@ class AgentRunner(ModelChoice):
         close_toolsets([*servers_of(self), *self._toolsets])
         with self._lock:
             self._sessions.clear()
-        self._pool.close()
+        self._models.pool.close()
         self._leases.close()
         self.store.close()
 
