@@ -119,10 +119,29 @@ def empty_lists_missing(df: Any) -> Any:
 
 
 def is_list_column(series: Any) -> bool:
+    """A column of lists: written as lists ("[Vegetarian, Vegan]"), or joined by commas
+    where the items stand alone in other rows too ("Songwriter, Lyricist" beside
+    "Lyricist", in at least half of the joined cells): a question naming an item asks
+    for the rows that hold it. Commas whose parts never stand alone ("Osaka, Japan",
+    "Smith, John") join no list."""
     if not _textual(series):
         return False
     probe = series.head(200).dropna().head(50)
-    return not probe.empty and all(isinstance(v, str) and LIST_TEXT.match(v) for v in probe)
+    if probe.empty or not all(isinstance(v, str) for v in probe):
+        return False
+    if all(LIST_TEXT.match(v) for v in probe):
+        return True
+    return _joined_list(series.dropna().head(500))
+
+
+def _joined_list(cells: Any) -> bool:
+    texts = [v.strip() for v in cells if isinstance(v, str)]
+    joined = [t for t in texts if ", " in t]
+    if len(texts) < 5 or len(joined) * 5 < len(texts) or len(joined) == len(texts):
+        return False  # a few rows list several; most (at least one) hold one item
+    alone = {t.lower() for t in texts if ", " not in t}
+    holding = [t for t in joined if any(i.strip().lower() in alone for i in t.split(","))]
+    return len(holding) * 2 >= len(joined)
 
 
 def items_of(series: Any) -> Any:

@@ -149,3 +149,30 @@ def test_a_value_named_without_its_accents() -> None:
     assert ask({"df": league}, "How many draws did vikingur have?").value == 4
     unknown = ask({"df": league}, "How many draws did Vidir have?")
     assert unknown.value is None and "vidir" in {u.word for u in unknown.unplaced}
+
+
+def test_a_column_of_comma_joined_lists_is_read_as_lists() -> None:
+    """ "Songwriter, Lyricist" beside "Lyricist" lists roles: "how many lyricist credits"
+    counts the rows that hold the item. "Osaka, Japan" joins no list: its parts never
+    stand alone."""
+    credits = pd.DataFrame(
+        {
+            "Album": [f"Album {i}" for i in range(8)],
+            "Role": [
+                "Songwriter",
+                "Songwriter, Lyricist",
+                "Lyricist",
+                "Producer, Songwriter",
+                "Songwriter",
+                "Songwriter, Lyricist",
+                "Publishing",
+                "Songwriter",
+            ],
+            "Label": ["Avex, Japan", "SM, Korea", "Avex, Japan", "Up-front, Japan",
+                      "Pony, Japan", "SM, Korea", "Avex, Japan", "Up-front, Japan"],
+        }
+    )  # fmt: skip
+    table = profile("df", credits)
+    assert table.columns["Role"].listy and not table.columns["Label"].listy
+    answer = ask({"df": credits}, "How many lyricist credits are there?")
+    assert answer.value == 3  # the rows holding Lyricist, not the 1 whose role is it alone
