@@ -212,6 +212,23 @@ def _totals_what_it_compares(f: Form) -> list[Unplaced]:
     return [Unplaced(f"the total {plan.measure}", why, asked=False)]
 
 
+def _counts_a_named_row(f: Form) -> list[Unplaced]:
+    """ "how many people live in Micoud?" on a table with one row per place: the rows
+    whose name is Micoud are one, always; the question asks for a number in that row,
+    and a count of the rows answers nothing."""
+    plan, table = f.plan, f.r.table
+    if plan.op != "aggregate" or plan.agg != "count" or plan.measure is not None:
+        return []
+    n = len(table.df)
+    for test in plan.filters:
+        col = table.columns.get(test.column)
+        named = col is not None and col.role in ("label", "id") and not col.numeric
+        if test.op == "=" and named and n > 1 and col is not None and col.nunique == n:
+            why = f"each row has its own {test.column}: the rows named {test.value} are one"
+            return [Unplaced("how many", why)]
+    return []
+
+
 #: The checks, in order: each returns the faults it finds (none: the plan answers it).
 FORM_RULES = (
     _asks_which,
@@ -221,6 +238,7 @@ FORM_RULES = (
     _only_one,
     _adds_up_row_numbers,
     _totals_what_it_compares,
+    _counts_a_named_row,
 )
 
 

@@ -180,3 +180,19 @@ def test_how_many_values_meet_a_comparison_counts_rows(cars: pd.DataFrame) -> No
     r = read(profile("cars", cars), "How many cylinders were more than 6?")
     [fault] = form_faults(r, total, set(), 108, 864)
     assert "counts the rows whose Cylinders meets the comparison" in fault.why
+
+
+def test_a_count_of_the_one_row_a_name_picks_is_not_stated() -> None:
+    """ "How many stations does Micoud have?" on a table with one row per place: the rows
+    named Micoud are one, always, so a count of them answers nothing (the number asked
+    for would be in the row). A count over a repeated value still answers."""
+    places = pd.DataFrame(
+        {
+            "Quarter": ["Castries", "Micoud", "Vieux Fort", "Gros Islet", "Soufrière"],
+            "Region": ["North", "South", "South", "North", "West"],
+            "Population": [65656, 16284, 16284, 25210, 8472],
+        }
+    )
+    one = ask({"df": places}, "How many stations does Micoud have?")
+    assert one.value is None and "are one" in str(one.unplaced)
+    assert ask({"df": places}, "How many quarters are in the South region?").value == 2

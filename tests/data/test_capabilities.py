@@ -339,10 +339,12 @@ def test_most_commonly_asks_for_the_mode(admissions: pd.DataFrame) -> None:
 
 
 def test_a_value_written_as_one_word_is_named_by_its_words() -> None:
-    frame = pd.DataFrame({"author_username": ["FamilyFunGuru", "bimbotrip", "Tucker124"]})
-    frame["stars"] = [5, 4, 3]
+    # (an author with two rows: where each row had its own author, the rows one name
+    # picks would be one, always, and that count is not stated: test_asked_for.py)
+    authors = ["FamilyFunGuru", "bimbotrip", "Tucker124", "FamilyFunGuru"]
+    frame = pd.DataFrame({"author_username": authors, "stars": [5, 4, 3, 4]})
     answer = ask({"df": frame}, "How many reviews did family fun guru write?")
-    assert answer.value == 1 and "FamilyFunGuru" in answer.plan.describe()
+    assert answer.value == 2 and "FamilyFunGuru" in answer.plan.describe()
 
 
 def test_a_value_shaped_like_the_columns_values_filters_even_when_absent(
