@@ -232,9 +232,10 @@ def singular(word: str) -> str:
 
 @functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """A rough stem, for matching a value's words ("squatting" and "Squat")."""
+    """A rough stem, for matching a value's words ("squatting" and "Squat"). No "-er":
+    "players" would name the status "Playing" (an agent is not its activity)."""
     w = singular(word.lower())
-    for suffix in ("ing", "ed", "er", "ly", "y"):
+    for suffix in ("ing", "ed", "ly", "y"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":

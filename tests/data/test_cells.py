@@ -176,3 +176,17 @@ def test_a_column_of_comma_joined_lists_is_read_as_lists() -> None:
     assert table.columns["Role"].listy and not table.columns["Label"].listy
     answer = ask({"df": credits}, "How many lyricist credits are there?")
     assert answer.value == 3  # the rows holding Lyricist, not the 1 whose role is it alone
+
+
+def test_the_rows_noun_does_not_name_a_value_of_another_word() -> None:
+    """ "how many players are retired?": "players" counts the rows, and is no form of the
+    status "Playing"."""
+    squad = pd.DataFrame(
+        {
+            "Player": ["Ali", "Ben", "Cai", "Dov", "Eli", "Fay"],
+            "Current status": ["Playing", "Retired", "Playing", "Retired", "Retired", "Playing"],
+            "Caps": [10, 50, 45, 3, 60, 41],
+        }
+    )
+    assert ask({"df": squad}, "How many players are currently retired?").value == 3
+    assert ask({"df": squad}, "How many players have above 40 caps?").value == 4
