@@ -6,7 +6,9 @@ Parquet file's metadata, a database's count) and a sample of at most
 big, reading each block once at most; the first rows where an engine has no
 sampling). The pandas profiler (`table.profile`) then reads the sample for
 each column's role, words and values, exactly as it reads a DataFrame, so a
-question means the same over a file as over the frame it came from.
+question means the same over a file as over the frame it came from; a text
+column the sample read as numbers ("$1,234") is cast in the engine too
+(`text_numbers`), so the plan computes with the numbers the reading saw.
 
 The result is a `SourceTable`: its ``df`` is that sample (what the reading
 looks at), its ``source`` what the plan runs on (`execute.run_plan` sends
