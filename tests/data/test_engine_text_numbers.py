@@ -27,6 +27,9 @@ QUESTIONS = (
     "What is the average margin?",
     "What is the total price_eu?",
     "What is the total lap?",
+    "How many sales have revenue above 5000?",  # a filter compares the numbers
+    "Which region has the highest average lap?",
+    "What is the largest distance?",
 )
 
 
