@@ -107,3 +107,17 @@ def test_a_postgresql_table_with_numbers_written_as_text(postgres: Any) -> None:
     finally:
         con.disconnect()
     same_answers(frame, source(url, table="sales"))
+
+
+def test_a_csv_keeps_its_dates_and_reads_a_duration_as_text(tmp_path: pathlib.Path) -> None:
+    """DuckDB's CSV sniffing would read "12:30" as a time of day; it stays text (and
+    `text_numbers` reads it as pandas does), while dates and stamps keep their types."""
+    path = tmp_path / "laps.csv"
+    path.write_text(
+        "when,day,lap,speed\n"
+        "2010-10-25 00:00:00+00:00,2010-10-25,12:30,1.5\n"
+        "2011-10-25 00:00:00+00:00,2011-10-25,13:00,2\n"
+    )
+    schema = source(path).expr.schema()
+    assert schema["when"].is_timestamp() and schema["day"].is_date()
+    assert schema["lap"].is_string() and schema["speed"].is_floating()

@@ -37,7 +37,7 @@ CONNECT_TIMEOUT = 10  # seconds a database server has to answer
 FILE_KINDS = (".parquet", ".pq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
 # DuckDB's own CSV types less TIME: "1:23" is 1 minute 23 as pandas reads it (83 s,
 # `cells.read_cell`), not 01:23:00; it stays text and `text_numbers` reads it.
-_CSV_TYPES = ("BOOLEAN", "BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "VARCHAR")
+_CSV_TYPES = ("BOOLEAN", "BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "TIMESTAMPTZ", "VARCHAR")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _ALLOWED = (
     "a pandas DataFrame, a Parquet or CSV path or glob ('sales/*.parquet'), a DuckDB "
