@@ -29,6 +29,7 @@ __all__ = ["ROW", "derive", "kind", "mask", "where"]
 #: The row-order column the engine adds to a DataFrame it runs (pandas' row order, for
 #: ties, "first" and "last"); a source without it has no defined row order.
 ROW = "__row__"
+_NEAR = 3  # at most this many values to look for get a cheap test before the trimmed one
 
 
 def kind(t: Any, column: str) -> str:
@@ -83,7 +84,17 @@ def _predicate(t: Any, f: Filter) -> Any:
     if f.op in ("<", "<=", ">", ">=", "between"):
         raise PlanError(f"{f.column} holds text: it has no order to compare")
     wanted = sorted({str(v).lower().strip() for v in values})
-    hit = s.cast("string").strip().lower().isin(wanted)
+    text = s.cast("string")
+    hit = text.strip().lower().isin(wanted)
+    if len(wanted) <= _NEAR:
+        # Trimming every cell is what costs (0.9 s over 10⁸ rows in DuckDB); a cell that
+        # trims to a wanted value holds it, so test that first, cheaply (0.55 s in all):
+        # in a WHERE the engine trims only the cells that pass.
+        near = text.lower()
+        holds = near.contains(wanted[0])
+        for other in wanted[1:]:
+            holds = holds | near.contains(other)
+        hit = holds & hit
     return ~hit & s.notnull() if f.op == "!=" else hit
 
 
@@ -111,9 +122,13 @@ def mask(t: Any, filters: tuple[Filter, ...]) -> Any:
 
 
 def where(t: Any, filters: tuple[Filter, ...]) -> Any:
-    """``t``'s rows that meet every filter (AND); a row a filter cannot decide is left out."""
+    """``t``'s rows that meet every filter (AND); a row a filter cannot decide is left out.
+
+    No ``COALESCE(..., FALSE)`` here: `mask` needs it, a WHERE does not (SQL drops a
+    row whose condition is NULL), and unwrapped, the engine sees each condition as
+    it is (an ``AND`` it can evaluate lazily)."""
     for f in filters:
-        t = t.filter(_predicate(t, f).fill_null(False))
+        t = t.filter(_predicate(t, f))
     return t
 
 

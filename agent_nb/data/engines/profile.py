@@ -6,7 +6,9 @@ Parquet file's metadata, a database's count) and a sample of at most
 big, reading each block once at most; the first rows where an engine has no
 sampling). The pandas profiler (`table.profile`) then reads the sample for
 each column's role, words and values, exactly as it reads a DataFrame, so a
-question means the same over a file as over the frame it came from.
+question means the same over a file as over the frame it came from; a text
+column the sample read as numbers ("$1,234") is cast in the engine too
+(`text_numbers`), so the plan computes with the numbers the reading saw.
 
 The result is a `SourceTable`: its ``df`` is that sample (what the reading
 looks at), its ``source`` what the plan runs on (`execute.run_plan` sends
@@ -26,6 +28,7 @@ from typing import Any
 from ..table import Table, profile
 from .filters import ROW
 from .sources import Source, SourceError
+from .text_numbers import as_numbers, readings
 
 __all__ = ["SAMPLE", "SourceTable", "clear", "profile_source"]
 
@@ -41,6 +44,8 @@ class SourceTable(Table):
 
     source: Source | None = None
     total: int = 0  # the source's rows
+    # text columns the engine reads as numbers, and how (`text_numbers.readings`)
+    text_numbers: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _sample(source: Source, total: int) -> Any:
@@ -72,12 +77,20 @@ def _build(name: str, source: Source, context: Mapping[str, Any] | None) -> Sour
     if total == 0:
         raise ValueError(f"{name} is empty (0 rows, columns: {', '.join(sample.columns[:20])})")
     table = profile(name, sample, context)
+    read = readings(sample, table, source.expr.schema())
     fields = {f.name: getattr(table, f.name) for f in dataclasses.fields(Table)}
     notes = table.notes
     if total > len(sample):
         notes = (*notes, f"roles and values read from a sample of {len(sample):,} rows")
     fields["notes"] = notes
-    return SourceTable(**fields, source=source, total=total)
+    return SourceTable(**fields, source=source, total=total, text_numbers=read)
+
+
+def _reading(table: SourceTable, source: Source) -> SourceTable:
+    """``table`` running on ``source``, its text numbers cast (`text_numbers.as_numbers`)."""
+    if table.text_numbers:
+        source = dataclasses.replace(source, expr=as_numbers(source.expr, table.text_numbers))
+    return dataclasses.replace(table, source=source)
 
 
 def profile_source(
@@ -90,13 +103,13 @@ def profile_source(
         kept = _CACHE.get(key)
         if kept is not None and kept[0] == stamp:
             _CACHE.move_to_end(key)
-            return dataclasses.replace(kept[1], source=source)
+            return _reading(kept[1], source)
     table = _build(name, source, context)
     with _LOCK:
         _CACHE[key] = (stamp, table)
         while len(_CACHE) > _KEPT:
             _CACHE.popitem(last=False)
-    return table
+    return _reading(table, source)
 
 
 def clear() -> None:

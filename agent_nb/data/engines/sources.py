@@ -35,6 +35,9 @@ __all__ = [
 
 CONNECT_TIMEOUT = 10  # seconds a database server has to answer
 FILE_KINDS = (".parquet", ".pq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
+# DuckDB's own CSV types less TIME: "1:23" is 1 minute 23 as pandas reads it (83 s,
+# `cells.read_cell`), not 01:23:00; it stays text and `text_numbers` reads it.
+_CSV_TYPES = ("BOOLEAN", "BIGINT", "DOUBLE", "DATE", "TIMESTAMP", "TIMESTAMPTZ", "VARCHAR")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _ALLOWED = (
     "a pandas DataFrame, a Parquet or CSV path or glob ('sales/*.parquet'), a DuckDB "
@@ -156,7 +159,7 @@ def _files(path: str) -> Source:
         if all(m.endswith((".parquet", ".pq")) for m in lower):
             expr = con.read_parquet(matched)
         elif all(m.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz")) for m in lower):
-            expr = con.read_csv(matched)
+            expr = con.read_csv(matched, auto_type_candidates=list(_CSV_TYPES))
         else:
             raise SourceError(f"{path!r} mixes Parquet and CSV files: name one kind")
     except SourceError:
