@@ -52,7 +52,10 @@ def test_a_cut_off_reply_is_saved_and_shown_after_a_reload(
     assert markdown.startswith("partial partial") and markdown.endswith(f"*{CUT_OFF}*")
     assert "".join(output["data"]["text/plain"]).endswith(CUT_OFF)
 
-    lab.page.reload(wait_until="domcontentloaded")
+    # Reopened in a fresh page (the workspace reset: a plain reload restores the
+    # layout of every module before this one, and later modules' cell indexes with it).
+    url, token = jupyter_lab["url"], jupyter_lab["token"]
+    lab.page.goto(f"{url}/lab/tree/{lab.path}?reset&token={token}", wait_until="domcontentloaded")
     lab.wait_reopened(index)
     cell = lab.cell(index)
     cell.locator(".jp-RenderedMarkdown em", has_text=CUT_OFF).wait_for(timeout=20_000)
