@@ -17,10 +17,10 @@ from typing import Any
 from .placement import Unplaced
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
-from .query import AGG_NAME, Plan
+from .query import AGG_NAME, COMPARING, Plan
 from .reading import Reading
 from .table import SAMPLE_ROWS
-from .word_classes import AUX, CLOSED, GENERIC, LINKS, forms, is_noun, offers_choice
+from .word_classes import AUX, CLOSED, GENERIC, LINKS, WHICH, forms, is_noun, offers_choice
 from .words import AGG_WORDS, HOW_MANY, STOPWORDS, phrase
 
 __all__ = ["FORM_RULES", "Form", "form_faults"]
@@ -38,17 +38,14 @@ class Form:
     value: Any
 
 
-_WHICH = ("which", "who", "whom", "whose")
-
-
 def _asks_which(f: Form) -> list[Unplaced]:
     """ "which ..." and "who ..." ask for a row or a group by its name: an answer that is
     a number of the measure, or yes or no, names none ("which stage had the most
     withdrawals?" answered "7"). "which is the highest price?" asks for the value."""
     r, plan, used = f.r, f.plan, f.used
     # the question's first word, or the first after a preposition ("in which year")
-    i = 0 if r.tokens[:1] and r.tokens[0] in _WHICH else 1
-    if i >= len(r.tokens) or r.tokens[i] not in _WHICH or (i and r.tokens[0] not in CLOSED | LINKS):
+    i = 0 if r.tokens[:1] and r.tokens[0] in WHICH else 1
+    if i >= len(r.tokens) or r.tokens[i] not in WHICH or (i and r.tokens[0] not in CLOSED | LINKS):
         return []
     if r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
         return []
@@ -92,7 +89,7 @@ def _asks_to_choose(f: Form) -> list[Unplaced]:
     )  # fmt: skip
     if choice is None or _shown_column(plan) == choice.column:
         return []
-    which = r.tokens[0] in _WHICH or any(t in _WHICH for t in r.tokens[r.tokens.index(joiner) :])
+    which = r.tokens[0] in WHICH or any(t in WHICH for t in r.tokens[r.tokens.index(joiner) :])
     compared = r.tokens[0] in AUX and bool(r.up | r.down)
     if not (which or compared):
         return []
@@ -194,9 +191,6 @@ def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
     return [Unplaced(what, f"{plan.measure} numbers the rows 1 to {n}", asked=False)]
 
 
-_COMPARES = frozenset({">", ">=", "<", "<=", "between"})
-
-
 def _totals_what_it_compares(f: Form) -> list[Unplaced]:
     """ "how many results were at least 45?" counts the rows whose value meets the
     comparison: the total of those values ("273.455 is the total Result where Result
@@ -206,7 +200,7 @@ def _totals_what_it_compares(f: Form) -> list[Unplaced]:
         return []
     if not HOW_MANY.search(" ".join(r.tokens)):
         return []
-    if not any(x.column == plan.measure and x.op in _COMPARES for x in plan.filters):
+    if not any(x.column == plan.measure and x.op in COMPARING for x in plan.filters):
         return []
     why = f"'how many' counts the rows whose {plan.measure} meets the comparison, not its total"
     return [Unplaced(f"the total {plan.measure}", why, asked=False)]
@@ -222,8 +216,9 @@ def _counts_a_named_row(f: Form) -> list[Unplaced]:
     n = len(table.df)
     for test in plan.filters:
         col = table.columns.get(test.column)
-        named = col is not None and col.role in ("label", "id") and not col.numeric
-        if test.op == "=" and named and n > 1 and col is not None and col.nunique == n:
+        if test.op != "=" or col is None or col.numeric or col.role not in ("label", "id"):
+            continue
+        if n > 1 and col.nunique == n:
             why = f"each row has its own {test.column}: the rows named {test.value} are one"
             return [Unplaced("how many", why)]
     return []

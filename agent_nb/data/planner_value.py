@@ -20,7 +20,7 @@ from .planner_rows import (
     row_lookups,
     table_ends,
 )
-from .query import Agg, Plan
+from .query import COMPARING, Agg, Plan
 from .words import (
     ADDITIVE,
     AGG_WORDS,
@@ -315,7 +315,7 @@ def value(p: Any) -> None:
             for c in t.columns.values()
         )
         # "how many results were at least 45?": the rows whose value meets it, not their total
-        compared = any(f.column == m.name and f.op in (">", ">=", "<", "<=") for f in filters)
+        compared = any(f.column == m.name and f.op in COMPARING for f in filters)
         adds_up = set(m.parts) & ADDITIVE or how_many_of(r.text, m)
         if agg == "count" and (row_noun or compared or not adds_up):
             p.add(

@@ -57,6 +57,9 @@ __all__ = [
 ]
 
 Scalar = str | int | float | bool
+#: The filter ops that compare a number (a threshold or a range).
+COMPARING = frozenset({">", ">=", "<", "<=", "between"})
+
 FilterOp = Literal[
     "=", "!=", "<", "<=", ">", ">=", "between", "in", "contains", "startswith", "missing", "present"
 ]

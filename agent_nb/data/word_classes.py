@@ -71,12 +71,16 @@ GENERIC = cues(
 )
 
 
+#: The words that ask for a row or a group by its name.
+WHICH = frozenset(("which", "who", "whom", "whose"))
+
+
 def offers_choice(tokens: list[str]) -> bool:
     """Whether a question offers named values to choose from: "A or B", or "of A and B,
     which ..." (a which-question over values joined by "and")."""
     if "or" in tokens:
         return True
-    return "and" in tokens and any(t in ("which", "who", "whom", "whose") for t in tokens)
+    return "and" in tokens and any(t in WHICH for t in tokens)
 
 
 def parts_of(word: str) -> tuple[set[str], dict[str, str]]:
