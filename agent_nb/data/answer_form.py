@@ -14,14 +14,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .placement import Unplaced
+from .placement import Unplaced, row_name_columns
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Plan
 from .reading import Reading
 from .table import SAMPLE_ROWS
 from .word_classes import AUX, CLOSED, GENERIC, LINKS, WHICH, forms, is_noun, offers_choice
-from .words import AGG_WORDS, HOW_MANY, STOPWORDS, phrase
+from .words import AGG_WORDS, HOW_MANY, MODE, STOPWORDS, cues, phrase, singular
 
 __all__ = ["FORM_RULES", "Form", "form_faults"]
 
@@ -98,6 +98,17 @@ def _asks_to_choose(f: Form) -> list[Unplaced]:
     return [Unplaced(joiner, f"it asks which of {named}, and the answer is {plan.describe()}")]
 
 
+def _yes_or_no_to_a_choice(f: Form) -> list[Unplaced]:
+    """ "is the sample size of Siena more or less than Quinnipiac's?", "did hydro power
+    increase or decrease?" offer alternatives joined by "or": the answer is one of them,
+    and yes or no answers neither."""
+    if not isinstance(f.value, bool) or "or" not in f.r.tokens[1:-1]:
+        return []
+    i = f.r.tokens.index("or", 1)
+    offered = f"{f.r.tokens[i - 1]} or {f.r.tokens[i + 1]}"
+    return [Unplaced("or", f"it asks which of {offered}, and the answer is yes or no")]
+
+
 _OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
 
 
@@ -151,7 +162,14 @@ def _not_asked(f: Form) -> list[Unplaced]:
         why = f"they are counted in one row, where {plan.measure} holds one value"
         return [Unplaced(f"the distinct {plan.measure} values", why, asked=False)]
     agg = "count" if plan.measure is None and plan.agg in ("sum", "count") else plan.agg
-    if agg not in _ASKS_FOR or _asks(r, agg) or (agg in ("mean", "median") and rows == 1):
+    # a mean over one row is that row's value, unless the row was picked by that value
+    # ("the only song over 20 points": its 31 points restate the comparison)
+    compared = any(x.column == plan.measure and x.op in COMPARING for x in plan.filters)
+    if (
+        agg not in _ASKS_FOR
+        or _asks(r, agg)
+        or (agg in ("mean", "median") and rows == 1 and not compared)
+    ):
         return []
     col = r.table.columns.get(plan.measure or "")
     if agg == "sum" and col is not None and default_agg(col) == "sum":
@@ -224,16 +242,78 @@ def _counts_a_named_row(f: Form) -> list[Unplaced]:
     return []
 
 
+def _ranks_by_rows_unasked(f: Form) -> list[Unplaced]:
+    """ "what is the top speed?", "which party won the top place?": a superlative of a
+    quality ranks by a value. Ranking the groups by how many rows hold each answers "how
+    often", which only a word of quantity asks ("the most", "the largest number of",
+    "how many times", "the most common")."""
+    plan, r = f.plan, f.r
+    if plan.op != "rank" or plan.measure is not None or plan.agg != "count":
+        return []
+    marks = [t for t in r.tokens if t in r.up | r.down]
+    text = " ".join(r.tokens)
+    if not marks or set(r.tokens) & (_HOW_OFTEN | AGG_WORDS["sum"]):
+        return []
+    if r.expect == "list" and (r.k or 0) > 1:
+        return []  # "the top 5 categories": a category has no value but its rows
+    if HOW_MANY.search(text) or MODE.search(text):
+        return []
+    why = f"'{marks[0]}' ranks by a value, and the answer ranks {plan.group_by} by its rows"
+    return [Unplaced(marks[0], why)]
+
+
+#: The words of quantity that ask how often: the superlatives and comparatives of
+#: "many" and "few", and the count's own nouns and adverbs.
+_HOW_OFTEN = cues("most least more fewer fewest less times often frequently amount")
+
+
+def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:
+    """ "how many wins?" read as the number of rows: a count of rows answers "how many X"
+    only where each row is one X. X names the table ("cars" of cars), a column that
+    tells the rows apart ("players" of Player, "athletes" of Lifter Name, or a column
+    the user's context describes so); "how many times" counts the rows themselves.
+    Where X names another column, a row is something else that holds X ("the total
+    number of wins" over 17 tournaments with a W-L column is not 17; "how many teams"
+    over matches with a Team column); where X names nothing, the rows may be X or not."""
+    plan, table = f.plan, f.r.table
+    if plan.op != "aggregate" or plan.agg != "count" or plan.measure is not None:
+        return []
+    if plan.filters or plan.condition:
+        return []  # the filter's words say which rows: what they are matters less
+    counted = dict(plan.words).get("rows", ())
+    if not counted or counted[-1] in _OCCURRENCES:
+        return []
+    word = counted[-1]
+    mine = forms(word)
+    if mine & {singular(w) for w in phrase(table.name).split()} or row_name_columns(word, table):
+        return []
+    held = [c.name for c in table.columns.values() if mine & c.words]
+    why = (
+        f"{held[0]} holds {word}: a count of the rows of {table.name} does not count them"
+        if held
+        else f"nothing says each row of {table.name} is one {singular(word)} (a table "
+        f"named for its rows, `{word} = {table.name}`, says so)"
+    )
+    return [Unplaced(word, why)]
+
+
+#: The count's own word for the rows themselves: "how many times", "on how many occasions".
+_OCCURRENCES = frozenset(("times", "occasions", "instances"))
+
+
 #: The checks, in order: each returns the faults it finds (none: the plan answers it).
 FORM_RULES = (
     _asks_which,
     _asks_to_choose,
+    _yes_or_no_to_a_choice,
     _not_asked,
     _operation_as_value,
     _only_one,
     _adds_up_row_numbers,
     _totals_what_it_compares,
     _counts_a_named_row,
+    _counts_rows_of_another_kind,
+    _ranks_by_rows_unasked,
 )
 
 

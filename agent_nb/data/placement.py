@@ -40,7 +40,7 @@ from .word_classes import (
 )
 from .words import AGG_WORDS, COMPARATORS, HOW_MANY, MISSING, MODE, STOPWORDS, phrase, singular
 
-__all__ = ["RULES", "Rule", "Unplaced", "placed_by_plan", "unplaced"]
+__all__ = ["RULES", "Rule", "Unplaced", "placed_by_plan", "row_name_columns", "unplaced"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,16 +177,20 @@ def _part_of_a_row_name(a: _Ask) -> str | None:
 
 
 def _row_name_columns(a: _Ask) -> list[Column]:
-    """The columns that tell the rows apart whose names the word is part of."""
+    return row_name_columns(a.word, a.r.table)
+
+
+def row_name_columns(word: str, table: Table) -> list[Column]:
+    """The columns that tell the rows apart whose names ``word`` is part of (or names
+    a kind of: "athletes" of Lifter Name, a lifter is an athlete)."""
     from .wordnet import hypernyms
 
-    mine, out = forms(a.word), []
-    for col in a.r.table.columns.values():
-        if not _names_rows(col, a.r.table):
+    mine, out = forms(word), []
+    for col in table.columns.values():
+        if not _names_rows(col, table):
             continue
-        # "athletes" of Lifter Name: a lifter is an athlete
         kinds = {k for p in col.parts for k in hypernyms(p, 1, senses=1)[:2]}
-        if any(mine & forms(p) for p in col.parts) or mine & kinds:
+        if any(mine & forms(p) for p in col.parts) or mine & (kinds | col.words):
             out.append(col)
     return out
 

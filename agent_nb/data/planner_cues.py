@@ -108,9 +108,12 @@ def how_many_of(text: str, m: Column) -> bool:
 
 
 def how_words(text: str) -> tuple[str, ...]:
-    """The word that names what "how many" counts: the last of the words after it, up to
-    a closed-class word ("how many Japanese cars get ...": cars). The words before it
-    qualify the rows ("Japanese") and are not placed by counting them."""
+    """The word that names what "how many" counts: the last noun of the words after it, up
+    to a closed-class word ("how many Japanese cars get ...": cars; "the number of riders
+    listed": riders). The words before it qualify the rows ("Japanese") and are not
+    placed by counting them."""
+    from .word_classes import is_noun
+
     hit = re.search(r"\b(?:how many|number of|count)\s+((?:\w+\s*)+)", text)
     if not hit:
         return ()
@@ -119,4 +122,5 @@ def how_words(text: str) -> tuple[str, ...]:
         if word in STOPWORDS:
             break
         run.append(word)
-    return tuple(run[-1:])
+    nouns = [w for w in run if is_noun(w)]
+    return tuple((nouns or run)[-1:])

@@ -196,3 +196,68 @@ def test_a_count_of_the_one_row_a_name_picks_is_not_stated() -> None:
     one = ask({"df": places}, "How many stations does Micoud have?")
     assert one.value is None and "are one" in str(one.unplaced)
     assert ask({"df": places}, "How many quarters are in the South region?").value == 2
+
+
+def test_a_count_of_rows_counts_only_what_the_rows_are(
+    penguins: pd.DataFrame, cars: pd.DataFrame
+) -> None:
+    """ "how many X" over all rows is the number of rows only where each row is one X: the
+    table's name says so, or a column that tells the rows apart (here as the user's context
+    describes it); a table named df says nothing."""
+    named = ask({"penguins": penguins}, "How many penguins are there?")
+    assert named.value == len(penguins)
+    unnamed = ask({"df": penguins}, "How many penguins are there?")
+    assert unnamed.value is None and unnamed.could_not_place == ("penguins",)
+    assert str(len(penguins)) not in unnamed.sentence
+    described = ask({"df": cars}, "How many cars are listed?", {"Name": "car model"})
+    assert described.value == len(cars)
+    assert ask({"df": cars}, "How many cars are listed?").value is None
+
+
+def test_a_count_of_rows_is_not_a_count_of_what_a_column_holds() -> None:
+    """ "the total number of wins" over a season's matches, whose Result column holds the
+    wins: the number of rows (matches) answers another question."""
+    games = pd.DataFrame(
+        {
+            "Date": pd.date_range("2024-01-06", periods=6, freq="7D"),
+            "Opponent": ["Ajax", "Benfica", "Celtic", "Ajax", "Benfica", "Celtic"],
+            "Wins": [1, 0, 1, 1, 0, 0],
+        }
+    )
+    wins = int(games.Wins.sum())
+    assert ask({"games": games}, "What is the total number of wins?").value == wins
+    assert ask({"df": games}, "How many wins are there?").value == wins
+    assert ask({"games": games}, "How many games are there?").value == len(games)
+
+
+def test_yes_or_no_does_not_answer_a_choice(penguins: pd.DataFrame) -> None:
+    adelie = penguins[penguins.species == "Adelie"].body_mass_g.mean()
+    choice = ask(
+        {"penguins": penguins}, "Is the mean body mass of Adelie penguins more or less than 4000 g?"
+    )
+    assert choice.value is None and "or" in choice.could_not_place
+    plain = ask({"penguins": penguins}, "Is the mean body mass of Adelie penguins above 4000 g?")
+    assert plain.value is bool(adelie > 4000)
+
+
+def test_a_superlative_of_a_quality_does_not_rank_by_rows(penguins: pd.DataFrame) -> None:
+    """ "the top island" ranks by some value of the island; only a word of quantity ("the
+    most penguins", "the top 2" of a list) asks how many rows each island holds."""
+    counts = penguins.island.value_counts()
+    assert ask({"penguins": penguins}, "What is the top island?").value is None
+    most = ask({"penguins": penguins}, "Which island has the most penguins?")
+    assert most.value == counts.idxmax()
+    top = ask({"penguins": penguins}, "List the top 2 islands.")
+    assert top.value == list(counts.index[:2])
+
+
+def test_a_value_that_picked_its_row_is_no_answer() -> None:
+    """ "the only song over 20 points" asks for the song: its points restate the
+    comparison (a mean over one row is that row's value only where a name picked it)."""
+    songs = pd.DataFrame(
+        {"Song": ["Alma", "Brisa", "Cielo", "Duna", "Eco"], "Points": [12, 31, 8, 17, 5]}
+    )
+    restated = ask({"songs": songs}, "What was the only song that got over 20 points?")
+    assert restated.value is None and "31" not in restated.sentence
+    looked_up = ask({"songs": songs}, "What is the number of points of Brisa?")
+    assert looked_up.value == 31
