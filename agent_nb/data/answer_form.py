@@ -63,7 +63,8 @@ def _asks_which(f: Form) -> list[Unplaced]:
                                 f"and the answer is {plan.describe()}")]  # fmt: skip
     if shown is not None:
         col = r.table.columns.get(shown)
-        named = col is None or col.role in ("label", "id", "category", "time")
+        roles = ("label", "id", "category") + (() if r.tokens[i] in ("who", "whom") else ("time",))
+        named = col is None or col.role in roles  # "who won the first game?" is no date
         if named or (shown != plan.measure and r.tokens[i] == "which"):
             return []
     word = r.tokens[i]
@@ -267,6 +268,32 @@ def _ranks_by_rows_unasked(f: Form) -> list[Unplaced]:
 _HOW_OFTEN = cues("most least more fewer fewest less times often frequently amount")
 
 
+def _measures_text_unasked(f: Form) -> list[Unplaced]:
+    """ "who was the longest head coach?", "which is longer, the Carolina or the Kentucky
+    race?" measure a tenure or a distance, not the characters of a cell. A text's length
+    answers a question that says its unit (letters, characters, words) or measures a
+    name, a title or a text, which is what has a length in characters."""
+    texts = [d for d in f.plan.derive if d.op in ("length", "words")]
+    if not texts or set(f.r.tokens) & _TEXT_UNITS:
+        return []
+    col = f.r.table.columns.get(texts[0].column)
+    if col is not None and set(col.parts) & _TEXTS:
+        return []
+    what = texts[0].name
+    return [
+        Unplaced(
+            what,
+            f"no word of the question measures text, and the answer is the {what}",
+            asked=False,
+        )
+    ]
+
+
+#: The units of a text's length, and the columns whose cells are texts to be measured.
+_TEXT_UNITS = cues("letter letters character characters char chars word words")
+_TEXTS = cues("name title text")
+
+
 def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:
     """ "how many wins?" read as the number of rows: a count of rows answers "how many X"
     only where each row is one X. X names the table ("cars" of cars), a column that
@@ -314,6 +341,7 @@ FORM_RULES = (
     _counts_a_named_row,
     _counts_rows_of_another_kind,
     _ranks_by_rows_unasked,
+    _measures_text_unasked,
 )
 
 

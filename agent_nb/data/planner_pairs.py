@@ -27,7 +27,12 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
     if pair is None or r.expect == "boolean":
         return
     rest = tuple(f for f in filters if f not in pair)
-    ratio = bool(re.search(r"\b(ratio|times)\b", r.text))
+    # "how many times did A lose to B" counts; "3 times as many", "the ratio" divide
+    ratio = bool(
+        re.search(r"\bratio\b|\btimes (as|more|less|fewer|higher|larger|bigger)\b", r.text)
+    )
+    if not ratio and not _SET_AGAINST & set(r.tokens):
+        return  # "killed in 1973 and 1974": both years together, not one against the other
     m = measures[0] if measures else None
     a: Agg = (
         agg
@@ -72,6 +77,11 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
         }
     )
     p.add(plan, f"the {plan.combine} of {pair[0].value} and {pair[1].value}")
+
+
+#: The words that set one value against another: without one, two values of a column
+#: are read together ("in 1973 and 1974").
+_SET_AGAINST = frozenset(("than", "difference", "compared", "versus", "vs", "minus"))
 
 
 def _difference(r: Any) -> Literal["difference", "gap"]:
