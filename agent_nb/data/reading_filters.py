@@ -296,6 +296,7 @@ def filters_of(r: Any) -> list[Filter]:
             r.notes.append(f"{s.text} read as {col.name} (the only column whose values span it)")
             r.open.append("threshold column")
     del k_at
+    out = _either(r, out)
     out += ordinal_periods(r, {f.column for f in out})
     out += binary_filters(r, {f.column for f in out})
     texts = text_filters(r, {f.column for f in out})
@@ -304,6 +305,23 @@ def filters_of(r: Any) -> list[Filter]:
     out = [f for f in out if f.op != "=" or (f.column, str(f.value).lower()) not in needles]
     out += texts
     out += missing_filters(r, {f.column for f in out})
+    return out
+
+
+def _either(r: Any, out: list[Filter]) -> list[Filter]:
+    """ "in 2007 and 2008": a row holds one value of a column, so two numbers said of
+    it keep the rows of either (``in``), not of both (always none); "more in 2009 than
+    in 2007" sets them apart (`_apart`) and keeps two filters."""
+    same: dict[str, list[Filter]] = {}
+    for f in out:
+        if f.op == "=" and not isinstance(f.value, str):
+            same.setdefault(f.column, []).append(f)
+    for column, fs in same.items():
+        if len(fs) < 2 or _APART.search(r.text):
+            continue
+        words = tuple(w for f in fs for w in f.words)
+        either = Filter(column=column, op="in", value=tuple(f.value for f in fs), words=words)
+        out = [f for f in out if f not in fs] + [either]
     return out
 
 

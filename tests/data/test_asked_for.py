@@ -261,3 +261,31 @@ def test_a_value_that_picked_its_row_is_no_answer() -> None:
     assert restated.value is None and "31" not in restated.sentence
     looked_up = ask({"songs": songs}, "What is the number of points of Brisa?")
     assert looked_up.value == 31
+
+
+def test_two_years_said_together_keep_either_and_set_apart_compare(
+    penguins: pd.DataFrame,
+) -> None:
+    """A row holds one year: "in 2007 and 2008" keeps the rows of either; only a word that
+    sets them apart ("than") asks for a difference, and "how many times" counts."""
+    years = penguins.year.value_counts()
+    both = ask({"penguins": penguins}, "How many penguins were recorded in 2007 and 2008?")
+    assert both.value == int(years[2007] + years[2008])
+    more = ask({"penguins": penguins}, "How many more penguins were recorded in 2009 than in 2007?")
+    assert more.value == int(years[2009] - years[2007])
+    times = ask({"penguins": penguins}, "How many times did Adelie penguins live on Dream?")
+    adelie_dream = (penguins.species == "Adelie") & (penguins.island == "Dream")
+    assert times.value == int(adelie_dream.sum())
+
+
+def test_a_texts_length_answers_only_a_question_about_text() -> None:
+    """ "the shortest tenure" is a duration, not the characters of "1983–1988"."""
+    presidents = pd.DataFrame(
+        {
+            "President": ["Ann Lee", "Bo Chan", "Cy Diaz", "Di Eko"],
+            "Tenure": ["1983–1988", "1988–1990", "1990–2001", "2001–2003"],
+        }
+    )
+    answer = ask({"presidents": presidents}, "Who had the shortest tenure as president?")
+    assert answer.value is None
+    assert "length of Tenure" in {u.word for u in answer.unplaced}
