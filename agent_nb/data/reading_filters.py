@@ -314,13 +314,14 @@ def _either(r: Any, out: list[Filter]) -> list[Filter]:
     in 2007" sets them apart (`_apart`) and keeps two filters."""
     same: dict[str, list[Filter]] = {}
     for f in out:
-        if f.op == "=" and not isinstance(f.value, str):
+        if f.op == "=" and isinstance(f.value, (int, float)):
             same.setdefault(f.column, []).append(f)
     for column, fs in same.items():
         if len(fs) < 2 or _APART.search(r.text):
             continue
         words = tuple(w for f in fs for w in f.words)
-        either = Filter(column=column, op="in", value=tuple(f.value for f in fs), words=words)
+        values = tuple(f.value for f in fs if isinstance(f.value, (int, float)))
+        either = Filter(column=column, op="in", value=values, words=words)
         out = [f for f in out if f not in fs] + [either]
     return out
 
