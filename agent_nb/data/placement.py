@@ -33,6 +33,7 @@ from .word_classes import (
     GENERIC,
     LINKS,
     NEUTRAL,
+    OPERATING,
     forms,
     is_noun,
     marked_kind,
@@ -449,6 +450,11 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
             return True
     if _measures_attribute(word, plan):
         return True
+    apart = plan.agg == "range" or plan.combine is not None or bool(tests & {"in", "between"})
+    if word == "between" and (apart or any(d.op in ("-", "/") for d in plan.derive)):
+        return True  # "the difference between A and B", "more households between A and B"
+    if word in ("other", "others", "another") and "!=" in tests:
+        return True  # "one other single besides X": the exclusion is applied
     if plan.op == "aggregate" and word in AGG_NAME.get(plan.agg, "").split():
         return True  # the operation's own name: "standard deviation"
     counts = plan.agg in ("count", "mode") or (plan.op == "rank" and plan.measure is None)
@@ -478,6 +484,9 @@ def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
     return out
 
 
+_OPERATES = "it operates (a range, an exclusion, a bound), and the plan applies none"
+
+
 def unplaced(
     r: Reading, plan: Plan, left: list[str], used: set[str]
 ) -> tuple[tuple[Unplaced, ...], tuple[str, ...]]:
@@ -490,6 +499,12 @@ def unplaced(
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:
             continue
         index = r.tokens.index(word) if word in r.tokens else -1
+        if word in OPERATING:  # placed only by the part it introduces ("while squatting")
+            if r.tokens[index + 1 : index + 2] and r.tokens[index + 1] in used:
+                harmless.append(word)
+            else:
+                blocking.append(Unplaced(word, _OPERATES))
+            continue
         ask = _Ask(r, plan, index, word, columns, frozenset(used))
         for rule in RULES:
             why = rule.test(ask)

@@ -19,6 +19,7 @@ __all__ = [
     "GENERIC",
     "LINKS",
     "NEUTRAL",
+    "OPERATING",
     "forms",
     "is_noun",
     "marked_kind",
@@ -42,6 +43,10 @@ CLOSED = cues(
     "another other others them they he she his her him its itself ourselves themselves "
     "here but nor"
 )
+#: The closed-class words that operate: a range or a difference ("between"), an
+#: exclusion ("other than", "another"), a bound in time ("since", "until", "while") or a
+#: negation ("neither ... nor"). Left out, each would change the answer.
+OPERATING = cues("between other others another since until while neither nor")
 #: Prepositions of several words ("in terms of"): closed-class as a whole, so their
 #: inner nouns ("terms", "behalf") place nothing and change nothing.
 COMPLEX_PREPOSITIONS = (

@@ -111,8 +111,8 @@ ADDITIVE = cues(
 COMPARATORS: tuple[tuple[str, str], ...] = tuple(
     (p, op)
     for op, phrases in (
-        (">=", "at least|no less than|or more|or above|minimum of|not less than"),
-        ("<=", "at most|no more than|or less|or below|maximum of|not more than|up to"),
+        (">=", "at least|no less than|or more|or above|minimum of|not less than|since"),
+        ("<=", "at most|no more than|or less|or below|maximum of|not more than|up to|until"),
         (
             ">",
             "more than|greater than|higher than|larger than|bigger than|better than|"

@@ -289,3 +289,16 @@ def test_a_texts_length_answers_only_a_question_about_text() -> None:
     answer = ask({"presidents": presidents}, "Who had the shortest tenure as president?")
     assert answer.value is None
     assert "length of Tenure" in {u.word for u in answer.unplaced}
+
+
+def test_operating_closed_class_words_are_applied_or_block(penguins: pd.DataFrame) -> None:
+    """ "since", "until" bound a year; "other than" excludes; a closed-class word that
+    operates is never left out as changing nothing ("since 2008" was once the rows of 2008)."""
+    since = ask({"penguins": penguins}, "How many penguins were recorded since 2008?")
+    assert since.value == int((penguins.year >= 2008).sum())
+    until = ask({"penguins": penguins}, "How many penguins were recorded until 2008?")
+    assert until.value == int((penguins.year <= 2008).sum())
+    other = ask({"penguins": penguins}, "How many penguins live on islands other than Dream?")
+    assert other.value == int((penguins.island != "Dream").sum())
+    unbound = ask({"penguins": penguins}, "How many penguins were recorded between the storms?")
+    assert unbound.value is None and "between" in unbound.could_not_place
