@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .planner_bool import boolean_plans
-from .planner_cues import default_agg
+from .planner_cues import counts_from_the_top, default_agg
 from .planner_list import list_plans
 from .planner_pairs import correlation
 from .planner_rows import how_often
@@ -37,6 +37,7 @@ from .words import (
     HOW_MANY,
     MISSING,
     MODE,
+    cues,
     singular,
 )
 
@@ -212,6 +213,28 @@ def _with_derive(plan: Plan, derived: tuple[Derived, ...]) -> Plan:
     return plan.model_copy(update={"derive": used}) if used else plan
 
 
+_TURNED = {"asc": "desc", "desc": "asc", "max": "min", "min": "max"}
+#: The superlatives of size: of a standing's value they ask for the number itself.
+_SIZES = cues("highest lowest largest smallest biggest greatest maximum minimum max min")
+
+
+def _from_the_top(c: Candidate, r: Reading) -> Candidate:
+    """A superlative of a standing counts from its top, rank 1: "the top-ranked nation",
+    "the highest seed" are the smallest numbers (`planner_cues.counts_from_the_top`)."""
+    plan = c.plan
+    if not (r.high or r.low) or not counts_from_the_top(r.table, plan.measure):
+        return c
+    if plan.op in ("extreme", "rank"):
+        turned = plan.model_copy(update={"order": _TURNED[plan.order]})
+    elif plan.op == "aggregate" and plan.agg in ("max", "min") and not _SIZES & set(r.tokens):
+        # "the best position" is 1; "the lowest Rank of ..." asks for the number itself
+        turned = plan.model_copy(update={"agg": _TURNED[plan.agg]})
+    else:
+        return c
+    why = f"{plan.measure} counts from 1 at the top"
+    return dataclasses.replace(c, plan=turned, reasons=(*c.reasons[:-1], why, c.reasons[-1]))
+
+
 def plan_candidates(table: Table, question: str) -> tuple[Reading, list[Candidate]]:
     """The reading of ``question`` and its candidate plans, best first (module docstring)."""
     r = read(table, question)
@@ -221,6 +244,7 @@ def plan_candidates(table: Table, question: str) -> tuple[Reading, list[Candidat
     for c in out:
         if r.derived:
             c = dataclasses.replace(c, plan=_with_derive(c.plan, r.derived))
+        c = _from_the_top(c, r)
         key = c.plan.model_dump_json()
         if key not in seen:
             seen.add(key)

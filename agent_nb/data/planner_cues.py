@@ -16,6 +16,7 @@ from .words import (
 
 __all__ = [
     "agent_by",
+    "counts_from_the_top",
     "default_agg",
     "how_many_of",
     "how_words",
@@ -32,6 +33,22 @@ def default_agg(column: Column) -> Agg:
     """How a measure adds up when the question does not say: sums for amounts, means for levels."""
     parts = set(column.parts) | {f"{p}s" for p in column.parts}
     return "sum" if parts & ADDITIVE else "mean"
+
+
+def counts_from_the_top(table: Table, name: str | None) -> bool:
+    """Whether column ``name`` is a standing (a rank, a place, a seed): whole numbers from
+    1, the table listed in their order. Its top is 1: "the top-ranked", "the best
+    position", "the highest seed" ask for its smallest value."""
+    col = table.columns.get(name or "")
+    if col is None or not col.integer or len(table.df) < 3:
+        return False
+    import numpy as np
+
+    values = table.df[col.name].dropna().to_numpy(dtype=float)
+    if len(values) < 3 or values.min() != 1 or len(set(values)) < len(values) / 2:
+        return False
+    rising = float(np.mean(np.diff(values) >= 0))
+    return rising >= 0.9
 
 
 def time_of(table: Table) -> Column | None:

@@ -569,3 +569,20 @@ def test_the_values_that_appear_so_often(engine: str, monkeypatch: pytest.Monkey
     often = ask({"cars": cars}, "Which origin appears more than 100 times?")
     assert often.value == origins[origins > 100].index.tolist()
     assert "Horsepower" not in often.plan.describe()
+
+
+def test_a_standing_counts_from_one_at_the_top() -> None:
+    """A column of places from 1, the table listed in their order, is a standing: its top
+    is 1 ("the top-ranked", "the highest seed"); a measure keeps its own direction."""
+    swim = pd.DataFrame(
+        {
+            "Rank": [1, 2, 3, 4, 5, 6],
+            "Swimmer": ["Ana", "Bea", "Cai", "Dov", "Eli", "Fay"],
+            "Time": [52.1, 52.4, 52.9, 53.0, 53.6, 54.2],
+        }
+    )
+    assert ask({"swim": swim}, "Who was the top ranked swimmer?").value == "Ana"
+    assert ask({"swim": swim}, "Who was the lowest ranked swimmer?").value == "Fay"
+    assert ask({"swim": swim}, "Who had the highest time?").value == "Fay"
+    shuffled = swim.sample(frac=1.0, random_state=3)  # no longer listed in its order
+    assert ask({"swim": shuffled}, "Who had the highest rank?").value == "Fay"
