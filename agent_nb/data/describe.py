@@ -161,7 +161,9 @@ def sentence_of(plan: Plan) -> str:
         if n > 1:
             return f"the {plan.group_by} {n} rows {side} the row{w}, in the table's order"
         return f"the {plan.group_by} of the row {side} the one{w}, in the table's order"
-    if plan.op == "lookup" and {"first", "last"} & set(dict(plan.words).get("order", ())):
+    if plan.op == "lookup" and {"first", "last", "top", "bottom"} & set(
+        dict(plan.words).get("order", ())
+    ):
         end = "last" if plan.order == "asc" else "first"  # (time's end, where it runs back)
         return f"the {plan.group_by} of the {end} row{w}, in the table's order"
     if plan.op == "lookup":

@@ -147,6 +147,8 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
 
 #: The operation's own words for the two ends of the table's order.
 _ENDS: dict[str, Literal["asc", "desc"]] = {"first": "desc", "last": "asc"}  # lookup order
+#: The ends of the table as laid out, where the question speaks of it ("the top of the list").
+_EDGES: dict[str, Literal["asc", "desc"]] = {"top": "desc", "bottom": "asc"}
 
 
 def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
@@ -155,8 +157,12 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     order (the order of time where the table lists the newest first, unless the question
     says "listed"). The column is the one the question names (else the rows' label)."""
     r = p.r
-    said = [t for t in r.tokens if t in _ENDS]
-    if len(set(said)) != 1 or r.expect is not None or r.high or r.low or r.k is not None:
+    layout = bool(_LISTED & set(r.tokens))  # "the top of the list", "the top city listed"
+    ends = {**_ENDS, **(_EDGES if layout else {})}
+    said = [t for t in r.tokens if t in ends]
+    # "top" and "bottom" of the layout are no superlative of a value; any other is
+    others = (r.cues & (r.up | r.down)) - (set(_EDGES) if layout else set())
+    if len(set(said)) != 1 or r.expect is not None or others or r.k is not None:
         return
     word = said[0]
     at = r.tokens.index(word)
@@ -175,7 +181,7 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     shown = near[0] if near else p.label(exclude=[f.column for f in filters]) if asks_row else None
     if shown is None:
         return
-    order = _ENDS[word]
+    order = ends[word]
     listed = _LISTED & set(r.tokens)
     if not listed and chronology(p.t.df) < 0:  # newest first: the first in time is last
         order = "asc" if order == "desc" else "desc"

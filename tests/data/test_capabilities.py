@@ -586,3 +586,20 @@ def test_a_standing_counts_from_one_at_the_top() -> None:
     assert ask({"swim": swim}, "Who had the highest time?").value == "Fay"
     shuffled = swim.sample(frac=1.0, random_state=3)  # no longer listed in its order
     assert ask({"swim": shuffled}, "Who had the highest rank?").value == "Fay"
+
+
+def test_the_top_of_the_list_is_its_first_row() -> None:
+    """ "the top of the list", "the top city listed": the table's layout, its first row;
+    "the top city by population" is a superlative of a value."""
+    cities = pd.DataFrame(
+        {"City": ["Aberdeen", "Bergen", "Oslo", "Tromsø"], "Population": [30, 285, 709, 77]}
+    )
+    for question in (
+        "What is the top city listed on the table?",
+        "Which city is at the top of the list?",
+    ):
+        answer = ask({"cities": cities}, question)
+        assert answer.value == "Aberdeen" and "first row" in answer.sentence
+    assert ask({"cities": cities}, "Which city is at the bottom of the list?").value == "Tromsø"
+    biggest = ask({"cities": cities}, "Which city has the top population?")
+    assert biggest.value == "Oslo"
