@@ -215,7 +215,8 @@ def read(table: Table, question: str) -> Reading:
             str(v.value).replace(".", "").isdigit() and comparator(toks, v.start) is not None
         )
     ]
-    listy = bool(LIST_CUE.search(text))
+    # "what are the number of times ...", "list the number of teams ...": one count
+    listy = bool(LIST_CUE.search(text)) and not _COUNT_LISTED.search(text)
     k, k_words = _k(tokens, stated, listy)
     expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR else None
     if expect is None and (listy or (k is not None and k > 1)):
@@ -258,6 +259,12 @@ def read(table: Table, question: str) -> Reading:
             said = claimed_words(tokens, f.claimed)
             reading.filters.append(Filter(column=f.derived.name, op=f.test, value=0, words=said))
     return reading
+
+
+_COUNT_LISTED = re.compile(
+    r"^\W*(list|name|give me|show me|what are|which are|tell me)\s+(the\s+)?(total\s+)?"
+    r"(number|count|amount)\s+of\b"
+)
 
 
 def unused_words(

@@ -603,3 +603,13 @@ def test_the_top_of_the_list_is_its_first_row() -> None:
     assert ask({"cities": cities}, "Which city is at the bottom of the list?").value == "Tromsø"
     biggest = ask({"cities": cities}, "Which city has the top population?")
     assert biggest.value == "Oslo"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What are the number of penguins on Dream?", "List the number of penguins living on Dream."],
+)
+def test_the_number_of_asked_as_a_list_is_one_count(question: str) -> None:
+    """ "what are the number of ...", "list the number of ...": one count, not a list."""
+    penguins = table("penguins")
+    assert ask({"penguins": penguins}, question).value == int((penguins.island == "Dream").sum())
