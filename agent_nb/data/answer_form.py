@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .placement import Unplaced, row_name_columns
+from .placement import Unplaced, counting_columns, row_name_columns
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Plan
@@ -305,12 +305,16 @@ def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:
     plan, table = f.plan, f.r.table
     if plan.op != "aggregate" or plan.agg != "count" or plan.measure is not None:
         return []
-    if plan.filters or plan.condition:
-        return []  # the filter's words say which rows: what they are matters less
     counted = dict(plan.words).get("rows", ())
     if not counted or counted[-1] in _OCCURRENCES:
         return []
     word = counted[-1]
+    counting = counting_columns(word, table)
+    if counting:  # "how many medals did Chile win?" over Gold and Silver counts
+        why = f"{' and '.join(counting[:3])} count {word}: the rows of {table.name} do not"
+        return [Unplaced(word, why)]
+    if plan.filters or plan.condition:
+        return []  # the filter's words say which rows: what they are matters less
     mine = forms(word)
     if mine & {singular(w) for w in phrase(table.name).split()} or row_name_columns(word, table):
         return []

@@ -41,7 +41,15 @@ from .word_classes import (
 )
 from .words import AGG_WORDS, COMPARATORS, HOW_MANY, MISSING, MODE, STOPWORDS, phrase, singular
 
-__all__ = ["RULES", "Rule", "Unplaced", "placed_by_plan", "row_name_columns", "unplaced"]
+__all__ = [
+    "RULES",
+    "Rule",
+    "Unplaced",
+    "counting_columns",
+    "placed_by_plan",
+    "row_name_columns",
+    "unplaced",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -341,9 +349,33 @@ def _counted_elsewhere(a: _Ask) -> str | None:
     if a.word not in how_words(a.r.text):
         return None
     counts = a.plan.agg in ("count", "nunique") and a.plan.op in ("aggregate", "rank")
-    if counts or a.plan.op == "shape" or _kind_of_a_plan_column(a):
+    if counts or a.plan.op == "shape" or _kind_of_a_plan_column(a) or _a_count_of(a):
         return None
     return f"the question counts its '{a.word}', and the answer is {a.plan.describe()}"
+
+
+def _a_count_of(a: _Ask) -> bool:
+    """ "how many gold medals": the noun before the counted one names the measure the plan
+    adds up (Gold), a column that counts them ("gold medals", "total medals")."""
+    col = a.r.table.columns.get(a.plan.measure or "")
+    if col is None or a.plan.agg != "sum" or not col.integer or a.index < 1:
+        return False
+    return bool(forms(a.r.tokens[a.index - 1]) & col.words) or col.name in counting_columns(
+        a.word, a.r.table
+    )
+
+
+def counting_columns(word: str, table: Table) -> list[str]:
+    """The columns of whole numbers that count ``word``'s kind: a column's word and the
+    noun make one WordNet term (Gold and "medals": "gold medal")."""
+    from .wordnet import lemmas
+
+    noun = singular(word)
+    return [
+        c.name
+        for c in table.columns.values()
+        if c.integer and any(lemmas(f"{p} {noun}") for p in c.parts)
+    ]
 
 
 _ORDER_WORDS = frozenset(

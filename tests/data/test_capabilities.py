@@ -613,3 +613,20 @@ def test_the_number_of_asked_as_a_list_is_one_count(question: str) -> None:
     """ "what are the number of ...", "list the number of ...": one count, not a list."""
     penguins = table("penguins")
     assert ask({"penguins": penguins}, question).value == int((penguins.island == "Dream").sum())
+
+
+def test_a_column_that_counts_the_noun_before_it() -> None:
+    """ "how many gold medals": Gold counts them (the word before the counted noun names
+    the column added up); "how many medals" names no count, so nothing is stated."""
+    medals = pd.DataFrame(
+        {
+            "Nation": ["Brazil", "Chile", "Peru", "Brazil"],
+            "Gold": [3, 1, 0, 2],
+            "Silver": [1, 2, 2, 0],
+        }
+    )
+    gold = ask({"medals": medals}, "How many gold medals did Brazil win?")
+    assert gold.value == 5
+    silver = ask({"medals": medals}, "How many silver medals did Peru win?")
+    assert silver.value == 2
+    assert ask({"medals": medals}, "How many medals did Chile win?").value is None
