@@ -87,6 +87,8 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         return f"{pairs}: the {what} per {plan.group_by}{w}."
     if op == "rank":
         label, what = result.get("label", plan.group_by), measure_words(plan)
+        if plan.agg in ("max", "min") and plan.measure:  # not "the highest highest Laps"
+            what = plan.measure
         top = result.frame.iloc[:, 1].tolist()
         if plan.having is not None:  # "appears exactly once"
             test, n = plan.having

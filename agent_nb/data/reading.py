@@ -230,8 +230,8 @@ def read(table: Table, question: str) -> Reading:
         and (singular(plural.group(2)) != plural.group(2))
     ):
         expect = "list"  # "which islands are there?", "which cars have more than ...?"
-    if expect is None and HOW_MANY.search(text):
-        expect = "number"
+    if expect is None and HOW_MANY.search(text) and not re.match(r"^\W*(which|who)\b", text):
+        expect = "number"  # "which driver completed the least number of laps?" asks a row
     negated = [(i, t) for i, t in enumerate(tokens) if _NEG.fullmatch(t) or t in NEGATION]
     reading = Reading(
         table,

@@ -630,3 +630,14 @@ def test_a_column_that_counts_the_noun_before_it() -> None:
     silver = ask({"medals": medals}, "How many silver medals did Peru win?")
     assert silver.value == 2
     assert ask({"medals": medals}, "How many medals did Chile win?").value is None
+
+
+def test_which_with_the_largest_number_of_asks_for_the_row() -> None:
+    """ "which driver completed the least number of laps?" asks a row by its name; "the
+    number of" names the measure, not a count to state."""
+    race = pd.DataFrame(
+        {"Driver": ["Ana", "Ben", "Cal", "Dee"], "Laps": [60, 58, 6, 60], "Grid": [3, 1, 2, 4]}
+    )
+    fewest = ask({"race": race}, "Which driver completed the least number of laps?")
+    assert fewest.value == "Cal"
+    assert ask({"race": race}, "What is the least number of laps?").value == 6
