@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .planner_cues import default_agg
 from .query import Agg, Filter, Plan
@@ -106,7 +106,10 @@ def choice(p: Any, filters: tuple[Filter, ...], measure: Column | None, agg: Agg
     # the comparatives of the question's own measure, and of a count ("more", "fewer")
     fewer = bool(FEWER & set(r.tokens))
     directed = (r.up | r.down | MORE | FEWER) & set(r.tokens)
-    if len(named) != 1 or not offers_choice(r.tokens) or not directed:
+    if len(named) != 1 or not offers_choice(r.tokens):
+        return
+    if not directed:
+        _first_of(p, named[0], tuple(f for f in filters if f is not named[0]))
         return
     pick, rest = named[0], tuple(f for f in filters if f is not named[0])
     values = pick.value if isinstance(pick.value, tuple) else (pick.value,)
@@ -131,6 +134,38 @@ def choice(p: Any, filters: tuple[Filter, ...], measure: Column | None, agg: Agg
         ),
         f"which of {' or '.join(str(v) for v in values)} has the "
         f"{'highest' if order == 'desc' else 'lowest'} {measure.name if measure else 'rows'}",
+    )
+
+
+#: The operation's own words for the ends of an order in time or in number.
+_FIRST = {"first": "asc", "earliest": "asc", "earlier": "asc", "last": "desc", "latest": "desc"}
+
+
+def _first_of(p: Any, pick: Filter, rest: tuple[Filter, ...]) -> None:
+    """ "Which chapter was founded first, Zeta Eta or Zeta Omega?": the named values ranked
+    by the column of dates or numbers the question names (Founding Date), smallest first."""
+    r = p.r
+    ends = [t for t in r.tokens if t in _FIRST]
+    ordered = [
+        p.t.columns[n]
+        for n in r.named
+        if n != pick.column and p.t.columns[n].role in ("time", "measure", "id")
+        and (p.t.columns[n].numeric or p.t.columns[n].role == "time")
+    ]  # fmt: skip
+    if len(set(ends)) != 1 or len(ordered) != 1:
+        return
+    col, order = ordered[0], _FIRST[ends[0]]
+    p.add(
+        Plan(
+            op="rank",
+            group_by=pick.column,
+            measure=col.name,
+            agg="min" if order == "asc" else "max",
+            order=cast(Literal["asc", "desc"], order),
+            filters=(*rest, pick),
+            words=(*p.words(col), ("choice", (ends[0], "or"))),
+        ),
+        f"which of {pick.describe()} comes {ends[0]} by {col.name}",
     )
 
 

@@ -641,3 +641,13 @@ def test_which_with_the_largest_number_of_asks_for_the_row() -> None:
     fewest = ask({"race": race}, "Which driver completed the least number of laps?")
     assert fewest.value == "Cal"
     assert ask({"race": race}, "What is the least number of laps?").value == 6
+
+
+def test_which_of_two_came_first_by_a_named_number() -> None:
+    """ "Who was eliminated first, A or B?": the named values ranked by the column of
+    numbers the question names, smallest first ("last": largest)."""
+    show = pd.DataFrame({"Name": ["Nikki Dinki", "Viet Pham", "Ann Boo"], "Eliminated": [3, 1, 2]})
+    first = ask({"show": show}, "Who was eliminated first, Nikki Dinki or Viet Pham?")
+    assert first.value == "Viet Pham"
+    last = ask({"show": show}, "Who was eliminated last, Ann Boo or Viet Pham?")
+    assert last.value == "Ann Boo"
