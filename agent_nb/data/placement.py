@@ -229,6 +229,17 @@ def _repeats_a_comparison(a: _Ask) -> str | None:
     return None
 
 
+def _unit_of_the_number_after(a: _Ask) -> str | None:
+    """ "in the year 1944", "after minute 80": a unit naming the number right after it,
+    which a part of the plan applies (the filter on 1944)."""
+    from .units import word_unit
+
+    number = next((s for s in a.r.stated if s.start == a.index + 1), None)
+    if number is None or not set(number.words) & a.used or word_unit(a.word) is None:
+        return None
+    return f"it names the unit of {number.text}"
+
+
 def _closed_class(a: _Ask) -> str | None:
     if a.word in CLOSED:
         return "a closed-class word"
@@ -458,6 +469,7 @@ RULES: tuple[Rule, ...] = (
     Rule("names a date", _names_a_date, blocks=True),
     Rule("compares or orders", _compares, blocks=True),
     Rule("is what a number counts", _what_a_number_counts, blocks=True),
+    Rule("the unit of the number after it", _unit_of_the_number_after, blocks=False),
     Rule("a closed-class word", _closed_class, blocks=False),
     Rule("repeats kept", _repeats_kept, blocks=False),
     Rule("names the rows' column", _part_of_a_row_name, blocks=False),

@@ -651,3 +651,15 @@ def test_which_of_two_came_first_by_a_named_number() -> None:
     assert first.value == "Viet Pham"
     last = ask({"show": show}, "Who was eliminated last, Ann Boo or Viet Pham?")
     assert last.value == "Ann Boo"
+
+
+def test_a_unit_before_a_number_names_the_number() -> None:
+    """ "launched in the year 1944": "year" is the unit of the 1944 the filter applies."""
+    ships = pd.DataFrame(
+        {
+            "Ship": ["A", "B", "C", "D"],
+            "Launched": ["3 May 1943", "12 June 1944", "1 July 1944", "9 Jan 1945"],
+        }
+    )
+    answer = ask({"ships": ships}, "How many ships were launched in the year 1944?")
+    assert answer.value == 2
