@@ -180,6 +180,10 @@ def filters_of(r: Any) -> list[Filter]:
         ):
             continue  # a number inside a date or a named value
         if time is not None and float(s.value).is_integer() and 1800 <= s.value <= 2100:
+            span = _years_span(r, s)
+            if span is not None and t.df[time.name].dtype.kind in "iuf":
+                out.append(Filter(column=time.name, op="between", value=span[:2], words=span[2]))
+                continue
             cmp = comparator(r.tokens, i)
             op = cmp[0] if cmp and cmp[0] in ("<", ">", "<=", ">=") else "="
             if t.df[time.name].dtype.kind in "iuf" or "datetime" in str(t.df[time.name].dtype):
@@ -306,6 +310,32 @@ def filters_of(r: Any) -> list[Filter]:
     out += texts
     out += missing_filters(r, {f.column for f in out})
     return out
+
+
+def _years_span(r: Any, s: Stated) -> tuple[int, int, tuple[str, ...]] | None:
+    """The years a stated year opens: "the 1990s" (1990 to 1999), "1941-1949", "from 1941
+    to 1949", "between 1941 and 1949" (both ends kept)."""
+    year = int(s.value)
+    if year % 10 == 0 and re.search(rf"\b{year}'?s\b", r.question.lower()):
+        return year, year + 9, s.words
+    end = s.start + len(s.words)
+    after = next((o for o in r.stated if end <= o.start <= end + 1), None)
+    if after is None or not float(after.value).is_integer() or not year < after.value <= 2100:
+        return None
+    joined = re.search(rf"\b{year}\s*[-–]\s*{int(after.value)}\b", r.question)
+    said = re.search(
+        rf"\b(from {year} (to|through|until|till)|between {year} and) {int(after.value)}\b",
+        r.text,
+    )
+    if not (joined or said) or (
+        said and said.group(0).startswith("between") and _APART.search(r.text)
+    ):
+        return None  # "the difference in votes between 1968 and 1974": two years apart
+    return (
+        year,
+        int(after.value),
+        (*s.words, *after.words, "from", "to", "through", "until", "between", "and"),
+    )
 
 
 def _either(r: Any, out: list[Filter]) -> list[Filter]:

@@ -663,3 +663,21 @@ def test_a_unit_before_a_number_names_the_number() -> None:
     )
     answer = ask({"ships": ships}, "How many ships were launched in the year 1944?")
     assert answer.value == 2
+
+
+@pytest.mark.parametrize(
+    ("question", "low", "high"),
+    [
+        ("How many films were made in the 1990s?", 1990, 1999),
+        ("How many films were made from 1941-1949?", 1941, 1949),
+        ("How many films were made from 1941 to 1945?", 1941, 1945),
+        ("How many films were made between 1941 and 1945?", 1941, 1945),
+    ],
+)
+def test_a_span_of_years(question: str, low: int, high: int) -> None:
+    """A decade, a hyphenated or a "from ... to" span of years keeps every year in it."""
+    films = pd.DataFrame(
+        {"Year": [1939, 1941, 1943, 1945, 1949, 1950, 1991, 1995, 2001], "Title": list("ABCDEFGHI")}
+    )
+    answer = ask({"films": films}, question)
+    assert answer.value == int(films.Year.between(low, high).sum())
