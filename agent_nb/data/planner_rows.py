@@ -27,7 +27,7 @@ _BEFORE = frozenset(("before", "preceding", "previous", "prior"))
 #: Words that only say the row is the adjacent one ("right after", "the next", "just before").
 _ADJACENT = frozenset(("next", "right", "immediately", "directly", "just", "first"))
 #: Words that say the order meant is the table's as listed, not time's.
-_LISTED = frozenset(("listed", "list", "table", "row", "column"))
+_LISTED = frozenset(("listed", "list", "table", "chart", "row", "column"))
 
 
 def row_lookups(p: Any, filters: tuple[Filter, ...], agg: str | None) -> None:
