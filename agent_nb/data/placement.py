@@ -397,9 +397,18 @@ _ORDER_WORDS = frozenset(
 def _compares(a: _Ask) -> str | None:
     """A comparison or an order word ("above Cayman Islands", "after Hawthorn", "more
     than") that no filter of the plan applies: the answer is not what it asks."""
-    if a.word in _ORDER_WORDS:
-        return f"'{a.word}' compares or orders, and the answer applies no such test"
-    return None
+    if a.word not in _ORDER_WORDS:
+        return None
+    around = " ".join(a.r.tokens[max(0, a.index - 2) : a.index + 3])
+    if a.word in _PARTS_OF_PHRASES and not any(
+        a.word in p.split() and p in around for p, _ in COMPARATORS
+    ):
+        return None  # "end up", "added up": not "up to"
+    return f"'{a.word}' compares or orders, and the answer applies no such test"
+
+
+#: Order words that compare only as part of their phrase ("up to", "or less").
+_PARTS_OF_PHRASES = frozenset(("up", "or", "no", "not", "to"))
 
 
 def _what_a_number_counts(a: _Ask) -> str | None:

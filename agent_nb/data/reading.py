@@ -290,7 +290,7 @@ def unused_words(
             continue
         if token in STOPWORDS or w in STOPWORDS or w in FILLER or token in FILLER or w in cues:
             continue
-        if len(token) < 3 and not token.isdigit():
+        if len(token) < 2 and not token.isdigit():
             continue
         out.append(token)
     return out

@@ -41,7 +41,7 @@ CLOSED = cues(
     "both while under between among amongst according within via across during since "
     "until upon toward towards whether either neither though although because such own "
     "another other others them they he she his her him its itself ourselves themselves "
-    "here but nor"
+    "here but nor up out off"
 )
 #: The closed-class words that operate: a range or a difference ("between"), an
 #: exclusion ("other than", "another"), a bound in time ("since", "until", "while") or a

@@ -302,3 +302,18 @@ def test_operating_closed_class_words_are_applied_or_block(penguins: pd.DataFram
     assert other.value == int((penguins.island != "Dream").sum())
     unbound = ask({"penguins": penguins}, "How many penguins were recorded between the storms?")
     assert unbound.value is None and "between" in unbound.could_not_place
+
+
+def test_a_two_letter_word_is_placed_like_any_other() -> None:
+    """ "UK drivers": a two-letter word names something; "end up" is no "up to"."""
+    drivers = pd.DataFrame(
+        {
+            "Driver": ["Ann", "Bob", "Cid", "Dee"],
+            "Nationality": ["United Kingdom", "France", "United Kingdom", "Italy"],
+            "Points": [10, 8, 6, 1],
+        }
+    )
+    uk = ask({"drivers": drivers}, "How many UK drivers are there?")
+    assert uk.value is None and "uk" in uk.could_not_place
+    total = ask({"drivers": drivers}, "If you added all the points up, what would the total be?")
+    assert total.value == int(drivers.Points.sum())
