@@ -73,6 +73,29 @@ def _asks_which(f: Form) -> list[Unplaced]:
     ]
 
 
+def _what_names_a_column(f: Form) -> list[Unplaced]:
+    """ "what artist scored the least points?", "what tribunal had the least autos da
+    fe?": "what" before a word that names a column of names asks for one of its names,
+    as "which" does; a number of the measure ("4 is the lowest Points") names none."""
+    r, plan = f.r, f.plan
+    i = 0 if r.tokens[:1] == ["what"] else 1 if r.tokens[1:2] == ["what"] else -1
+    if i < 0 or i + 1 >= len(r.tokens) or (i and r.tokens[0] not in CLOSED | LINKS):
+        return []
+    asked = r.tokens[i + 1]
+    named = [
+        name for name, (_, ws) in r.named.items()
+        if asked in ws and r.table.columns[name].role in ("label", "category", "id")
+    ]  # fmt: skip
+    shown = _shown_column(plan)
+    if not named or {shown, plan.group_by, plan.measure} & set(named):
+        return []
+    return [
+        Unplaced(
+            asked, f"'what {asked}' asks for a {named[0]}, and the answer is {plan.describe()}"
+        )
+    ]
+
+
 def _asks_to_choose(f: Form) -> list[Unplaced]:
     """ "which chapter was founded first, Zeta Eta or Zeta Omega?", "does Vitonen or
     Kutonen have the larger division?" ask to choose one of the values named: an answer
@@ -335,6 +358,7 @@ _OCCURRENCES = frozenset(("times", "occasions", "instances"))
 #: The checks, in order: each returns the faults it finds (none: the plan answers it).
 FORM_RULES = (
     _asks_which,
+    _what_names_a_column,
     _asks_to_choose,
     _yes_or_no_to_a_choice,
     _not_asked,

@@ -317,3 +317,13 @@ def test_a_two_letter_word_is_placed_like_any_other() -> None:
     assert uk.value is None and "uk" in uk.could_not_place
     total = ask({"drivers": drivers}, "If you added all the points up, what would the total be?")
     assert total.value == int(drivers.Points.sum())
+
+
+def test_what_before_a_column_of_names_asks_for_a_name() -> None:
+    """ "what artist scored the least points?" asks for an artist, as "which" does."""
+    songs = pd.DataFrame(
+        {"Artist": ["Ann", "Bob", "Cid", "Dee"], "Song": list("WXYZ"), "Points": [12, 4, 30, 9]}
+    )
+    named = ask({"songs": songs}, "What artist scored the least points?")
+    assert named.value == "Bob"
+    assert ask({"songs": songs}, "What is the least number of points?").value == 4
