@@ -78,7 +78,9 @@ def _what_names_a_column(f: Form) -> list[Unplaced]:
     fe?": "what" before a word that names a column of names asks for one of its names,
     as "which" does; a number of the measure ("4 is the lowest Points") names none."""
     r, plan = f.r, f.plan
-    i = 0 if r.tokens[:1] == ["what"] else 1 if r.tokens[1:2] == ["what"] else -1
+    # "what artist ...", "in what year ...", and a question that is a phrase: "the team
+    # with the most caps"
+    i = 0 if r.tokens[:1] in (["what"], ["the"]) else 1 if r.tokens[1:2] == ["what"] else -1
     if i < 0 or i + 1 >= len(r.tokens) or (i and r.tokens[0] not in CLOSED | LINKS):
         return []
     asked = r.tokens[i + 1]

@@ -326,4 +326,6 @@ def test_what_before_a_column_of_names_asks_for_a_name() -> None:
     )
     named = ask({"songs": songs}, "What artist scored the least points?")
     assert named.value == "Bob"
+    phrase = ask({"songs": songs}, "the artist with the most points")
+    assert phrase.value == "Cid"
     assert ask({"songs": songs}, "What is the least number of points?").value == 4
