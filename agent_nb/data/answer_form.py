@@ -47,8 +47,8 @@ def _asks_which(f: Form) -> list[Unplaced]:
     i = 0 if r.tokens[:1] and r.tokens[0] in WHICH else 1
     if i >= len(r.tokens) or r.tokens[i] not in WHICH or (i and r.tokens[0] not in CLOSED | LINKS):
         return []
-    if r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
-        return []
+    if r.tokens[i] == "which" and r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
+        return []  # "which is the highest price?" asks for the value; "who was ..." a name
     asked = r.tokens[i + 1] if i + 1 < len(r.tokens) else ""
     generic = asked in GENERIC or (asked in STOPWORDS and is_noun(asked))  # "which value"
     if r.tokens[i] == "which" and (asked in used or generic):

@@ -291,7 +291,8 @@ def filters_of(r: Any) -> list[Filter]:
             continue
         assert cmp is not None
         op, cw = cmp
-        neg = negated_at(r, i - len(cw))
+        # "no more than" holds its own negation: it is not negated again
+        neg = () if {"no", "not"} & set(cw) else negated_at(r, i - len(cw))
         if neg and op in ("<", ">", "<=", ">="):
             op = {"<": ">=", ">": "<=", "<=": ">", ">=": "<"}[op]
         said = s.words + cw + neg + unit_words

@@ -329,3 +329,18 @@ def test_what_before_a_column_of_names_asks_for_a_name() -> None:
     phrase = ask({"songs": songs}, "the artist with the most points")
     assert phrase.value == "Cid"
     assert ask({"songs": songs}, "What is the least number of points?").value == 4
+
+
+@pytest.mark.parametrize(
+    ("question", "op"),
+    [
+        ("How many players played no more than 13 innings?", "le"),
+        ("How many players played not more than 13 innings?", "le"),
+        ("How many players played no less than 13 innings?", "ge"),
+    ],
+)
+def test_a_comparison_that_holds_its_own_negation(question: str, op: str) -> None:
+    """ "no more than 13" is at most 13: its "no" is not a second negation."""
+    innings = pd.DataFrame({"Player": ["A", "B", "C", "D"], "Innings": [10, 13, 15, 20]})
+    truth = getattr(innings.Innings, op)(13).sum()
+    assert ask({"innings": innings}, question).value == int(truth)
