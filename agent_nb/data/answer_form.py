@@ -14,11 +14,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .placement import Unplaced, counting_columns, row_name_columns
+from .placement import Unplaced
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Plan
 from .reading import Reading
+from .row_nouns import counting_columns, row_name_columns
 from .table import SAMPLE_ROWS
 from .word_classes import AUX, CLOSED, GENERIC, LINKS, WHICH, forms, is_noun, offers_choice
 from .words import AGG_WORDS, HOW_MANY, MODE, STOPWORDS, cues, phrase, singular

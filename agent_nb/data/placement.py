@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable
 
 from .query import AGG_NAME, Plan
 from .reading import Reading
-from .table import SAMPLE_ROWS, Column, Table
+from .row_nouns import counting_columns, names_rows, row_name_columns
+from .table import Column
 from .word_classes import (
     AUX,
     CLOSED,
@@ -45,9 +46,7 @@ __all__ = [
     "RULES",
     "Rule",
     "Unplaced",
-    "counting_columns",
     "placed_by_plan",
-    "row_name_columns",
     "unplaced",
 ]
 
@@ -91,7 +90,7 @@ def _names_other_column(a: _Ask) -> str | None:
     mine = forms(a.word)
     for name, (_, ws) in a.r.named.items():
         col = a.r.table.columns[name]
-        if name in a.plan_columns or not col.parts or _names_rows(col, a.r.table):
+        if name in a.plan_columns or not col.parts or names_rows(col, a.r.table):
             continue  # a label column names the rows: "a player" is a row of PLAYER
         parts = list(col.parts)
         if not any(mine & forms(p) for p in parts):
@@ -100,15 +99,6 @@ def _names_other_column(a: _Ask) -> str | None:
         if all(forms(p) & said for p in parts):
             return f"it names the column {name}, which the answer does not use"
     return None
-
-
-def _names_rows(col: Column, table: Table) -> bool:
-    """A column whose values tell the rows apart (a label, an id, one year per row):
-    its name names the rows ("a player" of PLAYER, "years with ..." of YEAR)."""
-    if col.role in ("label", "id"):
-        return True
-    unique = col.nunique >= min(len(table.df), SAMPLE_ROWS)
-    return unique and (col.role == "time" or bool(col.integer))  # EmployeeNumber, YEAR
 
 
 def _names_value(a: _Ask) -> str | None:
@@ -187,21 +177,6 @@ def _part_of_a_row_name(a: _Ask) -> str | None:
 
 def _row_name_columns(a: _Ask) -> list[Column]:
     return row_name_columns(a.word, a.r.table)
-
-
-def row_name_columns(word: str, table: Table) -> list[Column]:
-    """The columns that tell the rows apart whose names ``word`` is part of (or names
-    a kind of: "athletes" of Lifter Name, a lifter is an athlete)."""
-    from .wordnet import hypernyms
-
-    mine, out = forms(word), []
-    for col in table.columns.values():
-        if not _names_rows(col, table):
-            continue
-        kinds = {k for p in col.parts for k in hypernyms(p, 1, senses=1)[:2]}
-        if any(mine & forms(p) for p in col.parts) or mine & (kinds | col.words):
-            out.append(col)
-    return out
 
 
 def _repeats_kept(a: _Ask) -> str | None:
@@ -374,19 +349,6 @@ def _a_count_of(a: _Ask) -> bool:
     return bool(forms(a.r.tokens[a.index - 1]) & col.words) or col.name in counting_columns(
         a.word, a.r.table
     )
-
-
-def counting_columns(word: str, table: Table) -> list[str]:
-    """The columns of whole numbers that count ``word``'s kind: a column's word and the
-    noun make one WordNet term (Gold and "medals": "gold medal")."""
-    from .wordnet import lemmas
-
-    noun = singular(word)
-    return [
-        c.name
-        for c in table.columns.values()
-        if c.integer and any(lemmas(f"{p} {noun}") for p in c.parts)
-    ]
 
 
 _ORDER_WORDS = frozenset(

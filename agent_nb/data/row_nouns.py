@@ -1,0 +1,49 @@
+"""What the rows of a table are, as the question's nouns name them: the columns that tell
+the rows apart ("players" of Player, "athletes" of Lifter Name), and the columns that
+count a noun's kind (Gold of "gold medals"). The placement rules and the form checks
+read them to know whether a count of rows counts what the question counts."""
+
+from __future__ import annotations
+
+from .table import SAMPLE_ROWS, Column, Table
+from .word_classes import forms
+from .words import singular
+
+__all__ = ["counting_columns", "names_rows", "row_name_columns"]
+
+
+def names_rows(col: Column, table: Table) -> bool:
+    """A column whose values tell the rows apart (a label, an id, one year per row):
+    its name names the rows ("a player" of PLAYER, "years with ..." of YEAR)."""
+    if col.role in ("label", "id"):
+        return True
+    unique = col.nunique >= min(len(table.df), SAMPLE_ROWS)
+    return unique and (col.role == "time" or bool(col.integer))  # EmployeeNumber, YEAR
+
+
+def row_name_columns(word: str, table: Table) -> list[Column]:
+    """The columns that tell the rows apart whose names ``word`` is part of (or names
+    a kind of: "athletes" of Lifter Name, a lifter is an athlete)."""
+    from .wordnet import hypernyms
+
+    mine, out = forms(word), []
+    for col in table.columns.values():
+        if not names_rows(col, table):
+            continue
+        kinds = {k for p in col.parts for k in hypernyms(p, 1, senses=1)[:2]}
+        if any(mine & forms(p) for p in col.parts) or mine & (kinds | col.words):
+            out.append(col)
+    return out
+
+
+def counting_columns(word: str, table: Table) -> list[str]:
+    """The columns of whole numbers that count ``word``'s kind: a column's word and the
+    noun make one WordNet term (Gold and "medals": "gold medal")."""
+    from .wordnet import lemmas
+
+    noun = singular(word)
+    return [
+        c.name
+        for c in table.columns.values()
+        if c.integer and any(lemmas(f"{p} {noun}") for p in c.parts)
+    ]
