@@ -153,7 +153,8 @@ def sentence_of(plan: Plan) -> str:
         return f"the {measure_words(plan)}{w}"
     if plan.op == "rank":
         side = "highest" if plan.order == "desc" else "lowest"
-        return f"the {plan.group_by} with the {side} {measure_words(plan)}{w}"
+        what = plan.measure if plan.agg in ("max", "min") and plan.measure else None
+        return f"the {plan.group_by} with the {side} {what or measure_words(plan)}{w}"
     if plan.op == "extreme":
         side = "highest" if plan.order == "desc" else "lowest"
         return f"the {plan.group_by or plan.measure} of the row with the {side} {plan.measure}{w}"

@@ -19,6 +19,7 @@ them): no English content-word list.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable
 
 from .query import AGG_NAME, Plan
@@ -107,6 +108,28 @@ def _names_value(a: _Ask) -> str | None:
         if a.word in v.words and not set(v.words) & a.used:
             return f"it names the value {v.value!r} of {v.column.name}, which is not applied"
     return None
+
+
+def _part_of_a_value(a: _Ask) -> str | None:
+    """The word is one word of a longer name in the table ("brown" of Brown University)
+    that no filter applies: it names that row, and the answer is over others."""
+    for col in a.r.table.columns.values():
+        if col.role not in ("label", "category") or col.listy:
+            continue
+        # a word of a short name, written as one ("Brown" of Brown University)
+        hits = [
+            v for k, v in col.values.items()
+            if a.word in phrase(k).split() and len(k.split()) <= 4 and _a_name(str(v))
+        ]  # fmt: skip
+        if 0 < len(hits) <= 2:  # a word of many names ("album", "club") names none
+            return f"it is part of the value {hits[0]!r} of {col.name}, which is not applied"
+    return None
+
+
+def _a_name(text: str) -> bool:
+    """Written as a name: each longer word capitalised ("Brown University", "El Campo")."""
+    words = [w for w in re.findall(r"[^\W\d_]+", text) if len(w) > 3]
+    return bool(words) and all(w[0].isupper() for w in words)
 
 
 def _unit_not_applied(a: _Ask) -> str | None:
@@ -429,6 +452,7 @@ RULES: tuple[Rule, ...] = (
     Rule("repeats an applied comparison", _repeats_a_comparison, blocks=False),
     Rule("names another column", _names_other_column, blocks=True),
     Rule("names a value", _names_value, blocks=True),
+    Rule("is part of a value", _part_of_a_value, blocks=True),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("a unit not applied", _unit_not_applied, blocks=True),
     Rule("asks for the answer in another unit", _another_unit, blocks=True),

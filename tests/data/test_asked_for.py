@@ -344,3 +344,17 @@ def test_a_comparison_that_holds_its_own_negation(question: str, op: str) -> Non
     innings = pd.DataFrame({"Player": ["A", "B", "C", "D"], "Innings": [10, 13, 15, 20]})
     truth = getattr(innings.Innings, op)(13).sum()
     assert ask({"innings": innings}, question).value == int(truth)
+
+
+def test_a_word_of_a_name_in_the_table_must_be_applied() -> None:
+    """ "brown or columbia?": each names one row by part of its name (Brown University);
+    an answer over every row ("Cornell has the highest enrollment") leaves them out."""
+    schools = pd.DataFrame(
+        {
+            "Institution": ["Brown University", "Columbia University", "Cornell University"],
+            "Enrollment": [6316, 8868, 13931],
+        }
+    )
+    answer = ask({"schools": schools}, "Which has a higher enrollment? Brown or Columbia?")
+    assert answer.value in (None, "Columbia University")
+    assert "Cornell" not in answer.sentence
