@@ -136,6 +136,18 @@ def _yes_or_no_to_a_choice(f: Form) -> list[Unplaced]:
     return [Unplaced("or", f"it asks which of {offered}, and the answer is yes or no")]
 
 
+def _same_as_rows_exist(f: Form) -> list[Unplaced]:
+    """ "is the population of A the same as B's?", "is a water closet the same as a
+    toilet?" compare two values; whether rows of A or B exist answers another question."""
+    plan = f.plan
+    if not isinstance(f.value, bool) or "same" not in f.r.tokens or plan.op != "exists":
+        return []
+    if not any(x.op == "in" for x in (*plan.filters, *plan.condition)):
+        return []
+    return [Unplaced("same", "it asks whether two values are the same, and the answer "
+                             "tests whether such rows exist")]  # fmt: skip
+
+
 _OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
 
 
@@ -364,6 +376,7 @@ FORM_RULES = (
     _what_names_a_column,
     _asks_to_choose,
     _yes_or_no_to_a_choice,
+    _same_as_rows_exist,
     _not_asked,
     _operation_as_value,
     _only_one,

@@ -215,10 +215,14 @@ def read(table: Table, question: str) -> Reading:
             str(v.value).replace(".", "").isdigit() and comparator(toks, v.start) is not None
         )
     ]
+    # "can you name a party ...?" asks for the party, not whether one can be named
+    polite = re.match(
+        r"^\W*(can|could|would|will) you (please )?(name|list|tell|give|show)\b", text
+    )
     # "what are the number of times ...", "list the number of teams ...": one count
-    listy = bool(LIST_CUE.search(text)) and not _COUNT_LISTED.search(text)
+    listy = bool(LIST_CUE.search(text) or polite) and not _COUNT_LISTED.search(text)
     k, k_words = _k(tokens, stated, listy)
-    expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR else None
+    expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR and not polite else None
     if expect is None and (listy or (k is not None and k > 1)):
         expect = "list"
     plural = re.match(r"^\W*(which|what)\s+(\w+)\s+(are|were|have|had|do|did|exist)\b", text)

@@ -358,3 +358,16 @@ def test_a_word_of_a_name_in_the_table_must_be_applied() -> None:
     answer = ask({"schools": schools}, "Which has a higher enrollment? Brown or Columbia?")
     assert answer.value in (None, "Columbia University")
     assert "Cornell" not in answer.sentence
+
+
+def test_the_same_as_compares_values_not_whether_rows_exist() -> None:
+    """ "is the population of A the same as B's?" is no test that rows of A or B exist."""
+    places = pd.DataFrame({"Place": ["Brandfort", "Boipatong", "Ventersburg"], "Pop": [12, 22, 5]})
+    answer = ask({"places": places}, "Is the population of Brandfort the same as Boipatong?")
+    assert answer.value is None and "same" in answer.could_not_place
+
+
+def test_can_you_name_asks_for_names(penguins: pd.DataFrame) -> None:
+    """ "Can you name ...?" asks for names: no yes (a count of rows answers neither)."""
+    answer = ask({"penguins": penguins}, "Can you name an island other than Dream?")
+    assert answer.value is None and answer.plan.op != "exists"
