@@ -4,7 +4,10 @@
 Parquet file's metadata, a database's count) and a sample of at most
 `SAMPLE` rows (DuckDB's and PostgreSQL's block sampling where the table is
 big, reading each block once at most; the first rows where an engine has no
-sampling). The pandas profiler (`table.profile`) then reads the sample for
+sampling). A CSV file has no count but its rows: both come from one pass
+over it (`csv_sample`), never a count and then a sample.
+
+The pandas profiler (`table.profile`) then reads the sample for
 each column's role, words and values, exactly as it reads a DataFrame, so a
 question means the same over a file as over the frame it came from; a text
 column the sample read as numbers ("$1,234") is cast in the engine too
@@ -65,8 +68,11 @@ def _build(name: str, source: Source, context: Mapping[str, Any] | None) -> Sour
     try:
         with warnings.catch_warnings():  # Ibis' pandas warnings stay out of the cell
             warnings.simplefilter("ignore")
-            total = int(source.execute(source.expr.count()).iloc[0, 0])
-            sample = _sample(source, total)
+            if source.count_and_sample is not None:  # a CSV: counting alone is a scan
+                total, sample = source.count_and_sample(SAMPLE)
+            else:
+                total = int(source.execute(source.expr.count()).iloc[0, 0])
+                sample = _sample(source, total)
     except SourceError:
         raise
     except Exception as exc:

@@ -60,6 +60,9 @@ class Source:
     kind: str = "table"  # "files", "duckdb", "ibis", "database"
     key: Hashable = None  # the same data opened again has the same key (profiles kept)
     run: Callable[[Any], Any] | None = None  # how to run an expression, where not Ibis'
+    # the row count and a sample of at most n rows from one pass, where counting alone
+    # costs a scan (a CSV: `csv_sample`); None: the count, then a sample (`profile`)
+    count_and_sample: Callable[[int], tuple[int, Any]] | None = None
 
     def execute(self, expr: Any) -> Any:
         """``expr``'s result as a pandas DataFrame (a scalar's as one row)."""
@@ -174,7 +177,12 @@ def _files(path: str) -> Source:
         )
 
     label = matched[0] if len(matched) == 1 else f"{path} ({len(matched)} files)"
-    return Source(label, expr, stamp, "files", tuple(matched))
+    one_pass = None
+    if not all(m.endswith((".parquet", ".pq")) for m in lower):  # Parquet counts from metadata
+        from .csv_sample import count_and_sample
+
+        one_pass = count_and_sample(expr, matched, lambda e: e.execute())
+    return Source(label, expr, stamp, "files", tuple(matched), count_and_sample=one_pass)
 
 
 def _duckdb(value: Any, table: str | None, name: str) -> Source:
