@@ -30,6 +30,9 @@ QUESTIONS = (
     "How many sales have revenue above 5000?",  # a filter compares the numbers
     "Which region has the highest average lap?",
     "What is the largest distance?",
+    # whole numbers written as text are integers on every path: "1,720,220", not "1720220.0"
+    "What is the total units by region?",
+    "Which region has the highest total margin?",
 )
 
 
@@ -62,6 +65,10 @@ def same_answers(frame: pd.DataFrame, data: Any) -> None:
         else:
             assert where_it_lives.value == pytest.approx(on_pandas.value, rel=1e-9), question
         assert where_it_lives.sentence == on_pandas.sentence, question
+        # the result table reads the same too (integers where pandas has integers)
+        assert on_pandas.result is not None and where_it_lives.result is not None
+        shown, expected = where_it_lives.result.frame, on_pandas.result.frame
+        assert shown.to_string() == expected.to_string(), question
 
 
 def test_a_duckdb_file_with_numbers_written_as_text(tmp_path: pathlib.Path) -> None:

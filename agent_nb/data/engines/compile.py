@@ -72,6 +72,30 @@ class Engine:
             return ibis.ifelse(s.isnull(), ibis.null("float64"), ibis.ifelse(s, 1.0, 0.0))
         return t[column].cast("float64")
 
+    def as_pandas(self, values: Any, measure: str | None, agg: str) -> Any:
+        """Groups' values (floats, as the engine computes them) typed as pandas' groupby
+        types them: integers where ``measure`` holds integers (or is a flag, summed) and
+        ``agg`` keeps them (a sum, a least, a most, a range; ``rows``: a trend's rows per
+        period, counted; a ranking's counts are floats in pandas),
+        so that the table and chart say 1234, not 1234.0. The measure's type is the
+        profile's: a text column of whole numbers ("1,234") is integers there, as in
+        pandas. A value that is not whole (rows the sample did not see) keeps floats."""
+        import pandas as pd
+
+        column = self.table.df[measure] if measure in self.table.df.columns else None
+        if measure is None:
+            whole = agg == "rows"
+        elif column is None:  # a derived column: pandas computes it in floats
+            whole = False
+        elif pd.api.types.is_bool_dtype(column):
+            whole = agg == "sum"
+        else:
+            whole = pd.api.types.is_integer_dtype(column) and agg in ("sum", "min", "max", "range")
+        numbers = values.astype(float)
+        if whole and len(numbers) and bool(((numbers % 1) == 0).all()):
+            return numbers.astype("int64")
+        return numbers
+
     def small(self, frame: Any) -> Any:
         """The table as pandas sees it, holding ``frame`` (a few rows the engine chose)."""
         from ..derive import derived_column

@@ -45,7 +45,8 @@ def _trend(e: Engine, plan: Plan) -> Result:
         g = g.filter(g.v.notnull()).order_by("__k")
         got = e.table.source.execute(g.limit(PERIODS))
         periods = [read(k) for k in got["__k"]]
-        series = pd.Series(got["v"].astype(float).to_numpy(), index=periods)
+        values = e.as_pandas(got["v"], plan.measure, agg if plan.measure else "rows")
+        series = pd.Series(values.to_numpy(), index=periods)
         return trend_result(plan, series, label, agg, y, n_rows)
     keyed = keyed.filter(keyed[plan.group_by].notnull())
     if agg == "sum":  # pandas' grouped sum of nothing is 0, not missing
@@ -54,7 +55,8 @@ def _trend(e: Engine, plan: Plan) -> Result:
     g = g.filter(g.v.notnull()).order_by(["__g", "__k"])
     got = e.table.source.execute(g.limit(PERIODS))
     index = pd.MultiIndex.from_arrays([got["__g"], [read(k) for k in got["__k"]]])
-    by = pd.Series(got["v"].astype(float).to_numpy(), index=index)
+    values = e.as_pandas(got["v"], plan.measure, agg if plan.measure else "rows")
+    by = pd.Series(values.to_numpy(), index=index)
     return trend_by_result(plan, by, label, agg, n_rows)
 
 

@@ -212,7 +212,7 @@ def _rank(e: Engine, plan: Plan) -> Result:
         return rank_result(plan, pd.Series([], dtype=float), label, n_rows, 0)
     if got.empty:
         raise PlanError(f"{plan.measure or 'rows'} has no values in any {label}")
-    values = got["v"].astype(float)
+    values = e.as_pandas(got["v"], plan.measure, plan.agg)
     if plan.agg == "share":
         values = values / float(got["total"].iloc[0]) * 100
     firsts = [read(k) for k in got["__k1"]]

@@ -7,7 +7,10 @@ the planner sees numbers there while the engine still holds text: summing it
 would fail, or compare text. `readings` finds those columns (text in the
 engine's schema, numbers in the profiled sample) and how they were written;
 `as_numbers` adds to the source's Ibis table a typed cast for each: the
-number is taken out with a regular expression and cast to ``float64``. The
+number is taken out with a regular expression and cast to ``float64`` (exact
+for whole numbers below 2⁵³; a column the profile read as integers, "1,234",
+is shown as integers in the groups' values, `compile.Engine.as_pandas`, as
+pandas shows it: a sample cannot promise the unseen rows hold no "2.5"). The
 patterns are constants of this module and the column names come from the
 schema: no text of a question or a model becomes SQL.
 
