@@ -8,12 +8,14 @@ so both paths word and order the answer alike.
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
 from typing import Any
 
 from ..query import Plan
 from ..result import MAX_LIST, PlanError, Result
 from .compile import Engine, on_pandas
-from .filters import ROW, kind, mask
+from .filters import ROW, kind, mask, where
 from .periods import flag
 
 __all__ = ["ROW_OPS"]
@@ -96,7 +98,7 @@ def _neighbour(e: Engine, plan: Plan) -> Result:
     column = plan.group_by or plan.measure
     assert column is not None
     kind(t, column)
-    hit = t.filter(mask(t, plan.filters))
+    hit = where(t, plan.filters)
     got = e.one(hit.aggregate(first=hit[ROW].min(), last=hit[ROW].max(), n=hit.count()))
     rows = int(e.one(t.aggregate(n=t.count()))["n"])
     matched = int(got["n"] or 0)
@@ -123,17 +125,23 @@ def _exists(e: Engine, plan: Plan) -> Result:
 
     t, _ = e.rows(plan, empty_ok=True)
     # A row whose tested column is missing neither meets nor fails the condition: it is
-    # left out of "all" and "none" and said (`execute_ops._exists`).
+    # left out of "all" and "none" and said (`execute_ops._exists`). Said explicitly,
+    # so that no undecided row is counted as failing: ``unknown`` and ``known`` are
+    # never NULL, and where a row is known, the condition (`mask`) is true or false
+    # (a NULL there would be a condition the tested columns do not decide: not met).
     tested = [f.column for f in plan.condition if f.op not in ("missing", "present")]
-    unknown = ~mask(t, ())
     for column in tested:
         kind(t, column)
-        unknown = unknown | t[column].isnull()
-    known = ~unknown
-    hit = known & mask(t, plan.condition)
-
-    got = e.one(t.aggregate(n=flag(hit), base=flag(known), gaps=flag(unknown)))
-    n, base, gaps = (int(got[k] or 0) for k in ("n", "base", "gaps"))
+    met = mask(t, plan.condition) if plan.condition else None
+    if tested:
+        unknown = reduce(operator.or_, [t[column].isnull() for column in tested])
+        known = ~unknown
+        counts = {"n": flag(known if met is None else known & met), "base": flag(known)}
+        counts["gaps"] = flag(unknown)
+    else:  # nothing tested can be missing: every row is known
+        counts = {"n": t.count() if met is None else flag(met), "base": t.count()}
+    got = e.one(t.aggregate(**counts))
+    n, base, gaps = (int(got.get(k) or 0) for k in ("n", "base", "gaps"))
     value = {"any": n > 0, "all": base > 0 and n == base, "none": n == 0}[plan.quantifier]
     frame = pd.DataFrame({"rows that match": [n], "of": [base], "missing": [gaps]})
     roles = (("count", float(n)), ("base", float(base)), ("missing", float(gaps)))

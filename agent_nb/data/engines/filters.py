@@ -112,21 +112,24 @@ def _numbers(s: Any, f: Filter, values: tuple[Any, ...]) -> Any:
 
 
 def mask(t: Any, filters: tuple[Filter, ...]) -> Any:
-    """Whether each row of ``t`` meets every filter (a row a filter cannot decide: no);
-    a column even with no filter, so that it can be counted."""
-    first = t[t.columns[0]]
-    out = first.isnull() | first.notnull()
-    for f in filters:
-        out = out & _predicate(t, f).fill_null(False)
+    """Whether each row of ``t`` meets every filter, in SQL's three values: true where
+    every filter holds, false where one fails, NULL (unknown) where none fails and one
+    cannot be decided (a missing value: ``x > 3`` of a missing ``x``). The unknown is
+    kept, not turned into false: a caller says what it does with such rows (`where`
+    leaves them out; `compile_rows._exists` counts them apart and says so)."""
+    if not filters:
+        raise ValueError("mask() needs at least one filter: without one, every row meets it")
+    out = _predicate(t, filters[0])
+    for f in filters[1:]:
+        out = out & _predicate(t, f)
     return out
 
 
 def where(t: Any, filters: tuple[Filter, ...]) -> Any:
-    """``t``'s rows that meet every filter (AND); a row a filter cannot decide is left out.
-
-    No ``COALESCE(..., FALSE)`` here: `mask` needs it, a WHERE does not (SQL drops a
-    row whose condition is NULL), and unwrapped, the engine sees each condition as
-    it is (an ``AND`` it can evaluate lazily)."""
+    """``t``'s rows that meet every filter (AND); a row a filter cannot decide is left out
+    (SQL's WHERE drops a row whose condition is NULL, as pandas' filter drops it). Each
+    condition is its own filter, unwrapped, so that the engine sees it as it is (an
+    ``AND`` it can evaluate lazily, pushed into the scan)."""
     for f in filters:
         t = t.filter(_predicate(t, f))
     return t

@@ -12,11 +12,13 @@ __all__ = ["bucket", "flag"]
 
 
 def flag(condition: Any) -> Any:
-    """How many rows meet ``condition`` (a row it cannot decide: no)."""
+    """How many rows meet ``condition``: those where it is true. A row where it is NULL
+    is not one of them (``CASE WHEN`` sends it to ``ELSE``); a caller that must say such
+    rows counts them apart (`compile_rows._exists`)."""
     import ibis
 
     # a CASE, not a cast: PostgreSQL casts no boolean to a number
-    return ibis.ifelse(condition.fill_null(False), 1, 0).sum()
+    return ibis.ifelse(condition, 1, 0).sum()
 
 
 def _same(value: Any) -> Any:
