@@ -188,3 +188,23 @@ def test_a_dataframe_can_run_on_duckdb(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "spark")
     with pytest.raises(ValueError, match="must be 'pandas' or 'duckdb'"):
         ask({"penguins": frame}, question)
+
+
+def test_a_frame_duckdb_cannot_hold_stays_on_pandas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """21-digit barcodes (Python integers past 64 bits, as DataBench's OpenFoodFacts
+    holds them): Arrow refuses the column, so the frame's plans run on pandas, not
+    fail with an OverflowError."""
+    import pandas as pd
+
+    from agent_nb.data.answer import ask
+
+    frame = pd.DataFrame({
+        "code": pd.Series([1522, 228820033805150006599, 4251, 77], dtype=object),
+        "labels_en": ["Vegan", None, "Organic", "Vegan"],
+    })  # fmt: skip
+    question = "How many products have no labels?"
+    on_pandas = ask({"products": frame}, question)
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "duckdb")
+    on_duckdb = ask({"products": frame}, question)
+    assert on_pandas.value == on_duckdb.value == 1
+    assert on_duckdb.sentence == on_pandas.sentence

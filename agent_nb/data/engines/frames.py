@@ -7,7 +7,7 @@ differential test (``tests/data/test_engines.py``) shows both give the same
 `Result` for every plan of the suite; what stays on pandas either way is a
 column of lists written as text (``"[Vegan, Vegetarian]"``): its items are
 read by pandas (`table_text.items_of`), and an engine refuses such a plan, so
-it runs on pandas here.
+it runs on pandas here; and a frame DuckDB cannot hold (`_handed`).
 
 The frame is handed to DuckDB once per profiled table (kept while the table
 lives), with its row order as a column, so ties and "first" fall as in pandas.
@@ -43,22 +43,39 @@ def _listy(table: Table, plan: Plan) -> bool:
     return any(table.columns[c].listy for c in named if c in table.columns)
 
 
+def _handed(df: Any, name: str) -> Any:
+    """``df`` as a source once DuckDB holds it, or None where DuckDB cannot hold one of
+    its columns (an object column of Python integers past 64 bits, such as 21-digit
+    barcodes; objects Arrow has no type for): such a frame stays on pandas, which
+    holds anything. Ibis reads the frame's types, and the first query hands the whole
+    frame over (as Arrow): both are tried here, once per frame."""
+    from .sources import frame_source
+
+    try:
+        source = frame_source(df, name, own=True)
+        source.execute(source.expr.limit(0))
+    except (OverflowError, TypeError, ValueError):  # Arrow's errors subclass the last two
+        return None
+    return source
+
+
 def run_on_duckdb(table: Table, plan: Plan) -> Result | None:
     """``plan``'s result computed by DuckDB, or None where pandas must run it."""
     if _listy(table, plan):
         return None
     from .profile import SourceTable
     from .run import run_compiled
-    from .sources import frame_source
 
     df = table.df
     try:
         source = _ON[df]
     except (KeyError, TypeError):
-        source = frame_source(df, table.name, own=True)
+        source = _handed(df, table.name)
         try:
             _ON[df] = source
         except TypeError:
             pass
+    if source is None:
+        return None
     fields = {f.name: getattr(table, f.name) for f in dataclasses.fields(Table)}
     return run_compiled(SourceTable(**fields, source=source, total=len(df)), plan)
