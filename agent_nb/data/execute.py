@@ -42,6 +42,17 @@ __all__ = [
 RUN = {**OPS, **MORE}
 
 
+def _as_written(table: Table, result: Result) -> Result:
+    """``result`` with the cells of a column read from text shown as written ("17 years"
+    read as 17 for the plan), whichever executor computed it."""
+    if not table.written:
+        return result
+    from .cells import shown_as_written
+
+    shown = shown_as_written(result.frame, dict(table.written), table.df)
+    return result if shown is result.frame else dataclasses.replace(result, written=shown)
+
+
 def run_plan(table: Table, plan: Plan) -> Result:
     """The answer to ``plan`` over ``table`` (see the module docstring). A table read
     from an engine (a file, a database: `engines.profile.SourceTable`) runs it there."""
@@ -59,20 +70,13 @@ def run_plan(table: Table, plan: Plan) -> Result:
             if engine_for_frames() == "duckdb":
                 done = run_on_duckdb(table, plan)
                 if done is not None:
-                    return done
+                    return _as_written(table, done)
         try:
             if plan.derive:
                 from .derive import with_derived
 
                 table = with_derived(table, plan.derive)
-            result = RUN[plan.op](table, plan)
-            if table.written:  # "17 years" read as 17 for the plan is shown as written
-                from .cells import shown_as_written
-
-                shown = shown_as_written(result.frame, dict(table.written), table.df)
-                if shown is not result.frame:
-                    result = dataclasses.replace(result, written=shown)
-            return result
+            return _as_written(table, RUN[plan.op](table, plan))
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             if isinstance(exc, PlanError):
                 raise

@@ -208,3 +208,29 @@ def test_a_frame_duckdb_cannot_hold_stays_on_pandas(monkeypatch: pytest.MonkeyPa
     on_duckdb = ask({"products": frame}, question)
     assert on_pandas.value == on_duckdb.value == 1
     assert on_duckdb.sentence == on_pandas.sentence
+
+
+def test_cells_read_from_text_are_stated_as_written_on_duckdb(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A time read as seconds for the plan ("3:38:33" is 13113) and an age read from
+    "21 years" are stated as the frame writes them on DuckDB too: the engine's rows
+    carry their position in the frame (`filters.ROW`), which finds the cell."""
+    import pandas as pd
+
+    from agent_nb.data.answer import ask
+
+    races = pd.DataFrame({
+        "Year": [2003, 2004, 2005, 2006],
+        "Time": ["3:41:02", "3:38:33", "3:45:10", "3:39:59"],
+        "Age": ["17 years", "21 years", "19 years", "18 years"],
+    })  # fmt: skip
+    questions = ("What was the time in 2004?", "Which year has the highest age?")
+    on_pandas = [ask({"races": races}, q) for q in questions]
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "duckdb")
+    on_duckdb = [ask({"races": races}, q) for q in questions]
+    assert on_duckdb[0].value == on_pandas[0].value == "3:38:33"
+    for a, b in zip(on_pandas, on_duckdb, strict=True):
+        assert b.sentence == a.sentence
+        assert a.result is not None and b.result is not None
+        assert b.result.shown.to_dict("records") == a.result.shown.to_dict("records")

@@ -105,8 +105,22 @@ class Engine:
             if name not in columns and name != ROW:
                 d = next(d for d in self.derived if d.name == name)
                 columns[name] = derived_column(d)
-        # (its index is the fetch's, not the table's: cells as written would not align)
-        return dataclasses.replace(self.table, df=frame, columns=columns, source=None, written={})
+        # Cells as written ("3:38:33" read as 13113) follow the rows by the source's row
+        # order (`ROW`: positions in the DataFrame); a source without it has none.
+        written: dict[str, Any] = {}
+        if ROW in frame.columns and self.table.written:
+            positions = frame[ROW].to_numpy(dtype="int64")
+            at = self.table.df.index[positions]
+            frame = frame.set_axis(at)
+            written = {
+                c: s.iloc[positions].set_axis(at)
+                for c, s in self.table.written.items()
+                if c in frame.columns and s.index.equals(self.table.df.index)
+            }
+        frame = frame.drop(columns=[ROW], errors="ignore")
+        return dataclasses.replace(
+            self.table, df=frame, columns=columns, source=None, written=written
+        )
 
 
 def _missing(value: Any) -> bool:
@@ -122,7 +136,7 @@ def on_pandas(e: Engine, plan: Plan, frame: Any, rows: int) -> Result:
     from ..execute_ops import OPS
 
     small = plan.model_copy(update={"filters": (), "derive": ()})
-    result: Result = OPS[plan.op](e.small(frame.drop(columns=[ROW], errors="ignore")), small)
+    result: Result = OPS[plan.op](e.small(frame), small)
     return dataclasses.replace(result, rows=rows)
 
 

@@ -117,7 +117,7 @@ def _lookup(e: Engine, plan: Plan) -> Result:
     kind(t, column)
     kept = t.filter(t[column].notnull())
     got = e.fetch(kept.order_by(_first(kept, e, last=plan.order == "asc")).limit(1))
-    return on_pandas(e, plan, got[[column]], n_rows)
+    return on_pandas(e, plan, got[[column, *([ROW] if ROW in got.columns else [])]], n_rows)
 
 
 def _exists(e: Engine, plan: Plan) -> Result:
