@@ -117,7 +117,10 @@ def derived(df: Any, what: Hashable, compute: Callable[[], T]) -> T:
     """``compute()``, or what it gave for ``what`` over ``df`` while ``df`` is the same
     object with the same content (see the module docstring). ``compute`` must read
     nothing but ``df`` and what ``what`` names, and must not return ``df`` itself."""
-    content = content_key(df)
+    return _derived(df, content_key(df), what, compute)
+
+
+def _derived(df: Any, content: bytes, what: Hashable, compute: Callable[[], T]) -> T:
     key = id(df)
     with _LOCK:
         entry = _ENTRIES.get(key)
@@ -156,11 +159,13 @@ def profiled(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Ta
     if not isinstance(df, pd.DataFrame):
         return profile(name, df, context)  # the one-line TypeError
 
+    content = content_key(df)
+
     def compute() -> Table:
-        table = profile(name, df, context)
+        table = dataclasses.replace(profile(name, df, context), key=content)
         return dataclasses.replace(table, df=None) if table.df is df else table
 
-    kept = derived(df, ("profile", name, repr(context)), compute)
+    kept = _derived(df, content, ("profile", name, repr(context)), compute)
     return kept if kept.df is not None else dataclasses.replace(kept, df=df)
 
 

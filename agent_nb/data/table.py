@@ -93,6 +93,9 @@ class Table:
     # the cells as written of each text column read as numbers ("17 years" -> 17):
     # `df` holds the numbers the plan computes with, these are what is shown
     written: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    # the digest of the user's frame this was profiled from (`profiles.content_key`), set
+    # by `profiles.profiled`: what a copy of `df` in an engine is kept by, across questions
+    key: bytes | None = None
 
     def of(self, role: str) -> list[Column]:
         return [c for c in self.columns.values() if c.role == role]

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..query import Plan
 from ..result import PlanError, Result
-from .filters import ROW, derive, kind, where
+from .filters import ROW, derive, kind, mask, text_filters, where
 
 __all__ = ["FETCH", "Engine", "engine_for", "on_pandas"]
 
@@ -37,6 +37,17 @@ class Engine:
     table: Any  # a `profile.SourceTable`
     t: Any  # the source's Ibis table, with the plan's derived columns
     derived: tuple[Any, ...] = ()  # the plan's `Derived` columns
+    # the distinct values of the text columns the plan's filters compare, where the
+    # source knows them (`Source.distinct`): such a filter matches them exactly
+    distinct: dict[str, tuple[Any, ...]] = dataclasses.field(default_factory=dict)
+
+    def where(self, t: Any, filters: tuple[Any, ...]) -> Any:
+        """``t``'s rows that meet every filter (`filters.where`)."""
+        return where(t, filters, self.distinct)
+
+    def mask(self, t: Any, filters: tuple[Any, ...]) -> Any:
+        """Whether each row of ``t`` meets every filter (`filters.mask`)."""
+        return mask(t, filters, self.distinct)
 
     def fetch(self, expr: Any) -> Any:
         """``expr``'s rows as a pandas DataFrame (at most `FETCH`)."""
@@ -53,12 +64,18 @@ class Engine:
 
     def rows(self, plan: Plan, *, empty_ok: bool = False) -> tuple[Any, int]:
         """The rows that meet the plan's filters and how many there are."""
-        t = where(self.t, plan.filters)
+        if not plan.filters and self.table.source.kind == "frame":
+            return self.t, int(self.table.total)  # a DataFrame's copy: its length, no query
+        t = self.where(self.t, plan.filters)
         n = int(self.one(t.aggregate(n=t.count()))["n"])
         if n == 0 and not empty_ok:
-            where_ = " and ".join(f.describe() for f in plan.filters)
-            raise PlanError(f"{self.table.name} has no rows where {where_}")
+            raise self.no_rows(plan)
         return t, n
+
+    def no_rows(self, plan: Plan) -> PlanError:
+        """The error of a plan whose filters leave no rows."""
+        where_ = " and ".join(f.describe() for f in plan.filters)
+        return PlanError(f"{self.table.name} has no rows where {where_}")
 
     def numbers(self, t: Any, column: str) -> Any:
         """``column`` as floats (a flag as 0/1), or a `PlanError` when it holds no numbers."""
@@ -142,4 +159,11 @@ def on_pandas(e: Engine, plan: Plan, frame: Any, rows: int) -> Result:
 
 def engine_for(table: Any, plan: Plan) -> Engine:
     """The run of ``plan`` over ``table``: its source with the plan's derived columns."""
-    return Engine(table, derive(table.source.expr, plan.derive), plan.derive)
+    source = table.source
+    distinct: dict[str, tuple[Any, ...]] = {}
+    for f in text_filters((*plan.filters, *plan.condition)):
+        if f.column in source.expr.columns and kind(source.expr, f.column) == "text":
+            known = source.distinct(f.column)
+            if known is not None:
+                distinct[f.column] = known
+    return Engine(table, derive(source.expr, plan.derive), plan.derive, distinct)

@@ -10,7 +10,7 @@ from ..result import MAX_LIST, MAX_ROWS, PlanError, Result, plain
 from .compile import Engine, engine_for
 from .compile_more import MORE_OPS
 from .compile_rows import ROW_OPS
-from .filters import ROW, kind, where
+from .filters import ROW, kind
 from .periods import bucket
 
 __all__ = ["ENGINE_OPS"]
@@ -34,10 +34,10 @@ def _share(e: Engine, plan: Plan) -> Result:
 
     t = e.t
     if plan.condition:  # "of the East's sales, what share are toys"
-        base = where(t, plan.filters)
-        part = where(base, plan.condition)
+        base = e.where(t, plan.filters)
+        part = e.where(base, plan.condition)
     else:  # "what share of the sales are in the East": of all rows
-        base, part = t, where(t, plan.filters)
+        base, part = t, e.where(t, plan.filters)
     base_got, part_got = {"n": base.count()}, {"n": part.count()}
     if plan.measure is not None and plan.condition:
         base_got["x"] = e.numbers(base, plan.measure).sum()
@@ -94,6 +94,8 @@ def _aggregate(e: Engine, plan: Plan) -> Result:
         return combine(e.table, plan, _scalar_ops(e))
     if plan.agg == "share":
         return _share(e, plan)
+    if plan.measure is not None and plan.agg in _REDUCE:
+        return _reduced(e, plan)
     t, n_rows = e.rows(plan, empty_ok=plan.agg == "count")
     if plan.measure is None:
         return Result(n_rows, pd.DataFrame({"rows": [n_rows]}), (("value", float(n_rows)),),
@@ -120,12 +122,40 @@ def _aggregate(e: Engine, plan: Plan) -> Result:
     if plan.agg == "count":
         n = int(e.one(t.aggregate(n=s.count()))["n"])
         return Result(n, pd.DataFrame({"rows": [n]}), (("value", float(n)),), rows=n)
+    if plan.agg != "nth":
+        raise PlanError(f"{plan.agg!r} is not an aggregate of one column")
+    return _nth(e, plan, t, e.numbers(t, plan.measure))
+
+
+_REDUCE = ("sum", "mean", "median", "std", "min", "max", "range")
+
+
+def _reduced(e: Engine, plan: Plan) -> Result:
+    """A sum, mean, median... of the measure over the rows the filters keep, with the
+    number of rows and of values, in one query (one scan of the source)."""
+    import pandas as pd
+
+    assert plan.measure is not None
+    t = e.where(e.t, plan.filters)
+    if plan.measure not in t.columns:
+        raise PlanError(f"there is no column {plan.measure!r}")
     x = e.numbers(t, plan.measure)
-    value = _reduce(e, t, x, plan)
+    got = e.one(t.aggregate(rows=t.count(), n=x.count(), v=_reduction(x, plan.agg)))
+    if not got["rows"]:
+        raise e.no_rows(plan)
+    if not got["n"]:
+        raise PlanError("no values to compute with")
+    value = float("nan") if got["v"] is None else float(got["v"])
     value = plain(value) if float(value).is_integer() else value
     frame = pd.DataFrame({"measure": [plan.measure], plan.agg: [value]})
-    n = int(e.one(t.aggregate(n=x.count()))["n"]) if plan.agg != "nth" else _seen(e, t, x)
-    return Result(value, frame, (("value", float(value)),), rows=n)
+    return Result(value, frame, (("value", float(value)),), rows=int(got["n"]))
+
+
+def _reduction(x: Any, agg: str) -> Any:
+    return {
+        "sum": x.sum, "mean": x.mean, "median": x.median, "std": x.std,
+        "min": x.min, "max": x.max, "range": lambda: x.max() - x.min(),
+    }[agg]()  # fmt: skip
 
 
 def _count_distinct(t: Any, plan: Plan) -> Any:
@@ -134,29 +164,22 @@ def _count_distinct(t: Any, plan: Plan) -> Any:
     return pairs.aggregate(n=pairs.count())
 
 
-def _seen(e: Engine, t: Any, x: Any) -> int:
-    return int(e.one(t.aggregate(n=x.count()))["n"])
+def _nth(e: Engine, plan: Plan, t: Any, x: Any) -> Result:
+    """The k-th highest (or lowest) value of the measure."""
+    import pandas as pd
 
-
-def _reduce(e: Engine, t: Any, x: Any, plan: Plan) -> float:
-    if plan.agg == "nth":
-        n = _seen(e, t, x)
-        if n == 0:
-            raise PlanError("no values to compute with")
-        if n < plan.k:
-            raise PlanError(f"there are only {n} values, not {plan.k}")
-        kept = t.mutate(__x=x).filter(x.notnull())
-        by = kept.__x.asc() if plan.order == "asc" else kept.__x.desc()
-        got = e.fetch(kept.order_by(by).select("__x").limit(1, offset=plan.k - 1))
-        return float(got["__x"].iloc[0])
-    reduce = {
-        "sum": x.sum(), "mean": x.mean(), "median": x.median(), "std": x.std(),
-        "min": x.min(), "max": x.max(), "range": x.max() - x.min(),
-    }  # fmt: skip
-    got = e.one(t.aggregate(n=x.count(), v=reduce[plan.agg]))
-    if not got["n"]:
+    n = int(e.one(t.aggregate(n=x.count()))["n"])
+    if n == 0:
         raise PlanError("no values to compute with")
-    return float("nan") if got["v"] is None else float(got["v"])
+    if n < plan.k:
+        raise PlanError(f"there are only {n} values, not {plan.k}")
+    kept = t.mutate(__x=x).filter(x.notnull())
+    by = kept.__x.asc() if plan.order == "asc" else kept.__x.desc()
+    got = e.fetch(kept.order_by(by).select("__x").limit(1, offset=plan.k - 1))
+    value = float(got["__x"].iloc[0])
+    value = plain(value) if value.is_integer() else value
+    frame = pd.DataFrame({"measure": [plan.measure], plan.agg: [value]})
+    return Result(value, frame, (("value", float(value)),), rows=n)
 
 
 def grouped(e: Engine, plan: Plan, t: Any) -> tuple[Any, list[Any], str, Any]:
@@ -165,11 +188,14 @@ def grouped(e: Engine, plan: Plan, t: Any) -> tuple[Any, list[Any], str, Any]:
     assert plan.group_by is not None
     key, period, read = bucket(e, t, plan.group_by, plan.period)
     label = period or plan.group_by
-    keyed = t.mutate(__k1=key)
+    # Only the columns the groups read: a wide frame's others would be carried through
+    # every step of the query (a 300-column table's ranking: 0.05 s instead of 0.01 s)
+    needed = (plan.measure, plan.group_by2, ROW)
+    keyed = t.select(*[c for c in dict.fromkeys(needed) if c in t.columns], __k1=key)
     keys = ["__k1"]
     if plan.group_by2 is not None:
         kind(t, plan.group_by2)
-        keyed = keyed.mutate(__k2=t[plan.group_by2])
+        keyed = keyed.mutate(__k2=keyed[plan.group_by2])
         keys.append("__k2")
     keyed = keyed.filter([keyed[k].notnull() for k in keys])
     if plan.measure is None:

@@ -15,7 +15,7 @@ from typing import Any
 from ..query import Plan
 from ..result import MAX_LIST, PlanError, Result
 from .compile import Engine, on_pandas
-from .filters import ROW, kind, mask, where
+from .filters import ROW, kind
 from .periods import flag
 
 __all__ = ["ROW_OPS"]
@@ -98,7 +98,7 @@ def _neighbour(e: Engine, plan: Plan) -> Result:
     column = plan.group_by or plan.measure
     assert column is not None
     kind(t, column)
-    hit = where(t, plan.filters)
+    hit = e.where(t, plan.filters)
     got = e.one(hit.aggregate(first=hit[ROW].min(), last=hit[ROW].max(), n=hit.count()))
     rows = int(e.one(t.aggregate(n=t.count()))["n"])
     matched = int(got["n"] or 0)
@@ -132,7 +132,7 @@ def _exists(e: Engine, plan: Plan) -> Result:
     tested = [f.column for f in plan.condition if f.op not in ("missing", "present")]
     for column in tested:
         kind(t, column)
-    met = mask(t, plan.condition) if plan.condition else None
+    met = e.mask(t, plan.condition) if plan.condition else None
     if tested:
         unknown = reduce(operator.or_, [t[column].isnull() for column in tested])
         known = ~unknown

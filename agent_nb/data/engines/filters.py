@@ -5,7 +5,12 @@ Each rule here is the pandas rule of `agent_nb.data.rows` and
 that the engine (DuckDB, PostgreSQL, Spark...) filters where the data lives:
 
 * text equals case-blind after trimming (pandas compares the column's
-  distinct values the same way); ``!=`` keeps no missing value;
+  distinct values the same way); ``!=`` keeps no missing value. Where the
+  caller knows a column's distinct values (``distinct``: a DataFrame's, read
+  once), the wanted ones are found among them in Python, as pandas finds
+  them, and the rows are matched exactly (``IN``): trimming and lowering
+  every cell is what a text filter costs (0.17 s of 10⁶ cells in DuckDB,
+  against 0.02 s for the ``IN``);
 * a year named against a date column compares the year; a full date compares
   the day;
 * a number column compared with a word compares the text (``=``/``in``) or
@@ -19,6 +24,7 @@ a name checked against the table's schema.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..query import Derived, Filter
@@ -56,7 +62,17 @@ def _compare(x: Any, op: str, v: Any) -> Any:
     return {"=": x == v, "!=": x != v, "<": x < v, "<=": x <= v, ">": x > v, ">=": x >= v}[op]
 
 
-def _predicate(t: Any, f: Filter) -> Any:
+def wanted_text(values: Sequence[Any]) -> set[str]:
+    """The text values a filter looks for, as a cell is compared with them."""
+    return {str(v).lower().strip() for v in values}
+
+
+def text_filters(filters: tuple[Filter, ...]) -> list[Filter]:
+    """The filters that compare a column with text values (case-blind, trimmed)."""
+    return [f for f in filters if f.op in ("=", "!=", "in") and f.value is not None]
+
+
+def _predicate(t: Any, f: Filter, distinct: Mapping[str, Sequence[Any]] | None = None) -> Any:
     import ibis
 
     what = kind(t, f.column)
@@ -83,7 +99,13 @@ def _predicate(t: Any, f: Filter) -> Any:
         return _compare(s, f.op, truth if f.op == "in" else ibis.literal(truth[0]))
     if f.op in ("<", "<=", ">", ">=", "between"):
         raise PlanError(f"{f.column} holds text: it has no order to compare")
-    wanted = sorted({str(v).lower().strip() for v in values})
+    known = None if distinct is None else distinct.get(f.column)
+    if known is not None and f.op in ("=", "!=", "in"):
+        want = wanted_text(values)
+        hits = [v for v in known if str(v).lower().strip() in want]
+        hit = s.isin(hits) if hits else ibis.literal(False)
+        return ~hit & s.notnull() if f.op == "!=" else hit
+    wanted = sorted(wanted_text(values))
     text = s.cast("string")
     hit = text.strip().lower().isin(wanted)
     if len(wanted) <= _NEAR:
@@ -111,7 +133,9 @@ def _numbers(s: Any, f: Filter, values: tuple[Any, ...]) -> Any:
     return _compare(s, f.op, given if f.op == "in" else given[0])
 
 
-def mask(t: Any, filters: tuple[Filter, ...]) -> Any:
+def mask(
+    t: Any, filters: tuple[Filter, ...], distinct: Mapping[str, Sequence[Any]] | None = None
+) -> Any:
     """Whether each row of ``t`` meets every filter, in SQL's three values: true where
     every filter holds, false where one fails, NULL (unknown) where none fails and one
     cannot be decided (a missing value: ``x > 3`` of a missing ``x``). The unknown is
@@ -119,19 +143,21 @@ def mask(t: Any, filters: tuple[Filter, ...]) -> Any:
     leaves them out; `compile_rows._exists` counts them apart and says so)."""
     if not filters:
         raise ValueError("mask() needs at least one filter: without one, every row meets it")
-    out = _predicate(t, filters[0])
+    out = _predicate(t, filters[0], distinct)
     for f in filters[1:]:
-        out = out & _predicate(t, f)
+        out = out & _predicate(t, f, distinct)
     return out
 
 
-def where(t: Any, filters: tuple[Filter, ...]) -> Any:
+def where(
+    t: Any, filters: tuple[Filter, ...], distinct: Mapping[str, Sequence[Any]] | None = None
+) -> Any:
     """``t``'s rows that meet every filter (AND); a row a filter cannot decide is left out
     (SQL's WHERE drops a row whose condition is NULL, as pandas' filter drops it). Each
     condition is its own filter, unwrapped, so that the engine sees it as it is (an
     ``AND`` it can evaluate lazily, pushed into the scan)."""
     for f in filters:
-        t = t.filter(_predicate(t, f))
+        t = t.filter(_predicate(t, f, distinct))
     return t
 
 

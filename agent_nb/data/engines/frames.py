@@ -9,15 +9,22 @@ column of lists written as text (``"[Vegan, Vegetarian]"``): its items are
 read by pandas (`table_text.items_of`), and an engine refuses such a plan, so
 it runs on pandas here; and a frame DuckDB cannot hold (`_handed`).
 
-The frame is handed to DuckDB once per profiled table (kept while the table
-lives), with its row order as a column, so ties and "first" fall as in pandas.
+The frame is handed to DuckDB once per profiled table, with its row order as
+a column, so ties and "first" fall as in pandas. The copy is kept by the
+frame's content digest (`Table.key`, which `profiles.profiled` checks at every
+question) and identity, for the last few frames asked about (`KEPT`), and
+dropped with the frame: a frame changed in place gets a fresh copy, and a
+frame the user deleted takes its copy with it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
+import threading
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 from ..query import Plan
@@ -27,7 +34,9 @@ from ..table import Table
 __all__ = ["ENV", "engine_for_frames", "run_on_duckdb"]
 
 ENV = "AGENT_NB_DATA_ENGINE"
-_ON: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+KEPT = 4  # frames whose DuckDB copy is kept (each copy holds the frame's data once more)
+_ON: OrderedDict[tuple[bytes, int], tuple[weakref.ref[Any], Any]] = OrderedDict()
+_LOCK = threading.Lock()  # turns compute on worker threads
 
 
 def engine_for_frames() -> str:
@@ -66,16 +75,32 @@ def run_on_duckdb(table: Table, plan: Plan) -> Result | None:
     from .profile import SourceTable
     from .run import run_compiled
 
-    df = table.df
-    try:
-        source = _ON[df]
-    except (KeyError, TypeError):
-        source = _handed(df, table.name)
-        try:
-            _ON[df] = source
-        except TypeError:
-            pass
+    source = _kept(table)
     if source is None:
         return None
     fields = {f.name: getattr(table, f.name) for f in dataclasses.fields(Table)}
-    return run_compiled(SourceTable(**fields, source=source, total=len(df)), plan)
+    return run_compiled(SourceTable(**fields, source=source, total=len(table.df)), plan)
+
+
+def _kept(table: Table) -> Any:
+    """The DuckDB copy of ``table.df`` (`_handed`), made once per frame content."""
+    df = table.df
+    if table.key is None:  # not profiled through `profiles.profiled`: nothing vouches for it
+        return _handed(df, table.name)
+    at = (table.key, id(df))
+    with _LOCK:
+        kept = _ON.get(at)
+        if kept is not None and kept[0]() is df:
+            _ON.move_to_end(at)
+            return kept[1]
+    source = _handed(df, table.name)
+    with _LOCK:
+        _ON[at] = (weakref.ref(df, functools.partial(_forget, at)), source)
+        while len(_ON) > KEPT:
+            _ON.popitem(last=False)
+    return source
+
+
+def _forget(at: tuple[bytes, int], _: Any = None) -> None:
+    with _LOCK:
+        _ON.pop(at, None)

@@ -46,6 +46,10 @@ _ALLOWED = (
 )
 
 
+#: The most distinct values of a column `Source.distinct` keeps.
+DISTINCT = 10_000
+
+
 class SourceError(ValueError):
     """A source that cannot be opened or read (one line; never a password)."""
 
@@ -63,6 +67,21 @@ class Source:
     # the row count and a sample of at most n rows from one pass, where counting alone
     # costs a scan (a CSV: `csv_sample`); None: the count, then a sample (`profile`)
     count_and_sample: Callable[[int], tuple[int, Any]] | None = None
+    # a column's distinct values, read once (a DataFrame's copy never changes: a frame
+    # changed in place is another source); None where there are more than `DISTINCT`
+    seen: dict[str, tuple[Any, ...] | None] = dataclasses.field(default_factory=dict, repr=False)
+
+    def distinct(self, column: str) -> tuple[Any, ...] | None:
+        """``column``'s distinct values (not missing) where it has at most `DISTINCT` and
+        the source's data cannot change under it (a DataFrame's copy); else None."""
+        if self.kind != "frame":
+            return None
+        if column not in self.seen:
+            t = self.expr
+            values = t.filter(t[column].notnull()).select(v=t[column]).distinct()
+            got = self.execute(values.limit(DISTINCT + 1))["v"]
+            self.seen[column] = tuple(got) if len(got) <= DISTINCT else None
+        return self.seen[column]
 
     def execute(self, expr: Any) -> Any:
         """``expr``'s result as a pandas DataFrame (a scalar's as one row)."""
