@@ -65,7 +65,7 @@ def main() -> None:
     parser.add_argument("--engines", default="", help="e.g. pandas,duckdb: both, compared")
     args = parser.parse_args()
     engines = [e for e in args.engines.split(",") if e] or [
-        os.environ.get("AGENT_NB_DATA_ENGINE", "pandas")
+        os.environ.get("AGENT_NB_DATA_ENGINE", "duckdb")
     ]
     heads = "".join(f" {e + ' s':>9}" for e in engines)
     ratio = f" {engines[-1] + '/' + engines[0]:>14}" if len(engines) > 1 else f" {'vs 1 s':>7}"

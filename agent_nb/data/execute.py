@@ -1,4 +1,8 @@
-"""pandas runs a `Plan`: the typed answer, a small result table and the numbers in their roles.
+"""A `Plan` run: the typed answer, a small result table and the numbers in their roles.
+
+A DataFrame's plan runs on DuckDB (`engines.frames`, which says what pandas still
+runs), a file's or a database table's where the data lives (`engines.run`), and
+the rest on pandas' hand-written operations (`execute_ops`, `execute_more`).
 
 `run_plan` returns a `Result`: ``value`` (a bool, a number, a string or a
 list: `kind` names which, in DataBench's five answer types), the result as a
@@ -18,7 +22,6 @@ into the cell.
 from __future__ import annotations
 
 import dataclasses
-import os
 import warnings
 
 from .execute_more import MORE
@@ -64,13 +67,12 @@ def run_plan(table: Table, plan: Plan) -> Result:
             from .engines.run import run_compiled
 
             return run_compiled(table, plan)
-        if os.environ.get("AGENT_NB_DATA_ENGINE", "pandas") != "pandas":  # opt-in: DuckDB
-            from .engines.frames import engine_for_frames, run_on_duckdb
+        from .engines.frames import engine_for_frames, run_on_duckdb
 
-            if engine_for_frames() == "duckdb":
-                done = run_on_duckdb(table, plan)
-                if done is not None:
-                    return _as_written(table, done)
+        if engine_for_frames() == "duckdb":
+            done = run_on_duckdb(table, plan)
+            if done is not None:
+                return _as_written(table, done)
         try:
             if plan.derive:
                 from .derive import with_derived

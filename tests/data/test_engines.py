@@ -173,21 +173,53 @@ def test_spark_in_local_mode_gives_what_pandas_gives(tmp_path: Any) -> None:
         signal.signal(signal.SIGINT, handler)
 
 
-def test_a_dataframe_can_run_on_duckdb(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``AGENT_NB_DATA_ENGINE=duckdb``: a DataFrame's plans run on DuckDB (opt-in: on 10⁶
-    rows pandas is still as fast or faster, `benchmarks/bench_data_engines.py`)."""
+def test_a_dataframe_runs_on_duckdb(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DataFrame's plans run on DuckDB by default (the engine's copy of the frame is
+    queried); ``AGENT_NB_DATA_ENGINE=pandas`` runs pandas' own operations, with the
+    same answer."""
     from agent_nb.data.answer import ask
+    from agent_nb.data.engines import sources
 
     frame = profiled("penguins").df
     question = "What is the average body mass of Gentoo penguins?"
-    on_pandas = ask({"penguins": frame}, question)
-    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "duckdb")
+    ran: list[str] = []
+    execute = sources.Source.execute
+
+    def counted(self: sources.Source, expr: object) -> object:
+        ran.append(self.kind)
+        return execute(self, expr)
+
+    monkeypatch.setattr(sources.Source, "execute", counted)
+    monkeypatch.delenv("AGENT_NB_DATA_ENGINE", raising=False)
     on_duckdb = ask({"penguins": frame}, question)
+    assert ran and set(ran) == {"frame"}
+    ran.clear()
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "pandas")
+    on_pandas = ask({"penguins": frame}, question)
+    assert ran == []
     assert on_duckdb.value == pytest.approx(on_pandas.value, rel=1e-12)
     assert on_duckdb.sentence == on_pandas.sentence
     monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "spark")
-    with pytest.raises(ValueError, match="must be 'pandas' or 'duckdb'"):
+    with pytest.raises(ValueError, match="must be 'duckdb' or 'pandas'"):
         ask({"penguins": frame}, question)
+
+
+def test_a_frame_changed_in_place_gets_a_fresh_copy() -> None:
+    """The DuckDB copy of a frame is kept across questions, and a change made in place
+    (the same object, new values) is answered from the new values, not the copy."""
+    import pandas as pd
+
+    from agent_nb.data.answer import ask
+    from agent_nb.data.profiles import profiled as kept_profile
+
+    sales = pd.DataFrame({"region": ["East", "West", "East"], "units": [5, 2, 3]})
+    question = "What is the total units in the East region?"
+    assert ask({"sales": sales}, question).value == 8
+    first = kept_profile("sales", sales)
+    assert ask({"sales": sales}, question).value == 8
+    sales.loc[0, "units"] = 10
+    assert ask({"sales": sales}, question).value == 13
+    assert kept_profile("sales", sales).key != first.key
 
 
 def test_a_frame_duckdb_cannot_hold_stays_on_pandas(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -203,6 +235,7 @@ def test_a_frame_duckdb_cannot_hold_stays_on_pandas(monkeypatch: pytest.MonkeyPa
         "labels_en": ["Vegan", None, "Organic", "Vegan"],
     })  # fmt: skip
     question = "How many products have no labels?"
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "pandas")
     on_pandas = ask({"products": frame}, question)
     monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "duckdb")
     on_duckdb = ask({"products": frame}, question)
@@ -226,6 +259,7 @@ def test_cells_read_from_text_are_stated_as_written_on_duckdb(
         "Age": ["17 years", "21 years", "19 years", "18 years"],
     })  # fmt: skip
     questions = ("What was the time in 2004?", "Which year has the highest age?")
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "pandas")
     on_pandas = [ask({"races": races}, q) for q in questions]
     monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "duckdb")
     on_duckdb = [ask({"races": races}, q) for q in questions]

@@ -22,6 +22,7 @@ import glob
 import os
 import pathlib
 import re
+import threading
 from collections.abc import Callable, Hashable
 from typing import Any
 from urllib.parse import urlsplit
@@ -302,8 +303,14 @@ def frame_source(df: Any, name: str = "data", *, backend: Any = None, own: bool 
         con = ibis.duckdb.connect()
         con.raw_sql("SET enable_progress_bar = false")
         expr = ibis.memtable(rows)
+        lock = threading.Lock()  # one connection, and turns compute on worker threads
+
+        def run(e: Any) -> Any:
+            with lock:
+                return con.execute(e)
+
         label = f"the DataFrame {name}"
-        return Source(label, expr, _row_count(expr), "frame", (id(df), name), con.execute)
+        return Source(label, expr, _row_count(expr), "frame", (id(df), name), run)
     if backend is None:  # Ibis' default backend: DuckDB in this process, reading the frame
         expr = ibis.memtable(rows)
     else:
