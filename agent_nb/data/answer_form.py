@@ -217,6 +217,24 @@ def _not_asked(f: Form) -> list[Unplaced]:
     return [Unplaced(what, f"no word of the question asks for {what}", asked=False)]
 
 
+def _statistic_not_taken(f: Form) -> list[Unplaced]:
+    """A mean, median or standard deviation the question asks for and no part of the
+    plan takes: "the average monthly income" of a table with no income, read as the
+    month with the most rows."""
+    taken = set()
+    stack = [f.plan]
+    while stack:
+        p = stack.pop()
+        taken.add(p.agg)
+        stack += [s for s in (p.of, p.versus) if s is not None]
+    for agg in ("mean", "median", "std"):
+        asked = [t for t in f.r.tokens if t in AGG_WORDS[agg] and t not in f.used]
+        if asked and agg not in taken:
+            name = AGG_NAME.get(agg, agg)
+            return [Unplaced(asked[0], f"it asks for a {name}, and the plan takes none")]
+    return []
+
+
 def _only_one(f: Form) -> list[Unplaced]:
     """ "the only team whose ..." says one row matches: where several do, the reading is
     not the question's (its premise fails), and no list of them answers it."""
@@ -378,6 +396,7 @@ FORM_RULES = (
     _yes_or_no_to_a_choice,
     _same_as_rows_exist,
     _not_asked,
+    _statistic_not_taken,
     _operation_as_value,
     _only_one,
     _adds_up_row_numbers,

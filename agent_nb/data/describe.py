@@ -84,7 +84,8 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
     if op == "rank" and isinstance(v, dict):
         pairs = ", ".join(f"{k} {format_number(n)}" for k, n in v.items())
         what = "number of rows" if plan.measure is None else measure_words(plan)
-        return f"{pairs}: the {what} per {plan.group_by}{w}."
+        per = plan.period or plan.group_by  # "per month" of a date column's months
+        return f"{pairs}: the {what} per {per}{w}."
     if op == "rank":
         label, what = result.get("label", plan.group_by), measure_words(plan)
         if plan.agg in ("max", "min") and plan.measure:  # not "the highest highest Laps"
@@ -101,6 +102,10 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         if isinstance(v, list):
             tied = _tied(result)
             return f"{answer_text(v)} are the {len(v)} {label} with the {side} {what}{w}{tied}."
+        if not plan.labels:  # the value asked for: "the highest monthly total"
+            per = plan.period or plan.group_by
+            first = result.frame.iloc[0, 0]
+            return f"{answer_text(v)} is the {side} {what} per {per}{w} ({first})."
         return f"{answer_text(v)} has the {side} {what}{w} ({format_number(float(top[0]))})."
     if op == "extreme":
         show = plan.group_by or plan.measure

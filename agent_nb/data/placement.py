@@ -489,6 +489,8 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
             return True
     if _measures_attribute(word, plan):
         return True
+    if plan.period is not None and _names_period(word, plan.period):
+        return True  # "per month", "monthly": the dates grouped by month
     apart = plan.agg == "range" or plan.combine is not None or bool(tests & {"in", "between"})
     if word == "between" and (apart or any(d.op in ("-", "/") for d in plan.derive)):
         return True  # "the difference between A and B", "more households between A and B"
@@ -557,6 +559,15 @@ def unplaced(
         else:
             blocking.append(Unplaced(word, "no part of the plan places it"))
     return tuple(blocking), tuple(harmless)
+
+
+def _names_period(word: str, period: str) -> bool:
+    """``word`` is the period or built on it: "months", "monthly" of a month."""
+    from .wordnet import bases
+
+    return word in (period, f"{period}s") or any(
+        b.word == period and b.via in ("derivation", "inflection") for b in bases(word)
+    )
 
 
 def _measures_attribute(word: str, plan: Plan) -> bool:

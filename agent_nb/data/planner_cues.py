@@ -15,6 +15,7 @@ from .words import (
 )
 
 __all__ = [
+    "PERIODS",
     "agent_by",
     "counts_from_the_top",
     "default_agg",
@@ -69,23 +70,56 @@ def agent_by(text: str, at: int) -> bool:
     return bool(_AGENT.search(text[:at])) and not _GROUPING.search(text[:at])
 
 
-def per(text: str, col: Column) -> bool:
-    return bool(per_words(text, col))
+def per(text: str, col: Column, table: Table | None = None) -> bool:
+    return bool(per_words(text, col, table))
 
 
-def per_words(text: str, col: Column) -> tuple[str, ...]:
-    """The words that ask for ``col`` as a grouping ("per island", "for each species")."""
-    head = re.escape(phrase(col.name).split()[0]) if phrase(col.name) else ""
-    for m in re.finditer(rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?{head}", text):
+def per_words(text: str, col: Column, table: Table | None = None) -> tuple[str, ...]:
+    """The words that ask for ``col`` as a grouping ("per island", "for each species"; of
+    a date column, a period: "per month", "by year", "the monthly total")."""
+    heads = [re.escape(phrase(col.name).split()[0])] if phrase(col.name) else []
+    if col.role == "time":
+        heads += [f"{p}s?" for p in PERIODS]
+    if not heads:
+        return ()
+    pattern = rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?({'|'.join(heads)})\b"
+    for m in re.finditer(pattern, text):
         if not (m.group(1) == "by" and agent_by(text, m.end(1))):
             return tuple(m.group(1).split())
+    if col.role == "time":
+        adjective = _period_adjective(text, table)
+        if adjective is not None:
+            return (adjective[0],)
     return ()
 
 
-def period(text: str) -> Literal["year", "month", "day"] | None:
-    for word in ("year", "month", "day"):
-        if re.search(rf"\b(which|what|each|per|by|every|in which|over the)\s+{word}", text):
-            return word
+PERIODS = ("year", "month", "day")
+
+
+def period(text: str, table: Table | None = None) -> Literal["year", "month", "day"] | None:
+    """The period a question groups dates by: "which month", "per year", "over the
+    months", or an adjective built on one ("monthly", "yearly", "daily")."""
+    for word in PERIODS:
+        cue = r"which|what|each|per|by|every|in which|over the|across the|for each"
+        if re.search(rf"\b({cue})\s+{word}", text):
+            return word  # type: ignore[return-value]
+    adjective = _period_adjective(text, table)
+    return adjective[1] if adjective is not None else None  # type: ignore[return-value]
+
+
+def _period_adjective(text: str, table: Table | None) -> tuple[str, str] | None:
+    """The first word of ``text`` built on a period noun ("monthly": month), from
+    WordNet's derivations, and that period; not a word of one of ``table``'s column
+    names ("monthly" of MonthlyIncome names the column, not a grouping)."""
+    from .wordnet import bases
+
+    named = {w for c in table.columns.values() for w in c.parts} if table else set()
+    for token in re.findall(r"[a-z]+ly\b", text):
+        if token in named:
+            continue
+        for base in bases(token):
+            if base.word in PERIODS and base.via == "derivation":
+                return token, base.word
     return None
 
 

@@ -62,7 +62,7 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
             continue
         if (
             not asked
-            and not per(r.text, col)
+            and not per(r.text, col, r.table)
             and not (
                 heads and re.search(rf"\b(top|bottom|\d+|most|least)\s+(\w+\s)?({heads})", r.text)
             )
@@ -74,7 +74,9 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
         cands.append((score + (1 if asked == 0.5 else 2 if asked else 0), col))
     time = time_of(p.t)
     for word in ("year", "month", "day", "date"):
-        asked_t = re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", r.text)
+        asked_t = bool(
+            re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", r.text)
+        ) or (word != "date" and period(r.text, r.table) == word)  # "monthly"
         if (
             time is not None
             and asked_t
@@ -102,8 +104,13 @@ def grouped(
     filters = tuple(f for f in filters if f.column != group.name)
     m = next((c for c in measures if c.name != group.name), None)
     after = re.search(r"\b(?:most|fewest|least|highest number of|more)\s+(\w+)", r.text)
-    cue = per_words(r.text, group)
-    if cue and not (r.high or r.low or r.k or MODE.search(r.text) or r.expect == "boolean"):
+    cue = per_words(r.text, group, r.table)
+    counts = m is not None or agg in (None, "count")  # "the average X per month": X's mean
+    if (
+        cue
+        and counts
+        and not (r.high or r.low or r.k or MODE.search(r.text) or r.expect == "boolean")
+    ):
         # "the average horsepower per origin", "how many penguins per island": every
         # group's value, not the top one
         each: Agg = "count" if m is None else (agg if agg in _EACH else default_agg(m))
@@ -115,11 +122,12 @@ def grouped(
                 group_by=group.name,
                 each=True,
                 filters=filters,
+                period=period(r.text, r.table) if group.role == "time" else None,
                 words=(*p.words(group, m), ("each", cue)),
             ),
             f"the {each} of {m.name if m is not None else 'rows'} per {group.name}",
         )
-    if m is None and agg in ("mode", "nunique") and not per(r.text, group):
+    if m is None and agg in ("mode", "nunique") and not per(r.text, group, r.table):
         p.add(
             Plan(
                 op="aggregate",
@@ -152,7 +160,7 @@ def grouped(
                 k=r.k or 1,
                 listed=r.expect == "list",
                 filters=filters,
-                period=period(r.text),
+                period=period(r.text, r.table),
                 words=p.words(group),
             ),
             f"rank {group.name} by total {pick.name} (an additive measure)",
@@ -172,7 +180,7 @@ def grouped(
                 k=r.k or 1,
                 listed=r.expect == "list",
                 filters=filters,
-                period=period(r.text),
+                period=period(r.text, r.table),
                 words=p.words(group),
             ),
             f"rank {group.name} by rows",
@@ -185,6 +193,7 @@ def grouped(
                         measure=pick.name,
                         agg=default_agg(pick),
                         group_by=group.name,
+                        period=period(r.text, r.table) if group.role == "time" else None,
                         order=order,
                         k=r.k or 1,
                         filters=filters,
@@ -200,6 +209,7 @@ def grouped(
                 op="rank",
                 agg="count",
                 group_by=group.name,
+                period=period(r.text, r.table) if group.role == "time" else None,
                 order=order,
                 k=r.k or 1,
                 filters=filters,
@@ -228,6 +238,7 @@ def grouped(
                     op="rank",
                     agg="count",
                     group_by=group.name,
+                    period=period(r.text, r.table) if group.role == "time" else None,
                     order=order,
                     k=r.k or 1,
                     listed=r.expect == "list",
@@ -259,6 +270,7 @@ def grouped(
                 measure=m.name,
                 agg=a,
                 group_by=group.name,
+                period=period(r.text, r.table) if group.role == "time" else None,
                 group_by2=second.name if second else None,
                 order=order,
                 k=r.k or 1,
@@ -293,7 +305,7 @@ def grouped(
             k=r.k or 1,
             listed=r.expect == "list",
             filters=filters,
-            period=period(r.text) if group.role == "time" else None,
+            period=period(r.text, r.table) if group.role == "time" else None,
             words=p.words(m, group),
         ),
         f"rank {group.name} by {a} of {m.name}",

@@ -142,7 +142,11 @@ def value(p: Any) -> None:
     ):
         counted = not measures and agg == "count"  # "how did the number of penguins change"
         m = measures[0] if measures else t.of("measure")[0]
-        each = group if group is not None and group.role != "time" and per(r.text, group) else None
+        each = (
+            group
+            if group is not None and group.role != "time" and per(r.text, group, r.table)
+            else None
+        )
         p.add(
             Plan(
                 op="trend",
@@ -153,7 +157,7 @@ def value(p: Any) -> None:
                 time=(group if group is not None and group.role == "time" else time).name,
                 group_by=each.name if each else None,
                 filters=tuple(f for f in filters if f.column != time.name),
-                period=period(r.text),
+                period=period(r.text, r.table),
                 words=p.words(None if counted else m, each)
                 + ((("rows", how_words(r.text)),) if counted else ()),
             ),

@@ -681,3 +681,61 @@ def test_a_span_of_years(question: str, low: int, high: int) -> None:
     )
     answer = ask({"films": films}, question)
     assert answer.value == int(films.Year.between(low, high).sum())
+
+
+@pytest.mark.parametrize(
+    ("question", "period", "freq"),
+    [
+        ("What is the total precipitation per month?", "month", "M"),
+        ("What was the monthly total precipitation?", "month", "M"),
+        ("Show the total precipitation by year", "year", "Y"),
+    ],
+)
+def test_a_period_groups_the_dates(question: str, period: str, freq: str) -> None:
+    """ "per month", "monthly", "by year": every period's value, the dates grouped by
+    that period (WordNet derives "monthly" from month), and the word is placed."""
+    weather = table("weather")
+    truth = weather.groupby(weather.date.dt.to_period(freq).astype(str)).precipitation.sum()
+    answer = ask({"weather": weather}, question)
+    assert answer.plan is not None and answer.plan.each and answer.plan.period == period
+    assert answer.value == pytest.approx(truth.to_dict())
+    assert f"per {period}" in answer.sentence
+    assert answer.left_out == ()
+
+
+def test_a_trend_by_month_places_month() -> None:
+    """ "change by month" is a trend over months: "month" is the trend's period, not a
+    word left unplaced (the trend question of `bench_data_engines.py`)."""
+    weather = table("weather")
+    answer = ask({"weather": weather}, "How did the total precipitation change by month?")
+    months = weather.groupby(weather.date.dt.to_period("M").astype(str)).precipitation.sum()
+    assert answer.plan is not None and answer.plan.period == "month"
+    assert answer.value == pytest.approx(100 * (months.iloc[-1] / months.iloc[0] - 1), abs=1e-3)
+    assert answer.unplaced == ()
+
+
+def test_the_highest_monthly_total_is_a_value_of_a_month() -> None:
+    weather = table("weather")
+    months = weather.groupby(weather.date.dt.to_period("M").astype(str)).precipitation.sum()
+    answer = ask({"weather": weather}, "What was the highest monthly total precipitation?")
+    assert answer.value == pytest.approx(months.max())
+    assert f"per month ({months.idxmax()})" in answer.sentence
+
+
+def test_an_average_of_nothing_in_the_table_is_not_a_count() -> None:
+    """ "the average monthly income" of a weather table: no income, so no mean; the
+    months with the most days answer another question."""
+    answer = ask({"weather": table("weather")}, "What is the average monthly income?")
+    assert answer.value is None
+    assert "average" in {u.word for u in answer.unplaced}
+
+
+def test_a_period_adjective_in_a_column_name_is_the_column() -> None:
+    """MonthlyIncome's "monthly" names the column: the median is of that column, not of
+    the rows grouped by month."""
+    staff = pd.DataFrame({
+        "hired": pd.to_datetime(["2020-01-05", "2020-02-11", "2020-02-20", "2020-03-02"]),
+        "MonthlyIncome": [3100, 4800, 2600, 5200],
+    })  # fmt: skip
+    answer = ask({"staff": staff}, "What is the median monthly income?")
+    assert answer.value == staff.MonthlyIncome.median()
