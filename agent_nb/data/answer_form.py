@@ -20,7 +20,6 @@ from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Plan
 from .reading import Reading
 from .row_nouns import counting_columns, row_name_columns
-from .table import SAMPLE_ROWS
 from .word_classes import AUX, CLOSED, GENERIC, LINKS, WHICH, forms, is_noun, offers_choice
 from .words import AGG_WORDS, HOW_MANY, MODE, STOPWORDS, cues, phrase, singular
 
@@ -248,22 +247,44 @@ def _only_one(f: Form) -> list[Unplaced]:
 
 
 def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
-    """A column that numbers the rows (1, 2, ..., n down the table: "No.", "#", a rank)
+    """A column that numbers the rows (1, 2, ..., n down the table: "No.", "#", a rank),
+    or the rows of each group (1, 2, ... for the winners, 1, 2, ... for the runners-up),
     has no total and no mean that means anything ("55 is the total No." of the winners)."""
-    plan, table = f.plan, f.r.table
+    plan = f.plan
     if plan.op != "aggregate" or plan.measure is None or plan.agg not in ("sum", "mean"):
         return []
-    col = table.columns.get(plan.measure)
-    n = len(table.df)
-    if col is None or not col.integer or n < 3 or col.nunique not in (-1, min(n, SAMPLE_ROWS)):
-        return []  # (the profile first: repeats, or no whole numbers, number no rows)
-    import numpy as np
-
-    values = table.df[plan.measure].to_numpy()
-    if not np.array_equal(values, np.arange(1, n + 1)):
+    numbered = _numbers_rows(f.r.table, plan.measure)
+    if numbered is None:
         return []
     what = f"the {AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
-    return [Unplaced(what, f"{plan.measure} numbers the rows 1 to {n}", asked=False)]
+    return [Unplaced(what, f"{plan.measure} numbers {numbered}", asked=False)]
+
+
+def _numbers_rows(table: Any, name: str) -> str | None:
+    """What column ``name`` numbers, where it counts 1, 2, 3 ... down the table ("the rows
+    1 to 32"), or down the rows of each value of a text column ("the rows of each
+    Outcome"); None where it does not (the profile first: a column read from text
+    such as "1." is numbered too, though its cells were no integers)."""
+    import numpy as np
+
+    col = table.columns.get(name)
+    n = len(table.df)
+    if col is None or not col.numeric or n < 3:
+        return None
+    values = table.df[name]
+    if values.isna().any() or not bool((values % 1 == 0).all()) or values.min() != 1:
+        return None
+    if np.array_equal(values.to_numpy(dtype=float), np.arange(1, n + 1)):
+        return f"the rows 1 to {n}"
+    for other in table.columns.values():
+        if other.role != "category" or other.name == name or not 1 < other.nunique < n / 2:
+            continue
+        groups = values.groupby(table.df[other.name], sort=False)
+        if all(
+            np.array_equal(g.to_numpy(dtype=float), np.arange(1, len(g) + 1)) for _, g in groups
+        ):
+            return f"the rows of each {other.name}"
+    return None
 
 
 def _totals_what_it_compares(f: Form) -> list[Unplaced]:

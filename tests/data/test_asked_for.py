@@ -155,6 +155,23 @@ def test_a_column_that_numbers_the_rows_has_no_total(penguins: pd.DataFrame) -> 
     assert lowest.value == ranked[ranked.island == "Biscoe"].Rank.min()
 
 
+def test_a_column_that_numbers_each_groups_rows_has_no_total() -> None:
+    """ "No." written "1.", "2." (read from text as numbers), counting the winners 1, 2, 3
+    and the runners-up 1, 2 apart: "the total of winners" is not the sum of those
+    numbers. A count column whose values happen to be small ("Gold") still adds up."""
+    finals = pd.DataFrame({
+        "Outcome": ["Runner-up", "Winner", "Winner", "Runner-up", "Winner", "Winner"],
+        "No.": ["1.", "1.", "2.", "2.", "3.", "4."],
+        "Year": [1973, 1974, 1974, 1975, 1976, 1977],
+        "Gold": [2, 1, 3, 1, 1, 2],
+    })  # fmt: skip
+    answer = ask({"finals": finals}, "What is the total No. of the winners?")
+    assert answer.value is None
+    assert answer.unplaced[-1].why == "No. numbers the rows of each Outcome"
+    gold = ask({"finals": finals}, "What is the total Gold of the winners?")
+    assert gold.value == finals[finals.Outcome == "Winner"].Gold.sum()
+
+
 def test_more_of_a_count_and_a_repeated_comparison(penguins: pd.DataFrame) -> None:
     """ "more penguins, Dream or Biscoe?" ranks the two by their rows; "at least 5000 g or
     more" says the applied comparison twice."""
