@@ -390,10 +390,30 @@ def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:
     if counting:  # "how many medals did Chile win?" over Gold and Silver counts
         why = f"{' and '.join(counting[:3])} count {word}: the rows of {table.name} do not"
         return [Unplaced(word, why)]
-    if plan.filters or plan.condition:
-        return []  # the filter's words say which rows: what they are matters less
     mine = forms(word)
-    if mine & {singular(w) for w in phrase(table.name).split()} or row_name_columns(word, table):
+    if mine & {singular(w) for w in phrase(table.name).split()}:
+        return []
+    naming = row_name_columns(word, table)
+    if any(c.role != "measure" for c in naming):
+        return []
+    if plan.filters or plan.condition:
+        # the filter's words say which rows: what they are matters less, unless a column
+        # of whole amounts is named for X, right after "how many" ("how many votes ..."
+        # over a Votes column)
+        at = f.r.tokens.index(word) if word in f.r.tokens else 0
+        if at == 0 or f.r.tokens[at - 1] not in ("many", "of"):
+            return []
+        used = {p for c in plan.columns() if c in table.columns for p in table.columns[c].parts}
+        numbers = [
+            c.name
+            for c in table.columns.values()
+            if c.role == "measure" and c.integer and mine & set(c.parts) and not mine & used
+        ]
+        if numbers:
+            why = f"{numbers[0]} holds the number of {word}: the rows do not count them"
+            return [Unplaced(word, why)]
+        return []
+    if naming:  # one whole number per row, such as an EmployeeNumber
         return []
     held = [c.name for c in table.columns.values() if mine & c.words]
     why = (

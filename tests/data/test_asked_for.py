@@ -388,3 +388,25 @@ def test_can_you_name_asks_for_names(penguins: pd.DataFrame) -> None:
     """ "Can you name ...?" asks for names: no yes (a count of rows answers neither)."""
     answer = ask({"penguins": penguins}, "Can you name an island other than Dream?")
     assert answer.value is None and answer.plan.op != "exists"
+
+
+def test_filtered_rows_do_not_count_what_a_column_of_amounts_holds() -> None:
+    """ "How many votes were not won by Labor?" over a Votes column: the number of the
+    other parties' rows is not a number of votes, even with a filter saying which rows;
+    the total of Votes is. A count of rows whose noun names the filtered column itself
+    ("how many parties' names start with L") still counts rows."""
+    results = pd.DataFrame({
+        "Party": ["Labor", "Liberal", "Greens", "Independent"],
+        "Votes": [324135, 250312, 24810, 27178],
+    })  # fmt: skip
+    r = read(profile("results", results), "How many votes were not won by Labor?")
+    others = Filter(column="Party", op="!=", value="Labor")
+    rows = Plan(op="aggregate", agg="count", filters=(others,), words=(("rows", ("votes",)),))
+    [fault] = form_faults(r, rows, set(), 3, 3)
+    assert fault.word == "votes" and "Votes holds the number of votes" in fault.why
+    answer = ask({"results": results}, "How many votes were not won by Labor?")
+    assert answer.value == results[results.Party != "Labor"].Votes.sum()
+    r = read(profile("results", results), "How many party names start with L?")
+    starts = Filter(column="Party", op="startswith", value="L")
+    named = Plan(op="aggregate", agg="count", filters=(starts,), words=(("rows", ("party",)),))
+    assert form_faults(r, named, set(), 2, 2) == []
