@@ -167,6 +167,7 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
         return None
     read = {v: read_cell(v) for v in distinct}
     counts = series.value_counts(dropna=True)
+    counts = counts[counts > 0]  # a categorical's unused categories are counted, as 0
     given = numbers = 0
     units: Counter[str] = Counter()
     for value, n in counts.items():

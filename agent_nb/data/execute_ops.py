@@ -81,6 +81,7 @@ def _aggregate(table: Table, plan: Plan) -> Result:
         return Result(n, frame, (("value", float(n)),), rows=len(df))
     if plan.agg == "mode":
         counts = series.value_counts(dropna=True, sort=True)
+        counts = counts[counts > 0]  # a categorical's unused categories: no rows, no mode
         if counts.empty:
             raise PlanError(f"{plan.measure} has no values")
         if plan.order == "asc":
@@ -149,6 +150,7 @@ def _grouped(table: Table, plan: Plan, df: Any) -> tuple[Any, str]:
 
             keys = items_of(df[plan.group_by])
         values = keys.value_counts(sort=True).astype(float)  # ties: first seen first
+        values = values[values > 0]  # a categorical's unused categories have no rows
     elif plan.measure is None:
         values = df.groupby(by, observed=True).size().astype(float)
     else:

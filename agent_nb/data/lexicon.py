@@ -74,8 +74,15 @@ def _initials(tokens: list[str], abbrev: str) -> tuple[str, ...] | None:
             if size < 2 or i + size > len(tokens):
                 continue
             span = tokens[i : i + size]
-            if span[0] in STOPWORDS or span[-1] in STOPWORDS:
-                continue  # "a single" does not spell AST: an acronym's words carry meaning
+            inner = span[1:-1]
+            if (
+                span[0] in STOPWORDS
+                or span[-1] in STOPWORDS
+                or any(t in STOPWORDS and t not in ("of", "and") for t in inner)
+            ):
+                # "a single" does not spell AST, nor "programming is played" PSIP: an
+                # acronym's words carry meaning ("of" and "and" may join them)
+                continue
             letters = "".join(t[0] for t in span)
             if letters == abbrev:
                 return tuple(span)

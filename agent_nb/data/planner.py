@@ -224,7 +224,8 @@ def _from_the_top(c: Candidate, r: Reading) -> Candidate:
     plan = c.plan
     if not (r.high or r.low) or not counts_from_the_top(r.table, plan.measure):
         return c
-    if plan.op in ("extreme", "rank"):
+    if plan.op == "extreme" or (plan.op == "rank" and plan.agg in ("min", "max", "mean", "median")):
+        # (a group's total of a standing is no standing: "the lowest total pts")
         turned = plan.model_copy(update={"order": _TURNED[plan.order]})
     elif plan.op == "aggregate" and plan.agg in ("max", "min") and not _SIZES & set(r.tokens):
         # "the best position" is 1; "the lowest Rank of ..." asks for the number itself

@@ -739,3 +739,39 @@ def test_a_period_adjective_in_a_column_name_is_the_column() -> None:
     })  # fmt: skip
     answer = ask({"staff": staff}, "What is the median monthly income?")
     assert answer.value == staff.MonthlyIncome.median()
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_a_categorical_with_unused_categories(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame filtered from a larger one keeps its categorical's unused categories (as
+    read from Parquet): they have no rows, so they are neither counted as values nor
+    the least common; reading such a frame's text as numbers does not fail."""
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", engine)
+    teams = pd.Categorical(["A", "A", "B", "B", "B", "C"], categories=["A", "B", "C", "D"])
+    frame = pd.DataFrame({"team": teams, "season": pd.Categorical(["2012-13"] * 6)})
+    frame = frame[frame.team != "C"]
+    least = ask({"df": frame}, "What is the least common team?")
+    assert least.value == "A"
+    per = ask({"df": frame}, "How many rows per team?")
+    assert per.value == {"B": 3, "A": 2}
+
+
+def test_a_group_total_of_a_standing_keeps_its_direction() -> None:
+    """pts of 1 to 6 down the table look like a standing (1 at the top); the lowest
+    total of a team is still the smallest sum, said as the lowest."""
+    frame = pd.DataFrame({"team": ["A", "A", "B", "B", "B", "C"], "pts": [1, 2, 3, 4, 5, 6]})
+    answer = ask({"df": frame}, "Which team has the lowest total pts?")
+    assert answer.value == frame.groupby("team").pts.sum().idxmin()
+    assert "lowest" in answer.sentence
+
+
+def test_an_acronym_is_spelled_by_content_words() -> None:
+    """ "programming is played" does not spell PSIP ("is" carries no letter of a name):
+    the question names the Programming column, whose most common value answers it."""
+    stations = pd.DataFrame({
+        "Call-sign": ["WIVM-LD", "WIVM-LD", "WIVN-LD", "WIVX-LD", "WIVD-LD"],
+        "PSIP": [39.1, 39.2, 51.1, 52.1, 38.1],
+        "Programming": ["RTV", "Tuff TV", "RTV", "RTV", "PBJ"],
+    })  # fmt: skip
+    answer = ask({"stations": stations}, "Which programming is shown the most?")
+    assert answer.value == "RTV"
