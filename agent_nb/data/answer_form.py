@@ -234,6 +234,15 @@ def _statistic_not_taken(f: Form) -> list[Unplaced]:
     return []
 
 
+def _a_list_for_how_many(f: Form) -> list[Unplaced]:
+    """ "how many teams are in the top five positions?" asks for a number: the five teams
+    themselves answer another question."""
+    text = " ".join(f.r.tokens)
+    if not isinstance(f.value, list) or "how many" not in text or " and " in text:
+        return []  # (not "how many ... and which ...?")
+    return [Unplaced("how many", f"it asks for a number, and the answer is {len(f.value)} values")]
+
+
 def _only_one(f: Form) -> list[Unplaced]:
     """ "the only team whose ..." says one row matches: where several do, the reading is
     not the question's (its premise fails), and no list of them answers it."""
@@ -438,6 +447,7 @@ FORM_RULES = (
     _same_as_rows_exist,
     _not_asked,
     _statistic_not_taken,
+    _a_list_for_how_many,
     _operation_as_value,
     _only_one,
     _adds_up_row_numbers,

@@ -410,3 +410,13 @@ def test_filtered_rows_do_not_count_what_a_column_of_amounts_holds() -> None:
     starts = Filter(column="Party", op="startswith", value="L")
     named = Plan(op="aggregate", agg="count", filters=(starts,), words=(("rows", ("party",)),))
     assert form_faults(r, named, set(), 2, 2) == []
+
+
+def test_how_many_is_not_answered_with_a_list(cars: pd.DataFrame) -> None:
+    """ "How many cars are in the top 5 for horsepower?" asks for a number: the five cars
+    answer another question ("which cars are in the top 5?")."""
+    answer = ask({"cars": cars}, "How many cars are in the top 5 for horsepower?")
+    assert answer.value is None
+    assert "how many" in {u.word for u in answer.unplaced}
+    which = ask({"cars": cars}, "Which 5 cars have the highest horsepower?")
+    assert isinstance(which.value, list) and len(which.value) >= 5
