@@ -38,7 +38,10 @@ def negated_at(r: Any, start: int) -> tuple[str, ...]:
 
 DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _TEXT_OP = re.compile(
-    r"\b(?:starting|starts|start|beginning|begins|begin) with\s+['\"]?([\w-]+)|"
+    # "start with an s", "with the letter s": the article is no part of the text ("start
+    # with a" alone is the letter a)
+    r"\b(?:starting|starts|start|beginning|begins|begin) with\s+"
+    r"(?:(?:an?|the)\s+(?:letter\s+|word\s+)?(?=['\"]?[\w-]))?['\"]?([\w-]+)|"
     r"\b(?:containing|contains|contain|including|includes) (?:the word\s+)?['\"]?([\w-]+)"
 )
 

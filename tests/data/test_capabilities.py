@@ -775,3 +775,10 @@ def test_an_acronym_is_spelled_by_content_words() -> None:
     })  # fmt: skip
     answer = ask({"stations": stations}, "Which programming is shown the most?")
     assert answer.value == "RTV"
+
+
+def test_an_article_before_the_letter_is_no_part_of_it() -> None:
+    """ "starts with an f" looks for names starting with f, not with "an"."""
+    cars = table("cars")
+    answer = ask({"cars": cars}, "How many cars have a name that starts with an f?")
+    assert answer.value == int(cars.Name.str.lower().str.startswith("f").sum())
