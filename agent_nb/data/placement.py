@@ -89,11 +89,18 @@ def _names_other_column(a: _Ask) -> str | None:
     does not use ("minutes" of MIN, "games played" of GP). One word of a longer name
     ("reviews" of author_num_reviews) names the table's rows as often as the column."""
     mine = forms(a.word)
+    nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
     for name, (_, ws) in a.r.named.items():
         col = a.r.table.columns[name]
-        if name in a.plan_columns or not col.parts or names_rows(col, a.r.table):
-            continue  # a label column names the rows: "a player" is a row of PLAYER
-        parts = list(col.parts)
+        if name in a.plan_columns or not col.parts:
+            continue
+        # a label column names the rows: "a player" is a row of PLAYER; a column of
+        # numbers or dates, one per row, is asked for by "the density of", "the year of"
+        if names_rows(col, a.r.table) and not ((col.numeric or col.role == "time") and nxt == "of"):
+            continue
+        # the name's words before a bracketed unit ("Density (ab/km²)": density)
+        head = {singular(w) for w in phrase(re.split(r"[(\[]", name)[0]).split()}
+        parts = [p for p in col.parts if p in head] or list(col.parts)
         if not any(mine & forms(p) for p in parts):
             continue
         said = {x for w in ws for x in forms(w)} | mine

@@ -420,3 +420,17 @@ def test_how_many_is_not_answered_with_a_list(cars: pd.DataFrame) -> None:
     assert "how many" in {u.word for u in answer.unplaced}
     which = ask({"cars": cars}, "Which 5 cars have the highest horsepower?")
     assert isinstance(which.value, list) and len(which.value) >= 5
+
+
+def test_a_column_asked_for_by_name_is_not_the_rows() -> None:
+    """ "the density of the last city" asks for a Density: a column of numbers, one per
+    row, is not a name of the rows, and its bracketed unit need not be said. The
+    City of the last row answers another question."""
+    cities = pd.DataFrame({
+        "City": ["Bergamo", "Treviglio", "Seriate", "Osio Sotto"],
+        "Population\n(ab)": [121316, 29334, 25036, 12083],
+        "Density\n(ab/km²)": [3044, 922, 3206, 1622],
+    })  # fmt: skip
+    answer = ask({"cities": cities}, "What is the density of the last city?")
+    assert answer.value is None
+    assert [u.word for u in answer.unplaced] == ["density"]
