@@ -98,6 +98,54 @@ def _what_names_a_column(f: Form) -> list[Unplaced]:
     ]
 
 
+def _which_kind_is_answered(f: Form) -> list[Unplaced]:
+    """ "which election had the most votes?" asks for an election: a Party names none,
+    though the rule that a noun after "which" names the rows placed the word. The noun
+    must be (a kind of) what the answer's column names, by WordNet: "which country"
+    of Nation (a synonym), "which athlete" of Lifter (a lifter is an athlete), or
+    kinds of one thing."""
+    r, plan = f.r, f.plan
+    i = 0 if r.tokens[:1] and r.tokens[0] in ("which", "what") else 1
+    if i + 1 >= len(r.tokens) or r.tokens[i] not in ("which", "what"):
+        return []
+    if i and r.tokens[0] not in CLOSED | LINKS:
+        return []
+    nouns = [
+        t for t in r.tokens[i + 1 : i + 3]
+        if t not in f.used and t not in GENERIC and t not in STOPWORDS and is_noun(t)
+    ]  # fmt: skip
+    shown = _shown_column(plan)
+    col = r.table.columns.get(shown or "")
+    if not nouns or col is None or col.role not in ("label", "category", "id"):
+        return []
+    if r.tokens[i + 1] in f.used or any(_kind_of(n, col) for n in nouns):
+        return []
+    rows = {x for w in phrase(r.table.name).split() for x in forms(w)}
+    if any(forms(n) & rows for n in nouns):
+        return []
+    asked = nouns[0]
+    why = f"'{r.tokens[i]} {asked}' asks for a {singular(asked)}, and the answer is a {col.name}"
+    return [Unplaced(asked, why)]
+
+
+def _kind_of(noun: str, col: Any) -> bool:
+    """Whether ``noun`` and a word of ``col``'s name are one kind of thing in WordNet: the
+    same word, synonyms, one a kind of the other, or kinds of one thing."""
+    from .wordnet import hypernyms, synonyms
+
+    mine = set(forms(noun))
+    above = set(hypernyms(noun, 2)) | set(synonyms(noun)) | mine
+    for part in col.words | set(col.parts):
+        theirs = set(forms(part))
+        if mine & theirs:
+            return True
+        if theirs & above or mine & (set(hypernyms(part, 2)) | set(synonyms(part))):
+            return True
+        if set(hypernyms(noun, 2)) & set(hypernyms(part, 2)):
+            return True
+    return False
+
+
 def _asks_to_choose(f: Form) -> list[Unplaced]:
     """ "which chapter was founded first, Zeta Eta or Zeta Omega?", "does Vitonen or
     Kutonen have the larger division?" ask to choose one of the values named: an answer
@@ -442,6 +490,7 @@ _OCCURRENCES = frozenset(("times", "occasions", "instances"))
 FORM_RULES = (
     _asks_which,
     _what_names_a_column,
+    _which_kind_is_answered,
     _asks_to_choose,
     _yes_or_no_to_a_choice,
     _same_as_rows_exist,

@@ -434,3 +434,20 @@ def test_a_column_asked_for_by_name_is_not_the_rows() -> None:
     answer = ask({"cities": cities}, "What is the density of the last city?")
     assert answer.value is None
     assert [u.word for u in answer.unplaced] == ["density"]
+
+
+def test_which_kind_is_what_the_answer_names() -> None:
+    """ "What election had the most total votes?" asks for an election: a Party is none
+    (WordNet relates neither). "Which country ..." of a Nation column is answered
+    (synonyms)."""
+    results = pd.DataFrame({
+        "Party": ["Democratic", "Republican", "Green", "Libertarian"],
+        "Total votes": [431444, 398000, 12000, 9000],
+    })  # fmt: skip
+    election = ask({"results": results}, "What election had the most total votes?")
+    assert election.value is None
+    assert election.unplaced[-1].word == "election"
+    party = ask({"results": results}, "Which party had the most total votes?")
+    assert party.value == "Democratic"
+    medals = pd.DataFrame({"Nation": ["Chile", "Peru", "Bolivia"], "Gold": [4, 9, 2]})
+    assert ask({"medals": medals}, "Which country won the most gold?").value == "Peru"
