@@ -440,6 +440,56 @@ def _asked_for(a: _Ask) -> str | None:
     return f"the question asks for its '{a.word}', and no column of the answer names it"
 
 
+def _unknown_word(a: _Ask) -> str | None:
+    """A word WordNet does not know ("gurung", a misspelt "sentor") is a name or a word
+    the reading cannot judge: no rule about nouns or verbs places it as harmless."""
+    from .wordnet import parts_of_speech
+
+    if not a.word.isalpha() or len(a.word) < 3 or a.word in CLOSED | STOPWORDS:
+        return None
+    if parts_of_speech(a.word) or parts_of_speech(singular(a.word)) or _misspelt(a.word):
+        return None
+    tokens = a.r.tokens
+    nxt = tokens[a.index + 1] if a.index + 1 < len(tokens) else ""
+    prev = tokens[a.index - 1] if a.index > 0 else ""
+    if parts_of_speech(a.word + nxt) or parts_of_speech(prev + a.word):
+        return None  # "per cent": percent
+    if _two_words(a.word):
+        return None
+    return "no dictionary knows the word: a name, or a word the reading cannot judge"
+
+
+def _two_words(word: str) -> bool:
+    """Whether ``word`` is two words written as one ("airbase", "goalscorer", "listedon")."""
+    from .wordnet import parts_of_speech
+
+    for i in range(2, len(word) - 1):
+        head, tail = word[:i], word[i:]
+        short_ok = {h for h in (head, tail) if len(h) < 3} <= (CLOSED | STOPWORDS)
+        if short_ok and parts_of_speech(head) and (parts_of_speech(tail) or tail in STOPWORDS):
+            return True
+        if short_ok and head in STOPWORDS and parts_of_speech(tail):
+            return True
+    return False
+
+
+def _misspelt(word: str) -> bool:
+    """Whether one letter dropped, doubled, swapped or changed makes ``word`` a word
+    WordNet knows ("postion", "winnter", "perfomed", "aslo"): a typing slip, which the
+    other rules judge as the word it was meant to be."""
+    from .wordnet import parts_of_speech
+
+    if len(word) < 4:
+        return False
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    edits = {a + b[1:] for a, b in splits if b}
+    edits |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    edits |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    edits |= {a + c + b for a, b in splits for c in letters}
+    return any(len(e) >= 3 and parts_of_speech(e) for e in edits - {word})
+
+
 def _rows_of_a_kind(a: _Ask) -> str | None:
     """A noun for the rows that marks a kind of them by a property ("women": female
     ones) restricts the rows: where no value of the table says so, it is not placed."""
@@ -472,6 +522,7 @@ RULES: tuple[Rule, ...] = (
     Rule("compares or orders", _compares, blocks=True),
     Rule("is what a number counts", _what_a_number_counts, blocks=True),
     Rule("the unit of the number after it", _unit_of_the_number_after, blocks=False),
+    Rule("a word no dictionary knows", _unknown_word, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
     Rule("repeats kept", _repeats_kept, blocks=False),
     Rule("names the rows' column", _part_of_a_row_name, blocks=False),

@@ -451,3 +451,19 @@ def test_which_kind_is_what_the_answer_names() -> None:
     assert party.value == "Democratic"
     medals = pd.DataFrame({"Nation": ["Chile", "Peru", "Bolivia"], "Gold": [4, 9, 2]})
     assert ask({"medals": medals}, "Which country won the most gold?").value == "Peru"
+
+
+def test_a_word_no_dictionary_knows_is_not_placed_as_harmless() -> None:
+    """ "gurung" is no English word: a name no filter applies, so the count of every row
+    is not stated. A slip of one letter ("postion") or two words run together
+    ("airbase") is judged as the word it was meant to be."""
+    reps = pd.DataFrame({
+        "Name": ["Ram Thapa", "Sita Rai", "Hari Shrestha", "Gita Tamang"],
+        "Party": ["NC", "UML", "NC", "Maoist"],
+        "Position": [1, 2, 3, 4],
+    })  # fmt: skip
+    named = ask({"reps": reps}, "How many representatives have the last name gurung?")
+    assert named.value is None
+    assert "gurung" in {u.word for u in named.unplaced}
+    first = ask({"reps": reps}, "Who is in the first postion?")
+    assert first.value == "Ram Thapa"
