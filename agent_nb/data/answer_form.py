@@ -291,6 +291,20 @@ def _a_list_for_how_many(f: Form) -> list[Unplaced]:
     return [Unplaced("how many", f"it asks for a number, and the answer is {len(f.value)} values")]
 
 
+def _in_the_top(f: Form) -> list[Unplaced]:
+    """ "who was the last player in the top 10?": "in the top 10" places the rows among
+    the top ten; the ten themselves answer "which players are the top 10?", not what
+    the question asks of them."""
+    t = f.r.tokens
+    placed = any(
+        t[i] in ("in", "within", "into") and t[i + 1 : i + 3] == ["the", "top"]
+        for i in range(len(t) - 2)
+    )
+    if not placed or not isinstance(f.value, list) or len(f.value) < 2 or f.plan.k < 2:
+        return []
+    return [Unplaced("top", "'in the top' places the rows; what it asks of them is not read")]
+
+
 def _only_one(f: Form) -> list[Unplaced]:
     """ "the only team whose ..." says one row matches: where several do, the reading is
     not the question's (its premise fails), and no list of them answers it."""
@@ -497,6 +511,7 @@ FORM_RULES = (
     _not_asked,
     _statistic_not_taken,
     _a_list_for_how_many,
+    _in_the_top,
     _operation_as_value,
     _only_one,
     _adds_up_row_numbers,

@@ -467,3 +467,13 @@ def test_a_word_no_dictionary_knows_is_not_placed_as_harmless() -> None:
     assert "gurung" in {u.word for u in named.unplaced}
     first = ask({"reps": reps}, "Who is in the first postion?")
     assert first.value == "Ram Thapa"
+
+
+def test_in_the_top_places_the_rows(cars: pd.DataFrame) -> None:
+    """ "the last car in the top 10" asks for one car among the top ten: the ten cars
+    answer "what are the top 10 cars?", which is answered."""
+    one = ask({"cars": cars}, "What was the last car in the top 10 by horsepower?")
+    assert one.value is None
+    assert "top" in {u.word for u in one.unplaced}
+    ten = ask({"cars": cars}, "What are the top 10 cars by horsepower?")
+    assert isinstance(ten.value, list) and len(ten.value) >= 10
