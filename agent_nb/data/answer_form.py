@@ -133,15 +133,11 @@ def _kind_of(noun: str, col: Any) -> bool:
     same word, synonyms, one a kind of the other, or kinds of one thing."""
     from .wordnet import hypernyms, synonyms
 
-    mine = set(forms(noun))
-    above = set(hypernyms(noun, 2)) | set(synonyms(noun)) | mine
+    mine, kinds = set(forms(noun)), set(hypernyms(noun, 2))
     for part in col.words | set(col.parts):
-        theirs = set(forms(part))
-        if mine & theirs:
-            return True
-        if theirs & above or mine & (set(hypernyms(part, 2)) | set(synonyms(part))):
-            return True
-        if set(hypernyms(noun, 2)) & set(hypernyms(part, 2)):
+        theirs, their_kinds = set(forms(part)), set(hypernyms(part, 2))
+        near = mine | kinds | set(synonyms(noun))
+        if theirs & near or mine & (their_kinds | set(synonyms(part))) or kinds & their_kinds:
             return True
     return False
 

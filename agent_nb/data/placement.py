@@ -22,6 +22,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable
 
+from .planner_cues import period_of
 from .query import AGG_NAME, Plan
 from .reading import Reading
 from .row_nouns import counting_columns, names_rows, row_name_columns
@@ -547,7 +548,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
             return True
     if _measures_attribute(word, plan):
         return True
-    if plan.period is not None and _names_period(word, plan.period):
+    if plan.period is not None and period_of(word) == plan.period:
         return True  # "per month", "monthly": the dates grouped by month
     apart = plan.agg == "range" or plan.combine is not None or bool(tests & {"in", "between"})
     if word == "between" and (apart or any(d.op in ("-", "/") for d in plan.derive)):
@@ -617,15 +618,6 @@ def unplaced(
         else:
             blocking.append(Unplaced(word, "no part of the plan places it"))
     return tuple(blocking), tuple(harmless)
-
-
-def _names_period(word: str, period: str) -> bool:
-    """``word`` is the period or built on it: "months", "monthly" of a month."""
-    from .wordnet import bases
-
-    return word in (period, f"{period}s") or any(
-        b.word == period and b.via in ("derivation", "inflection") for b in bases(word)
-    )
 
 
 def _measures_attribute(word: str, plan: Plan) -> bool:

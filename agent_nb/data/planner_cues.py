@@ -108,18 +108,28 @@ def period(text: str, table: Table | None = None) -> Literal["year", "month", "d
 
 
 def _period_adjective(text: str, table: Table | None) -> tuple[str, str] | None:
-    """The first word of ``text`` built on a period noun ("monthly": month), from
-    WordNet's derivations, and that period; not a word of one of ``table``'s column
-    names ("monthly" of MonthlyIncome names the column, not a grouping)."""
-    from .wordnet import bases
-
+    """The first word of ``text`` built on a period noun ("monthly": month) and that
+    period; not a word of one of ``table``'s column names ("monthly" of MonthlyIncome
+    names the column, not a grouping)."""
     named = {w for c in table.columns.values() for w in c.parts} if table else set()
     for token in re.findall(r"[a-z]+ly\b", text):
-        if token in named:
-            continue
-        for base in bases(token):
-            if base.word in PERIODS and base.via == "derivation":
-                return token, base.word
+        built_on = period_of(token)
+        if token not in named and built_on is not None:
+            return token, built_on
+    return None
+
+
+def period_of(word: str) -> str | None:
+    """The period ``word`` names or is built on, by WordNet: "month", "months" and
+    "monthly" (a derivation) name a month."""
+    from .wordnet import bases
+
+    for p in PERIODS:
+        if word in (p, f"{p}s"):
+            return p
+    for base in bases(word):
+        if base.word in PERIODS and base.via in ("derivation", "inflection"):
+            return base.word
     return None
 
 

@@ -105,6 +105,7 @@ def grouped(
     m = next((c for c in measures if c.name != group.name), None)
     after = re.search(r"\b(?:most|fewest|least|highest number of|more)\s+(\w+)", r.text)
     cue = per_words(r.text, group, r.table)
+    when = period(r.text, r.table) if group.role == "time" else None  # "per month"
     counts = m is not None or agg in (None, "count")  # "the average X per month": X's mean
     if (
         cue
@@ -122,7 +123,7 @@ def grouped(
                 group_by=group.name,
                 each=True,
                 filters=filters,
-                period=period(r.text, r.table) if group.role == "time" else None,
+                period=when,
                 words=(*p.words(group, m), ("each", cue)),
             ),
             f"the {each} of {m.name if m is not None else 'rows'} per {group.name}",
@@ -160,7 +161,7 @@ def grouped(
                 k=r.k or 1,
                 listed=r.expect == "list",
                 filters=filters,
-                period=period(r.text, r.table),
+                period=when,
                 words=p.words(group),
             ),
             f"rank {group.name} by total {pick.name} (an additive measure)",
@@ -180,7 +181,7 @@ def grouped(
                 k=r.k or 1,
                 listed=r.expect == "list",
                 filters=filters,
-                period=period(r.text, r.table),
+                period=when,
                 words=p.words(group),
             ),
             f"rank {group.name} by rows",
@@ -193,7 +194,7 @@ def grouped(
                         measure=pick.name,
                         agg=default_agg(pick),
                         group_by=group.name,
-                        period=period(r.text, r.table) if group.role == "time" else None,
+                        period=when,
                         order=order,
                         k=r.k or 1,
                         filters=filters,
@@ -209,7 +210,7 @@ def grouped(
                 op="rank",
                 agg="count",
                 group_by=group.name,
-                period=period(r.text, r.table) if group.role == "time" else None,
+                period=when,
                 order=order,
                 k=r.k or 1,
                 filters=filters,
@@ -238,7 +239,7 @@ def grouped(
                     op="rank",
                     agg="count",
                     group_by=group.name,
-                    period=period(r.text, r.table) if group.role == "time" else None,
+                    period=when,
                     order=order,
                     k=r.k or 1,
                     listed=r.expect == "list",
@@ -270,7 +271,7 @@ def grouped(
                 measure=m.name,
                 agg=a,
                 group_by=group.name,
-                period=period(r.text, r.table) if group.role == "time" else None,
+                period=when,
                 group_by2=second.name if second else None,
                 order=order,
                 k=r.k or 1,
@@ -305,7 +306,7 @@ def grouped(
             k=r.k or 1,
             listed=r.expect == "list",
             filters=filters,
-            period=period(r.text, r.table) if group.role == "time" else None,
+            period=when,
             words=p.words(m, group),
         ),
         f"rank {group.name} by {a} of {m.name}",
