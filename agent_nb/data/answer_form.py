@@ -191,6 +191,27 @@ def _same_as_rows_exist(f: Form) -> list[Unplaced]:
                              "tests whether such rows exist")]  # fmt: skip
 
 
+def _same_as_another(f: Form) -> list[Unplaced]:
+    """ "which team has the same score as Rah Ahan?" asks for the other rows that share
+    one row's value: the answer that reads Rah Ahan's own score (or counts its rows)
+    answers another question. "the same year as 1974" names the value itself: the
+    plan that keeps the rows of that value of that column answers it."""
+    r, plan = f.r, f.plan
+    if "same" not in r.tokens or "as" not in r.tokens[r.tokens.index("same") :]:
+        return []  # ("the same across all rows" asks whether one value holds everywhere)
+    start = r.tokens.index("same") + 1
+    end = r.tokens.index("as", start)
+    compared = {x for w in r.tokens[start:end] if w not in STOPWORDS for x in forms(w)}
+    for x in (*plan.filters, *plan.condition):
+        col = r.table.columns.get(x.column)
+        if x.op not in ("=", "in", "contains") or col is None:
+            continue  # ("the same distance recorded" read as "a distance is recorded")
+        if "same" in x.words or compared & set(col.words):
+            return []  # the rows of that value of the compared column
+    return [Unplaced("same", "it asks for the other rows that share one row's value, and "
+                             "the answer reads that row's own")]  # fmt: skip
+
+
 _OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
 
 
@@ -504,6 +525,7 @@ FORM_RULES = (
     _asks_to_choose,
     _yes_or_no_to_a_choice,
     _same_as_rows_exist,
+    _same_as_another,
     _not_asked,
     _statistic_not_taken,
     _a_list_for_how_many,

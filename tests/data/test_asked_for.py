@@ -477,3 +477,14 @@ def test_in_the_top_places_the_rows(cars: pd.DataFrame) -> None:
     assert "top" in {u.word for u in one.unplaced}
     ten = ask({"cars": cars}, "What are the top 10 cars by horsepower?")
     assert isinstance(ten.value, list) and len(ten.value) >= 10
+
+
+def test_the_same_value_as_another_row_is_not_that_rows_own(penguins: pd.DataFrame) -> None:
+    """ "Which island has the same ... as X?" asks for the other rows that share X's
+    value: reading X's own value answers another question, so no value is stated; "the
+    same year as 2008" names the value itself, and its rows are counted."""
+    same = ask({"penguins": penguins}, "Which species has the same island as Chinstrap?")
+    assert same.value is None
+    assert any(u.word == "same" for u in same.unplaced)
+    year = ask({"penguins": penguins}, "How many penguins have the same year as 2008?")
+    assert year.value == int((penguins.year == 2008).sum())

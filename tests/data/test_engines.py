@@ -222,6 +222,38 @@ def test_a_frame_changed_in_place_gets_a_fresh_copy() -> None:
     assert kept_profile("sales", sales).key != first.key
 
 
+def test_a_question_asked_again_reuses_its_compiled_queries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame's connection keeps the SQL it compiled: the same question asked again
+    (a cell run again) compiles nothing, and gives the same answer; another question
+    compiles its own queries."""
+    import ibis.backends.duckdb
+    import pandas as pd
+
+    from agent_nb.data.answer import ask
+
+    compiled: list[str] = []
+    compile_anew = ibis.backends.duckdb.Backend.compile
+
+    def counting(self: Any, expr: Any, /, *args: Any, **kwargs: Any) -> Any:
+        sql = compile_anew(self, expr, *args, **kwargs)
+        compiled.append(str(sql))
+        return sql
+
+    monkeypatch.setattr(ibis.backends.duckdb.Backend, "compile", counting)
+    monkeypatch.delenv("AGENT_NB_DATA_ENGINE", raising=False)
+    sales = pd.DataFrame({"store": ["a", "b", "a", "c"], "units": [5, 2, 3, 9]})
+    question = "Which store has the highest total units?"
+    assert ask({"sales_again": sales}, question).value == "c"
+    first = len(compiled)
+    assert first > 0
+    assert ask({"sales_again": sales}, question).value == "c"
+    assert len(compiled) == first
+    assert ask({"sales_again": sales}, "What is the total units?").value == 19
+    assert len(compiled) > first
+
+
 def test_a_frame_duckdb_cannot_hold_stays_on_pandas(monkeypatch: pytest.MonkeyPatch) -> None:
     """21-digit barcodes (Python integers past 64 bits, as DataBench's OpenFoodFacts
     holds them): Arrow refuses the column, so the frame's plans run on pandas, not

@@ -5,6 +5,7 @@ a click on Approve writes the file. Screenshot: test-output/mcp-approval-waiting
 from __future__ import annotations
 
 import pathlib
+from typing import Any
 
 import pytest
 
@@ -41,10 +42,38 @@ def test_approve_a_filesystem_write_in_the_widget(
     widget.screenshot(path=str(OUTPUT_DIR / "mcp-approval-waiting.png"))
 
     block.locator("button.anb-approve").click()
-    try:  # (a full run once waited past 60 s here: the picture says where it stood)
+    try:  # (full runs twice waited past 60 s here: the picture and the kernel say where)
         wait_idle(widget, timeout=90_000)
+    except Exception as exc:
+        raise AssertionError(f"the turn did not end after Approve: {_where(lab, widget)}") from exc
     finally:
         widget.screenshot(path=str(OUTPUT_DIR / "mcp-approval-after-click.png"))
     widget.locator(".anb-past .anb-model", has_text="Your notes are written.").wait_for()
     assert notes.read_text() == "# Week 1"
     widget.screenshot(path=str(OUTPUT_DIR / "mcp-approval-approved.png"))
+
+
+#: Where each of agent_nb's threads stands (the last frames of each).
+STACKS = (
+    "{t.name: [f'{f.f_code.co_filename.rsplit(\"/\", 2)[-1]}:{f.f_lineno} {f.f_code.co_name}' "
+    "for f, _ in __import__('traceback').walk_stack(__import__('sys')._current_frames()[t.ident])]"
+    "[:4] for t in __import__('threading').enumerate() if t.name.startswith('agent_nb')}"
+)
+
+
+def _where(lab: Lab, widget: Any) -> str:
+    """What the page and the kernel say about a turn that did not end (for the report)."""
+    status = widget.locator(".anb-status").inner_text()
+    try:
+        kernel = lab.eval(
+            "(w_mcp_approve.busy, w_mcp_approve.session.busy, "
+            "w_mcp_approve.session.awaiting_approval, course.state, "
+            "[type(e).__name__ for e in w_mcp_approve.session.history][-6:], "
+            "__import__('agent_nb._runtime.mcp.loop', fromlist=['x'])._worker.loop.is_running(), "
+            "sorted(t.name for t in __import__('threading').enumerate()))",
+            timeout=20,
+        )
+        kernel += " stacks: " + lab.eval(STACKS, timeout=20)
+    except Exception as exc:  # a kernel that no longer runs cells says so too
+        kernel = f"no answer from the kernel ({exc})"
+    return f"status {status!r}; kernel: {kernel}"
