@@ -14,13 +14,24 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .placement import Unplaced
+from .placement import Unplaced, shown_column
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Plan
 from .reading import Reading
 from .row_nouns import counting_columns, row_name_columns
-from .word_classes import AUX, CLOSED, GENERIC, LINKS, WHICH, forms, is_noun, offers_choice
+from .word_classes import (
+    AUX,
+    CLOSED,
+    DETERMINERS,
+    GENERIC,
+    LINKS,
+    NEUTRAL,
+    WHICH,
+    forms,
+    is_noun,
+    offers_choice,
+)
 from .words import AGG_WORDS, HOW_MANY, MODE, STOPWORDS, cues, phrase, singular
 
 __all__ = ["FORM_RULES", "Form", "form_faults"]
@@ -53,7 +64,7 @@ def _asks_which(f: Form) -> list[Unplaced]:
     generic = asked in GENERIC or (asked in STOPWORDS and is_noun(asked))  # "which value"
     if r.tokens[i] == "which" and (asked in used or generic):
         return []  # "which rating is ...", "which value is ...": what it asks is placed
-    shown = _shown_column(plan)
+    shown = shown_column(plan)
     rows = {x for w in phrase(r.table.name).split() for x in forms(w)}
     if forms(asked) & rows:  # "which car" of a table named cars: a row, by its name
         col = r.table.columns.get(shown or "")
@@ -73,6 +84,11 @@ def _asks_which(f: Form) -> list[Unplaced]:
     ]
 
 
+_OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
+#: Nouns that say which part of what follows them is asked ("the name of the swara").
+_OF_WORDS = frozenset(("name", "names", "number", "amount", "kind", "type"))
+
+
 def _what_names_a_column(f: Form) -> list[Unplaced]:
     """ "what artist scored the least points?", "what tribunal had the least autos da
     fe?": "what" before a word that names a column of names asks for one of its names,
@@ -83,12 +99,18 @@ def _what_names_a_column(f: Form) -> list[Unplaced]:
     i = 0 if r.tokens[:1] in (["what"], ["the"]) else 1 if r.tokens[1:2] == ["what"] else -1
     if i < 0 or i + 1 >= len(r.tokens) or (i and r.tokens[0] not in CLOSED | LINKS):
         return []
-    asked = r.tokens[i + 1]
+    j = i + 1  # "what is the only province ...": past the verb, the article, "only"
+    if r.tokens[i] == "what":
+        while j + 1 < len(r.tokens) and r.tokens[j] in AUX | DETERMINERS | NEUTRAL | {"only"}:
+            j += 1
+    asked = r.tokens[j]
+    if asked in _OPERATION_WORDS | _OF_WORDS:
+        return []  # "what is the name of ...", "what was the total ...": not a row's noun
     named = [
         name for name, (_, ws) in r.named.items()
         if asked in ws and r.table.columns[name].role in ("label", "category", "id")
     ]  # fmt: skip
-    shown = _shown_column(plan)
+    shown = shown_column(plan)
     if not named or {shown, plan.group_by, plan.measure} & set(named):
         return []
     return [
@@ -114,7 +136,7 @@ def _which_kind_is_answered(f: Form) -> list[Unplaced]:
         t for t in r.tokens[i + 1 : i + 3]
         if t not in f.used and t not in GENERIC and t not in STOPWORDS and is_noun(t)
     ]  # fmt: skip
-    shown = _shown_column(plan)
+    shown = shown_column(plan)
     col = r.table.columns.get(shown or "")
     if not nouns or col is None or col.role not in ("label", "category", "id"):
         return []
@@ -157,7 +179,7 @@ def _asks_to_choose(f: Form) -> list[Unplaced]:
          if f.op == "in" and isinstance(f.value, tuple) and len(f.value) > 1),
         None,
     )  # fmt: skip
-    if choice is None or _shown_column(plan) == choice.column:
+    if choice is None or shown_column(plan) == choice.column:
         return []
     which = r.tokens[0] in WHICH or any(t in WHICH for t in r.tokens[r.tokens.index(joiner) :])
     compared = r.tokens[0] in AUX and bool(r.up | r.down)
@@ -212,9 +234,6 @@ def _same_as_another(f: Form) -> list[Unplaced]:
                              "the answer reads that row's own")]  # fmt: skip
 
 
-_OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
-
-
 def _operation_as_value(f: Form) -> list[Unplaced]:
     """A filter read from an operation's own word ("how many total clubs": the value
     'Total' of Club): the word asked for the operation, not for the rows it names."""
@@ -225,15 +244,6 @@ def _operation_as_value(f: Form) -> list[Unplaced]:
             out.append(Unplaced(word, f"'{word}' names an operation, and the answer reads it "
                                       f"as {test.describe()}"))  # fmt: skip
     return out
-
-
-def _shown_column(plan: Plan) -> str | None:
-    """The column whose value the answer states as the row's or the group's name."""
-    if plan.op == "rank" and plan.labels and not plan.each:
-        return plan.group_by
-    if plan.op in ("extreme", "values", "lookup", "distinct"):
-        return plan.group_by or plan.measure
-    return None
 
 
 #: What a question says to ask for each aggregation the plan may compute: a value is

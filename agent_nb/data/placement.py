@@ -49,6 +49,7 @@ __all__ = [
     "Rule",
     "Unplaced",
     "placed_by_plan",
+    "shown_column",
     "unplaced",
 ]
 
@@ -431,14 +432,34 @@ def _asked_for(a: _Ask) -> str | None:
     """The noun after "which" or "what" is what the question asks for ("which species
     has ..."): a noun that names no column of the plan asks for what the answer lacks."""
     before = a.r.tokens[a.index - 1] if a.index > 0 else ""
-    asking = before in ("which", "what") or (  # "name a player", "list the teams"
-        before in DETERMINERS and a.index >= 2 and a.r.tokens[a.index - 2] in _ASKING
-    )
+    i = a.index - 1  # "name the only relay ...": past "only", to the article
+    while i > 0 and a.r.tokens[i] in NEUTRAL | {"only"}:
+        i -= 1
+    verb = a.r.tokens[i - 1] if i >= 1 else ""
+    if verb in ("me", "us") and i >= 2:  # "tell me a district ..."
+        verb = a.r.tokens[i - 2]
+    # "name a player", "list the teams"
+    article = a.r.tokens[i] if i >= 0 else ""
+    asking = before in ("which", "what") or (article in DETERMINERS and verb in _ASKING)
     if not asking or not is_noun(a.word) or _kind_of_a_plan_column(a):
         return None
-    if _row_name_columns(a):
-        return None  # "which player": a row of PLAYER
+    nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
+    if nxt in a.used and is_noun(nxt):
+        return None  # "the product codes": the codes are asked for, and placed
+    cols = {c.name for c in _row_name_columns(a)}
+    shown = shown_column(a.plan)
+    if cols and (shown in cols or (shown is None and cols & set(a.plan.columns()))):
+        return None  # "which player": a row of PLAYER, named by PLAYER
     return f"the question asks for its '{a.word}', and no column of the answer names it"
+
+
+def shown_column(plan: Plan) -> str | None:
+    """The column whose value the answer states as the row's or the group's name."""
+    if plan.op == "rank" and plan.labels and not plan.each:
+        return plan.group_by
+    if plan.op in ("extreme", "values", "lookup", "distinct"):
+        return plan.group_by or plan.measure
+    return None
 
 
 def _unknown_word(a: _Ask) -> str | None:

@@ -488,3 +488,22 @@ def test_the_same_value_as_another_row_is_not_that_rows_own(penguins: pd.DataFra
     assert any(u.word == "same" for u in same.unplaced)
     year = ask({"penguins": penguins}, "How many penguins have the same year as 2008?")
     assert year.value == int((penguins.year == 2008).sum())
+
+
+def test_the_row_asked_for_is_what_the_answer_names() -> None:
+    """ "what is the only province with ...", "tell me a province that ...": the noun
+    names the rows' own column, so the answer must name a province; a total of another
+    column answers another question. "which province ..." is answered by its name."""
+    provinces = pd.DataFrame({
+        "Province": ["Azua", "Barahona", "Dajabon", "Elias Pina"],
+        "Capital": ["Azua", "Santa Cruz", "Dajabon", "Comendador"],
+        "Population": [214311, 187105, 63955, 63879],
+        "Density": [88.1, 113.5, 63.8, 27.2],
+    })  # fmt: skip
+    frames = {"df": provinces}
+    only = ask(frames, "What is the only province with population density under 30?")
+    assert only.value in (None, "Elias Pina")
+    assert only.value is not None or [u.word for u in only.unplaced] == ["province"]
+    tell = ask(frames, "Tell me a province that did not have a population over 100,000.")
+    assert tell.value is None or set(tell.value) == {"Dajabon", "Elias Pina"}
+    assert ask(frames, "Which province has a density under 30?").value == "Elias Pina"
