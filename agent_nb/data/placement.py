@@ -221,7 +221,8 @@ def _repeats_kept(a: _Ask) -> str | None:
 
 def _quantity_of(a: _Ask) -> str | None:
     """ "the amount of X", "the quantity of X": as "the number of", X itself."""
-    if a.word in ("amount", "quantity") and a.r.tokens[a.index + 1 : a.index + 2] == ["of"]:
+    word = singular(a.word)  # "the amounts of the lowest 5 incomes": the incomes
+    if word in ("amount", "quantity") and a.r.tokens[a.index + 1 : a.index + 2] == ["of"]:
         return "'the amount of X' is X"
     return None
 

@@ -507,3 +507,17 @@ def test_the_row_asked_for_is_what_the_answer_names() -> None:
     tell = ask(frames, "Tell me a province that did not have a population over 100,000.")
     assert tell.value is None or set(tell.value) == {"Dajabon", "Elias Pina"}
     assert ask(frames, "Which province has a density under 30?").value == "Elias Pina"
+
+
+def test_the_amounts_of_a_column_are_its_values() -> None:
+    """ "the amounts of the lowest 3 incomes" asks for the incomes themselves, as "the
+    amount of" does: the plural changes nothing."""
+    incomes = pd.DataFrame({
+        "Employee": list("abcdefg"),
+        "MonthlyIncome": [5000, 2100, 3900, 2500, 7100, 2300, 4100],
+    })  # fmt: skip
+    for question in (
+        "List the amounts of the lowest 3 monthly incomes.",
+        "List the amount of the lowest 3 monthly incomes.",
+    ):
+        assert ask({"df": incomes}, question).value == [2100, 2300, 2500]
