@@ -5,7 +5,9 @@ one executor for DataFrames, files and database tables. The differential
 test (``tests/data/test_engines.py``) shows pandas' hand-written operations
 and the engines give the same `Result` for every plan of the suite, and on
 WikiTableQuestions and DataBench the two give the same answer to every
-question. On 10⁶ rows DuckDB is as fast as pandas, within 10-20 ms
+question. On 10⁶ rows DuckDB is about as fast as pandas: within 3-10 ms for
+a question asked again (`sources.frame_source` keeps the SQL Ibis compiled),
+5-20 ms for a new one, most of it Ibis building and compiling the query
 (`benchmarks/bench_data_scale.py --engines pandas,duckdb`); its first
 question over a frame pays for the copy (a few tenths of a second at 10⁶
 rows).
