@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from agent_nb.data.answer import ask
-from agent_nb.data.engines.sources import forget_compiled
+from agent_nb.data.engines.frames import forget_compiled
 
 __all__ = ["main"]
 

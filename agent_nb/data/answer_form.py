@@ -12,6 +12,7 @@ keeps the value from being stated (`answer.Answer.understood`), with why.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from typing import Any
 
 from .placement import Unplaced, shown_column
@@ -49,14 +50,27 @@ class Form:
     value: Any
 
 
+def _question_word(r: Reading, words: Collection[str]) -> int:
+    """Where the question's asking word (one of ``words``) stands: first, or first after
+    a preposition or a link ("in which year", "and what ..."); -1 where it asks with none."""
+    for i in (0, 1):
+        if i < len(r.tokens) and r.tokens[i] in words:
+            return i if i == 0 or r.tokens[0] in CLOSED | LINKS else -1
+    return -1
+
+
+def _table_nouns(r: Reading) -> set[str]:
+    """The forms of the words of the table's name: "cars" of a table named cars."""
+    return {x for w in phrase(r.table.name).split() for x in forms(w)}
+
+
 def _asks_which(f: Form) -> list[Unplaced]:
     """ "which ..." and "who ..." ask for a row or a group by its name: an answer that is
     a number of the measure, or yes or no, names none ("which stage had the most
     withdrawals?" answered "7"). "which is the highest price?" asks for the value."""
     r, plan, used = f.r, f.plan, f.used
-    # the question's first word, or the first after a preposition ("in which year")
-    i = 0 if r.tokens[:1] and r.tokens[0] in WHICH else 1
-    if i >= len(r.tokens) or r.tokens[i] not in WHICH or (i and r.tokens[0] not in CLOSED | LINKS):
+    i = _question_word(r, WHICH)
+    if i < 0:
         return []
     if r.tokens[i] == "which" and r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
         return []  # "which is the highest price?" asks for the value; "who was ..." a name
@@ -65,8 +79,7 @@ def _asks_which(f: Form) -> list[Unplaced]:
     if r.tokens[i] == "which" and (asked in used or generic):
         return []  # "which rating is ...", "which value is ...": what it asks is placed
     shown = shown_column(plan)
-    rows = {x for w in phrase(r.table.name).split() for x in forms(w)}
-    if forms(asked) & rows:  # "which car" of a table named cars: a row, by its name
+    if forms(asked) & _table_nouns(r):  # "which car" of a table named cars: a row, by its name
         col = r.table.columns.get(shown or "")
         if col is not None and col.role in ("label", "id"):
             return []
@@ -96,8 +109,8 @@ def _what_names_a_column(f: Form) -> list[Unplaced]:
     r, plan = f.r, f.plan
     # "what artist ...", "in what year ...", and a question that is a phrase: "the team
     # with the most caps"
-    i = 0 if r.tokens[:1] in (["what"], ["the"]) else 1 if r.tokens[1:2] == ["what"] else -1
-    if i < 0 or i + 1 >= len(r.tokens) or (i and r.tokens[0] not in CLOSED | LINKS):
+    i = 0 if r.tokens[:1] == ["the"] else _question_word(r, ("what",))
+    if i < 0 or i + 1 >= len(r.tokens):
         return []
     j = i + 1  # "what is the only province ...": past the verb, the article, "only"
     if r.tokens[i] == "what":
@@ -127,10 +140,8 @@ def _which_kind_is_answered(f: Form) -> list[Unplaced]:
     of Nation (a synonym), "which athlete" of Lifter (a lifter is an athlete), or
     kinds of one thing."""
     r, plan = f.r, f.plan
-    i = 0 if r.tokens[:1] and r.tokens[0] in ("which", "what") else 1
-    if i + 1 >= len(r.tokens) or r.tokens[i] not in ("which", "what"):
-        return []
-    if i and r.tokens[0] not in CLOSED | LINKS:
+    i = _question_word(r, ("which", "what"))
+    if i < 0 or i + 1 >= len(r.tokens):
         return []
     nouns = [
         t for t in r.tokens[i + 1 : i + 3]
@@ -142,8 +153,7 @@ def _which_kind_is_answered(f: Form) -> list[Unplaced]:
         return []
     if r.tokens[i + 1] in f.used or any(_kind_of(n, col) for n in nouns):
         return []
-    rows = {x for w in phrase(r.table.name).split() for x in forms(w)}
-    if any(forms(n) & rows for n in nouns):
+    if any(forms(n) & _table_nouns(r) for n in nouns):
         return []
     asked = nouns[0]
     why = f"'{r.tokens[i]} {asked}' asks for a {singular(asked)}, and the answer is a {col.name}"

@@ -75,6 +75,17 @@ class _Ask:
     plan_columns: frozenset[str]
     used: frozenset[str]  # every question word some part of the plan used
 
+    @property
+    def before(self) -> str:
+        """The question's word before this one ("" at the start)."""
+        return self.r.tokens[self.index - 1] if self.index > 0 else ""
+
+    @property
+    def after(self) -> str:
+        """The question's word after this one ("" at the end)."""
+        tokens = self.r.tokens
+        return tokens[self.index + 1] if self.index + 1 < len(tokens) else ""
+
 
 @dataclasses.dataclass(frozen=True)
 class Rule:
@@ -91,14 +102,14 @@ def _names_other_column(a: _Ask) -> str | None:
     does not use ("minutes" of MIN, "games played" of GP). One word of a longer name
     ("reviews" of author_num_reviews) names the table's rows as often as the column."""
     mine = forms(a.word)
-    nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
     for name, (_, ws) in a.r.named.items():
         col = a.r.table.columns[name]
         if name in a.plan_columns or not col.parts:
             continue
         # a label column names the rows: "a player" is a row of PLAYER; a column of
         # numbers or dates, one per row, is asked for by "the density of", "the year of"
-        if names_rows(col, a.r.table) and not ((col.numeric or col.role == "time") and nxt == "of"):
+        asked_of = (col.numeric or col.role == "time") and a.after == "of"
+        if names_rows(col, a.r.table) and not asked_of:
             continue
         # the name's words before a bracketed unit ("Density (ab/km²)": density)
         head = {singular(w) for w in phrase(re.split(r"[(\[]", name)[0]).split()}
@@ -194,7 +205,7 @@ def _names_the_rows(a: _Ask) -> str | None:
     while i >= 0 and a.r.tokens[i] in NEUTRAL:
         i -= 1
     before = a.r.tokens[i] if i >= 0 else ""
-    after = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
+    after = a.after
     if before in DETERMINERS and (not after or after in LINKS):
         return "it names the rows"
     return None
@@ -213,8 +224,7 @@ def _row_name_columns(a: _Ask) -> list[Column]:
 
 def _repeats_kept(a: _Ask) -> str | None:
     """ "non-unique" keeps repeated values: every plan but a distinct one does."""
-    nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
-    if a.word == "non" and nxt in ("unique", "distinct") and a.plan.op != "distinct":
+    if a.word == "non" and a.after in ("unique", "distinct") and a.plan.op != "distinct":
         return "the plan keeps repeated values"
     return None
 
@@ -263,7 +273,7 @@ def _closed_class(a: _Ask) -> str | None:
 def _verb_of_a_placed_part(a: _Ask) -> str | None:
     """A verb that links the rows to a part the plan placed: "players scored more than
     3000", "reviews written in 2024", "products that were sold"."""
-    before = a.r.tokens[a.index - 1] if a.index > 0 else ""
+    before = a.before
     after = a.r.tokens[a.index + 1 : a.index + 3]
     own, inflected = parts_of(a.word)
     # a word WordNet does not know at all is a name more often than a verb: "did
@@ -285,8 +295,8 @@ def _verb_form(a: _Ask) -> str | None:
         return "a verb"
     # between its subject and a preposition or a placed part: "penguins live on",
     # "cars made in", "passengers flew in" (an irregular form WordNet does not list)
-    before = a.r.tokens[a.index - 1] if a.index > 0 else ""
-    after = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
+    before = a.before
+    after = a.after
     subject = bool(before) and (is_noun(before) or before in a.used) and before not in STOPWORDS
     linked = not after or after in STOPWORDS or after in CLOSED or after in a.used
     verb = "v" in own or "v" in inflected or not (own or inflected)  # or a form WordNet lacks
@@ -312,7 +322,7 @@ def _head_noun(a: _Ask) -> str | None:
         i -= 1
     if i >= 0 and a.r.tokens[i] in _PLACES:
         return None  # "from alabama", "at home", "in the season": a place the rows are in
-    nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
+    nxt = a.after
     if nxt and not nxt.isdigit() and nxt not in STOPWORDS | CLOSED and is_noun(nxt):
         _, inflected_next = parts_of(nxt)
         if not ("v" in inflected_next and nxt.endswith(("ed", "ing"))):
@@ -340,7 +350,7 @@ def _kind_of_a_plan_column(a: _Ask) -> bool:
 def _measured(a: _Ask) -> str | None:
     """The noun a superlative applies to is what is measured ("the longest name"): when
     the plan measures something else, the answer is not to this question."""
-    before = a.r.tokens[a.index - 1] if a.index > 0 else ""
+    before = a.before
     counts = a.plan.measure is None or a.plan.agg in ("count", "mode")
     if counts and before in ("most", "fewest", "least", "more", "fewer"):
         return None  # "the most products": the rows counted
@@ -432,7 +442,6 @@ def _names_a_date(a: _Ask) -> str | None:
 def _asked_for(a: _Ask) -> str | None:
     """The noun after "which" or "what" is what the question asks for ("which species
     has ..."): a noun that names no column of the plan asks for what the answer lacks."""
-    before = a.r.tokens[a.index - 1] if a.index > 0 else ""
     i = a.index - 1  # "name the only relay ...": past "only", to the article
     while i > 0 and a.r.tokens[i] in NEUTRAL | {"only"}:
         i -= 1
@@ -441,11 +450,10 @@ def _asked_for(a: _Ask) -> str | None:
         verb = a.r.tokens[i - 2]
     # "name a player", "list the teams"
     article = a.r.tokens[i] if i >= 0 else ""
-    asking = before in ("which", "what") or (article in DETERMINERS and verb in _ASKING)
+    asking = a.before in ("which", "what") or (article in DETERMINERS and verb in _ASKING)
     if not asking or not is_noun(a.word) or _kind_of_a_plan_column(a):
         return None
-    nxt = a.r.tokens[a.index + 1] if a.index + 1 < len(a.r.tokens) else ""
-    if nxt in a.used and is_noun(nxt):
+    if a.after in a.used and is_noun(a.after):
         return None  # "the product codes": the codes are asked for, and placed
     cols = {c.name for c in _row_name_columns(a)}
     shown = shown_column(a.plan)
@@ -472,10 +480,7 @@ def _unknown_word(a: _Ask) -> str | None:
         return None
     if parts_of_speech(a.word) or parts_of_speech(singular(a.word)) or _misspelt(a.word):
         return None
-    tokens = a.r.tokens
-    nxt = tokens[a.index + 1] if a.index + 1 < len(tokens) else ""
-    prev = tokens[a.index - 1] if a.index > 0 else ""
-    if parts_of_speech(a.word + nxt) or parts_of_speech(prev + a.word):
+    if parts_of_speech(a.word + a.after) or parts_of_speech(a.before + a.word):
         return None  # "per cent": percent
     if _two_words(a.word):
         return None

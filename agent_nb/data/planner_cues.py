@@ -15,7 +15,6 @@ from .words import (
 )
 
 __all__ = [
-    "PERIODS",
     "agent_by",
     "counts_from_the_top",
     "default_agg",
@@ -93,21 +92,22 @@ def per_words(text: str, col: Column, table: Table | None = None) -> tuple[str, 
     return ()
 
 
-PERIODS = ("year", "month", "day")
+Period = Literal["year", "month", "day"]
+PERIODS: tuple[Period, ...] = ("year", "month", "day")
+_PERIOD_CUE = r"which|what|each|per|by|every|in which|over the|across the|for each"
 
 
-def period(text: str, table: Table | None = None) -> Literal["year", "month", "day"] | None:
+def period(text: str, table: Table | None = None) -> Period | None:
     """The period a question groups dates by: "which month", "per year", "over the
     months", or an adjective built on one ("monthly", "yearly", "daily")."""
     for word in PERIODS:
-        cue = r"which|what|each|per|by|every|in which|over the|across the|for each"
-        if re.search(rf"\b({cue})\s+{word}", text):
-            return word  # type: ignore[return-value]
+        if re.search(rf"\b({_PERIOD_CUE})\s+{word}", text):
+            return word
     adjective = _period_adjective(text, table)
-    return adjective[1] if adjective is not None else None  # type: ignore[return-value]
+    return adjective[1] if adjective is not None else None
 
 
-def _period_adjective(text: str, table: Table | None) -> tuple[str, str] | None:
+def _period_adjective(text: str, table: Table | None) -> tuple[str, Period] | None:
     """The first word of ``text`` built on a period noun ("monthly": month) and that
     period; not a word of one of ``table``'s column names ("monthly" of MonthlyIncome
     names the column, not a grouping)."""
@@ -119,7 +119,7 @@ def _period_adjective(text: str, table: Table | None) -> tuple[str, str] | None:
     return None
 
 
-def period_of(word: str) -> str | None:
+def period_of(word: str) -> Period | None:
     """The period ``word`` names or is built on, by WordNet: "month", "months" and
     "monthly" (a derivation) name a month."""
     from .wordnet import bases
@@ -128,8 +128,9 @@ def period_of(word: str) -> str | None:
         if word in (p, f"{p}s"):
             return p
     for base in bases(word):
-        if base.word in PERIODS and base.via in ("derivation", "inflection"):
-            return base.word
+        for p in PERIODS:
+            if base.word == p and base.via in ("derivation", "inflection"):
+                return p
     return None
 
 

@@ -46,7 +46,7 @@ from ..query import Plan
 from ..result import Result
 from ..table import Table
 
-__all__ = ["ENV", "engine_for_frames", "run_on_duckdb"]
+__all__ = ["ENV", "engine_for_frames", "forget_compiled", "run_on_duckdb"]
 
 ENV = "AGENT_NB_DATA_ENGINE"
 KEPT = 4  # frames whose DuckDB copy is kept (each copy holds the frame's data once more)
@@ -119,3 +119,12 @@ def _kept(table: Table) -> Any:
 def _forget(at: tuple[bytes, int], _: Any = None) -> None:
     with _LOCK:
         _ON.pop(at, None)
+
+
+def forget_compiled() -> None:
+    """Drop the SQL the kept copies compiled (a benchmark times a question asked anew)."""
+    with _LOCK:
+        sources = [source for _, source in _ON.values() if source is not None]
+    for source in sources:
+        if source.compiled is not None:
+            source.compiled.clear()

@@ -23,7 +23,6 @@ import os
 import pathlib
 import re
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -32,8 +31,8 @@ from urllib.parse import urlsplit
 from ..result import PlanError
 
 __all__ = [
-    "CONNECT_TIMEOUT", "FILE_KINDS", "Source", "SourceError", "engine_error",
-    "forget_compiled", "frame_source", "is_source", "open_source", "redact",
+    "CONNECT_TIMEOUT", "FILE_KINDS", "Source", "SourceError", "engine_error", "frame_source",
+    "is_source", "open_source", "redact",
 ]  # fmt: skip
 
 CONNECT_TIMEOUT = 10  # seconds a database server has to answer
@@ -73,6 +72,8 @@ class Source:
     # a column's distinct values, read once (a DataFrame's copy never changes: a frame
     # changed in place is another source); None where there are more than `DISTINCT`
     seen: dict[str, tuple[Any, ...] | None] = dataclasses.field(default_factory=dict, repr=False)
+    # the SQL a DataFrame's own connection compiled, by query (`_keep_compiled`)
+    compiled: dict[Any, str] | None = dataclasses.field(default=None, repr=False)
 
     def distinct(self, column: str) -> tuple[Any, ...] | None:
         """``column``'s distinct values (not missing) where it has at most `DISTINCT` and
@@ -296,23 +297,7 @@ def engine_error(source: Source, plan: Any, exc: BaseException) -> PlanError:
 COMPILED_KEPT = 256
 
 
-class _Compiled:
-    """One connection's kept SQL, by query (an object of its own: weakly referenced)."""
-
-    def __init__(self) -> None:
-        self.sql: OrderedDict[Any, str] = OrderedDict()
-
-
-_ALL_COMPILED: weakref.WeakSet[_Compiled] = weakref.WeakSet()
-
-
-def forget_compiled() -> None:
-    """Drop every kept compiled query (a benchmark times a question asked anew)."""
-    for kept in list(_ALL_COMPILED):
-        kept.sql.clear()
-
-
-def _keep_compiled(con: Any) -> None:
+def _keep_compiled(con: Any) -> OrderedDict[Any, str]:
     """Let ``con`` (a DataFrame's own DuckDB connection) keep the SQL of the queries it
     compiled, by the query's structure (an Ibis node hashes and compares as a tree).
 
@@ -324,13 +309,12 @@ def _keep_compiled(con: Any) -> None:
     frame changed in place gets another connection), so a kept SQL never goes stale.
     """
     compile_anew = con.compile
-    compiled = _Compiled()  # lives as long as this closure, which the connection holds
-    _ALL_COMPILED.add(compiled)
+    kept: OrderedDict[Any, str] = OrderedDict()
 
     def compile(expr: Any, /, *args: Any, **kwargs: Any) -> Any:
         if args or any(v is not None for v in kwargs.values()):
             return compile_anew(expr, *args, **kwargs)
-        kept, key = compiled.sql, expr.op()
+        key = expr.op()
         sql = kept.get(key)
         if sql is None:
             sql = kept[key] = compile_anew(expr, **kwargs)
@@ -341,6 +325,7 @@ def _keep_compiled(con: Any) -> None:
         return sql
 
     con.compile = compile
+    return kept
 
 
 def frame_source(df: Any, name: str = "data", *, backend: Any = None, own: bool = False) -> Source:
@@ -355,7 +340,7 @@ def frame_source(df: Any, name: str = "data", *, backend: Any = None, own: bool 
     if own:
         con = ibis.duckdb.connect()
         con.raw_sql("SET enable_progress_bar = false")
-        _keep_compiled(con)
+        compiled = _keep_compiled(con)
         expr = ibis.memtable(rows)
         lock = threading.Lock()  # one connection, and turns compute on worker threads
 
@@ -364,7 +349,9 @@ def frame_source(df: Any, name: str = "data", *, backend: Any = None, own: bool 
                 return con.execute(e)
 
         label = f"the DataFrame {name}"
-        return Source(label, expr, _row_count(expr), "frame", (id(df), name), run)
+        return Source(
+            label, expr, _row_count(expr), "frame", (id(df), name), run, compiled=compiled
+        )
     if backend is None:  # Ibis' default backend: DuckDB in this process, reading the frame
         expr = ibis.memtable(rows)
     else:
