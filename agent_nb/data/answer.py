@@ -79,7 +79,8 @@ class Answer:
     def could_not_place(self) -> tuple[str, ...]:
         """The words that kept a value from being stated, in the question's order."""
         words = [u.word for u in self.unplaced if u.asked]
-        return (*([self.not_applied] if self.not_applied else []), *words)
+        # (two rules may block one word: it is said once)
+        return tuple(dict.fromkeys((*([self.not_applied] if self.not_applied else []), *words)))
 
     @property
     def data(self) -> Any:
@@ -107,10 +108,14 @@ class Answer:
                 f"{read}, but the question does not ask for {' or '.join(unasked)}. "
                 "Reword it to say what to compute (how many, the average, the total, ...)."
             )
-        words = ", ".join(f"'{w}'" for w in self.could_not_place)
+        words = [f"'{w}'" for w in self.could_not_place]
+        why = next((u.why for u in self.unplaced if u.asked), "")
+        if why and not self.not_applied:  # the first word's reason: what to reword
+            words[0] += f" ({why})"
         return (
-            f"{read}, but I could not place {words}. Say what it means in `--data-context` "
-            "(a column's description or a value's synonyms), or reword the question."
+            f"{read}, but I could not place {', '.join(words)}. Say what it means in "
+            "`--data-context` (a column's description or a value's synonyms), or reword the "
+            "question."
         )
 
     @property

@@ -521,3 +521,15 @@ def test_the_amounts_of_a_column_are_its_values() -> None:
         "List the amount of the lowest 3 monthly incomes.",
     ):
         assert ask({"df": incomes}, question).value == [2100, 2300, 2500]
+
+
+def test_a_word_two_rules_block_is_said_once_with_why(penguins: pd.DataFrame) -> None:
+    """Two rules may keep one word from being placed ("island" names a column the answer
+    does not use, and the question asks for an island): the reply names it once, with
+    the first reason, so the reader knows what to reword."""
+    answer = ask({"penguins": penguins}, "What is the only island with a bill length under 33 mm?")
+    assert answer.value is None
+    assert [u.word for u in answer.unplaced].count("island") == 2
+    assert answer.could_not_place == ("island",)
+    assert answer.sentence.count("'island'") == 1
+    assert f"'island' ({answer.unplaced[0].why})" in answer.sentence
