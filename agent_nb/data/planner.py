@@ -122,7 +122,8 @@ class _Planner:
                 return agg
         of = re.search(r"\bnumber of\s+(\w+)", self.r.text)
         names_measure = of is not None and any(
-            self.t.columns[n].role == "measure"
+            (self.t.columns[n].role == "measure" or self.t.columns[n].numeric)
+            and self.t.columns[n].role not in ("id", "time")
             and (
                 len(self.t.columns[n].parts) < 2
                 or 2 * len(set(self.t.columns[n].parts) - ws) <= len(self.t.columns[n].parts)
@@ -145,7 +146,7 @@ class _Planner:
             return "max"
         if cues & self.r.down:
             return "min"
-        return None
+        return "sum" if names_measure else None  # "the number of starters": added up
 
     def label(self, exclude: Sequence[str] = ()) -> Column | None:
         """The column that names rows ("which car", "who"): a named label, the index, the first."""

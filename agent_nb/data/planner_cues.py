@@ -162,8 +162,9 @@ def nth(text: str) -> int | None:
 
 
 def how_many_of(text: str, m: Column) -> bool:
-    """ "How many passengers": the words after "how many" name the measure itself."""
-    hit = re.search(r"\bhow many\s+(\w+)", text)
+    """ "How many passengers", "the number of starters": the words after "how many" (or
+    "number of") name the measure itself, a column of counts to add up."""
+    hit = re.search(r"\b(?:how many|number of)\s+(\w+)", text)
     if hit is None:
         return False
     return any(hit.group(1).rstrip("s") == p.rstrip("s") for p in m.parts)

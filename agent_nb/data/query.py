@@ -148,7 +148,8 @@ class Filter(BaseModel):
         if self.op == "between" and isinstance(self.value, tuple):
             return f"{self.column} between {self.value[0]!r} and {self.value[1]!r}"
         if isinstance(self.value, tuple):
-            return f"{self.column} in ({', '.join(map(repr, self.value))})"
+            inside = "not in" if self.op == "!=" else "in"  # != of several: none of them
+            return f"{self.column} {inside} ({', '.join(map(repr, self.value))})"
         return f"{self.column} {_SYMBOL.get(self.op, self.op)} {self.value!r}"
 
     def phrase(self) -> str:
@@ -166,9 +167,14 @@ class Filter(BaseModel):
         if self.op in ("missing", "present"):
             return self.describe()
         if isinstance(self.value, tuple):
-            joined = " and " if self.op == "between" else " or "
-            shown = joined.join(str(v) for v in self.value)
-            return f"{self.column} {'between ' if self.op == 'between' else ''}{shown}"
+            shown = [str(v) for v in self.value]
+            if self.op == "between":
+                return f"{self.column} between {' and '.join(shown)}"
+            if self.op == "!=":  # none of them
+                if len(shown) == 2:
+                    return f"{self.column} neither {shown[0]} nor {shown[1]}"
+                return f"{self.column} none of {', '.join(shown)}"
+            return f"{self.column} {' or '.join(shown)}"
         return f"{self.column} {word.get(self.op, '')}{self.value}"
 
 

@@ -26,8 +26,10 @@ _EXCEPT = ("other than", "excluding", "except", "apart from", "besides", "aside 
 
 
 def negated_at(r: Any, start: int) -> tuple[str, ...]:
+    """The negation (or "except") just before the words at ``start``: a negation word
+    that begins them is the value's own ("never took office", "non-album singles")."""
     for i, word in r.negated:
-        if 0 <= start - i <= 4:
+        if 0 < start - i <= 4:
             return (word,)
     before = " ".join(r.tokens[max(0, start - 3) : start])
     for words in _EXCEPT:

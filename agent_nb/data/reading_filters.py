@@ -154,7 +154,7 @@ def filters_of(r: Any) -> list[Filter]:
             out.append(
                 Filter(
                     column=name,
-                    op="!=" if neg and len(hits) == 1 else "in",
+                    op="!=" if neg else "in",  # "not Aprilia or Honda": none of them
                     value=vals,
                     words=words,
                 )

@@ -531,6 +531,19 @@ QUESTIONS: tuple[Question, ...] = (
             "penguins",
             text,
             "aggregate",
+            lambda d: (None, float((~d.island.isin(["Biscoe", "Dream"])).sum())),
+            "negation of several values",  # none of them, not "in"
+        )
+        for text in (
+            "How many penguins did not live on Biscoe or Dream?",
+            "How many penguins are not from Biscoe or Dream?",
+        )
+    ),
+    *(
+        _q(
+            "penguins",
+            text,
+            "aggregate",
             lambda d: (None, float(d.species.isin(["Adelie", "Gentoo"]).sum())),
             "several values",
         )

@@ -59,6 +59,8 @@ def kind(t: Any, column: str) -> str:
 def _compare(x: Any, op: str, v: Any) -> Any:
     if op == "in":
         return x.isin(list(v))
+    if op == "!=" and isinstance(v, list):  # none of these ("not Aprilia or Honda")
+        return ~x.isin(v) & x.notnull()
     return {"=": x == v, "!=": x != v, "<": x < v, "<=": x <= v, ">": x > v, ">=": x >= v}[op]
 
 
@@ -96,7 +98,7 @@ def _predicate(t: Any, f: Filter, distinct: Mapping[str, Sequence[Any]] | None =
         return _numbers(s, f, values)
     if what == "bool":
         truth = [str(v).lower() in ("true", "yes", "1") for v in values]
-        return _compare(s, f.op, truth if f.op == "in" else ibis.literal(truth[0]))
+        return _compare(s, f.op, truth if isinstance(f.value, tuple) else ibis.literal(truth[0]))
     if f.op in ("<", "<=", ">", ">=", "between"):
         raise PlanError(f"{f.column} holds text: it has no order to compare")
     known = None if distinct is None else distinct.get(f.column)
@@ -130,7 +132,7 @@ def _numbers(s: Any, f: Filter, values: tuple[Any, ...]) -> Any:
     if f.op == "between":
         lo, hi = sorted(given)[:2] if len(given) > 1 else (given[0], given[0])
         return (s >= lo) & (s <= hi)
-    return _compare(s, f.op, given if f.op == "in" else given[0])
+    return _compare(s, f.op, given if isinstance(f.value, tuple) else given[0])
 
 
 def mask(

@@ -1,0 +1,84 @@
+"""Negations and "the number of" read as the table means them (issue 47, found on
+WikiTableQuestions' development tables; the tables here are written for the test,
+each truth computed with pandas).
+
+* "not A or B" keeps the rows that are neither, on every engine (the differential
+  test runs `tests.data.questions`' "negation of several values" too);
+* a negation word that begins a value ("Non-album single", "Never took office")
+  is the value's own word, not a negation of it;
+* "the number of starters" over a column of counts is that column added up (its
+  largest for "the greatest number of"), not the number of rows.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from agent_nb.data.answer import ask
+
+
+@pytest.fixture(scope="module")
+def singles() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Year": [2011, 2012, 2012, 2013, 2014, 2014],
+            "Title": ["Rise", "Fall", "Echo", "Drift", "Glow", "Haze"],
+            "Album": [
+                "Non-album single",
+                "First Light",
+                "First Light",
+                "Non-album single",
+                "Second Wind",
+                "Non-album single",
+            ],
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def seasons() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Year": [2005, 2006, 2007, 2008, 2009, 2010, 2011],
+            "Winner": ["Gale", "Brook", "Ash", "Cedar", "Dune", "Elm", "Fern"],
+            "Starters": [14, 9, 12, 12, 8, 13, 10],
+            "Wins": [0, 2, 1, 4, 2, 0, 1],
+        }
+    )
+
+
+def test_not_a_or_b_keeps_the_rows_that_are_neither(singles: pd.DataFrame) -> None:
+    answer = ask({"singles": singles}, "How many singles were not on First Light or Second Wind?")
+    truth = int((~singles.Album.isin(["First Light", "Second Wind"])).sum())
+    assert answer.value == truth
+    assert "neither First Light nor Second Wind" in answer.sentence
+
+
+def test_a_value_that_begins_with_a_negation_is_that_value(singles: pd.DataFrame) -> None:
+    answer = ask({"singles": singles}, "How many non-album singles are there?")
+    assert answer.value == int((singles.Album == "Non-album single").sum())
+    assert answer.plan.filters[0].op == "="
+
+
+def test_the_number_of_a_column_of_counts_adds_it_up(seasons: pd.DataFrame) -> None:
+    one_year = ask({"seasons": seasons}, "What was the number of starters in 2008?")
+    assert one_year.value == int(seasons.loc[seasons.Year == 2008, "Starters"].sum())
+    since = ask({"seasons": seasons}, "What was the number of starters after 2008?")
+    assert since.value == int(seasons.loc[seasons.Year > 2008, "Starters"].sum())
+    assert since.plan.agg == "sum"
+
+
+def test_the_greatest_number_of_a_column_of_counts_is_its_largest(
+    seasons: pd.DataFrame,
+) -> None:
+    """Wins holds few distinct numbers (a category by its profile): still numbers."""
+    answer = ask({"seasons": seasons}, "What was the greatest number of wins in a season?")
+    assert answer.value == int(seasons.Wins.max())
+    assert answer.plan.agg == "max"
+
+
+def test_how_many_rows_is_still_a_count(seasons: pd.DataFrame) -> None:
+    """The rows are counted where "how many" names them, not the counts column."""
+    answer = ask({"seasons": seasons}, "How many years had more than 10 starters?")
+    assert answer.value == int((seasons.Starters > 10).sum())
