@@ -84,7 +84,10 @@ class Answer:
 
     @property
     def data(self) -> Any:
-        """The result as a small DataFrame."""
+        """The result as a small DataFrame; None where no value may be stated (its
+        numbers answer another question than the one asked)."""
+        if not self.understood:
+            return None
         return self.result.shown  # cells as written ("1,234", "3rd"), not the numbers read
 
     @property
@@ -136,12 +139,14 @@ class Answer:
         """The Altair chart of the result, built once (the view and the cell share it)."""
         from .chart import chart_for
 
-        return chart_for(self.result)
+        return chart_for(self.result) if self.understood else None
 
     @property
     def view(self) -> dict[str, Any]:
         from .chart import view_bundle
 
+        if not self.understood:  # the plan line alone: its numbers are no answer
+            return view_bundle(f"{self.plan.describe()} (not answered)", None, None)
         return view_bundle(self.plan.describe(), self.data, self.chart)
 
     @property

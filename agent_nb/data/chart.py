@@ -84,11 +84,12 @@ def chart_bundle(chart: Any) -> dict[str, Any]:
 def view_bundle(plan: str, frame: Any, chart: Any) -> dict[str, Any]:
     """The data agent's attachments (`Answer.view`): the plan line, the result table
     and the chart's spec (when there is a chart)."""
-    bundle: dict[str, Any] = {
-        PLAN_MIME: f"plan: {plan}",
+    bundle: dict[str, Any] = {PLAN_MIME: f"plan: {plan}"}
+    if frame is not None:  # (None: a reading not understood shows no numbers)
         # pandas writes NaN as null and dates as ISO text: JSON as stored, as shown
-        TABLE_MIME: json.loads(frame.to_json(orient="table", index=False, date_format="iso")),
-    }
+        bundle[TABLE_MIME] = json.loads(
+            frame.to_json(orient="table", index=False, date_format="iso")
+        )
     if chart is not None:
         # Validation is the schema check of a shape fixed in `chart_for`, and costs a
         # second on a kernel's first chart, before the writer may start

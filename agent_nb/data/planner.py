@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .planner_bool import boolean_plans
-from .planner_cues import counts_from_the_top, default_agg
+from .planner_cues import counts_from_the_top, counts_rows, default_agg
 from .planner_list import list_plans
 from .planner_pairs import correlation
 from .planner_rows import how_often
@@ -121,15 +121,19 @@ class _Planner:
             if cues & AGG_WORDS[agg] or (agg == "share" and "%" in self.r.text):
                 return agg
         of = re.search(r"\bnumber of\s+(\w+)", self.r.text)
-        names_measure = of is not None and any(
-            (self.t.columns[n].role == "measure" or self.t.columns[n].numeric)
-            and self.t.columns[n].role not in ("id", "time")
-            and (
-                len(self.t.columns[n].parts) < 2
-                or 2 * len(set(self.t.columns[n].parts) - ws) <= len(self.t.columns[n].parts)
+        names_measure = (
+            of is not None
+            and not counts_rows(self.r.text, self.t)
+            and any(
+                (self.t.columns[n].role == "measure" or self.t.columns[n].numeric)
+                and self.t.columns[n].role not in ("id", "time")
+                and (
+                    len(self.t.columns[n].parts) < 2
+                    or 2 * len(set(self.t.columns[n].parts) - ws) <= len(self.t.columns[n].parts)
+                )
+                and (of.group(1) in ws or of.group(1).rstrip("s") in ws)
+                for n, (_, ws) in self.r.named.items()
             )
-            and (of.group(1) in ws or of.group(1).rstrip("s") in ws)
-            for n, (_, ws) in self.r.named.items()
         )  # "the highest number of steals": the steals column, not rows
         counted = re.search(r"\b(?:how many|number of)\s+(\w+)", self.r.text)
         computed = counted is not None and any(  # "how many characters": a derived length

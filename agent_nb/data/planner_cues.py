@@ -12,11 +12,13 @@ from .words import (
     ADDITIVE,
     STOPWORDS,
     phrase,
+    singular,
 )
 
 __all__ = [
     "agent_by",
     "counts_from_the_top",
+    "counts_rows",
     "default_agg",
     "how_many_of",
     "how_words",
@@ -168,6 +170,17 @@ def how_many_of(text: str, m: Column) -> bool:
     if hit is None:
         return False
     return any(hit.group(1).rstrip("s") == p.rstrip("s") for p in m.parts)
+
+
+def counts_rows(text: str, t: Table) -> bool:
+    """ "How many transactions", "the number of transactions": the word counted names
+    the rows themselves (a column of ids or names, one per row: transaction_id), not
+    a column of counts (transaction_qty) to add up."""
+    asked = re.search(r"\b(?:how many|number of) (\w+)", text)
+    return asked is not None and any(
+        c.role in ("id", "label") and c.nunique == len(t.df) and singular(asked.group(1)) in c.parts
+        for c in t.columns.values()
+    )
 
 
 def how_words(text: str) -> tuple[str, ...]:

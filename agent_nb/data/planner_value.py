@@ -10,7 +10,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .planner_cues import default_agg, how_many_of, how_words, nth, nth_words, per, period, time_of
+from .planner_cues import (
+    counts_rows,
+    default_agg,
+    how_many_of,
+    how_words,
+    nth,
+    nth_words,
+    per,
+    period,
+    time_of,
+)
 from .planner_group import dimension, grouped, second_group
 from .planner_pairs import choice, share, versus
 from .planner_rows import (
@@ -311,13 +321,7 @@ def value(p: Any) -> None:
             if agg not in (None, "mode", "nunique", "share")
             else ("count" if agg == "count" else default_agg(m))
         )
-        asked_noun = re.search(r"\bhow many (\w+)", r.text)
-        row_noun = asked_noun is not None and any(  # "how many transactions": transaction_id
-            c.role in ("id", "label")
-            and c.nunique == len(t.df)
-            and singular(asked_noun.group(1)) in c.parts
-            for c in t.columns.values()
-        )
+        row_noun = counts_rows(r.text, t)  # "how many transactions": transaction_id
         # "how many results were at least 45?": the rows whose value meets it, not their total
         compared = any(f.column == m.name and f.op in COMPARING for f in filters)
         adds_up = set(m.parts) & ADDITIVE or how_many_of(r.text, m)

@@ -7,7 +7,9 @@ each truth computed with pandas).
 * a negation word that begins a value ("Non-album single", "Never took office")
   is the value's own word, not a negation of it;
 * "the number of starters" over a column of counts is that column added up (its
-  largest for "the greatest number of"), not the number of rows.
+  largest for "the greatest number of"), not the number of rows; unless the word
+  counted names the rows themselves ("the number of transactions", one
+  transaction_id per row).
 """
 
 from __future__ import annotations
@@ -82,3 +84,17 @@ def test_how_many_rows_is_still_a_count(seasons: pd.DataFrame) -> None:
     """The rows are counted where "how many" names them, not the counts column."""
     answer = ask({"seasons": seasons}, "How many years had more than 10 starters?")
     assert answer.value == int((seasons.Starters > 10).sum())
+
+
+def test_the_number_of_the_rows_own_noun_counts_rows() -> None:
+    """ "the number of transactions" with a transaction_id (one per row): the rows are
+    counted, not transaction_qty added up."""
+    sales = pd.DataFrame(
+        {
+            "transaction_id": range(1, 9),
+            "transaction_qty": [2, 1, 3, 1, 2, 4, 1, 2],
+            "Weekday": ["Sun", "Mon", "Sun", "Tue", "Sun", "Mon", "Wed", "Sun"],
+        }
+    )
+    answer = ask({"sales": sales}, "What is the total number of transactions on a Sunday?")
+    assert answer.value == int((sales.Weekday == "Sun").sum())

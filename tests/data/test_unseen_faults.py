@@ -181,3 +181,24 @@ def test_a_data_answer_is_the_computed_sentence_at_once_or_the_models_when_asked
     assert result.error_in_exec is None, cap.stderr
     assert shell.user_ns["r"].text.startswith("The heaviest penguin weighs 6,300 g")
     assert len(backend.requests) == 1
+
+
+def test_a_reading_not_understood_shows_no_table_or_chart(
+    shell: InteractiveShell, backend: ScriptedBackend
+) -> None:
+    """The plan it read is said, but its numbers answer another question: no result
+    table, chart or attached data carries them to the reader."""
+    run(shell, "from palmerpenguins import load_penguins\np = load_penguins()")
+    line = "%%agent --data p --once -o r\nWhat is the average weight of European penguins?"
+    result, cap = run(shell, line)
+    assert result.error_in_exec is None, cap.stderr
+    reply = shell.user_ns["r"]
+    mean = shell.user_ns["p"].body_mass_g.mean()
+    shown = cap.stdout + "".join(str(o.data) for o in cap.outputs)
+    assert reply.text.startswith("No answer: I read the mean body_mass_g")
+    assert "plan, not answered: aggregate mean body_mass_g" in cap.stdout
+    for written in (f"{mean:,.2f}", f"{mean:.2f}", f"{mean:.4g}", f"{mean:,.4g}"):
+        assert written not in shown
+    assert reply.answer is None and reply.attachments["data"] is None
+    assert reply.attachments["chart"] is None
+    assert backend.requests == []

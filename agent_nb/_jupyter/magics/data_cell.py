@@ -89,6 +89,11 @@ def show_answer(answer: Answer) -> Any:
 
     for note in answer.notes:
         print(f"--data: {note}")
+    if not answer.understood:
+        # the reading left a word unplaced: what it computed answers another question,
+        # so neither its table nor its chart is shown (the reply says what was read)
+        print(f"plan, not answered: {answer.plan.describe()}")
+        return None
     print(f"plan: {answer.plan.describe()}  (why: {answer.why})")
     if answer.note:
         print(f"--data: {answer.note}")
@@ -101,7 +106,8 @@ def show_answer(answer: Answer) -> Any:
 
 def attach(reply: Reply, answer: Answer, chart: Any) -> Reply:
     """``reply`` with ``answer`` (the typed answer), ``data`` (the result table),
-    ``chart`` and ``plan`` attached."""
-    shown = answer.result.shown
+    ``chart`` and ``plan`` attached; no answer, table or chart where the reading
+    was not understood (`Answer.understood`)."""
+    shown = answer.data
     extra = {"answer": answer.value, "data": shown, "chart": chart, "plan": answer.plan}
     return dataclasses.replace(reply, attachments={**reply.attachments, **extra})
