@@ -22,6 +22,7 @@ from .reading_column_filters import (
     ordinal_periods,
     text_filters,
 )
+from .reading_outcomes import outcome_filters
 from .result import plain
 from .table import Column, Table
 from .words import COMPARATORS, phrase, singular
@@ -310,6 +311,7 @@ def filters_of(r: Any) -> list[Filter]:
     out = [f for f in out if f.op != "=" or (f.column, str(f.value).lower()) not in needles]
     out += texts
     out += missing_filters(r, {f.column for f in out})
+    out += outcome_filters(r, {f.column for f in out})
     return out
 
 
