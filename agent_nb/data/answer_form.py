@@ -12,6 +12,7 @@ keeps the value from being stated (`answer.Answer.understood`), with why.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Collection
 from typing import Any
 
@@ -21,6 +22,7 @@ from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Plan
 from .reading import Reading
 from .row_nouns import counting_columns, row_name_columns
+from .table import Table
 from .word_classes import (
     AUX,
     CLOSED,
@@ -85,16 +87,35 @@ def _asks_which(f: Form) -> list[Unplaced]:
             return []
         return [Unplaced(asked, f"'{asked}' asks for a row of {r.table.name} by its name, "
                                 f"and the answer is {plan.describe()}")]  # fmt: skip
+    word = r.tokens[i]
     if shown is not None:
         col = r.table.columns.get(shown)
-        roles = ("label", "id", "category") + (() if r.tokens[i] in ("who", "whom") else ("time",))
+        roles = ("label", "id", "category") + (() if word in ("who", "whom") else ("time",))
         named = col is None or col.role in roles  # "who won the first game?" is no date
-        if named or (shown != plan.measure and r.tokens[i] == "which"):
+        if named and word in ("who", "whom") and _not_names(r.table, shown):
+            return [Unplaced(word, f"'{word}' asks for a name, and the cells of {shown} "
+                                   "are dates, scores or numbers")]  # fmt: skip
+        if named or (shown != plan.measure and word == "which"):
             return []
-    word = r.tokens[i]
     return [
         Unplaced(word, f"'{word}' asks for a row or a group, and the answer is {plan.describe()}")
     ]
+
+
+_DETAIL = re.compile(r"\s*\([^()]*\)")
+
+
+def _not_names(table: Table, column: str) -> bool:
+    """Whether most of ``column``'s cells hold a number once any detail in brackets is
+    dropped ("Apr 10, 1947", "0–3", "66-72-70=208"; not "Warren Tredrea (81)"): such
+    text is no one's name, though nothing read it as dates or numbers."""
+    if column not in table.df.columns:
+        return False
+    cells = table.df[column].dropna().head(200).astype(str)
+    if cells.empty:
+        return False
+    digits = cells.map(lambda c: any(ch.isdigit() for ch in _DETAIL.sub("", c)))
+    return bool(digits.mean() >= 0.5)
 
 
 _OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC

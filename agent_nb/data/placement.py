@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable
 from .planner_cues import period_of
 from .query import AGG_NAME, Plan
 from .reading import Reading
+from .reading_outcomes import WORDS as OUTCOME_WORDS
+from .reading_outcomes import outcome_column
 from .row_nouns import counting_columns, names_rows, row_name_columns
 from .table import Column
 from .word_classes import (
@@ -128,6 +130,18 @@ def _names_value(a: _Ask) -> str | None:
         if a.word in v.words and not set(v.words) & a.used:
             return f"it names the value {v.value!r} of {v.column.name}, which is not applied"
     return None
+
+
+def _names_an_outcome(a: _Ask) -> str | None:
+    """ "won", "lost" over a table with a column of results that the plan does not read:
+    whose win the column records is what the answer leaves open ("who won the first
+    game?" of a team's season: the opponent of that game lost)."""
+    if a.word not in OUTCOME_WORDS:
+        return None
+    found = outcome_column(a.r.table)
+    if found is None or found[0] in a.plan_columns:
+        return None
+    return f"{found[0]} records the results, and the answer does not read it"
 
 
 def _part_of_a_value(a: _Ask) -> str | None:
@@ -537,6 +551,7 @@ RULES: tuple[Rule, ...] = (
     Rule("repeats an applied comparison", _repeats_a_comparison, blocks=False),
     Rule("names another column", _names_other_column, blocks=True),
     Rule("names a value", _names_value, blocks=True),
+    Rule("names an outcome", _names_an_outcome, blocks=True),
     Rule("is part of a value", _part_of_a_value, blocks=True),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("a unit not applied", _unit_not_applied, blocks=True),

@@ -101,10 +101,13 @@ _PERIOD_CUE = r"which|what|each|per|by|every|in which|over the|across the|for ea
 
 def period(text: str, table: Table | None = None) -> Period | None:
     """The period a question groups dates by: "which month", "per year", "over the
-    months", or an adjective built on one ("monthly", "yearly", "daily")."""
+    months", "which date" (a day), or an adjective built on one ("monthly", "yearly",
+    "daily")."""
     for word in PERIODS:
         if re.search(rf"\b({_PERIOD_CUE})\s+{word}", text):
             return word
+    if re.search(rf"\b({_PERIOD_CUE})\s+date\b", text):
+        return "day"  # "the game on which date had the most attendance": not its month
     adjective = _period_adjective(text, table)
     return adjective[1] if adjective is not None else None
 

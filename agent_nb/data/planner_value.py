@@ -49,6 +49,23 @@ from .words import (
 __all__ = ["value"]
 
 
+#: Where the rows are shown, at the question's end: "on the chart", "in this list".
+_WHERE_SHOWN = frozenset(("chart", "list", "table", "page", "dataset", "data"))
+
+
+def _unplaced_tail(tokens: list[str]) -> list[str]:
+    """``tokens`` without a closing "on the chart" (the rows' page, no part of what is
+    asked: "what is the largest attendance on the chart?" ends on the measure)."""
+    if (
+        len(tokens) > 3
+        and tokens[-1] in _WHERE_SHOWN
+        and tokens[-2] in ("the", "this")
+        and tokens[-3] in ("on", "in", "from")
+    ):
+        return tokens[:-3]
+    return tokens
+
+
 def value(p: Any) -> None:
     """A number or a category: one aggregate, a ranking, the row at an extreme."""
     r, t = p.r, p.t
@@ -202,7 +219,9 @@ def value(p: Any) -> None:
         # as does "What is the length of the longest name?" (it starts on the measure)
         rows = {singular(w) for w in phrase(t.name).split()}  # "the car with ...": a row
         quiet = STOPWORDS | FILLER
-        content = [t for t in r.tokens if t not in quiet and singular(t) not in quiet]
+        content = [
+            t for t in _unplaced_tail(r.tokens) if t not in quiet and singular(t) not in quiet
+        ]
         ends = [singular(content[-1]), content[-1]] if content else []
         if content and singular(content[0]) in m.parts:  # its own name, not "powerful"
             ends.append(singular(content[0]))

@@ -17,7 +17,7 @@ from typing import Any
 
 from .query import Filter
 
-__all__ = ["outcome_column", "outcome_filters"]
+__all__ = ["WORDS", "outcome_column", "outcome_filters"]
 
 #: The question's words for an outcome: "w" a win, "l" a loss, "d" a draw or tie.
 WORDS = {
@@ -77,6 +77,13 @@ def outcome_filters(r: Any, taken: set[str]) -> list[Filter]:
     if found is None or found[0] in taken:
         return []
     name, written = found
+    if any(
+        r.tokens[i - 1 : i] in (["who"], ["whom"]) or r.tokens[i - 2 : i - 1] == ["which"]
+        for i, _ in said
+    ):
+        # "who won the first game?", "which team lost?": the one who won, and the column
+        # says whether the table's own side did; that is another question
+        return []
     kinds = {WORDS[t] for _, t in said}
     negated = any(0 < i - j <= 3 for i, _ in said for j, _ in r.negated)
     if len(kinds) != 1 or negated:  # "won or lost", "did not win": not one outcome

@@ -533,3 +533,38 @@ def test_a_word_two_rules_block_is_said_once_with_why(penguins: pd.DataFrame) ->
     assert answer.could_not_place == ("island",)
     assert answer.sentence.count("'island'") == 1
     assert f"'island' ({answer.unplaced[0].why})" in answer.sentence
+
+
+def test_who_is_not_answered_with_dates_written_as_text() -> None:
+    """ "Who was the first ambassador?" over a column of appointment dates written as
+    text: the dates are no one's name (a name with a detail in brackets is)."""
+    envoys = pd.DataFrame(
+        {
+            "Appointment": ["Apr 10, 1947", "Jun 2, 1951", "Mar 9, 1956", "Oct 1, 1960"],
+            "Envoy": ["Ann Lee (acting)", "Bo Park", "Cy Moss", "Di Hart"],
+            "Title": ["Ambassador", "Ambassador", "Minister", "Ambassador"],
+        }
+    )
+    r = read(profile("envoys", envoys), "Who was the first ambassador to be appointed?")
+    ambassador = (Filter(column="Title", value="Ambassador"),)
+    dates = Plan(op="lookup", group_by="Appointment", filters=ambassador)
+    [fault] = form_faults(r, dates, set(), 3, "Apr 10, 1947")
+    assert fault.word == "who" and "cells of Appointment are dates" in fault.why
+    names = Plan(op="lookup", group_by="Envoy", filters=ambassador)
+    assert form_faults(r, names, set(), 3, "Ann Lee (acting)") == []
+    dated = ask({"envoys": envoys}, "Who was the first ambassador to be appointed?")
+    assert dated.value is None and "'who' asks for a name" in dated.sentence
+
+
+def test_on_the_chart_closes_a_question_that_asks_for_a_value(cars: pd.DataFrame) -> None:
+    """ "What is the highest horsepower on the chart?" ends on the measure once the page
+    the rows are on is set aside: the value, not the car that holds it."""
+    answer = ask({"cars": cars}, "What is the highest horsepower on the chart?")
+    assert answer.value == cars.Horsepower.max()
+
+
+def test_which_date_is_a_day_not_its_month() -> None:
+    weather = table("weather")
+    answer = ask({"weather": weather}, "On which date was the temp_max highest?")
+    hottest = pd.to_datetime(weather.date)[weather.temp_max == weather.temp_max.max()]
+    assert answer.value in {d.strftime("%Y-%m-%d") for d in hottest}

@@ -83,3 +83,14 @@ def test_won_on_a_table_without_results_adds_no_filter() -> None:
     )
     answer = ask({"medals": medals}, "How many gold medals did Brazil win?")
     assert answer.value == 12
+
+
+def test_who_won_is_not_read_off_the_sides_own_results(season: pd.DataFrame) -> None:
+    """ "Who won the first game?": the column says whether the table's own side won;
+    the opponent of a win lost. No name is stated, and "won" is why."""
+    answer = ask({"season": season}, "Who won the first game of the season?")
+    assert answer.value is None
+    assert answer.could_not_place == ("won",)
+    assert "Result records the results" in answer.sentence
+    beaten = ask({"season": season}, "Who did they beat in the first game?")
+    assert beaten.value == season.Opponent[_won(season)].iloc[0]
