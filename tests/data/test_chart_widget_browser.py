@@ -76,3 +76,25 @@ def test_a_data_question_in_the_widget_shows_its_chart_and_keeps_it(lab: Lab) ->
     assert not lab.errors, lab.errors
     away = [u for u in requests if not u.startswith(("http://127.0.0.1", "blob:", "data:"))]
     assert away == []  # vega-embed came from the kernel, never from a CDN
+
+
+def test_a_question_not_understood_shows_no_numbers_in_the_widget(lab: Lab) -> None:
+    """ "the loyal customers": the reply says what it read and what it could not place;
+    the widget shows the plan it read, and neither its table nor its chart (their
+    numbers, the total of every row, answer another question)."""
+    setup = SETUP.replace("w_data", "w_unsure").replace('"chart-chat"', '"unsure-chat"')
+    widget = lab.widget(lab.run(setup))
+    box = widget.locator("textarea.anb-input")
+    box.click()
+    box.fill("What is the total revenue of the loyal customers?")
+    box.press("Enter")
+    widget.locator(".anb-stop:disabled").wait_for(timeout=60_000)
+    data = widget.locator(".anb-past .anb-data")
+    assert data.locator(".anb-plan").inner_text() == "plan: aggregate sum revenue (not answered)"
+    assert data.locator(".anb-table").count() == 0 and data.locator(".anb-chart").count() == 0
+    said = data.locator(".anb-data-text").last.inner_text()
+    assert said.startswith("No answer: I read the total revenue in sales")
+    assert "'loyal'" in said
+    assert "111.3" not in widget.inner_text() and "111" not in said
+    widget.screenshot(path=str(OUTPUT_DIR / "widget-data-not-answered.png"))
+    assert not lab.errors, lab.errors
