@@ -41,6 +41,8 @@ from .words import COMPARATORS, NEGATION, phrase
 __all__ = ["Answer", "ask", "refine"]
 
 _CHANGERS = {w for p, _ in COMPARATORS for w in p.split()} - {"of", "to", "as", "or", "no", "not"}
+#: Words that leave rows out as a negation does ("outside of the US", "except 2010").
+_EXCLUDING = frozenset(("outside", "except", "excluding"))
 _EMPTY_OK = re.compile(r"\b(empty list|if there are none|none answer)\b")
 
 
@@ -230,7 +232,11 @@ def _changers(r: Reading, used: set[str]) -> list[int]:
             and token == "non"
         ):
             continue  # "non-unique": repeats allowed, not a filter
-        elif token in NEGATION or token in ("dont", "doesnt", "didnt", "isnt", "arent", "t"):
+        elif (
+            token in NEGATION
+            or token in _EXCLUDING
+            or token in ("dont", "doesnt", "didnt", "isnt", "arent", "t")
+        ):
             if token == "t" and (
                 i == 0
                 or r.tokens[i - 1] in used

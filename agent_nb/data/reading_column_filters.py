@@ -22,7 +22,16 @@ __all__ = [
     "text_filters",
 ]
 
-_EXCEPT = ("other than", "excluding", "except", "apart from", "besides", "aside from")
+_EXCEPT = (
+    "other than",
+    "excluding",
+    "except",
+    "apart from",
+    "besides",
+    "aside from",
+    "outside of",  # "held outside of the USA": the rows of every other country
+    "outside",
+)
 
 
 def negated_at(r: Any, start: int) -> tuple[str, ...]:

@@ -98,3 +98,17 @@ def test_the_number_of_the_rows_own_noun_counts_rows() -> None:
     )
     answer = ask({"sales": sales}, "What is the total number of transactions on a Sunday?")
     assert answer.value == int((sales.Weekday == "Sun").sum())
+
+
+def test_outside_leaves_the_named_rows_out() -> None:
+    """ "outside of Europe" is every other origin; "outside" with nothing it applies to
+    is no count of every row."""
+    from tests.data.tables import table
+
+    cars = table("cars")
+    outside = ask({"cars": cars}, "How many cars were made outside of Europe?")
+    assert outside.value == int((cars.Origin != "Europe").sum())
+    assert outside.plan.filters[0].op == "!="
+    unknown = ask({"cars": cars}, "How many cars are built outside of the factory?")
+    assert unknown.value is None
+    assert str(len(cars)) not in unknown.sentence
