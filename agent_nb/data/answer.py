@@ -204,7 +204,7 @@ def _fits(r: Reading, result: Result) -> str | None:
     if kind.startswith("list") and not result.value and not _EMPTY_OK.search(r.asked.lower()):
         return "an empty list"
     single = result.get("tied") is None and not result.get("every")
-    if r.expect != "list" and kind.startswith("list") and single:
+    if r.expect != "list" and kind.startswith("list") and single and len(result.value) != 1:
         return "a list for a single answer"  # (a tie's list, or every group a test keeps)
     return None
 

@@ -140,6 +140,13 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         return f"{answer_text(v)} are the {len(v)} distinct values of {plan.measure}{w}."
     if op == "values":
         return f"{answer_text(v)} are the {plan.group_by} values{w}."
+    ordered = {"first", "last", "top", "bottom"} & set(dict(plan.words).get("order", ()))
+    if op == "lookup" and not plan.offset and not ordered and result.rows > 1:
+        # "name a car with more than 200 horsepower": one of the rows, not the only one
+        return (
+            f"{answer_text(v)} is the {plan.group_by} of the first of the {result.rows:,} "
+            f"rows{w}, in the table's order."
+        )
     if op == "lookup":
         return f"{answer_text(v)} is {sentence_of(plan)}."
     return sentence_more(plan, result, table)

@@ -368,10 +368,13 @@ def value(p: Any) -> None:
                 ),
                 f"the most common {m.name}",
             )
-        p.add(
-            Plan(op="aggregate", measure=m.name, agg=a, filters=filters, words=p.words(m)),
-            f"one number: the {a} of {m.name}",
-        )
+        # "name a car with more than 200 horsepower": no word asks to aggregate, and the
+        # measure only picks the rows; a mean of it is asked by nothing
+        if not (agg is None and m.name in fcols):
+            p.add(
+                Plan(op="aggregate", measure=m.name, agg=a, filters=filters, words=p.words(m)),
+                f"one number: the {a} of {m.name}",
+            )
     if agg == "share" and filters:
         share(p, filters)
     if (

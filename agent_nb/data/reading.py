@@ -174,6 +174,12 @@ def _symbols(question: str) -> str:
     return question
 
 
+_NAME_ONE = re.compile(
+    r"^\W*(?:(?:can|could|would|will) you (?:please )?)?(?:name|give me|tell me|show me|list)"
+    r"\s+(?:a|an|one|any)\s+(?!of\b|few\b|couple\b)"
+)
+
+
 def read(table: Table, question: str) -> Reading:
     """The reading of ``question`` over ``table`` (see the module docstring)."""
     asked = question
@@ -219,8 +225,13 @@ def read(table: Table, question: str) -> Reading:
     polite = re.match(
         r"^\W*(can|could|would|will) you (please )?(name|list|tell|give|show)\b", text
     )
-    # "what are the number of times ...", "list the number of teams ...": one count
-    listy = bool(LIST_CUE.search(text) or polite) and not _COUNT_LISTED.search(text)
+    # "what are the number of times ...", "list the number of teams ...": one count;
+    # "name a player who ...": one of them, not the list
+    listy = (
+        bool(LIST_CUE.search(text) or polite)
+        and not _COUNT_LISTED.search(text)
+        and not _NAME_ONE.match(text)
+    )
     k, k_words = _k(tokens, stated, listy)
     expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR and not polite else None
     if expect is None and (listy or (k is not None and k > 1)):

@@ -268,14 +268,18 @@ def test_a_superlative_of_a_quality_does_not_rank_by_rows(penguins: pd.DataFrame
     assert top.value == list(counts.index[:2])
 
 
-def test_a_value_that_picked_its_row_is_no_answer() -> None:
+def test_a_value_that_picked_its_row_is_no_answer(penguins: pd.DataFrame) -> None:
     """ "the only song over 20 points" asks for the song: its points restate the
-    comparison (a mean over one row is that row's value only where a name picked it)."""
+    comparison (a mean over one row is that row's value only where a name picked it),
+    so the song is the answer; "the only island with a bill under 33 mm", the island."""
     songs = pd.DataFrame(
         {"Song": ["Alma", "Brisa", "Cielo", "Duna", "Eco"], "Points": [12, 31, 8, 17, 5]}
     )
     restated = ask({"songs": songs}, "What was the only song that got over 20 points?")
-    assert restated.value is None and "31" not in restated.sentence
+    assert restated.value == "Brisa" and "31" not in restated.sentence
+    short = penguins[penguins.bill_length_mm < 33].island
+    island = ask({"penguins": penguins}, "What is the only island with a bill length under 33 mm?")
+    assert len(short) == 1 and island.value == short.iloc[0]
     looked_up = ask({"songs": songs}, "What is the number of points of Brisa?")
     assert looked_up.value == 31
 
@@ -505,7 +509,7 @@ def test_the_row_asked_for_is_what_the_answer_names() -> None:
     assert only.value in (None, "Elias Pina")
     assert only.value is not None or [u.word for u in only.unplaced] == ["province"]
     tell = ask(frames, "Tell me a province that did not have a population over 100,000.")
-    assert tell.value is None or set(tell.value) == {"Dajabon", "Elias Pina"}
+    assert tell.value == "Dajabon" and "the first of the 2 rows" in tell.sentence
     assert ask(frames, "Which province has a density under 30?").value == "Elias Pina"
 
 
@@ -527,7 +531,8 @@ def test_a_word_two_rules_block_is_said_once_with_why(penguins: pd.DataFrame) ->
     """Two rules may keep one word from being placed ("island" names a column the answer
     does not use, and the question asks for an island): the reply names it once, with
     the first reason, so the reader knows what to reword."""
-    answer = ask({"penguins": penguins}, "What is the only island with a bill length under 33 mm?")
+    question = "What is the only island with a mean bill length under 40 mm?"
+    answer = ask({"penguins": penguins}, question)
     assert answer.value is None
     assert [u.word for u in answer.unplaced].count("island") == 2
     assert answer.could_not_place == ("island",)
@@ -568,3 +573,14 @@ def test_which_date_is_a_day_not_its_month() -> None:
     answer = ask({"weather": weather}, "On which date was the temp_max highest?")
     hottest = pd.to_datetime(weather.date)[weather.temp_max == weather.temp_max.max()]
     assert answer.value in {d.strftime("%Y-%m-%d") for d in hottest}
+
+
+def test_name_a_row_is_one_of_them_and_says_how_many(cars: pd.DataFrame) -> None:
+    """ "Name a car ..." asks for one car, not the list; the answer says it is the first
+    of several that match, not the only one."""
+    strong = cars[cars.Horsepower > 200]
+    one = ask({"cars": cars}, "Name a car with more than 200 horsepower.")
+    assert one.value == strong.Name.iloc[0]
+    assert f"the first of the {len(strong)} rows where Horsepower over 200" in one.sentence
+    every = ask({"cars": cars}, "Which cars have more than 200 horsepower?")
+    assert every.value == list(strong.Name)
