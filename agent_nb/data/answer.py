@@ -118,9 +118,9 @@ class Answer:
         if why and not self.not_applied:  # the first word's reason: what to reword
             words[0] += f" ({why})"
         return (
-            f"{read}, but I could not place {', '.join(words)}. Say what it means in "
-            "`--data-context` (a column's description or a value's synonyms), or reword the "
-            "question."
+            f"{read}, but I could not place {', '.join(words)}. Say what it means in the "
+            "data context (a column's description or a value's synonyms: `--data-context` "
+            "in a cell, `data_context=` in the chat widget), or reword the question."
         )
 
     @property

@@ -152,3 +152,30 @@ def test_a_chat_widget_refuses_bad_data_at_once(
 ) -> None:
     with pytest.raises(TypeError, match="DataFrame"):
         open_widget("bad-data", runner=runner, data={"sales": [1, 2]})
+
+
+def test_a_chat_widget_takes_the_users_words_for_its_tables(
+    runner: AgentRunner, scripted: ScriptedBackend, open_widget: WidgetFactory
+) -> None:
+    """``data_context=`` is what ``--data-context`` is to a cell: "the faithful customers"
+    cannot be placed without it, and with it the word names a column's value."""
+    frame = sales().assign(segment=["loyal", "new", "new"] * 4)
+    plain = open_widget("no-context", runner=runner, data={"sales": frame})
+    c = send_and_wait(plain, "What is the total revenue of the faithful customers?")
+    said = [m["entry"] for m in c.custom("entry")][-1]["text"]
+    assert said.startswith("No answer:") and "`data_context=` in the chat widget" in said
+    told = open_widget(
+        "with-context",
+        runner=runner,
+        data={"sales": frame},
+        data_context={"segment=loyal": "faithful"},
+    )
+    c = send_and_wait(told, "What is the total revenue of the faithful customers?")
+    said = [m["entry"] for m in c.custom("entry")][-1]["text"]
+    truth = frame[frame.segment == "loyal"].revenue.sum()
+    assert f"{truth:g}" in said and not said.startswith("No answer")
+    assert scripted.requests == []
+    with pytest.raises(ValueError, match="data_context= takes a dict"):
+        open_widget("bad-context", runner=runner, data={"sales": frame}, data_context=[1])
+    with pytest.raises(ValueError, match="pass data= too"):
+        open_widget("context-alone", runner=runner, data_context={"a": "b"})

@@ -147,6 +147,8 @@ class ChatWidget(anywidget.AnyWidget):
     **Data.** ``data={"sales": df}`` (name -> DataFrame): each message is a
     question the data agent answers from those tables; the turn shows the
     sentence, the result table and its chart (see the module docstring).
+    ``data_context``: your words for their columns and values, as ``%%agent
+    --data-context`` takes them (a dict, or a YAML file's path).
 
     **Tools.** ``tools=[...]``: what the session's agent may call in this
     widget's turns, on top of its own: `McpToolset`s, names of MCP servers
@@ -183,13 +185,14 @@ class ChatWidget(anywidget.AnyWidget):
         config: GenerationConfig | None = None,
         evict_on_close: bool | None = None,
         data: Mapping[str, Any] | None = None,
+        data_context: Mapping[str, Any] | str | None = None,
         tools: Iterable[Any] = (),
         **kwargs: Any,
     ) -> None:
         if not _BUNDLE.is_file():
             raise FrontendNotBuiltError(_MISSING)
-        # A bad table fails here, in one line, not at the first question
-        self._data = DataQuestion(data, follow_names=True) if data is not None else None
+        # A bad table or context fails here, in one line, not at the first question
+        self._data = _data_question(data, data_context)
         if evict_on_close is not None and not isinstance(evict_on_close, bool):
             raise TypeError(
                 "evict_on_close must be None (close only sessions the widget created), "
@@ -685,3 +688,19 @@ def _resolve_session(
         "session must be None, a session id string or an AgentSession, "
         f"got {type(session).__name__}"
     )
+
+
+def _data_question(data: Mapping[str, Any] | None, context: Any) -> DataQuestion | None:
+    """The widget's tables and the user's words for them; a context without tables, or
+    one that is neither a dict nor a YAML file, is a clear error."""
+    from ...data.context import read_context
+
+    if data is None:
+        if context is not None:
+            raise ValueError("data_context= describes the tables of data=: pass data= too")
+        return None
+    try:
+        words = read_context(context) if context is not None else None
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("--context", "data_context=")) from None
+    return DataQuestion(data, follow_names=True, context=words)
