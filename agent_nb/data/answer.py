@@ -36,13 +36,13 @@ from .profiles import profiled
 from .query import Plan
 from .reading import Reading, unused_words
 from .table import Table
-from .words import COMPARATORS, NEGATION, phrase
+from .words import COMPARATORS, EXCEPT, NEGATION, phrase
 
 __all__ = ["Answer", "ask", "refine"]
 
 _CHANGERS = {w for p, _ in COMPARATORS for w in p.split()} - {"of", "to", "as", "or", "no", "not"}
-#: Words that leave rows out as a negation does ("outside of the US", "except 2010").
-_EXCLUDING = frozenset(("outside", "except", "excluding"))
+#: The one-word exclusions ("outside of the US", "except 2010"): unused, they block.
+_EXCLUDING = frozenset(p for p in EXCEPT if " " not in p)
 _EMPTY_OK = re.compile(r"\b(empty list|if there are none|none answer)\b")
 
 

@@ -12,10 +12,10 @@ keeps the value from being stated (`answer.Answer.understood`), with why.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Collection
 from typing import Any
 
+from .cells import DETAIL
 from .placement import Unplaced, shown_column
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
@@ -102,9 +102,6 @@ def _asks_which(f: Form) -> list[Unplaced]:
     ]
 
 
-_DETAIL = re.compile(r"\s*\([^()]*\)")
-
-
 def _not_names(table: Table, column: str) -> bool:
     """Whether most of ``column``'s cells hold a number once any detail in brackets is
     dropped ("Apr 10, 1947", "0–3", "66-72-70=208"; not "Warren Tredrea (81)"): such
@@ -114,7 +111,7 @@ def _not_names(table: Table, column: str) -> bool:
     cells = table.df[column].dropna().head(200).astype(str)
     if cells.empty:
         return False
-    digits = cells.map(lambda c: any(ch.isdigit() for ch in _DETAIL.sub("", c)))
+    digits = cells.map(lambda c: any(ch.isdigit() for ch in DETAIL.sub("", c.strip())))
     return bool(digits.mean() >= 0.5)
 
 

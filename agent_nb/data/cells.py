@@ -35,6 +35,7 @@ from collections import Counter
 from typing import Any
 
 __all__ = [
+    "DETAIL",
     "Cell",
     "clean_text",
     "numbers_as_written",
@@ -51,7 +52,8 @@ MIN_SHARE = 0.9
 MAX_CLASSES = 50
 
 _FOOTNOTE = re.compile(r"(?:\s*\[[^\[\]]{1,12}\]|[*†‡§¶#]+)+$")
-_DETAIL = re.compile(r"\s*\([^()]*\)$")
+#: A detail in brackets at a cell's end ("Warren Tredrea (81)", "Oklahoma (2)").
+DETAIL = re.compile(r"\s*\([^()]*\)$")
 _PLACEHOLDER = frozenset(
     ["", "-", "–", "—", "‒", "―", "?", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil", "unknown"]
 )
@@ -122,7 +124,7 @@ def read_cell(cell: Any) -> Cell:
     plain = " ".join(text.translate(_DASHES).split())
     if plain.lower() in _PLACEHOLDER:
         return Cell(None, "", text)
-    for candidate in (plain, _DETAIL.sub("", plain)):
+    for candidate in (plain, DETAIL.sub("", plain)):
         found = _number(candidate)
         if found is not None:
             return Cell(found[0], found[1], text)

@@ -140,8 +140,7 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         return f"{answer_text(v)} are the {len(v)} distinct values of {plan.measure}{w}."
     if op == "values":
         return f"{answer_text(v)} are the {plan.group_by} values{w}."
-    ordered = {"first", "last", "top", "bottom"} & set(dict(plan.words).get("order", ()))
-    if op == "lookup" and not plan.offset and not ordered and result.rows > 1:
+    if op == "lookup" and not plan.offset and not _by_order(plan) and result.rows > 1:
         # "name a car with more than 200 horsepower": one of the rows, not the only one
         return (
             f"{answer_text(v)} is the {plan.group_by} of the first of the {result.rows:,} "
@@ -176,14 +175,17 @@ def sentence_of(plan: Plan) -> str:
         if n > 1:
             return f"the {plan.group_by} {n} rows {side} the row{w}, in the table's order"
         return f"the {plan.group_by} of the row {side} the one{w}, in the table's order"
-    if plan.op == "lookup" and {"first", "last", "top", "bottom"} & set(
-        dict(plan.words).get("order", ())
-    ):
+    if plan.op == "lookup" and _by_order(plan):
         end = "last" if plan.order == "asc" else "first"  # (time's end, where it runs back)
         return f"the {plan.group_by} of the {end} row{w}, in the table's order"
     if plan.op == "lookup":
         return f"the {plan.group_by}{w}"
     return plan.describe()
+
+
+def _by_order(plan: Plan) -> bool:
+    """Whether a lookup's row is picked by its place in the table ("the first car")."""
+    return bool({"first", "last", "top", "bottom"} & set(dict(plan.words).get("order", ())))
 
 
 def _tied(result: Result, near: bool = False) -> str:

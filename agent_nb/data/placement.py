@@ -26,7 +26,6 @@ from .planner_cues import period_of
 from .query import AGG_NAME, Plan
 from .reading import Reading
 from .reading_outcomes import WORDS as OUTCOME_WORDS
-from .reading_outcomes import outcome_column
 from .row_nouns import counting_columns, names_rows, row_name_columns
 from .table import Column
 from .word_classes import (
@@ -138,7 +137,7 @@ def _names_an_outcome(a: _Ask) -> str | None:
     game?" of a team's season: the opponent of that game lost)."""
     if a.word not in OUTCOME_WORDS:
         return None
-    found = outcome_column(a.r.table)
+    found = a.r.outcomes
     if found is None or found[0] in a.plan_columns:
         return None
     return f"{found[0]} records the results, and the answer does not read it"

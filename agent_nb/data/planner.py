@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .planner_bool import boolean_plans
-from .planner_cues import counts_from_the_top, counts_rows, default_agg
+from .planner_cues import counted_word, counts_from_the_top, counts_rows, default_agg
 from .planner_list import list_plans
 from .planner_pairs import correlation
 from .planner_rows import how_often
@@ -120,25 +120,10 @@ class _Planner:
         for agg in ("nunique", "share", "mean", "median", "std", "range"):
             if cues & AGG_WORDS[agg] or (agg == "share" and "%" in self.r.text):
                 return agg
-        of = re.search(r"\bnumber of\s+(\w+)", self.r.text)
-        names_measure = (
-            of is not None
-            and not counts_rows(self.r.text, self.t)
-            and any(
-                (self.t.columns[n].role == "measure" or self.t.columns[n].numeric)
-                and self.t.columns[n].role not in ("id", "time")
-                and (
-                    len(self.t.columns[n].parts) < 2
-                    or 2 * len(set(self.t.columns[n].parts) - ws) <= len(self.t.columns[n].parts)
-                )
-                and (of.group(1) in ws or of.group(1).rstrip("s") in ws)
-                for n, (_, ws) in self.r.named.items()
-            )
-        )  # "the highest number of steals": the steals column, not rows
-        counted = re.search(r"\b(?:how many|number of)\s+(\w+)", self.r.text)
+        names_measure = self._number_of_a_measure()
+        counted = counted_word(self.r.text)
         computed = counted is not None and any(  # "how many characters": a derived length
-            singular(counted.group(1)) in self.r.named.get(d.name, (0.0, set()))[1]
-            for d in self.r.derived
+            singular(counted) in self.r.named.get(d.name, (0.0, set()))[1] for d in self.r.derived
         )
         if HOW_MANY.search(self.r.text) and not names_measure and not computed:
             return "count"
@@ -151,6 +136,21 @@ class _Planner:
         if cues & self.r.down:
             return "min"
         return "sum" if names_measure else None  # "the number of starters": added up
+
+    def _number_of_a_measure(self) -> bool:
+        """ "the highest number of steals", "the number of starters": the words after
+        "number of" name a column of numbers (most of its name), not the rows."""
+        of = re.search(r"\bnumber of\s+(\w+)", self.r.text)
+        if of is None or counts_rows(self.r.text, self.t):
+            return False
+        word = of.group(1)
+        for name, (_, ws) in self.r.named.items():
+            col = self.t.columns[name]
+            numbers = (col.role == "measure" or col.numeric) and col.role not in ("id", "time")
+            most = len(col.parts) < 2 or 2 * len(set(col.parts) - ws) <= len(col.parts)
+            if numbers and most and (word in ws or word.rstrip("s") in ws):
+                return True
+        return False
 
     def label(self, exclude: Sequence[str] = ()) -> Column | None:
         """The column that names rows ("which car", "who"): a named label, the index, the first."""

@@ -17,6 +17,7 @@ from .words import (
 
 __all__ = [
     "agent_by",
+    "counted_word",
     "counts_from_the_top",
     "counts_rows",
     "default_agg",
@@ -166,22 +167,26 @@ def nth(text: str) -> int | None:
     }[m.group(1)]
 
 
+def counted_word(text: str) -> str | None:
+    """The word right after "how many" or "number of": what the question counts."""
+    hit = re.search(r"\b(?:how many|number of)\s+(\w+)", text)
+    return hit.group(1) if hit else None
+
+
 def how_many_of(text: str, m: Column) -> bool:
     """ "How many passengers", "the number of starters": the words after "how many" (or
     "number of") name the measure itself, a column of counts to add up."""
-    hit = re.search(r"\b(?:how many|number of)\s+(\w+)", text)
-    if hit is None:
-        return False
-    return any(hit.group(1).rstrip("s") == p.rstrip("s") for p in m.parts)
+    word = counted_word(text)
+    return word is not None and any(word.rstrip("s") == p.rstrip("s") for p in m.parts)
 
 
 def counts_rows(text: str, t: Table) -> bool:
     """ "How many transactions", "the number of transactions": the word counted names
     the rows themselves (a column of ids or names, one per row: transaction_id), not
     a column of counts (transaction_qty) to add up."""
-    asked = re.search(r"\b(?:how many|number of) (\w+)", text)
-    return asked is not None and any(
-        c.role in ("id", "label") and c.nunique == len(t.df) and singular(asked.group(1)) in c.parts
+    word = counted_word(text)
+    return word is not None and any(
+        c.role in ("id", "label") and c.nunique == len(t.df) and singular(word) in c.parts
         for c in t.columns.values()
     )
 

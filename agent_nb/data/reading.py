@@ -78,6 +78,14 @@ class Reading:
     derived: tuple[Derived, ...] = ()  # columns the words compute (`reading_derived`)
 
     @functools.cached_property
+    def outcomes(self) -> tuple[str, dict[str, str]] | None:
+        """The table's column of results and its marks (`reading_outcomes.outcome_column`),
+        read once for the question's filters and its placement."""
+        from .reading_outcomes import outcome_column
+
+        return outcome_column(self.table)
+
+    @functools.cached_property
     def up(self) -> frozenset[str]:
         """The question's words for the high end: the operations' own (``HIGH``) and any
         superlative WordNet places at its attribute's high end ("broadest")."""

@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from .lexicon import time_column
 from .query import Filter
-from .words import phrase, singular
+from .words import EXCEPT, phrase, singular
 
 __all__ = [
     "DATE",
@@ -22,17 +22,6 @@ __all__ = [
     "text_filters",
 ]
 
-_EXCEPT = (
-    "other than",
-    "excluding",
-    "except",
-    "apart from",
-    "besides",
-    "aside from",
-    "outside of",  # "held outside of the USA": the rows of every other country
-    "outside",
-)
-
 
 def negated_at(r: Any, start: int) -> tuple[str, ...]:
     """The negation (or "except") just before the words at ``start``: a negation word
@@ -41,7 +30,7 @@ def negated_at(r: Any, start: int) -> tuple[str, ...]:
         if 0 < start - i <= 4:
             return (word,)
     before = " ".join(r.tokens[max(0, start - 3) : start])
-    for words in _EXCEPT:
+    for words in EXCEPT:
         if before.endswith(words) or f"{words} " in f"{before} ":
             return tuple(words.split())
     return ()

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from .query import Filter
+from .reading_column_filters import negated_at
 
 __all__ = ["WORDS", "outcome_column", "outcome_filters"]
 
@@ -71,23 +72,17 @@ def outcome_filters(r: Any, taken: set[str]) -> list[Filter]:
     """A filter on the column of results for the question's "won" or "lost" (not where
     a negation stands before it, nor where that column already has a filter)."""
     said = [(i, t) for i, t in enumerate(r.tokens) if t in WORDS]
-    if not said:
+    if not said or r.outcomes is None or r.outcomes[0] in taken:
         return []
-    found = outcome_column(r.table)
-    if found is None or found[0] in taken:
-        return []
-    name, written = found
-    if any(
-        r.tokens[i - 1 : i] in (["who"], ["whom"]) or r.tokens[i - 2 : i - 1] == ["which"]
-        for i, _ in said
-    ):
+    if any(r.tokens[i - 1 : i] in (["who"], ["whom"]) or r.tokens[i - 2 : i - 1] == ["which"]
+           for i, _ in said):  # fmt: skip
         # "who won the first game?", "which team lost?": the one who won, and the column
         # says whether the table's own side did; that is another question
         return []
     kinds = {WORDS[t] for _, t in said}
-    negated = any(0 < i - j <= 3 for i, _ in said for j, _ in r.negated)
-    if len(kinds) != 1 or negated:  # "won or lost", "did not win": not one outcome
-        return []
+    if len(kinds) != 1 or any(negated_at(r, i) for i, _ in said):
+        return []  # "won or lost", "did not win": not one outcome
+    name, written = r.outcomes
     (kind,) = kinds
     if kind not in written:
         return []

@@ -49,10 +49,10 @@ def _mask(df: Any, f: Filter) -> Any:
                 sorted(n for n in nums if n is not None)[:2] if len(nums) > 1 else (nums[0],) * 2
             )
             return (x >= lo) & (x <= hi)
-        return _compare(x, f.op, nums if isinstance(f.value, tuple) else nums[0])
+        return _compare(x, f.op, nums)
     if pd.api.types.is_bool_dtype(s):
         truth = [str(v).lower() in ("true", "yes", "1") for v in values]
-        return _compare(s, f.op, truth if isinstance(f.value, tuple) else truth[0])
+        return _compare(s, f.op, truth)
     if f.op in ("<", "<=", ">", ">=", "between"):
         raise PlanError(f"{f.column} holds text: it has no order to compare")
     # compared case-blind through the column's distinct values, not row by row
@@ -63,11 +63,14 @@ def _mask(df: Any, f: Filter) -> Any:
     return ~mask & s.notna() if f.op == "!=" else mask
 
 
-def _compare(x: Any, op: str, v: Any) -> Any:
+def _compare(x: Any, op: str, values: list[Any]) -> Any:
+    """``x`` ``op`` the filter's values: in them, none of them ("not Aprilia or
+    Honda": ``!=`` of several), or against the one value."""
     if op == "in":
-        return x.isin(v)
-    if op == "!=" and isinstance(v, list):  # none of these ("not Aprilia or Honda")
-        return ~x.isin(v) & x.notna()
+        return x.isin(values)
+    if op == "!=" and len(values) > 1:
+        return ~x.isin(values) & x.notna()
+    v = values[0]
     return {"=": x == v, "!=": x != v, "<": x < v, "<=": x <= v, ">": x > v, ">=": x >= v}[op]
 
 

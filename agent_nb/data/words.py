@@ -18,6 +18,7 @@ __all__ = [
     "ASK_BOOL",
     "COMPARATORS",
     "CORR",
+    "EXCEPT",
     "FILLER",
     "HIGH",
     "HOW_MANY",
@@ -99,6 +100,17 @@ ASK_BOOL = re.compile(
     r"^\s*\W*(is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b", re.IGNORECASE
 )
 LIST_CUE = re.compile(r"^\s*\W*(list|name|enumerate|give me|show me|what are|which are)\b")
+#: Phrases that leave the rows they name out, as a negation does.
+EXCEPT: tuple[str, ...] = (
+    "other than",
+    "excluding",
+    "except",
+    "apart from",
+    "besides",
+    "aside from",
+    "outside of",  # "held outside of the USA": the rows of every other country
+    "outside",
+)
 NEGATION = cues(
     "not no without never non nobody none dont doesnt didnt isnt arent wasnt nor don doesn didn "
     "isn aren wasn hasn haven"

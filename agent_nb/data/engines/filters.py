@@ -56,11 +56,16 @@ def kind(t: Any, column: str) -> str:
     return "other"
 
 
-def _compare(x: Any, op: str, v: Any) -> Any:
+def _compare(x: Any, op: str, values: list[Any]) -> Any:
+    """``x`` ``op`` the filter's values: in them, none of them ("not Aprilia or
+    Honda": ``!=`` of several), or against the one value (``True`` as a literal)."""
+    import ibis
+
     if op == "in":
-        return x.isin(list(v))
-    if op == "!=" and isinstance(v, list):  # none of these ("not Aprilia or Honda")
-        return ~x.isin(v) & x.notnull()
+        return x.isin(values)
+    if op == "!=" and len(values) > 1:
+        return ~x.isin(values) & x.notnull()
+    v = ibis.literal(values[0]) if isinstance(values[0], bool) else values[0]
     return {"=": x == v, "!=": x != v, "<": x < v, "<=": x <= v, ">": x > v, ">=": x >= v}[op]
 
 
@@ -98,7 +103,7 @@ def _predicate(t: Any, f: Filter, distinct: Mapping[str, Sequence[Any]] | None =
         return _numbers(s, f, values)
     if what == "bool":
         truth = [str(v).lower() in ("true", "yes", "1") for v in values]
-        return _compare(s, f.op, truth if isinstance(f.value, tuple) else ibis.literal(truth[0]))
+        return _compare(s, f.op, truth)
     if f.op in ("<", "<=", ">", ">=", "between"):
         raise PlanError(f"{f.column} holds text: it has no order to compare")
     known = None if distinct is None else distinct.get(f.column)
@@ -132,7 +137,7 @@ def _numbers(s: Any, f: Filter, values: tuple[Any, ...]) -> Any:
     if f.op == "between":
         lo, hi = sorted(given)[:2] if len(given) > 1 else (given[0], given[0])
         return (s >= lo) & (s <= hi)
-    return _compare(s, f.op, given if isinstance(f.value, tuple) else given[0])
+    return _compare(s, f.op, given)
 
 
 def mask(
