@@ -43,7 +43,17 @@ from .word_classes import (
     marked_kind,
     parts_of,
 )
-from .words import AGG_WORDS, COMPARATORS, HOW_MANY, MISSING, MODE, STOPWORDS, phrase, singular
+from .words import (
+    AGG_WORDS,
+    COMPARATORS,
+    HOW_MANY,
+    MISSING,
+    MODE,
+    NEGATION,
+    STOPWORDS,
+    phrase,
+    singular,
+)
 
 __all__ = [
     "RULES",
@@ -307,8 +317,12 @@ def _verb_form(a: _Ask) -> str | None:
     if own == {"v"} or (not own and set(inflected) == {"v"}):
         return "a verb"
     # between its subject and a preposition or a placed part: "penguins live on",
-    # "cars made in", "passengers flew in" (an irregular form WordNet does not list)
-    before = a.before
+    # "cars made in", "passengers flew in" (an irregular form WordNet does not list);
+    # past a negated auxiliary ("penguins did not live on": the negation is the filter's)
+    i = a.index - 1
+    while i > 0 and a.r.tokens[i] in NEGATION and a.r.tokens[i - 1] in AUX:
+        i -= 2
+    before = a.r.tokens[i] if i >= 0 else ""
     after = a.after
     subject = bool(before) and (is_noun(before) or before in a.used) and before not in STOPWORDS
     linked = not after or after in STOPWORDS or after in CLOSED or after in a.used
@@ -578,7 +592,10 @@ RULES: tuple[Rule, ...] = (
 def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     """Whether the plan's operation itself is what ``word`` asks for: "common" or
     "frequent" of a count ranking, the "many" of "how many" of a count, "empty" of a
-    missing-value test, "long" of a length (the attribute an adjective measures)."""
+    missing-value test, "long" of a length (the attribute an adjective measures), and
+    the verb that asks for the answer ("Name a species ...", "can you list ...")."""
+    if word in _ASKING and (r.tokens[:1] == [word] or r.tokens[1:3] == ["you", word]):
+        return True
     if plan.of is not None and placed_by_plan(word, plan.of, r):
         return True
     tests = {f.op for f in (*plan.filters, *plan.condition)}

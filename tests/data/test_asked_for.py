@@ -581,6 +581,7 @@ def test_name_a_row_is_one_of_them_and_says_how_many(cars: pd.DataFrame) -> None
     strong = cars[cars.Horsepower > 200]
     one = ask({"cars": cars}, "Name a car with more than 200 horsepower.")
     assert one.value == strong.Name.iloc[0]
+    assert one.left_out == ()  # "name" asks for the answer: no note says it was left out
     assert f"the first of the {len(strong)} rows where Horsepower over 200" in one.sentence
     every = ask({"cars": cars}, "Which cars have more than 200 horsepower?")
     assert every.value == list(strong.Name)

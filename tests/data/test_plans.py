@@ -47,6 +47,7 @@ def test_plan_and_result(q: Question) -> None:
         warnings.simplefilter("error", RuntimeWarning)  # numpy never leaks into the cell
         answer = ask({q.table: q.frame()}, q.text)
     assert answer.plan.op == q.op, answer.reasons
+    assert answer.understood, answer.sentence  # the value is stated, not only computed
     name, number = q.truth(q.frame())
     result = answer.result
     if name in ("Yes", "No"):
