@@ -236,7 +236,7 @@ def without_summary_row(
 
     A table copied from a page often ends with its totals ("Total", 37, 41, 40):
     counted as a row, it is one nation more, and the largest of every column.
-    The row is found by its numbers, not its words: in at least half of the
+    The row is found by its numbers, not its words: in more than half of the
     numeric columns it fills (and at least one, with a nonzero total) its value
     is the sum of the rows above, within 1 % (a page's totals are often off by
     a little: a census total 0.2 % above its provinces' sum; a row of data
@@ -258,7 +258,7 @@ def without_summary_row(
         checked += 1
         total = float(above[column].sum())
         matched += bool(total != 0 and abs(value - total) <= 0.01 * abs(total))
-    if matched == 0 or matched * 2 < checked:
+    if matched == 0 or matched * 2 <= checked:
         return df, written
     cells = [written[c].iloc[-1] if c in written else last[c] for c in df.columns]
     words = [v for v in cells if isinstance(v, str) and read_cell(v).number is None]

@@ -164,6 +164,8 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         compact = phrase(col.name).replace(" ", "")
         glued = {t for t in tokens if t == compact or singular(t) == compact}
         whole = f" {phrase(col.name)} " in spaced or bool(glued)
+        if glued:  # "YearsAtCompany" written as one word names every part of the name
+            own |= set(col.parts)
         short = _abbreviation(col, tokens)
         spelled = _spelled(col, words)
         if not own and not synonyms and not short and not spelled and not whole:

@@ -450,9 +450,18 @@ def _what_a_number_counts(a: _Ask) -> str | None:
     if number is None or not set(number.words) & a.used or not is_noun(a.word):
         return None  # "in one season": no number the plan compares with
     counted = a.plan.of if a.plan.of is not None else a.plan
-    if counted.measure is None or _kind_of_a_plan_column(a):
-        return None  # "more than 1000 products": the rows counted
-    return f"the question counts its '{a.word}', and the answer compares another column"
+    if _kind_of_a_plan_column(a):
+        return None
+    if counted.measure is not None:
+        return f"the question counts its '{a.word}', and the answer compares another column"
+    # a count of rows: "more than 1000 products" counts the rows; but a number that
+    # some filter compares with a column no word named ("at least 5 medals" read as
+    # Gold, the only column whose values span 5) counts what the question names
+    for f in (*counted.filters, *counted.condition):
+        if f.value == number.value and f.column not in a.r.named:
+            compared = f"{number.text} was compared with {f.column}"
+            return f"the question counts its '{a.word}', and {compared}"
+    return None
 
 
 def _names_a_date(a: _Ask) -> str | None:

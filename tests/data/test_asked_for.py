@@ -585,3 +585,18 @@ def test_name_a_row_is_one_of_them_and_says_how_many(cars: pd.DataFrame) -> None
     assert f"the first of the {len(strong)} rows where Horsepower over 200" in one.sentence
     every = ask({"cars": cars}, "Which cars have more than 200 horsepower?")
     assert every.value == list(strong.Name)
+
+
+def test_a_column_named_in_one_word_as_it_is_written() -> None:
+    """ "the highest average YearsAtCompany": the column's own name, written as one word,
+    names all of it; a superlative's "high" does not pick JobLevel instead."""
+    staff = pd.DataFrame(
+        {
+            "Department": ["Sales", "Sales", "R&D", "R&D", "HR", "HR"],
+            "JobLevel": [1, 2, 4, 3, 1, 2],
+            "YearsAtCompany": [12, 19, 3, 8, 5, 1],
+        }
+    )
+    answer = ask({"staff": staff}, "Which department has the highest average YearsAtCompany?")
+    assert answer.value == "Sales"
+    assert answer.plan.measure == "YearsAtCompany"

@@ -99,6 +99,15 @@ def test_a_closing_totals_row_is_left_out_with_a_note() -> None:
     assert ask({"df": medals}, "How many nations are there?").value == 4
     plain = medals.iloc[:4].assign(Gold=[5, 3, 2, 9])  # a last row that sums nothing
     assert len(profile("df", plain).df) == 4
+    # a row of data whose one column of two happens to add up (Silver 0 + 2 + 1 = 3)
+    chance = pd.DataFrame(
+        {
+            "Nation": ["Chile", "Peru", "Bolivia", "Cuba"],
+            "Gold": [5, 1, 0, 2],
+            "Silver": [0, 2, 1, 3],
+        }
+    )
+    assert len(profile("df", chance).df) == 4
 
 
 def test_a_totals_row_a_little_off_and_a_column_that_does_not_add_up() -> None:

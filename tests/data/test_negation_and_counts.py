@@ -112,3 +112,20 @@ def test_outside_leaves_the_named_rows_out() -> None:
     unknown = ask({"cars": cars}, "How many cars are built outside of the factory?")
     assert unknown.value is None
     assert str(len(cars)) not in unknown.sentence
+
+
+def test_a_number_compared_with_a_column_its_noun_does_not_name() -> None:
+    """ "at least 5 medals": the medals are counted, and Gold (the only column whose
+    values span 5) is no count of medals: no value."""
+    medals = pd.DataFrame(
+        {
+            "Nation": ["Chile", "Peru", "Bolivia", "Cuba"],
+            "Gold": [5, 1, 0, 2],
+            "Silver": [0, 2, 1, 3],
+        }
+    )
+    unplaced = ask({"games": medals}, "How many nations got at least 5 medals?")
+    assert unplaced.value is None
+    assert "'medals'" in unplaced.sentence and "Gold" in unplaced.sentence
+    named = ask({"games": medals}, "How many nations got at least 2 gold?")
+    assert named.value == int((medals.Gold >= 2).sum())
