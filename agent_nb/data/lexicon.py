@@ -150,7 +150,7 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
     for col in table.columns.values():
         if col.role == "empty":
             continue
-        own = {p for p in col.parts if p in asked and p not in STOPWORDS}
+        own = {p for p in col.parts if (p in asked or p + "s" in asked) and p not in STOPWORDS}
         own |= {
             stems[stem(p)]
             for p in col.parts

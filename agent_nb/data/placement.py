@@ -507,6 +507,16 @@ def shown_column(plan: Plan) -> str | None:
     return None
 
 
+def _names_of_numbers(a: _Ask) -> str | None:
+    """ "the abbreviated month names": a name is asked for, and the column the answer
+    shows holds numbers (a Month of 1, beside a Month_1 of "Jan")."""
+    shown = shown_column(a.plan)
+    col = a.r.table.columns.get(shown) if shown is not None else None
+    if singular(a.word) != "name" or col is None or not col.numeric:
+        return None
+    return f"it asks for names, and {shown} holds numbers"
+
+
 def _unknown_word(a: _Ask) -> str | None:
     """A word WordNet does not know ("gurung", a misspelt "sentor") is a name or a word
     the reading cannot judge: no rule about nouns or verbs places it as harmless."""
@@ -582,6 +592,7 @@ RULES: tuple[Rule, ...] = (
     Rule("is what a superlative measures", _measured, blocks=True),
     Rule("names rows of a kind", _rows_of_a_kind, blocks=True),
     Rule("is what the question asks for", _asked_for, blocks=True),
+    Rule("asks for names of numbers", _names_of_numbers, blocks=True),
     Rule("is counted elsewhere", _counted_elsewhere, blocks=True),
     Rule("names a date", _names_a_date, blocks=True),
     Rule("compares or orders", _compares, blocks=True),

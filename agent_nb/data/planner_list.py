@@ -28,6 +28,9 @@ _RANKED = re.compile(
     r"greatest|longest|shortest)\b"
 )
 
+#: The words that name an id as such ("the 3 lowest ids", "the highest order number").
+_ID_WORDS = frozenset(("id", "ids", "number", "numbers", "code", "codes", "no"))
+
 
 def _entity(p: Any) -> Any:
     """The label column, when the question names the table's rows ("the 3 heaviest cars"
@@ -203,8 +206,11 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
     if ranked and free:
         after = len(r.text[: ranked.end()].split())
         measures = [c for c in free if c.numeric and c.role == "measure"] or [
-            c for c in free if c.numeric and c.role in ("category", "id")
-        ]
+            c
+            for c in free
+            if c.numeric
+            and (c.role == "category" or (c.role == "id" and r.named[c.name][1] & _ID_WORDS))
+        ]  # an id is ranked where the question says so ("the 3 lowest ids"), not by "products"
         by = sorted(
             measures,
             key=lambda c: (r.where.get(c.name, 0) < after - 1, abs(r.where.get(c.name, 0) - after)),

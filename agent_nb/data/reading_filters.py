@@ -221,6 +221,8 @@ def filters_of(r: Any) -> list[Filter]:
         if counted is not None and cmp is not None:  # "more than 100 lifters": a count
             r.count_tests.append((cmp[0], _num(s.value), counted, s.words + cmp[1]))
             continue
+        if cmp is not None and _counts_identified(r, after):
+            continue  # "more than 10 products": products counted, not product_id compared
         col = r.near(
             i,
             ("measure", "category", "id", "time"),
@@ -392,6 +394,18 @@ def _counted(r: Any, after: list[str]) -> Any:
     if singular(after[0]) in _ROWS or after[0] in _ROWS:
         return ("rows", None)
     return None
+
+
+def _counts_identified(r: Any, after: list[str]) -> bool:
+    """Whether the noun after a number names what an id column identifies ("10 products"
+    of product_id): the number counts those things, and no id is compared with it."""
+    if not after or after[0] in ("id", "ids", "number", "code"):
+        return False
+    word = after[0]
+    return any(
+        r.table.columns[n].role == "id" and (word in ws or singular(word) in ws)
+        for n, (_, ws) in r.named.items()
+    )
 
 
 def _num(value: float) -> int | float:

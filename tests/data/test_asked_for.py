@@ -600,3 +600,37 @@ def test_a_column_named_in_one_word_as_it_is_written() -> None:
     answer = ask({"staff": staff}, "Which department has the highest average YearsAtCompany?")
     assert answer.value == "Sales"
     assert answer.plan.measure == "YearsAtCompany"
+
+
+@pytest.fixture
+def sales_by_product() -> pd.DataFrame:
+    """Transactions with ids, a month written twice (a number and its abbreviation)."""
+    return pd.DataFrame(
+        {
+            "transaction_id": range(1, 9),
+            "transaction_qty": [2, 1, 3, 1, 2, 1, 1, 2],
+            "product_id": [32, 57, 59, 22, 87, 79, 77, 32],
+            "unit_price": [3.0, 3.1, 4.5, 2.0, 3.0, 2.5, 3.75, 3.0],
+            "Month": [1, 1, 1, 2, 2, 2, 3, 3],
+            "Month_1": ["Jan", "Jan", "Jan", "Feb", "Feb", "Feb", "Mar", "Mar"],
+        }
+    )
+
+
+def test_a_number_of_things_an_id_identifies_is_no_id(sales_by_product: pd.DataFrame) -> None:
+    """ "more than 10 products", "the 3 largest amount of products": products counted,
+    not product_id compared or ranked; "the 3 highest product ids" ranks the ids."""
+    sales = sales_by_product
+    sold = ask({"sales": sales}, "Is there a transaction where more than 10 products were sold?")
+    assert sold.value is None  # not "yes" from product_id > 10
+    largest = "List the 3 largest amounts of products bought in one transaction"
+    assert ask({"sales": sales}, largest).value == [3, 2, 2]  # transaction_qty, not ids
+    ids = ask({"sales": sales}, "List the 3 highest product ids")
+    assert ids.value == [87, 79, 77]
+
+
+def test_names_asked_of_a_column_of_numbers(sales_by_product: pd.DataFrame) -> None:
+    """ "the month names" over a Month of 1, 2, 3: numbers are no names, so no value."""
+    answer = ask({"sales": sales_by_product}, "What are the month names of the sales?")
+    assert answer.value is None
+    assert "Month holds numbers" in answer.sentence
