@@ -12,6 +12,7 @@ keeps the value from being stated (`answer.Answer.understood`), with why.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Collection
 from typing import Any
 
@@ -379,11 +380,35 @@ def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
     plan = f.plan
     if plan.op != "aggregate" or plan.measure is None or plan.agg not in ("sum", "mean"):
         return []
-    numbered = _numbers_rows(f.r.table, plan.measure)
-    if numbered is None:
-        return []
     what = f"the {AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
-    return [Unplaced(what, f"{plan.measure} numbers {numbered}", asked=False)]
+    numbered = _numbers_rows(f.r.table, plan.measure)
+    if numbered is not None:
+        return [Unplaced(what, f"{plan.measure} numbers {numbered}", asked=False)]
+    places = _places_or_years(f.r.table, plan.measure) if plan.agg == "sum" else None
+    if places is not None:
+        return [Unplaced(what, f"{plan.measure} holds {places}, which add up to nothing")]
+    return []
+
+
+#: The parts of a column's name that say its numbers place or label the rows.
+_PLACING = frozenset(("rank", "ranking", "position", "place", "seed", "pick", "no"))
+
+
+def _places_or_years(table: Any, name: str) -> str | None:
+    """What column ``name`` holds where its numbers place or label the rows rather than
+    count anything: ranks or numbers by its name ("Position", "Yard no.", "STS Number";
+    "No. of reigns" counts), or years by its values (an "Election" of 1961, 1966, ...)."""
+    col = table.columns.get(name)
+    if col is None or not col.numeric:
+        return None
+    parts = set(col.parts)
+    counts = "of" in parts or re.search(r"\bof\b", name.lower()) is not None  # "# of votes"
+    if not counts and (parts & _PLACING or "#" in name or col.parts[-1:] == ("number",)):
+        return "places or numbers"
+    values = table.df[name].dropna()
+    if len(values) > 1 and bool(((values % 1 == 0) & values.between(1000, 2100)).all()):
+        return "years"
+    return None
 
 
 def _numbers_rows(table: Any, name: str) -> str | None:

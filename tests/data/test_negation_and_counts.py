@@ -129,3 +129,26 @@ def test_a_number_compared_with_a_column_its_noun_does_not_name() -> None:
     assert "'medals'" in unplaced.sentence and "Gold" in unplaced.sentence
     named = ask({"games": medals}, "How many nations got at least 2 gold?")
     assert named.value == int((medals.Gold >= 2).sum())
+
+
+def test_places_and_years_have_no_total() -> None:
+    """A total of positions, of numbers that label the rows, or of years adds up
+    nothing: no value; a count column named "No. of ..." still adds up."""
+    results = pd.DataFrame(
+        {
+            "Position": [1, 2, 3, 3, 4, 5],
+            "Yard no.": [100, 101, 103, 104, 105, 106],
+            "Election": [1961, 1966, 1970, 1974, 1977, 1981],
+            "No. of seats": [12, 7, 9, 4, 3, 1],
+        }
+    )
+    for question in (
+        "What is the total number of positions listed?",
+        "What is the total of the yard numbers?",
+        "What is the total of the elections?",
+    ):
+        answer = ask({"results": results}, question)
+        assert answer.value is None, question
+        assert "add up to nothing" in answer.sentence
+    seats = ask({"results": results}, "What is the total number of seats?")
+    assert seats.value == int(results["No. of seats"].sum())
