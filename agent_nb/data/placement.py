@@ -507,6 +507,28 @@ def shown_column(plan: Plan) -> str | None:
     return None
 
 
+def _row_of_an_extreme(a: _Ask) -> str | None:
+    """ "the most populated city", "the team with the most caps": the noun that heads the
+    superlative's phrase is the row asked for, and the extreme's value is no row."""
+    plan, tokens, i = a.plan, a.r.tokens, a.index
+    if plan.op != "aggregate" or plan.agg not in ("max", "min") or not is_noun(a.word):
+        return None
+    ends = a.r.up | a.r.down
+    start = i - 1
+    while start >= 0 and tokens[start] not in DETERMINERS:
+        start -= 1
+    if start < 0 or tokens[start] not in ("the", "this", "that"):
+        return None  # "the highest score of a game": the game is any one
+    between = tokens[start + 1 : i]
+    if any(t in CLOSED | STOPWORDS or (is_noun(t) and t not in ends) for t in between):
+        return None  # "the most amount of people", "the maximum grade among applicants"
+    heads = a.after in ("with", "that", "who", "which", "whose") and bool(ends & set(tokens[i:]))
+    if not heads and (not ends & set(tokens[start:i]) or (a.after and is_noun(a.after))):
+        return None  # "the highest river length": the river qualifies the length
+    what = "largest" if plan.agg == "max" else "smallest"
+    return f"it asks for the {a.word}, and the answer is the {what} {plan.measure}, a number"
+
+
 def _names_of_numbers(a: _Ask) -> str | None:
     """ "the abbreviated month names": a name is asked for, and the column the answer
     shows holds numbers (a Month of 1, beside a Month_1 of "Jan")."""
@@ -593,6 +615,7 @@ RULES: tuple[Rule, ...] = (
     Rule("names rows of a kind", _rows_of_a_kind, blocks=True),
     Rule("is what the question asks for", _asked_for, blocks=True),
     Rule("asks for names of numbers", _names_of_numbers, blocks=True),
+    Rule("is the row of an extreme", _row_of_an_extreme, blocks=True),
     Rule("is counted elsewhere", _counted_elsewhere, blocks=True),
     Rule("names a date", _names_a_date, blocks=True),
     Rule("compares or orders", _compares, blocks=True),

@@ -634,3 +634,20 @@ def test_names_asked_of_a_column_of_numbers(sales_by_product: pd.DataFrame) -> N
     answer = ask({"sales": sales_by_product}, "What are the month names of the sales?")
     assert answer.value is None
     assert "Month holds numbers" in answer.sentence
+
+
+def test_the_row_a_superlative_heads_is_not_its_value() -> None:
+    """ "the most populated city", "the city with the highest population" ask for a
+    city: the largest population (a number) answers another question."""
+    towns = pd.DataFrame(
+        {
+            "Town": ["Ulaan", "Erdene", "Bayan", "Tsetserleg"],
+            "Population (2005)": [12000, 17790, 3300, 9100],
+        }
+    )
+    for question in ("the most populated city", "the city with the highest population"):
+        answer = ask({"df": towns}, question)
+        assert answer.value is None, question
+        assert "it asks for the city" in answer.sentence
+    town = ask({"df": towns}, "Which town has the highest population?")
+    assert town.value == "Erdene"
