@@ -36,6 +36,7 @@ from typing import Any
 
 __all__ = [
     "DETAIL",
+    "SCALE_WORDS",
     "Cell",
     "clean_text",
     "numbers_as_written",
@@ -58,7 +59,8 @@ _PLACEHOLDER = frozenset(
     ["", "-", "–", "—", "‒", "―", "?", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil", "unknown"]
 )
 _DASHES = str.maketrans({"−": "-", "–": "-", "—": "-", "‒": "-", "\u2009": " ", "\xa0": " "})
-_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+#: The words that scale the number before them, in a cell or a question ("2.5 million").
+SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _SCALE_LETTERS = {"k": 1e3, "m": 1e6, "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9}
 _CURRENCY = {"$": "$", "us$": "$", "€": "€", "£": "£", "¥": "¥", "usd": "$", "eur": "€"}
 _NUMBER = re.compile(
@@ -143,8 +145,8 @@ def _number(text: str) -> tuple[float, str] | None:
     currency = _CURRENCY.get(pre.lower(), "")
     rest = m.group("rest").strip()
     scale = rest.split(" ")[0].lower() if rest else ""
-    if scale in _SCALE_WORDS or (currency and scale in _SCALE_LETTERS):
-        value *= _SCALE_WORDS.get(scale) or _SCALE_LETTERS[scale]
+    if scale in SCALE_WORDS or (currency and scale in _SCALE_LETTERS):
+        value *= SCALE_WORDS.get(scale) or _SCALE_LETTERS[scale]
         rest = rest[len(scale) :].strip()
     unit = _unit_of(rest)
     if unit is None:

@@ -20,6 +20,7 @@ import dataclasses
 import re
 from typing import Any
 
+from .cells import SCALE_WORDS
 from .table import Column, Table
 from .wordnet import lemmas
 from .words import (
@@ -386,14 +387,24 @@ def _find(key: str, tokens: list[str], stems: list[str]) -> tuple[int, tuple[str
 
 def numbers(text: str) -> list[Stated]:
     """The numbers the question states, with their word index."""
-    out = []
+    out: list[Stated] = []
     clean = re.sub(r"(\d)-(\d)", r"\1 \2", text)  # 2012-13 is two years
+    begin = end = -1  # where the last number stated starts and ends
     for m in NUMBER.finditer(clean):
         value = number_value(m)
         if value is None:
             continue
-        before = phrase(clean[: m.start()]).split()
-        out.append(Stated(value, len(before), tuple(phrase(m.group(0)).split()), m.group(0)))
+        words = tuple(phrase(m.group(0)).split())
+        scale = {"hundred": 1e2, **SCALE_WORDS}.get(m.group(0).lower())
+        if scale and out and not clean[end : m.start()].strip():
+            last = out.pop()  # "one million", "2.5 thousand": one number
+            said = clean[begin : m.end()]
+            out.append(Stated(last.value * scale, last.start, last.words + words, said))
+        else:
+            before = phrase(clean[: m.start()]).split()
+            out.append(Stated(value, len(before), words, m.group(0)))
+            begin = m.start()
+        end = m.end()
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
+from .cells import SCALE_WORDS
 from .lexicon import Named, Stated, time_column
 from .query import Filter
 from .reading_column_filters import (
@@ -52,7 +53,19 @@ def scaled(value: float, col: Column, table: Table, tokens: list[str], i: int) -
         top = table.df[col.name].max()
         if top is not None and float(top) <= 1.0:
             return value / 100
+    said = next((SCALE_WORDS[t] for t in tokens[i : i + 4] if t in SCALE_WORDS), None)
+    if said is None or abs(value) < said:
+        return value
+    counted_in = _COUNTED_IN.search(col.name.lower())
+    if counted_in is not None:  # "200 billion" of "Revenue (USD billions)": 200
+        return value / SCALE_WORDS[counted_in.group(1)]
+    if not spans(table, col, value) and spans(table, col, value / said):
+        return value / said  # "10 million viewers" of "Viewers (m)", 9.71 to 15.55
     return value
+
+
+#: A column whose name says its numbers count thousands, millions or billions.
+_COUNTED_IN = re.compile(r"\b(thousand|million|billion)s?\b")
 
 
 def in_column_unit(r: Any, s: Stated, col: Column, value: float) -> tuple[float, tuple[str, ...]]:

@@ -166,6 +166,7 @@ _NUMBER_WORDS = {
     "hundred": 100,
     "thousand": 1000,
     "million": 1_000_000,
+    "billion": 1_000_000_000,
 }
 NUMBER = re.compile(
     r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?!st\b|nd\b|rd\b|th\b)(\s?(?:k|m)\b)?|\b("

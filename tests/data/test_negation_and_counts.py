@@ -152,3 +152,22 @@ def test_places_and_years_have_no_total() -> None:
         assert "add up to nothing" in answer.sentence
     seats = ask({"results": results}, "What is the total number of seats?")
     assert seats.value == int(results["No. of seats"].sum())
+
+
+def test_a_number_with_a_scale_word_is_one_number() -> None:
+    """ "over one million", "10 million viewers" on a column in millions ("Viewers (m)",
+    "Transfer fee (€ million)"): the stated number in the column's own scale."""
+    shows = pd.DataFrame(
+        {
+            "Episode": ["a", "b", "c", "d", "e"],
+            "Viewers (m)": [9.71, 11.83, 15.55, 9.92, 11.35],
+            "Budget (USD millions)": [2.0, 3.5, 1.2, 8.0, 4.4],
+            "Audience": [900_000, 1_200_000, 1_550_000, 990_000, 1_130_000],
+        }
+    )
+    viewers = ask({"shows": shows}, "How many episodes had more than 10 million viewers?")
+    assert viewers.value == int((shows["Viewers (m)"] > 10).sum())
+    budget = ask({"shows": shows}, "How many episodes had a budget over 3 million?")
+    assert budget.value == int((shows["Budget (USD millions)"] > 3).sum())
+    audience = ask({"shows": shows}, "How many episodes had an audience over one million?")
+    assert audience.value == int((shows.Audience > 1_000_000).sum())
