@@ -21,7 +21,7 @@ column as text, so "the largest attendance" has nothing to compare and
   classes, whose values repeat: "74 kg" weight classes stay names), replaced
   by its numbers for the plan, the original cells kept (`Table.written`) so what
   is shown keeps the cell as written (`shown_as_written`).
-* `without_summary_row`: a last row that holds the totals of the rows above
+* `without_summary_row`: the rows that hold the totals of the rows above
   ("Total", 37, 41, 40) is left out, with a note: it is no row of the table.
 * `clean_text`: a value's text without its footnotes, so a question naming
   "Italy" names the value "Italy [3]" (`table.profile` adds it as an alias).
@@ -234,40 +234,81 @@ def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], 
 def without_summary_row(
     df: Any, written: dict[str, Any], notes: list[str]
 ) -> tuple[Any, dict[str, Any]]:
-    """``df`` (and ``written``) without a last row that sums the rows above it.
+    """``df`` (and ``written``) without the rows that sum the rows above them.
 
     A table copied from a page often ends with its totals ("Total", 37, 41, 40):
     counted as a row, it is one nation more, and the largest of every column.
-    The row is found by its numbers, not its words: in more than half of the
+    The last row is found by its numbers, not its words: in more than half of the
     numeric columns it fills (and at least one, with a nonzero total) its value
     is the sum of the rows above, within 1 % (a page's totals are often off by
     a little: a census total 0.2 % above its provinces' sum; a row of data
     that comes within 1 % of the sum of all the others in most columns is
-    rarer than that)."""
-    import pandas as pd
-
+    rarer than that). A row inside the table is a subtotal where its label says
+    so ("Total for Danish part:", "Grand Total") and its numbers add up the rows
+    since the last subtotal, or all the rows above."""
     if len(df) < 4:
         return df, written
-    last, above = df.iloc[-1], df.iloc[:-1]
+    dropped: list[Any] = []
+    since = 0  # where the rows the next subtotal adds up start
+    for pos in range(len(df) - 1):
+        if not _labelled_total(df, written, pos):
+            continue
+        kept = [p for p in range(pos) if df.index[p] not in dropped]
+        if _adds_up(df, pos, [p for p in kept if p >= since]) or _adds_up(df, pos, kept):
+            dropped.append(df.index[pos])
+            since = pos + 1
+    last = len(df) - 1
+    if _adds_up(df, last, [p for p in range(last) if df.index[p] not in dropped]):
+        dropped.append(df.index[last])
+    if not dropped:
+        return df, written
+    labels = [_label(df, written, df.index.get_loc(i)) for i in dropped]
+    said = (
+        f"the row ({labels[0]}) holds"
+        if len(labels) == 1
+        else f"the rows ({', '.join(labels)}) hold"
+    )
+    notes.append(f"{said} the totals of the rows above: left out")
+    keep = df.index.difference(dropped, sort=False)
+    return df.loc[keep], {c: s.loc[keep] for c, s in written.items()}
+
+
+#: A label that says its row adds up others ("Total", "Grand Total", "Subtotal").
+_TOTAL_LABEL = re.compile(r"^\W*(?:grand |sub-?)?totals?\b", re.IGNORECASE)
+
+
+def _labelled_total(df: Any, written: dict[str, Any], pos: int) -> bool:
+    """Whether one of the row's first three cells is a label of totals."""
+    cells = [written[c].iloc[pos] if c in written else df[c].iloc[pos] for c in df.columns[:3]]
+    return any(isinstance(v, str) and _TOTAL_LABEL.match(v) is not None for v in cells)
+
+
+def _label(df: Any, written: dict[str, Any], pos: int) -> str:
+    """The row's first cell of words ("Total"), else its place."""
+    cells = [written[c].iloc[pos] if c in written else df[c].iloc[pos] for c in df.columns]
+    words = [v for v in cells if isinstance(v, str) and read_cell(v).number is None]
+    return words[0] if words else f"row {df.index[pos]}"
+
+
+def _adds_up(df: Any, pos: int, rows: list[int]) -> bool:
+    """Whether row ``pos`` holds, in more than half of the numeric columns it fills (one
+    at least, with a nonzero total), the sum of ``rows`` within 1 %."""
+    import pandas as pd
+
+    if len(rows) < 2:
+        return False
     checked = matched = 0
     for column in df.columns:
         s = df[column]
         if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
             continue
-        value = last[column]
+        value = s.iloc[pos]
         if value != value:  # missing in the totals row ("—" under Rank)
             continue
         checked += 1
-        total = float(above[column].sum())
+        total = float(s.iloc[rows].sum())
         matched += bool(total != 0 and abs(value - total) <= 0.01 * abs(total))
-    if matched == 0 or matched * 2 <= checked:
-        return df, written
-    cells = [written[c].iloc[-1] if c in written else last[c] for c in df.columns]
-    words = [v for v in cells if isinstance(v, str) and read_cell(v).number is None]
-    label = words[0] if words else f"row {df.index[-1]}"
-    notes.append(f"the last row ({label}) holds the totals of the rows above: left out")
-    keep = df.index[:-1]
-    return df.loc[keep], {c: s.loc[keep] for c, s in written.items()}
+    return matched > 0 and matched * 2 > checked
 
 
 def written_values(texts: Any, numbers: Any, limit: int = 5_000) -> dict[str, Any]:

@@ -110,6 +110,32 @@ def test_a_closing_totals_row_is_left_out_with_a_note() -> None:
     assert len(profile("df", chance).df) == 4
 
 
+def test_subtotal_rows_inside_a_table_are_left_out() -> None:
+    """ "Total for Danish part:" inside the table, "Grand Total" at its end: rows that
+    add up others, by their label and their numbers; a "Total Recall" row of data
+    whose numbers add up nothing stays."""
+    regions = pd.DataFrame(
+        {
+            "Region": [
+                "Capital Region", "Remainder", "Total for Danish part:",
+                "South Skåne", "West Skåne", "Total for Swedish part:",
+                "Total Recall", "Grand Total",
+            ],
+            "Population": [
+                "1,823,109", "608,036", "2,431,145", "683,886", "305,982", "989,868",
+                "1,000", "3,422,013",
+            ],
+        }
+    )  # fmt: skip
+    table = profile("df", regions)
+    assert list(table.df.Region) == [
+        "Capital Region", "Remainder", "South Skåne", "West Skåne", "Total Recall"
+    ]  # fmt: skip
+    assert any("Grand Total" in note and "Total for Danish part:" in note for note in table.notes)
+    answer = ask({"df": regions}, "Which regions have over one million in population?")
+    assert answer.value == ["Capital Region"]
+
+
 def test_a_totals_row_a_little_off_and_a_column_that_does_not_add_up() -> None:
     """A page's totals are often a little off (a census total 0.2 % above its provinces'
     sum), and a ratio column's total is no sum: the row is still the totals row."""
