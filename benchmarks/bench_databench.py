@@ -221,6 +221,14 @@ def report(qa: pd.DataFrame, records: list[dict[str, Any]], seconds: list[float]
         line(name, by_table[name])
     print()
     line("all", list(range(len(records))))
+    if has_answer:
+        stated = [r for r in records if r.get("answer") is not None]
+        right = sum(r["answer_correct"] for r in stated)
+        print(
+            f"\nprecision (right among the values stated, reply.answer): "
+            f"{_pct(right, len(stated)).strip()}; coverage {len(stated)}/{len(records)} "
+            f"{len(stated) / max(len(records), 1):.0%}"
+        )
     wrong = sum(r["confident_wrong"] for r in records)
     numeric = sum(r["type"] in ("number", "list[number]") for r in records)
     errors = sum(bool(r.get("error")) for r in records)

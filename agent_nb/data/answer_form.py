@@ -338,6 +338,69 @@ def _statistic_not_taken(f: Form) -> list[Unplaced]:
     return []
 
 
+def _total_not_taken(f: Form) -> list[Unplaced]:
+    """ "the total role in 2008", "the total design variations with vacuum brakes": a
+    total (of a measure, or of rows) that the plan reads off a row instead of adding up
+    ("the first of the 2 rows where Brakes vacuum")."""
+    if f.plan.op not in ("lookup", "values", "distinct") or not f.plan.filters or f.rows < 2:
+        # an extreme or a rank orders by the total ("the highest total points"); one
+        # row's cell may be a running total ("the total attendance in the last week")
+        return []
+    asked = [t for t in f.r.tokens if t in AGG_WORDS["sum"] and t not in f.used]
+    if not asked:
+        return []
+    return [Unplaced(asked[0], "it asks for a total, and the answer reads a row's cell")]
+
+
+#: The aggregations that take an end of an order: what a superlative asks for.
+_ORDERING = frozenset(("max", "min", "range", "nth", "mode"))
+
+
+def _superlative_not_applied(f: Form) -> list[Unplaced]:
+    """A superlative ("before 1990, the highest percentage of the vote") that no part of
+    the plan applies: an answer with no order in it (a share of the rows) is the answer
+    to another question. A superlative inside a value or a column's name is placed by it;
+    one inside a comparison ("at least 5") by the filter."""
+    plan, r = f.plan, f.r
+    stack, aggs, ops = [plan], set(), set()
+    while stack:
+        p = stack.pop()
+        aggs.add(p.agg)
+        ops.add(p.op)
+        stack += [s for s in (p.of, p.versus) if s is not None]
+    if ops & _ORDERS or aggs & _ORDERING:
+        return []
+    placed = {w for x in (*plan.filters, *plan.condition) for w in x.words}
+    cols = [r.table.columns[c] for c in plan.columns() if c in r.table.columns]
+    placed |= {w for c in cols for w in c.words} | {w for c in cols for w in phrase(c.name).split()}
+    for t in r.tokens:
+        superlative = t.endswith("est") or t in _SUPERLATIVES
+        hedged = t in ("most", "least") and _before(r, t) == "at"  # "at least how many"
+        hedged |= _after(r, t) in placed  # "a top speed over 100" of Max Speed
+        if superlative and t in r.up | r.down and t not in placed and not hedged:
+            return [Unplaced(t, "it asks for an extreme, and the answer orders nothing")]
+    return []
+
+
+#: The operations that order (a lookup or a list reads the table's order or its top k).
+_ORDERS = frozenset(("extreme", "rank", "trend", "compare", "lookup", "values", "distinct"))
+
+
+def _before(r: Reading, token: str) -> str:
+    i = r.tokens.index(token)
+    return r.tokens[i - 1] if i > 0 else ""
+
+
+def _after(r: Reading, token: str) -> str:
+    i = r.tokens.index(token)
+    return r.tokens[i + 1] if i + 1 < len(r.tokens) else ""
+
+
+_SUPERLATIVES = frozenset(
+    ("most", "least", "best", "worst", "max", "maximum", "min", "minimum", "top", "bottom")
+)
+
+
 def _a_list_for_how_many(f: Form) -> list[Unplaced]:
     """ "how many teams are in the top five positions?" asks for a number: the five teams
     themselves answer another question."""
@@ -479,7 +542,8 @@ def _ranks_by_rows_unasked(f: Form) -> list[Unplaced]:
     plan, r = f.plan, f.r
     if plan.op != "rank" or plan.measure is not None or plan.agg != "count":
         return []
-    marks = [t for t in r.tokens if t in r.up | r.down]
+    # "what team is first on the list?": first in the table's order, not by its rows
+    marks = [t for t in r.tokens if t in r.up | r.down or t in ("first", "last")]
     text = " ".join(r.tokens)
     if not marks or set(r.tokens) & (_HOW_OFTEN | AGG_WORDS["sum"]):
         return []
@@ -591,6 +655,8 @@ FORM_RULES = (
     _same_as_another,
     _not_asked,
     _statistic_not_taken,
+    _total_not_taken,
+    _superlative_not_applied,
     _a_list_for_how_many,
     _in_the_top,
     _operation_as_value,

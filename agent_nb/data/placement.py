@@ -539,6 +539,14 @@ def _names_of_numbers(a: _Ask) -> str | None:
     return f"it asks for names, and {shown} holds numbers"
 
 
+def _a_letter(a: _Ask) -> str | None:
+    """One letter ("the first letter k", "group b") is a value or a name, not a word a
+    dictionary's senses judge (WordNet's "k" is potassium)."""
+    if len(a.word) == 1 and a.word.isalpha():
+        return "a letter: a value or a name the reading did not find"
+    return None
+
+
 def _unknown_word(a: _Ask) -> str | None:
     """A word WordNet does not know ("gurung", a misspelt "sentor") is a name or a word
     the reading cannot judge: no rule about nouns or verbs places it as harmless."""
@@ -621,6 +629,7 @@ RULES: tuple[Rule, ...] = (
     Rule("compares or orders", _compares, blocks=True),
     Rule("is what a number counts", _what_a_number_counts, blocks=True),
     Rule("the unit of the number after it", _unit_of_the_number_after, blocks=False),
+    Rule("a letter", _a_letter, blocks=True),
     Rule("a word no dictionary knows", _unknown_word, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
     Rule("repeats kept", _repeats_kept, blocks=False),

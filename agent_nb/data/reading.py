@@ -307,13 +307,24 @@ def unused_words(
     if re.search(r"\bover (time|the years|the months|the period)\b", r.text):
         rows |= {"over", "time"}  # a trend's own words
     out = []
-    for token in r.tokens:
+    tokens = r.tokens
+    for i, token in enumerate(tokens):
         w = singular(token)
         if token in used or w in used or w in spent or token in spent or w in rows:
             continue
         if token in STOPWORDS or w in STOPWORDS or w in FILLER or token in FILLER or w in cues:
             continue
-        if len(token) < 2 and not token.isdigit():
-            continue
+        if len(token) < 2 and not token.isdigit() and _initials(tokens, i):
+            continue  # "u.s." and "x-ray", not "the letter k" nor "group b"
         out.append(token)
     return out
+
+
+def _initials(tokens: list[str], i: int) -> bool:
+    """Whether the one-letter token at ``i`` is part of an abbreviation ("u.s.": u, s) or
+    of a hyphened word ("x-ray"): a letter beside another one-letter token, or the letter
+    a possessive or a contraction leaves ("team's": s)."""
+    if tokens[i] in ("s", "t", "d", "m"):
+        return True
+    near = tokens[max(0, i - 1) : i] + tokens[i + 1 : i + 2]
+    return any(len(t) == 1 for t in near)

@@ -651,3 +651,59 @@ def test_the_row_a_superlative_heads_is_not_its_value() -> None:
         assert "it asks for the city" in answer.sentence
     town = ask({"df": towns}, "Which town has the highest population?")
     assert town.value == "Erdene"
+
+
+def test_a_total_is_not_read_off_one_row() -> None:
+    """ "the total design variations with vacuum brakes" asks for a total: the first
+    matching row's code answers another question."""
+    designs = pd.DataFrame(
+        {
+            "TOPS design code": ["08-0AV", "08-0BX", "08-0CA", "08-0DV", "08-0FA"],
+            "Brakes": ["vacuum", "dual", "air", "vacuum", "air"],
+        }
+    )
+    total = ask({"df": designs}, "what's the total design variations with vacuum brakes?")
+    assert total.value is None and "'total' (it asks for a total" in total.sentence
+    assert ask({"df": designs}, "how many designs have vacuum brakes?").value == 2
+
+
+def test_a_superlative_no_part_of_the_plan_applies_blocks_the_value() -> None:
+    """ "the highest percentage of popular vote before 1990" is no share of the rows."""
+    votes = pd.DataFrame(
+        {
+            "Year of election": [1963, 1967, 1971, 1975, 1990, 1995],
+            "% of popular vote": ["15.5%", "25.9%", "27.1%", "28.9%", "37.6%", "20.6%"],
+        }
+    )
+    q = "before 1990 what was the highest percentage of popular vote?"
+    answer = ask({"df": votes}, q)
+    assert answer.value != pytest.approx(4 / 6 * 100)
+    if answer.value is None:
+        assert "'highest'" in answer.sentence
+    else:  # the extreme itself, read from the text cells
+        assert answer.value == pytest.approx(28.9)
+
+
+def test_first_on_the_list_is_not_the_most_frequent() -> None:
+    """ "what team is first on the list?" asks for the table's first row, not the team
+    with the most rows."""
+    picks = pd.DataFrame(
+        {
+            "Pick": [1, 2, 3, 4, 5, 6],
+            "Player": ["Ildefonso", "Castillo", "Peek", "Encarnacion", "Seigle", "Reyes"],
+            "PBA team": ["Shell", "Beermen", "Pop Cola", "Pop Cola", "Beermen", "Alaska"],
+        }
+    )
+    answer = ask({"df": picks}, "what team is first on the list?")
+    assert answer.value in (None, "Shell")
+
+
+def test_a_letter_is_a_value_to_place() -> None:
+    """ "the artist with the first letter k": the letter is what picks the row."""
+    artists = pd.DataFrame(
+        {"Artist": ["Mike Ruiz", "Kasia Nova", "Lena Orsk"], "Points": [10, 12, 7]}
+    )
+    answer = ask({"df": artists}, "the artist with the first letter k")
+    assert answer.value in (None, "Kasia Nova")
+    if answer.value is None:
+        assert "'k'" in answer.sentence
