@@ -401,6 +401,32 @@ _SUPERLATIVES = frozenset(
 )
 
 
+def _than_a_kept_value(f: Form) -> list[Unplaced]:
+    """ "the only province with a higher population than Malaga" compares the rows with
+    Malaga's: a plan that keeps only Malaga's rows reads the word as their value."""
+    t = f.r.tokens
+    for x in (*f.plan.filters, *f.plan.condition):
+        if x.op != "=" or not x.words or x.words[0] not in t:
+            continue
+        i = t.index(x.words[0]) - 1
+        while i >= 0 and t[i] in DETERMINERS:
+            i -= 1
+        if i >= 0 and t[i] == "than":
+            why = f"'than {x.words[0]}' compares with its row, and the answer keeps only it"
+            return [Unplaced(x.words[0], why)]
+    return []
+
+
+def _distinct_of_missing(f: Form) -> list[Unplaced]:
+    """ "how many aircraft were forced to land": no distinct Aircraft among 3 rows that
+    match says their cells are empty, not that none was (missing values are said,
+    never counted as none)."""
+    if f.plan.op != "aggregate" or f.plan.agg != "nunique" or f.value != 0 or f.rows < 1:
+        return []
+    why = f"the {f.rows} rows it counts have no {f.plan.measure} value: missing, not none"
+    return [Unplaced(str(f.plan.measure), why)]
+
+
 def _a_list_for_how_many(f: Form) -> list[Unplaced]:
     """ "how many teams are in the top five positions?" asks for a number: the five teams
     themselves answer another question."""
@@ -657,6 +683,8 @@ FORM_RULES = (
     _statistic_not_taken,
     _total_not_taken,
     _superlative_not_applied,
+    _than_a_kept_value,
+    _distinct_of_missing,
     _a_list_for_how_many,
     _in_the_top,
     _operation_as_value,

@@ -487,15 +487,33 @@ def _asked_for(a: _Ask) -> str | None:
     # "name a player", "list the teams"
     article = a.r.tokens[i] if i >= 0 else ""
     asking = a.before in ("which", "what") or (article in DETERMINERS and verb in _ASKING)
+    asking = asking or _what_was_the(a)
     if not asking or not is_noun(a.word) or _kind_of_a_plan_column(a):
         return None
     if a.after in a.used and is_noun(a.after):
         return None  # "the product codes": the codes are asked for, and placed
+    if (
+        a.after == "of"
+        and a.r.tokens[a.index + 2 : a.index + 3]
+        and a.r.tokens[a.index + 2] in a.used
+    ):
+        return None  # "the last type of dance": the dance is asked for, and placed
     cols = {c.name for c in _row_name_columns(a)}
     shown = shown_column(a.plan)
     if cols and (shown in cols or (shown is None and cols & set(a.plan.columns()))):
         return None  # "which player": a row of PLAYER, named by PLAYER
     return f"the question asks for its '{a.word}', and no column of the answer names it"
+
+
+def _what_was_the(a: _Ask) -> bool:
+    """ "what was the last year that ...": the noun after "what" and its copula, "the" and
+    an order word ("first", "last", a superlative), is what the question asks for."""
+    t, i = a.r.tokens, a.index - 1
+    if i < 0 or not (t[i] in ("first", "last") or t[i].endswith("est")):
+        return False  # not "what is the record set for assists?": a noun of its own
+    while i > 0 and (t[i] in ("first", "last") or t[i] in a.r.up | a.r.down):
+        i -= 1
+    return t[max(0, i - 2) : i + 1] in (["what", w, "the"] for w in ("is", "was", "are", "were"))
 
 
 def shown_column(plan: Plan) -> str | None:

@@ -707,3 +707,49 @@ def test_a_letter_is_a_value_to_place() -> None:
     assert answer.value in (None, "Kasia Nova")
     if answer.value is None:
         assert "'k'" in answer.sentence
+
+
+def test_than_a_value_compares_with_its_row() -> None:
+    """ "a higher population than Malaga" compares the other rows with Malaga's: Malaga
+    itself is no answer."""
+    provinces = pd.DataFrame(
+        {
+            "Province": ["Seville", "Málaga", "Cádiz", "Granada"],
+            "Population": [1_900_000, 1_600_000, 1_200_000, 900_000],
+        }
+    )
+    q = "which province is the only province with a higher population than malaga?"
+    answer = ask({"df": provinces}, q)
+    assert answer.value in (None, "Seville")
+    if answer.value is None:
+        assert "'than malaga'" in answer.sentence
+
+
+def test_no_distinct_value_among_empty_cells_is_missing_not_none() -> None:
+    """Three victories whose Aircraft cells are empty: "how many aircraft" is not 0."""
+    claims = pd.DataFrame(
+        {
+            "Aircraft": ["Nieuport 17", None, None, None, "Hanriot"],
+            "Result": ["Destroyed", "Forced to land", "Forced to land", "Forced to land", None],
+        }
+    )
+    answer = ask({"df": claims}, "how many different aircraft were forced to land?")
+    assert answer.value is None
+    assert "have no Aircraft value: missing, not none" in answer.sentence
+
+
+def test_what_was_the_last_noun_asks_for_that_noun() -> None:
+    """ "what was the last year that ..." asks for a year: a figure of another column of
+    that row is no answer."""
+    cons = pd.DataFrame(
+        {
+            "Name": ["Project A-kon", "AnimeCon", "AnimeFEST"],
+            "Earliest attendance figure known": [380, 2000, 105],
+            "Country": ["USA", "USA", "USA"],
+        }
+    )
+    q = "what was the last year that animefest had a known figure of attendance?"
+    answer = ask({"df": cons}, q)
+    assert answer.value is None and "'year'" in answer.sentence
+    kind = ask({"df": cons}, "what is the last name listed?")
+    assert kind.value == "AnimeFEST"
