@@ -405,6 +405,8 @@ def _than_a_kept_value(f: Form) -> list[Unplaced]:
     """ "the only province with a higher population than Malaga" compares the rows with
     Malaga's: a plan that keeps only Malaga's rows reads the word as their value."""
     t = f.r.tokens
+    if f.plan.versus is not None:
+        return []  # "how many more A than B": the two sides apart, as asked
     for x in (*f.plan.filters, *f.plan.condition):
         if x.op != "=" or not x.words or x.words[0] not in t:
             continue
@@ -425,6 +427,21 @@ def _distinct_of_missing(f: Form) -> list[Unplaced]:
         return []
     why = f"the {f.rows} rows it counts have no {f.plan.measure} value: missing, not none"
     return [Unplaced(str(f.plan.measure), why)]
+
+
+def _difference_of_unasked_counts(f: Form) -> list[Unplaced]:
+    """ "the difference in tonnes between the Malabar class and the UT507 class" asks for
+    a difference of a measure: the difference of the two classes' numbers of rows (1
+    and 1) answers how many more rows one has, which no word asked."""
+    plan = f.plan
+    if plan.combine not in ("difference", "gap") or plan.versus is None:
+        return []  # a ratio of two counts is asked by its own word
+    sides = (plan, plan.versus)
+    if any(p.measure is not None or p.agg not in ("count", "sum") for p in sides):
+        return []
+    if _asks(f.r, "count") or {"more", "fewer", "less", "times"} & set(f.r.tokens):
+        return []
+    return [Unplaced("a count", "no word of the question asks for a count", asked=False)]
 
 
 def _a_list_for_how_many(f: Form) -> list[Unplaced]:
@@ -685,6 +702,7 @@ FORM_RULES = (
     _superlative_not_applied,
     _than_a_kept_value,
     _distinct_of_missing,
+    _difference_of_unasked_counts,
     _a_list_for_how_many,
     _in_the_top,
     _operation_as_value,

@@ -557,6 +557,14 @@ def _names_of_numbers(a: _Ask) -> str | None:
     return f"it asks for names, and {shown} holds numbers"
 
 
+def _a_number(a: _Ask) -> str | None:
+    """A number left out ("built in the 1800s" with no filter of years) is a value the
+    answer does not apply: no rule about nouns places it as the rows."""
+    if any(ch.isdigit() for ch in a.word):
+        return "a number no part of the plan compares with"
+    return None
+
+
 def _a_letter(a: _Ask) -> str | None:
     """One letter ("the first letter k", "group b") is a value or a name, not a word a
     dictionary's senses judge (WordNet's "k" is potassium)."""
@@ -647,6 +655,7 @@ RULES: tuple[Rule, ...] = (
     Rule("compares or orders", _compares, blocks=True),
     Rule("is what a number counts", _what_a_number_counts, blocks=True),
     Rule("the unit of the number after it", _unit_of_the_number_after, blocks=False),
+    Rule("a number", _a_number, blocks=True),
     Rule("a letter", _a_letter, blocks=True),
     Rule("a word no dictionary knows", _unknown_word, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),

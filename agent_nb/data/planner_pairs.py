@@ -26,6 +26,9 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
     pair = next((fs for fs in by.values() if len(fs) == 2), None)
     if pair is None or r.expect == "boolean":
         return
+    # "more Osprey than Malabar class": the sides in the question's order (the filters
+    # come in the order they were found, a value of two words first)
+    pair = sorted(pair, key=lambda f: _first_place(r.tokens, f))
     rest = tuple(f for f in filters if f not in pair)
     # "how many times did A lose to B" counts; "3 times as many", "the ratio" divide
     ratio = bool(
@@ -77,6 +80,11 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
         }
     )
     p.add(plan, f"the {plan.combine} of {pair[0].value} and {pair[1].value}")
+
+
+def _first_place(tokens: list[str], f: Filter) -> int:
+    """Where the question first says a word of ``f`` (past the end if nowhere)."""
+    return min((tokens.index(w) for w in f.words if w in tokens), default=len(tokens))
 
 
 #: The words that set one value against another: without one, two values of a column

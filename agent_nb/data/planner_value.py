@@ -225,12 +225,17 @@ def value(p: Any) -> None:
         ends = [singular(content[-1]), content[-1]] if content else []
         if content and singular(content[0]) in m.parts:  # its own name, not "powerful"
             ends.append(singular(content[0]))
-        head = re.match(r"^\W*what(\s+is|\s+was|'s|\s+are)\s+the\s+(\w+)", r.text)
+        head = re.match(r"^\W*what(\s+is|\s+was|'s|\s+are)\s+the\s+(\w+)\s*(\w*)", r.text)
+        # "what is the least population listed?": the superlative's own noun is the measure
+        own = head is not None and head.group(2) in r.up | r.down
         value_asked = (
             head
             and singular(head.group(2)) not in rows
             and not re.search(r"\b(who|which|whose|when)\b", r.text)
-            and any(w in r.named[m.name][1] for w in ends)
+            and (
+                any(w in r.named[m.name][1] for w in ends)
+                or (own and singular(head.group(3)) in m.parts)
+            )
         )
         if (
             label is not None

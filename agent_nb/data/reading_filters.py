@@ -331,11 +331,14 @@ def filters_of(r: Any) -> list[Filter]:
 
 
 def _years_span(r: Any, s: Stated) -> tuple[int, int, tuple[str, ...]] | None:
-    """The years a stated year opens: "the 1990s" (1990 to 1999), "1941-1949", "from 1941
-    to 1949", "between 1941 and 1949" (both ends kept)."""
+    """The years a stated year opens: "the 1990s" (1990 to 1999), "the 1800s" (1800 to
+    1899), "1941-1949", "from 1941 to 1949", "between 1941 and 1949" (both ends kept)."""
     year = int(s.value)
     if year % 10 == 0 and re.search(rf"\b{year}'?s\b", r.question.lower()):
-        return year, year + 9, s.words
+        # "the 1800s" is a century; "the 1990s" (and "the 2000s", as said of years
+        # lately) a decade
+        century = year % 100 == 0 and year < 2000
+        return year, year + (99 if century else 9), s.words
     end = s.start + len(s.words)
     after = next((o for o in r.stated if end <= o.start <= end + 1), None)
     if after is None or not float(after.value).is_integer() or not year < after.value <= 2100:

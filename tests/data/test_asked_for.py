@@ -753,3 +753,43 @@ def test_what_was_the_last_noun_asks_for_that_noun() -> None:
     assert answer.value is None and "'year'" in answer.sentence
     kind = ask({"df": cons}, "what is the last name listed?")
     assert kind.value == "AnimeFEST"
+
+
+def test_what_is_the_least_measure_is_its_value() -> None:
+    """ "what is the least population listed in the table?" ends on a participle, but the
+    superlative's own noun is the measure: the value, not the place that holds it."""
+    places = pd.DataFrame(
+        {"Place": ["Verkeerdevlei", "Tweespruit", "Excelsior"], "Population": [151, 940, 2340]}
+    )
+    answer = ask({"df": places}, "what is the least population listed in the table?")
+    assert answer.value == 151
+    assert ask({"df": places}, "which place has the least population?").value == "Verkeerdevlei"
+
+
+def test_the_1800s_is_a_century() -> None:
+    """ "the 1800s" spans 1800 to 1899 (a decade is "the 1990s")."""
+    locos = pd.DataFrame(
+        {"Name": ["A", "B", "C", "D", "E"], "Year": [1864, 1877, 1899, 1903, 1995]}
+    )
+    assert ask({"df": locos}, "how many were built in the 1800s?").value == 3
+    assert ask({"df": locos}, "how many were built in the 1990s?").value == 1
+    # a number no filter applies is never placed as "the rows" (5 rows were stated)
+    built = locos.rename(columns={"Year": "Built"})
+    unread = ask({"df": built}, "how many were built in the 1800s?")
+    assert unread.value in (None, 3)
+
+
+def test_a_difference_of_a_measure_is_no_difference_of_counts() -> None:
+    """ "the difference in tonnes between two classes" (one row each): 1 - 1 = 0 rows is
+    no answer; "how many more ..." asks for the counts' difference."""
+    ships = pd.DataFrame(
+        {
+            "Class": ["Malabar class", "UT507 class", "Osprey", "Osprey"],
+            "Tonnage": ["1,100 t", "1,040 t", "800 t", "800 t"],
+        }
+    )
+    q = "what is the difference in tonnes between the malabar class and the ut507 class?"
+    answer = ask({"df": ships}, q)
+    assert answer.value in (None, 60)
+    more = ask({"df": ships}, "how many more osprey rows are there than malabar class rows?")
+    assert more.value == 1
