@@ -324,12 +324,7 @@ def _statistic_not_taken(f: Form) -> list[Unplaced]:
     """A mean, median or standard deviation the question asks for and no part of the
     plan takes: "the average monthly income" of a table with no income, read as the
     month with the most rows."""
-    taken = set()
-    stack = [f.plan]
-    while stack:
-        p = stack.pop()
-        taken.add(p.agg)
-        stack += [s for s in (p.of, p.versus) if s is not None]
+    taken = {p.agg for p in _parts(f.plan)}
     for agg in ("mean", "median", "std"):
         asked = [t for t in f.r.tokens if t in AGG_WORDS[agg] and t not in f.used]
         if asked and agg not in taken:
@@ -362,21 +357,17 @@ def _superlative_not_applied(f: Form) -> list[Unplaced]:
     to another question. A superlative inside a value or a column's name is placed by it;
     one inside a comparison ("at least 5") by the filter."""
     plan, r = f.plan, f.r
-    stack, aggs, ops = [plan], set(), set()
-    while stack:
-        p = stack.pop()
-        aggs.add(p.agg)
-        ops.add(p.op)
-        stack += [s for s in (p.of, p.versus) if s is not None]
-    if ops & _ORDERS or aggs & _ORDERING:
+    parts = _parts(plan)
+    if {p.op for p in parts} & _ORDERS or {p.agg for p in parts} & _ORDERING:
         return []
     placed = {w for x in (*plan.filters, *plan.condition) for w in x.words}
     cols = [r.table.columns[c] for c in plan.columns() if c in r.table.columns]
     placed |= {w for c in cols for w in c.words} | {w for c in cols for w in phrase(c.name).split()}
-    for t in r.tokens:
+    tokens = r.tokens
+    for i, t in enumerate(tokens):
         superlative = t.endswith("est") or t in _SUPERLATIVES
-        hedged = t in ("most", "least") and _before(r, t) == "at"  # "at least how many"
-        hedged |= _after(r, t) in placed  # "a top speed over 100" of Max Speed
+        hedged = t in ("most", "least") and tokens[i - 1 : i] == ["at"]  # "at least how many"
+        hedged |= bool(set(tokens[i + 1 : i + 2]) & placed)  # "a top speed over 100": Max Speed
         if superlative and t in r.up | r.down and t not in placed and not hedged:
             return [Unplaced(t, "it asks for an extreme, and the answer orders nothing")]
     return []
@@ -386,14 +377,14 @@ def _superlative_not_applied(f: Form) -> list[Unplaced]:
 _ORDERS = frozenset(("extreme", "rank", "trend", "compare", "lookup", "values", "distinct"))
 
 
-def _before(r: Reading, token: str) -> str:
-    i = r.tokens.index(token)
-    return r.tokens[i - 1] if i > 0 else ""
-
-
-def _after(r: Reading, token: str) -> str:
-    i = r.tokens.index(token)
-    return r.tokens[i + 1] if i + 1 < len(r.tokens) else ""
+def _parts(plan: Plan) -> list[Plan]:
+    """The plan and the plans inside it (the value a compare tests, the other side)."""
+    out, stack = [], [plan]
+    while stack:
+        p = stack.pop()
+        out.append(p)
+        stack += [s for s in (p.of, p.versus) if s is not None]
+    return out
 
 
 _SUPERLATIVES = frozenset(
