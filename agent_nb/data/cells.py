@@ -39,6 +39,7 @@ __all__ = [
     "SCALE_WORDS",
     "Cell",
     "clean_text",
+    "duration_text",
     "numbers_as_written",
     "numeric_column",
     "read_cell",
@@ -116,6 +117,29 @@ def _time(text: str) -> float | None:
     whole = first * 3600 + second * 60 + int(third) if third else first * 60 + second
     seconds = whole + float(m.group(5) or 0)
     return -seconds if m.group("sign") == "-" else float(seconds)
+
+
+def duration_text(seconds: float, cells: Any) -> str | None:
+    """``seconds`` written as the durations of ``cells`` are ("1:56.42" among "1:55.45",
+    "3:38:33" among "h:mm:ss"), or None where they are not durations: a mean time
+    read as 116.415 seconds is stated in the form the table gives its times."""
+    found = [
+        _TIME.match(" ".join(clean_text(c).translate(_DASHES).split()))
+        for c in cells.dropna().head(50)
+        if isinstance(c, str)
+    ]
+    shapes = [m for m in found if m is not None]
+    if not shapes or len(shapes) < len(found) / 2:
+        return None
+    places = min(3, max(len(m.group(5) or ".") - 1 for m in shapes))
+    total = round(abs(seconds), places)
+    hours, rest = divmod(total, 3600) if any(m.group(4) for m in shapes) else (0, total)
+    minutes, secs = divmod(rest, 60)
+    width = 3 + places if places else 2
+    text = f"{int(minutes)}:{secs:0{width}.{places}f}"
+    if hours:
+        text = f"{int(hours)}:{int(minutes):02d}:{secs:0{width}.{places}f}"
+    return ("-" if seconds < 0 else "") + text
 
 
 def read_cell(cell: Any) -> Cell:

@@ -45,7 +45,7 @@ __all__ = [
 RUN = {**OPS, **MORE}
 
 
-def _as_written(table: Table, result: Result) -> Result:
+def _as_written(table: Table, plan: Plan, result: Result) -> Result:
     """``result`` with the cells of a column read from text shown as written ("17 years"
     read as 17 for the plan), whichever executor computed it."""
     if not table.written:
@@ -53,7 +53,27 @@ def _as_written(table: Table, result: Result) -> Result:
     from .cells import shown_as_written
 
     shown = shown_as_written(result.frame, dict(table.written), table.df)
-    return result if shown is result.frame else dataclasses.replace(result, written=shown)
+    done = result if shown is result.frame else dataclasses.replace(result, written=shown)
+    return _duration_as_written(table, plan, done)
+
+
+#: The aggregates whose value is a duration when their column's cells are ("1:56.42").
+_DURATIONS = ("max", "min", "mean", "median", "sum")
+
+
+def _duration_as_written(table: Table, plan: Plan, result: Result) -> Result:
+    """A mean, a total, an extreme of a column of times written "m:ss.xx", stated in that
+    form: the plan reads them as seconds, and "116.415" is no time the reader knows."""
+    cells = table.written.get(plan.measure or "")
+    value = result.value
+    if cells is None or plan.op != "aggregate" or plan.agg not in _DURATIONS or plan.derive:
+        return result
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return result
+    from .cells import duration_text
+
+    text = duration_text(float(value), cells)
+    return result if text is None else dataclasses.replace(result, value=text, names=(text,))
 
 
 def run_plan(table: Table, plan: Plan) -> Result:
@@ -72,13 +92,13 @@ def run_plan(table: Table, plan: Plan) -> Result:
         if engine_for_frames() == "duckdb":
             done = run_on_duckdb(table, plan)
             if done is not None:
-                return _as_written(table, done)
+                return _as_written(table, plan, done)
         try:
             if plan.derive:
                 from .derive import with_derived
 
                 table = with_derived(table, plan.derive)
-            return _as_written(table, RUN[plan.op](table, plan))
+            return _as_written(table, plan, RUN[plan.op](table, plan))
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             if isinstance(exc, PlanError):
                 raise

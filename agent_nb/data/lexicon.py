@@ -20,7 +20,7 @@ import dataclasses
 import re
 from typing import Any
 
-from .cells import SCALE_WORDS
+from .cells import SCALE_WORDS, read_cell
 from .table import Column, Table
 from .wordnet import lemmas
 from .words import (
@@ -385,12 +385,27 @@ def _find(key: str, tokens: list[str], stems: list[str]) -> tuple[int, tuple[str
     return None
 
 
+#: A time stated as minutes and seconds ("1:03.59", "2:10:00"), as `cells` reads a cell.
+_TIME = re.compile(r"(?<![\w.:])\d{1,3}:[0-5]\d(?::[0-5]\d)?(?:\.\d+)?(?![\w:])")
+
+
 def numbers(text: str) -> list[Stated]:
     """The numbers the question states, with their word index."""
     out: list[Stated] = []
     clean = re.sub(r"(\d)-(\d)", r"\1 \2", text)  # 2012-13 is two years
     begin = end = -1  # where the last number stated starts and ends
+    times = [(m.start(), m.end()) for m in _TIME.finditer(clean)]
     for m in NUMBER.finditer(clean):
+        within = next((t for t in times if t[0] <= m.start() < t[1]), None)
+        if within is not None:  # "under 1:03.59": one time, read as its seconds
+            if m.start() == within[0]:
+                said = clean[within[0] : within[1]]
+                seconds = read_cell(said).number
+                before = phrase(clean[: m.start()]).split()
+                out.append(
+                    Stated(float(seconds or 0), len(before), tuple(phrase(said).split()), said)
+                )
+            continue
         value = number_value(m)
         if value is None:
             continue

@@ -169,7 +169,7 @@ _NUMBER_WORDS = {
     "billion": 1_000_000_000,
 }
 NUMBER = re.compile(
-    r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?!st\b|nd\b|rd\b|th\b)(\s?(?:k|m)\b)?|\b("
+    r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?!st\b|nd\b|rd\b|th\b)((?:k|m)\b)?|\b("
     + "|".join(_NUMBER_WORDS)
     + r")\b",
     re.IGNORECASE,

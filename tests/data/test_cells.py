@@ -84,6 +84,22 @@ def test_a_question_over_text_numbers_and_footnoted_values() -> None:
     assert frame["Attendance"].tolist()[0] == "12,345"  # the user's frame is unchanged
 
 
+def test_a_mean_or_total_of_times_is_stated_as_a_time() -> None:
+    # times written "m:ss.xx" are read as seconds for the plan; the answer is a time again
+    swims = pd.DataFrame(
+        {
+            "Name": ["Delgado", "DeMont", "Favero", "Madruga"],
+            "Time": ["1:55.45", "1:55.96", "1:57.08", "1:57.17"],
+            "Race": ["2:03:45", "1:59:02", "2:10:00", "2:01:30"],
+        }
+    )
+    assert ask({"df": swims}, "What is the average time?").value == "1:56.42"
+    assert ask({"df": swims}, "What is the total time?").value == "7:45.66"
+    assert ask({"df": swims}, "What is the highest race?").value == "2:10:00"
+    assert ask({"df": swims}, "What is the average race?").value == "2:03:34"
+    assert ask({"df": swims}, "How many times are under 1:56?").value == 2  # a count stays one
+
+
 def test_a_closing_totals_row_is_left_out_with_a_note() -> None:
     medals = pd.DataFrame(
         {
