@@ -171,3 +171,16 @@ def test_a_number_with_a_scale_word_is_one_number() -> None:
     assert budget.value == int((shows["Budget (USD millions)"] > 3).sum())
     audience = ask({"shows": shows}, "How many episodes had an audience over one million?")
     assert audience.value == int((shows.Audience > 1_000_000).sum())
+
+
+def test_a_unit_letter_apart_from_its_number_is_a_unit() -> None:
+    """ "4,500 m" is 4,500 metres; only "5m", written onto the number, scales it."""
+    peaks = pd.DataFrame(
+        {
+            "Peak": ["Mont Blanc", "Monte Rosa", "Triglav", "Hochkönig", "Marmolada"],
+            "Elevation (m)": [4810, 4634, 2864, 2941, 3343],
+        }
+    )
+    high = ask({"peaks": peaks}, "How many peaks have an elevation over 4,500 m?")
+    assert high.value == 2
+    assert high.plan.filters[0].value == 4500
