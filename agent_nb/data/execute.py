@@ -68,11 +68,19 @@ def _duration_as_written(table: Table, plan: Plan, result: Result) -> Result:
     value = result.value
     if cells is None or plan.op != "aggregate" or plan.agg not in _DURATIONS or plan.derive:
         return result
+    if plan.combine is not None:  # a difference of times is stated in seconds, a ratio bare
+        return result
     if not isinstance(value, int | float) or isinstance(value, bool):
         return result
-    from .cells import duration_text
+    from .cells import duration_text, read_cell
 
     text = duration_text(float(value), cells)
+    if plan.agg in ("max", "min"):  # a cell of the table: as it is written there
+        numbers = table.df[plan.measure] if plan.measure in table.df else None
+        same = numbers is not None and len(numbers) == len(cells)
+        held = cells[(numbers == value).to_numpy()].dropna() if same else cells[:0]
+        if len(held) and read_cell(held.iloc[0]).unit == "time":
+            text = str(held.iloc[0])
     return result if text is None else dataclasses.replace(result, value=text, names=(text,))
 
 
@@ -86,7 +94,7 @@ def run_plan(table: Table, plan: Plan) -> Result:
         if getattr(table, "source", None) is not None:
             from .engines.run import run_compiled
 
-            return run_compiled(table, plan)
+            return _duration_as_written(table, plan, run_compiled(table, plan))
         from .engines.frames import engine_for_frames, run_on_duckdb
 
         if engine_for_frames() == "duckdb":

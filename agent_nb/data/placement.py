@@ -27,7 +27,7 @@ from .query import AGG_NAME, Plan
 from .reading import Reading
 from .reading_outcomes import WORDS as OUTCOME_WORDS
 from .row_nouns import counting_columns, names_rows, row_name_columns
-from .table import Column
+from .table import Column, Table
 from .word_classes import (
     AUX,
     CLOSED,
@@ -683,7 +683,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
             return True
         if word == "non" and "present" in tests:  # "non-empty"
             return True
-    if _measures_attribute(word, plan):
+    if _measures_attribute(word, plan, r.table):
         return True
     if plan.period is not None and period_of(word) == plan.period:
         return True  # "per month", "monthly": the dates grouped by month
@@ -705,7 +705,7 @@ def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:
     attribute's extreme: where it names none of the plan's columns, it is not placed."""
     from .wordnet import attributes
 
-    measured = _words_of(plan.columns())
+    measured = _words_of(plan.columns(), r.table)
     out = []
     for token in dict.fromkeys(r.tokens):
         if token in GENERIC or token in used or token not in r.up | r.down:
@@ -757,16 +757,19 @@ def unplaced(
     return tuple(blocking), tuple(harmless)
 
 
-def _measures_attribute(word: str, plan: Plan) -> bool:
+def _measures_attribute(word: str, plan: Plan, table: Table) -> bool:
     """An adjective whose attribute names the plan's measure: "how long" of a length,
     "the tallest" of a height, "the most expensive" of a price."""
     from .wordnet import attributes
 
-    measured = _words_of(c for c in (plan.measure, plan.group_by) if c)
+    measured = _words_of((c for c in (plan.measure, plan.group_by) if c), table)
     return any(a.noun in measured for a in attributes(word))
 
 
-def _words_of(columns: Iterable[str]) -> set[str]:
-    """The words of column names, and their singulars: what an attribute noun meets."""
-    words = {w for c in columns for w in phrase(c).split()}
-    return words | {singular(w) for w in words}
+def _words_of(columns: Iterable[str], table: Table) -> set[str]:
+    """The words of column names, and their singulars: what an attribute noun meets. A
+    column of times measures a duration, and the speed over its course."""
+    names = list(columns)
+    words = {w for c in names for w in phrase(c).split()}
+    timed = any(c in table.columns and table.columns[c].duration for c in names)
+    return words | {singular(w) for w in words} | ({"duration", "speed"} if timed else set())

@@ -72,9 +72,12 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
         )
         if w in r.tokens
     )
+    combine = "ratio" if ratio else _difference(r)
+    if combine == "difference" and _less_than(r):
+        pair = pair[::-1]  # "how much shorter was A than B": B - A
     plan = side(pair[0]).model_copy(
         update={
-            "combine": "ratio" if ratio else _difference(r),
+            "combine": combine,
             "versus": side(pair[1]),
             "words": (*p.words(m), ("versus", words)),
         }
@@ -90,6 +93,15 @@ def _first_place(tokens: list[str], f: Filter) -> int:
 #: The words that set one value against another: without one, two values of a column
 #: are read together ("in 1973 and 1974").
 _SET_AGAINST = frozenset(("than", "difference", "compared", "versus", "vs", "minus"))
+
+
+def _less_than(r: Any) -> bool:
+    """ "how much shorter was A than B", "how many fewer": a comparative at the low end
+    before "than" asks by how much B exceeds A."""
+    if "than" not in r.tokens:
+        return False
+    before = set(r.tokens[: r.tokens.index("than")])
+    return bool(before & (r.down | FEWER)) and not before & r.up
 
 
 def _difference(r: Any) -> Literal["difference", "gap"]:

@@ -21,7 +21,7 @@ from .query import Derived, Filter
 from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
 from .table import Column, Table
-from .wordnet import pole
+from .wordnet import pole, pole_on
 from .words import (
     AGG_WORDS,
     ASK_BOOL,
@@ -89,16 +89,38 @@ class Reading:
     def up(self) -> frozenset[str]:
         """The question's words for the high end: the operations' own (``HIGH``) and any
         superlative WordNet places at its attribute's high end ("broadest")."""
-        return frozenset(w for w in self.tokens if w in HIGH or pole(w, self._nouns) > 0)
+        return frozenset(w for w in self.tokens if self._side(w, HIGH) > 0)
+
+    def side(self, word: str) -> int:
+        """+1 where ``word`` reads the high end of a column here, -1 the low end, else 0."""
+        return self._side(word, HIGH) or self._side(word, LOW)
 
     @functools.cached_property
     def down(self) -> frozenset[str]:
-        return frozenset(w for w in self.tokens if w in LOW or pole(w, self._nouns) < 0)
+        return frozenset(w for w in self.tokens if self._side(w, LOW) < 0)
+
+    def _side(self, word: str, own: frozenset[str]) -> int:
+        """`pole` on the table's attributes, or the operations' ``own`` word's; a speed read
+        on a table that holds only the times taken turns round: "the fastest" took the
+        least time, "the slowest" the most."""
+        on_speed = self._by_time and pole_on(word, "speed")
+        if on_speed:
+            return -on_speed
+        return pole(word, self._nouns) or (1 if word in HIGH else -1) * (word in own)
+
+    @functools.cached_property
+    def _by_time(self) -> bool:
+        """Whether a speed is measured here by a time taken: a column of durations, and
+        none that names a speed."""
+        columns = self.table.columns.values()
+        return any(c.duration for c in columns) and "speed" not in self._nouns
 
     @functools.cached_property
     def _nouns(self) -> frozenset[str]:
-        """The words of the table's column names: the attributes a superlative is read on."""
-        return frozenset(p for c in self.table.columns.values() for p in c.parts)
+        """The words of the table's column names: the attributes a superlative is read on
+        (a column of times measures a duration)."""
+        columns = self.table.columns.values()
+        return frozenset(p for c in columns for p in (*c.parts, *("duration",) * c.duration))
 
     @property
     def high(self) -> bool:

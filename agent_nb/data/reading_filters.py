@@ -34,15 +34,26 @@ __all__ = ["by_range", "comparator", "filters_of", "spans", "without_instruction
 def comparator(tokens: list[str], i: int) -> tuple[str, tuple[str, ...]] | None:
     if i > 0 and tokens[i - 1] in ("a", "an"):
         i -= 1  # "exactly a thousand"
-    before = " ".join(tokens[max(0, i - 4) : i])
+    before = " " + " ".join(tokens[max(0, i - 4) : i])
     for words, op in COMPARATORS:
-        if before.endswith(words):
+        if before.endswith(" " + words):  # whole words: "slower than" is no "lower than"
             return op, tuple(words.split())
     after = " ".join(tokens[i + 1 : i + 3])
     for words, op in COMPARATORS:
         if words in ("or more", "or less", "or above", "or below") and after.startswith(words):
             return op, tuple(words.split())
     return None
+
+
+def _comparative(r: Any, i: int) -> tuple[str, tuple[str, ...]] | None:
+    """ "faster than 1:56", "deeper than 30": a comparative before "than" compares by
+    its attribute's pole on the table (a speed of times taken turns round)."""
+    if i < 2 or r.tokens[i - 1] != "than":
+        return None
+    side = r.side(r.tokens[i - 2])
+    if not side:
+        return None
+    return (">" if side > 0 else "<"), (r.tokens[i - 2], "than")
 
 
 def scaled(value: float, col: Column, table: Table, tokens: list[str], i: int) -> float:
@@ -210,7 +221,7 @@ def filters_of(r: Any) -> list[Filter]:
                     )
                 )
                 continue
-        cmp = comparator(r.tokens, i)
+        cmp = comparator(r.tokens, i) or _comparative(r, i)
         between = (
             i >= 1
             and r.tokens[i - 1] in ("between", "from")

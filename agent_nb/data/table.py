@@ -30,6 +30,7 @@ table profiles in a fraction of a second.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import warnings
 from collections.abc import Mapping
@@ -79,6 +80,7 @@ class Column:
     numeric: bool = False  # numbers (a measure, or a category of small integers)
     described: str = ""  # the user's description (context)
     listy: bool = False  # a column of lists written as text ("[Vegetarian, Vegan]")
+    duration: bool = False  # times taken ("1:55.45", a Time in seconds): less is faster
 
 
 @dataclasses.dataclass(frozen=True)
@@ -226,6 +228,17 @@ def _as_dates(series: Any) -> Any:
     return None
 
 
+#: The nouns that name a column of durations when its numbers are not written as times.
+DURATION = frozenset(("time", "duration"))
+
+
+@functools.lru_cache(maxsize=1)
+def duration_words() -> frozenset[str]:
+    """The words that measure a duration: its own, a speed's (a time taken over one course
+    is its speed, the other way round) and a length's, as WordNet gives them."""
+    return DURATION | {"speed", *measured_by("speed"), *measured_by("length")}
+
+
 def _words_of(name: str, described: str = "") -> tuple[tuple[str, ...], frozenset[str]]:
     parts = tuple(singular(w) for w in name_words(name) if w not in NAME_STOP)
     words: set[str] = set(parts)
@@ -321,8 +334,11 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         listy = is_list_column(series)
         if listy:
             role = "category" if len(values) <= MAX_CATEGORY else "label"
+        duration = numeric and (units.get(column) == "time" or bool(DURATION & set(parts)))
+        if duration:  # "the longest", "the fastest" measure it (the fastest: the least)
+            words |= duration_words()
         columns[column] = Column(
-            column, role, parts, words, values, nunique, integer, numeric, described, listy
+            column, role, parts, words, values, nunique, integer, numeric, described, listy, duration
         )
     empty = [c for c, col in columns.items() if col.role == "empty"]
     if len(empty) == len(columns):

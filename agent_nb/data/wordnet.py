@@ -69,6 +69,7 @@ __all__ = [
     "measured_by",
     "parts_of_speech",
     "pole",
+    "pole_on",
     "synonyms",
 ]
 
@@ -344,6 +345,20 @@ def pole(word: str, nouns: Iterable[str] = ()) -> int:
         signs = set(on) if on else {a.direction for a in found[:2]} - {0}
         if len(signs) == 1:
             return signs.pop()
+    return 0
+
+
+def pole_on(word: str, noun: str) -> int:
+    """`pole` of a comparative or superlative on ``noun`` alone (0 where it measures
+    another attribute): "fastest" on speed is +1, "slower" -1."""
+    w = _key(word)
+    if not w.endswith(("est", "er")):
+        return 0
+    for lemma, pos in forms(w):
+        if pos == "a" and lemma != w:
+            found = {a.direction for a in attributes(lemma)[:2] if a.noun == noun} - {0}
+            if len(found) == 1:
+                return found.pop()
     return 0
 
 

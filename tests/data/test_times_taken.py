@@ -1,0 +1,57 @@
+"""Times taken ("1:55.45", a Time in seconds): the fastest took the least time, a time
+in the question is its seconds, and the answer is a time as the table writes it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from agent_nb.data.answer import ask
+
+
+def _swims() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Name": ["Delgado", "DeMont", "Favero", "Madruga", "Kasamoto"],
+            "Time": ["1:55.45", "1:55.96", "1:57.08", "1:57.17", "2:01.30"],
+            "Lane": [3, 4, 5, 6, 7],
+        }
+    )
+
+
+def test_the_fastest_took_the_least_time() -> None:
+    swims = _swims()
+    assert ask({"df": swims}, "Who had the fastest time?").value == "Delgado"
+    assert ask({"df": swims}, "Who was the slowest?").value == "Kasamoto"
+    faster = ask({"df": swims}, "Who was faster, Favero or DeMont?")
+    assert faster.value == "DeMont"
+    assert ask({"df": swims}, "Who had the highest lane?").value == "Kasamoto"
+
+
+def test_a_time_in_seconds_is_a_time_taken_too() -> None:
+    runs = pd.DataFrame({"Athlete": ["A", "B", "C"], "Time": [54.2, 53.1, 55.0]})
+    assert ask({"df": runs}, "Which athlete was the fastest?").value == "B"
+
+
+def test_faster_and_slower_than_a_time() -> None:
+    swims = _swims()
+    faster = ask({"df": swims}, "How many swimmers swam faster than 1:56?")
+    assert faster.value == 2
+    assert faster.plan.filters[0].op == "<" and faster.plan.filters[0].value == 116
+    # "slower than" is no "lower than": the comparison reads whole words
+    slower = ask({"df": swims}, "How many swimmers were slower than 1:56?")
+    assert slower.value == 3
+
+
+def test_a_speed_column_is_read_as_a_speed() -> None:
+    # where a column measures the speed itself, the fastest is its highest
+    trains = pd.DataFrame({"Train": ["X", "Y", "Z"], "Speed (km/h)": [300, 431, 280]})
+    assert ask({"df": trains}, "Which train is the fastest?").value == "Y"
+
+
+def test_how_much_shorter_is_the_other_side_less_this_one() -> None:
+    swims = _swims()
+    shorter = ask({"df": swims}, "How much shorter was the time of DeMont than Favero?")
+    assert shorter.value == pytest.approx(1.12)  # 1:57.08 - 1:55.96
+    longer = ask({"df": swims}, "How much longer was the time of Favero than DeMont?")
+    assert longer.value == pytest.approx(1.12)
