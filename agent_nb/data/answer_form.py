@@ -320,6 +320,33 @@ def _not_asked(f: Form) -> list[Unplaced]:
     return [Unplaced(what, f"no word of the question asks for {what}", asked=False)]
 
 
+def _rows_or_kinds(f: Form) -> list[Unplaced]:
+    """ "how many opponents are listed?": the rows that name an opponent (8), or the
+    opponents they name (5)? Where the two differ and no word says "different", the
+    question does not say which it counts, and neither number is stated."""
+    plan = f.plan
+    if plan.op != "aggregate" or plan.agg != "nunique" or plan.combine is not None:
+        return []
+    if AGG_WORDS["nunique"] & set(f.r.tokens) or plan.group_by2 is not None:
+        return []
+    table, col = f.r.table, f.r.table.columns.get(plan.measure or "")
+    if col is None or col.role == "id" or "id" in col.parts or col.listy or _rows_named(table):
+        return []  # ids name things one each; "penguins": the species are no penguins
+    if not isinstance(f.value, int) or f.value >= f.rows:
+        return []
+    why = (
+        f"it counts {f.rows} rows or {f.value} different {plan.measure} values, and does not"
+        " say which ('how many different ...' counts the values)"
+    )
+    return [Unplaced("how many", why)]
+
+
+def _rows_named(table: Table) -> bool:
+    """Whether the table's name says what its rows are (``penguins``, ``sales``; not
+    ``df``): a count of another noun then counts that noun's values."""
+    return any(len(w) > 2 and is_noun(w) for w in phrase(table.name).split())
+
+
 def _statistic_not_taken(f: Form) -> list[Unplaced]:
     """A mean, median or standard deviation the question asks for and no part of the
     plan takes: "the average monthly income" of a table with no income, read as the
@@ -560,12 +587,19 @@ def _counts_a_named_row(f: Form) -> list[Unplaced]:
     n = len(table.df)
     for test in plan.filters:
         col = table.columns.get(test.column)
-        if test.op != "=" or col is None or col.numeric or col.role not in ("label", "id"):
+        if test.op != "=" or col is None or col.numeric or col.role not in _NAMING:
             continue
-        if n > 1 and col.nunique == n:
+        # a name a few rows share ("River-class" twice among 46 ships) still names rows
+        # one by one: the row named here is one
+        if n > 1 and (col.nunique == n or (f.value == 1 and col.nunique >= _OWN_NAMES * n)):
             why = f"each row has its own {test.column}: the rows named {test.value} are one"
             return [Unplaced("how many", why)]
     return []
+
+
+_NAMING = ("label", "id", "category")
+#: The share of rows with a name of their own that makes a column the rows' names.
+_OWN_NAMES = 0.9
 
 
 def _ranks_by_rows_unasked(f: Form) -> list[Unplaced]:
@@ -688,6 +722,7 @@ FORM_RULES = (
     _same_as_rows_exist,
     _same_as_another,
     _not_asked,
+    _rows_or_kinds,
     _statistic_not_taken,
     _total_not_taken,
     _superlative_not_applied,

@@ -9,6 +9,8 @@ words the result gives (highest or lowest, rose or fell, more or fewer).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .describe_more import sentence_more
 from .execute import MAX_LIST, Result
 from .query import AGG_NAME as _AGG_NAME
@@ -124,15 +126,12 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
             )
             tied = _tied(result, plan.near is not None)
             return f"{answer_text(v)} are the {of} with the {best}{w}{tied}."
-        n = result.frame[plan.measure].iloc[0] if plan.measure in result.frame else v
+        n = _cell_shown(result, plan.measure, v)
         if show == plan.measure:
             return f"{answer_text(v)} is the {best}{w}."
         if isinstance(v, str):
-            return f"{v} has the {best}{w} ({format_number(float(n))})."
-        return (
-            f"{answer_text(v)} is the {show} of the row with the {best}{w} "
-            f"({format_number(float(n))})."
-        )
+            return f"{v} has the {best}{w} ({n})."
+        return f"{answer_text(v)} is the {show} of the row with the {best}{w} ({n})."
     if op == "distinct" and plan.listed:
         side = "highest" if plan.order == "desc" else "lowest"
         return f"{answer_text(v)} are the {len(v)} {side} distinct values of {plan.measure}{w}."
@@ -205,3 +204,15 @@ def _no_single(who: str, what: str, result: Result) -> str:
 
 def _negate(test: str) -> str:
     return {"=": "!=", "!=": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}[test]
+
+
+def _cell_shown(result: Result, column: str | None, default: Any) -> str:
+    """The extreme row's ``column`` as the reader knows it: the cell as written where it
+    was read from text ("2:55.16", not 175.16 seconds), else the number."""
+    shown = result.shown
+    if column is None or column not in result.frame:
+        return format_number(float(default))
+    cell = shown[column].iloc[0] if column in shown else None
+    if isinstance(cell, str):
+        return cell
+    return format_number(float(result.frame[column].iloc[0]))

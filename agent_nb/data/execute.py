@@ -76,7 +76,7 @@ def _duration_as_written(table: Table, plan: Plan, result: Result) -> Result:
 
     text = duration_text(float(value), cells)
     if plan.agg in ("max", "min"):  # a cell of the table: as it is written there
-        numbers = table.df[plan.measure] if plan.measure in table.df else None
+        numbers = table.df.get(plan.measure)
         same = numbers is not None and len(numbers) == len(cells)
         held = cells[(numbers == value).to_numpy()].dropna() if same else cells[:0]
         if len(held) and read_cell(held.iloc[0]).unit == "time":

@@ -338,7 +338,17 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         if duration:  # "the longest", "the fastest" measure it (the fastest: the least)
             words |= duration_words()
         columns[column] = Column(
-            column, role, parts, words, values, nunique, integer, numeric, described, listy, duration
+            column,
+            role,
+            parts,
+            words,
+            values,
+            nunique,
+            integer,
+            numeric,
+            described,
+            listy,
+            duration,
         )
     empty = [c for c, col in columns.items() if col.role == "empty"]
     if len(empty) == len(columns):

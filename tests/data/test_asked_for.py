@@ -213,6 +213,29 @@ def test_a_count_of_the_one_row_a_name_picks_is_not_stated() -> None:
     one = ask({"df": places}, "How many stations does Micoud have?")
     assert one.value is None and "are one" in str(one.unplaced)
     assert ask({"df": places}, "How many quarters are in the South region?").value == 2
+    # a name a few rows share still names the rows one by one
+    ships = pd.DataFrame(
+        {
+            "Name": ["River-class", "River-class", *(f"Ship {i}" for i in range(18))],
+            "Displacement": list(range(1000, 1020)),
+        }
+    )
+    named = ask({"df": ships}, "How many tons does Ship 3 displace?")
+    assert named.value != 1 and "are one" in str(named.unplaced)
+
+
+def test_rows_or_the_different_values_they_name() -> None:
+    """ "how many opponents are listed?" counts 6 rows or 3 opponents: the words do not say
+    which, so neither is stated; "how many different opponents" says it."""
+    games = pd.DataFrame(
+        {
+            "Week": [1, 2, 3, 4, 5, 6],
+            "Opponent": ["Bears", "Lions", "Bears", "Packers", "Lions", "Bears"],
+        }
+    )
+    either = ask({"df": games}, "How many opponents are listed?")
+    assert either.value is None and "6 rows or 3 different Opponent" in str(either.unplaced)
+    assert ask({"df": games}, "How many different opponents are listed?").value == 3
 
 
 def test_a_count_of_rows_counts_only_what_the_rows_are(
