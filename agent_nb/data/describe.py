@@ -126,12 +126,12 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
             )
             tied = _tied(result, plan.near is not None)
             return f"{answer_text(v)} are the {of} with the {best}{w}{tied}."
-        n = _cell_shown(result, plan.measure, v)
+        cell = _cell_shown(result, plan.measure, v)
         if show == plan.measure:
             return f"{answer_text(v)} is the {best}{w}."
         if isinstance(v, str):
-            return f"{v} has the {best}{w} ({n})."
-        return f"{answer_text(v)} is the {show} of the row with the {best}{w} ({n})."
+            return f"{v} has the {best}{w} ({cell})."
+        return f"{answer_text(v)} is the {show} of the row with the {best}{w} ({cell})."
     if op == "distinct" and plan.listed:
         side = "highest" if plan.order == "desc" else "lowest"
         return f"{answer_text(v)} are the {len(v)} {side} distinct values of {plan.measure}{w}."
