@@ -168,7 +168,36 @@ def test_a_totals_row_a_little_off_and_a_column_that_does_not_add_up() -> None:
     answer = ask({"df": provinces}, "How many provinces have a population over 100,000?")
     assert answer.value == 3  # not 4: the totals row is no province
     near = provinces.assign(Population=["298,246", "111,269", "232,818", "87,274", "740,000"])
-    assert len(profile("df", near).df) == 5  # 1.2 % off in the one column that adds up
+    assert len(profile("df", near).df) == 4  # labelled "Total": 1.2 % off still adds up
+    # unlabelled, a row 1.2 % off the sum in the one column that adds up is a row of data
+    other = near.assign(Province=["Azua", "Bahoruco", "Barahona", "Dajabón", "Elías Piña"])
+    assert len(profile("df", other).df) == 5
+
+
+def test_a_labelled_totals_row_holds_sums_and_other_summaries() -> None:
+    """ "Total" 53 bronze for 54 and 28 silver for 27 (a page's slips), "League total"
+    with the season's highest, lowest and mean crowd beside its total: no rows of data."""
+    medals = pd.DataFrame(
+        {
+            "Nation": ["Russia", "Bulgaria", "Belarus", "Ukraine", "Total"],
+            "Gold": [17, 5, 3, 2, 27],
+            "Silver": [5, 2, 4, 16, 28],
+            "Bronze": [5, 3, 30, 16, 53],
+        }
+    )
+    assert len(profile("df", medals).df) == 4
+    crowds = pd.DataFrame(
+        {
+            "Team": ["Honda", "Tottori", "Kumamoto", "Ehime", "League total"],
+            "Total": [13178, 12281, 10394, 9000, 44853],
+            "High": [3305, 2124, 1378, 1500, 3305],
+            "Low": [402, 401, 324, 300, 300],
+            "Average": [879, 819, 693, 600, 747.75],
+        }
+    )
+    table = profile("df", crowds)
+    assert list(table.df.Team) == ["Honda", "Tottori", "Kumamoto", "Ehime"]
+    assert ask({"df": crowds}, "Which team had the lowest low?").value == "Ehime"
 
 
 def test_classes_written_with_a_unit_stay_names() -> None:
