@@ -42,6 +42,7 @@ __all__ = [
     "duration_text",
     "numbers_as_written",
     "numeric_column",
+    "places_shown_as_medals",
     "read_cell",
     "shown_as_written",
     "without_summary_row",
@@ -253,6 +254,40 @@ def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], 
         names = ", ".join(list(written)[:5])
         notes.append(f"numbers written as text read as numbers, shown as written ({names})")
     return out, written, units
+
+
+def places_shown_as_medals(df: Any, notes: list[str]) -> Any:
+    """``df`` with the first places of a standing filled in where the page showed them as
+    medals: a Rank column whose first 1-3 cells are empty and whose numbers then run on
+    from 4 (or 2, 3) in the table's order holds places 1-3 there ("the top-ranked" is
+    the first row, not the highest number left)."""
+    import numpy as np
+    import pandas as pd
+
+    out = df
+    filled = []
+    for column in df.columns:
+        s = df[column]
+        if not pd.api.types.is_float_dtype(s) or not s.iloc[:1].isna().all():
+            continue
+        present = s.dropna()
+        lead = int(s.notna().to_numpy().argmax()) if len(present) else 0
+        if not 1 <= lead <= _MEDALS or len(present) < 3 or present.iloc[0] != lead + 1:
+            continue
+        values = present.to_numpy(dtype=float)
+        if not (values % 1 == 0).all() or float(np.mean(np.diff(values) >= 0)) < 0.9:
+            continue
+        if out is df:
+            out = df.copy()
+        out.iloc[:lead, out.columns.get_loc(column)] = np.arange(1, lead + 1, dtype=float)
+        filled.append(f"{column} (rows 1-{lead})" if lead > 1 else f"{column} (row 1)")
+    if filled:
+        notes.append(f"empty first places read as the places before the next: {', '.join(filled)}")
+    return out
+
+
+#: The places a page shows as medal images, not numbers.
+_MEDALS = 3
 
 
 def without_summary_row(

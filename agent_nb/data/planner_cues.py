@@ -43,12 +43,14 @@ def counts_from_the_top(table: Table, name: str | None) -> bool:
     1, the table listed in their order. Its top is 1: "the top-ranked", "the best
     position", "the highest seed" ask for its smallest value."""
     col = table.columns.get(name or "")
-    if col is None or not col.integer or len(table.df) < 3:
+    if col is None or not col.numeric or len(table.df) < 3:
         return False
     import numpy as np
 
-    values = table.df[col.name].dropna().to_numpy(dtype=float)
+    values = table.df[col.name].dropna().to_numpy(dtype=float)  # whole, some rows empty
     if len(values) < 3 or values.min() != 1 or len(set(values)) < len(values) / 2:
+        return False
+    if not (values % 1 == 0).all():
         return False
     rising = float(np.mean(np.diff(values) >= 0))
     return rising >= 0.9

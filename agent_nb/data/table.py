@@ -268,7 +268,13 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         raise ValueError(
             f"{name} is empty (0 rows, columns: {', '.join(map(str, df.columns[:20]))})"
         )
-    from .cells import clean_text, numbers_as_written, without_summary_row, written_values
+    from .cells import (
+        clean_text,
+        numbers_as_written,
+        places_shown_as_medals,
+        without_summary_row,
+        written_values,
+    )
     from .context import describe_columns, value_aliases
     from .table_text import empty_lists_missing, is_list_column, list_items, numbers_in_text, unnest
 
@@ -289,6 +295,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         notes.append(f"infinite values left out as missing ({', '.join(bad[:5])})")
     df, written, units = numbers_as_written(unnest(df, notes), notes)  # "1,234", "17 years", "3rd"
     df, written = without_summary_row(df, written, notes)  # a closing "Total" row
+    df = places_shown_as_medals(df, notes)  # a Rank whose 1-3 were medal images
     df = empty_lists_missing(numbers_in_text(df, notes))
     sample = df if len(df) <= SAMPLE_ROWS else df.sample(SAMPLE_ROWS, random_state=0)
     columns: dict[str, Column] = {}

@@ -270,3 +270,23 @@ def test_the_rows_noun_does_not_name_a_value_of_another_word() -> None:
     )
     assert ask({"df": squad}, "How many players are currently retired?").value == 3
     assert ask({"df": squad}, "How many players have above 40 caps?").value == 4
+
+
+def test_first_places_shown_as_medals_are_the_top_places() -> None:
+    """A results table whose Rank is empty in its first three rows (the page showed medal
+    images) and runs on from 4: those rows hold places 1-3, and the top-ranked is row 1."""
+    walk = pd.DataFrame(
+        {
+            "Rank": [None, None, None, 4, 5, 6, 7, None],
+            "Athlete": ["Borchin", "Wang", "Kim", "Nava", "Tallent", "Linke", "Bonfim", "Sebei"],
+            "Time": ["1:19:56", "1:20:00", "1:20:05", "1:20:20", "1:20:41", "1:21:00",
+                     "1:21:20", "DQ"],
+        }
+    )  # fmt: skip
+    table = profile("df", walk)
+    assert table.df.Rank.tolist()[:4] == [1, 2, 3, 4]
+    assert any("Rank (rows 1-3)" in note for note in table.notes)
+    assert ask({"df": walk}, "Who is the top ranked athlete?").value == "Borchin"
+    # a column that is empty at its start for another reason does not start at 4
+    gaps = walk.assign(Rank=[None, None, None, 9, 5, 6, 7, None])
+    assert profile("df", gaps).df.Rank.isna().sum() == 4
