@@ -683,6 +683,10 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
             return True
         if word == "non" and "present" in tests:  # "non-empty"
             return True
+    # a lookup reads the first matching row in the table's order (the last where its
+    # order is turned); the row next to a named one is the first after it, the last before
+    if plan.op == "lookup" and word in _ENDS and (plan.offset or _ENDS[word] == plan.order):
+        return True
     if _measures_attribute(word, plan, r.table):
         return True
     if plan.period is not None and period_of(word) == plan.period:
@@ -698,6 +702,10 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     if counts and MODE.search(f"most {word}") and word not in ("most", "least"):
         return True
     return counts and bool(HOW_MANY.search(word))
+
+
+#: The ends of the table's order, and the lookup order that reads each.
+_ENDS = {"first": "desc", "last": "asc"}
 
 
 def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:

@@ -62,7 +62,7 @@ NAME_STOP = cues("in of the a an per and or to by for with is are was")
 #: Content words that name no column or value but shape nothing either.
 FILLER = cues(
     "someone anyone somebody anybody everyone everybody something anything thing things "
-    "total overall unique different distinct top bottom first last them they he she his her "
+    "total overall unique different distinct them they he she his her "
     "him whom"
 )
 HIGH = cues(

@@ -55,3 +55,19 @@ def test_how_much_shorter_is_the_other_side_less_this_one() -> None:
     assert shorter.value == pytest.approx(1.12)  # 1:57.08 - 1:55.96
     longer = ask({"df": swims}, "How much longer was the time of Favero than DeMont?")
     assert longer.value == pytest.approx(1.12)
+
+
+def test_first_and_last_are_placed_only_by_a_plan_that_reads_that_end() -> None:
+    """ "the first" / "the last" of the rows that match: a lookup reads one end of the
+    table's order, and a word for the other end is not placed by it."""
+    heats = pd.DataFrame(
+        {
+            "Heat": [1, 1, 2, 2, 3],
+            "Name": ["Delgado", "DeMont", "Favero", "Madruga", "Kasamoto"],
+            "Nation": ["Ecuador", "USA", "USA", "Brazil", "Japan"],
+        }
+    )
+    first = ask({"df": heats}, "Who was the first swimmer from the USA listed?")
+    assert first.value == "DeMont"
+    last = ask({"df": heats}, "Who was the last swimmer from the USA listed?")
+    assert last.value in (None, "Favero")  # never the first row's name for "last"
