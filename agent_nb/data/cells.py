@@ -37,6 +37,7 @@ from typing import Any
 __all__ = [
     "DETAIL",
     "SCALE_WORDS",
+    "TIME",
     "Cell",
     "clean_text",
     "duration_text",
@@ -73,7 +74,9 @@ _NUMBER = re.compile(
 )
 _ORDINAL = re.compile(r"^(?:st|nd|rd|th)$", re.IGNORECASE)
 _UNIT = re.compile(r"^[A-Za-zµ°%$€£¥][A-Za-zµ°²³%./]*\d?(?:\s[A-Za-z][A-Za-z.]*)?$")
-_TIME = re.compile(r"^(?P<sign>[-+])?(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(\.\d+)?$")
+#: A time as minutes and seconds ("1:55.45") or hours, minutes and seconds ("2:03:45").
+TIME = r"(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(\.\d+)?"
+_TIME = re.compile(rf"^(?P<sign>[-+])?{TIME}$")
 
 
 @dataclasses.dataclass(frozen=True)

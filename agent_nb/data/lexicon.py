@@ -20,7 +20,7 @@ import dataclasses
 import re
 from typing import Any
 
-from .cells import SCALE_WORDS, read_cell
+from .cells import SCALE_WORDS, TIME, read_cell
 from .table import Column, Table
 from .wordnet import lemmas
 from .words import (
@@ -386,7 +386,7 @@ def _find(key: str, tokens: list[str], stems: list[str]) -> tuple[int, tuple[str
 
 
 #: A time stated as minutes and seconds ("1:03.59", "2:10:00"), as `cells` reads a cell.
-_TIME = re.compile(r"(?<![\w.:])\d{1,3}:[0-5]\d(?::[0-5]\d)?(?:\.\d+)?(?![\w:])")
+_TIME = re.compile(rf"(?<![\w.:]){TIME}(?![\w:])")
 
 
 def numbers(text: str) -> list[Stated]:

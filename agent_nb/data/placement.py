@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from .planner_cues import period_of
-from .query import AGG_NAME, Plan
+from .query import AGG_NAME, LOOKUP_ENDS, Plan
 from .reading import Reading
 from .reading_outcomes import WORDS as OUTCOME_WORDS
 from .row_nouns import counting_columns, names_rows, row_name_columns
@@ -685,7 +685,11 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
             return True
     # a lookup reads the first matching row in the table's order (the last where its
     # order is turned); the row next to a named one is the first after it, the last before
-    if plan.op == "lookup" and word in _ENDS and (plan.offset or _ENDS[word] == plan.order):
+    if (
+        plan.op == "lookup"
+        and word in LOOKUP_ENDS
+        and (plan.offset or LOOKUP_ENDS[word] == plan.order)
+    ):
         return True
     if _measures_attribute(word, plan, r.table):
         return True
@@ -702,10 +706,6 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     if counts and MODE.search(f"most {word}") and word not in ("most", "least"):
         return True
     return counts and bool(HOW_MANY.search(word))
-
-
-#: The ends of the table's order, and the lookup order that reads each.
-_ENDS = {"first": "desc", "last": "asc"}
 
 
 def _superlatives(r: Reading, plan: Plan, used: set[str]) -> list[Unplaced]:

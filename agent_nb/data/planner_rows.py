@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from .query import Filter, Plan
+from .query import LOOKUP_ENDS, Filter, Plan
 from .row_order import chronology
 from .word_classes import is_noun
 from .words import question_words, singular
@@ -145,8 +145,6 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
     )
 
 
-#: The operation's own words for the two ends of the table's order.
-_ENDS: dict[str, Literal["asc", "desc"]] = {"first": "desc", "last": "asc"}  # lookup order
 #: The ends of the table as laid out, where the question speaks of it ("the top of the list").
 _EDGES: dict[str, Literal["asc", "desc"]] = {"top": "desc", "bottom": "asc"}
 
@@ -158,7 +156,7 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     says "listed"). The column is the one the question names (else the rows' label)."""
     r = p.r
     layout = bool(_LISTED & set(r.tokens))  # "the top of the list", "the top city listed"
-    ends = {**_ENDS, **(_EDGES if layout else {})}
+    ends = {**LOOKUP_ENDS, **(_EDGES if layout else {})}
     said = [t for t in r.tokens if t in ends]
     # "top" and "bottom" of the layout are no superlative of a value; any other is
     others = (r.cues & (r.up | r.down)) - (set(_EDGES) if layout else set())

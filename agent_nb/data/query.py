@@ -314,3 +314,8 @@ class Plan(BaseModel):
             if sub is not None:
                 out |= sub.used()
         return out
+
+
+#: The ends of the table's order, and the ``lookup`` order that reads each ("first": the
+#: first matching row).
+LOOKUP_ENDS: dict[str, Literal["asc", "desc"]] = {"first": "desc", "last": "asc"}

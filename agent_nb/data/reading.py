@@ -89,24 +89,21 @@ class Reading:
     def up(self) -> frozenset[str]:
         """The question's words for the high end: the operations' own (``HIGH``) and any
         superlative WordNet places at its attribute's high end ("broadest")."""
-        return frozenset(w for w in self.tokens if self._side(w, HIGH) > 0)
-
-    def side(self, word: str) -> int:
-        """+1 where ``word`` reads the high end of a column here, -1 the low end, else 0."""
-        return self._side(word, HIGH) or self._side(word, LOW)
+        return frozenset(w for w in self.tokens if self.side(w) > 0)
 
     @functools.cached_property
     def down(self) -> frozenset[str]:
-        return frozenset(w for w in self.tokens if self._side(w, LOW) < 0)
+        return frozenset(w for w in self.tokens if self.side(w) < 0)
 
-    def _side(self, word: str, own: frozenset[str]) -> int:
-        """`pole` on the table's attributes, or the operations' ``own`` word's; a speed read
-        on a table that holds only the times taken turns round: "the fastest" took the
-        least time, "the slowest" the most."""
+    def side(self, word: str) -> int:
+        """+1 where ``word`` reads the high end of a column here, -1 the low end, else 0:
+        `pole` on the table's attributes, else the operations' own words. A speed read on
+        a table that holds only the times taken turns round: "the fastest" took the least
+        time, "the slowest" the most."""
         on_speed = self._by_time and pole_on(word, "speed")
         if on_speed:
             return -on_speed
-        return pole(word, self._nouns) or (1 if word in HIGH else -1) * (word in own)
+        return pole(word, self._nouns) or (1 if word in HIGH else -1 if word in LOW else 0)
 
     @functools.cached_property
     def _by_time(self) -> bool:
