@@ -21,6 +21,7 @@ from .query import Derived, Filter
 from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
 from .table import Column, Table
+from .wordnet import forms as wordnet_forms
 from .wordnet import pole, pole_on
 from .words import (
     AGG_WORDS,
@@ -41,9 +42,12 @@ from .words import (
     stem,
 )
 
-__all__ = ["Reading", "read"]
+__all__ = ["Reading", "event_years", "read"]
 
 _RANK_WORDS = HIGH | LOW | {"top", "bottom", "first", "last", "common", "frequent", "popular"}
+#: The ends of time's order, on a column of an event's years (`Reading._on_dates`).
+_TIME_ENDS = {"first": -1, "earliest": -1, "earlier": -1, "last": 1, "latest": 1, "later": 1}
+_TIME_ENDS |= {"recent": 1, "recently": 1}
 _NEG = re.compile(
     r"\b(not|no|without|never|non|none|dont|doesnt|didnt|isnt|arent|wasnt|hasnt|"
     r"havent|haven't|don't|doesn't|didn't|isn't|aren't|wasn't|hasn't)\b"
@@ -103,7 +107,26 @@ class Reading:
         on_speed = self._by_time and pole_on(word, "speed")
         if on_speed:
             return -on_speed
+        on_dates = self.on_dates(word)
+        if on_dates:
+            return on_dates
         return pole(word, self._nouns) or (1 if word in HIGH else -1 if word in LOW else 0)
+
+    def on_dates(self, word: str) -> int:
+        """+1 where ``word`` reads the latest end of a named column of an event's years,
+        -1 the earliest, else 0 (`_on_dates`)."""
+        if not self._on_dates:
+            return 0
+        return _TIME_ENDS.get(word) or -pole_on(word, "age")
+
+    @functools.cached_property
+    def _on_dates(self) -> bool:
+        """Whether the question names a column of an event's years (`event_years`), and
+        the table has no ages: its order is time's, "the earliest" and "founded first"
+        its least, "the latest", "founded last" and "the most recent" its most, and "the
+        oldest" (the longest ago) its least."""
+        named = [self.table.columns[n] for n in self.named]
+        return any(event_years(c, self.table) for c in named) and "age" not in self._nouns
 
     @functools.cached_property
     def _by_time(self) -> bool:
@@ -166,6 +189,22 @@ class Reading:
             if best is None or distance < best[0]:
                 best = (distance, col)
         return best[1] if best else None
+
+
+def event_years(col: Column, table: Table) -> bool:
+    """Whether ``col`` holds the years of an event: whole numbers 1000-2100 under a
+    verb's participle ("Founded", "Built", "Gained university status"). "Founded last"
+    is its latest year: such a table is seldom listed in that order. (A Year or Date
+    column is the table's own order, read by a lookup: "the first year X won".)"""
+    if not col.integer or not col.parts or not _participle(col.parts[0]):
+        return False
+    years = table.df[col.name].dropna()
+    return len(years) > 0 and bool(years.between(1000, 2100).all())
+
+
+def _participle(word: str) -> bool:
+    """Whether ``word`` is a form of a verb other than the verb itself ("founded")."""
+    return any(pos == "v" and lemma != word for lemma, pos in wordnet_forms(word))
 
 
 def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None, tuple[str, ...]]:

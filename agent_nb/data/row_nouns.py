@@ -5,20 +5,40 @@ read them to know whether a count of rows counts what the question counts."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from .table import SAMPLE_ROWS, Column, Table
 from .word_classes import forms
 from .words import singular
 
 __all__ = ["counting_columns", "names_rows", "row_name_columns"]
 
+_NUMBER = re.compile(r"(-?\d+(?:\.\d+)?)")
+
 
 def names_rows(col: Column, table: Table) -> bool:
     """A column whose values tell the rows apart (a label, an id, one year per row):
-    its name names the rows ("a player" of PLAYER, "years with ..." of YEAR)."""
+    its name names the rows ("a player" of PLAYER, "years with ..." of YEAR).
+
+    A column of numbers or dates tells them apart only where its values run in the
+    table's order (Rank, Pick, Season): one per row in any order is a measure ("the
+    most votes", "founded last", "first in altitude"), which names no row."""
     if col.role in ("label", "id"):
         return True
     unique = col.nunique >= min(len(table.df), SAMPLE_ROWS)
-    return unique and (col.role == "time" or bool(col.integer))  # EmployeeNumber, YEAR
+    if not unique or not (col.role == "time" or col.integer):
+        return False
+    return _in_table_order(table.df[col.name])
+
+
+def _in_table_order(values: Any) -> bool:
+    import pandas as pd
+
+    seen = values.dropna()
+    if not pd.api.types.is_numeric_dtype(seen) and not pd.api.types.is_datetime64_any_dtype(seen):
+        seen = pd.to_numeric(seen.astype(str).str.extract(_NUMBER)[0], errors="coerce").dropna()
+    return bool(seen.is_monotonic_increasing or seen.is_monotonic_decreasing)
 
 
 def row_name_columns(word: str, table: Table) -> list[Column]:
