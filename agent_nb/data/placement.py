@@ -26,6 +26,7 @@ from .planner_cues import period_of
 from .query import AGG_NAME, LOOKUP_ENDS, Plan
 from .reading import Reading, event_years
 from .reading_outcomes import WORDS as OUTCOME_WORDS
+from .reading_outcomes import recorders
 from .row_nouns import counting_columns, names_rows, row_name_columns
 from .table import Column, Table
 from .word_classes import (
@@ -142,15 +143,21 @@ def _names_value(a: _Ask) -> str | None:
 
 
 def _names_an_outcome(a: _Ask) -> str | None:
-    """ "won", "lost" over a table with a column of results that the plan does not read:
-    whose win the column records is what the answer leaves open ("who won the first
-    game?" of a team's season: the opponent of that game lost)."""
+    """ "won", "lost" over a table that records that outcome in columns the plan does
+    not read: a column of results ("who won the first game?" of a team's season: the
+    opponent of that game lost), a column named for the side ("Loser" where the plan
+    reads Winner: "how many times did A lose to B"), the count of it ("Wins" where the
+    plan sums Games), or the word among a column's values (Result: Won, Nominated)."""
     if a.word not in OUTCOME_WORDS:
         return None
-    found = a.r.outcomes
-    if found is None or found[0] in a.plan_columns:
+    if a.before and a.plan.measure and a.before in _words_of([a.plan.measure], a.r.table):
+        return None  # "votes won", "earnings won": what was won is the plan's measure
+    kind = OUTCOME_WORDS[a.word]
+    found = recorders(a.r.table, kind)
+    if not found or found & a.plan_columns:
         return None
-    return f"{found[0]} records the results, and the answer does not read it"
+    what = {"w": "wins", "l": "losses", "d": "draws"}[kind]
+    return f"{sorted(found)[0]} records the {what}, and the answer does not read it"
 
 
 def _part_of_a_value(a: _Ask) -> str | None:

@@ -18,7 +18,7 @@ from typing import Any
 from .query import Filter
 from .reading_column_filters import negated_at
 
-__all__ = ["WORDS", "outcome_column", "outcome_filters"]
+__all__ = ["WORDS", "outcome_column", "outcome_filters", "recorders"]
 
 #: The question's words for an outcome: "w" a win, "l" a loss, "d" a draw or tie.
 WORDS = {
@@ -32,6 +32,8 @@ _MARKS = {
     "l": frozenset({"l", "loss", "lost", "defeat"}),
     "d": frozenset({"d", "draw", "drawn", "t", "tie", "tied"}),
 }
+#: The marks that are words ("Won", not "W"): a column that writes the outcome out.
+_WORDS_OF = {k: marks - {"w", "l", "d", "t"} for k, marks in _MARKS.items()}
 _FIRST = re.compile(r"^\s*([A-Za-z]+)\b")
 _SHARE = 0.8  # of a column's filled cells that begin with a mark (the rest: "Postponed"...)
 _LEAST = 4  # filled cells, at least: two results make no column of them
@@ -68,23 +70,77 @@ def outcome_column(table: Any) -> tuple[str, dict[str, str]] | None:
     return None
 
 
+#: Column names that record one side of an outcome: who won ("Winner", "Wins"), who lost.
+_NAMED = {
+    "w": frozenset({"winner", "winners", "win", "wins", "won", "victory", "victories"}),
+    "l": frozenset({"loser", "losers", "loss", "losses", "lost", "defeat", "defeats"}),
+    "d": frozenset({"draw", "draws", "drawn", "tie", "ties", "tied"}),
+}
+_LETTERS = {"w": "w", "l": "l", "d": "d"}  # a standing's W, L, D columns, beside each other
+
+
+def recorders(table: Any, kind: str) -> set[str]:
+    """The columns that record outcome ``kind`` ("w" a win, "l" a loss, "d" a draw): the
+    column of results (`outcome_column`), a column named for that side ("Winner",
+    "ATP wins", a standing's "W" beside its "L"; the side is the name's head, "Seats
+    won" names seats), and a text column that writes it out
+    among its values ("Won" beside "Nominated")."""
+    out = set()
+    found = outcome_column(table)
+    if found is not None and kind in found[1]:
+        out.add(found[0])
+    letters = {c.name.strip().lower(): c.name for c in table.columns.values()}
+    if {"w", "l"} <= letters.keys() and _LETTERS[kind] in letters:
+        out.add(letters[_LETTERS[kind]])
+    for col in table.columns.values():
+        if (
+            col.parts and col.parts[-1] in _NAMED[kind]
+        ):  # "Wins", "ATP wins", not "Winner/Runner-up"
+            out.add(col.name)
+        elif not col.numeric and any(str(k).strip() in _WORDS_OF[kind] for k in col.values):
+            out.add(col.name)
+    return out
+
+
 def outcome_filters(r: Any, taken: set[str]) -> list[Filter]:
     """A filter on the column of results for the question's "won" or "lost" (not where
-    a negation stands before it, nor where that column already has a filter)."""
+    a negation stands before it, nor where that column already has a filter): its mark
+    ("W 24-10"), or its value where a column writes the outcome out ("Won" beside
+    "Nominated": "what award did she win?")."""
     said = [(i, t) for i, t in enumerate(r.tokens) if t in WORDS]
-    if not said or r.outcomes is None or r.outcomes[0] in taken:
+    if not said:
+        return []
+    kinds = {WORDS[t] for _, t in said}
+    if len(kinds) != 1 or any(negated_at(r, i) for i, _ in said):
+        return []  # "won or lost", "did not win": not one outcome
+    (kind,) = kinds
+    words = tuple(t for _, t in said)
+    if r.outcomes is None:
+        found = _written_out(r.table, kind)
+        if found is None or found[0] in taken:
+            return []
+        return [Filter(column=found[0], op="=", value=found[1], words=words)]
+    if r.outcomes[0] in taken:
         return []
     if any(r.tokens[i - 1 : i] in (["who"], ["whom"]) or r.tokens[i - 2 : i - 1] == ["which"]
            for i, _ in said):  # fmt: skip
         # "who won the first game?", "which team lost?": the one who won, and the column
         # says whether the table's own side did; that is another question
         return []
-    kinds = {WORDS[t] for _, t in said}
-    if len(kinds) != 1 or any(negated_at(r, i) for i, _ in said):
-        return []  # "won or lost", "did not win": not one outcome
     name, written = r.outcomes
-    (kind,) = kinds
     if kind not in written:
         return []
-    words = tuple(t for _, t in said)
     return [Filter(column=name, op="startswith", value=written[kind], words=words)]
+
+
+def _written_out(table: Any, kind: str) -> tuple[str, Any] | None:
+    """The one category column with a value that is outcome ``kind`` written out as a
+    word ("Won"), and that value; None where no column or several do."""
+    found = [
+        (col.name, value)
+        for col in table.columns.values()
+        if col.role == "category"
+        for key, value in col.values.items()
+        if str(key).strip() in _WORDS_OF[kind]
+    ]
+    return found[0] if len(found) == 1 else None

@@ -91,6 +91,51 @@ def test_who_won_is_not_read_off_the_sides_own_results(season: pd.DataFrame) -> 
     answer = ask({"season": season}, "Who won the first game of the season?")
     assert answer.value is None
     assert answer.could_not_place == ("won",)
-    assert "Result records the results" in answer.sentence
+    assert "Result records the wins" in answer.sentence
     beaten = ask({"season": season}, "Who did they beat in the first game?")
     assert beaten.value == season.Opponent[_won(season)].iloc[0]
+
+
+def test_a_result_written_out_as_a_word_is_filtered_on() -> None:
+    # an actor's awards: each row a nomination, its Result "Won" or "Nominated"
+    awards = pd.DataFrame(
+        {
+            "Year": [1999, 2001, 2003, 2005, 2008],
+            "Award": ["Emmy Award", "Emmy Award", "Tony Award", "Emmy Award", "Tony Award"],
+            "Result": ["Won", "Nominated", "Nominated", "Won", "Won"],
+        }
+    )
+    truth = int((awards["Result"] == "Won").sum())
+    assert ask({"df": awards}, "How many times did he win?").value == truth
+    tony = ask({"df": awards}, "How many Tony Awards did he win?")
+    assert tony.value == int(
+        ((awards["Award"] == "Tony Award") & (awards["Result"] == "Won")).sum()
+    )
+
+
+def test_lost_is_not_placed_by_the_winners_column() -> None:
+    # "lose to" reads the Loser column; a plan over Winner alone states no value
+    bouts = pd.DataFrame(
+        {
+            "Winner": ["Mocho Cota", "Satanico", "Mocho Cota", "Chamaco Valaguez"],
+            "Loser": ["Chamaco Valaguez", "Mocho Cota", "El Dandy", "Mocho Cota"],
+            "Location": ["Cuernavaca", "Mexico City", "Puebla", "Tijuana"],
+        }
+    )
+    reply = ask({"df": bouts}, "How many times did Mocho Cota lose to Chamaco Valaguez?")
+    assert reply.value is None
+    assert "Loser records the losses" in reply.sentence
+
+
+def test_won_is_not_placed_beside_a_count_of_wins_the_plan_does_not_read() -> None:
+    # "won more than 1,500 games" is of Wins, not of the games played
+    teams = pd.DataFrame(
+        {
+            "Team": ["Bears", "Packers", "Giants", "Lions"],
+            "Games": [1800, 1700, 1650, 1400],
+            "Wins": [1600, 1450, 1510, 700],
+        }
+    )
+    reply = ask({"df": teams}, "How many teams have won more than 1,500 games?")
+    assert reply.value is None  # not 3, the count of Games over 1,500
+    assert "Wins records the wins" in reply.sentence
