@@ -21,6 +21,7 @@ column as text, so "the largest attendance" has nothing to compare and
   classes, whose values repeat: "74 kg" weight classes stay names), replaced
   by its numbers for the plan, the original cells kept (`Table.written`) so what
   is shown keeps the cell as written (`shown_as_written`).
+* `without_header_rows`: the rows that repeat the column names;
 * `without_summary_row`: the rows that hold the totals of the rows above
   ("Total", 37, 41, 40) is left out, with a note: it is no row of the table.
 * `clean_text`: a value's text without its footnotes, so a question naming
@@ -46,6 +47,7 @@ __all__ = [
     "places_shown_as_medals",
     "read_cell",
     "shown_as_written",
+    "without_header_rows",
     "without_summary_row",
     "written_values",
 ]
@@ -287,6 +289,30 @@ def places_shown_as_medals(df: Any, notes: list[str]) -> Any:
     if filled:
         notes.append(f"empty first places read as the places before the next: {', '.join(filled)}")
     return out
+
+
+def without_header_rows(df: Any, notes: list[str]) -> Any:
+    """``df`` without the rows that repeat its header: a long table copied from a page
+    shows its column names again every so often ("#", "President", "President's
+    Party"), and such a row is no president. A row is one where at least half of the
+    columns (two at least) hold their own name, as written."""
+    import numpy as np
+    import pandas as pd
+
+    if len(df) < 3 or df.shape[1] < 2:
+        return df
+    text = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
+    if len(text) < max(2, df.shape[1] / 2):
+        return df
+    repeats = np.zeros(len(df), dtype=int)
+    for column in text:
+        repeats += df[column].to_numpy() == column
+    header = repeats >= max(2, df.shape[1] / 2)
+    if not header.any():
+        return df
+    n = int(header.sum())
+    notes.append(f"{n} {'row' if n == 1 else 'rows'} repeating the column names: left out")
+    return df.loc[~header]
 
 
 #: The places a page shows as medal images, not numbers.

@@ -290,3 +290,19 @@ def test_first_places_shown_as_medals_are_the_top_places() -> None:
     # a column that is empty at its start for another reason does not start at 4
     gaps = walk.assign(Rank=[None, None, None, 9, 5, 6, 7, None])
     assert profile("df", gaps).df.Rank.isna().sum() == 4
+
+
+def test_rows_that_repeat_the_header_are_left_out() -> None:
+    # a long table copied from a page shows its column names again down the table
+    presidents = pd.DataFrame(
+        {
+            "Votes": ["1200", "3400", "2100", "Votes", "5300", "800"],
+            "President": ["Washington", "Adams", "Jefferson", "President", "Madison", "Monroe"],
+            "Party": ["None", "Federalist", "Dem.-Rep.", "Party", "Dem.-Rep.", "Dem.-Rep."],
+        }
+    )
+    answer = ask({"presidents": presidents}, "How many rows are there?")
+    assert answer.value == 5
+    assert any("repeating the column names" in n for n in answer.notes)
+    total = ask({"presidents": presidents}, "What is the total of votes?")
+    assert total.value == 12800  # its own name no longer keeps it from being read as numbers
