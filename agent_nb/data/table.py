@@ -208,6 +208,25 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
     return ("label" if names_rows or nunique > MAX_CATEGORY else "category"), nunique, False
 
 
+def _without_details(values: dict[str, Any]) -> None:
+    """Add to ``values`` each value's name without a bracketed detail at its end
+    ("greece" of "Greece (details)", "oklahoma" of "Oklahoma (2)"), where that name is
+    no other value's and no two values share it ("Smith (1)", "Smith (2)": neither)."""
+    from .cells import DETAIL
+
+    short: dict[str, list[Any]] = {}
+    for key, value in values.items():
+        detail = DETAIL.search(key)
+        if detail is None or len(detail.group().split()) > 2:
+            continue  # "Filming (Releasing in 2014)": a note, not a name's detail
+        name = key[: detail.start()].strip()
+        if re.search(r"[^\W\d_]{2}", name) and name not in values:  # a name: "2–2" is none
+            short.setdefault(name, []).append(value)
+    for name, found in short.items():
+        if len({str(v) for v in found}) == 1:
+            values[name] = found[0]
+
+
 def _as_dates(series: Any) -> Any:
     """A text column of dates as datetimes, or None where any value does not parse."""
     import pandas as pd
@@ -332,6 +351,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
                 if value is not None and value == value:  # not missing
                     values.setdefault(str(value).lower(), value)
                     values.setdefault(clean_text(str(value)).lower(), value)  # "Italy [3]"
+            _without_details(values)  # "Greece (details)" names Greece
             if column in written:  # "4th" names the 4 it was read as
                 for text, number in written_values(written[column], series).items():
                     values.setdefault(text, number)

@@ -306,3 +306,21 @@ def test_rows_that_repeat_the_header_are_left_out() -> None:
     assert any("repeating the column names" in n for n in answer.notes)
     total = ask({"presidents": presidents}, "What is the total of votes?")
     assert total.value == 12800  # its own name no longer keeps it from being read as numbers
+
+
+def test_a_value_named_without_its_bracketed_detail() -> None:
+    # "Greece (details)", "Tom Boonen (BEL)": the page's link or a country code; two
+    # values that share the name ("Smith (1)", "Smith (2)") are named by neither
+    churches = pd.DataFrame(
+        {
+            "Jurisdiction": ["Alexandria (details)", "Greece (details)", "Smith (1)", "Smith (2)"],
+            "Bishops": [41, 101, 7, 9],
+            "Notes": ["Founded (see below)", "", "", "Filming (Releasing in 2014)"],
+        }
+    )
+    assert ask({"df": churches}, "How many bishops does Greece have?").value == 101
+    assert ask({"df": churches}, "How many bishops does Smith have?").value is None
+    aliases = profile("df", churches).columns["Jurisdiction"].values
+    assert aliases["greece"] == "Greece (details)" and "smith" not in aliases
+    notes = profile("df", churches).columns["Notes"].values
+    assert "filming" not in notes  # a note of four words in brackets is no name's detail
