@@ -98,6 +98,11 @@ class Approvals:
     def __init__(self, on_pause: Callable[[tuple[FunctionCall, ...]], None]) -> None:
         self._on_pause = on_pause
         self._waiting: dict[str, tuple[FunctionCall, asyncio.Future[bool]]] = {}
+        #: Calls recorded as waiting whose task has not reached `ask` yet (`expect`),
+        #: and the answers given to them meanwhile: a view shows the buttons as soon
+        #: as the call is recorded, and a click may come before the task waits.
+        self._expected: dict[str, FunctionCall] = {}
+        self._early: dict[str, bool] = {}
         self._stopped: set[str] = set()
         self._due: asyncio.Handle | None = None
         self._part_taken = True  # someone waits on the current part (run, then answer)
@@ -113,8 +118,16 @@ class Approvals:
         entry = self._waiting.get(call_id)
         return call_id in self._stopped or (entry is not None and not entry[1].done())
 
+    def expect(self, call: FunctionCall) -> None:
+        """``call`` is recorded as waiting; its task asks next (an answer that comes
+        first is kept for it)."""
+        self._expected[call.call_id] = call
+
     async def ask(self, call: FunctionCall) -> bool:
         """Wait for the user's answer to ``call`` (already recorded); True: approved."""
+        self._expected.pop(call.call_id, None)
+        if call.call_id in self._early:  # answered between its record and now
+            return self._early.pop(call.call_id)
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[bool] = loop.create_future()
         self._waiting[call.call_id] = (call, answer)
@@ -142,14 +155,18 @@ class Approvals:
             self._due.cancel()
             self._pause()
         waiting = self.waiting()
-        if not waiting:
+        expected = [c for c in self._expected.values() if c.call_id not in self._early]
+        if not waiting and not expected:
             raise ValueError(f"session {session_id!r} has no tool call waiting for approval")
-        chosen = [c for c in waiting if call_id is None or c.call_id == call_id]
+        chosen = [c for c in (*waiting, *expected) if call_id is None or c.call_id == call_id]
         if not chosen:
-            ids = ", ".join(f"{c.call_id!r} ({c.name})" for c in waiting)
+            ids = ", ".join(f"{c.call_id!r} ({c.name})" for c in (*waiting, *expected))
             raise ValueError(f"call_id {call_id!r} is not waiting for approval; waiting: {ids}")
         for call in chosen:
-            self._waiting[call.call_id][1].set_result(approved)
+            if call.call_id in self._waiting:
+                self._waiting[call.call_id][1].set_result(approved)
+            else:
+                self._early[call.call_id] = approved
         self._part_taken = True
         self.shown = self.waiting()
 

@@ -326,3 +326,27 @@ def test_an_agent_tool_not_approved_as_a_whole_lets_its_agents_calls_ask(
 
 def written_paths() -> list[str]:
     return [w["path"] for w in WRITES]
+
+
+def test_an_answer_that_comes_before_the_call_waits_is_kept_for_it() -> None:
+    """A view shows Approve as soon as the call is recorded, before the turn's task
+    reaches the wait: a click in between answers the call (it once raised "no tool
+    call waiting" and the turn then waited forever, the widget's buttons redrawn)."""
+    from agent_nb._runtime.approval import Approvals
+
+    async def main() -> tuple[bool, list[Any]]:
+        paused: list[Any] = []
+        approvals = Approvals(on_pause=paused.append)
+        call = FunctionCall(name="write_note", call_id="c1", needs_approval=True)
+        with pytest.raises(ValueError, match="no tool call waiting"):
+            approvals.answer(True, "c1", "demo")  # not recorded yet: nothing to answer
+        approvals.expect(call)
+        with pytest.raises(ValueError, match="'c2' is not waiting"):
+            approvals.answer(True, "c2", "demo")
+        approvals.answer(True, "c1", "demo")
+        with pytest.raises(ValueError, match="no tool call waiting"):
+            approvals.answer(False, "c1", "demo")  # answered once: not again
+        return await approvals.ask(call), paused
+
+    approved, paused = asyncio.run(main())
+    assert approved and paused == []  # it ran at once: the turn did not pause

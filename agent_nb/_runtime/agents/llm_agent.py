@@ -243,6 +243,9 @@ class Agent(BaseAgent):
                         server=server,
                         needs_approval=decision == "ask",
                     )
+                    approvals = ctx.turn.approvals
+                    if decision == "ask" and approvals is not None:
+                        approvals.expect(asked)  # a click may come before run_tool asks
                     yield asked  # recorded before the call waits: a reload sees it waiting
                     outcome = await run_tool(self, ctx, call, reads, decision, asked)
                     writes.update(outcome.delta)
