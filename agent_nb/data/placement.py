@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 
 from .planner_cues import period_of
 from .query import AGG_NAME, LOOKUP_ENDS, Plan
-from .reading import Reading, event_years
+from .reading import Reading, ordered_ends
 from .reading_outcomes import WORDS as OUTCOME_WORDS
 from .reading_outcomes import recorders
 from .row_nouns import counting_columns, names_rows, row_name_columns
@@ -701,7 +701,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     if _measures_attribute(word, plan, r.table):
         return True
     if r.on_dates(word) and plan.measure in r.table.columns:  # "founded last": the latest
-        return event_years(r.table.columns[plan.measure], r.table)
+        return ordered_ends(r.table.columns[plan.measure], r.table)
     if plan.period is not None and period_of(word) == plan.period:
         return True  # "per month", "monthly": the dates grouped by month
     apart = plan.agg == "range" or plan.combine is not None or bool(tests & {"in", "between"})

@@ -42,7 +42,7 @@ from .words import (
     stem,
 )
 
-__all__ = ["Reading", "event_years", "read"]
+__all__ = ["Reading", "event_years", "ordered_ends", "places_out_of_order", "read"]
 
 _RANK_WORDS = HIGH | LOW | {"top", "bottom", "first", "last", "common", "frequent", "popular"}
 #: The ends of time's order, on a column of an event's years (`Reading._on_dates`).
@@ -115,9 +115,18 @@ class Reading:
     def on_dates(self, word: str) -> int:
         """+1 where ``word`` reads the latest end of a named column of an event's years,
         -1 the earliest, else 0 (`_on_dates`)."""
+        if self._on_places and word in ("first", "last"):
+            return _TIME_ENDS[word]  # "came in last place": the highest Place
         if not self._on_dates:
             return 0
         return _TIME_ENDS.get(word) or -pole_on(word, "age")
+
+    @functools.cached_property
+    def _on_places(self) -> bool:
+        """Whether the question names a column of places out of the table's order
+        (`places_out_of_order`): "first" is its 1, "last" its highest."""
+        named = [self.table.columns[n] for n in self.named]
+        return any(places_out_of_order(c, self.table) for c in named)
 
     @functools.cached_property
     def _on_dates(self) -> bool:
@@ -200,6 +209,25 @@ def event_years(col: Column, table: Table) -> bool:
         return False
     years = table.df[col.name].dropna()
     return len(years) > 0 and bool(years.between(1000, 2100).all())
+
+
+def places_out_of_order(col: Column, table: Table) -> bool:
+    """Whether ``col`` numbers the rows 1 to n, each once, in another order than the
+    table's: a Place of a contest listed in the order of its draw. Its first is 1
+    and its last n; the table's first row is no "first place"."""
+    if not col.integer or len(table.df) < 3:
+        return False
+    values = table.df[col.name].dropna()
+    n = len(values)
+    if n < 3 or values.is_monotonic_increasing or values.is_monotonic_decreasing:
+        return False
+    return sorted(values.astype(int).tolist()) == list(range(1, n + 1))
+
+
+def ordered_ends(col: Column, table: Table) -> bool:
+    """Whether "first" and "last" of ``col`` are its ends, not the table's rows: the
+    years of an event, or places out of the table's order."""
+    return event_years(col, table) or places_out_of_order(col, table)
 
 
 def _participle(word: str) -> bool:

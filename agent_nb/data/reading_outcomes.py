@@ -74,7 +74,7 @@ def outcome_column(table: Any) -> tuple[str, dict[str, str]] | None:
 _NAMED = {
     "w": frozenset({"winner", "winners", "win", "wins", "won", "victory", "victories"}),
     "l": frozenset({"loser", "losers", "loss", "losses", "lost", "defeat", "defeats"}),
-    "d": frozenset({"draw", "draws", "drawn", "tie", "ties", "tied"}),
+    "d": frozenset({"draws", "drawn", "ties", "tied"}),  # not "Draw": a contest's order
 }
 _LETTERS = {"w": "w", "l": "l", "d": "d"}  # a standing's W, L, D columns, beside each other
 

@@ -41,3 +41,17 @@ def test_a_measure_named_beside_first_or_last_blocks_a_lookup() -> None:
     reply = ask({"df": _colleges()}, "Which institution ranks first in altitude?")
     assert reply.value is None
     assert "altitude" in reply.sentence.lower()
+
+
+def test_first_and_last_place_of_a_contest_listed_in_the_order_of_its_draw() -> None:
+    contest = pd.DataFrame(
+        {
+            "Draw": [1, 2, 3, 4, 5],
+            "Artist": ["Manuela Bravo", "Teresa Silva", "Paulo de Carvalho", "Tonicha", "Duo"],
+            "Place": ["3rd", "5th", "1st", "4th", "2nd"],
+        }
+    )
+    assert ask({"df": contest}, "Which artist came in last place?").value == "Teresa Silva"
+    assert ask({"df": contest}, "Who came in first place?").value == "Paulo de Carvalho"
+    # the draw runs in the table's order: its first is the first row, as before
+    assert ask({"df": contest}, "Who was drawn first?").value == "Manuela Bravo"
