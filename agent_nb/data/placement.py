@@ -153,7 +153,7 @@ def _names_an_outcome(a: _Ask) -> str | None:
     if a.before and a.plan.measure and a.before in _words_of([a.plan.measure], a.r.table):
         return None  # "votes won", "earnings won": what was won is the plan's measure
     kind = OUTCOME_WORDS[a.word]
-    found = recorders(a.r.table, kind)
+    found = recorders(a.r.table, kind, a.r.outcomes)
     if not found or found & a.plan_columns:
         return None
     what = {"w": "wins", "l": "losses", "d": "draws"}[kind]
@@ -700,7 +700,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
         return True
     if _measures_attribute(word, plan, r.table):
         return True
-    if r.on_dates(word) and plan.measure in r.table.columns:  # "founded last": the latest
+    if r.end_of_order(word) and plan.measure in r.table.columns:  # "founded last": the latest
         return ordered_ends(r.table.columns[plan.measure], r.table)
     if plan.period is not None and period_of(word) == plan.period:
         return True  # "per month", "monthly": the dates grouped by month

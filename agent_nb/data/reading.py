@@ -20,6 +20,7 @@ from .lexicon import Named, Stated, match_columns, match_values, numbers
 from .query import Derived, Filter
 from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
+from .row_nouns import in_table_order
 from .table import Column, Table
 from .wordnet import forms as wordnet_forms
 from .wordnet import pole, pole_on
@@ -107,14 +108,15 @@ class Reading:
         on_speed = self._by_time and pole_on(word, "speed")
         if on_speed:
             return -on_speed
-        on_dates = self.on_dates(word)
-        if on_dates:
-            return on_dates
+        end = self.end_of_order(word)
+        if end:
+            return end
         return pole(word, self._nouns) or (1 if word in HIGH else -1 if word in LOW else 0)
 
-    def on_dates(self, word: str) -> int:
-        """+1 where ``word`` reads the latest end of a named column of an event's years,
-        -1 the earliest, else 0 (`_on_dates`)."""
+    def end_of_order(self, word: str) -> int:
+        """+1 where ``word`` reads the last end of a named column whose own order is
+        asked for (an event's years: the latest; places: the highest), -1 the first,
+        else 0 (`_on_dates`, `_on_places`)."""
         if self._on_places and word in ("first", "last"):
             return _TIME_ENDS[word]  # "came in last place": the highest Place
         if not self._on_dates:
@@ -218,10 +220,9 @@ def places_out_of_order(col: Column, table: Table) -> bool:
     if not col.integer or len(table.df) < 3:
         return False
     values = table.df[col.name].dropna()
-    n = len(values)
-    if n < 3 or values.is_monotonic_increasing or values.is_monotonic_decreasing:
+    if len(values) < 3 or in_table_order(values):
         return False
-    return sorted(values.astype(int).tolist()) == list(range(1, n + 1))
+    return sorted(values.astype(int).tolist()) == list(range(1, len(values) + 1))
 
 
 def ordered_ends(col: Column, table: Table) -> bool:

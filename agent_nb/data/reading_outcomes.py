@@ -76,28 +76,24 @@ _NAMED = {
     "l": frozenset({"loser", "losers", "loss", "losses", "lost", "defeat", "defeats"}),
     "d": frozenset({"draws", "drawn", "ties", "tied"}),  # not "Draw": a contest's order
 }
-_LETTERS = {"w": "w", "l": "l", "d": "d"}  # a standing's W, L, D columns, beside each other
 
 
-def recorders(table: Any, kind: str) -> set[str]:
+def recorders(table: Any, kind: str, results: tuple[str, dict[str, str]] | None) -> set[str]:
     """The columns that record outcome ``kind`` ("w" a win, "l" a loss, "d" a draw): the
-    column of results (`outcome_column`), a column named for that side ("Winner",
-    "ATP wins", a standing's "W" beside its "L"; the side is the name's head, "Seats
-    won" names seats), and a text column that writes it out
+    column of ``results`` (`outcome_column`, as the reading found it), a column named
+    for that side ("Winner", "ATP wins", a standing's "W" beside its "L"; the side is
+    the name's head, "Seats won" names seats), and a text column that writes it out
     among its values ("Won" beside "Nominated")."""
     out = set()
-    found = outcome_column(table)
-    if found is not None and kind in found[1]:
-        out.add(found[0])
+    if results is not None and kind in results[1]:
+        out.add(results[0])
     letters = {c.name.strip().lower(): c.name for c in table.columns.values()}
-    if {"w", "l"} <= letters.keys() and _LETTERS[kind] in letters:
-        out.add(letters[_LETTERS[kind]])
+    if {"w", "l"} <= letters.keys() and kind in letters:
+        out.add(letters[kind])
     for col in table.columns.values():
-        if (
-            col.parts and col.parts[-1] in _NAMED[kind]
-        ):  # "Wins", "ATP wins", not "Winner/Runner-up"
-            out.add(col.name)
-        elif not col.numeric and any(str(k).strip() in _WORDS_OF[kind] for k in col.values):
+        named = bool(col.parts) and col.parts[-1] in _NAMED[kind]  # not "Winner/Runner-up"
+        written = not col.numeric and any(str(k).strip() in _WORDS_OF[kind] for k in col.values)
+        if named or written:
             out.add(col.name)
     return out
 
