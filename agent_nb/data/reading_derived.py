@@ -263,11 +263,12 @@ def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]
                             near.append((abs(lo - i), i, n, (lo, hi)))
                     elif abs(lo - i) <= 6:  # "names of more than 3 words", "characters in name"
                         near.append((abs(lo - i), i, n, (lo, hi)))
-        prose = _prose(table, [n for n in every if n not in negated])
-        if not near and at and cue is not _LONG and not texts and prose is not None:
+        if not near and at and cue is not _LONG and not texts:
             # "the average review length (in characters)": the table's text, when no
-            # column of text is named
-            near.append((0, at[0], prose, (at[0], at[0])))
+            # column of text is named (its lengths are read only then: a scan per column)
+            prose = _prose(table, [n for n in every if n not in negated])
+            if prose is not None:
+                near.append((0, at[0], prose, (at[0], at[0])))
         if not near:
             continue
         _, i, name, (lo, hi) = min(near)

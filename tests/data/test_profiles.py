@@ -74,6 +74,8 @@ def test_the_content_key_sees_every_kind_of_change() -> None:
             "meta": [{"k": 1}, {"k": 2}, None],
             "when": pd.to_datetime(["2024-01-01", "2024-02-01", "2024-03-01"]),
             "kind": pd.Categorical(["x", "y", "x"]),
+            "name": ["ann", "bo", "cy"],  # Arrow's text, pandas' default: digested by buffers
+            "big": pd.array([1, 2, 3], dtype="int64[pyarrow]"),
             "n": [1.0, 2.0, 3.0],
         },
         index=pd.Index(["r1", "r2", "r3"], name="row"),
@@ -91,6 +93,12 @@ def test_the_content_key_sees_every_kind_of_change() -> None:
     df.loc["r3", "when"] = pd.Timestamp("2025-01-01")
     assert changed()
     df["kind"] = df["kind"].cat.rename_categories(["u", "v"])  # the same codes
+    assert changed()
+    df.loc["r1", "name"] = "bob"  # the same length
+    assert changed()
+    df.loc["r2", "name"] = None
+    assert changed()
+    df.loc["r3", "big"] = 4
     assert changed()
     df.loc["r2", "n"] = 2.5
     assert changed()
