@@ -225,7 +225,12 @@ def grouped(
         else (default_agg(m))
     )
     if agg in ("max", "min") and not re.search(r"\b(max|min|maximum|minimum)\b", r.text):
-        a = default_agg(m) if agg == "max" or agg == "min" else a
+        # "which site had the lowest attendance": where most groups are one row each, the
+        # site of the lowest row; over a few large groups ("which origin has the highest
+        # mpg") a level is compared by its mean, an amount by its total
+        sizes = p.t.df[group.name].value_counts()
+        single = int((sizes == 1).sum()) * 2 >= len(sizes) > 0
+        a = agg if single and default_agg(m) == "mean" else default_agg(m)
         most = re.search(r"\b(most|fewest)\s+(\w+)", r.text)
         said = {most.group(2), most.group(2).rstrip("s")} if most else set()
         rows = [  # "the store with the most transactions": transaction_id names the rows

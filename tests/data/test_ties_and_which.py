@@ -71,3 +71,20 @@ def test_which_answered_with_a_number_of_the_measure_states_nothing(cars: pd.Dat
     assert not any(str(v) in answer.sentence for v in cars.Cylinders.unique())
     origin = ask({"cars": cars}, "Which origin has the most cars?")
     assert origin.value == cars.Origin.value_counts().idxmax()
+
+
+def test_a_group_of_one_row_each_is_ranked_by_its_row_and_big_groups_by_their_mean(
+    cars: pd.DataFrame, engine: str
+) -> None:
+    # Most of cars' names are one car each: "which name has the highest acceleration" is
+    # the car with the highest, not the name whose cars average highest.
+    by_row = cars.loc[cars.Acceleration.idxmax(), "Name"]
+    by_mean = cars.groupby("Name").Acceleration.mean().idxmax()
+    assert by_row != by_mean  # the two readings part here
+    answer = ask({"cars": cars}, "Which name has the highest acceleration?")
+    assert answer.value == by_row
+    # Three origins of a hundred cars or more: a level is compared by its mean.
+    means = cars.groupby("Origin").Miles_per_Gallon.mean()
+    answer = ask({"cars": cars}, "Which origin has the highest Miles_per_Gallon?")
+    assert answer.value == means.idxmax()
+    assert f"({means.max():.4f})" in answer.sentence
