@@ -22,6 +22,7 @@ from typing import Any
 
 from .cells import SCALE_WORDS, TIME, read_cell
 from .table import Column, Table
+from .word_classes import forms
 from .wordnet import lemmas
 from .words import (
     HIGH,
@@ -160,6 +161,15 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         own |= {
             w for p in col.parts for w in asked if len(p) >= 6 and len(w) >= 6 and w[:6] == p[:6]
         }
+        # a participle's verb in another form: "who wrote" names Written by, "won" Winning
+        # Rider (not "scored" Score: a noun of its own)
+        own |= {
+            lemma_of[lemma]
+            for p in col.parts
+            if len(p) > 3 and p not in STOPWORDS
+            for lemma in lemmas(p)
+            if lemma != p and lemma in lemma_of and lemma_of[lemma] not in STOPWORDS
+        }
         synonyms = {lemma_of.get(w, w) for w in (col.words - set(col.parts)) if w in lemma_of}
         synonyms -= STOPWORDS
         compact = phrase(col.name).replace(" ", "")
@@ -253,7 +263,11 @@ def match_values(table: Table, text: str) -> list[Named]:
 
     def beside_name(h: Named) -> bool:  # "the 'Mercadona' type of store": stores' value
         near = tokens[max(0, h.start - 4) : h.start + len(h.words) + 4]
-        return any(singular(t) in h.column.parts or t in h.column.parts for t in near)
+        if any(singular(t) in h.column.parts or t in h.column.parts for t in near):
+            return True
+        # "did Troy Bayliss win": Winning Rider's value, not Pole Position's
+        parts = {f for p in h.column.parts if p not in STOPWORDS for f in forms(p)}
+        return any(forms(t) & parts for t in near if t not in STOPWORDS and len(t) > 2)
 
     hits.sort(key=lambda h: (-len(h.words), -h.quoted, not beside_name(h), h.start))
     kept: list[Named] = []

@@ -514,8 +514,16 @@ def _asked_for(a: _Ask) -> str | None:
 
 def _what_was_the(a: _Ask) -> bool:
     """ "what was the last year that ...": the noun after "what" and its copula, "the" and
-    an order word ("first", "last", a superlative), is what the question asks for."""
+    an order word ("first", "last", a superlative), or before "of" ("what is the date of
+    ..."), is what the question asks for."""
     t, i = a.r.tokens, a.index - 1
+    copula = [["what", w, "the"] for w in ("is", "was", "are", "were")]
+    if a.after == "of" and t[max(0, i - 2) : i + 1] in copula:
+        # "what is the date of the first episode": the date (a column's) is asked for;
+        # "the name of the first rider" is the rider's, whatever the column is called
+        mine = forms(a.word)
+        others = (c for n, c in a.r.table.columns.items() if n not in a.plan_columns)
+        return any(mine & forms(p) for c in others for p in c.parts)
     if i < 0 or not (t[i] in ("first", "last") or t[i].endswith("est")):
         return False  # not "what is the record set for assists?": a noun of its own
     while i > 0 and (t[i] in ("first", "last") or t[i] in a.r.up | a.r.down):

@@ -229,7 +229,7 @@ def grouped(
         # site of the lowest row; over a few large groups ("which origin has the highest
         # mpg") a level is compared by its mean, an amount by its total
         sizes = p.t.df[group.name].value_counts()
-        single = int((sizes == 1).sum()) * 2 >= len(sizes) > 0
+        single = when is None and int((sizes == 1).sum()) * 2 >= len(sizes) > 0  # not by year
         a = agg if single and default_agg(m) == "mean" else default_agg(m)
         most = re.search(r"\b(most|fewest)\s+(\w+)", r.text)
         said = {most.group(2), most.group(2).rstrip("s")} if most else set()

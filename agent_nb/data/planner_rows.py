@@ -164,6 +164,7 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
         return
     word = said[0]
     at = r.tokens.index(word)
+    filtered = {f.column for f in filters}
     named = [
         c for c in p.best(("label", "category", "measure", "id", "time"))
         if c.name not in {f.column for f in filters}
@@ -176,7 +177,15 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
         named, key=lambda c: r.where.get(c.name, at) - at
     )
     asks_row = re.match(r"^\W*(who|which)\b", r.text)  # "who finished first": the label
-    shown = near[0] if near else p.label(exclude=[f.column for f in filters]) if asks_row else None
+    # "who wrote the first episode": the column its verb names (Written by), else the label
+    by_verb = [
+        c
+        for c in p.best(("label", "category"))
+        if r.tokens[:1] == ["who"] and r.where.get(c.name) == 1 and c.name not in filtered
+    ]
+    if by_verb and not before:  # "the first episode" names the row, not what is shown
+        near = by_verb[:1]
+    shown = near[0] if near else p.label(exclude=list(filtered)) if asks_row else None
     if shown is None:
         return
     order = ends[word]

@@ -170,7 +170,11 @@ class Reading:
             for w in ws
             if w in cols[n].parts or (w not in cols[n].words and w not in self.up | self.down)
         }  # "the broadest petals": broadest names petal width and asks for its maximum
-        return set(self.words) - used
+        # "an attendance lower than 50,000": a comparison's word, no end asked for
+        t = self.tokens
+        compared = {w for i, w in enumerate(t) if t[i + 1 : i + 2] == ["than"]}
+        compared -= {w for i, w in enumerate(t) if t[i + 1 : i + 2] != ["than"]}
+        return set(self.words) - used - compared
 
     def near(
         self,

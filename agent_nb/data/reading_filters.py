@@ -170,7 +170,9 @@ def filters_of(r: Any) -> list[Filter]:
         words = tuple(w for h in hits for w in h.words) + neg
         if hits[0].partial:
             item = str(hits[0].value).strip("[]'\" ")  # "[Mercadona]": the item in any list
-            out.append(Filter(column=name, op="contains", value=item, words=words))
+            # no filter says "does not contain": a negation before it stays unplaced
+            plain_words = tuple(w for h in hits for w in h.words)
+            out.append(Filter(column=name, op="contains", value=item, words=plain_words))
         elif len(hits) > 1 and _apart(r, hits):  # "more Adelie than Gentoo": two filters
             for h in hits:
                 out.append(Filter(column=name, op="=", value=plain(h.value), words=h.words))
