@@ -228,9 +228,10 @@ def grouped(
         # "which site had the lowest attendance": where most groups are one row each, the
         # site of the lowest row; over a few large groups ("which origin has the highest
         # mpg") a level is compared by its mean, an amount by its total
-        sizes = p.t.df[group.name].value_counts()
-        single = when is None and int((sizes == 1).sum()) * 2 >= len(sizes) > 0  # not by year
-        a = agg if single and default_agg(m) == "mean" else default_agg(m)
+        a = default_agg(m)
+        if a == "mean" and when is None:  # not by year: "the warmest year" is its mean
+            sizes = p.t.df[group.name].value_counts()
+            a = agg if int((sizes == 1).sum()) * 2 >= len(sizes) > 0 else a
         most = re.search(r"\b(most|fewest)\s+(\w+)", r.text)
         said = {most.group(2), most.group(2).rstrip("s")} if most else set()
         rows = [  # "the store with the most transactions": transaction_id names the rows
