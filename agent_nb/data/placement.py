@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 
 from .planner_cues import period_of
 from .query import AGG_NAME, LOOKUP_ENDS, Plan
-from .reading import Reading, ordered_ends
+from .reading import Reading
 from .reading_outcomes import WORDS as OUTCOME_WORDS
 from .reading_outcomes import recorders
 from .row_nouns import counting_columns, names_rows, row_name_columns
@@ -517,8 +517,7 @@ def _what_was_the(a: _Ask) -> bool:
     an order word ("first", "last", a superlative), or before "of" ("what is the date of
     ..."), is what the question asks for."""
     t, i = a.r.tokens, a.index - 1
-    copula = [["what", w, "the"] for w in ("is", "was", "are", "were")]
-    if a.after == "of" and t[max(0, i - 2) : i + 1] in copula:
+    if a.after == "of" and t[max(0, i - 2) : i + 1] in _WHAT_IS_THE:
         # "what is the date of the first episode": the date (a column's) is asked for;
         # "the name of the first rider" is the rider's, whatever the column is called
         mine = forms(a.word)
@@ -528,7 +527,10 @@ def _what_was_the(a: _Ask) -> bool:
         return False  # not "what is the record set for assists?": a noun of its own
     while i > 0 and (t[i] in ("first", "last") or t[i] in a.r.up | a.r.down):
         i -= 1
-    return t[max(0, i - 2) : i + 1] in (["what", w, "the"] for w in ("is", "was", "are", "were"))
+    return t[max(0, i - 2) : i + 1] in _WHAT_IS_THE
+
+
+_WHAT_IS_THE = [["what", w, "the"] for w in ("is", "was", "are", "were")]
 
 
 def shown_column(plan: Plan) -> str | None:
@@ -709,7 +711,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     if _measures_attribute(word, plan, r.table):
         return True
     if r.end_of_order(word) and plan.measure in r.table.columns:  # "founded last": the latest
-        return ordered_ends(r.table.columns[plan.measure], r.table)
+        return bool(r.table.columns[plan.measure].ends)
     if plan.period is not None and period_of(word) == plan.period:
         return True  # "per month", "monthly": the dates grouped by month
     apart = plan.agg == "range" or plan.combine is not None or bool(tests & {"in", "between"})

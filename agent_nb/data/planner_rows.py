@@ -167,7 +167,7 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     filtered = {f.column for f in filters}
     named = [
         c for c in p.best(("label", "category", "measure", "id", "time"))
-        if c.name not in {f.column for f in filters}
+        if c.name not in filtered
         and any(is_noun(w) for w in r.named[c.name][1])
         and _whole(c, r.named[c.name][1])
     ]  # fmt: skip
@@ -181,9 +181,9 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     by_verb = [
         c
         for c in p.best(("label", "category"))
-        if r.tokens[:1] == ["who"] and r.where.get(c.name) == 1 and c.name not in filtered
+        if r.where.get(c.name) == 1 and c.name not in filtered
     ]
-    if by_verb and not before:  # "the first episode" names the row, not what is shown
+    if r.tokens[:1] == ["who"] and by_verb and not before:  # "the first episode" names the row
         near = by_verb[:1]
     shown = near[0] if near else p.label(exclude=list(filtered)) if asks_row else None
     if shown is None:

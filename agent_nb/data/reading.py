@@ -20,9 +20,7 @@ from .lexicon import Named, Stated, match_columns, match_values, numbers
 from .query import Derived, Filter
 from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
-from .row_nouns import in_table_order
 from .table import Column, Table
-from .wordnet import forms as wordnet_forms
 from .wordnet import pole, pole_on
 from .words import (
     AGG_WORDS,
@@ -43,7 +41,7 @@ from .words import (
     stem,
 )
 
-__all__ = ["Reading", "event_years", "ordered_ends", "places_out_of_order", "read"]
+__all__ = ["Reading", "read"]
 
 _RANK_WORDS = HIGH | LOW | {"top", "bottom", "first", "last", "common", "frequent", "popular"}
 #: The ends of time's order, on a column of an event's years (`Reading._on_dates`).
@@ -126,18 +124,17 @@ class Reading:
     @functools.cached_property
     def _on_places(self) -> bool:
         """Whether the question names a column of places out of the table's order
-        (`places_out_of_order`): "first" is its 1, "last" its highest."""
-        named = [self.table.columns[n] for n in self.named]
-        return any(places_out_of_order(c, self.table) for c in named)
+        (`table.column_ends`): "first" is its 1, "last" its highest."""
+        return any(self.table.columns[n].ends == "places" for n in self.named)
 
     @functools.cached_property
     def _on_dates(self) -> bool:
-        """Whether the question names a column of an event's years (`event_years`), and
+        """Whether the question names a column of an event's years (`table.column_ends`), and
         the table has no ages: its order is time's, "the earliest" and "founded first"
         its least, "the latest", "founded last" and "the most recent" its most, and "the
         oldest" (the longest ago) its least."""
-        named = [self.table.columns[n] for n in self.named]
-        return any(event_years(c, self.table) for c in named) and "age" not in self._nouns
+        named = (self.table.columns[n] for n in self.named)
+        return any(c.ends == "years" for c in named) and "age" not in self._nouns
 
     @functools.cached_property
     def _by_time(self) -> bool:
@@ -204,42 +201,6 @@ class Reading:
             if best is None or distance < best[0]:
                 best = (distance, col)
         return best[1] if best else None
-
-
-def event_years(col: Column, table: Table) -> bool:
-    """Whether ``col`` holds the years of an event: whole numbers 1000-2100 under a
-    verb's participle ("Founded", "Built", "Gained university status"). "Founded last"
-    is its latest year: such a table is seldom listed in that order. (A Year or Date
-    column is the table's own order, read by a lookup: "the first year X won".)"""
-    if not col.integer or not col.parts or not _participle(col.parts[0]):
-        return False
-    years = table.df[col.name].dropna()
-    return len(years) > 0 and bool(years.between(1000, 2100).all())
-
-
-def places_out_of_order(col: Column, table: Table) -> bool:
-    """Whether ``col`` numbers the rows 1 to n, each once, in another order than the
-    table's: a Place of a contest listed in the order of its draw. Its first is 1
-    and its last n; the table's first row is no "first place"."""
-    if not col.integer or len(table.df) < 3:
-        return False
-    values = table.df[col.name].dropna()
-    n = len(values)
-    # Whole numbers, each once, from 1 to n are 1..n: no sort of a million rows per question.
-    if n < 3 or values.min() != 1 or values.max() != n or not values.is_unique:
-        return False
-    return not in_table_order(values)
-
-
-def ordered_ends(col: Column, table: Table) -> bool:
-    """Whether "first" and "last" of ``col`` are its ends, not the table's rows: the
-    years of an event, or places out of the table's order."""
-    return event_years(col, table) or places_out_of_order(col, table)
-
-
-def _participle(word: str) -> bool:
-    """Whether ``word`` is a form of a verb other than the verb itself ("founded")."""
-    return any(pos == "v" and lemma != word for lemma, pos in wordnet_forms(word))
 
 
 def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None, tuple[str, ...]]:

@@ -92,10 +92,14 @@ def recorders(table: Any, kind: str, results: tuple[str, dict[str, str]] | None)
         out.add(letters[kind])
     for col in table.columns.values():
         named = bool(col.parts) and col.parts[-1] in _NAMED[kind]  # not "Winner/Runner-up"
-        written = not col.numeric and any(str(k).strip() in _WORDS_OF[kind] for k in col.values)
-        if named or written:
+        if named or (not col.numeric and _outcome_values(col, kind)):
             out.add(col.name)
     return out
+
+
+def _outcome_values(col: Any, kind: str) -> list[Any]:
+    """``col``'s values that write outcome ``kind`` out as a word ("Won", "Lost")."""
+    return [value for key, value in col.values.items() if str(key).strip() in _WORDS_OF[kind]]
 
 
 def outcome_filters(r: Any, taken: set[str]) -> list[Filter]:
@@ -136,7 +140,6 @@ def _written_out(table: Any, kind: str) -> tuple[str, Any] | None:
         (col.name, value)
         for col in table.columns.values()
         if col.role == "category"
-        for key, value in col.values.items()
-        if str(key).strip() in _WORDS_OF[kind]
+        for value in _outcome_values(col, kind)
     ]
     return found[0] if len(found) == 1 else None

@@ -5,13 +5,11 @@ read them to know whether a count of rows counts what the question counts."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .table import SAMPLE_ROWS, Column, Table
 from .word_classes import forms
 from .words import singular
 
-__all__ = ["counting_columns", "in_table_order", "names_rows", "row_name_columns"]
+__all__ = ["counting_columns", "names_rows", "row_name_columns"]
 
 
 def names_rows(col: Column, table: Table) -> bool:
@@ -26,18 +24,7 @@ def names_rows(col: Column, table: Table) -> bool:
     unique = col.nunique >= min(len(table.df), SAMPLE_ROWS)
     if not unique or not (col.role == "time" or col.integer):
         return False
-    return in_table_order(table.df[col.name])
-
-
-def in_table_order(values: Any) -> bool:
-    """Whether ``values`` (numbers or dates) never go back, or never forward, down the
-    table. Dates written as text are not compared: they count as in order."""
-    import pandas as pd
-
-    seen = values.dropna()
-    if not pd.api.types.is_numeric_dtype(seen) and not pd.api.types.is_datetime64_any_dtype(seen):
-        return True
-    return bool(seen.is_monotonic_increasing or seen.is_monotonic_decreasing)
+    return col.in_order
 
 
 def row_name_columns(word: str, table: Table) -> list[Column]:

@@ -36,6 +36,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from .wordnet import forms as wordnet_forms
 from .wordnet import measured_by
 from .words import NAME_STOP, singular, synonyms_of
 
@@ -44,6 +45,10 @@ __all__ = [
 ]  # fmt: skip
 
 Role = Literal["time", "category", "label", "measure", "id", "empty"]
+#: What "first" and "last" of a column are where they are not the table's rows: the
+#: earliest and latest of an event's years, the 1 and the n of places out of the
+#: table's order (`column_ends`).
+Ends = Literal["", "years", "places"]
 
 SAMPLE_ROWS = 200_000
 MAX_CATEGORY = 50  # distinct values of a category column
@@ -81,6 +86,8 @@ class Column:
     described: str = ""  # the user's description (context)
     listy: bool = False  # a column of lists written as text ("[Vegetarian, Vegan]")
     duration: bool = False  # times taken ("1:55.45", a Time in seconds): less is faster
+    in_order: bool = False  # numbers or dates that never go back, or never forward, down it
+    ends: Ends = ""  # what its own "first" and "last" are (`column_ends`)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -206,6 +213,44 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
             return "time", nunique, False
     names_rows = nunique > 1 and nunique == int(sample.notna().sum())  # one value per row
     return ("label" if names_rows or nunique > MAX_CATEGORY else "category"), nunique, False
+
+
+def in_table_order(values: Any) -> bool:
+    """Whether ``values`` (numbers or dates) never go back, or never forward, down the
+    table. Dates written as text are not compared: they count as in order."""
+    import pandas as pd
+
+    seen = values.dropna()
+    if not pd.api.types.is_numeric_dtype(seen) and not pd.api.types.is_datetime64_any_dtype(seen):
+        return True
+    return bool(seen.is_monotonic_increasing or seen.is_monotonic_decreasing)
+
+
+def column_ends(parts: tuple[str, ...], values: Any, in_order: bool) -> Ends:
+    """What "first" and "last" of a column of whole numbers are, read once per profile:
+
+    * ``years``: the years of an event, whole numbers 1000-2100 under a verb's
+      participle ("Founded", "Built", "Gained university status"): "founded last" is
+      its latest year, since such a table is seldom listed in that order (a Year or
+      Date column is the table's own order, read by a lookup: "the first year X won");
+    * ``places``: the rows numbered 1 to n, each once, in another order than the
+      table's (a contest's Place, listed in the order of its draw): its first is 1
+      and its last n, and the table's first row is no "first place";
+    * ``""``: the table's rows.
+    """
+    values = values.dropna()
+    n = len(values)
+    if n and parts and _participle(parts[0]) and bool(values.between(1000, 2100).all()):
+        return "years"
+    # whole numbers, each once, from 1 to n are 1..n (no sort)
+    if n >= 3 and not in_order and values.min() == 1 and values.max() == n and values.is_unique:
+        return "places"
+    return ""
+
+
+def _participle(word: str) -> bool:
+    """Whether ``word`` is a form of a verb other than the verb itself ("founded")."""
+    return any(pos == "v" and lemma != word for lemma, pos in wordnet_forms(word))
 
 
 def _without_details(values: dict[str, Any]) -> None:
@@ -366,6 +411,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         duration = numeric and (units.get(column) == "time" or bool(DURATION & set(parts)))
         if duration:  # "the longest", "the fastest" measure it (the fastest: the least)
             words |= duration_words()
+        in_order = in_table_order(series)
         columns[column] = Column(
             column,
             role,
@@ -378,6 +424,8 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
             described,
             listy,
             duration,
+            in_order,
+            column_ends(parts, series, in_order) if integer else "",
         )
     empty = [c for c, col in columns.items() if col.role == "empty"]
     if len(empty) == len(columns):
