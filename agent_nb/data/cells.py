@@ -22,6 +22,8 @@ column as text, so "the largest attendance" has nothing to compare and
   by its numbers for the plan, the original cells kept (`Table.written`) so what
   is shown keeps the cell as written (`shown_as_written`).
 * `without_header_rows`: the rows that repeat the column names;
+* `without_section_rows`: the rows that only head a section ("West", the rest
+  empty);
 * `without_summary_row`: the rows that hold the totals of the rows above
   ("Total", 37, 41, 40) is left out, with a note: it is no row of the table.
 * `clean_text`: a value's text without its footnotes, so a question naming
@@ -48,6 +50,7 @@ __all__ = [
     "read_cell",
     "shown_as_written",
     "without_header_rows",
+    "without_section_rows",
     "without_summary_row",
     "written_values",
 ]
@@ -197,8 +200,11 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     import pandas as pd
 
     distinct = series.dropna().unique()
-    if len(distinct) == 0 or not all(isinstance(v, str) for v in distinct):
+    text = pd.api.types.is_string_dtype(series) and series.dtype != object
+    if len(distinct) == 0 or not (text or all(isinstance(v, str) for v in distinct)):
         return None
+    if len(distinct) > _SAMPLED and not _mostly_numbers(series):
+        return None  # 10^6 names: not each read, to find that they are no numbers
     read = {v: read_cell(v) for v in distinct}
     counts = series.value_counts(dropna=True)
     counts = counts[counts > 0]  # a categorical's unused categories are counted, as 0
@@ -222,6 +228,20 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     unit = named[0] if named else ("th" if "th" in units else "")
     mapping = {v: c.number for v, c in read.items()}
     return pd.to_numeric(series.map(mapping), errors="coerce"), unit
+
+
+#: Past this many distinct cells, a sample of the cells says first whether a column may
+#: be one of numbers: reading each costs seconds per 10^6.
+_SAMPLED = 5_000
+
+
+def _mostly_numbers(series: Any) -> bool:
+    """Whether at least half of 2,000 of ``series``' cells, drawn at random, read as
+    numbers: a column whose cells are `MIN_SHARE` numbers gives such a sample all but
+    surely (a sample of 2,000 falls under half where 90 % are numbers with odds far
+    below 10^-100)."""
+    cells = series.dropna().sample(2_000, random_state=0, replace=True)
+    return sum(read_cell(v).number is not None for v in cells) * 2 >= len(cells)
 
 
 def _names_classes(series: Any) -> bool:
@@ -315,6 +335,47 @@ def without_header_rows(df: Any, notes: list[str]) -> Any:
     return df.loc[~header]
 
 
+def without_section_rows(df: Any, notes: list[str]) -> Any:
+    """``df`` without the rows that only head a section: a page's table split into
+    parts ("West", then the West's teams) holds a row whose every other cell is empty,
+    and such a row is no team ("how many teams are in the east region" counts 16, not
+    17). A row is one where one cell alone is filled, with a value its column holds
+    in other rows, in a table of four columns or more whose rows otherwise fill three
+    at least; a table past `_PAGE_ROWS` rows is no page's, and is not searched."""
+    import pandas as pd
+
+    if not 3 <= len(df) <= _PAGE_ROWS or df.shape[1] < 4:
+        return df
+    filled = df.notna().to_numpy()
+    for i, column in enumerate(df.columns):
+        if not pd.api.types.is_numeric_dtype(df[column]):
+            filled[:, i] &= df[column].astype(str).str.strip().ne("").to_numpy()
+    counts = filled.sum(axis=1)
+    section = counts == 1
+    if not section.any() or float(pd.Series(counts[~section]).median()) < 3:
+        return df
+    # the one filled cell names the rows below it ("West" above the West's rows); a
+    # cell found nowhere else is a row with its data missing ("South Sudan", no
+    # figures), which stays a row
+    column = filled[section].argmax(axis=1)
+    full = ~section
+    for at, i in zip(section.nonzero()[0], column, strict=True):
+        values = df.iloc[:, i]
+        section[at] = bool((values[full] == values.iloc[at]).any())
+    n = int(section.sum())
+    if not n or n * 4 > len(df):
+        return df
+    heads = [str(v) for row in df.loc[section].itertuples(index=False) for v in row
+             if pd.notna(v) and str(v).strip()]  # fmt: skip
+    named = f" ({', '.join(dict.fromkeys(heads[:4]))})" if heads else ""
+    notes.append(f"{n} {'row' if n == 1 else 'rows'} heading a section{named}: left out")
+    return df.loc[~section]
+
+
+#: A table past this many rows is no web page's: it is not searched for section rows.
+_PAGE_ROWS = 10_000
+
+
 #: The places a page shows as medal images, not numbers.
 _MEDALS = 3
 
@@ -336,40 +397,51 @@ def without_summary_row(
     columns within 5 % of the sum of the rows since the last subtotal, or of all
     the rows above (a medal table's "Total" row 53 bronze short of 54, a census
     subtotal 2 % off its parts)."""
+    import numpy as np
+
     if len(df) < 4:
         return df, written
-    dropped: list[Any] = []
+    out = np.zeros(len(df), dtype=bool)  # the rows left out, by place
     since = 0  # where the rows the next subtotal adds up start
-    for pos in range(len(df)):
-        labelled = _labelled_total(df, written, pos)
-        if not labelled and pos < len(df) - 1:
-            continue
-        kept = [p for p in range(pos) if df.index[p] not in dropped]
-        since_last = [p for p in kept if p >= since]
+    labels = _labelled_totals(df, written)
+    for pos in sorted({*labels.nonzero()[0].tolist(), len(df) - 1}):
+        labelled = bool(labels[pos])
+        kept = np.flatnonzero(~out[:pos])
+        since_last = kept[kept >= since]
         if _adds_up(df, pos, since_last, labelled) or _adds_up(df, pos, kept, labelled):
-            dropped.append(df.index[pos])
+            out[pos] = True
             since = pos + 1
-    if not dropped:
+    if not out.any():
         return df, written
-    labels = [_label(df, written, df.index.get_loc(i)) for i in dropped]
+    named = [_label(df, written, int(pos)) for pos in np.flatnonzero(out)]
     said = (
-        f"the row ({labels[0]}) holds"
-        if len(labels) == 1
-        else f"the rows ({', '.join(labels)}) hold"
+        f"the row ({named[0]}) holds" if len(named) == 1 else f"the rows ({', '.join(named)}) hold"
     )
     notes.append(f"{said} the totals of the rows above: left out")
-    keep = df.index.difference(dropped, sort=False)
-    return df.loc[keep], {c: s.loc[keep] for c, s in written.items()}
+    return df.iloc[~out], {c: s.iloc[~out] for c, s in written.items()}
 
 
 #: A label that says its row adds up others ("Total", "Grand Total", "Subtotal").
 _TOTAL_LABEL = re.compile(r"^\W*(?:\w+ )?(?:grand |sub-?)?totals?\b", re.IGNORECASE)
 
 
-def _labelled_total(df: Any, written: dict[str, Any], pos: int) -> bool:
-    """Whether one of the row's first three cells is a label of totals."""
-    cells = [written[c].iloc[pos] if c in written else df[c].iloc[pos] for c in df.columns[:3]]
-    return any(isinstance(v, str) and _TOTAL_LABEL.match(v) is not None for v in cells)
+def _labelled_totals(df: Any, written: dict[str, Any]) -> Any:
+    """Whether each row's first three cells hold a label of totals (one pass per column:
+    a row at a time costs minutes on 10^6 rows)."""
+    import numpy as np
+    import pandas as pd
+
+    found = np.zeros(len(df), dtype=bool)
+    for column in df.columns[:3]:
+        cells = written[column] if column in written else df[column]
+        if pd.api.types.is_numeric_dtype(cells) or pd.api.types.is_datetime64_any_dtype(cells):
+            continue
+        try:  # (cells that are no text match nothing)
+            matched = cells.str.match(_TOTAL_LABEL)
+        except AttributeError:  # no text at all
+            continue
+        found |= matched.fillna(False).to_numpy(dtype=bool)
+    return found
 
 
 def _label(df: Any, written: dict[str, Any], pos: int) -> str:
@@ -379,7 +451,7 @@ def _label(df: Any, written: dict[str, Any], pos: int) -> str:
     return words[0] if words else f"row {df.index[pos]}"
 
 
-def _adds_up(df: Any, pos: int, rows: list[int], labelled: bool = False) -> bool:
+def _adds_up(df: Any, pos: int, rows: Any, labelled: bool = False) -> bool:
     """Whether row ``pos`` holds, in more than half of the numeric columns it fills (one
     at least, with a nonzero total), the sum of ``rows`` within 1 %; a row labelled as
     totals, in half of them within 5 %."""

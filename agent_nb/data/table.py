@@ -337,6 +337,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         numbers_as_written,
         places_shown_as_medals,
         without_header_rows,
+        without_section_rows,
         without_summary_row,
         written_values,
     )
@@ -359,6 +360,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
             df[column] = df[column].replace([np.inf, -np.inf], np.nan)
         notes.append(f"infinite values left out as missing ({', '.join(bad[:5])})")
     df = without_header_rows(df, notes)  # "#", "President", ... again down the table
+    df = without_section_rows(df, notes)  # "West" alone, heading the West's rows
     df, written, units = numbers_as_written(unnest(df, notes), notes)  # "1,234", "17 years", "3rd"
     df, written = without_summary_row(df, written, notes)  # a closing "Total" row
     df = places_shown_as_medals(df, notes)  # a Rank whose 1-3 were medal images

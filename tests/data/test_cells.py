@@ -308,6 +308,27 @@ def test_rows_that_repeat_the_header_are_left_out() -> None:
     assert total.value == 12800  # its own name no longer keeps it from being read as numbers
 
 
+def test_rows_that_only_head_a_section_are_left_out_and_a_row_with_missing_data_stays() -> None:
+    # a bracket copied from a page: "East" alone heads the East's teams, and is no team;
+    # "Iona" has no figures yet, and is a team all the same
+    seeds = pd.DataFrame(
+        {
+            "Region": ["West", "West", "West", "East", "East", "East", "East", "Iona"],
+            "Seed": ["", "1", "2", "", "1", "2", "3", ""],
+            "Team": ["", "Duke", "Utah", "", "Yale", "Navy", "Army", ""],
+            "Coach": ["", "K", "M", "", "B", "C", "D", ""],
+            "Score": ["", "W 81-65", "L 70-64", "", "W 72-69", "L 94-79", "L 77-59", ""],
+        }
+    ).replace("", None)
+    answer = ask({"seeds": seeds}, "How many rows where Region is East?")
+    assert answer.value == 3
+    assert any("heading a section (West, East)" in n for n in answer.notes)
+    assert ask({"seeds": seeds}, "How many rows are there?").value == 6
+    kept = ask({"seeds": seeds.iloc[[1, 2, 4, 5, 6, 7]]}, "How many rows are there?")
+    assert kept.value == 6  # no section: "Iona" is in no other row, so it is a row
+    assert not any("section" in n for n in kept.notes)
+
+
 def test_a_value_named_without_its_bracketed_detail() -> None:
     # "Greece (details)", "Tom Boonen (BEL)": the page's link or a country code; two
     # values that share the name ("Smith (1)", "Smith (2)") are named by neither
