@@ -210,17 +210,23 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     counts = counts[counts > 0]  # a categorical's unused categories are counted, as 0
     given = numbers = 0
     units: Counter[str] = Counter()
+    odd_words = True  # the cells that are no numbers hold one at most ("WIN", "about 500")
     for value, n in counts.items():
         cell = read[value]
         if cell.text.translate(_DASHES).strip().lower() in _PLACEHOLDER:
             continue
         given += n
+        odd_words &= cell.number is not None or len(_DIGITS.findall(cell.text)) <= 1
         if cell.number is not None:
             if re.match(r"^0\d", cell.text.strip()) and cell.unit != "time":
                 return None  # a code, not a quantity
             numbers += n
             units[cell.unit] += n
-    if given == 0 or numbers < MIN_SHARE * given or numbers < 2:
+    # one odd cell among numbers ("WIN" in a column of votes, a row's note) is missing,
+    # not a reason to read a column of numbers as names; one that holds numbers too
+    # ("56643/56645" among train numbers) says they are codes
+    odd = given - numbers == 1 and numbers >= _ODD_AMONG and odd_words
+    if given == 0 or (numbers < MIN_SHARE * given and not odd) or numbers < 2:
         return None
     named = [u for u in units if u not in ("", "th")]
     if len(named) > 1 or ("th" in units and named):
@@ -229,6 +235,10 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     mapping = {v: c.number for v, c in read.items()}
     return pd.to_numeric(series.map(mapping), errors="coerce"), unit
 
+
+_DIGITS = re.compile(r"\d+")
+#: The numbers a column needs for one odd cell among them to be read as missing.
+_ODD_AMONG = 5
 
 #: Past this many distinct cells, a sample of the cells says first whether a column may
 #: be one of numbers: reading each costs seconds per 10^6.

@@ -381,11 +381,22 @@ def _kind_of_a_plan_column(a: _Ask) -> bool:
     return False
 
 
+#: "the least amount of X": the superlative measures X ("the largest number of X"
+#: counts them, as a plan that counts rows does).
+_QUANTITIES = frozenset(("amount", "quantity"))
+
+
 def _measured(a: _Ask) -> str | None:
     """The noun a superlative applies to is what is measured ("the longest name"): when
-    the plan measures something else, the answer is not to this question."""
-    before = a.before
+    the plan measures something else, the answer is not to this question ("the least
+    amount of votes": what is measured is the votes)."""
+    before, i = a.before, a.index - 1
     counts = a.plan.measure is None or a.plan.agg in ("count", "mode")
+    if before == "of" and i >= 2 and singular(a.r.tokens[i - 1]) in _QUANTITIES:
+        measure = a.r.table.columns.get(a.plan.measure or "")
+        if counts or (measure is not None and measure.words & {"quantity", "amount", "count"}):
+            return None  # "the largest amount of events": the rows, or a quantity, count them
+        before = a.r.tokens[i - 2]
     if counts and before in ("most", "fewest", "least", "more", "fewer"):
         return None  # "the most products": the rows counted
     superlative = before.endswith("est") or before in ("most", "least", "best", "worst")

@@ -707,6 +707,26 @@ def test_a_superlative_no_part_of_the_plan_applies_blocks_the_value() -> None:
         assert answer.value == pytest.approx(28.9)
 
 
+def test_the_least_amount_of_a_thing_measures_that_thing() -> None:
+    """ "the county where McCain had the least amount of votes": the superlative measures
+    the votes, through "amount of"; an answer over McCain's share is to another question
+    (the county with the lowest share is not the one with the fewest votes)."""
+    counties = pd.DataFrame(
+        {
+            "County": ["Adair", "Worth", "St. Louis City", "Boone"],
+            "McCain%": [60.1, 52.3, 15.6, 48.2],
+            "McCain votes": [6100, 900, 24662, 30000],
+        }
+    )
+    answer = ask({"df": counties}, "which county did mccain have the least amount of votes?")
+    assert answer.value in ("Worth", None)
+    if answer.value is None:
+        assert "'votes'" in answer.sentence
+    shares = pd.DataFrame({k: v for k, v in counties.items() if k != "McCain votes"})
+    share = ask({"df": shares}, "which county did mccain have the least amount of votes?")
+    assert share.value is None and "'votes'" in share.sentence  # not the lowest share's
+
+
 def test_first_on_the_list_is_not_the_most_frequent() -> None:
     """ "what team is first on the list?" asks for the table's first row, not the team
     with the most rows."""

@@ -56,6 +56,27 @@ def test_a_column_of_numbers_needs_one_unit() -> None:
     assert numeric_column(pd.Series(["Italy", "5", "France"])) is None
 
 
+def test_one_odd_cell_among_numbers_is_missing_and_two_keep_the_column_text() -> None:
+    # a results table's second part writes "WIN" where the votes were: the column is
+    # still the votes, and "the most votes" ranks the parties by them
+    votes = ["324,135", "250,312", "24,810", "27,178", "2,708", "WIN", None]
+    numbers, _ = numeric_column(pd.Series(votes)) or (None, "")
+    assert numbers is not None and numbers.isna().sum() == 2 and numbers.max() == 324135
+    assert numeric_column(pd.Series(["12", "7", "WIN", "9", "3", "LOSS"])) is None
+    assert numeric_column(pd.Series(["12", "7", "WIN", "9"])) is None  # too few numbers
+    codes = ["56654", "56324", "56656", "56643/56645", "56640", "56647", "56661", "70106"]
+    assert numeric_column(pd.Series(codes)) is None  # a pair of numbers: codes, not one odd cell
+    parties = pd.DataFrame(
+        {
+            "Party": ["Labor", "Liberal", "Nationals", "Independent", "Other", "Labor"],
+            "Votes": ["324,135", "250,312", "24,810", "27,178", "2,708", "WIN"],
+        }
+    )
+    answer = ask({"parties": parties}, "Which party received the least votes?")
+    assert answer.value == "Other"
+    assert "2708" in answer.sentence.replace(",", "")
+
+
 def _medals() -> pd.DataFrame:
     return pd.DataFrame(
         {
