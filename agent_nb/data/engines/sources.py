@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from ..result import PlanError
 
 __all__ = [
-    "CONNECT_TIMEOUT", "FILE_KINDS", "Source", "SourceError", "engine_error", "frame_source",
+    "CONNECT_TIMEOUT", "COPIED_COLUMNS", "FILE_KINDS", "Source", "SourceError", "engine_error", "frame_source",
     "is_source", "open_source", "redact",
 ]  # fmt: skip
 
