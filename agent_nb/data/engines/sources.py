@@ -31,8 +31,8 @@ from urllib.parse import urlsplit
 from ..result import PlanError
 
 __all__ = [
-    "CONNECT_TIMEOUT", "COPIED_COLUMNS", "FILE_KINDS", "Source", "SourceError", "engine_error", "frame_source",
-    "is_source", "open_source", "redact",
+    "CONNECT_TIMEOUT", "COPIED_COLUMNS", "FILE_KINDS", "Source", "SourceError",
+    "engine_error", "frame_source", "is_source", "open_source", "redact",
 ]  # fmt: skip
 
 CONNECT_TIMEOUT = 10  # seconds a database server has to answer
