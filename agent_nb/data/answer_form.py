@@ -17,7 +17,7 @@ from collections.abc import Collection
 from typing import Any
 
 from .cells import DETAIL
-from .placement import Unplaced, shown_column
+from .placement import ASKING, Unplaced, shown_column
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Plan
@@ -126,18 +126,25 @@ def _what_names_a_column(f: Form) -> list[Unplaced]:
     fe?": "what" before a word that names a column of names asks for one of its names,
     as "which" does; a number of the measure ("4 is the lowest Points") names none."""
     r, plan = f.r, f.plan
-    # "what artist ...", "in what year ...", and a question that is a phrase: "the team
-    # with the most caps"
-    i = 0 if r.tokens[:1] == ["the"] else _question_word(r, ("what",))
+    # "what artist ...", "in what year ...", a question that is a phrase: "the team
+    # with the most caps", and one that asks by a verb: "(can you) name a party ..."
+    verb = _asking_verb(r)
+    i = 0 if r.tokens[:1] == ["the"] else _question_word(r, ("what",)) if verb < 0 else verb
     if i < 0 or i + 1 >= len(r.tokens):
         return []
     j = i + 1  # "what is the only province ...": past the verb, the article, "only"
-    if r.tokens[i] == "what":
-        while j + 1 < len(r.tokens) and r.tokens[j] in AUX | DETERMINERS | NEUTRAL | {"only"}:
+    if r.tokens[i] == "what" or i == verb:
+        skipped = (AUX if i != verb else {"me", "us"}) | DETERMINERS | NEUTRAL | {"only"}
+        while j + 1 < len(r.tokens) and r.tokens[j] in skipped:
             j += 1
+        if i == verb and j == i + 1:
+            return []  # "name players ...", "list all": no article, no one noun asked
     asked = r.tokens[j]
     if asked in _OPERATION_WORDS | _OF_WORDS:
         return []  # "what is the name of ...", "what was the total ...": not a row's noun
+    after = r.tokens[j + 1] if j + 1 < len(r.tokens) else ""
+    if after in f.used and is_noun(after):
+        return []  # "list the product codes": the codes are asked for (a compound's head)
     named = [
         name for name, (_, ws) in r.named.items()
         if asked in ws and r.table.columns[name].role in ("label", "category", "id")
@@ -145,11 +152,18 @@ def _what_names_a_column(f: Form) -> list[Unplaced]:
     shown = shown_column(plan)
     if not named or {shown, plan.group_by, plan.measure} & set(named):
         return []
-    return [
-        Unplaced(
-            asked, f"'what {asked}' asks for a {named[0]}, and the answer is {plan.describe()}"
-        )
-    ]
+    said = " ".join(r.tokens[i : j + 1]) if i == verb else f"what {asked}"
+    return [Unplaced(asked, f"'{said}' asks for a {named[0]}, and the answer is {plan.describe()}")]
+
+
+def _asking_verb(r: Reading) -> int:
+    """Where the verb that asks for the answer stands ("name a party", "can you list the
+    teams", "please name ..."), or -1."""
+    t = r.tokens
+    for i in (0, 1, 2):
+        if i < len(t) and t[i] in ASKING and (i == 0 or t[:i] in (["please"], ["can", "you"])):
+            return i
+    return -1
 
 
 def _which_kind_is_answered(f: Form) -> list[Unplaced]:

@@ -231,12 +231,17 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     named = [u for u in units if u not in ("", "th")]
     if len(named) > 1 or ("th" in units and named):
         return None  # two units in one column
+    if named and min(units[""], units[named[0]]) > _BARE_WITH_UNIT * numbers:
+        return None  # "1,282" and "89.7%" row by row: counts and their shares, two kinds
     unit = named[0] if named else ("th" if "th" in units else "")
     mapping = {v: c.number for v, c in read.items()}
     return pd.to_numeric(series.map(mapping), errors="coerce"), unit
 
 
 _DIGITS = re.compile(r"\d+")
+#: A unit written on some numbers and not others is the column's unit where one kind
+#: holds at most this share of them ("12 km" and a bare "15"); past it, two kinds.
+_BARE_WITH_UNIT = 0.2
 #: The numbers a column needs for one odd cell among them to be read as missing.
 _ODD_AMONG = 5
 

@@ -57,6 +57,7 @@ from .words import (
 )
 
 __all__ = [
+    "ASKING",
     "RULES",
     "Rule",
     "Unplaced",
@@ -412,7 +413,8 @@ def _measured(a: _Ask) -> str | None:
     return None
 
 
-_ASKING = frozenset(("name", "list", "give", "find", "show", "tell"))
+#: The verbs that ask for the answer ("name a species ...", "can you list ...").
+ASKING = frozenset(("name", "list", "give", "find", "show", "tell"))
 
 
 def _counted_elsewhere(a: _Ask) -> str | None:
@@ -504,7 +506,7 @@ def _asked_for(a: _Ask) -> str | None:
         verb = a.r.tokens[i - 2]
     # "name a player", "list the teams"
     article = a.r.tokens[i] if i >= 0 else ""
-    asking = a.before in ("which", "what") or (article in DETERMINERS and verb in _ASKING)
+    asking = a.before in ("which", "what") or (article in DETERMINERS and verb in ASKING)
     asking = asking or _what_was_the(a)
     if not asking or not is_noun(a.word) or _kind_of_a_plan_column(a):
         return None
@@ -701,7 +703,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     "frequent" of a count ranking, the "many" of "how many" of a count, "empty" of a
     missing-value test, "long" of a length (the attribute an adjective measures), and
     the verb that asks for the answer ("Name a species ...", "can you list ...")."""
-    if word in _ASKING and (r.tokens[:1] == [word] or r.tokens[1:3] == ["you", word]):
+    if word in ASKING and (r.tokens[:1] == [word] or r.tokens[1:3] == ["you", word]):
         return True
     if plan.of is not None and placed_by_plan(word, plan.of, r):
         return True

@@ -49,6 +49,9 @@ def numbers_in_text(df: Any, notes: list[str]) -> Any:
             continue
         if not any(re.search(r"[$€£%]|US\$|EUR|USD|,\d{1,2}\b", v) for v in probe):
             continue  # plain digit strings stay text (codes keep their leading zeros)
+        shares = sum("%" in v for v in probe)
+        if 0 < shares < 0.8 * len(probe):
+            continue  # "1,282" and "89.7%" row by row: counts and their shares, two kinds
         clean = s.astype(str).str.replace(r"[^\d,.\-]", "", regex=True)
         comma = clean.str.contains(r",\d{1,2}$", regex=True).any()
         if comma:

@@ -375,6 +375,29 @@ def test_what_before_a_column_of_names_asks_for_a_name() -> None:
     assert ask({"songs": songs}, "What is the least number of points?").value == 4
 
 
+def test_a_verb_that_asks_before_a_column_of_names_asks_for_a_name() -> None:
+    """ "can you name a party other than X?" asks for a party, as "what party" does: the
+    name of a member of another party answers another question."""
+    members = pd.DataFrame(
+        {
+            "Name": ["Hakki Atun", "Ferdi Soyer", "Ahmet Kaya", "Irsen Kucuk"],
+            "Party": ["National Unity", "Republican Turkish", "Democratic", "National Unity"],
+        }
+    )
+    for question in (
+        "can you name a party other than the national unity party?",
+        "Name a party other than National Unity",
+    ):
+        answer = ask({"members": members}, question)
+        assert answer.value in (None, "Republican Turkish", "Democratic")
+        if answer.value is None:
+            assert "'party'" in answer.sentence
+    assert ask({"members": members}, "name a member of the democratic party").value in (
+        None,
+        "Ahmet Kaya",
+    )
+
+
 @pytest.mark.parametrize(
     ("question", "op"),
     [

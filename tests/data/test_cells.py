@@ -77,6 +77,21 @@ def test_one_odd_cell_among_numbers_is_missing_and_two_keep_the_column_text() ->
     assert "2708" in answer.sentence.replace(",", "")
 
 
+def test_counts_and_their_shares_in_one_column_are_not_one_measure() -> None:
+    # a page's table gives each district's people, and on the row below their share
+    districts = pd.DataFrame(
+        {
+            "District": ["Inland plain", "(Share in %)", "Highland", "(Share in %)"],
+            "Population": ["1,282", "89.7%", "56", "3.9%"],
+            "Area (km²)": ["837.27", "22.7%", "506.89", "13.7%"],
+        }
+    )
+    assert numeric_column(districts["Population"]) is None
+    answer = ask({"districts": districts}, "Which district has the highest population?")
+    assert answer.value is None  # not "Inland plain" from 1,282 + 89.7 ranked with shares
+    assert numeric_column(pd.Series(["12 km", "15", "8 km", "9 km", "11 km", "7 km"])) is not None
+
+
 def _medals() -> pd.DataFrame:
     return pd.DataFrame(
         {
