@@ -237,7 +237,8 @@ def _symbols(question: str) -> str:
 
 
 _NAME_ONE = re.compile(
-    r"^\W*(?:(?:can|could|would|will) you (?:please )?)?(?:name|give me|tell me|show me|list)"
+    r"^\W*(?:please )?(?:(?:can|could|would|will) you (?:please )?)?"
+    r"(?:name|give me|tell me|show me|list)"
     r"\s+(?:a|an|one|any)\s+(?!of\b|few\b|couple\b)"
 )
 

@@ -99,7 +99,9 @@ WHO = re.compile(r"\b(who|which|what|when)\b")
 ASK_BOOL = re.compile(
     r"^\s*\W*(is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b", re.IGNORECASE
 )
-LIST_CUE = re.compile(r"^\s*\W*(list|name|enumerate|give me|show me|what are|which are)\b")
+LIST_CUE = re.compile(
+    r"^\s*\W*(?:please\s+)?(list|name|enumerate|give me|show me|what are|which are)\b"
+)
 #: Phrases that leave the rows they name out, as a negation does.
 EXCEPT: tuple[str, ...] = (
     "other than",

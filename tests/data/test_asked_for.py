@@ -398,6 +398,22 @@ def test_a_verb_that_asks_before_a_column_of_names_asks_for_a_name() -> None:
     )
 
 
+def test_please_before_list_still_asks_for_the_list_and_before_name_a_for_one() -> None:
+    """ "please list the candidates that ..." asks for all of them, as "list the
+    candidates" does; "please name a candidate ..." for one."""
+    votes = pd.DataFrame(
+        {
+            "Candidate": ["O'Neill", "Brown", "Campbell", "Edie", "Thomson"],
+            "Votes": [16004, 10655, 4235, 3253, 751],
+        }
+    )
+    listed = "please list the candidates that received over one thousand votes."
+    assert ask({"votes": votes}, listed).value == ["O'Neill", "Brown", "Campbell", "Edie"]
+    one = ask({"votes": votes}, "please name a candidate with over one thousand votes")
+    assert one.value in (None, "O'Neill", "Brown", "Campbell", "Edie")
+    assert not isinstance(one.value, list)
+
+
 @pytest.mark.parametrize(
     ("question", "op"),
     [
