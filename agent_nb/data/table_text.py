@@ -123,7 +123,7 @@ def empty_lists_missing(df: Any) -> Any:
 
 def is_list_column(series: Any) -> bool:
     """A column of lists: written as lists ("[Vegetarian, Vegan]"), or joined by commas
-    where the items stand alone in other rows too ("Songwriter, Lyricist" beside
+    or line breaks where the items stand alone in other rows too ("Songwriter, Lyricist" beside
     "Lyricist", in at least half of the joined cells): a question naming an item asks
     for the rows that hold it. Commas whose parts never stand alone ("Osaka, Japan",
     "Smith, John") join no list."""
@@ -139,17 +139,23 @@ def is_list_column(series: Any) -> bool:
 
 def _joined_list(cells: Any) -> bool:
     texts = [v.strip() for v in cells if isinstance(v, str)]
-    joined = [t for t in texts if ", " in t]
+    joined = [t for t in texts if _JOINED.search(t)]
     if len(texts) < 5 or len(joined) * 5 < len(texts) or len(joined) == len(texts):
         return False  # a few rows list several; most (at least one) hold one item
-    alone = {t.lower() for t in texts if ", " not in t}
-    holding = [t for t in joined if any(i.strip().lower() in alone for i in t.split(","))]
+    alone = {t.lower() for t in texts if not _JOINED.search(t)}
+    holding = [t for t in joined if any(i.strip().lower() in alone for i in _SPLIT.split(t))]
     return len(holding) * 2 >= len(joined)
+
+
+#: What joins a list's items in a cell: a comma, or a line break (a page's cell of
+#: countries one per line, "England\n France").
+_JOINED = re.compile(r", |\n")
+_SPLIT = re.compile(r",|\n")
 
 
 def items_of(series: Any) -> Any:
     """A list column's items, one per row (exploded); empty lists dropped."""
-    parts = series.dropna().astype(str).str.strip("[]").str.split(r",\s*", regex=True)
+    parts = series.dropna().astype(str).str.strip("[]").str.split(r",\s*|\n\s*", regex=True)
     items = parts.explode().str.strip().str.strip("'\"")
     return items[items != ""]
 

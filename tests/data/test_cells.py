@@ -294,6 +294,23 @@ def test_a_column_of_comma_joined_lists_is_read_as_lists() -> None:
     assert answer.value == 3  # the rows holding Lyricist, not the 1 whose role is it alone
 
 
+def test_a_column_of_items_one_per_line_is_read_as_lists() -> None:
+    """A page's cell lists a film's countries one per line ("England\n France"): "how
+    many films are from England" counts the films England is among."""
+    films = pd.DataFrame(
+        {
+            "Title": [f"Film {i}" for i in range(7)],
+            "Country": ["United States", "England", "England\n France", "Iceland",
+                        "England\n Ireland", "France", "United States"],
+            "Director": ["A. B", "C. D", "E. F\nTemplate:G. H", "I. J", "K. L", "M. N", "O. P"],
+        }
+    )  # fmt: skip
+    table = profile("df", films)
+    assert table.columns["Country"].listy and not table.columns["Director"].listy
+    assert ask({"df": films}, "How many films are from England?").value == 3
+    assert ask({"df": films}, "How many films are from France?").value == 2
+
+
 def test_the_rows_noun_does_not_name_a_value_of_another_word() -> None:
     """ "how many players are retired?": "players" counts the rows, and is no form of the
     status "Playing"."""
