@@ -231,7 +231,7 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     named = [u for u in units if u not in ("", "th")]
     if len(named) > 1 or ("th" in units and named):
         return None  # two units in one column
-    if named and min(units[""], units[named[0]]) > _BARE_WITH_UNIT * numbers:
+    if named == ["%"] and min(units[""], units["%"]) > _BARE_WITH_SHARE * numbers:
         return None  # "1,282" and "89.7%" row by row: counts and their shares, two kinds
     unit = named[0] if named else ("th" if "th" in units else "")
     mapping = {v: c.number for v, c in read.items()}
@@ -239,9 +239,10 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
 
 
 _DIGITS = re.compile(r"\d+")
-#: A unit written on some numbers and not others is the column's unit where one kind
-#: holds at most this share of them ("12 km" and a bare "15"); past it, two kinds.
-_BARE_WITH_UNIT = 0.2
+#: Shares ("89.7%") and bare numbers each past this share of a column's numbers are
+#: counts and their shares, two kinds; a unit on some numbers only is the column's
+#: own otherwise ("12 km" and a bare "15"; "9.72" seconds and "3:34:14").
+_BARE_WITH_SHARE = 0.2
 #: The numbers a column needs for one odd cell among them to be read as missing.
 _ODD_AMONG = 5
 

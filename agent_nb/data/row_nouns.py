@@ -20,7 +20,7 @@ def names_rows(col: Column, table: Table) -> bool:
     table's order (Rank, Pick, Season): one per row in any order is a measure ("the
     most votes", "founded last", "first in altitude"), which names no row."""
     if col.role in ("label", "id"):
-        return True
+        return not col.figures  # "1,282", "89.7%": figures name no row
     unique = col.nunique >= min(len(table.df), SAMPLE_ROWS)
     if not unique or not (col.role == "time" or col.integer):
         return False

@@ -88,6 +88,9 @@ class Column:
     duration: bool = False  # times taken ("1:55.45", a Time in seconds): less is faster
     in_order: bool = False  # numbers or dates that never go back, or never forward, down it
     ends: Ends = ""  # what its own "first" and "last" are (`column_ends`)
+    # text whose values are nearly all numbers, not read as numbers ("1,282" above
+    # "89.7%"): it holds figures, and names no row
+    figures: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -246,6 +249,16 @@ def column_ends(parts: tuple[str, ...], values: Any, in_order: bool) -> Ends:
     if n >= 3 and not in_order and values.min() == 1 and values.max() == n and values.is_unique:
         return "places"
     return ""
+
+
+def _figures(values: dict[str, Any]) -> bool:
+    """Whether nearly all (nine in ten) of a text column's first 50 distinct values read
+    as numbers."""
+    from .cells import read_cell
+
+    texts = [v for v in dict.fromkeys(values.values()) if isinstance(v, str)][:50]
+    read = sum(read_cell(v).number is not None for v in texts)
+    return len(texts) >= 3 and read * 10 >= len(texts) * 9
 
 
 def _participle(word: str) -> bool:
@@ -428,6 +441,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
             duration,
             in_order,
             column_ends(parts, series, in_order) if integer else "",
+            role == "label" and not numeric and _figures(values),
         )
     empty = [c for c, col in columns.items() if col.role == "empty"]
     if len(empty) == len(columns):

@@ -89,6 +89,11 @@ def test_counts_and_their_shares_in_one_column_are_not_one_measure() -> None:
     assert numeric_column(districts["Population"]) is None
     answer = ask({"districts": districts}, "Which district has the highest population?")
     assert answer.value is None  # not "Inland plain" from 1,282 + 89.7 ranked with shares
+    # such a column holds figures, not the rows' names: naming it is not naming the rows
+    dense = districts.assign(Density=[1531, None, 110, None])
+    area = "What is the combined area of the inland plain and the highland?"
+    combined = ask({"districts": dense}, area)
+    assert combined.value is None and "'area'" in combined.sentence  # not the densities' sum
     assert numeric_column(pd.Series(["12 km", "15", "8 km", "9 km", "11 km", "7 km"])) is not None
 
 
