@@ -143,8 +143,15 @@ def _joined_list(cells: Any) -> bool:
     if len(texts) < 5 or len(joined) * 5 < len(texts) or len(joined) == len(texts):
         return False  # a few rows list several; most (at least one) hold one item
     alone = {t.lower() for t in texts if not _JOINED.search(t)}
-    holding = [t for t in joined if any(i.strip().lower() in alone for i in _SPLIT.split(t))]
-    return len(holding) * 2 >= len(joined)
+
+    def holds(cell: str) -> bool:
+        # a comma joins a list where one item stands alone elsewhere; lines, where half
+        # do ("England\n France"; not "Socket\n0.2 A/250 V\nPlug", a cell's own lines)
+        items = [i.strip().lower() for i in _SPLIT.split(cell)]
+        found = sum(i in alone for i in items)
+        return found * 2 >= len(items) if "\n" in cell else found >= 1
+
+    return sum(map(holds, joined)) * 2 >= len(joined)
 
 
 #: What joins a list's items in a cell: a comma, or a line break (a page's cell of
