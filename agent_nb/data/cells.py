@@ -379,7 +379,7 @@ def without_section_rows(df: Any, notes: list[str]) -> Any:
         values = df.iloc[:, i]
         section[at] = bool((values[full] == values.iloc[at]).any())
     n = int(section.sum())
-    if not n or n * 4 > len(df):
+    if not n or n * 3 > len(df):  # a third of the rows at most: most rows are rows
         return df
     heads = [str(v) for row in df.loc[section].itertuples(index=False) for v in row
              if pd.notna(v) and str(v).strip()]  # fmt: skip

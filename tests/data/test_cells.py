@@ -382,6 +382,8 @@ def test_rows_that_only_head_a_section_are_left_out_and_a_row_with_missing_data_
     assert answer.value == 3
     assert any("heading a section (West, East)" in n for n in answer.notes)
     assert ask({"seeds": seeds}, "How many rows are there?").value == 6
+    two = ask({"seeds": seeds.iloc[:7]}, "How many rows where Region is East?")
+    assert two.value == 3  # two heads among seven rows: still heads
     kept = ask({"seeds": seeds.iloc[[1, 2, 4, 5, 6, 7]]}, "How many rows are there?")
     assert kept.value == 6  # no section: "Iona" is in no other row, so it is a row
     assert not any("section" in n for n in kept.notes)
