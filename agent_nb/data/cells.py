@@ -199,7 +199,10 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     units, or codes with leading zeros ("007")."""
     import pandas as pd
 
-    distinct = series.dropna().unique()
+    try:
+        distinct = series.dropna().unique()
+    except TypeError:  # cells that cannot be told apart by hashing (lists, dicts): no text
+        return None
     text = pd.api.types.is_string_dtype(series) and series.dtype != object
     if len(distinct) == 0 or not (text or all(isinstance(v, str) for v in distinct)):
         return None
@@ -454,7 +457,7 @@ def _labelled_totals(df: Any, written: dict[str, Any]) -> Any:
             continue
         try:  # (cells that are no text match nothing)
             matched = cells.str.match(_TOTAL_LABEL)
-        except AttributeError:  # no text at all
+        except (AttributeError, TypeError):  # no text at all (numbers, bytes)
             continue
         found |= matched.fillna(False).to_numpy(dtype=bool)
     return found

@@ -251,6 +251,17 @@ def column_ends(parts: tuple[str, ...], values: Any, in_order: bool) -> Ends:
     return ""
 
 
+def _present(value: Any) -> bool:
+    """Whether a cell holds a value: not None, NaN, NaT or pandas' NA (whose truth is
+    ambiguous); a list or an array is a value."""
+    import pandas as pd
+
+    try:
+        return not bool(pd.isna(value))
+    except (TypeError, ValueError):  # an array's isna: a value all the same
+        return True
+
+
 def _figures(values: dict[str, Any]) -> bool:
     """Whether nearly all (nine in ten) of a text column's first 50 distinct values read
     as numbers."""
@@ -355,7 +366,14 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         written_values,
     )
     from .context import describe_columns, value_aliases
-    from .table_text import empty_lists_missing, is_list_column, list_items, numbers_in_text, unnest
+    from .table_text import (
+        empty_lists_missing,
+        is_list_column,
+        list_items,
+        lists_as_text,
+        numbers_in_text,
+        unnest,
+    )
 
     notes: list[str] = []
     given = context if context is not None else df.attrs.get("context")
@@ -365,6 +383,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         )
     df = _clean_names(df, notes)
     df, index = _with_index(df)
+    df = lists_as_text(df, notes)  # [1, 2] in a cell: unhashable, read as "[1, 2]"
     floats = [c for c in df.columns if pd.api.types.is_float_dtype(df[c])]
     bad = [str(c) for c in floats if np.isinf(df[c].to_numpy(dtype=float, na_value=np.nan)).any()]
     if bad:  # one copy, only when a column holds an infinity
@@ -408,7 +427,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         values: dict[str, Any] = {}
         if role in ("category", "label") and nunique <= MAX_VALUES:
             for value in sample[column].unique()[: MAX_VALUES + 1]:
-                if value is not None and value == value:  # not missing
+                if _present(value):
                     values.setdefault(str(value).lower(), value)
                     values.setdefault(clean_text(str(value)).lower(), value)  # "Italy [3]"
             _without_details(values)  # "Greece (details)" names Greece

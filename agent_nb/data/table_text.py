@@ -24,6 +24,7 @@ __all__ = [
     "is_list_column",
     "items_of",
     "list_items",
+    "lists_as_text",
     "numbers_in_text",
     "unnest",
 ]
@@ -107,6 +108,32 @@ def unnest(df: Any, notes: list[str]) -> Any:
         done.append(str(column))
     if done:
         notes.append(f"records split into one column per key ({', '.join(done[:5])})")
+    return df
+
+
+def lists_as_text(df: Any, notes: list[str]) -> Any:
+    """Columns holding Python lists (or tuples, sets, arrays) as lists written as text
+    ("[Vegan, Vegetarian]"): a list cannot be hashed, so it could not be counted,
+    grouped or named, and as text it is read as the list it is (`is_list_column`)."""
+    import numpy as np
+
+    kinds = (list, tuple, set, frozenset, np.ndarray)
+
+    def written(v: Any) -> Any:
+        return "[" + ", ".join(map(str, v)) + "]" if isinstance(v, kinds) else v
+
+    done: list[str] = []
+    for column in list(df.columns):
+        if df[column].dtype != object:
+            continue
+        probe = df[column].head(200).dropna().head(50)
+        if any(isinstance(v, kinds) for v in probe):
+            if not done:
+                df = df.copy()
+            df[column] = df[column].map(written)
+            done.append(str(column))
+    if done:
+        notes.append(f"lists read as their text ({', '.join(done[:5])})")
     return df
 
 

@@ -105,3 +105,33 @@ def test_a_wide_table_stays_within_budget() -> None:
     assert answer.result.names[0] == str(df.groupby("g")["m250"].mean().idxmax())
     assert len(answer.facts) < 200  # the prompt holds the result, never the table
     assert len(ask({"w": df}, "Hello?").facts) < 400  # the columns, cut at 20
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pytest.param([[1, 2], [3], [4, 5], []], id="lists"),
+        pytest.param(pd.period_range("2020-01", periods=4, freq="M"), id="periods"),
+        pytest.param(pd.interval_range(0, 4), id="intervals"),
+        pytest.param([b"a", b"b", b"c", b"d"], id="bytes"),
+        pytest.param(pd.array([True, None, False, True], dtype="boolean"), id="boolean-na"),
+    ],
+)
+def test_a_column_of_any_pandas_type_beside_the_question_answers(column: object) -> None:
+    # each failed the turn before (unhashable lists, an NA whose truth is ambiguous,
+    # types Ibis has none for): a column the question does not name changes nothing
+    df = pd.DataFrame({"g": ["a", "b", "a", "c"], "v": [1.0, 2.0, 3.0, 4.0], "x": column})
+    answer = ask({"df": df}, "Which g has the highest total v?")
+    assert answer.value == ["a", "c"]  # tied at 4.0
+
+
+def test_a_column_of_python_lists_is_read_as_lists() -> None:
+    dishes = pd.DataFrame(
+        {
+            "dish": ["soup", "salad", "stew", "cake"],
+            "tags": [["vegan", "gluten free"], ["vegan"], [], ["gluten free"]],
+            "price": [3, 4, 5, 6],
+        }
+    )
+    assert ask({"dishes": dishes}, "How many dishes are vegan?").value == 2
+    assert ask({"dishes": dishes}, "What is the total price of vegan dishes?").value == 7

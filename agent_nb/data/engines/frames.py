@@ -72,7 +72,8 @@ def _listy(table: Table, plan: Plan) -> bool:
 def _handed(df: Any, name: str) -> Any:
     """``df`` as a source once DuckDB holds it, or None where DuckDB cannot hold one of
     its columns (an object column of Python integers past 64 bits, such as 21-digit
-    barcodes; objects Arrow has no type for): such a frame stays on pandas, which
+    barcodes; objects Arrow has no type for; Periods and Intervals, which Ibis has no
+    type for): such a frame stays on pandas, which
     holds anything. Ibis reads the frame's types, and the first query hands the whole
     frame over (as Arrow): both are tried here, once per frame."""
     from .sources import frame_source
@@ -80,7 +81,8 @@ def _handed(df: Any, name: str) -> Any:
     try:
         source = frame_source(df, name, own=True)
         source.execute(source.expr.limit(0))
-    except (OverflowError, TypeError, ValueError):  # Arrow's errors subclass the last two
+    except Exception:  # any type Ibis or DuckDB cannot take (Arrow's errors, a Period
+        # or an Interval Ibis has no type for): pandas answers instead
         return None
     return source
 
