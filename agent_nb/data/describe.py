@@ -84,7 +84,9 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
             return f"{answer_text(v)} is the {_AGG_NAME[plan.agg]} {plan.measure} values{w}."
         return f"{answer_text(v)} is the {measure_words(plan)}{w}."
     if op == "rank" and isinstance(v, dict):
-        pairs = ", ".join(f"{k} {format_number(n)}" for k, n in v.items())
+        pairs = ", ".join(
+            f"{k} {n if isinstance(n, str) else format_number(n)}" for k, n in v.items()
+        )
         what = "number of rows" if plan.measure is None else measure_words(plan)
         per = plan.period or plan.group_by  # "per month" of a date column's months
         return f"{pairs}: the {what} per {per}{w}."
@@ -108,7 +110,8 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
             per = plan.period or plan.group_by
             first = result.frame.iloc[0, 0]
             return f"{answer_text(v)} is the {side} {what} per {per}{w} ({first})."
-        return f"{answer_text(v)} has the {side} {what}{w} ({format_number(float(top[0]))})."
+        shown = result.get("shown") or format_number(float(top[0]))  # a time: "1:55.45"
+        return f"{answer_text(v)} has the {side} {what}{w} ({shown})."
     if op == "extreme":
         show = plan.group_by or plan.measure
         best = f"{side} {plan.measure}"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from typing import Any
 
 from .execute_more import MORE
 from .execute_ops import OPS
@@ -66,7 +67,11 @@ def _duration_as_written(table: Table, plan: Plan, result: Result) -> Result:
     form: the plan reads them as seconds, and "116.415" is no time the reader knows."""
     cells = table.written.get(plan.measure or "")
     value = result.value
-    if cells is None or plan.op != "aggregate" or plan.agg not in _DURATIONS or plan.derive:
+    if cells is None or plan.agg not in _DURATIONS or plan.derive:
+        return result
+    if plan.op == "rank":
+        return _durations_per_group(result, cells)
+    if plan.op != "aggregate":
         return result
     if plan.combine is not None:  # a difference of times is stated in seconds, a ratio bare
         return result
@@ -82,6 +87,29 @@ def _duration_as_written(table: Table, plan: Plan, result: Result) -> Result:
         if len(held) and read_cell(held.iloc[0]).unit == "time":
             text = str(held.iloc[0])
     return result if text is None else dataclasses.replace(result, value=text, names=(text,))
+
+
+def _durations_per_group(result: Result, cells: Any) -> Result:
+    """Each group's mean, total or extreme of times, in the form the table writes them
+    ("D 1:57.17", not "D 117.17"): the value, and the column the reader sees; the frame
+    keeps the seconds (the chart, the order)."""
+    from .cells import duration_text
+
+    frame = result.frame
+    if frame is None or frame.shape[1] < 2 or duration_text(0.0, cells) is None:
+        return result
+    column = frame.columns[1]
+    texts = [
+        duration_text(float(n), cells) if n is not None and n == n else None for n in frame[column]
+    ]
+    shown = (result.shown if result.written is not None else frame).copy()
+    shown[column] = [t if t is not None else n for t, n in zip(texts, frame[column], strict=True)]
+    value = result.value
+    if isinstance(value, dict):  # each group's: "D 1:57.17, C 1:57.08, ..."
+        by = dict(zip(frame.iloc[:, 0], texts, strict=True))
+        value = {k: by.get(k) or n for k, n in value.items()}
+    detail = (*result.detail, ("shown", texts[0])) if texts and texts[0] else result.detail
+    return dataclasses.replace(result, value=value, written=shown, detail=detail)
 
 
 def run_plan(table: Table, plan: Plan) -> Result:

@@ -139,6 +139,12 @@ def test_a_mean_or_total_of_times_is_stated_as_a_time() -> None:
     assert ask({"df": swims}, "What is the highest race?").value == "2:10:00"
     assert ask({"df": swims}, "What is the average race?").value == "2:03:34"
     assert ask({"df": swims}, "How many times are under 1:56?").value == 2  # a count stays one
+    # each group's time, and a group's, are times too (the table shown as well)
+    each = ask({"df": swims}, "What is the time for each name?")
+    assert each.value == {n: t for n, t in zip(swims.Name, swims.Time, strict=True)}
+    assert "Madruga 1:57.17" in each.sentence and "1:57.17" in each.data.to_string()
+    fastest = ask({"df": swims}, "Which name has the lowest average time?")
+    assert fastest.value == "Delgado" and "(1:55.45)" in fastest.sentence
 
 
 def test_a_closing_totals_row_is_left_out_with_a_note() -> None:
