@@ -17,7 +17,7 @@ from collections.abc import Collection
 from typing import Any
 
 from .cells import DETAIL
-from .placement import ASKING, Unplaced, shown_column
+from .placement import Unplaced, shown_column
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Plan
@@ -128,8 +128,9 @@ def _what_names_a_column(f: Form) -> list[Unplaced]:
     r, plan = f.r, f.plan
     # "what artist ...", "in what year ...", a question that is a phrase: "the team
     # with the most caps", and one that asks by a verb: "(can you) name a party ..."
-    verb = _asking_verb(r)
-    i = 0 if r.tokens[:1] == ["the"] else _question_word(r, ("what",)) if verb < 0 else verb
+    verb = r.asking_verb
+    by_word = 0 if r.tokens[:1] == ["the"] else _question_word(r, ("what",))
+    i = verb if verb >= 0 else by_word
     if i < 0 or i + 1 >= len(r.tokens):
         return []
     j = i + 1  # "what is the only province ...": past the verb, the article, "only"
@@ -154,16 +155,6 @@ def _what_names_a_column(f: Form) -> list[Unplaced]:
         return []
     said = " ".join(r.tokens[i : j + 1]) if i == verb else f"what {asked}"
     return [Unplaced(asked, f"'{said}' asks for a {named[0]}, and the answer is {plan.describe()}")]
-
-
-def _asking_verb(r: Reading) -> int:
-    """Where the verb that asks for the answer stands ("name a party", "can you list the
-    teams", "please name ..."), or -1."""
-    t = r.tokens
-    for i in (0, 1, 2):
-        if i < len(t) and t[i] in ASKING and (i == 0 or t[:i] in (["please"], ["can", "you"])):
-            return i
-    return -1
 
 
 def _which_kind_is_answered(f: Form) -> list[Unplaced]:

@@ -43,11 +43,13 @@ __all__ = [
     "TIME",
     "Cell",
     "clean_text",
+    "counts_with_shares",
     "duration_text",
     "numbers_as_written",
     "numeric_column",
     "places_shown_as_medals",
     "read_cell",
+    "share_of_numbers",
     "shown_as_written",
     "without_header_rows",
     "without_section_rows",
@@ -234,8 +236,8 @@ def numeric_column(series: Any) -> tuple[Any, str] | None:
     named = [u for u in units if u not in ("", "th")]
     if len(named) > 1 or ("th" in units and named):
         return None  # two units in one column
-    if named == ["%"] and min(units[""], units["%"]) > _BARE_WITH_SHARE * numbers:
-        return None  # "1,282" and "89.7%" row by row: counts and their shares, two kinds
+    if named == ["%"] and counts_with_shares(units["%"], units[""]):
+        return None  # "1,282" and "89.7%" row by row
     unit = named[0] if named else ("th" if "th" in units else "")
     mapping = {v: c.number for v, c in read.items()}
     return pd.to_numeric(series.map(mapping), errors="coerce"), unit
@@ -259,8 +261,20 @@ def _mostly_numbers(series: Any) -> bool:
     numbers: a column whose cells are `MIN_SHARE` numbers gives such a sample all but
     surely (a sample of 2,000 falls under half where 90 % are numbers with odds far
     below 10^-100)."""
-    cells = series.dropna().sample(2_000, random_state=0, replace=True)
-    return sum(read_cell(v).number is not None for v in cells) * 2 >= len(cells)
+    return share_of_numbers(series.dropna().sample(2_000, random_state=0, replace=True)) >= 0.5
+
+
+def share_of_numbers(cells: Any) -> float:
+    """The share of ``cells`` that read as numbers (`read_cell`); 0 for none."""
+    cells = list(cells)
+    return sum(read_cell(v).number is not None for v in cells) / len(cells) if cells else 0.0
+
+
+def counts_with_shares(shares: int, bare: int) -> bool:
+    """Whether numbers written as shares ("89.7%") and bare ones ("1,282") are each more
+    than `_BARE_WITH_SHARE` of a column's: counts and their shares row by row, two kinds
+    of number, not one column's."""
+    return min(shares, bare) > _BARE_WITH_SHARE * (shares + bare)
 
 
 def _names_classes(series: Any) -> bool:

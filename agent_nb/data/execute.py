@@ -102,7 +102,7 @@ def _durations_per_group(result: Result, cells: Any) -> Result:
     texts = [
         duration_text(float(n), cells) if n is not None and n == n else None for n in frame[column]
     ]
-    shown = (result.shown if result.written is not None else frame).copy()
+    shown = result.shown.copy()
     shown[column] = [t if t is not None else n for t, n in zip(texts, frame[column], strict=True)]
     value = result.value
     if isinstance(value, dict):  # each group's: "D 1:57.17, C 1:57.08, ..."

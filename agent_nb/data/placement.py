@@ -46,6 +46,7 @@ from .word_classes import (
 )
 from .words import (
     AGG_WORDS,
+    ASKING,
     COMPARATORS,
     HOW_MANY,
     MISSING,
@@ -57,7 +58,6 @@ from .words import (
 )
 
 __all__ = [
-    "ASKING",
     "RULES",
     "Rule",
     "Unplaced",
@@ -395,7 +395,7 @@ def _measured(a: _Ask) -> str | None:
     counts = a.plan.measure is None or a.plan.agg in ("count", "mode")
     if before == "of" and i >= 2 and singular(a.r.tokens[i - 1]) in _QUANTITIES:
         measure = a.r.table.columns.get(a.plan.measure or "")
-        if counts or (measure is not None and measure.words & {"quantity", "amount", "count"}):
+        if counts or (measure is not None and measure.words & (_QUANTITIES | {"count"})):
             return None  # "the largest amount of events": the rows, or a quantity, count them
         before = a.r.tokens[i - 2]
     if counts and before in ("most", "fewest", "least", "more", "fewer"):
@@ -411,10 +411,6 @@ def _measured(a: _Ask) -> str | None:
         measured = a.plan.measure or a.plan.group_by or "the rows"
         return f"the question measures its '{a.word}', and the answer measures {measured}"
     return None
-
-
-#: The verbs that ask for the answer ("name a species ...", "can you list ...").
-ASKING = frozenset(("name", "list", "give", "find", "show", "tell"))
 
 
 def _counted_elsewhere(a: _Ask) -> str | None:
@@ -703,7 +699,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     "frequent" of a count ranking, the "many" of "how many" of a count, "empty" of a
     missing-value test, "long" of a length (the attribute an adjective measures), and
     the verb that asks for the answer ("Name a species ...", "can you list ...")."""
-    if word in ASKING and (r.tokens[:1] == [word] or r.tokens[1:3] == ["you", word]):
+    if r.asking_verb >= 0 and r.tokens[r.asking_verb] == word:
         return True
     if plan.of is not None and placed_by_plan(word, plan.of, r):
         return True

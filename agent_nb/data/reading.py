@@ -25,6 +25,7 @@ from .wordnet import pole, pole_on
 from .words import (
     AGG_WORDS,
     ASK_BOOL,
+    ASKING,
     CORR,
     FILLER,
     HIGH,
@@ -43,6 +44,8 @@ from .words import (
 
 __all__ = ["Reading", "read"]
 
+#: "can you name ...", "would you list ...": a request, as "name ..." is.
+_POLITE = frozenset(("can", "could", "would", "will"))
 _RANK_WORDS = HIGH | LOW | {"top", "bottom", "first", "last", "common", "frequent", "popular"}
 #: The ends of time's order, on a column of an event's years (`Reading._on_dates`).
 _TIME_ENDS = {"first": -1, "earliest": -1, "earlier": -1, "last": 1, "latest": 1, "later": 1}
@@ -87,6 +90,17 @@ class Reading:
         from .reading_outcomes import outcome_column
 
         return outcome_column(self.table)
+
+    @functools.cached_property
+    def asking_verb(self) -> int:
+        """Where the verb that asks for the answer stands ("name a party", "can you list
+        the teams", "please name ...", "could you please show ..."), or -1."""
+        t, i = self.tokens, 0
+        if t[i : i + 1] == ["please"]:
+            i += 1
+        if t[i : i + 1] and t[i] in _POLITE and t[i + 1 : i + 2] == ["you"]:
+            i += 2 + (t[i + 2 : i + 3] == ["please"])
+        return i if t[i : i + 1] and t[i] in ASKING else -1
 
     @functools.cached_property
     def up(self) -> frozenset[str]:

@@ -265,11 +265,10 @@ def _present(value: Any) -> bool:
 def _figures(values: dict[str, Any]) -> bool:
     """Whether nearly all (nine in ten) of a text column's first 50 distinct values read
     as numbers."""
-    from .cells import read_cell
+    from .cells import share_of_numbers
 
     texts = [v for v in dict.fromkeys(values.values()) if isinstance(v, str)][:50]
-    read = sum(read_cell(v).number is not None for v in texts)
-    return len(texts) >= 3 and read * 10 >= len(texts) * 9
+    return len(texts) >= 3 and share_of_numbers(texts) >= 0.9
 
 
 def _participle(word: str) -> bool:

@@ -18,6 +18,8 @@ import ast
 import re
 from typing import Any
 
+from .cells import counts_with_shares
+
 __all__ = [
     "LIST_TEXT",
     "empty_lists_missing",
@@ -51,8 +53,8 @@ def numbers_in_text(df: Any, notes: list[str]) -> Any:
         if not any(re.search(r"[$€£%]|US\$|EUR|USD|,\d{1,2}\b", v) for v in probe):
             continue  # plain digit strings stay text (codes keep their leading zeros)
         shares = sum("%" in v for v in probe)
-        if 0 < shares < 0.8 * len(probe):
-            continue  # "1,282" and "89.7%" row by row: counts and their shares, two kinds
+        if counts_with_shares(shares, len(probe) - shares):
+            continue  # "1,282" and "89.7%" row by row
         clean = s.astype(str).str.replace(r"[^\d,.\-]", "", regex=True)
         comma = clean.str.contains(r",\d{1,2}$", regex=True).any()
         if comma:
@@ -150,10 +152,10 @@ def empty_lists_missing(df: Any) -> Any:
 
 def is_list_column(series: Any) -> bool:
     """A column of lists: written as lists ("[Vegetarian, Vegan]"), or joined by commas
-    or line breaks where the items stand alone in other rows too ("Songwriter, Lyricist" beside
-    "Lyricist", in at least half of the joined cells): a question naming an item asks
-    for the rows that hold it. Commas whose parts never stand alone ("Osaka, Japan",
-    "Smith, John") join no list."""
+    or line breaks where the items stand alone in other rows too ("Songwriter,
+    Lyricist" beside "Lyricist", in at least half of the joined cells): a question
+    naming an item asks for the rows that hold it. Commas whose parts never stand alone
+    ("Osaka, Japan", "Smith, John") join no list."""
     if not _textual(series):
         return False
     probe = series.head(200).dropna().head(50)

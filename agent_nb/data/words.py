@@ -15,6 +15,7 @@ import unicodedata
 __all__ = [
     "ADDITIVE",
     "AGG_WORDS",
+    "ASKING",
     "ASK_BOOL",
     "COMPARATORS",
     "CORR",
@@ -99,6 +100,8 @@ WHO = re.compile(r"\b(who|which|what|when)\b")
 ASK_BOOL = re.compile(
     r"^\s*\W*(is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b", re.IGNORECASE
 )
+#: The verbs that ask for the answer ("name a species ...", "can you list ...").
+ASKING = frozenset(("name", "list", "give", "find", "show", "tell"))
 LIST_CUE = re.compile(
     r"^\s*\W*(?:please\s+)?(list|name|enumerate|give me|show me|what are|which are)\b"
 )

@@ -73,9 +73,9 @@ def _handed(df: Any, name: str) -> Any:
     """``df`` as a source once DuckDB holds it, or None where DuckDB cannot hold one of
     its columns (an object column of Python integers past 64 bits, such as 21-digit
     barcodes; objects Arrow has no type for; Periods and Intervals, which Ibis has no
-    type for): such a frame stays on pandas, which
-    holds anything. Ibis reads the frame's types, and the first query hands the whole
-    frame over (as Arrow): both are tried here, once per frame."""
+    type for): such a frame stays on pandas, which holds anything. Ibis reads the
+    frame's types, and the first query hands the whole frame over (as Arrow): both are
+    tried here, once per frame."""
     from .sources import frame_source
 
     try:
