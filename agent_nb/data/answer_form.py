@@ -592,14 +592,42 @@ def _counts_a_named_row(f: Form) -> list[Unplaced]:
     n = len(table.df)
     for test in plan.filters:
         col = table.columns.get(test.column)
-        if test.op != "=" or col is None or col.numeric or col.role not in _NAMING:
+        if test.op not in ("=", "in") or col is None or col.numeric or col.role not in _NAMING:
             continue
         # a name a few rows share ("River-class" twice among 46 ships) still names rows
-        # one by one: the row named here is one
-        if n > 1 and (col.nunique == n or (f.value == 1 and col.nunique >= _OWN_NAMES * n)):
-            why = f"each row has its own {test.column}: the rows named {test.value} are one"
+        # one by one: the row named here is one, and the rows of two names named are two
+        names = test.value if isinstance(test.value, tuple) else (test.value,)
+        own = col.nunique == n or (f.value == len(names) and col.nunique >= _OWN_NAMES * n)
+        if n > 1 and own:
+            named = " or ".join(map(str, names))
+            one = "are one" if len(names) == 1 else f"are {len(names)}, one each"
+            why = f"each row has its own {test.column}: the rows named {named} {one}"
             return [Unplaced("how many", why)]
     return []
+
+
+def _counts_no_row_of_its_values(f: Form) -> list[Unplaced]:
+    """ "how many champions were there in the 2000 - 2005 seasons?" read as the rows whose
+    Season holds 2000 and holds 2005; "how many awards did Chicago win in 1997?" as the
+    rows whose Title is Chicago and whose Opening is 1997. The question names its values
+    as ones its rows hold, and each was found in the table; where no row holds them
+    all, the reading has joined what the question did not (a range read as two values,
+    a name in one table and a year in another), and 0 would be a guess stated as a
+    count. A comparison that no row meets ("heavier than 10 kg") is a count of 0."""
+    plan = f.plan
+    if plan.op != "aggregate" or plan.agg != "count" or plan.measure is not None:
+        return []
+    if f.value != 0:
+        return []
+    named = [x.phrase() for x in plan.filters if x.op in _NAMES_A_VALUE]
+    if not named:
+        return []
+    why = f"no row of {f.r.table.name} has {' and '.join(named)}, which the question names"
+    return [Unplaced("how many", why)]
+
+
+#: The tests that name a value the rows hold, not a bound they meet.
+_NAMES_A_VALUE = ("=", "in", "contains", "startswith")
 
 
 _NAMING = ("label", "id", "category")
@@ -741,6 +769,7 @@ FORM_RULES = (
     _adds_up_row_numbers,
     _totals_what_it_compares,
     _counts_a_named_row,
+    _counts_no_row_of_its_values,
     _counts_rows_of_another_kind,
     _ranks_by_rows_unasked,
     _measures_text_unasked,

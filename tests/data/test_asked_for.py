@@ -222,6 +222,25 @@ def test_a_count_of_the_one_row_a_name_picks_is_not_stated() -> None:
     )
     named = ask({"df": ships}, "How many tons does Ship 3 displace?")
     assert named.value != 1 and "are one" in str(named.unplaced)
+    # two names of one row each: the count is the number of names the question gave
+    both = ask({"df": places}, "How many stations do Micoud and Castries have?")
+    assert both.value is None and "are 2, one each" in str(both.unplaced)
+
+
+def test_a_count_of_no_row_holding_the_values_named_is_not_stated(
+    penguins: pd.DataFrame,
+) -> None:
+    """ "How many Gentoo penguins live on Torgersen?": each value is in the table, and no row
+    holds both; the question names them as its rows' values, so the reading has most likely
+    joined what the question did not, and 0 is not stated. A bound no row meets is a
+    count of 0 (truths from pandas)."""
+    gentoo = penguins.species == "Gentoo"
+    assert not (gentoo & (penguins.island == "Torgersen")).any() and gentoo.any()
+    none = ask({"df": penguins}, "How many Gentoo penguins live on Torgersen island?")
+    assert none.value is None
+    assert "no row of df has island Torgersen and species Gentoo" in str(none.unplaced)
+    heavy = ask({"df": penguins}, "How many penguins have a body mass over 9000 g?")
+    assert heavy.value == int((penguins.body_mass_g > 9000).sum()) == 0
 
 
 def test_rows_or_the_different_values_they_name() -> None:
