@@ -22,7 +22,9 @@ from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Plan
 from .reading import Reading
+from .result import PlanError
 from .row_nouns import counting_columns, row_name_columns
+from .rows import rows_where
 from .table import Table
 from .word_classes import (
     AUX,
@@ -405,6 +407,34 @@ def _superlative_not_applied(f: Form) -> list[Unplaced]:
     return []
 
 
+def _order_unasked(f: Form) -> list[Unplaced]:
+    """ "what many games does each episode have?", "what was the difference in attendance
+    from week 1 and week 12?": a plan that ranks the groups, or picks the row with an
+    extreme, answers "which has the most"; a question with no word that orders (a
+    superlative or comparative, "first", "top", "record", "won") asks something else.
+    Over the rows a filter picks, the top group is the one those rows share ("X and Y
+    both came from which country?"), which needs no order to be asked for; a rank of every
+    group ("the total units by region") lists them all, and the groups with so many rows
+    ("which names appear exactly 5 times?") are picked by a count, not an order."""
+    plan, r = f.plan, f.r
+    if plan.op not in ("rank", "extreme") or plan.filters or plan.each or plan.having:
+        return []
+    if any(r.side(t) or t.endswith("est") or t in _ORDER_WORDS for t in r.tokens):
+        return []
+    end = "highest" if plan.order == "desc" else "lowest"
+    what = plan.measure or "rows"
+    why = "no word of the question asks for an extreme or an order"
+    return [Unplaced(f"the {end} {what}", why, asked=False)]
+
+
+#: Words that ask for an order beyond `Reading.side`'s ends: places, ranks and winners.
+_ORDER_WORDS = cues(
+    "first last top bottom most least more less fewer rank ranked ranking order place "
+    "placed win won wins winner winning lead leader leading record max min maximum "
+    "minimum peak best worst"
+)
+
+
 #: The operations that order (a lookup or a list reads the table's order or its top k).
 _ORDERS = frozenset(("extreme", "rank", "trend", "compare", "lookup", "values", "distinct"))
 
@@ -609,20 +639,26 @@ def _counts_a_named_row(f: Form) -> list[Unplaced]:
 def _counts_no_row_of_its_values(f: Form) -> list[Unplaced]:
     """ "how many champions were there in the 2000 - 2005 seasons?" read as the rows whose
     Season holds 2000 and holds 2005; "how many awards did Chicago win in 1997?" as the
-    rows whose Title is Chicago and whose Opening is 1997. The question names its values
-    as ones its rows hold, and each was found in the table; where no row holds them
-    all, the reading has joined what the question did not (a range read as two values,
-    a name in one table and a year in another), and 0 would be a guess stated as a
-    count. A comparison that no row meets ("heavier than 10 kg") is a count of 0."""
-    plan = f.plan
+    rows whose Title is Chicago and whose Opening is 1997. Each value the question names
+    picks rows of its own, and no row holds them all: the reading has joined what the
+    question did not (a range read as two values, a name and a year of two different
+    things), and 0 would be a guess stated as a count. A value no row holds at all ("the
+    2010-11 season" where only 2012-13 is listed) and a bound no row meets ("heavier
+    than 10 kg") are counts of 0."""
+    plan, table = f.plan, f.r.table
     if plan.op != "aggregate" or plan.agg != "count" or plan.measure is not None:
         return []
-    if f.value != 0:
+    named = [x for x in plan.filters if x.op in _NAMES_A_VALUE]
+    if f.value != 0 or not named:
         return []
-    named = [x.phrase() for x in plan.filters if x.op in _NAMES_A_VALUE]
-    if not named:
+    try:
+        each = all(len(rows_where(table.df, (x,))) for x in named)
+    except PlanError:
         return []
-    why = f"no row of {f.r.table.name} has {' and '.join(named)}, which the question names"
+    if not each:
+        return []
+    both = " and ".join(x.phrase() for x in named)
+    why = f"no row of {table.name} has {both}, though each picks rows of its own"
     return [Unplaced("how many", why)]
 
 
@@ -759,6 +795,7 @@ FORM_RULES = (
     _statistic_not_taken,
     _total_not_taken,
     _superlative_not_applied,
+    _order_unasked,
     _than_a_kept_value,
     _distinct_of_missing,
     _difference_of_unasked_counts,

@@ -33,7 +33,9 @@ def answer_text(value: Any) -> str:
     if isinstance(value, (int, float)):
         return format_number(float(value))
     if isinstance(value, list):  # items without thousands separators: the commas part them
-        return "[" + ", ".join(item_text(v) for v in value) + "]"
+        items = [item_text(v) for v in value]
+        # items that hold commas ("Tokyo, Japan") are parted by semicolons
+        return "[" + ("; " if any("," in i for i in items) else ", ").join(items) + "]"
     return str(value)
 
 

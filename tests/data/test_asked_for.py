@@ -894,3 +894,33 @@ def test_a_difference_of_a_measure_is_no_difference_of_counts() -> None:
     assert answer.value in (None, 60)
     more = ask({"df": ships}, "how many more osprey rows are there than malabar class rows?")
     assert more.value == 1
+
+
+def test_an_order_is_stated_only_for_a_question_that_orders(cars: pd.DataFrame) -> None:
+    """ "What many cylinders does an origin have?" holds no word that orders: the origin with
+    the highest mean Cylinders answers "which origin has the most cylinders?", and is not
+    stated for it. A superlative, "the top", or every group listed ("by origin") needs no
+    such word of its own."""
+    top = Plan(op="rank", agg="mean", measure="Cylinders", group_by="Origin")
+    r = read(profile("cars", cars), "What many cylinders does an origin have?")
+    faults = {u.word: u.why for u in form_faults(r, top, set(), len(cars), "USA")}
+    assert "no word of the question" in faults["the highest Cylinders"]
+    asked = read(profile("cars", cars), "Which origin has the most cylinders on average?")
+    assert form_faults(asked, top, set(), len(cars), "USA") == []
+    means = cars.groupby("Origin").Cylinders.mean()
+    assert ask({"cars": cars}, "Which origin has the most cylinders on average?").value == (
+        means.idxmax()
+    )
+
+
+def test_a_list_of_names_that_hold_commas_is_parted_by_semicolons() -> None:
+    """ "Tokyo, Japan" and "Athens, Greece" tie: the reply's list keeps each name whole."""
+    games = pd.DataFrame(
+        {
+            "Year": [1964, 1992, 2004, 2020, 1896, 2000, 1988],
+            "Venue": ["Tokyo, Japan", "Barcelona, Spain", "Athens, Greece"] * 2 + ["Seoul"],
+        }
+    )
+    answer = ask({"df": games}, "Which venue is listed the most?")
+    assert sorted(answer.value) == ["Athens, Greece", "Barcelona, Spain", "Tokyo, Japan"]
+    assert "[Tokyo, Japan; Barcelona, Spain; Athens, Greece]" in answer.sentence
