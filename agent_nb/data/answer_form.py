@@ -615,10 +615,34 @@ def _totals_what_it_compares(f: Form) -> list[Unplaced]:
 def _counts_a_named_row(f: Form) -> list[Unplaced]:
     """ "how many people live in Micoud?" on a table with one row per place: the rows
     whose name is Micoud are one, always; the question asks for a number in that row,
-    and a count of the rows answers nothing."""
-    plan, table = f.plan, f.r.table
-    if plan.op != "aggregate" or plan.agg != "count" or plan.measure is not None:
-        return []
+    and a count of the rows (or of their values: "the number of visitors at
+    Hiidenportti") answers nothing. So does the difference of two such counts ("how
+    many more strokes were in the KLM Open than the Scottish Open?": 1 - 1)."""
+    plan = f.plan
+    if plan.versus is None:
+        why = _named_rows(f, plan, f.value)
+    elif plan.combine in ("difference", "gap"):
+        sides = [_named_rows(f, p, _rows_picked(f, p)) for p in (plan, plan.versus)]
+        why = sides[0] if all(sides) else None
+    else:
+        why = None
+    return [] if why is None else [Unplaced("how many", why)]
+
+
+def _rows_picked(f: Form, plan: Plan) -> int | None:
+    """How many rows of the profiled table ``plan``'s filters pick (None: not computable)."""
+    try:
+        return len(rows_where(f.r.table.df, plan.filters))
+    except PlanError:
+        return None
+
+
+def _named_rows(f: Form, plan: Plan, value: Any) -> str | None:
+    """Why ``plan`` (computed to ``value``, None where unknown) counts the rows, or their
+    values, that names pick one by one; None where it counts anything else."""
+    if plan.op != "aggregate" or plan.agg not in ("count", "nunique"):
+        return None
+    table = f.r.table
     n = len(table.df)
     for test in plan.filters:
         col = table.columns.get(test.column)
@@ -627,13 +651,12 @@ def _counts_a_named_row(f: Form) -> list[Unplaced]:
         # a name a few rows share ("River-class" twice among 46 ships) still names rows
         # one by one: the row named here is one, and the rows of two names named are two
         names = test.value if isinstance(test.value, tuple) else (test.value,)
-        own = col.nunique == n or (f.value == len(names) and col.nunique >= _OWN_NAMES * n)
+        own = col.nunique == n or (value == len(names) and col.nunique >= _OWN_NAMES * n)
         if n > 1 and own:
             named = " or ".join(map(str, names))
             one = "are one" if len(names) == 1 else f"are {len(names)}, one each"
-            why = f"each row has its own {test.column}: the rows named {named} {one}"
-            return [Unplaced("how many", why)]
-    return []
+            return f"each row has its own {test.column}: the rows named {named} {one}"
+    return None
 
 
 def _counts_no_row_of_its_values(f: Form) -> list[Unplaced]:
@@ -649,7 +672,7 @@ def _counts_no_row_of_its_values(f: Form) -> list[Unplaced]:
     if plan.op != "aggregate" or plan.agg != "count" or plan.measure is not None:
         return []
     named = [x for x in plan.filters if x.op in _NAMES_A_VALUE]
-    if f.value != 0 or not named:
+    if f.value != 0 or not named or plan.versus is not None or plan.combine is not None:
         return []
     try:
         each = all(len(rows_where(table.df, (x,))) for x in named)

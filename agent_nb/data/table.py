@@ -36,8 +36,8 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from .wordnet import antonyms, measured_by
 from .wordnet import forms as wordnet_forms
-from .wordnet import measured_by
 from .words import NAME_STOP, singular, synonyms_of
 
 __all__ = [
@@ -330,7 +330,9 @@ def _words_of(name: str, described: str = "") -> tuple[tuple[str, ...], frozense
     parts = tuple(singular(w) for w in name_words(name) if w not in NAME_STOP)
     words: set[str] = set(parts)
     for p in parts:
-        words |= synonyms_of(p) | set(measured_by(p))
+        # a pole's opposite shares its group ("sex gender male female") and names another
+        # column: "males" is not named by "female"
+        words |= (synonyms_of(p) | set(measured_by(p))) - set(antonyms(p))
     words |= {singular(w) for w in name_words(described) if w not in NAME_STOP}
     return parts, frozenset(words)
 

@@ -924,3 +924,35 @@ def test_a_list_of_names_that_hold_commas_is_parted_by_semicolons() -> None:
     answer = ask({"df": games}, "Which venue is listed the most?")
     assert sorted(answer.value) == ["Athens, Greece", "Barcelona, Spain", "Tokyo, Japan"]
     assert "[Tokyo, Japan; Barcelona, Spain; Athens, Greece]" in answer.sentence
+
+
+def test_a_pole_does_not_name_its_opposite_column() -> None:
+    """ "male" and "female" share a group of words (a column named sex is named by either),
+    but "female" names the females column, not the males one: "how many male and female
+    German speakers" is not the males alone."""
+    speakers = pd.DataFrame(
+        {
+            "Language": ["Polish", "German", "Yiddish", "Russian"],
+            "males": [216794, 17409, 24538, 2186],
+            "females": [230891, 18522, 26677, 2335],
+        }
+    )
+    both = ask({"df": speakers}, "How many male and female German speakers are there?")
+    assert both.value is None and "it names the column females" in str(both.unplaced)
+    female = ask({"df": speakers}, "How many female speakers of Polish are there?")
+    assert female.value == 230891
+
+
+def test_the_difference_of_two_named_rows_counts_is_not_stated() -> None:
+    """ "how many more strokes were in the KLM Open than the Scottish Open?" on a table with
+    one row per tournament: each count is 1, always, and their difference 0 answers
+    nothing (the strokes are in the rows)."""
+    golf = pd.DataFrame(
+        {
+            "Tournament": ["KLM Open", "Scottish Open", "Irish Open", "Dutch Masters"],
+            "Winning score": [-14, -12, -9, -11],
+        }
+    )
+    question = "How many more strokes were in the KLM Open than the Scottish Open?"
+    answer = ask({"df": golf}, question)
+    assert answer.value is None and "the rows named KLM Open are one" in str(answer.unplaced)
