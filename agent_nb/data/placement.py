@@ -52,6 +52,7 @@ from .words import (
     MISSING,
     MODE,
     NEGATION,
+    NUMBER,
     STOPWORDS,
     phrase,
     singular,
@@ -352,6 +353,10 @@ def _head_noun(a: _Ask) -> str | None:
     own, _ = parts_of(a.word)
     if not is_noun(a.word) or (own and own <= {"a"}):
         return None
+    if a.word in _ENDS or a.r.side(a.word):
+        return None  # "the last to coach", "the highest": an order, never the rows
+    if a.word != "one" and NUMBER.fullmatch(a.word):
+        return None  # "episode two": a number, a value to place ("the only one" is none)
     i = a.index - 1
     while i >= 0 and a.r.tokens[i] in DETERMINERS | NEUTRAL:
         i -= 1
@@ -363,6 +368,10 @@ def _head_noun(a: _Ask) -> str | None:
         if not ("v" in inflected_next and nxt.endswith(("ed", "ing"))):
             return None
     return "it names the rows"
+
+
+#: Nouns of an order's ends ("the last to win", "the next"): a place in an order.
+_ENDS = frozenset(("first", "last", "next", "previous", "final", "latest", "earliest", "top"))
 
 
 def _kind_of_a_plan_column(a: _Ask) -> bool:

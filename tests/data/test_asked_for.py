@@ -956,3 +956,21 @@ def test_the_difference_of_two_named_rows_counts_is_not_stated() -> None:
     question = "How many more strokes were in the KLM Open than the Scottish Open?"
     answer = ask({"df": golf}, question)
     assert answer.value is None and "the rows named KLM Open are one" in str(answer.unplaced)
+
+
+def test_a_number_word_or_an_end_is_never_the_rows_noun() -> None:
+    """ "guests listed on episode two": "two" is a number to place, not the noun the rows
+    are; "the last to appear" is a place in an order. Neither is left out as harmless."""
+    guests = pd.DataFrame(
+        {
+            "Episode #": [1, 2, 3, 4, 5, 6],
+            "Guest": ["Ann Lee", "Bo Chan", "Cy Dorn", "Di Ekel", "Ed Fox", "Flo Gray"],
+            "Network": ["BBC", "ITV", "BBC", "BBC", "ITV", "BBC"],
+        }
+    )
+    two = ask({"df": guests}, "What is the total number of guests listed on episode two?")
+    assert two.value is None and "'two'" in two.sentence
+    # the first BBC guest (Ann Lee) was stated before, with "last" left out
+    last = ask({"df": guests}, "Who is the last to appear on BBC?")
+    assert last.value is None and "could not place 'last'" in last.sentence
+    assert ask({"df": guests}, "Who is the last to appear on the show?").value == "Flo Gray"
