@@ -104,9 +104,9 @@ class Answer:
     def reading(self) -> str:
         """What was read and what could not be placed, with no computed value: a
         question the reading did not fully place gets no number."""
-        from .describe import sentence_of
+        from .describe import reading_of
 
-        read = f"No answer: I read {sentence_of(self.plan)} in {self.table}"
+        read = f"No answer: I read {reading_of(self.plan)} in {self.table}"
         unasked = [u.word for u in self.unplaced if not u.asked]
         if not self.could_not_place:  # only the operation: the words asked for another
             return (

@@ -17,7 +17,7 @@ from .query import AGG_NAME as _AGG_NAME
 from .query import Plan
 from .wording import answer_text, format_number, measure_words, where
 
-__all__ = ["answer_text", "format_number", "sentence", "sentence_of", "where"]
+__all__ = ["answer_text", "format_number", "reading_of", "sentence", "sentence_of", "where"]
 
 _COMBINED = {
     "difference": "difference of",
@@ -63,10 +63,7 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         return f"{answer_text(v)} — {n}{scope} have {cond}{said}."
     if op == "aggregate":
         if plan.combine and plan.versus is not None:
-            return (
-                f"{answer_text(v)} is the {_COMBINED[plan.combine]} {sentence_of(plan)} and "
-                f"{sentence_of(plan.versus)}."
-            )
+            return f"{answer_text(v)} is {reading_of(plan)}."
         if plan.agg == "share":
             n, base = int(result.numbers["count"]), int(result.numbers["base"])
             part = " and ".join(f.phrase() for f in plan.condition) or w.replace(" where ", "")
@@ -151,6 +148,14 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
     if op == "lookup":
         return f"{answer_text(v)} is {sentence_of(plan)}."
     return sentence_more(plan, result, table)
+
+
+def reading_of(plan: Plan) -> str:
+    """The whole computed value's name, two plans combined included: "the difference of
+    the number of rows where ... and the number of rows where ..."."""
+    if plan.op == "aggregate" and plan.combine and plan.versus is not None:
+        return f"the {_COMBINED[plan.combine]} {sentence_of(plan)} and {sentence_of(plan.versus)}"
+    return sentence_of(plan)
 
 
 def sentence_of(plan: Plan) -> str:

@@ -956,6 +956,9 @@ def test_the_difference_of_two_named_rows_counts_is_not_stated() -> None:
     question = "How many more strokes were in the KLM Open than the Scottish Open?"
     answer = ask({"df": golf}, question)
     assert answer.value is None and "the rows named KLM Open are one" in str(answer.unplaced)
+    # the reply says the whole reading, both counts
+    read = "I read the difference of the number of rows where Tournament KLM Open and the"
+    assert read in answer.sentence and "Tournament Scottish Open in df" in answer.sentence
 
 
 def test_a_number_word_or_an_end_is_never_the_rows_noun() -> None:
