@@ -726,7 +726,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
         and (plan.offset or LOOKUP_ENDS[word] == plan.order)
     ):
         return True
-    if _measures_attribute(word, plan, r.table):
+    if _measures_attribute(word, plan, r.table) or _pertains_to_a_column(word, plan, r.table):
         return True
     if r.end_of_order(word) and plan.measure in r.table.columns:  # "founded last": the latest
         return bool(r.table.columns[plan.measure].ends)
@@ -800,6 +800,15 @@ def unplaced(
         else:
             blocking.append(Unplaced(word, "no part of the plan places it"))
     return tuple(blocking), tuple(harmless)
+
+
+def _pertains_to_a_column(word: str, plan: Plan, table: Table) -> bool:
+    """ "the average unitary price": "unitary" pertains to "unit" (WordNet's pertainym or
+    a derivation), a word of the name of unit_price, which the plan reads."""
+    from .wordnet import bases
+
+    names = {p for c in plan.columns() if c in table.columns for p in table.columns[c].parts}
+    return bool(names) and any(b.word in names for b in bases(word))
 
 
 def _measures_attribute(word: str, plan: Plan, table: Table) -> bool:

@@ -977,3 +977,11 @@ def test_a_number_word_or_an_end_is_never_the_rows_noun() -> None:
     last = ask({"df": guests}, "Who is the last to appear on BBC?")
     assert last.value is None and "could not place 'last'" in last.sentence
     assert ask({"df": guests}, "Who is the last to appear on the show?").value == "Flo Gray"
+
+
+def test_an_adjective_that_pertains_to_a_column_word_is_placed_by_it() -> None:
+    """ "the average unitary price": WordNet's "unitary" pertains to "unit", a word of the
+    name of unit_price; the mean of unit_price answers it (the truth from pandas)."""
+    sales = pd.DataFrame({"unit_price": [3.0, 3.1, 4.5, 2.45], "transaction_qty": [1, 2, 1, 3]})
+    answer = ask({"df": sales}, "What is the average unitary price?")
+    assert answer.value == pytest.approx(sales.unit_price.mean())
