@@ -20,7 +20,7 @@ from .cells import DETAIL
 from .placement import Unplaced, shown_column
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
-from .query import AGG_NAME, COMPARING, Plan
+from .query import AGG_NAME, COMPARING, Filter, Plan
 from .reading import Reading
 from .result import PlanError
 from .row_nouns import counting_columns, row_name_columns
@@ -399,7 +399,7 @@ def _superlative_not_applied(f: Form) -> list[Unplaced]:
     placed |= {w for c in cols for w in c.words} | {w for c in cols for w in phrase(c.name).split()}
     tokens = r.tokens
     for i, t in enumerate(tokens):
-        superlative = t.endswith("est") or t in _SUPERLATIVES
+        superlative = _superlative(t)
         hedged = t in ("most", "least") and tokens[i - 1 : i] == ["at"]  # "at least how many"
         hedged |= bool(set(tokens[i + 1 : i + 2]) & placed)  # "a top speed over 100": Max Speed
         if superlative and t in r.up | r.down and t not in placed and not hedged:
@@ -419,20 +419,12 @@ def _order_unasked(f: Form) -> list[Unplaced]:
     plan, r = f.plan, f.r
     if plan.op not in ("rank", "extreme") or plan.filters or plan.each or plan.having:
         return []
-    if any(r.side(t) or t.endswith("est") or t in _ORDER_WORDS for t in r.tokens):
+    if any(r.side(t) or _superlative(t) or t in _ORDER_WORDS for t in r.tokens):
         return []
     end = "highest" if plan.order == "desc" else "lowest"
     what = plan.measure or "rows"
     why = "no word of the question asks for an extreme or an order"
     return [Unplaced(f"the {end} {what}", why, asked=False)]
-
-
-#: Words that ask for an order beyond `Reading.side`'s ends: places, ranks and winners.
-_ORDER_WORDS = cues(
-    "first last top bottom most least more less fewer rank ranked ranking order place "
-    "placed win won wins winner winning lead leader leading record max min maximum "
-    "minimum peak best worst"
-)
 
 
 #: The operations that order (a lookup or a list reads the table's order or its top k).
@@ -451,6 +443,18 @@ def _parts(plan: Plan) -> list[Plan]:
 
 _SUPERLATIVES = frozenset(
     ("most", "least", "best", "worst", "max", "maximum", "min", "minimum", "top", "bottom")
+)
+
+
+def _superlative(word: str) -> bool:
+    return word.endswith("est") or word in _SUPERLATIVES
+
+
+#: Words beyond the superlatives and `Reading.side`'s ends that ask for an order:
+#: places, ranks and winners.
+_ORDER_WORDS = cues(
+    "first last more less fewer rank ranked ranking order place placed win won wins "
+    "winner winning lead leader leading record peak"
 )
 
 
@@ -622,17 +626,17 @@ def _counts_a_named_row(f: Form) -> list[Unplaced]:
     if plan.versus is None:
         why = _named_rows(f, plan, f.value)
     elif plan.combine in ("difference", "gap"):
-        sides = [_named_rows(f, p, _rows_picked(f, p)) for p in (plan, plan.versus)]
+        sides = [_named_rows(f, p, _rows_picked(f, p.filters)) for p in (plan, plan.versus)]
         why = sides[0] if all(sides) else None
     else:
         why = None
     return [] if why is None else [Unplaced("how many", why)]
 
 
-def _rows_picked(f: Form, plan: Plan) -> int | None:
-    """How many rows of the profiled table ``plan``'s filters pick (None: not computable)."""
+def _rows_picked(f: Form, filters: tuple[Filter, ...]) -> int | None:
+    """How many rows of the profiled table ``filters`` pick (None: not computable)."""
     try:
-        return len(rows_where(f.r.table.df, plan.filters))
+        return len(rows_where(f.r.table.df, filters))
     except PlanError:
         return None
 
@@ -674,12 +678,8 @@ def _counts_no_row_of_its_values(f: Form) -> list[Unplaced]:
     named = [x for x in plan.filters if x.op in _NAMES_A_VALUE]
     if f.value != 0 or not named or plan.versus is not None or plan.combine is not None:
         return []
-    try:
-        each = all(len(rows_where(table.df, (x,))) for x in named)
-    except PlanError:
-        return []
-    if not each:
-        return []
+    if not all(_rows_picked(f, (x,)) for x in named):
+        return []  # a value no row holds (0), or one not computable (None)
     both = " and ".join(x.phrase() for x in named)
     why = f"no row of {table.name} has {both}, though each picks rows of its own"
     return [Unplaced("how many", why)]
