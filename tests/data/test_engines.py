@@ -254,6 +254,41 @@ def test_a_question_asked_again_reuses_its_compiled_queries(
     assert len(compiled) > first
 
 
+def test_a_frame_of_more_columns_than_duckdb_copies_is_answered_by_pandas(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame of more than `frames.WIDEST` columns runs on pandas (no copy, nothing
+    compiled) and gets pandas' answer; with one column fewer past the limit, DuckDB
+    answers it."""
+    import ibis.backends.duckdb
+    import numpy as np
+    import pandas as pd
+
+    from agent_nb.data.answer import ask
+    from agent_nb.data.engines.frames import WIDEST
+
+    compiled: list[str] = []
+    compile_anew = ibis.backends.duckdb.Backend.compile
+
+    def counting(self: Any, expr: Any, /, *args: Any, **kwargs: Any) -> Any:
+        compiled.append("sql")
+        return compile_anew(self, expr, *args, **kwargs)
+
+    monkeypatch.setattr(ibis.backends.duckdb.Backend, "compile", counting)
+    rng = np.random.default_rng(5)
+    values = rng.random((40, WIDEST))
+    wide = pd.DataFrame(values, columns=[f"m{i}" for i in range(WIDEST)])
+    wide["g"] = rng.choice(list("abc"), 40)  # WIDEST + 1 columns
+    truth = wide.groupby("g")["m7"].mean().idxmax()
+    question = "Which g has the highest mean m7?"
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", "duckdb")
+    assert ask({"wide": wide}, question).value == truth
+    assert compiled == []
+    narrow = wide.drop(columns=["m0"])  # WIDEST columns: DuckDB's
+    assert ask({"narrow": narrow}, question).value == truth
+    assert compiled
+
+
 def test_a_frame_duckdb_cannot_hold_stays_on_pandas(monkeypatch: pytest.MonkeyPatch) -> None:
     """21-digit barcodes (Python integers past 64 bits, as DataBench's OpenFoodFacts
     holds them): Arrow refuses the column, so the frame's plans run on pandas, not

@@ -5,17 +5,24 @@ one executor for DataFrames, files and database tables. The differential
 test (``tests/data/test_engines.py``) shows pandas' hand-written operations
 and the engines give the same `Result` for every plan of the suite, and on
 WikiTableQuestions and DataBench the two give the same answer to every
-question. The copy is a table of DuckDB's own (`sources.frame_source`; a frame
-of more than `sources.COPIED_COLUMNS` columns stays registered as Arrow), and on
-10⁶ rows DuckDB is mostly faster than pandas: 0.45-0.84x pandas' time on four
-of the five questions of `benchmarks/bench_data_scale.py --engines
-pandas,duckdb` asked again (`sources.frame_source` keeps the SQL Ibis
-compiled), 0.56-1.07x asked anew; 1.1-1.2x over a wide registered frame, about
-10 ms of Ibis building the query. Its first question over a frame pays for
-the copy (about 0.1 s for 10⁶ rows of four columns).
+question. The copy is a table of DuckDB's own (`sources.frame_source`), and on
+10⁶ rows DuckDB is mostly faster than pandas: 0.45-1.01x pandas' time on the
+five questions of `benchmarks/bench_data_scale.py --engines pandas,duckdb`
+asked again (`sources.frame_source` keeps the SQL Ibis compiled), 0.51-1.31x
+asked anew (the 1.31x is a total per group over 7 groups of 10⁶ rows, 16 ms on
+pandas: Ibis building and compiling a new query adds about 5 ms). Its first
+question over a frame pays for the copy (about 0.1 s for 10⁶ rows of two
+columns).
 
-Pandas still runs three things, each for its reason:
+Pandas still runs four things, each for its reason:
 
+* a frame of more than `WIDEST` columns: a question reads one or two of them,
+  and copying them all into DuckDB costs seconds (10⁵ x 300: 2 s), while
+  scanning the frame as Arrow, uncopied, sets up every column at each query
+  (8 ms where a copy scans in 2) and the hand-over alone costs 0.4 s. Pandas
+  answers such a frame without a copy: on `bench_data_scale.py`'s 10⁵ x 300
+  frame, in 76 ms where DuckDB took 88-94 (and 0.56 s for the first question,
+  not 0.78);
 * a column of lists written as text (``"[Vegan, Vegetarian]"``): its items are
   read by pandas (`table_text.items_of`), which no engine does;
 * a frame DuckDB cannot hold (`_handed`: Python integers past 64 bits);
@@ -48,9 +55,10 @@ from ..query import Plan
 from ..result import Result
 from ..table import Table
 
-__all__ = ["ENV", "engine_for_frames", "forget_compiled", "run_on_duckdb"]
+__all__ = ["ENV", "WIDEST", "engine_for_frames", "forget_compiled", "run_on_duckdb"]
 
 ENV = "AGENT_NB_DATA_ENGINE"
+WIDEST = 64  # columns past which a frame runs on pandas (see the module docstring)
 KEPT = 4  # frames whose DuckDB copy is kept (each copy holds the frame's data once more)
 _ON: OrderedDict[tuple[bytes, int], tuple[weakref.ref[Any], Any]] = OrderedDict()
 _LOCK = threading.Lock()  # turns compute on worker threads
@@ -89,7 +97,7 @@ def _handed(df: Any, name: str) -> Any:
 
 def run_on_duckdb(table: Table, plan: Plan) -> Result | None:
     """``plan``'s result computed by DuckDB, or None where pandas must run it."""
-    if _listy(table, plan):
+    if table.df.shape[1] > WIDEST or _listy(table, plan):
         return None
     from .profile import SourceTable
     from .run import run_compiled

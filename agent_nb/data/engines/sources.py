@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from ..result import PlanError
 
 __all__ = [
-    "CONNECT_TIMEOUT", "COPIED_COLUMNS", "FILE_KINDS", "Source", "SourceError",
+    "CONNECT_TIMEOUT", "FILE_KINDS", "Source", "SourceError",
     "engine_error", "frame_source", "is_source", "open_source", "redact",
 ]  # fmt: skip
 
@@ -328,15 +328,10 @@ def _keep_compiled(con: Any) -> OrderedDict[Any, str]:
     return kept
 
 
-#: Past this many columns a frame stays registered as Arrow: a question reads a few of
-#: them, and copying them all into DuckDB's storage costs seconds (10^5 x 300: 2 s).
-COPIED_COLUMNS = 64
-
-
 def frame_source(df: Any, name: str = "data", *, backend: Any = None, own: bool = False) -> Source:
     """A DataFrame as a source on ``backend`` (default: DuckDB in this process; ``own``: a
-    DuckDB connection of its own, progress bar off), with its row order kept as the
-    `filters.ROW` column (ties and "first" as pandas has them)."""
+    DuckDB connection of its own, progress bar off, holding a copy of the frame), with its
+    row order kept as the `filters.ROW` column (ties and "first" as pandas has them)."""
     import ibis
 
     from .filters import ROW
@@ -347,17 +342,14 @@ def frame_source(df: Any, name: str = "data", *, backend: Any = None, own: bool 
         con.raw_sql("SET enable_progress_bar = false")
         handed = ibis.memtable(rows)
         con.execute(handed.limit(0))  # registers it (as Arrow), with Ibis' own types
-        if rows.shape[1] <= COPIED_COLUMNS:
-            # a table of DuckDB's own, not the frame registered as Arrow: its scans
-            # run 2-3x faster (10^6 rows: a store's total in 11 ms, not 26), and the
-            # Arrow copy it is made from is dropped. (Ibis' `create_table` from a frame
-            # fails on this DuckDB: its DROP VIEW is unnamed.)
-            view = handed.get_name()
-            con.raw_sql(f'CREATE TABLE frame AS SELECT * FROM "{view}"')
-            con.raw_sql(f'DROP VIEW "{view}"')
-            expr = con.table("frame")
-        else:
-            expr = handed
+        # a table of DuckDB's own, not the frame registered as Arrow: its scans run 2-3x
+        # faster (10^6 rows: a store's total in 11 ms, not 26), and the Arrow copy it is
+        # made from is dropped. (Ibis' `create_table` from a frame fails on this DuckDB:
+        # its DROP VIEW is unnamed.)
+        view = handed.get_name()
+        con.raw_sql(f'CREATE TABLE frame AS SELECT * FROM "{view}"')
+        con.raw_sql(f'DROP VIEW "{view}"')
+        expr = con.table("frame")
         compiled = _keep_compiled(con)
         lock = threading.Lock()  # one connection, and turns compute on worker threads
 
