@@ -25,7 +25,7 @@ from .reading import Reading
 from .result import PlanError
 from .row_nouns import counting_columns, row_name_columns
 from .rows import rows_where
-from .table import Table
+from .table import Column, Table
 from .word_classes import (
     AUX,
     CLOSED,
@@ -330,22 +330,61 @@ def _not_asked(f: Form) -> list[Unplaced]:
 def _rows_or_kinds(f: Form) -> list[Unplaced]:
     """ "how many opponents are listed?": the rows that name an opponent (8), or the
     opponents they name (5)? Where the two differ and no word says "different", the
-    question does not say which it counts, and neither number is stated."""
+    question does not say which it counts, and neither number is stated. So too for a
+    count of rows whose noun names a column ("how many sports had silver medals": 10
+    rows, 4 sports)."""
     plan = f.plan
-    if plan.op != "aggregate" or plan.agg != "nunique" or plan.combine is not None:
+    if plan.op != "aggregate" or plan.combine is not None or plan.group_by2 is not None:
         return []
-    if AGG_WORDS["nunique"] & set(f.r.tokens) or plan.group_by2 is not None:
+    if AGG_WORDS["nunique"] & set(f.r.tokens):
         return []
-    table, col = f.r.table, f.r.table.columns.get(plan.measure or "")
+    counted = _kinds_counted(f)
+    if counted is None:
+        return []
+    column, rows, kinds = counted
+    table, col = f.r.table, f.r.table.columns.get(column)
     if col is None or col.role == "id" or "id" in col.parts or col.listy or _rows_named(table):
         return []  # ids name things one each; "penguins": the species are no penguins
-    if not isinstance(f.value, int) or f.value >= f.rows:
+    if kinds >= rows:
         return []
     why = (
-        f"it counts {f.rows} rows or {f.value} different {plan.measure} values, and does not"
+        f"it counts {rows} rows or {kinds} different {column} values, and does not"
         " say which ('how many different ...' counts the values)"
     )
     return [Unplaced("how many", why)]
+
+
+def _kinds_counted(f: Form) -> tuple[str, int, int] | None:
+    """The column a count may count the kinds of, the rows counted, and the kinds among
+    them: a count of distinct values, or a count of rows whose noun names a column."""
+    plan = f.plan
+    if plan.agg == "nunique" and plan.measure is not None:
+        return (plan.measure, f.rows, f.value) if isinstance(f.value, int) else None
+    if plan.agg != "count" or plan.measure is not None:
+        return None
+    # the rows' noun names a column of kinds, not of names (a name a few rows share,
+    # "two stadiums named Bloomfield", names two stadiums) nor a time ("how many years")
+    nouns = {w for part, ws in plan.words if part == "rows" for w in ws} - {"times", "time"}
+    table = f.r.table
+    named = [
+        c
+        for c, (_, ws) in f.r.named.items()
+        if ws & nouns and c not in plan.columns() and _kinds(table.columns[c], table)
+    ]
+    if len(named) != 1:
+        return None
+    try:
+        picked = rows_where(f.r.table.df, plan.filters)[named[0]]
+    except (PlanError, KeyError):
+        return None
+    return named[0], len(picked), int(picked.nunique(dropna=False))
+
+
+def _kinds(col: Column, table: Table) -> bool:
+    """Whether ``col`` holds kinds the rows fall into: text whose values repeat, each
+    over two rows or more on average (a sport, a competition; not a stadium's name,
+    which a few rows share)."""
+    return col.role not in ("time", "id") and not col.numeric and 2 * col.nunique <= len(table.df)
 
 
 def _rows_named(table: Table) -> bool:

@@ -233,6 +233,8 @@ def _asks_each(a: _Ask) -> str | None:
 def _names_the_rows(a: _Ask) -> str | None:
     """A noun between a determiner and a link names the rows, not a column or a value:
     "any applicant with ...", "a single season?", "the players who ..."."""
+    if a.word in _COMPUTED:
+        return None  # "the difference in attendance": a computation, never the rows
     i = a.index - 1
     while i >= 0 and a.r.tokens[i] in NEUTRAL:
         i -= 1
@@ -353,8 +355,8 @@ def _head_noun(a: _Ask) -> str | None:
     own, _ = parts_of(a.word)
     if not is_noun(a.word) or (own and own <= {"a"}):
         return None
-    if a.word in _ENDS or a.r.side(a.word):
-        return None  # "the last to coach", "the highest": an order, never the rows
+    if a.word in _ENDS or a.word in _COMPUTED or a.r.side(a.word):
+        return None  # "the last to coach", "the highest", "the difference": never the rows
     if a.word != "one" and NUMBER.fullmatch(a.word):
         return None  # "episode two": a number, a value to place ("the only one" is none)
     i = a.index - 1
@@ -369,6 +371,14 @@ def _head_noun(a: _Ask) -> str | None:
             return None
     return "it names the rows"
 
+
+#: Nouns that name a computation on values ("the difference in attendance"), which
+#: only a plan that computes it places.
+_COMPUTED = frozenset((
+    "difference", "gap", "margin", "ratio", "change", "increase", "decrease", "growth",
+    "proportion", "fraction", "percentage",
+))  # fmt: skip
+_DIFFERENCES = frozenset(("difference", "gap", "margin"))
 
 #: Nouns of an order's ends ("the last to win", "the next"): a place in an order.
 _ENDS = frozenset(("first", "last", "next", "previous", "final", "latest", "earliest", "top"))
@@ -735,6 +745,9 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     apart = plan.agg == "range" or plan.combine is not None or bool(tests & {"in", "between"})
     if word == "between" and (apart or any(d.op in ("-", "/") for d in plan.derive)):
         return True  # "the difference between A and B", "more households between A and B"
+    subtracts = plan.agg == "range" or plan.combine in ("difference", "gap")
+    if word in _DIFFERENCES and (subtracts or any(d.op == "-" for d in plan.derive)):
+        return True  # "the difference between the greatest and the least": a range
     if word in ("other", "others", "another") and "!=" in tests:
         return True  # "one other single besides X": the exclusion is applied
     if plan.op == "aggregate" and word in AGG_NAME.get(plan.agg, "").split():
