@@ -985,3 +985,52 @@ def test_an_adjective_that_pertains_to_a_column_word_is_placed_by_it() -> None:
     sales = pd.DataFrame({"unit_price": [3.0, 3.1, 4.5, 2.45], "transaction_qty": [1, 2, 1, 3]})
     answer = ask({"df": sales}, "What is the average unitary price?")
     assert answer.value == pytest.approx(sales.unit_price.mean())
+
+
+def test_a_count_of_rows_whose_noun_names_a_column_of_kinds_is_not_stated() -> None:
+    """ "how many total sports had silver medals?" counted the rows (8 medals) with
+    "sports" as their noun; the rows hold 4 sports. Where the two differ, neither is
+    stated; "different" asks for the kinds, and a noun that names no column counts rows."""
+    medals = pd.DataFrame(
+        {
+            "Medal": ["Silver"] * 8 + ["Gold"] * 2,
+            "Name": ["Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy", "Jo"],
+            "Sport": [
+                *("Boxing", "Boxing", "Shooting", "Shooting", "Rowing"),
+                *("Rowing", "Rowing", "Judo", "Judo", "Boxing"),
+            ],
+        }
+    )
+    silver = medals[medals.Medal == "Silver"]
+    total = ask({"df": medals}, "How many total sports had silver medals awarded?")
+    assert total.value is None
+    assert f"it counts {len(silver)} rows or {silver.Sport.nunique()} different Sport" in (
+        total.sentence
+    )
+    different = ask({"df": medals}, "How many different sports had silver medals?")
+    assert different.value == silver.Sport.nunique()
+    assert ask({"df": medals}, "How many athletes had silver medals?").value == len(silver)
+
+
+def test_a_noun_of_a_computation_is_never_the_rows() -> None:
+    """ "the difference in attendance from week 1 and week 12" was read as the week with
+    the highest attendance, "difference" left out as the noun the rows are. A noun of a
+    computation is placed only by a plan that computes it (a range here)."""
+    games = pd.DataFrame(
+        {
+            "Week": list(range(1, 13)),
+            "Record": [f"{(w + 1) // 2}–{w // 2}" for w in range(1, 13)],
+            "Attendance": [
+                *(50100, 47900, 61200, 55000, 58300, 49900),
+                *(60200, 52000, 57400, 48800, 59100, 50013),
+            ],
+        }
+    )
+    for question in (
+        "What was the difference in attendance from week 1 and week 12?",
+        "When was the attendance difference the greatest?",
+    ):
+        answer = ask({"df": games}, question)
+        assert answer.value is None and "could not place 'difference'" in answer.sentence
+    spread = ask({"df": games}, "What is the difference between the greatest and least attendance?")
+    assert spread.value == games.Attendance.max() - games.Attendance.min()
