@@ -136,6 +136,22 @@ def _names_other_column(a: _Ask) -> str | None:
     return None
 
 
+def _form_names_a_column(a: _Ask) -> str | None:
+    """A form of the word is the whole one-word name of a column of numbers the plan
+    does not use, though the reading did not name it: "races won" of Wins. (Not a time:
+    "dated before", "timed in after" read the rows in the order its values run, which
+    a row before or after another, in the table's order, follows.)"""
+    mine = forms(a.word)
+    for name, col in a.r.table.columns.items():
+        if name in a.plan_columns or name in a.r.named or not col.numeric or col.role == "time":
+            continue
+        if a.plan.offset and col.in_order:
+            continue
+        if len(col.parts) == 1 and mine & forms(col.parts[0]):
+            return f"it names the column {name}, which the answer does not use"
+    return None
+
+
 def _names_value(a: _Ask) -> str | None:
     """The word is (part of) a value of the table that no filter of the plan applies."""
     for v in a.r.values:
@@ -683,6 +699,7 @@ RULES: tuple[Rule, ...] = (
     Rule("the quantity of what follows", _quantity_of, blocks=False),
     Rule("repeats an applied comparison", _repeats_a_comparison, blocks=False),
     Rule("names another column", _names_other_column, blocks=True),
+    Rule("a form names another column", _form_names_a_column, blocks=True),
     Rule("names a value", _names_value, blocks=True),
     Rule("names an outcome", _names_an_outcome, blocks=True),
     Rule("is part of a value", _part_of_a_value, blocks=True),

@@ -1034,3 +1034,21 @@ def test_a_noun_of_a_computation_is_never_the_rows() -> None:
         assert answer.value is None and "could not place 'difference'" in answer.sentence
     spread = ask({"df": games}, "What is the difference between the greatest and least attendance?")
     assert spread.value == games.Attendance.max() - games.Attendance.min()
+
+
+def test_a_verb_whose_form_names_a_column_of_numbers_is_not_left_out() -> None:
+    """ "the total number of races won" was the total of Races, "won" left out as a noun
+    (the Korean currency). Its verb, win, names the column Wins, which the answer does
+    not use: no value is stated. The wins themselves add up."""
+    seasons = pd.DataFrame(
+        {
+            "Season": [2009, 2010, 2011, 2012],
+            "Team": ["Andersen", "Juncos", "Juncos", "Andersen"],
+            "Races": [13, 13, 12, 16],
+            "Wins": [1, 7, 3, 4],
+        }
+    )
+    won = ask({"df": seasons}, "What is the total number of races won by all teams combined?")
+    assert won.value is None and "'won' (it names the column Wins" in won.sentence
+    assert ask({"df": seasons}, "What is the total number of wins?").value == seasons.Wins.sum()
+    assert ask({"df": seasons}, "What is the total number of races?").value == seasons.Races.sum()
