@@ -140,13 +140,13 @@ def _form_names_a_column(a: _Ask) -> str | None:
     """A form of the word is the whole one-word name of a column of numbers the plan
     does not use, though the reading did not name it: "races won" of Wins. (Not a time:
     "dated before", "timed in after" read the rows in the order its values run, which
-    a row before or after another, in the table's order, follows.)"""
+    the first row, and a row before or after another, in the table's order, follow.)"""
     mine = forms(a.word)
     for name, col in a.r.table.columns.items():
         if name in a.plan_columns or name in a.r.named or not col.numeric or col.role == "time":
             continue
-        if a.plan.offset and col.in_order:
-            continue
+        if col.in_order and (a.plan.offset or a.plan.op == "lookup"):
+            continue  # "drawn first" of Draw: the first row
         if len(col.parts) == 1 and mine & forms(col.parts[0]):
             return f"it names the column {name}, which the answer does not use"
     return None
@@ -699,9 +699,9 @@ RULES: tuple[Rule, ...] = (
     Rule("the quantity of what follows", _quantity_of, blocks=False),
     Rule("repeats an applied comparison", _repeats_a_comparison, blocks=False),
     Rule("names another column", _names_other_column, blocks=True),
-    Rule("a form names another column", _form_names_a_column, blocks=True),
     Rule("names a value", _names_value, blocks=True),
     Rule("names an outcome", _names_an_outcome, blocks=True),
+    Rule("a form names another column", _form_names_a_column, blocks=True),
     Rule("is part of a value", _part_of_a_value, blocks=True),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("a unit not applied", _unit_not_applied, blocks=True),
