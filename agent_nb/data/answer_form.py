@@ -826,6 +826,8 @@ def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:
         if numbers:
             why = f"{numbers[0]} holds the number of {word}: the rows do not count them"
             return [Unplaced(word, why)]
+        if _a_unit(word):  # "how many points were scored": an amount, no row is a point
+            return [Unplaced(word, f"{word} measure an amount: no row is one {singular(word)}")]
         return []
     if naming:  # one whole number per row, such as an EmployeeNumber
         return []
@@ -837,6 +839,13 @@ def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:
         f"named for its rows, `{word} = {table.name}`, says so)"
     )
     return [Unplaced(word, why)]
+
+
+def _a_unit(word: str) -> bool:
+    """Whether ``word`` names a unit of measurement in WordNet (points, miles, dollars)."""
+    from .wordnet import hypernyms
+
+    return "unit of measurement" in hypernyms(singular(word), 4)
 
 
 #: The count's own word for the rows themselves: "how many times", "on how many occasions".

@@ -1052,3 +1052,21 @@ def test_a_verb_whose_form_names_a_column_of_numbers_is_not_left_out() -> None:
     assert won.value is None and "'won' (it names the column Wins" in won.sentence
     assert ask({"df": seasons}, "What is the total number of wins?").value == seasons.Wins.sum()
     assert ask({"df": seasons}, "What is the total number of races?").value == seasons.Races.sum()
+
+
+def test_a_count_of_rows_is_no_count_of_a_unit() -> None:
+    """ "how many points were scored versus Haiti?" over matches (no column of points)
+    counted the matches. Points, like miles or dollars, are a unit of measurement in
+    WordNet: no row is one point, so no count of rows is stated for them."""
+    matches = pd.DataFrame(
+        {
+            "Date": ["1 May 2004", "9 May 2004", "3 June 2004", "7 June 2004"],
+            "Opponent": ["Haiti", "Cuba", "Haiti", "Jamaica"],
+            "Result": ["3–0", "1–1", "2–1", "0–2"],
+            "Scorers": ["Ruiz (2), Vega", "Ruiz", "Vega, Lopez", ""],
+        }
+    )
+    points = ask({"df": matches}, "How many points were scored versus Haiti?")
+    assert points.value is None and "'points' (points measure an amount" in points.sentence
+    played = ask({"df": matches}, "How many matches were played with Haiti?")
+    assert played.value == int((matches.Opponent == "Haiti").sum())
