@@ -320,6 +320,20 @@ def _closed_class(a: _Ask) -> str | None:
     return None
 
 
+#: Prepositions that set the rows against a side ("played against Haiti"): placed by
+#: the value they introduce, which a filter applies.
+_SIDES = frozenset(("against", "versus", "vs"))
+
+
+def _introduces_a_placed_value(a: _Ask) -> str | None:
+    if a.word not in _SIDES:
+        return None
+    rest = [t for t in a.r.tokens[a.index + 1 : a.index + 3] if t not in DETERMINERS]
+    if rest and rest[0] in a.used:
+        return "it introduces a value the plan applies"
+    return None
+
+
 def _verb_of_a_placed_part(a: _Ask) -> str | None:
     """A verb that links the rows to a part the plan placed: "players scored more than
     3000", "reviews written in 2024", "products that were sold"."""
@@ -721,6 +735,7 @@ RULES: tuple[Rule, ...] = (
     Rule("a letter", _a_letter, blocks=True),
     Rule("a word no dictionary knows", _unknown_word, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
+    Rule("introduces a placed value", _introduces_a_placed_value, blocks=False),
     Rule("repeats kept", _repeats_kept, blocks=False),
     Rule("names the rows' column", _part_of_a_row_name, blocks=False),
     Rule("names the rows", _names_the_rows, blocks=False),

@@ -1070,3 +1070,19 @@ def test_a_count_of_rows_is_no_count_of_a_unit() -> None:
     assert points.value is None and "'points' (points measure an amount" in points.sentence
     played = ask({"df": matches}, "How many matches were played with Haiti?")
     assert played.value == int((matches.Opponent == "Haiti").sum())
+
+
+def test_against_is_placed_by_the_value_it_introduces() -> None:
+    """ "played against Haiti": the filter on Opponent places "against"; against a word
+    the plan does not apply ("against the best team"), no value is stated."""
+    matches = pd.DataFrame(
+        {
+            "Date": ["1 May 2004", "9 May 2004", "3 June 2004", "7 June 2004"],
+            "Opponent": ["Haiti", "Cuba", "Haiti", "Jamaica"],
+            "Result": ["3–0", "1–1", "2–1", "0–2"],
+        }
+    )
+    truth = int((matches.Opponent == "Haiti").sum())
+    assert ask({"df": matches}, "How many matches were played against Haiti?").value == truth
+    assert ask({"df": matches}, "How many matches were played versus Haiti?").value == truth
+    assert ask({"df": matches}, "How many matches were played against the best team?").value is None
