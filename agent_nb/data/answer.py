@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .answer_form import form_faults
+from .choice import chosen
 from .describe import sentence
 from .execute import PlanError, Result, run_plan
 from .execute_ops import notes_of
@@ -310,6 +311,9 @@ def _judged(table: Table, r: Reading, cand: Candidate, result: Result, failed: l
     )
     reasons = tuple(f"tried first: {f}" for f in failed[:3]) + cand.reasons
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
+    word = chosen(r, cand.plan, dict(result.detail))
+    if word is not None:  # "more or less than ...?": the word that holds, not yes or no
+        result = dataclasses.replace(result, value=word)
     blocking: tuple[Unplaced, ...] = ()
     if cand.plan.op != "columns":
         blocking, harmless = unplaced(r, cand.plan, list(left), used)

@@ -782,6 +782,11 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
         return True  # "the difference between the greatest and the least": a range
     if word in ("other", "others", "another") and "!=" in tests:
         return True  # "one other single besides X": the exclusion is applied
+    if plan.op == "compare" and plan.test in ("<", "<=", ">", ">="):
+        from .choice import offered
+
+        if word in (offered(r) or ()):  # "more or less than 24": the choice it answers
+            return True
     if plan.op == "aggregate" and word in AGG_NAME.get(plan.agg, "").split():
         return True  # the operation's own name: "standard deviation"
     counts = plan.agg in ("count", "mode") or (plan.op == "rank" and plan.measure is None)

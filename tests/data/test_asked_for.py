@@ -290,11 +290,12 @@ def test_a_count_of_rows_is_not_a_count_of_what_a_column_holds() -> None:
 
 
 def test_yes_or_no_does_not_answer_a_choice(penguins: pd.DataFrame) -> None:
+    # the choice is answered by the word that holds (never a bool), a plain test by a bool
     adelie = penguins[penguins.species == "Adelie"].body_mass_g.mean()
     choice = ask(
         {"penguins": penguins}, "Is the mean body mass of Adelie penguins more or less than 4000 g?"
     )
-    assert choice.value is None and "or" in choice.could_not_place
+    assert choice.value == ("more" if adelie > 4000 else "less")
     plain = ask({"penguins": penguins}, "Is the mean body mass of Adelie penguins above 4000 g?")
     assert plain.value is bool(adelie > 4000)
 
@@ -1086,3 +1087,28 @@ def test_against_is_placed_by_the_value_it_introduces() -> None:
     assert ask({"df": matches}, "How many matches were played against Haiti?").value == truth
     assert ask({"df": matches}, "How many matches were played versus Haiti?").value == truth
     assert ask({"df": matches}, "How many matches were played against the best team?").value is None
+
+
+def test_a_choice_between_two_orders_is_answered_by_the_word_that_holds(
+    penguins: pd.DataFrame, cars: pd.DataFrame
+) -> None:
+    """ "more or less", "higher or lower", "greater or smaller": the answer is the word
+    the computed sides make true (truths from pandas), not yes or no; the sentence
+    gives both sides."""
+    gentoo = penguins[penguins.species == "Gentoo"].body_mass_g.mean()
+    mass = ask(
+        {"penguins": penguins},
+        "Is the average body mass of Gentoo penguins more or less than 5000?",
+    )
+    assert mass.value == ("more" if gentoo > 5000 else "less")
+    assert mass.sentence.startswith("More — " if gentoo > 5000 else "Less — ")
+    adelie, gentoos = (penguins.species == "Adelie").sum(), (penguins.species == "Gentoo").sum()
+    counts = ask(
+        {"penguins": penguins}, "Are there more or fewer Adelie penguins than Gentoo penguins?"
+    )
+    assert counts.value == ("more" if adelie > gentoos else "fewer")
+    hp = cars.groupby("Origin").Horsepower.mean()
+    question = "Is the mean horsepower of European cars higher or lower than that of Japanese cars?"
+    assert ask({"cars": cars}, question).value == (
+        "higher" if hp["Europe"] > hp["Japan"] else "lower"
+    )
