@@ -19,6 +19,7 @@ them): no English content-word list.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Iterable
 
@@ -681,18 +682,35 @@ def _two_words(word: str) -> bool:
 def _misspelt(word: str) -> bool:
     """Whether one letter dropped, doubled, swapped or changed makes ``word`` a word
     WordNet knows ("postion", "winnter", "perfomed", "aslo"): a typing slip, which the
-    other rules judge as the word it was meant to be."""
+    other rules judge as the word it was meant to be (`_meant`)."""
+    return _meant(word) != word
+
+
+@functools.lru_cache(maxsize=4096)
+def _meant(word: str) -> str:
+    """The word WordNet knows that one slip away from ``word`` it was meant to be: a
+    swap first ("aslo": also), then a letter dropped ("winnter"), one left out
+    ("perfomed", "previos": previous), one changed; ``word`` itself where WordNet knows
+    it, or where no slip makes a word."""
     from .wordnet import parts_of_speech
 
-    if len(word) < 4:
-        return False
+    if len(word) < 4 or not word.isalpha() or parts_of_speech(word):
+        return word
+    if parts_of_speech(singular(word)):
+        return word
     letters = "abcdefghijklmnopqrstuvwxyz"
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    edits = {a + b[1:] for a, b in splits if b}
-    edits |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    edits |= {a + c + b[1:] for a, b in splits if b for c in letters}
-    edits |= {a + c + b for a, b in splits for c in letters}
-    return any(len(e) >= 3 and parts_of_speech(e) for e in edits - {word})
+    ranked = (
+        [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1],
+        [a + b[1:] for a, b in splits if b],
+        [a + c + b for a, b in splits for c in letters],
+        [a + c + b[1:] for a, b in splits if b for c in letters],
+    )
+    for edits in ranked:
+        known = sorted(e for e in set(edits) - {word} if len(e) >= 3 and parts_of_speech(e))
+        if known:
+            return known[0]
+    return word
 
 
 def _rows_of_a_kind(a: _Ask) -> str | None:
@@ -831,13 +849,23 @@ def unplaced(
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:
             continue
         index = r.tokens.index(word) if word in r.tokens else -1
-        if word in OPERATING:  # placed only by the part it introduces ("while squatting")
+        # a slip that hides a word that orders or links ("previos": previous, "aslo":
+        # also) is judged as that word; a name one slip from a word ("rowell") as itself
+        meant = _meant(word)
+        if meant != word and meant in STOPWORDS | CLOSED:
+            harmless.append(word)
+            continue
+        if meant not in _ORDER_WORDS | _ENDS | OPERATING and not r.side(meant):
+            meant = word
+        elif meant != word and placed_by_plan(meant, plan, r):
+            continue
+        if meant in OPERATING:  # placed only by the part it introduces ("while squatting")
             if r.tokens[index + 1 : index + 2] and r.tokens[index + 1] in used:
                 harmless.append(word)
             else:
                 blocking.append(Unplaced(word, _OPERATES))
             continue
-        ask = _Ask(r, plan, index, word, columns, frozenset(used))
+        ask = _Ask(r, plan, index, meant, columns, frozenset(used))
         for rule in RULES:
             why = rule.test(ask)
             if why is None:

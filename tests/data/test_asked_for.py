@@ -1112,3 +1112,26 @@ def test_a_choice_between_two_orders_is_answered_by_the_word_that_holds(
     assert ask({"cars": cars}, question).value == (
         "higher" if hp["Europe"] > hp["Japan"] else "lower"
     )
+
+
+def test_a_typing_slip_is_judged_as_the_word_it_was_meant_to_be() -> None:
+    """ "the year previos to Normandy" stated Normandy's own year, the slip excused as a
+    verb; one letter away it is "previous", which orders, and no value is stated. A slip
+    of a word that changes nothing ("aslo": also) still leaves the count stated."""
+    games = pd.DataFrame(
+        {
+            "Year": [1992, 1994, 1996, 1998],
+            "Title": ["Dune II", "Normandy: The Great Crusade", "Red Alert", "Tiberian Sun"],
+        }
+    )
+    slip = ask({"df": games}, "the year previos to normandy: the great crusade")
+    assert slip.value is None and "'previos' ('previous' compares or orders" in slip.sentence
+    assert ask({"df": games}, "the year of normandy: the great crusade").value == 1994
+    drivers = pd.DataFrame(
+        {
+            "Driver": ["Ann", "Bo", "Cy", "Di"],
+            "Constructor": ["Brabham", "Lotus", "Brabham", "Brabham"],
+        }
+    )
+    also = ask({"df": drivers}, "What number of drivers aslo had Brabham as their constructor?")
+    assert also.value == int((drivers.Constructor == "Brabham").sum())
