@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from .cells import DETAIL
+from .cells import DETAIL, is_placeholder
 from .placement import Unplaced, shown_column
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
@@ -848,6 +848,18 @@ def _a_unit(word: str) -> bool:
     return "unit of measurement" in hypernyms(singular(word), 4)
 
 
+def _names_a_placeholder(f: Form) -> list[Unplaced]:
+    """ "which single had the highest chart position?" answered "-": a cell that marks a
+    missing value names no row nor group (the rows the table gives no single for)."""
+    values = f.value if isinstance(f.value, list) else [f.value]
+    marks = [v for v in values if is_placeholder(v)]
+    if not marks:
+        return []
+    what = f.plan.group_by or f.plan.measure or "value"
+    why = f"the {what} the answer reads is '{marks[0]}', which marks a missing value"
+    return [Unplaced(what, why)]
+
+
 #: The count's own word for the rows themselves: "how many times", "on how many occasions".
 _OCCURRENCES = frozenset(("times", "occasions", "instances"))
 
@@ -881,6 +893,7 @@ FORM_RULES = (
     _counts_rows_of_another_kind,
     _ranks_by_rows_unasked,
     _measures_text_unasked,
+    _names_a_placeholder,
 )
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "clean_text",
     "counts_with_shares",
     "duration_text",
+    "is_placeholder",
     "numbers_as_written",
     "numeric_column",
     "places_shown_as_medals",
@@ -166,6 +167,11 @@ def read_cell(cell: Any) -> Cell:
         if found is not None:
             return Cell(found[0], found[1], text)
     return Cell(None, "", text)
+
+
+def is_placeholder(value: Any) -> bool:
+    """Whether ``value`` is a cell that marks a missing value ("-", "—", "n/a", "?")."""
+    return isinstance(value, str) and value.translate(_DASHES).strip().lower() in _PLACEHOLDER
 
 
 def _number(text: str) -> tuple[float, str] | None:

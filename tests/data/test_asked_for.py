@@ -1135,3 +1135,21 @@ def test_a_typing_slip_is_judged_as_the_word_it_was_meant_to_be() -> None:
     )
     also = ask({"df": drivers}, "What number of drivers aslo had Brabham as their constructor?")
     assert also.value == int((drivers.Constructor == "Brabham").sum())
+
+
+def test_a_placeholder_is_never_the_answer() -> None:
+    """ "which single had the highest chart position?" answered "-": the cell marks a
+    missing value (the rows with no single), so no value is stated; the lowest, held
+    by named singles, is."""
+    singles = pd.DataFrame(
+        {
+            "Single": ["-", "Melting Pot", "The Banner Man", "-"],
+            "UK Singles Chart": [26, 3, 3, 40],
+            "Year": [1968, 1969, 1971, 1972],
+        }
+    )
+    highest = ask({"df": singles}, "Which single had the highest UK singles chart position?")
+    assert highest.value is None and "which marks a missing value" in highest.sentence
+    lowest = singles[singles["UK Singles Chart"] == singles["UK Singles Chart"].min()]
+    answer = ask({"df": singles}, "Which single had the lowest UK singles chart position?")
+    assert answer.value == lowest.Single.tolist()
