@@ -61,6 +61,10 @@ def _question_word(r: Reading, words: Collection[str]) -> int:
     for i in (0, 1):
         if i < len(r.tokens) and r.tokens[i] in words:
             return i if i == 0 or r.tokens[0] in CLOSED | LINKS else -1
+    # or first after a clause set off by a comma ("besides Merthyr Town, which team ...")
+    after = re.search(r",\s*(\w+)", r.text.lower())
+    if after and after.group(1) in words and after.group(1) in r.tokens:
+        return r.tokens.index(after.group(1))
     return -1
 
 

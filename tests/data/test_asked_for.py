@@ -1153,3 +1153,21 @@ def test_a_placeholder_is_never_the_answer() -> None:
     lowest = singles[singles["UK Singles Chart"] == singles["UK Singles Chart"].min()]
     answer = ask({"df": singles}, "Which single had the lowest UK singles chart position?")
     assert answer.value == lowest.Single.tolist()
+
+
+def test_which_after_a_clause_set_off_by_a_comma_asks_for_a_name() -> None:
+    """ "Besides Merthyr Town, which other team had the highest capacity?" was answered
+    with the capacity (8,800): "which" after the comma asks for the team, as it does
+    at the start of the question."""
+    grounds = pd.DataFrame(
+        {
+            "Team": ["Merthyr Town", "Paulton Rovers", "Bath City", "Frome Town"],
+            "Capacity": [10000, 5000, 8800, 2000],
+        }
+    )
+    others = grounds[grounds.Team != "Merthyr Town"]
+    clause = "Besides Merthyr Town, which other team had the highest number of capacity?"
+    answer = ask({"df": grounds}, clause)
+    assert answer.value is None and "'which' asks for a row or a group" in answer.sentence
+    plain = "Which team other than Merthyr Town had the highest capacity?"
+    assert ask({"df": grounds}, plain).value == others.loc[others.Capacity.idxmax(), "Team"]
