@@ -153,6 +153,28 @@ def _form_names_a_column(a: _Ask) -> str | None:
     return None
 
 
+def _agent_names_a_column(a: _Ask) -> str | None:
+    """The word's doer (WordNet's derivation: owned -> owner, directed -> director) heads
+    the name of a column the plan does not use: "who owned the last locomotive" asks
+    about Original Owner, not the row's Name."""
+    from .wordnet import bases
+
+    doers = {
+        b.word for b in bases(a.word) if b.via == "derivation" and b.word.endswith(("er", "or"))
+    }
+    if not doers or doers & {singular(t) for t in a.r.tokens}:
+        return None  # "how many riders rode ...": the rows are its doers
+    after = a.r.tokens[a.index + 1 : a.index + 3]
+    if {" ".join(after), *after[:1]} & set(COMPARISON_STARTS):
+        return None  # "built after 1900": when, which a filter of the plan applies
+    for name, col in a.r.table.columns.items():
+        if name in a.plan_columns or not col.parts or col.numeric:
+            continue
+        if col.parts[-1] in doers or singular(col.parts[-1]) in doers:
+            return f"it asks about {name} (its {col.parts[-1]}), which the answer does not use"
+    return None
+
+
 def _names_value(a: _Ask) -> str | None:
     """The word is (part of) a value of the table that no filter of the plan applies."""
     for v in a.r.values:
@@ -734,6 +756,7 @@ RULES: tuple[Rule, ...] = (
     Rule("names a value", _names_value, blocks=True),
     Rule("names an outcome", _names_an_outcome, blocks=True),
     Rule("a form names another column", _form_names_a_column, blocks=True),
+    Rule("its doer names another column", _agent_names_a_column, blocks=True),
     Rule("is part of a value", _part_of_a_value, blocks=True),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("a unit not applied", _unit_not_applied, blocks=True),

