@@ -164,6 +164,8 @@ def _agent_names_a_column(a: _Ask) -> str | None:
     }
     if not doers or doers & {singular(t) for t in a.r.tokens}:
         return None  # "how many riders rode ...": the rows are its doers
+    if a.before in a.used:
+        return None  # "did the Detroit Tigers play ...": a placed value is its doer
     after = a.r.tokens[a.index + 1 : a.index + 3]
     if {" ".join(after), *after[:1]} & set(COMPARISON_STARTS):
         return None  # "built after 1900": when, which a filter of the plan applies

@@ -1187,3 +1187,15 @@ def test_a_verb_whose_doer_heads_another_column_is_not_left_out() -> None:
     assert owned.value is None and "'owned' (it asks about Original Owner" in owned.sentence
     owner = ask({"df": engines}, "Who was the original owner of the last locomotive?")
     assert owner.value == engines["Original Owner"].iloc[-1]
+    # a placed value is the verb's doer: "play" asks nothing of the Player column
+    games = pd.DataFrame(
+        {
+            "Date": ["June 22", "June 24", "June 26"],
+            "Team": ["Detroit Tigers", "Detroit Tigers", "Boston Red Sox"],
+            "Opponent": ["Boston Red Sox", "Cleveland Indians", "Detroit Tigers"],
+            "Player": ["Kaline", "Horton", "Yastrzemski"],
+        }
+    )
+    played = ask({"df": games}, "On what date did the Detroit Tigers play the Cleveland Indians?")
+    met = games[(games.Team == "Detroit Tigers") & (games.Opponent == "Cleveland Indians")]
+    assert played.value == met.Date.iloc[0]
