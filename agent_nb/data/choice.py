@@ -13,6 +13,7 @@ import numbers
 import re
 from typing import Any
 
+from .query import Plan
 from .reading import Reading
 
 __all__ = ["chosen", "offered"]
@@ -41,17 +42,18 @@ def offered(r: Reading) -> tuple[str, str] | None:
     return None
 
 
-def chosen(r: Reading, plan: Any, detail: dict[str, Any]) -> str | None:
+def chosen(r: Reading, plan: Plan, detail: dict[str, Any]) -> str | None:
     """The offered word a comparison's sides (``detail``: left, right) make true, or None
     (no choice offered, no comparison of order, equal sides, or sides that are no
     numbers)."""
     if plan.op != "compare" or plan.test not in ("<", "<=", ">", ">="):
         return None
     pair = offered(r)
-    left, right = detail.get("left"), detail.get("right")
+    left: Any = detail.get("left")
+    right: Any = detail.get("right")
     if pair is None or not (_number(left) and _number(right)) or left == right:
         return None
-    return pair[0] if float(left) > float(right) else pair[1]  # type: ignore[arg-type]
+    return pair[0] if float(left) > float(right) else pair[1]
 
 
 def _number(value: Any) -> bool:
