@@ -350,13 +350,13 @@ def _closed_class(a: _Ask) -> str | None:
 _SIDES = frozenset(("against", "versus", "vs"))
 
 
-def _introduces_a_placed_value(a: _Ask) -> str | None:
-    if a.word not in _SIDES:
-        return None
-    rest = [t for t in a.r.tokens[a.index + 1 : a.index + 3] if t not in DETERMINERS]
-    if rest and rest[0] in a.used:
-        return "it introduces a value the plan applies"
-    return None
+def _introduces_a_placed_value(r: Reading, index: int, used: set[str]) -> bool:
+    """Whether the word at ``index`` sets the rows against a value a filter applies
+    ("played against Haiti"): placed by that value, so no note names it."""
+    if r.tokens[index] not in _SIDES:
+        return False
+    rest = [t for t in r.tokens[index + 1 : index + 3] if t not in DETERMINERS]
+    return bool(rest) and rest[0] in used
 
 
 def _verb_of_a_placed_part(a: _Ask) -> str | None:
@@ -778,7 +778,6 @@ RULES: tuple[Rule, ...] = (
     Rule("a letter", _a_letter, blocks=True),
     Rule("a word no dictionary knows", _unknown_word, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
-    Rule("introduces a placed value", _introduces_a_placed_value, blocks=False),
     Rule("repeats kept", _repeats_kept, blocks=False),
     Rule("names the rows' column", _part_of_a_row_name, blocks=False),
     Rule("names the rows", _names_the_rows, blocks=False),
@@ -883,6 +882,8 @@ def unplaced(
         if meant not in _ORDER_WORDS | _ENDS | OPERATING and not r.side(meant):
             meant = word
         elif meant != word and placed_by_plan(meant, plan, r):
+            continue
+        if index >= 0 and _introduces_a_placed_value(r, index, used):
             continue
         if meant in OPERATING:  # placed only by the part it introduces ("while squatting")
             if r.tokens[index + 1 : index + 2] and r.tokens[index + 1] in used:
