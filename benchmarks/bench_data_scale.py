@@ -13,9 +13,9 @@ repetitions interleaved so that a noisy machine weighs on both alike, and
 prints DuckDB's median over pandas'. Each table's first question is timed
 once per engine on a frame not asked about before: the profile, and DuckDB's
 copy of the frame, are in it (the imports of Ibis and DuckDB, once per kernel,
-are timed on their own line first). A frame of more than
-`frames.WIDEST` columns runs on pandas under both settings (the 10⁵ x 300
-table: its ratio shows that choice costs nothing). Each question is then timed twice over, on a
+are timed on their own line first). A frame of more than `frames.WIDEST`
+columns runs on pandas under both settings (the 10⁵ x 300 table: its ratio
+shows that choice costs nothing). Each question is then timed twice over, on a
 frame already profiled and copied: asked again (a cell run again: DuckDB's
 path reuses the SQL it compiled for it) and asked anew (the compiled SQL
 forgotten first, as for a question not asked before).

@@ -340,15 +340,15 @@ def _rows_or_kinds(f: Form) -> list[Unplaced]:
     plan = f.plan
     if plan.op != "aggregate" or plan.combine is not None or plan.group_by2 is not None:
         return []
-    if AGG_WORDS["nunique"] & set(f.r.tokens):
-        return []
+    if AGG_WORDS["nunique"] & set(f.r.tokens) or _rows_named(f.r.table):
+        return []  # "penguins": the species are no penguins
     counted = _kinds_counted(f)
     if counted is None:
         return []
     column, rows, kinds = counted
-    table, col = f.r.table, f.r.table.columns.get(column)
-    if col is None or col.role == "id" or "id" in col.parts or col.listy or _rows_named(table):
-        return []  # ids name things one each; "penguins": the species are no penguins
+    col = f.r.table.columns.get(column)
+    if col is None or col.role == "id" or "id" in col.parts or col.listy:
+        return []  # ids name things one each
     if kinds >= rows:
         return []
     why = (
@@ -368,20 +368,17 @@ def _kinds_counted(f: Form) -> tuple[str, int, int] | None:
         return None
     # the rows' noun names a column of kinds, not of names (a name a few rows share,
     # "two stadiums named Bloomfield", names two stadiums) nor a time ("how many years")
-    nouns = {w for part, ws in plan.words if part == "rows" for w in ws} - {"times", "time"}
+    nouns = {w for part, ws in plan.words if part == "rows" for w in ws} - _OCCURRENCES
     table = f.r.table
     named = [
         c
         for c, (_, ws) in f.r.named.items()
         if ws & nouns and c not in plan.columns() and _kinds(table.columns[c], table)
     ]
-    if len(named) != 1:
+    picked = _picked(f, plan.filters) if len(named) == 1 else None
+    if picked is None:
         return None
-    try:
-        picked = rows_where(f.r.table.df, plan.filters)[named[0]]
-    except (PlanError, KeyError):
-        return None
-    return named[0], len(picked), int(picked.nunique(dropna=False))
+    return named[0], len(picked), int(picked[named[0]].nunique(dropna=False))
 
 
 def _kinds(col: Column, table: Table) -> bool:
@@ -462,7 +459,7 @@ def _order_unasked(f: Form) -> list[Unplaced]:
     plan, r = f.plan, f.r
     if plan.op not in ("rank", "extreme") or plan.filters or plan.each or plan.having:
         return []
-    if any(r.side(t) or _superlative(t) or t in _ORDER_WORDS for t in r.tokens):
+    if any(r.side(t) or _superlative(t) or t in _ASKS_ORDER for t in r.tokens):
         return []
     end = "highest" if plan.order == "desc" else "lowest"
     what = plan.measure or "rows"
@@ -495,7 +492,7 @@ def _superlative(word: str) -> bool:
 
 #: Words beyond the superlatives and `Reading.side`'s ends that ask for an order:
 #: places, ranks and winners.
-_ORDER_WORDS = cues(
+_ASKS_ORDER = cues(
     "first last more less fewer rank ranked ranking order place placed win won wins "
     "winner winning lead leader leading record peak"
 )
@@ -676,12 +673,18 @@ def _counts_a_named_row(f: Form) -> list[Unplaced]:
     return [] if why is None else [Unplaced("how many", why)]
 
 
-def _rows_picked(f: Form, filters: tuple[Filter, ...]) -> int | None:
-    """How many rows of the profiled table ``filters`` pick (None: not computable)."""
+def _picked(f: Form, filters: tuple[Filter, ...]) -> Any:
+    """The rows of the profiled table ``filters`` pick (None: not computable)."""
     try:
-        return len(rows_where(f.r.table.df, filters))
+        return rows_where(f.r.table.df, filters)
     except PlanError:
         return None
+
+
+def _rows_picked(f: Form, filters: tuple[Filter, ...]) -> int | None:
+    """How many rows of the profiled table ``filters`` pick (None: not computable)."""
+    picked = _picked(f, filters)
+    return None if picked is None else len(picked)
 
 
 def _named_rows(f: Form, plan: Plan, value: Any) -> str | None:

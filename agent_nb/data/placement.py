@@ -167,7 +167,7 @@ def _agent_names_a_column(a: _Ask) -> str | None:
     if a.before in a.used:
         return None  # "did the Detroit Tigers play ...": a placed value is its doer
     after = a.r.tokens[a.index + 1 : a.index + 3]
-    if {" ".join(after), *after[:1]} & set(COMPARISON_STARTS):
+    if {" ".join(after), *after[:1]} & COMPARISON_STARTS:
         return None  # "built after 1900": when, which a filter of the plan applies
     for name, col in a.r.table.columns.items():
         if name in a.plan_columns or not col.parts or col.numeric:
@@ -737,6 +737,18 @@ def _meant(word: str) -> str:
     return word
 
 
+def _judged_as(word: str, r: Reading) -> str:
+    """The word the rules judge ``word`` as: a slip that hides a word that orders or
+    links ("previos": previous, "aslo": also) as that word; any other word, a name one
+    slip from a word ("rowell") included, as itself."""
+    meant = _meant(word)
+    if meant == word:
+        return word
+    if meant in STOPWORDS | CLOSED | _ORDER_WORDS | _ENDS | OPERATING or r.side(meant):
+        return meant
+    return word
+
+
 def _rows_of_a_kind(a: _Ask) -> str | None:
     """A noun for the rows that marks a kind of them by a property ("women": female
     ones) restricts the rows: where no value of the table says so, it is not placed."""
@@ -873,15 +885,11 @@ def unplaced(
         if placed_by_plan(word, plan, r) or word in {u.word for u in blocking}:
             continue
         index = r.tokens.index(word) if word in r.tokens else -1
-        # a slip that hides a word that orders or links ("previos": previous, "aslo":
-        # also) is judged as that word; a name one slip from a word ("rowell") as itself
-        meant = _meant(word)
+        meant = _judged_as(word, r)
         if meant != word and meant in STOPWORDS | CLOSED:
-            harmless.append(word)
+            harmless.append(word)  # "aslo": also, which changes nothing
             continue
-        if meant not in _ORDER_WORDS | _ENDS | OPERATING and not r.side(meant):
-            meant = word
-        elif meant != word and placed_by_plan(meant, plan, r):
+        if meant != word and placed_by_plan(meant, plan, r):
             continue
         if index >= 0 and _introduces_a_placed_value(r, index, used):
             continue
