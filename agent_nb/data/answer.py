@@ -311,9 +311,11 @@ def _judged(table: Table, r: Reading, cand: Candidate, result: Result, failed: l
     )
     reasons = tuple(f"tried first: {f}" for f in failed[:3]) + cand.reasons
     not_applied = _span(r, missed) if missed and cand.plan.op != "columns" else ""
-    word = chosen(r, cand.plan, dict(result.detail))
-    if word is not None:  # "more or less than ...?": the word that holds, not yes or no
-        result = dataclasses.replace(result, value=word)
+    choice = chosen(r, cand.plan, dict(result.detail))
+    if choice is not None:  # "more or less than ...?": the word that holds, not yes or no,
+        word, test = choice  # and the test that holds, shown in the plan and its table
+        cand = dataclasses.replace(cand, plan=cand.plan.model_copy(update={"test": test}))
+        result = dataclasses.replace(result, value=word, frame=result.frame.assign(test=test))
     blocking: tuple[Unplaced, ...] = ()
     if cand.plan.op != "columns":
         blocking, harmless = unplaced(r, cand.plan, list(left), used)

@@ -2,16 +2,17 @@
 
 The question offers two words that order ("more or less", "more/less", "greater
 than or less than", "higher or lower"), and the answer is the one that holds,
-not yes or no. `chosen` turns a comparison's computed sides into that word; where
-the two sides are equal, or either is no number, it gives None and the answer
-stays a yes or no, which `answer_form` refuses for such a question.
+not yes or no. `chosen` turns a comparison's computed sides into that word, and
+the test that holds, which the plan and its table then show; where the two
+sides are equal, or either is no number, it gives None and the answer stays a
+yes or no, which `answer_form` refuses for such a question.
 """
 
 from __future__ import annotations
 
 import numbers
 import re
-from typing import Any
+from typing import Any, Literal
 
 from .query import Plan
 from .reading import Reading
@@ -42,10 +43,10 @@ def offered(r: Reading) -> tuple[str, str] | None:
     return None
 
 
-def chosen(r: Reading, plan: Plan, detail: dict[str, Any]) -> str | None:
-    """The offered word a comparison's sides (``detail``: left, right) make true, or None
-    (no choice offered, no comparison of order, equal sides, or sides that are no
-    numbers)."""
+def chosen(r: Reading, plan: Plan, detail: dict[str, Any]) -> tuple[str, Literal[">", "<"]] | None:
+    """The offered word a comparison's sides (``detail``: left, right) make true, and the
+    test that holds between them; None where no choice is offered, the comparison does
+    not order, the sides are equal, or either is no number."""
     if plan.op != "compare" or plan.test not in ("<", "<=", ">", ">="):
         return None
     pair = offered(r)
@@ -53,7 +54,7 @@ def chosen(r: Reading, plan: Plan, detail: dict[str, Any]) -> str | None:
     right: Any = detail.get("right")
     if pair is None or not (_number(left) and _number(right)) or left == right:
         return None
-    return pair[0] if float(left) > float(right) else pair[1]
+    return (pair[0], ">") if float(left) > float(right) else (pair[1], "<")
 
 
 def _number(value: Any) -> bool:

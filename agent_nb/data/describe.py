@@ -49,7 +49,7 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         other = sentence_of(plan.versus) if plan.versus is not None else answer_text(right)
         verb = _TEST[plan.test or "="] if v else _TEST[_negate(plan.test or "=")]
         if isinstance(v, str):  # a choice ("more or less"): the word that holds, and why
-            lead, verb = v.capitalize(), "is above" if left > right else "is below"
+            lead = v.capitalize()
         return f"{lead} — {what} ({answer_text(left)}) {verb} {other}" + (
             f" ({answer_text(right)})." if plan.versus is not None else "."
         )

@@ -1107,6 +1107,7 @@ def test_a_choice_between_two_orders_is_answered_by_the_word_that_holds(
         {"penguins": penguins}, "Are there more or fewer Adelie penguins than Gentoo penguins?"
     )
     assert counts.value == ("more" if adelie > gentoos else "fewer")
+    assert counts.plan.test == (">" if adelie > gentoos else "<")  # the test that holds
     hp = cars.groupby("Origin").Horsepower.mean()
     question = "Is the mean horsepower of European cars higher or lower than that of Japanese cars?"
     assert ask({"cars": cars}, question).value == (
