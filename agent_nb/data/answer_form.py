@@ -867,6 +867,56 @@ def _names_a_placeholder(f: Form) -> list[Unplaced]:
     return [Unplaced(what, why)]
 
 
+def _value_part_of_other_cells(f: Form) -> list[Unplaced]:
+    """ "how many times has she played herself?" read as the rows whose Role is Herself:
+    4 rows hold exactly that, and 2 more hold it within a longer cell ("Herself (voice)",
+    "Herself / Host"). Whether the question means the whole cell or a part of it the
+    words do not say, and the two readings answer differently; so the value is not
+    stated, and the reply says both counts. A row named to look up, or one of a few
+    named to compare ("the album after Kitty Wells"), is the one named exactly: a name
+    within a longer one ("Kitty Wells Sings") names another row."""
+    if f.plan.op in ("lookup", "extreme"):
+        return []
+    for test in _parts_filters(f.plan):
+        col = f.r.table.columns.get(test.column)
+        # several names ("skater or surf's up") pick their rows one by one, exactly
+        if test.op != "=" or col is None or col.numeric:
+            continue
+        within = _cells_holding(f.r.table.df[test.column], str(test.value))
+        if within is not None:
+            exact, more, example = within
+            why = (
+                f"{exact} rows have {test.column} exactly {test.value}, and {more} more hold"
+                f" it within a longer cell (such as '{example}'): which is meant is not said"
+            )
+            return [Unplaced(str(test.value), why)]
+    return []
+
+
+def _parts_filters(plan: Plan) -> list[Filter]:
+    """The filters of a plan and of the plan it is compared with."""
+    return [x for p in _parts(plan) for x in p.filters]
+
+
+def _cells_holding(column: Any, name: str) -> tuple[int, int, str] | None:
+    """How many cells of ``column`` are ``name`` (case-blind), how many more hold it as
+    a whole word within a longer text, and one of those; None where none does."""
+    wanted = name.lower().strip()
+    if len(wanted) < 2:
+        return None
+    word = re.compile(r"(?<!\w)" + re.escape(wanted) + r"(?!\w)")
+    counts = column.dropna().astype(str).str.strip().value_counts()
+    exact = sum(n for cell, n in counts.items() if cell.lower() == wanted)
+    longer = [
+        (cell, n)
+        for cell, n in counts.items()
+        if cell.lower() != wanted and word.search(cell.lower())
+    ]
+    if not exact or not longer:
+        return None
+    return exact, sum(n for _, n in longer), longer[0][0]
+
+
 #: The count's own word for the rows themselves: "how many times", "on how many occasions".
 _OCCURRENCES = frozenset(("times", "occasions", "instances"))
 
@@ -901,6 +951,7 @@ FORM_RULES = (
     _ranks_by_rows_unasked,
     _measures_text_unasked,
     _names_a_placeholder,
+    _value_part_of_other_cells,
 )
 
 

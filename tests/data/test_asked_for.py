@@ -1201,3 +1201,34 @@ def test_a_verb_whose_doer_heads_another_column_is_not_left_out() -> None:
     played = ask({"df": games}, "On what date did the Detroit Tigers play the Cleveland Indians?")
     met = games[(games.Team == "Detroit Tigers") & (games.Opponent == "Cleveland Indians")]
     assert played.value == met.Date.iloc[0]
+
+
+def test_a_count_of_a_value_some_cells_hold_within_longer_text_is_not_stated() -> None:
+    """ "How many times did she play herself?" where 3 roles are exactly Herself and 2
+    more hold it within a longer cell: whether the whole cell or a part is meant is not
+    said, so neither count is stated; the reply gives both. A row looked up by its
+    exact name ("the film after Leap Year") is that row."""
+    films = pd.DataFrame(
+        {
+            "Year": [2001, 2002, 2003, 2004, 2005, 2006, 2007],
+            "Title": ["Leap Year", "Rush", "Leap Year Again", "Dawn", "Dusk", "Noon", "Eve"],
+            "Role": [
+                "Herself",
+                "Anna",
+                "Herself (voice)",
+                "Herself",
+                "Herself / Host",
+                "Herself",
+                "Mara",
+            ],
+        }
+    )
+    exact = int((films.Role == "Herself").sum())
+    within = int(films.Role.str.contains("Herself").sum()) - exact
+    count = ask({"films": films}, "In how many films is the role Herself?")
+    assert count.value is None
+    assert f"{exact} rows have Role exactly Herself, and {within} more" in count.sentence
+    after = ask({"films": films}, "Which title comes after Leap Year?")
+    assert after.value == films.Title[films.Title.eq("Leap Year").idxmax() + 1]
+    anna = ask({"films": films}, "In how many films is the role Anna?")
+    assert anna.value == int((films.Role == "Anna").sum())
