@@ -17,7 +17,7 @@ from collections.abc import Collection
 from typing import Any
 
 from .cells import DETAIL, is_placeholder
-from .placement import Unplaced, shown_column
+from .placement import Unplaced, means_column, shown_column
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, Filter, Plan
@@ -893,6 +893,29 @@ def _value_part_of_other_cells(f: Form) -> list[Unplaced]:
     return []
 
 
+def _measure_unnamed(f: Form) -> list[Unplaced]:
+    """ "what is the total amount of names listed?" read as the total Weight at birth:
+    no word named the column the plan adds up (the planner fell back on the table's one
+    column of numbers), and a word names another column (Full Name), so the value
+    answers a question nobody asked. Where no word names any column ("how much did
+    Asia-Pacific sell in total?"), the measure there is is the one meant."""
+    for plan in _parts(f.plan):
+        if plan.op != "aggregate" or plan.measure is None or plan.agg == "count":
+            continue
+        if plan.measure in f.r.named or plan.measure in {d.name for d in plan.derive}:
+            continue
+        if any(means_column(t, plan.measure, f.r.table) for t in f.r.tokens):
+            continue  # "the tallest": height
+        others = [c for c in f.r.named if c not in f.plan.columns()]
+        if not others:
+            continue  # "how much did Asia-Pacific sell in total?": the one measure there is
+        why = (
+            f"no word names {plan.measure}, whose {AGG_NAME[plan.agg]} it is; {others[0]} is named"
+        )
+        return [Unplaced(f"the {AGG_NAME[plan.agg]} {plan.measure}", why, asked=False)]
+    return []
+
+
 def _parts_filters(plan: Plan) -> list[Filter]:
     """The filters of a plan and of the plan it is compared with."""
     return [x for p in _parts(plan) for x in p.filters]
@@ -952,6 +975,7 @@ FORM_RULES = (
     _measures_text_unasked,
     _names_a_placeholder,
     _value_part_of_other_cells,
+    _measure_unnamed,
 )
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "RULES",
     "Rule",
     "Unplaced",
+    "means_column",
     "placed_by_plan",
     "shown_column",
     "unplaced",
@@ -921,6 +922,20 @@ def _pertains_to_a_column(word: str, plan: Plan, table: Table) -> bool:
 
     names = {p for c in plan.columns() if c in table.columns for p in table.columns[c].parts}
     return bool(names) and any(b.word in names for b in bases(word))
+
+
+def means_column(word: str, column: str, table: Table) -> bool:
+    """Whether ``word`` names ``column`` through its meaning, not its spelling: by a
+    pertainym or a derivation of a word of its name ("sell" of sales), or as the
+    attribute an adjective measures ("the tallest" of height)."""
+    from .wordnet import attributes, bases
+
+    if column not in table.columns:
+        return False
+    measured = _words_of((column,), table)
+    if any(a.noun in measured for a in attributes(word)):
+        return True
+    return any(b.word in table.columns[column].parts for b in bases(word))
 
 
 def _measures_attribute(word: str, plan: Plan, table: Table) -> bool:

@@ -1232,3 +1232,21 @@ def test_a_count_of_a_value_some_cells_hold_within_longer_text_is_not_stated() -
     assert after.value == films.Title[films.Title.eq("Leap Year").idxmax() + 1]
     anna = ask({"films": films}, "In how many films is the role Anna?")
     assert anna.value == int((films.Role == "Anna").sum())
+
+
+def test_a_total_of_a_column_no_word_names_is_not_stated_where_another_is_named() -> None:
+    """ "What is the total amount of names listed?" on a table whose one column of
+    numbers is a weight: the planner falls back on that column, but the question names
+    another (Full Name), so its total answers nothing asked."""
+    babies = pd.DataFrame(
+        {
+            "Full Name": ["Ada Obi", "Bola Eze", "Chi Nwosu", "Dayo Ade"],
+            "Nickname": ["Ada", "Bola", "Chi", "Dayo"],
+            "Weight at birth": [690, 760, 540, 820],
+        }
+    )
+    names = ask({"babies": babies}, "What is the total amount of names listed?")
+    assert names.value is None
+    assert f"{babies['Weight at birth'].sum():,}" not in names.sentence
+    weight = ask({"babies": babies}, "What is the total weight at birth?")
+    assert weight.value == babies["Weight at birth"].sum()
