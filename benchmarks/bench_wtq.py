@@ -30,7 +30,7 @@ is printed (precision among the most confident answers, at each coverage);
 a threshold on it is to be fixed on ``dev`` only.
 
 Run: ``python benchmarks/bench_wtq.py [FOLDER] [--split dev|heldout]
-[--limit N] [--seed S] [--no-model] [--jsonl OUT] [--rescore JSONL]``
+[--limit N] [--seed S] [--skip N] [--no-model] [--jsonl OUT] [--rescore JSONL]``
 """
 
 from __future__ import annotations
@@ -199,10 +199,13 @@ class _Stored:
         self.text, self.answer, self.score = text, answer, score
 
 
-def sample(qa: pd.DataFrame, split: str | None, limit: int, seed: int) -> pd.DataFrame:
+def sample(
+    qa: pd.DataFrame, split: str | None, limit: int, seed: int, skip: int = 0
+) -> pd.DataFrame:
     if split:
         qa = qa[qa.split == split]
     qa = qa.sample(frac=1.0, random_state=seed) if seed >= 0 else qa
+    qa = qa.iloc[skip:]
     return (qa.head(limit) if limit else qa).reset_index(drop=True)
 
 
@@ -213,6 +216,12 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="only N questions (after --seed)")
     parser.add_argument(
         "--seed", type=int, default=0, help="shuffle the questions with this seed (-1: file order)"
+    )
+    parser.add_argument(
+        "--skip",
+        type=int,
+        default=0,
+        help="leave out the first N questions (after --seed): a sample not yet looked at",
     )
     parser.add_argument("--jsonl", type=Path, help="write one record per question here")
     parser.add_argument(
@@ -233,7 +242,7 @@ def main() -> None:
     if args.rescore:
         rescore(args.rescore, qa)
         return
-    qa = sample(qa, args.split, args.limit, args.seed)
+    qa = sample(qa, args.split, args.limit, args.seed, args.skip)
     runner: MagicRunner | PlannerRunner = (
         PlannerRunner() if args.no_model else MagicRunner(args.timeout)
     )

@@ -455,11 +455,19 @@ def _order_unasked(f: Form) -> list[Unplaced]:
     Over the rows a filter picks, the top group is the one those rows share ("X and Y
     both came from which country?"), which needs no order to be asked for; a rank of every
     group ("the total units by region") lists them all, and the groups with so many rows
-    ("which names appear exactly 5 times?") are picked by a count, not an order."""
+    ("which names appear exactly 5 times?") are picked by a count, not an order. "Which
+    nations earned at least 5 silver medals?" asks for every nation over the bound, not
+    the one with the most."""
     plan, r = f.plan, f.r
-    if plan.op not in ("rank", "extreme") or plan.filters or plan.each or plan.having:
+    if plan.op not in ("rank", "extreme") or plan.each or plan.having:
         return []
-    if any(r.side(t) or _superlative(t) or t in _ASKS_ORDER for t in r.tokens):
+    if any(x.op in _NAMES_A_VALUE for x in plan.filters):
+        return []  # the group the named rows share
+    if plan.filters and _rows_picked(f, plan.filters) == 1:
+        return []  # "which province has a density under 30?": the one row that has
+    # "at least 5": a bound the filter applies, no extreme asked for
+    words = [t for t in r.tokens if t not in r.bound_words]
+    if any(r.side(t) or _superlative(t) or t in _ASKS_ORDER for t in words):
         return []
     end = "highest" if plan.order == "desc" else "lowest"
     what = plan.measure or "rows"

@@ -219,6 +219,7 @@ def _with_derive(plan: Plan, derived: tuple[Derived, ...]) -> Plan:
 
 
 _TURNED = {"asc": "desc", "desc": "asc", "max": "min", "min": "max"}
+_TESTS_TURNED = {">": "<", "<": ">", ">=": "<=", "<=": ">="}
 #: The superlatives of size: of a standing's value they ask for the number itself.
 _SIZES = cues("highest lowest largest smallest biggest greatest maximum minimum max min")
 
@@ -227,6 +228,13 @@ def _from_the_top(c: Candidate, r: Reading) -> Candidate:
     """A superlative of a standing counts from its top, rank 1: "the top-ranked nation",
     "the highest seed" are the smallest numbers (`planner_cues.counts_from_the_top`)."""
     plan = c.plan
+    if plan.op == "compare" and plan.of is not None and plan.test in _TESTS_TURNED:
+        # "did A have a higher rank than B?": rank 23 is above rank 32
+        if not (r.high or r.low) or not counts_from_the_top(r.table, plan.of.measure):
+            return c
+        turned = plan.model_copy(update={"test": _TESTS_TURNED[plan.test]})
+        why = f"{plan.of.measure} counts from 1 at the top"
+        return dataclasses.replace(c, plan=turned, reasons=(*c.reasons[:-1], why, c.reasons[-1]))
     if not (r.high or r.low) or not counts_from_the_top(r.table, plan.measure):
         return c
     if plan.op == "extreme" or (plan.op == "rank" and plan.agg in ("min", "max", "mean", "median")):

@@ -108,7 +108,12 @@ def _difference(r: Any) -> Literal["difference", "gap"]:
     """ "the difference between A and B" names no direction: its size ("gap"); "how much
     more A than B" is A - B."""
     directed = r.up | r.down | {"than", "minus", "exceed", "exceeds"}
-    return "gap" if "difference" in r.tokens and not directed & set(r.tokens) else "difference"
+    # a word of a name ("Max Biaggi's points") directs nothing
+    named = {
+        i for v in r.values if len(v.words) > 1 for i in range(v.start, v.start + len(v.words))
+    }
+    said = {t for i, t in enumerate(r.tokens) if i not in named}
+    return "gap" if "difference" in r.tokens and not directed & said else "difference"
 
 
 #: The comparatives of any quantity, a count's included: the operation's own words.

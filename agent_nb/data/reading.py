@@ -26,6 +26,7 @@ from .words import (
     AGG_WORDS,
     ASK_BOOL,
     ASKING,
+    COMPARATORS,
     CORR,
     FILLER,
     HIGH,
@@ -47,6 +48,9 @@ __all__ = ["Reading", "read"]
 #: "can you name ...", "would you list ...": a request, as "name ..." is.
 _POLITE = frozenset(("can", "could", "would", "will"))
 _RANK_WORDS = HIGH | LOW | {"top", "bottom", "first", "last", "common", "frequent", "popular"}
+#: The first words of a comparison's phrase whose other words are a bound's, never an
+#: end asked for: "at least", "no more than", "or less".
+_BOUND_LEADS = frozenset(("at", "no", "not", "or"))
 #: The ends of time's order, on a column of an event's years (`Reading._on_dates`).
 _TIME_ENDS = {"first": -1, "earliest": -1, "earlier": -1, "last": 1, "latest": 1, "later": 1}
 _TIME_ENDS |= {"recent": 1, "recently": 1}
@@ -185,7 +189,23 @@ class Reading:
         t = self.tokens
         compared = {w for i, w in enumerate(t) if t[i + 1 : i + 2] == ["than"]}
         compared -= {w for i, w in enumerate(t) if t[i + 1 : i + 2] != ["than"]}
-        return set(self.words) - used - compared
+        return set(self.words) - used - compared - self.bound_words
+
+    @functools.cached_property
+    def bound_words(self) -> frozenset[str]:
+        """The words of a comparison's phrase ("at **least** 5", "no **more** than"): a
+        bound, no end asked for; a word that stands outside one too is still a cue."""
+        t = self.tokens
+        inside: set[int] = set()
+        for phrase_, _ in COMPARATORS:
+            words = phrase_.split()
+            if len(words) < 2 or words[0] not in _BOUND_LEADS:
+                continue  # "the minimum of X" asks for the minimum
+            for i in range(len(t) - len(words) + 1):
+                if t[i : i + len(words)] == words:
+                    inside |= set(range(i, i + len(words)))
+        outside = {w for i, w in enumerate(t) if i not in inside}
+        return frozenset(t[i] for i in inside) - outside
 
     def near(
         self,
@@ -313,7 +333,7 @@ def read(table: Table, question: str) -> Reading:
     expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR and not polite else None
     if expect is None and (listy or (k is not None and k > 1)):
         expect = "list"
-    plural = re.match(r"^\W*(which|what)\s+(\w+)\s+(are|were|have|had|do|did|exist)\b", text)
+    plural = re.match(r"^\W*(which|what)\s+(\w+)\s+(?!(of|is|was|has|does)\b)\w+", text)
     if (
         expect is None
         and plural
@@ -321,7 +341,7 @@ def read(table: Table, question: str) -> Reading:
         and len(plural.group(2)) > 3
         and (singular(plural.group(2)) != plural.group(2))
     ):
-        expect = "list"  # "which islands are there?", "which cars have more than ...?"
+        expect = "list"  # "which islands are there?", "which countries won more than ...?"
     if expect is None and HOW_MANY.search(text) and not re.match(r"^\W*(which|who)\b", text):
         expect = "number"  # "which driver completed the least number of laps?" asks a row
     negated = [(i, t) for i, t in enumerate(tokens) if _NEG.fullmatch(t) or t in NEGATION]

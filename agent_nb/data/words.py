@@ -139,7 +139,8 @@ COMPARATORS: tuple[tuple[str, str], ...] = tuple(
         (
             "<",
             "less than|fewer than|lower than|smaller than|worse than|younger than|"
-            "shorter than|lighter than|below|under|beneath|before|earlier than|cheaper than",
+            "shorter than|lighter than|below|under|beneath|before|prior to|earlier than|"
+            "cheaper than",
         ),
         ("=", "exactly|equal to|equals|equal|same as|score of|rating of|of exactly"),
     )

@@ -1250,3 +1250,49 @@ def test_a_total_of_a_column_no_word_names_is_not_stated_where_another_is_named(
     assert f"{babies['Weight at birth'].sum():,}" not in names.sentence
     weight = ask({"babies": babies}, "What is the total weight at birth?")
     assert weight.value == babies["Weight at birth"].sum()
+
+
+def test_a_bound_is_not_read_as_the_extreme_it_names() -> None:
+    """ "Which nations earned at least 5 silver medals?" asks for every nation over the
+    bound: the "least" of "at least" asks for no extreme, so neither the nation with the
+    fewest nor the one with the most is the answer. "The most" still asks for one."""
+    medals = pd.DataFrame(
+        {
+            "Nation": ["Austria", "Canada", "Italy", "Norway", "Japan"],
+            "Silver": [9, 7, 5, 2, 1],
+            "Gold": [3, 4, 1, 6, 0],
+        }
+    )
+    bound = ask({"medals": medals}, "Which nations earned at least 5 silver medals?")
+    assert bound.value is None
+    most = ask({"medals": medals}, "Which nation earned the most silver medals?")
+    assert most.value == medals.Nation[medals.Silver.idxmax()]
+
+
+def test_words_of_a_name_direct_nothing_and_a_rank_counts_from_its_top() -> None:
+    """ "the difference between Lucchi's points and Max Biaggi's points" names no
+    direction ("max" is a word of a name): its size; "a higher rank" on a Rank column
+    is a smaller number, though the table starts at rank 5; "prior to 1993" is before
+    it; "which countries won more than ..." asks for every one."""
+    riders = pd.DataFrame(
+        {
+            "Rank": [5, 6, 20, 23, 32],
+            "Rider": ["Ana Lobo", "Marcellino Lucchi", "Max Biaggi", "Tommy Haas", "Gil Simon"],
+            "Points": [90, 85, 90, 60, 41],
+            "Country": ["Italy", "Italy", "Spain", "Canada", "Peru"],
+            "Year": [1990, 1991, 1993, 1995, 1996],
+        }
+    )
+    points = riders.set_index("Rider").Points
+    gap = ask(
+        {"riders": riders},
+        "What is the difference between Marcellino Lucchi's points and Max Biaggi's points?",
+    )
+    assert gap.value == abs(points["Marcellino Lucchi"] - points["Max Biaggi"])
+    rank = riders.set_index("Rider").Rank
+    higher = ask({"riders": riders}, "Did Gil Simon have a higher rank than Tommy Haas?")
+    assert higher.value == bool(rank["Gil Simon"] < rank["Tommy Haas"])
+    prior = ask({"riders": riders}, "Prior to 1993, how many riders were from Italy?")
+    assert prior.value == int(((riders.Year < 1993) & (riders.Country == "Italy")).sum())
+    which = ask({"riders": riders}, "Which riders scored more than 80 points?")
+    assert which.value == riders.Rider[riders.Points > 80].tolist()
