@@ -20,7 +20,7 @@ from .cells import DETAIL, is_placeholder
 from .placement import Unplaced, means_column, shown_column
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
-from .query import AGG_NAME, COMPARING, Filter, Plan
+from .query import AGG_NAME, COMPARING, LOOKUP_ENDS, Filter, Plan
 from .reading import Reading
 from .result import PlanError
 from .row_nouns import counting_columns, row_name_columns
@@ -924,6 +924,55 @@ def _measure_unnamed(f: Form) -> list[Unplaced]:
     return []
 
 
+def _when_answered_without_a_time(f: Form) -> list[Unplaced]:
+    """ "when was his last competition?" answered "World Championships": "when" asks for a
+    time (a year, a date, a month, a season, a century), and a value that holds none
+    answers another question ("what was his last competition?")."""
+    if _question_word(f.r, ("when",)) < 0 or f.plan.op in ("exists", "compare", "columns"):
+        return []
+    values = f.value if isinstance(f.value, list) else [f.value]
+    if not values or any(_holds_a_time(v) for v in values):
+        return _times_differ(f)
+    why = f"'when' asks for a time, and the answer, {values[0]!s}, holds none"
+    return [Unplaced("when", why)]
+
+
+def _times_differ(f: Form) -> list[Unplaced]:
+    """ "When was the only car with 3 cylinders built?" where 4 cars have 3, built in
+    different years: the first row's year is one of four, and no word asked for it."""
+    plan = f.plan
+    if plan.op != "lookup" or plan.offset or plan.group_by is None or not plan.filters:
+        return []
+    if set(f.r.tokens) & set(LOOKUP_ENDS):
+        return []  # "when was their first win?": the first row's
+    picked = _picked(f, plan.filters)
+    if picked is None or plan.group_by not in picked or picked[plan.group_by].nunique() < 2:
+        return []
+    n = len(picked)
+    why = f"the {n} rows that match have {picked[plan.group_by].nunique()} different times"
+    return [Unplaced("when", why)]
+
+
+def _holds_a_time(value: Any) -> bool:
+    """Whether a value is or holds a time: a year, a date, a month or a day's name, a
+    clock time, a season or a century."""
+    import datetime
+
+    if isinstance(value, datetime.date | datetime.datetime):
+        return True
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return 1000 <= value <= 2100  # a year
+    return bool(_TIME_TEXT.search(str(value)))
+
+
+_TIME_TEXT = re.compile(
+    r"\b(1\d{3}|20\d{2})s?\b|\b\d{1,2}:\d{2}\b|\b(century|season|spring|summer|autumn|fall|winter)\b"
+    r"|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+    r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    re.IGNORECASE,
+)
+
+
 def _parts_filters(plan: Plan) -> list[Filter]:
     """The filters of a plan and of the plan it is compared with."""
     return [x for p in _parts(plan) for x in p.filters]
@@ -984,6 +1033,7 @@ FORM_RULES = (
     _names_a_placeholder,
     _value_part_of_other_cells,
     _measure_unnamed,
+    _when_answered_without_a_time,
 )
 
 

@@ -19,7 +19,15 @@ from .row_order import chronology
 from .word_classes import is_noun
 from .words import question_words, singular
 
-__all__ = ["closest", "distinct_count", "how_often", "neighbours", "row_lookups", "table_ends"]
+__all__ = [
+    "closest",
+    "distinct_count",
+    "how_often",
+    "neighbours",
+    "row_lookups",
+    "table_ends",
+    "when_lookup",
+]
 
 #: The operation's own words: which way the table's order is counted from a named row.
 _AFTER = frozenset(("after", "following"))
@@ -63,6 +71,25 @@ def row_lookups(p: Any, filters: tuple[Filter, ...], agg: str | None) -> None:
                 Plan(op="lookup", group_by=label.name, filters=filters, words=p.words(label)),
                 f"{label.name} in the matching row",
             )
+
+
+def when_lookup(p: Any, filters: tuple[Filter, ...], agg: str | None) -> None:
+    """ "When was the Universiade?", "when did Joe Clark take office?": "when" asks for
+    the time of the rows the filters match, the table's column of years or dates."""
+    from .planner_cues import time_of
+
+    r = p.r
+    if not re.match(r"^\W*when\b", r.text) or not filters or agg is not None:
+        return
+    if r.high or r.low:
+        return  # "when was the highest attendance?": the row of an extreme
+    time = time_of(r.table)
+    if time is None or time.name in p.filter_cols():
+        return
+    p.add(
+        Plan(op="lookup", group_by=time.name, filters=filters, words=(("time", ("when",)),)),
+        f"{time.name} in the matching row",
+    )
 
 
 def distinct_count(p: Any) -> None:

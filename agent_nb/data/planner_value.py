@@ -29,6 +29,7 @@ from .planner_rows import (
     neighbours,
     row_lookups,
     table_ends,
+    when_lookup,
 )
 from .query import COMPARING, Agg, Plan
 from .words import (
@@ -105,6 +106,7 @@ def value(p: Any) -> None:
         return
     neighbours(p, filters)
     row_lookups(p, filters, agg)
+    when_lookup(p, filters, agg)
     table_ends(p, filters)
     closest(p, filters)
     choice(p, filters, measures[0] if measures else None, agg)

@@ -29,10 +29,15 @@ def penguins() -> pd.DataFrame:
 
 
 def test_a_count_answers_only_a_question_that_counts(cars: pd.DataFrame) -> None:
-    """ "When was ...?" asks for a date, not for the number of rows that match."""
+    """ "When was ...?" asks for a date, not for the number of rows that match, nor for
+    one of several rows' dates."""
     when = ask({"cars": cars}, "When was the only car with 3 cylinders built?")
     assert when.value is None
-    assert "the question does not ask for a count" in when.sentence
+    three = cars[cars.Cylinders == 3]
+    # read as the year of the rows with 3 cylinders, which differ: none is "the only"
+    assert f"the {len(three)} rows that match have {three.Year.nunique()} different" in (
+        when.sentence
+    )
     how_many = ask({"cars": cars}, "How many cars have 3 cylinders?")
     assert how_many.value == int((cars.Cylinders == 3).sum())
 
@@ -1296,3 +1301,20 @@ def test_words_of_a_name_direct_nothing_and_a_rank_counts_from_its_top() -> None
     assert prior.value == int(((riders.Year < 1993) & (riders.Country == "Italy")).sum())
     which = ask({"riders": riders}, "Which riders scored more than 80 points?")
     assert which.value == riders.Rider[riders.Points > 80].tolist()
+
+
+def test_when_is_answered_only_with_a_time() -> None:
+    """ "When was his last competition?" asks for its year: the Competition of the last
+    row ("World Championships") answers "what was", and is not stated; a year is."""
+    results = pd.DataFrame(
+        {
+            "Year": [2009, 2011, 2013],
+            "Competition": ["European Cup", "Universiade", "World Championships"],
+            "Position": [3, 1, 5],
+        }
+    )
+    when = ask({"results": results}, "When was his last competition?")
+    assert when.value is None
+    assert "'when' asks for a time" in str(when.unplaced)
+    year = ask({"results": results}, "When did he compete at the Universiade?")
+    assert year.value == results.Year[results.Competition.eq("Universiade").idxmax()]
