@@ -377,6 +377,32 @@ def _verb_of_a_placed_part(a: _Ask) -> str | None:
     return None
 
 
+def _predicate_noun(a: _Ask) -> str | None:
+    """ "how many drafted players **were quarterbacks**?": a plural noun after "were" that
+    follows the rows' own plural noun says what those rows are, a condition no part of
+    the plan applies ("who were the winners?" asks for the winners, and is not one)."""
+    i = a.index - 1
+    while i >= 0 and a.r.tokens[i] in DETERMINERS:
+        i -= 1
+    if i < 1 or a.r.tokens[i] not in _COPULAS or not is_noun(a.word):
+        return None
+    _, inflected = parts_of(a.word)
+    if "v" in inflected and not a.word.endswith("s"):
+        return None  # "medals were won by Kenya": a passive verb, not what the rows are
+    subject = a.r.tokens[i - 1]
+    if subject in STOPWORDS or subject in CLOSED or not is_noun(subject):
+        return None
+    if singular(subject) == subject or singular(a.word) == a.word or subject in _TIMES:
+        return None  # both plural: "how many times were goals scored" counts occasions
+    return f"'{a.r.tokens[i]} {a.word}' says what the rows are, and no part of the plan applies it"
+
+
+#: The plural copulas: "players were quarterbacks" (a singular one links a name too
+#: often: "how many times was Nina Hagen the Evil Queen?").
+_COPULAS = frozenset(("were", "are"))
+_TIMES = frozenset(("times", "occasions", "instances"))
+
+
 def _verb_form(a: _Ask) -> str | None:
     own, inflected = parts_of(a.word)
     if "v" in inflected and a.word.endswith(("ed", "ing")):
@@ -791,6 +817,7 @@ RULES: tuple[Rule, ...] = (
     Rule("a letter", _a_letter, blocks=True),
     Rule("a word no dictionary knows", _unknown_word, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
+    Rule("says what the rows are", _predicate_noun, blocks=True),
     Rule("repeats kept", _repeats_kept, blocks=False),
     Rule("names the rows' column", _part_of_a_row_name, blocks=False),
     Rule("names the rows", _names_the_rows, blocks=False),

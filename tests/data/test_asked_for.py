@@ -1318,3 +1318,22 @@ def test_when_is_answered_only_with_a_time() -> None:
     assert "'when' asks for a time" in str(when.unplaced)
     year = ask({"results": results}, "When did he compete at the Universiade?")
     assert year.value == results.Year[results.Competition.eq("Universiade").idxmax()]
+
+
+def test_what_the_rows_are_said_after_were_is_a_condition() -> None:
+    """ "How many drafted players were quarterbacks?" where Position holds "QB": the
+    plural noun after "were" says which players are counted, and no part of the plan
+    applies it, so all the rows' count is not stated; "how many players were drafted?"
+    is counted."""
+    draft = pd.DataFrame(
+        {
+            "Round": [1, 1, 2, 3, 3],
+            "Player": ["Al Bo", "Cy Do", "Ed Fo", "Gus Ho", "Ike Jo"],
+            "Position": ["QB", "WR", "QB", "LB", "TE"],
+        }
+    )
+    qb = ask({"draft": draft}, "How many drafted players were quarterbacks?")
+    assert qb.value is None
+    assert "'were quarterbacks' says what the rows are" in str(qb.unplaced)
+    drafted = ask({"draft": draft}, "How many players were drafted?")
+    assert drafted.value == len(draft)
