@@ -97,8 +97,15 @@ MODE = re.compile(
 )
 HOW_MANY = re.compile(r"\b(how many|number of|count)\b")
 WHO = re.compile(r"\b(who|which|what|when)\b")
+_AUX_ASKS = r"(is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b"
+_WH = r"(?:which|what|whose|whom|who|how|when|where)\b"
 ASK_BOOL = re.compile(
-    r"^\s*\W*(is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b", re.IGNORECASE
+    rf"^\s*\W*{_AUX_ASKS}"
+    # or after a setting of time or place, where no wh-word asks for something else:
+    # "in 2002, did Rasnov have ...?" (not "before the distributor was which one?")
+    rf"|^(?!.*\b{_WH})\s*\W*(?:in|on|at|during|after|before|by)\s+"
+    rf"(?:(?!{_WH})[\w.'-]+,?\s+){{1,3}}{_AUX_ASKS}",
+    re.IGNORECASE,
 )
 #: The verbs that ask for the answer ("name a species ...", "can you list ...").
 ASKING = frozenset(("name", "list", "give", "find", "show", "tell"))

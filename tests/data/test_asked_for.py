@@ -1337,3 +1337,18 @@ def test_what_the_rows_are_said_after_were_is_a_condition() -> None:
     assert "'were quarterbacks' says what the rows are" in str(qb.unplaced)
     drafted = ask({"draft": draft}, "How many players were drafted?")
     assert drafted.value == len(draft)
+
+
+def test_a_yes_or_no_question_after_a_setting_of_time_is_answered_yes_or_no() -> None:
+    """ "In 2002, did Rasnov have more than 10000 people?" asks yes or no, as "Did ..."
+    does; "in which year did ..." still asks for a year."""
+    towns = pd.DataFrame(
+        {
+            "Name": ["Rasnov", "Brasov", "Zarnesti", "Codlea"],
+            "Population (2002 census)": [15436, 284596, 26520, 24256],
+            "Population (2007 estimation)": [16055, 277945, 25990, 24000],
+        }
+    )
+    did = ask({"towns": towns}, "In 2002, did Rasnov have more than 10000 people?")
+    assert did.value is True
+    assert did.plan.op in ("exists", "compare")
