@@ -1341,7 +1341,7 @@ def test_what_the_rows_are_said_after_were_is_a_condition() -> None:
 
 def test_a_yes_or_no_question_after_a_setting_of_time_is_answered_yes_or_no() -> None:
     """ "In 2002, did Rasnov have more than 10000 people?" asks yes or no, as "Did ..."
-    does; "in which year did ..." still asks for a year."""
+    does, and is not answered with Rasnov's population."""
     towns = pd.DataFrame(
         {
             "Name": ["Rasnov", "Brasov", "Zarnesti", "Codlea"],
