@@ -466,7 +466,7 @@ def _order_unasked(f: Form) -> list[Unplaced]:
     if plan.filters and _rows_picked(f, plan.filters) == 1:
         return []  # "which province has a density under 30?": the one row that has
     # "at least 5": a bound the filter applies, no extreme asked for
-    words = [t for t in r.tokens if t not in r.bound_words]
+    words = [t for t in r.tokens if t not in r.bound_words | r.spent]
     if any(r.side(t) or _superlative(t) or t in _ASKS_ORDER for t in words):
         return []
     end = "highest" if plan.order == "desc" else "lowest"
@@ -815,6 +815,8 @@ def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:
     if not counted or counted[-1] in _OCCURRENCES:
         return []
     word = counted[-1]
+    if word in {w for x in plan.filters for w in x.words}:
+        return []  # "more bronze medals than Sweden": the filter's own noun
     counting = counting_columns(word, table)
     if counting:  # "how many medals did Chile win?" over Gold and Silver counts
         why = f"{' and '.join(counting[:3])} count {word}: the rows of {table.name} do not"

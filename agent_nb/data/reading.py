@@ -20,6 +20,7 @@ from .lexicon import Named, Stated, match_columns, match_values, numbers
 from .query import Derived, Filter
 from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
+from .reading_than_row import than_a_named_row
 from .table import Column, Table
 from .wordnet import pole, pole_on
 from .words import (
@@ -86,6 +87,8 @@ class Reading:
     )
     asked: str = ""  # the question as asked, with its instructions ("if there are none ...")
     derived: tuple[Derived, ...] = ()  # columns the words compute (`reading_derived`)
+    #: comparatives a filter spent ("fewer gold medals than Sweden"): no end asked for
+    spent: set[str] = dataclasses.field(default_factory=set)
 
     @functools.cached_property
     def outcomes(self) -> tuple[str, dict[str, str]] | None:
@@ -189,7 +192,7 @@ class Reading:
         t = self.tokens
         compared = {w for i, w in enumerate(t) if t[i + 1 : i + 2] == ["than"]}
         compared -= {w for i, w in enumerate(t) if t[i + 1 : i + 2] != ["than"]}
-        return set(self.words) - used - compared - self.bound_words
+        return set(self.words) - used - compared - self.bound_words - self.spent
 
     @functools.cached_property
     def bound_words(self) -> frozenset[str]:
@@ -365,6 +368,7 @@ def read(table: Table, question: str) -> Reading:
     )
     reading.asked = asked
     reading.filters = filters_of(reading)
+    than_a_named_row(reading)  # "more bronze medals than Sweden": Sweden's own Bronze
     reading.derived = tuple(f.derived for f in found)
     for f in found:  # "Horsepower greater than Displacement": Horsepower - Displacement > 0
         if f.test is not None:

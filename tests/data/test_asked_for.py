@@ -1352,3 +1352,26 @@ def test_a_yes_or_no_question_after_a_setting_of_time_is_answered_yes_or_no() ->
     did = ask({"towns": towns}, "In 2002, did Rasnov have more than 10000 people?")
     assert did.value is True
     assert did.plan.op in ("exists", "compare")
+
+
+def test_more_than_a_named_row_compares_with_that_rows_own_value() -> None:
+    """ "How many countries received more bronze medals than Sweden?" compares each
+    row's Bronze with Sweden's own, read off the table; "how many more ... than" is a
+    difference, not a bound."""
+    medals = pd.DataFrame(
+        {
+            "Nation": ["Norway", "Sweden", "Finland", "Chile", "Peru"],
+            "Gold": [5, 3, 2, 1, 0],
+            "Bronze": [6, 4, 5, 2, 7],
+        }
+    )
+    sweden = medals.set_index("Nation").loc["Sweden"]
+    more = ask({"medals": medals}, "How many countries received more bronze medals than Sweden?")
+    assert more.value == int((medals.Bronze > sweden.Bronze).sum())
+    assert f"Bronze > {sweden.Bronze}: {sweden.Bronze} is Sweden's own" in more.reasons
+    fewer = ask({"medals": medals}, "Which nations won fewer gold medals than Sweden?")
+    assert fewer.value == medals.Nation[medals.Gold < sweden.Gold].tolist()
+    how_many_more = ask(
+        {"medals": medals}, "How many more bronze medals did Norway win than Sweden?"
+    )
+    assert not any(f.column == "Bronze" and f.op == ">" for f in how_many_more.plan.filters)
