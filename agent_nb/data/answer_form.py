@@ -17,6 +17,7 @@ from collections.abc import Collection
 from typing import Any
 
 from .cells import DETAIL, is_placeholder
+from .execute import run_plan
 from .placement import Unplaced, means_column, shown_column
 from .planner_cues import default_agg
 from .planner_pairs import FEWER, MORE
@@ -893,7 +894,7 @@ def _value_part_of_other_cells(f: Form) -> list[Unplaced]:
         if test.op != "=" or col is None or col.numeric:
             continue
         within = _cells_holding(f.r.table.df[test.column], str(test.value))
-        if within is not None:
+        if within is not None and not _same_either_way(f, test):
             exact, more, example = within
             why = (
                 f"{exact} rows have {test.column} exactly {test.value}, and {more} more hold"
@@ -973,6 +974,27 @@ _TIME_TEXT = re.compile(
     r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
     re.IGNORECASE,
 )
+
+
+def _same_either_way(f: Form, test: Filter) -> bool:
+    """Whether the plan answers the same with ``test`` read as a part of the cell ("was
+    there more clay than hard?": No, whether "Hard (i)" is hard or not)."""
+    part = Filter(column=test.column, op="contains", value=test.value, words=test.words)
+    try:
+        other = run_plan(f.r.table, _with_filter(f.plan, test, part)).value
+    except PlanError:
+        return False
+    return bool(other == f.value) if type(other) is type(f.value) else False
+
+
+def _with_filter(plan: Plan, old: Filter, new: Filter) -> Plan:
+    """``plan`` with filter ``old`` replaced by ``new``, in whichever part holds it."""
+    update: dict[str, Any] = {"filters": tuple(new if x is old else x for x in plan.filters)}
+    for side in ("of", "versus"):
+        sub = getattr(plan, side)
+        if sub is not None:
+            update[side] = _with_filter(sub, old, new)
+    return plan.model_copy(update=update)
 
 
 def _parts_filters(plan: Plan) -> list[Filter]:

@@ -1237,6 +1237,10 @@ def test_a_count_of_a_value_some_cells_hold_within_longer_text_is_not_stated() -
     assert after.value == films.Title[films.Title.eq("Leap Year").idxmax() + 1]
     anna = ask({"films": films}, "In how many films is the role Anna?")
     assert anna.value == int((films.Role == "Anna").sum())
+    # where both readings answer the same, the answer is stated
+    mara = ask({"films": films}, "Were there more Herself roles than Mara roles?")
+    assert mara.value is True
+    assert (films.Role == "Herself").sum() > (films.Role == "Mara").sum()
 
 
 def test_a_total_of_a_column_no_word_names_is_not_stated_where_another_is_named() -> None:
