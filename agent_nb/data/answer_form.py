@@ -896,9 +896,11 @@ def _value_part_of_other_cells(f: Form) -> list[Unplaced]:
         within = _cells_holding(f.r.table.df[test.column], str(test.value))
         if within is not None and not _same_either_way(f, test):
             exact, more, example = within
+            rows = f"{exact} rows have" if exact != 1 else "1 row has"
+            hold = "hold" if more != 1 else "holds"
             why = (
-                f"{exact} rows have {test.column} exactly {test.value}, and {more} more hold"
-                f" it within a longer cell (such as '{example}'): which is meant is not said"
+                f"{rows} {test.column} exactly {test.value}, and {more} more {hold} it"
+                f" within a longer cell (such as '{example}'): which is meant is not said"
             )
             return [Unplaced(str(test.value), why)]
     return []
