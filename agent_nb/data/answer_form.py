@@ -34,6 +34,7 @@ from .word_classes import (
     GENERIC,
     LINKS,
     NEUTRAL,
+    OCCURRENCES,
     WHICH,
     forms,
     is_noun,
@@ -369,7 +370,7 @@ def _kinds_counted(f: Form) -> tuple[str, int, int] | None:
         return None
     # the rows' noun names a column of kinds, not of names (a name a few rows share,
     # "two stadiums named Bloomfield", names two stadiums) nor a time ("how many years")
-    nouns = {w for part, ws in plan.words if part == "rows" for w in ws} - _OCCURRENCES
+    nouns = {w for part, ws in plan.words if part == "rows" for w in ws} - OCCURRENCES
     table = f.r.table
     named = [
         c
@@ -813,7 +814,7 @@ def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:
     if plan.op != "aggregate" or plan.agg != "count" or plan.measure is not None:
         return []
     counted = dict(plan.words).get("rows", ())
-    if not counted or counted[-1] in _OCCURRENCES:
+    if not counted or counted[-1] in OCCURRENCES:
         return []
     word = counted[-1]
     if word in {w for x in plan.filters for w in x.words}:
@@ -888,7 +889,7 @@ def _value_part_of_other_cells(f: Form) -> list[Unplaced]:
     within a longer one ("Kitty Wells Sings") names another row."""
     if f.plan.op in ("lookup", "extreme"):
         return []
-    for test in _parts_filters(f.plan):
+    for test in (x for p in _parts(f.plan) for x in p.filters):
         col = f.r.table.columns.get(test.column)
         # several names ("skater or surf's up") pick their rows one by one, exactly
         if test.op != "=" or col is None or col.numeric:
@@ -951,10 +952,10 @@ def _times_differ(f: Form) -> list[Unplaced]:
     if set(f.r.tokens) & set(LOOKUP_ENDS):
         return []  # "when was their first win?": the first row's
     picked = _picked(f, plan.filters)
-    if picked is None or plan.group_by not in picked or picked[plan.group_by].nunique() < 2:
+    times = 0 if picked is None or plan.group_by not in picked else picked[plan.group_by].nunique()
+    if times < 2:
         return []
-    n = len(picked)
-    why = f"the {n} rows that match have {picked[plan.group_by].nunique()} different times"
+    why = f"the {len(picked)} rows that match have {times} different times"
     return [Unplaced("when", why)]
 
 
@@ -999,11 +1000,6 @@ def _with_filter(plan: Plan, old: Filter, new: Filter) -> Plan:
     return plan.model_copy(update=update)
 
 
-def _parts_filters(plan: Plan) -> list[Filter]:
-    """The filters of a plan and of the plan it is compared with."""
-    return [x for p in _parts(plan) for x in p.filters]
-
-
 def _cells_holding(column: Any, name: str) -> tuple[int, int, str] | None:
     """How many cells of ``column`` are ``name`` (case-blind), how many more hold it as
     a whole word within a longer text, and one of those; None where none does."""
@@ -1021,10 +1017,6 @@ def _cells_holding(column: Any, name: str) -> tuple[int, int, str] | None:
     if not exact or not longer:
         return None
     return exact, sum(n for _, n in longer), longer[0][0]
-
-
-#: The count's own word for the rows themselves: "how many times", "on how many occasions".
-_OCCURRENCES = frozenset(("times", "occasions", "instances"))
 
 
 #: The checks, in order: each returns the faults it finds (none: the plan answers it).

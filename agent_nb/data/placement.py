@@ -39,6 +39,7 @@ from .word_classes import (
     GENERIC,
     LINKS,
     NEUTRAL,
+    OCCURRENCES,
     OPERATING,
     forms,
     is_noun,
@@ -392,7 +393,7 @@ def _predicate_noun(a: _Ask) -> str | None:
     subject = a.r.tokens[i - 1]
     if subject in STOPWORDS or subject in CLOSED or not is_noun(subject):
         return None
-    if singular(subject) == subject or singular(a.word) == a.word or subject in _TIMES:
+    if singular(subject) == subject or singular(a.word) == a.word or subject in OCCURRENCES:
         return None  # both plural: "how many times were goals scored" counts occasions
     return f"'{a.r.tokens[i]} {a.word}' says what the rows are, and no part of the plan applies it"
 
@@ -400,7 +401,6 @@ def _predicate_noun(a: _Ask) -> str | None:
 #: The plural copulas: "players were quarterbacks" (a singular one links a name too
 #: often: "how many times was Nina Hagen the Evil Queen?").
 _COPULAS = frozenset(("were", "are"))
-_TIMES = frozenset(("times", "occasions", "instances"))
 
 
 def _verb_form(a: _Ask) -> str | None:
@@ -850,7 +850,8 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
         and (plan.offset or LOOKUP_ENDS[word] == plan.order)
     ):
         return True
-    if _measures_attribute(word, plan, r.table) or _pertains_to_a_column(word, plan, r.table):
+    measured = (plan.measure, plan.group_by)
+    if _measures_attribute(word, measured, r.table) or _pertains_to(word, plan.columns(), r.table):
         return True
     if r.end_of_order(word) and plan.measure in r.table.columns:  # "founded last": the latest
         return bool(r.table.columns[plan.measure].ends)
@@ -942,36 +943,29 @@ def unplaced(
     return tuple(blocking), tuple(harmless)
 
 
-def _pertains_to_a_column(word: str, plan: Plan, table: Table) -> bool:
+def _pertains_to(word: str, columns: Iterable[str], table: Table) -> bool:
     """ "the average unitary price": "unitary" pertains to "unit" (WordNet's pertainym or
-    a derivation), a word of the name of unit_price, which the plan reads."""
+    a derivation), a word of the name of unit_price, one of ``columns``."""
     from .wordnet import bases
 
-    names = {p for c in plan.columns() if c in table.columns for p in table.columns[c].parts}
+    names = {p for c in columns if c in table.columns for p in table.columns[c].parts}
     return bool(names) and any(b.word in names for b in bases(word))
 
 
-def means_column(word: str, column: str, table: Table) -> bool:
-    """Whether ``word`` names ``column`` through its meaning, not its spelling: by a
-    pertainym or a derivation of a word of its name ("sell" of sales), or as the
-    attribute an adjective measures ("the tallest" of height)."""
-    from .wordnet import attributes, bases
-
-    if column not in table.columns:
-        return False
-    measured = _words_of((column,), table)
-    if any(a.noun in measured for a in attributes(word)):
-        return True
-    return any(b.word in table.columns[column].parts for b in bases(word))
-
-
-def _measures_attribute(word: str, plan: Plan, table: Table) -> bool:
-    """An adjective whose attribute names the plan's measure: "how long" of a length,
+def _measures_attribute(word: str, columns: Iterable[str | None], table: Table) -> bool:
+    """An adjective whose attribute names one of ``columns``: "how long" of a length,
     "the tallest" of a height, "the most expensive" of a price."""
     from .wordnet import attributes
 
-    measured = _words_of((c for c in (plan.measure, plan.group_by) if c), table)
+    measured = _words_of((c for c in columns if c), table)
     return any(a.noun in measured for a in attributes(word))
+
+
+def means_column(word: str, column: str, table: Table) -> bool:
+    """Whether ``word`` names ``column`` through its meaning, not its spelling: the
+    attribute an adjective measures ("the tallest" of height), or a pertainym or a
+    derivation of a word of its name."""
+    return _measures_attribute(word, (column,), table) or _pertains_to(word, (column,), table)
 
 
 def _words_of(columns: Iterable[str], table: Table) -> set[str]:

@@ -228,16 +228,16 @@ def _from_the_top(c: Candidate, r: Reading) -> Candidate:
     """A superlative of a standing counts from its top, rank 1: "the top-ranked nation",
     "the highest seed" are the smallest numbers (`planner_cues.counts_from_the_top`)."""
     plan = c.plan
-    if plan.op == "compare" and plan.of is not None and plan.test in _TESTS_TURNED:
-        # "did A have a higher rank than B?": rank 23 is above rank 32
-        if not (r.high or r.low) or not counts_from_the_top(r.table, plan.of.measure):
-            return c
-        turned = plan.model_copy(update={"test": _TESTS_TURNED[plan.test]})
-        why = f"{plan.of.measure} counts from 1 at the top"
-        return dataclasses.replace(c, plan=turned, reasons=(*c.reasons[:-1], why, c.reasons[-1]))
-    if not (r.high or r.low) or not counts_from_the_top(r.table, plan.measure):
+    compared = plan.op == "compare" and plan.of is not None and plan.test in _TESTS_TURNED
+    measure = plan.of.measure if compared and plan.of is not None else plan.measure
+    if not (r.high or r.low) or not counts_from_the_top(r.table, measure):
         return c
-    if plan.op == "extreme" or (plan.op == "rank" and plan.agg in ("min", "max", "mean", "median")):
+    if compared and plan.test is not None:
+        # "did A have a higher rank than B?": rank 23 is above rank 32
+        turned = plan.model_copy(update={"test": _TESTS_TURNED[plan.test]})
+    elif plan.op == "extreme" or (
+        plan.op == "rank" and plan.agg in ("min", "max", "mean", "median")
+    ):
         # (a group's total of a standing is no standing: "the lowest total pts")
         turned = plan.model_copy(update={"order": _TURNED[plan.order]})
     elif plan.op == "aggregate" and plan.agg in ("max", "min") and not _SIZES & set(r.tokens):
@@ -245,7 +245,7 @@ def _from_the_top(c: Candidate, r: Reading) -> Candidate:
         turned = plan.model_copy(update={"agg": _TURNED[plan.agg]})
     else:
         return c
-    why = f"{plan.measure} counts from 1 at the top"
+    why = f"{measure} counts from 1 at the top"
     return dataclasses.replace(c, plan=turned, reasons=(*c.reasons[:-1], why, c.reasons[-1]))
 
 

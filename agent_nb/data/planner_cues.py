@@ -48,16 +48,12 @@ def counts_from_the_top(table: Table, name: str | None) -> bool:
     import numpy as np
 
     values = table.df[col.name].dropna().to_numpy(dtype=float)  # whole, some rows empty
-    if len(values) < 3 or len(set(values)) < len(values) / 2:
+    if len(values) < 3 or len(set(values)) < len(values) / 2 or not (values % 1 == 0).all():
         return False
-    if values.min() != 1 and not (set(col.parts) & _STANDINGS and values.min() >= 1):
-        return False
-    if not (values % 1 == 0).all():
-        return False
-    if values.min() > 1:
-        return True  # "Rank" 5, 6, 20, ...: a standing by its name, part of the list
+    if values.min() > 1:  # "Rank" 5, 6, 20, ...: a standing by its name, part of the list
+        return bool(set(col.parts) & _STANDINGS)
     rising = float(np.mean(np.diff(values) >= 0))
-    return rising >= 0.9
+    return values.min() == 1 and rising >= 0.9
 
 
 #: The names of a standing, whose 1 is the top, wherever the table starts or sorts.

@@ -17,18 +17,21 @@ from .query import Filter, FilterOp
 from .result import PlanError, number
 from .rows import rows_where
 from .word_classes import DETERMINERS
+from .words import COMPARATORS
 
 __all__ = ["than_a_named_row"]
 
-#: The comparatives of size, each with its test; "better" and "worse" are left out:
-#: their direction depends on the measure.
-_TESTS: dict[str, FilterOp] = {
-    **dict.fromkeys(
-        ("more", "greater", "higher", "larger", "bigger", "longer", "taller", "heavier"), ">"
-    ),
-    **dict.fromkeys(("fewer", "less", "lower", "smaller", "shorter", "lighter"), "<"),
+#: The comparatives before "than" (`words.COMPARATORS`), each with its test; but those
+#: whose direction depends on the measure: "better" and "worse", "older" and "younger"
+#: (an age grows, a year of birth falls).
+_ORDERS: dict[str, FilterOp] = {">": ">", "<": "<"}
+_TESTS = {
+    p.split()[0]: _ORDERS[op]
+    for p, op in COMPARATORS
+    if p.endswith(" than") and len(p.split()) == 2 and op in _ORDERS
+    if p.split()[0] not in ("better", "worse", "older", "younger")
 }
-_HOW_MUCH_MORE = re.compile(r"\bhow (many|much) (\w+ )?(more|fewer|less|higher|lower)\b")
+_HOW_MUCH_MORE = re.compile(rf"\bhow (many|much) (\w+ )?({'|'.join(_TESTS)})\b")
 #: How far before "than" the comparative may stand ("more bronze medals than").
 _REACH = 5
 

@@ -19,6 +19,7 @@ __all__ = [
     "GENERIC",
     "LINKS",
     "NEUTRAL",
+    "OCCURRENCES",
     "OPERATING",
     "forms",
     "is_noun",
@@ -62,6 +63,8 @@ LINKS = cues(
     "for from at on by"
 )
 AUX = cues("who that which were was is are been be have has had did does do")
+#: A count's own word for the rows themselves: "how many times", "on how many occasions".
+OCCURRENCES = cues("times occasions instances")
 
 
 #: How a comparison starts ("more than", "at least", "over"): the comparators' own words.
