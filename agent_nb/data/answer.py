@@ -110,8 +110,9 @@ class Answer:
         read = f"No answer: I read {reading_of(self.plan)} in {self.table}"
         unasked = [u.word for u in self.unplaced if not u.asked]
         if not self.could_not_place:  # only the operation: the words asked for another
+            why = next(u.why for u in self.unplaced if not u.asked)
             return (
-                f"{read}, but the question does not ask for {' or '.join(unasked)}. "
+                f"{read}, but the question does not ask for {' or '.join(unasked)} ({why}). "
                 "Reword it to say what to compute (how many, the average, the total, ...)."
             )
         words = [f"'{w}'" for w in self.could_not_place]

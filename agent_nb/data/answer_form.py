@@ -600,6 +600,9 @@ def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
     places = _places_or_years(f.r.table, plan.measure) if plan.agg == "sum" else None
     if places is not None:
         return [Unplaced(what, f"{plan.measure} holds {places}, which add up to nothing")]
+    groups = _labels_groups(f.r.table, plan.measure) if plan.agg == "sum" else None
+    if groups is not None:
+        return [Unplaced(what, f"{plan.measure} numbers {groups}", asked=False)]
     return []
 
 
@@ -648,6 +651,27 @@ def _numbers_rows(table: Any, name: str) -> str | None:
             np.array_equal(g.to_numpy(dtype=float), np.arange(1, len(g) + 1)) for _, g in groups
         ):
             return f"the rows of each {other.name}"
+    return None
+
+
+def _labels_groups(table: Any, name: str) -> str | None:
+    """What column ``name`` labels where it reads 1, 1, 2, 4, 4, 5 ... down the table: the
+    rows' groups in order (a draft's rounds, the constituencies of their members), each
+    number held by the rows of its group, under a name in the singular (a label's)."""
+    import numpy as np
+
+    col = table.columns.get(name)
+    values = table.df[name] if col is not None and col.numeric else None
+    last = phrase(name).split()[-1:]
+    if values is None or not last or singular(last[0]) != last[0]:
+        return None  # "Goals" 1, 2, 2, 3 counts: a plural names a quantity
+    if values.isna().any() or not bool((values % 1 == 0).all()):
+        return None
+    if values.min() != 1 or values.max() >= len(values):
+        return None
+    steps = np.diff(values.to_numpy(dtype=float))
+    if bool((steps >= 0).all()) and bool((steps == 0).any()):
+        return f"the rows' groups in order, 1 to {int(values.max())}"
     return None
 
 
@@ -774,6 +798,69 @@ def _ranks_by_rows_unasked(f: Form) -> list[Unplaced]:
 #: The words of quantity that ask how often: the superlatives and comparatives of
 #: "many" and "few", and the count's own nouns and adverbs.
 _HOW_OFTEN = cues("most least more fewer fewest less times often frequently amount")
+
+
+def _total_of_each(f: Form) -> list[Unplaced]:
+    """ "Zé Roberto and Emerson each scored how many goals?", "A and B both received how
+    many bids?", "A and B have the same GDP of?": the value each named row holds, which
+    their total is not."""
+    plan = f.plan
+    if plan.op != "aggregate" or plan.agg != "sum":
+        return []
+    said = [t for t in f.r.tokens if t in _EACH_OF]
+    named = any(x.op == "in" for x in plan.filters)
+    own = set(phrase(plan.measure or "").split())  # "the same Total GDP": a name's word
+    if not said or not named or (set(f.r.tokens) & AGG_WORDS["sum"]) - own:
+        return []  # "both teams' points combined": their total
+    why = f"'{said[0]}' asks for what each named row holds, and the answer is their total"
+    return [Unplaced(said[0], why)]
+
+
+#: The words that ask for the value each of several named rows holds.
+_EACH_OF = frozenset(("each", "both", "same", "equal", "equals", "apiece"))
+
+
+def _bound_read_as_equal(f: Form) -> list[Unplaced]:
+    """ "how many years did they place 15th or lower?": "or lower" makes 15th a bound, and
+    the rows whose cell is exactly 15th answer another question. (Which places are lower
+    depends on the measure: a standing's lower places are its larger numbers.)"""
+    t = f.r.tokens
+    for test in (*f.plan.filters, *f.plan.condition):
+        if test.op != "=" or not test.words or test.words[-1] not in t:
+            continue
+        at = len(t) - 1 - t[::-1].index(test.words[-1])
+        if t[at + 1 : at + 2] == ["or"] and t[at + 2 : at + 3] and t[at + 2] in _BOUND_WORDS:
+            bound = f"or {t[at + 2]}"
+            why = f"'{bound}' makes {test.value} a bound, and the answer reads exactly {test.value}"
+            return [Unplaced(bound, why)]
+    return []
+
+
+#: The words after "or" that make the value before them a bound ("5 or more").
+_BOUND_WORDS = frozenset((
+    "more", "less", "fewer", "greater", "higher", "lower", "above", "below", "over", "under",
+    "better", "worse", "earlier", "later", "before", "after", "older", "younger",
+))  # fmt: skip
+
+
+def _counts_tied(f: Form) -> list[Unplaced]:
+    """ "which album produced the most singles?" asks for one album. Ranked by how many
+    rows each holds, two tie at 8: the rows are a proxy for what is counted (singles,
+    appearances, wins), and a tie on the proxy does not say which the question means.
+    The reply names the tie instead of stating both as the one asked for (a ranking by
+    a value of the rows' own, "the tallest model", states its tie)."""
+    plan, value = f.plan, f.value
+    if plan.op != "rank" or plan.measure is not None or plan.agg != "count":
+        return []
+    if plan.k != 1 or plan.listed or f.r.expect == "list" or not isinstance(value, list):
+        return []
+    if len(value) < 2:
+        return []
+    shown = ", ".join(str(v) for v in value[:5]) + (", …" if len(value) > 5 else "")
+    most = "most" if plan.order == "desc" else "fewest"
+    why = f"it asks for one {plan.group_by}, and {len(value)} tie for the {most} rows: {shown}"
+    marks = [t for t in f.r.tokens if t in f.r.up | f.r.down | _HOW_OFTEN]
+    return [Unplaced(marks[0] if marks else f"the {plan.group_by}", why)]
 
 
 def _measures_text_unasked(f: Form) -> list[Unplaced]:
@@ -1047,6 +1134,9 @@ FORM_RULES = (
     _counts_no_row_of_its_values,
     _counts_rows_of_another_kind,
     _ranks_by_rows_unasked,
+    _counts_tied,
+    _bound_read_as_equal,
+    _total_of_each,
     _measures_text_unasked,
     _names_a_placeholder,
     _value_part_of_other_cells,

@@ -425,6 +425,29 @@ def _verb_form(a: _Ask) -> str | None:
     return None
 
 
+def _compound_name(a: _Ask) -> str | None:
+    """A word that, with the word beside it, makes one name the dictionary knows ("the
+    United Kingdom", "the United States", "New Zealand") after a preposition of place or
+    time ("riders from the United Kingdom"): the name says where the rows are, and no
+    part of the plan places it. Read alone, "united" would be a verb and "kingdom" the
+    rows' noun."""
+    from .wordnet import parts_of_speech
+
+    t, i = a.r.tokens, a.index
+    for start in (i - 1, i):
+        pair = t[start : start + 2] if start >= 0 else []
+        if len(pair) < 2 or set(pair) & (STOPWORDS | CLOSED) or set(pair) & a.used:
+            continue
+        if "n" not in parts_of_speech(" ".join(pair)):
+            continue
+        j = start - 1
+        while j >= 0 and t[j] in DETERMINERS | NEUTRAL:
+            j -= 1
+        if j >= 0 and t[j] in _PLACES:
+            return f"'{' '.join(pair)}' says where the rows are, and nothing in the plan places it"
+    return None
+
+
 #: Prepositions whose object restricts the rows (where, when, against what) rather than
 #: naming them ("how many of the players", "the gap between lifters" name them).
 _PLACES = (CLOSED | LINKS) - AUX - {"of", "with", "between", "among", "amongst", "whose", "whom"}
@@ -818,6 +841,7 @@ RULES: tuple[Rule, ...] = (
     Rule("a word no dictionary knows", _unknown_word, blocks=True),
     Rule("a closed-class word", _closed_class, blocks=False),
     Rule("says what the rows are", _predicate_noun, blocks=True),
+    Rule("part of a name", _compound_name, blocks=True),
     Rule("repeats kept", _repeats_kept, blocks=False),
     Rule("names the rows' column", _part_of_a_row_name, blocks=False),
     Rule("names the rows", _names_the_rows, blocks=False),

@@ -135,8 +135,11 @@ ADDITIVE = cues(
 COMPARATORS: tuple[tuple[str, str], ...] = tuple(
     (p, op)
     for op, phrases in (
-        (">=", "at least|no less than|or more|or above|minimum of|not less than|since"),
-        ("<=", "at most|no more than|or less|or below|maximum of|not more than|up to|until"),
+        (">=", "at least|no less than|or more|or above|or greater|minimum of|not less than|since"),
+        (
+            "<=",
+            "at most|no more than|or less|or below|or fewer|maximum of|not more than|up to|until",
+        ),
         (
             ">",
             "more than|greater than|higher than|larger than|bigger than|better than|"

@@ -927,7 +927,7 @@ def test_a_list_of_names_that_hold_commas_is_parted_by_semicolons() -> None:
             "Venue": ["Tokyo, Japan", "Barcelona, Spain", "Athens, Greece"] * 2 + ["Seoul"],
         }
     )
-    answer = ask({"df": games}, "Which venue is listed the most?")
+    answer = ask({"df": games}, "Which venues are listed the most?")
     assert sorted(answer.value) == ["Athens, Greece", "Barcelona, Spain", "Tokyo, Japan"]
     assert "[Tokyo, Japan; Barcelona, Spain; Athens, Greece]" in answer.sentence
 
@@ -1379,3 +1379,58 @@ def test_more_than_a_named_row_compares_with_that_rows_own_value() -> None:
         {"medals": medals}, "How many more bronze medals did Norway win than Sweden?"
     )
     assert not any(f.column == "Bronze" and f.op == ">" for f in how_many_more.plan.filters)
+
+
+def test_a_place_named_in_two_words_is_placed_or_nothing_is_stated() -> None:
+    """ "from the United Kingdom" is one name: read word by word, "united" was a verb and
+    "kingdom" the rows' noun, and the best rider of all was stated."""
+    riders = pd.DataFrame({
+        "Rider": ["Jack Milne", "Jack Parker", "Eric Langton", "Cordy Milne"],
+        "Nation": ["United States", "United Kingdom", "United Kingdom", "United States"],
+        "Total Points": [28, 21, 19, 23],
+    })  # fmt: skip
+    question = "Which rider from the United Kingdom had the most total points?"
+    british = riders[riders.Nation == "United Kingdom"]
+    truth = british.loc[british["Total Points"].idxmax(), "Rider"]
+    assert ask({"riders": riders}, question).value == truth
+    unplaced = ask({"riders": riders.drop(columns="Nation")}, question)
+    assert unplaced.value is None
+    assert "'united kingdom' says where the rows are" in unplaced.sentence
+
+
+def test_numbers_that_label_the_rows_groups_have_no_total() -> None:
+    """A draft's Round reads 1, 2, 4, 4, 5 ... down the table: a label of each pick's
+    round, so "how many rounds" is not the total of the labels."""
+    draft = pd.DataFrame({"Round": [1, 2, 4, 4, 5, 6, 7, 7], "Player": list("abcdefgh")})
+    answer = ask({"draft": draft}, "How many rounds were there?")
+    assert answer.value is None
+    assert "Round numbers the rows' groups in order, 1 to 7" in answer.sentence
+    scores = pd.DataFrame({"Team": list("abcd"), "Goals": [1, 2, 2, 3]})
+    assert ask({"scores": scores}, "What is the total of the goals?").value == 8
+
+
+def test_what_each_named_row_holds_is_not_their_total() -> None:
+    """ "A and B each scored how many goals?" asks for each one's goals; "how many goals
+    did A and B score in total?" asks for their sum."""
+    scorers = pd.DataFrame({
+        "Name": ["Zé Roberto", "Emerson", "Kaká", "Ronaldo"], "Goals": [6, 6, 3, 10],
+    })  # fmt: skip
+    each = ask({"scorers": scorers}, "Zé Roberto and Emerson each scored how many goals?")
+    assert each.value is None and "'each' asks for what each named row holds" in each.sentence
+    pair = scorers[scorers.Name.isin(["Zé Roberto", "Emerson"])]
+    total = ask({"scorers": scorers}, "How many goals did Zé Roberto and Emerson score in total?")
+    assert total.value == pair.Goals.sum()
+
+
+def test_a_value_made_a_bound_by_or_lower_is_not_read_exactly() -> None:
+    """ "15th or lower" is a bound on the places: the seasons placed exactly 15th answer
+    another question; "4 or more" after a number is read as a bound."""
+    seasons = pd.DataFrame({
+        "Season": ["1986/87", "1987/88", "1988/89", "1989/90", "1990/91"],
+        "Place": ["2nd", "15th", "15th", "17th", "4th"],
+        "Wins": [20, 9, 8, 6, 18],
+    })  # fmt: skip
+    answer = ask({"seasons": seasons}, "How many years did they place 15th or lower?")
+    assert answer.value is None and "'or lower' makes 15 a bound" in answer.sentence
+    more = ask({"seasons": seasons}, "How many seasons had 9 or more wins?")
+    assert more.value == int((seasons.Wins >= 9).sum())

@@ -88,3 +88,26 @@ def test_a_group_of_one_row_each_is_ranked_by_its_row_and_big_groups_by_their_me
     answer = ask({"cars": cars}, "Which origin has the highest Miles_per_Gallon?")
     assert answer.value == means.idxmax()
     assert f"({means.max():.4f})" in answer.sentence
+
+
+def test_a_tie_in_how_many_rows_is_said_not_stated_for_one_asked(engine: str) -> None:
+    """ "which album produced the most singles?" asks for one album; counted by rows, two
+    tie. The rows stand for what is counted, so the tie is named and nothing is stated;
+    asked in the plural, both are the answer, and a count with a single top is stated."""
+    singles = pd.DataFrame({
+        "Single": ["Hey", "Oh", "Ah", "Yo", "No", "Go", "So"],
+        "Album": ["Pulse", "Pulse", "Zero", "Zero", "Echo", "Pulse", "Zero"],
+        "Year": [1990, 1990, 1992, 1992, 1995, 1991, 1993],
+    })  # fmt: skip
+    counts = singles.Album.value_counts()
+    tied = sorted(counts[counts == counts.max()].index)
+    assert len(tied) == 2
+    one = ask({"singles": singles}, "Which album produced the most singles?")
+    assert one.value is None and not one.understood
+    assert "2 tie for the most rows" in one.sentence
+    assert all(name in one.sentence for name in tied)
+    both = ask({"singles": singles}, "Which albums produced the most singles?")
+    assert sorted(both.value) == tied
+    fewest = counts.idxmin()
+    assert (counts == counts.min()).sum() == 1
+    assert ask({"singles": singles}, "Which album produced the fewest singles?").value == fewest
