@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from .cells import DETAIL, is_placeholder
+from .cells import DETAIL, is_placeholder, read_cell
 from .execute import run_plan
 from .placement import Unplaced, means_column, shown_column
 from .planner_cues import default_agg
@@ -40,7 +40,17 @@ from .word_classes import (
     is_noun,
     offers_choice,
 )
-from .words import AGG_WORDS, HOW_MANY, MODE, STOPWORDS, cues, phrase, singular
+from .words import (
+    AGG_WORDS,
+    COMPARATORS,
+    HOW_MANY,
+    MODE,
+    NEGATION,
+    STOPWORDS,
+    cues,
+    phrase,
+    singular,
+)
 
 __all__ = ["FORM_RULES", "Form", "form_faults"]
 
@@ -821,16 +831,25 @@ _EACH_OF = frozenset(("each", "both", "same", "equal", "equals", "apiece"))
 
 
 def _bound_read_as_equal(f: Form) -> list[Unplaced]:
-    """ "how many years did they place 15th or lower?": "or lower" makes 15th a bound, and
-    the rows whose cell is exactly 15th answer another question. (Which places are lower
+    """ "how many years did they place 15th or lower?", "how many games did not have at
+    least 15,000 in attendance?": the comparison makes the value a bound, and the rows
+    whose cell is exactly that value answer another question. (Which places are lower
     depends on the measure: a standing's lower places are its larger numbers.)"""
     t = f.r.tokens
     for test in (*f.plan.filters, *f.plan.condition):
-        if test.op != "=" or not test.words or test.words[-1] not in t:
-            continue
-        at = len(t) - 1 - t[::-1].index(test.words[-1])
-        if t[at + 1 : at + 2] == ["or"] and t[at + 2 : at + 3] and t[at + 2] in _BOUND_WORDS:
-            bound = f"or {t[at + 2]}"
+        words = [w for w in test.words if w in t and w not in NEGATION]
+        number = isinstance(test.value, (int, float)) or read_cell(test.value).number is not None
+        if test.op not in ("=", "!=") or not words or not number:
+            continue  # (a name is no bound: "the team after Santa Clara" is a neighbour)
+        first, last = t.index(words[0]), len(t) - 1 - t[::-1].index(words[-1])
+        bound = ""
+        if t[last + 1 : last + 2] == ["or"] and t[last + 2 : last + 3]:
+            bound = f"or {t[last + 2]}" if t[last + 2] in _BOUND_WORDS else ""
+        for phrase_, op in COMPARATORS:
+            said = phrase_.split()
+            if op != "=" and t[max(0, first - len(said)) : first] == said:
+                bound = bound or phrase_
+        if bound:
             why = f"'{bound}' makes {test.value} a bound, and the answer reads exactly {test.value}"
             return [Unplaced(bound, why)]
     return []

@@ -1434,3 +1434,19 @@ def test_a_value_made_a_bound_by_or_lower_is_not_read_exactly() -> None:
     assert answer.value is None and "'or lower' makes 15 a bound" in answer.sentence
     more = ask({"seasons": seasons}, "How many seasons had 9 or more wins?")
     assert more.value == int((seasons.Wins >= 9).sum())
+
+
+def test_a_number_after_at_least_is_a_bound_even_where_its_column_is_text() -> None:
+    """Attendances in round thousands that repeat are read as classes, and the column stays
+    text (as weight classes do): "did not have at least 15,000" is then read as the rows
+    whose cell is not "15,000", which answers another question, and nothing is stated.
+    Where the column holds numbers, the bound is applied."""
+    crowds = ["30,000", "15,000", "9,000", "15,000", "30,000", "9,000", "20,000", "25,000"] * 5
+    games = pd.DataFrame({"Opponent": [f"Club {i}" for i in range(40)], "Attendance": crowds})
+    question = "How many games did not have at least 15,000 in attendance?"
+    classes = ask({"games": games}, question)
+    assert classes.value is None
+    assert "'at least' makes 15,000 a bound" in classes.sentence
+    few = games.head(7)
+    numbers = few.Attendance.str.replace(",", "").astype(int)
+    assert ask({"games": few}, question).value == int((numbers < 15000).sum())
