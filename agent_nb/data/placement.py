@@ -642,7 +642,22 @@ def _asked_for(a: _Ask) -> str | None:
     shown = shown_column(a.plan)
     if cols and (shown in cols or (shown is None and cols & set(a.plan.columns()))):
         return None  # "which player": a row of PLAYER, named by PLAYER
+    if shown is not None and _holds_the_time(a.word, a.r.table, shown):
+        return None  # "in what year was it released?": Release holds years
     return f"the question asks for its '{a.word}', and no column of the answer names it"
+
+
+def _holds_the_time(word: str, table: Table, name: str) -> bool:
+    """Whether column ``name`` holds the time ``word`` asks for: years for "year" (whole
+    numbers from 1000 to 2100), dates for "date" or "day"."""
+    col = table.columns.get(name)
+    if col is None or singular(word) not in ("year", "date", "day"):
+        return False
+    values = table.df[name].dropna()
+    years = col.numeric and len(values) > 0 and bool(values.between(1000, 2100).all())
+    if years:
+        return bool((values % 1 == 0).all()) and singular(word) == "year"
+    return col.role == "time" and singular(word) in ("date", "day")
 
 
 def _what_was_the(a: _Ask) -> bool:

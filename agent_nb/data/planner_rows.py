@@ -32,6 +32,9 @@ __all__ = [
 #: The operation's own words: which way the table's order is counted from a named row.
 _AFTER = frozenset(("after", "following"))
 _BEFORE = frozenset(("before", "preceding", "previous", "prior"))
+#: The table's layout: the row below a named one is the next, the row above the one before.
+_BELOW = frozenset(("below", "beneath"))
+_ABOVE = frozenset(("above",))
 #: Words that only say the row is the adjacent one ("right after", "the next", "just before").
 _ADJACENT = frozenset(("next", "right", "immediately", "directly", "just", "first"))
 #: Words that say the order meant is the table's as listed, not time's.
@@ -131,8 +134,8 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
     anchor = filters[0]
     if anchor.op != "=" or not isinstance(anchor.value, str) or not anchor.words:
         return
-    after = [i for i, t in enumerate(r.tokens) if t in _AFTER]
-    before = [i for i, t in enumerate(r.tokens) if t in _BEFORE]
+    after = [i for i, t in enumerate(r.tokens) if t in _AFTER | _BELOW]
+    before = [i for i, t in enumerate(r.tokens) if t in _BEFORE | _ABOVE]
     if bool(after) == bool(before):
         return  # neither, or both: no one direction
     cue = (after or before)[0]
@@ -157,7 +160,10 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
     shown = p.t.columns[anchor.column] if who or ahead is None else ahead
     side = "after" if after else "before"
     offset = 1 if after else -1
-    listed = _LISTED & set(r.tokens)  # "listed after X": the table's order, not time's
+    # "listed after X", "the row below X": the table's order, not time's
+    listed = (_LISTED | _BELOW | _ABOVE) & set(r.tokens)
+    if r.tokens[cue] in _BELOW | _ABOVE:
+        side = "below" if after else "above"
     if not listed and chronology(p.t.df) < 0:  # newest first: "after" in time is above
         offset, side = -offset, f"{side} in time (the table lists the newest first)"
     p.add(

@@ -1450,3 +1450,17 @@ def test_a_number_after_at_least_is_a_bound_even_where_its_column_is_text() -> N
     few = games.head(7)
     numbers = few.Attendance.str.replace(",", "").astype(int)
     assert ask({"games": few}, question).value == int((numbers < 15000).sum())
+
+
+def test_the_year_asked_for_is_placed_by_a_column_of_years() -> None:
+    """ "what year did the first model have its first flight?": First flight holds years,
+    so the year asked for is its value; a column of other numbers places no year."""
+    models = pd.DataFrame({
+        "Model": ["A380", "A350", "A220"],
+        "First flight": [2005, 2013, 2013],
+        "Seats": [2005, 440, 160],
+    })  # fmt: skip
+    asked = "What year did the first model have its first flight?"
+    assert ask({"models": models}, asked).value == models["First flight"].iloc[0]
+    seats = ask({"models": models}, "What year did the first model have the most seats?")
+    assert seats.value is None

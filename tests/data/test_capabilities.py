@@ -506,6 +506,23 @@ def test_after_in_time_on_a_table_that_lists_the_newest_first() -> None:
     assert ask({"cars": cars}, f"Which car is listed after {name}?").value == cars.Name.iloc[at + 1]
 
 
+def test_the_row_below_and_above_a_named_row_in_the_tables_layout() -> None:
+    """ "Which airport is listed below Meadow Lake?" is the next row, "which airport is
+    above Meadow Lake?" the one before; on a table listed newest first, "below" stays the layout's
+    next row (where "came after" is the row above)."""
+    airports = table("airports")
+    at = _position(airports, "name", "Meadow Lake")
+    assert at > 0
+    below = ask({"airports": airports}, "Which airport is listed below Meadow Lake?")
+    assert below.value == airports.name.iloc[at + 1] and below.plan.offset == 1
+    above = ask({"airports": airports}, "Which airport is above Meadow Lake?")
+    assert above.value == airports.name.iloc[at - 1] and above.plan.offset == -1
+    cars = table("cars").iloc[::-1].reset_index(drop=True)
+    name = "chevrolet camaro"
+    at = _position(cars, "Name", name)
+    assert ask({"cars": cars}, f"Which car is below {name}?").value == cars.Name.iloc[at + 1]
+
+
 def test_a_named_row_that_stands_in_two_places_is_not_guessed() -> None:
     """A value on rows that are not next to each other names no one row to count from: no
     value is stated (a run of neighbouring rows is one anchor)."""
