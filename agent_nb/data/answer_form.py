@@ -12,6 +12,7 @@ keeps the value from being stated (`answer.Answer.understood`), with why.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Collection
 from typing import Any
@@ -561,13 +562,26 @@ def _difference_of_unasked_counts(f: Form) -> list[Unplaced]:
     return [Unplaced("a count", "no word of the question asks for a count", asked=False)]
 
 
+#: The nouns of a sum: "the total of", "the sum of".
+_SUM_OF = frozenset(("total", "sum"))
+
+
 def _a_list_for_how_many(f: Form) -> list[Unplaced]:
     """ "how many teams are in the top five positions?" asks for a number: the five teams
-    themselves answer another question."""
+    themselves answer another question. So does "what is the total of the first two core
+    diameters?": the two diameters are not their total."""
     text = " ".join(f.r.tokens)
-    if not isinstance(f.value, list) or "how many" not in text or " and " in text:
+    if not isinstance(f.value, list) or " and " in text:
         return []  # (not "how many ... and which ...?")
-    return [Unplaced("how many", f"it asks for a number, and the answer is {len(f.value)} values")]
+    if "how many" in text:
+        why = f"it asks for a number, and the answer is {len(f.value)} values"
+        return [Unplaced("how many", why)]
+    t = f.r.tokens  # "the total of ..." ("the top 3 total points" lists totals)
+    summed = [w for w, nxt in itertools.pairwise(t) if w in _SUM_OF and nxt == "of"]
+    if summed and f.plan.op != "rank":  # (not "the teams with the highest total")
+        why = f"'{summed[0]}' asks for one number, and the answer is {len(f.value)} values"
+        return [Unplaced(summed[0], why)]
+    return []
 
 
 def _in_the_top(f: Form) -> list[Unplaced]:

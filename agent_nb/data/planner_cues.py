@@ -182,8 +182,9 @@ def nth(text: str) -> int | None:
 
 
 def counted_word(text: str) -> str | None:
-    """The word right after "how many" or "number of": what the question counts."""
-    hit = re.search(r"\b(?:how many|number of)\s+(\w+)", text)
+    """The word right after "how many" or "number of" (past "total": "how many total
+    votes" counts votes): what the question counts."""
+    hit = re.search(r"\b(?:how many|number of)\s+(?:total\s+|overall\s+)?(\w+)", text)
     return hit.group(1) if hit else None
 
 

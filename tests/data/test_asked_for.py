@@ -1464,3 +1464,15 @@ def test_the_year_asked_for_is_placed_by_a_column_of_years() -> None:
     assert ask({"models": models}, asked).value == models["First flight"].iloc[0]
     seats = ask({"models": models}, "What year did the first model have the most seats?")
     assert seats.value is None
+
+
+def test_a_list_does_not_answer_a_total() -> None:
+    """ "what is the total of the first two core diameters?" asks for one number: the two
+    diameters are not it; "the two largest diameters" are."""
+    wires = pd.DataFrame(
+        {"Gauge": [10, 12, 14, 16], "Core diameter": [0.1019, 0.0808, 0.0641, 0.0508]}
+    )
+    total = ask({"wires": wires}, "What is the total of the two largest core diameters?")
+    assert total.value is None and "'total' asks for one number" in total.sentence
+    listed = ask({"wires": wires}, "What are the two largest core diameters?")
+    assert listed.value == wires["Core diameter"].nlargest(2).tolist()

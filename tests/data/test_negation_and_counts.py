@@ -184,3 +184,18 @@ def test_a_unit_letter_apart_from_its_number_is_a_unit() -> None:
     high = ask({"peaks": peaks}, "How many peaks have an elevation over 4,500 m?")
     assert high.value == 2
     assert high.plan.filters[0].value == 4500
+
+
+def test_how_many_total_of_a_measure_adds_it_up() -> None:
+    """ "how many total votes did the Independent party have?" counts votes, which the
+    Votes column holds: their sum; "how many total candidates" counts the rows."""
+    ballots = pd.DataFrame({
+        "Party": ["Labour", "Labour", "Independent", "Liberal", "Independent"],
+        "Candidate": ["James Kinney", "James East", "Rice Sheppard", "Tom Ellis", "Ann Rowe"],
+        "Votes": [5513, 4847, 3230, 4093, 2108],
+    })  # fmt: skip
+    independent = ballots[ballots.Party == "Independent"]
+    votes = ask({"ballots": ballots}, "How many total votes did the Independent party have?")
+    assert votes.value == independent.Votes.sum()
+    rows = ask({"ballots": ballots}, "How many total candidates did the Independent party have?")
+    assert rows.value == len(independent)
