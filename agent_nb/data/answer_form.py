@@ -626,7 +626,8 @@ def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
         return [Unplaced(what, f"{plan.measure} holds {places}, which add up to nothing")]
     groups = _labels_groups(f.r.table, plan.measure) if plan.agg == "sum" else None
     if groups is not None:
-        return [Unplaced(what, f"{plan.measure} numbers {groups}", asked=False)]
+        why = f"{plan.measure} numbers {groups}; 'how many different' counts them"
+        return [Unplaced(what, why, asked=False)]
     return []
 
 

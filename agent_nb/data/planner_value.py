@@ -344,9 +344,9 @@ def value(p: Any) -> None:
             share(p, filters, None if m.name in {f.column for f in filters} else m)
         a: Agg = (
             agg
-            if agg not in (None, "mode", "nunique", "share")
+            if agg not in (None, "mode", "share")
             else ("count" if agg == "count" else default_agg(m))
-        )
+        )  # ("how many different rounds": a column of numbers has distinct values too)
         row_noun = counts_rows(r.text, t)  # "how many transactions": transaction_id
         # "how many results were at least 45?": the rows whose value meets it, not their total
         compared = any(f.column == m.name and f.op in COMPARING for f in filters)

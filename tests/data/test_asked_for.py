@@ -1400,11 +1400,14 @@ def test_a_place_named_in_two_words_is_placed_or_nothing_is_stated() -> None:
 
 def test_numbers_that_label_the_rows_groups_have_no_total() -> None:
     """A draft's Round reads 1, 2, 4, 4, 5 ... down the table: a label of each pick's
-    round, so "how many rounds" is not the total of the labels."""
+    round, so "how many rounds" is not the total of the labels; "how many different
+    rounds" counts them (a column of numbers has distinct values, not a mean)."""
     draft = pd.DataFrame({"Round": [1, 2, 4, 4, 5, 6, 7, 7], "Player": list("abcdefgh")})
     answer = ask({"draft": draft}, "How many rounds were there?")
     assert answer.value is None
     assert "Round numbers the rows' groups in order, 1 to 7" in answer.sentence
+    distinct = ask({"draft": draft}, "How many different rounds were there?")
+    assert distinct.value == draft.Round.nunique()
     scores = pd.DataFrame({"Team": list("abcd"), "Goals": [1, 2, 2, 3]})
     assert ask({"scores": scores}, "What is the total of the goals?").value == 8
 
