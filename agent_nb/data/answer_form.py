@@ -852,9 +852,11 @@ def _bound_read_as_equal(f: Form) -> list[Unplaced]:
     depends on the measure: a standing's lower places are its larger numbers.)"""
     t = f.r.tokens
     for test in (*f.plan.filters, *f.plan.condition):
+        if test.op not in ("=", "!="):
+            continue
         words = [w for w in test.words if w in t and w not in NEGATION]
         number = isinstance(test.value, (int, float)) or read_cell(test.value).number is not None
-        if test.op not in ("=", "!=") or not words or not number:
+        if not words or not number:
             continue  # (a name is no bound: "the team after Santa Clara" is a neighbour)
         first, last = t.index(words[0]), len(t) - 1 - t[::-1].index(words[-1])
         bound = ""

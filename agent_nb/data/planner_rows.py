@@ -122,8 +122,9 @@ def _whole(col: Any, said: set[str]) -> bool:
 
 
 def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
-    """ "Which album came after X?", "who finished right before Y?": a column of the row
-    next to the one the question names, in the table's own order (`row_order`).
+    """ "Which album came after X?", "who finished right before Y?", "what city is listed
+    below X?": a column of the row next to the one the question names, in the table's
+    own order (`row_order`); "below" and "above" are the layout's, never time's.
 
     Only for one named text value (the anchor) that follows the order word; the column
     reported is the one the question names before the order word ("the next *venue*
