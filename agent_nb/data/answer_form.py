@@ -27,7 +27,7 @@ from .reading import Reading
 from .result import PlanError
 from .row_nouns import counting_columns, row_name_columns
 from .rows import rows_where
-from .table import Column, Table
+from .table import Column, Table, holds_years
 from .word_classes import (
     AUX,
     CLOSED,
@@ -646,8 +646,7 @@ def _places_or_years(table: Any, name: str) -> str | None:
     counts = "of" in parts or re.search(r"\bof\b", name.lower()) is not None  # "# of votes"
     if not counts and (parts & _PLACING or "#" in name or col.parts[-1:] == ("number",)):
         return "places or numbers"
-    values = table.df[name].dropna()
-    if len(values) > 1 and bool(((values % 1 == 0) & values.between(1000, 2100)).all()):
+    if table.df[name].count() > 1 and holds_years(table.df[name]):
         return "years"
     return None
 
@@ -659,13 +658,10 @@ def _numbers_rows(table: Any, name: str) -> str | None:
     such as "1." is numbered too, though its cells were no integers)."""
     import numpy as np
 
-    col = table.columns.get(name)
-    n = len(table.df)
-    if col is None or not col.numeric or n < 3:
+    values = _whole_from_one(table, name)
+    if values is None:
         return None
-    values = table.df[name]
-    if values.isna().any() or not bool((values % 1 == 0).all()) or values.min() != 1:
-        return None
+    n = len(values)
     if np.array_equal(values.to_numpy(dtype=float), np.arange(1, n + 1)):
         return f"the rows 1 to {n}"
     for other in table.columns.values():
@@ -685,19 +681,28 @@ def _labels_groups(table: Any, name: str) -> str | None:
     number held by the rows of its group, under a name in the singular (a label's)."""
     import numpy as np
 
-    col = table.columns.get(name)
-    values = table.df[name] if col is not None and col.numeric else None
     last = phrase(name).split()[-1:]
-    if values is None or not last or singular(last[0]) != last[0]:
+    if not last or singular(last[0]) != last[0]:
         return None  # "Goals" 1, 2, 2, 3 counts: a plural names a quantity
-    if values.isna().any() or not bool((values % 1 == 0).all()):
-        return None
-    if values.min() != 1 or values.max() >= len(values):
+    values = _whole_from_one(table, name)
+    if values is None or values.max() >= len(values):
         return None
     steps = np.diff(values.to_numpy(dtype=float))
     if bool((steps >= 0).all()) and bool((steps == 0).any()):
         return f"the rows' groups in order, 1 to {int(values.max())}"
     return None
+
+
+def _whole_from_one(table: Any, name: str) -> Any:
+    """Column ``name``'s cells where they are whole numbers from 1, none missing (three
+    rows at least): what numbers the rows or their groups; else None."""
+    col = table.columns.get(name)
+    if col is None or not col.numeric or len(table.df) < 3:
+        return None
+    values = table.df[name]
+    if values.isna().any() or not bool((values % 1 == 0).all()) or values.min() != 1:
+        return None
+    return values
 
 
 def _totals_what_it_compares(f: Form) -> list[Unplaced]:
@@ -860,8 +865,9 @@ def _bound_read_as_equal(f: Form) -> list[Unplaced]:
             continue  # (a name is no bound: "the team after Santa Clara" is a neighbour)
         first, last = t.index(words[0]), len(t) - 1 - t[::-1].index(words[-1])
         bound = ""
-        if t[last + 1 : last + 2] == ["or"] and t[last + 2 : last + 3]:
-            bound = f"or {t[last + 2]}" if t[last + 2] in _BOUND_WORDS else ""
+        after = t[last + 2] if t[last + 1 : last + 2] == ["or"] and last + 2 < len(t) else ""
+        if after and (f"or {after}" in _OR_BOUNDS or f.r.side(after)):
+            bound = f"or {after}"  # "or more"; "or lower", whose way depends on the measure
         for phrase_, op in COMPARATORS:
             said = phrase_.split()
             if op != "=" and t[max(0, first - len(said)) : first] == said:
@@ -872,11 +878,8 @@ def _bound_read_as_equal(f: Form) -> list[Unplaced]:
     return []
 
 
-#: The words after "or" that make the value before them a bound ("5 or more").
-_BOUND_WORDS = frozenset((
-    "more", "less", "fewer", "greater", "higher", "lower", "above", "below", "over", "under",
-    "better", "worse", "earlier", "later", "before", "after", "older", "younger",
-))  # fmt: skip
+#: The bounds a value's "or" phrase sets ("5 or more", "2 or fewer").
+_OR_BOUNDS = frozenset(p for p, _ in COMPARATORS if p.startswith("or "))
 
 
 def _counts_tied(f: Form) -> list[Unplaced]:

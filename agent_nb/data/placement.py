@@ -29,7 +29,7 @@ from .reading import Reading
 from .reading_outcomes import WORDS as OUTCOME_WORDS
 from .reading_outcomes import recorders
 from .row_nouns import counting_columns, names_rows, row_name_columns
-from .table import Column, Table
+from .table import Column, Table, holds_years
 from .word_classes import (
     AUX,
     CLOSED,
@@ -653,10 +653,8 @@ def _holds_the_time(word: str, table: Table, name: str) -> bool:
     col = table.columns.get(name)
     if col is None or singular(word) not in ("year", "date", "day"):
         return False
-    values = table.df[name].dropna()
-    years = col.numeric and len(values) > 0 and bool(values.between(1000, 2100).all())
-    if years:
-        return bool((values % 1 == 0).all()) and singular(word) == "year"
+    if col.numeric and holds_years(table.df[name]):
+        return singular(word) == "year"
     return col.role == "time" and singular(word) in ("date", "day")
 
 

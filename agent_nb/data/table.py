@@ -41,7 +41,7 @@ from .wordnet import forms as wordnet_forms
 from .words import NAME_STOP, singular, synonyms_of
 
 __all__ = [
-    "SAMPLE_ROWS", "Column", "Table", "column_role", "name_words", "profile",
+    "SAMPLE_ROWS", "Column", "Table", "column_role", "holds_years", "name_words", "profile",
 ]  # fmt: skip
 
 Role = Literal["time", "category", "label", "measure", "id", "empty"]
@@ -229,6 +229,13 @@ def in_table_order(values: Any) -> bool:
     return bool(seen.is_monotonic_increasing or seen.is_monotonic_decreasing)
 
 
+def holds_years(values: Any) -> bool:
+    """Whether a Series of numbers (its missing cells aside) holds years: whole numbers
+    from 1000 to 2100, at least one."""
+    values = values.dropna()
+    return len(values) > 0 and bool(((values % 1 == 0) & values.between(1000, 2100)).all())
+
+
 def column_ends(parts: tuple[str, ...], values: Any, in_order: bool) -> Ends:
     """What "first" and "last" of a column of whole numbers are, read once per profile:
 
@@ -243,7 +250,7 @@ def column_ends(parts: tuple[str, ...], values: Any, in_order: bool) -> Ends:
     """
     values = values.dropna()
     n = len(values)
-    if n and parts and _participle(parts[0]) and bool(values.between(1000, 2100).all()):
+    if parts and _participle(parts[0]) and holds_years(values):
         return "years"
     # whole numbers, each once, from 1 to n are 1..n (no sort)
     if n >= 3 and not in_order and values.min() == 1 and values.max() == n and values.is_unique:
