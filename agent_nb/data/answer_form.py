@@ -760,7 +760,12 @@ def _named_rows(f: Form, plan: Plan, value: Any) -> str | None:
     n = len(table.df)
     for test in plan.filters:
         col = table.columns.get(test.column)
-        if test.op not in ("=", "in") or col is None or col.numeric or col.role not in _NAMING:
+        if test.op not in ("=", "in") or col is None:
+            continue
+        # a year names its row as a name does: "how many games were awarded in 2014?" of
+        # a table with a row per year counts that year's one row, and asks for a value of it
+        year = col.numeric and holds_years(table.df[test.column])
+        if not year and (col.numeric or col.role not in _NAMING):
             continue
         # a name a few rows share ("River-class" twice among 46 ships) still names rows
         # one by one: the row named here is one, and the rows of two names named are two

@@ -389,12 +389,19 @@ def _find(key: str, tokens: list[str], stems: list[str]) -> tuple[int, tuple[str
             if s == want[0] and len(want[0]) >= 4:
                 return i, (tokens[i],)
         return None
-    if n > 3:
+    if n > 3 or len(set(want)) < 2:
+        return None  # one word twice ("Man-man") is not met by one word of the question
+    # numbers alone keep their order, each its own: a score "2-1" is not "1-2", and
+    # "1-1" is not the "1" of "1,500"; "from 1950 to 1954" is "1950–1954"
+    numbers = all(p.isdigit() for p in parts)
+    if numbers and len(set(parts)) < n:
         return None
     for i in range(len(tokens)):
         window = stems[i : i + n + 1]
         if set(want) <= set(window) and stems[i] in want:
             idx = [i + window.index(w) for w in want]
+            if numbers and idx != sorted(idx):
+                continue
             return min(idx), tuple(tokens[j] for j in sorted(idx))
     return None
 

@@ -132,3 +132,32 @@ def test_a_comparison_asks_for_no_end(engine: str) -> None:
     assert answer.value == cars.groupby("Origin").Miles_per_Gallon.mean().idxmin()
     answer = ask({"cars": cars}, "Which origins had a Miles_per_Gallon lower than 10?")
     assert "lowest" not in answer.sentence
+
+
+@pytest.fixture(scope="module")
+def season() -> pd.DataFrame:
+    """A season's games as such a table arrives: attendance held as text with commas,
+    and a running record whose cells are numbers too ("1–1")."""
+    return pd.DataFrame(
+        {
+            "Opponent": ["Trinity", "at South Florida", "at UCF", "Trinity (FL)", "Stetson"],
+            "Attendance": ["409", "3,549", "4,095", "1,180", "2,000"],
+            "Record": ["1–0", "1–1", "1–2", "2–2", "2–3"],
+        }
+    )
+
+
+def test_a_number_with_a_thousands_comma_is_one_number(season: pd.DataFrame, engine: str) -> None:
+    # "1,500" is 1500: its "1" does not name the record "1–1" (the words of a value in
+    # any order held only for distinct words)
+    truth = int((season["Attendance"].str.replace(",", "").astype(int) > 1500).sum())
+    answer = ask({"games": season}, "how many games had more than 1,500 in attendance?")
+    assert answer.value == truth
+    assert "Record" not in answer.sentence
+
+
+def test_a_score_is_not_read_in_reverse(season: pd.DataFrame, engine: str) -> None:
+    # "2-1" is not the record "1–2": numbers in a value keep their order
+    answer = ask({"games": season}, "how many games had a record of 2-1?")
+    assert answer.value is None
+    assert "1–2" not in answer.sentence  # the reading does not name it either
