@@ -9,7 +9,7 @@ from typing import Any, Literal, cast
 from .planner_cues import default_agg
 from .query import Agg, Filter, Plan
 from .table import Column
-from .word_classes import offers_choice
+from .word_classes import FEWER, MORE, offers_choice
 
 __all__ = ["FEWER", "MORE", "choice", "correlation", "share", "versus"]
 
@@ -114,11 +114,6 @@ def _difference(r: Any) -> Literal["difference", "gap"]:
     }
     said = {t for i, t in enumerate(r.tokens) if i not in named}
     return "gap" if "difference" in r.tokens and not directed & said else "difference"
-
-
-#: The comparatives of any quantity, a count's included: the operation's own words.
-MORE = frozenset(("more", "most"))
-FEWER = frozenset(("fewer", "less", "least", "fewest"))
 
 
 def choice(p: Any, filters: tuple[Filter, ...], measure: Column | None, agg: Agg | None) -> None:

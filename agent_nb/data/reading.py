@@ -22,6 +22,7 @@ from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
 from .reading_than_row import than_a_named_row
 from .table import Column, Table
+from .word_classes import FEWER, MORE
 from .wordnet import pole, pole_on
 from .words import (
     AGG_WORDS,
@@ -367,6 +368,8 @@ def read(table: Table, question: str) -> Reading:
         [],
     )
     reading.asked = asked
+    if expect == "boolean" and _which_of_two(reading):
+        reading.expect = None
     reading.filters = filters_of(reading)
     than_a_named_row(reading)  # "more bronze medals than Sweden": Sweden's own Bronze
     reading.derived = tuple(f.derived for f in found)
@@ -375,6 +378,23 @@ def read(table: Table, question: str) -> Reading:
             said = claimed_words(tokens, f.claimed)
             reading.filters.append(Filter(column=f.derived.name, op=f.test, value=0, words=said))
     return reading
+
+
+def _which_of_two(r: Reading) -> bool:
+    """ "does Lake Bafa or Lake Yay have a bigger area?", "did A or B win more races?": two
+    values of one column joined by "or", and a comparative with no "than", ask which of
+    the two (as "which is bigger, A or B?" does), not whether either is there."""
+    if "than" in r.tokens or not ((r.up | r.down | MORE | FEWER) & set(r.tokens)):
+        return False
+    by: dict[str, list[Named]] = {}
+    for v in r.values:
+        by.setdefault(v.column.name, []).append(v)
+    for named in by.values():
+        if len(named) == 2:
+            a, b = sorted(named, key=lambda v: v.start)
+            if r.tokens[a.start + len(a.words) : b.start] == ["or"]:
+                return True
+    return False
 
 
 _COUNT_LISTED = re.compile(

@@ -16,8 +16,10 @@ __all__ = [
     "COMPARISON_STARTS",
     "COMPLEX_PREPOSITIONS",
     "DETERMINERS",
+    "FEWER",
     "GENERIC",
     "LINKS",
+    "MORE",
     "NEUTRAL",
     "OCCURRENCES",
     "OPERATING",
@@ -35,6 +37,10 @@ def forms(word: str) -> set[str]:
 
     return {word, singular(word), stem(word), *lemmas(word)}
 
+
+#: The comparatives of any quantity, a count's included: the operation's own words.
+MORE = frozenset(("more", "most"))
+FEWER = frozenset(("fewer", "less", "least", "fewest"))
 
 #: Closed-class words the question's stop words do not hold (prepositions, conjunctions,
 #: determiners, pronouns): they place nothing and change nothing on their own.

@@ -111,3 +111,22 @@ def test_a_tie_in_how_many_rows_is_said_not_stated_for_one_asked(engine: str) ->
     fewest = counts.idxmin()
     assert (counts == counts.min()).sum() == 1
     assert ask({"singles": singles}, "Which album produced the fewest singles?").value == fewest
+
+
+def test_does_a_or_b_have_more_asks_which_of_the_two(engine: str) -> None:
+    """ "does Lake Bafa or Lake Yay have a bigger area?" opens as a yes/no question and
+    asks which of the two: it was read as whether either is in the table."""
+    lakes = pd.DataFrame(
+        {
+            "Name": ["Lake Van", "Lake Bafa", "Lake Yay", "Lake Tuz"],
+            "Area (km2)": [3755, 60, 37, 1500],
+        }
+    )
+    two = lakes[lakes["Name"].isin(["Lake Bafa", "Lake Yay"])].set_index("Name")["Area (km2)"]
+    answer = ask({"df": lakes}, "does lake bafa or lake yay have a bigger area?")
+    assert answer.value == two.idxmax()
+    answer = ask({"df": lakes}, "did lake yay or lake bafa have less area?")
+    assert answer.value == two.idxmin()
+    # with no comparative it stays a yes/no question about the rows
+    answer = ask({"df": lakes}, "is lake bafa or lake yay in the table?")
+    assert answer.value is None or isinstance(answer.value, bool)
