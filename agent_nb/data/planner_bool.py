@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any, cast
 
+from .planner_cues import default_agg
 from .query import Filter, Plan
 from .reading import Reading, read
 from .reading_filters import comparator
@@ -178,6 +179,9 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
             a = p.agg_cue()
             if measures and a in ("mean", "sum", "median", "max", "min"):
                 mk = dict(op="aggregate", measure=measures[0].name, agg=a)
+            elif measures and measures[0].name in r.named:
+                # "did A play more minutes than B?": the measure named, added up as it adds
+                mk = dict(op="aggregate", measure=measures[0].name, agg=default_agg(measures[0]))
             else:
                 mk = dict(op="aggregate", agg="count")
             out.append(

@@ -381,18 +381,21 @@ def read(table: Table, question: str) -> Reading:
 
 
 def _which_of_two(r: Reading) -> bool:
-    """ "does Lake Bafa or Lake Yay have a bigger area?", "did A or B win more races?": two
-    values of one column joined by "or", and a comparative with no "than", ask which of
-    the two (as "which is bigger, A or B?" does), not whether either is there."""
+    """ "does Lake Bafa or Lake Yay have a bigger area?", "did A or B win more races?", "did
+    Austria win more in 1992 or 1996?": two values of one column (or two numbers) joined
+    by "or", and a comparative with no "than", ask which of the two (as "which is
+    bigger, A or B?" does), not whether either is there."""
     if "than" in r.tokens or not ((r.up | r.down | MORE | FEWER) & set(r.tokens)):
         return False
-    by: dict[str, list[Named]] = {}
+    by: dict[str, list[tuple[int, int]]] = {}  # a column (or "numbers") -> (start, end)s
     for v in r.values:
-        by.setdefault(v.column.name, []).append(v)
-    for named in by.values():
-        if len(named) == 2:
-            a, b = sorted(named, key=lambda v: v.start)
-            if r.tokens[a.start + len(a.words) : b.start] == ["or"]:
+        by.setdefault(v.column.name, []).append((v.start, v.start + len(v.words)))
+    for s in r.stated:
+        by.setdefault("", []).append((s.start, s.start + len(s.words)))
+    for at in by.values():
+        if len(at) == 2:
+            (_, end), (start, _) = sorted(at)
+            if r.tokens[end:start] in (["or"], ["or", "the"]):
                 return True
     return False
 

@@ -799,3 +799,20 @@ def test_an_article_before_the_letter_is_no_part_of_it() -> None:
     cars = table("cars")
     answer = ask({"cars": cars}, "How many cars have a name that starts with an f?")
     assert answer.value == int(cars.Name.str.lower().str.startswith("f").sum())
+
+
+def test_more_of_a_named_measure_than_another_row_compares_the_measure() -> None:
+    """ "did Oakley play more minutes than Parish?" compares their Minutes played; it
+    compared how many rows each had (one each: "no")."""
+    games = pd.DataFrame(
+        {
+            "Player": ["Moses Malone", "Charles Oakley", "Robert Parish", "Kevin Willis"],
+            "Rebounds": [37, 35, 32, 31],
+            "Minutes played": [44, 41, 36, 45],
+        }
+    )
+    minutes = games.set_index("Player")["Minutes played"]
+    answer = ask({"df": games}, "did charles oakley play more minutes than robert parish?")
+    assert answer.value is bool(minutes["Charles Oakley"] > minutes["Robert Parish"])
+    answer = ask({"df": games}, "did robert parish play more minutes than kevin willis?")
+    assert answer.value is bool(minutes["Robert Parish"] > minutes["Kevin Willis"])

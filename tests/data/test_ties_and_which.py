@@ -127,6 +127,21 @@ def test_does_a_or_b_have_more_asks_which_of_the_two(engine: str) -> None:
     assert answer.value == two.idxmax()
     answer = ask({"df": lakes}, "did lake yay or lake bafa have less area?")
     assert answer.value == two.idxmin()
+    answer = ask({"df": lakes}, "did the lake bafa or the lake yay have the highest area?")
+    assert answer.value == two.idxmax()
     # with no comparative it stays a yes/no question about the rows
     answer = ask({"df": lakes}, "is lake bafa or lake yay in the table?")
     assert answer.value is None or isinstance(answer.value, bool)
+
+
+def test_did_they_win_more_in_one_year_or_another_asks_which_year(engine: str) -> None:
+    ties = pd.DataFrame(
+        {
+            "Year": [1990, 1992, 1992, 1992, 1996, 1996],
+            "Opponent": ["Spain", "Italy", "Peru", "Chile", "Cuba", "Fiji"],
+            "Result": ["Win", "Win", "Win", "Loss", "Win", "Loss"],
+        }
+    )
+    wins = ties[ties["Result"] == "Win"].groupby("Year").size().loc[[1992, 1996]]
+    answer = ask({"df": ties}, "did austria win more games in 1992 or 1996?")
+    assert answer.value == wins.idxmax()
