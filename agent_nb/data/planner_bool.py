@@ -298,7 +298,11 @@ def _uniform(p: Any, quant: str) -> list[tuple[Plan, str]]:
 
 
 def _first(r: Any, f: Filter) -> int:
-    hits = [i for i, t in enumerate(r.tokens) if t in f.words]
+    """Where filter ``f``'s words first stand: its own words, not those another filter
+    shares ("Lake Bafa ... than Lake Yay": "bafa", not the "lake" of both)."""
+    others = {w for g in r.filters if g is not f for w in g.words}
+    own = set(f.words) - others or set(f.words)
+    hits = [i for i, t in enumerate(r.tokens) if t in own]
     return min(hits) if hits else 0
 
 

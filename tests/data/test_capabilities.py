@@ -816,3 +816,16 @@ def test_more_of_a_named_measure_than_another_row_compares_the_measure() -> None
     assert answer.value is bool(minutes["Charles Oakley"] > minutes["Robert Parish"])
     answer = ask({"df": games}, "did robert parish play more minutes than kevin willis?")
     assert answer.value is bool(minutes["Robert Parish"] > minutes["Kevin Willis"])
+
+
+def test_two_names_that_share_a_word_are_two_sides_of_than() -> None:
+    """ "did Lake Bafa have more area than Lake Yay?": each name stands where its own
+    words do, not at the "lake" both share (both were read before "than": no test)."""
+    lakes = pd.DataFrame(
+        {"Name": ["Lake Van", "Lake Bafa", "Lake Yay"], "Area (km2)": [3755, 60, 37]}
+    )
+    area = lakes.set_index("Name")["Area (km2)"]
+    answer = ask({"df": lakes}, "did lake bafa have more area than lake yay?")
+    assert answer.value is bool(area["Lake Bafa"] > area["Lake Yay"])
+    answer = ask({"df": lakes}, "did lake yay have more area than lake bafa?")
+    assert answer.value is bool(area["Lake Yay"] > area["Lake Bafa"])
