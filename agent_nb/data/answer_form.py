@@ -21,7 +21,6 @@ from .cells import DETAIL, is_placeholder, read_cell
 from .execute import run_plan
 from .placement import Unplaced, means_column, shown_column
 from .planner_cues import default_agg
-from .planner_pairs import FEWER, MORE
 from .query import AGG_NAME, COMPARING, LOOKUP_ENDS, Filter, Plan
 from .reading import Reading
 from .result import PlanError
@@ -32,8 +31,10 @@ from .word_classes import (
     AUX,
     CLOSED,
     DETERMINERS,
+    FEWER,
     GENERIC,
     LINKS,
+    MORE,
     NEUTRAL,
     OCCURRENCES,
     WHICH,

@@ -24,7 +24,7 @@ _PAIR = re.compile(r"\b([a-z]+)(?: than)?\s*(?:/|\bor\b)\s*([a-z]+)\b")
 
 
 def _direction(r: Reading, word: str) -> int:
-    from .planner_pairs import FEWER, MORE
+    from .word_classes import FEWER, MORE
 
     if word in MORE:
         return 1

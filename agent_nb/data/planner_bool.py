@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from .planner_cues import default_agg
-from .query import Filter, Plan
+from .query import Plan
 from .reading import Reading, read
 from .reading_filters import comparator
 from .words import MODE, phrase
@@ -146,8 +146,8 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     than = max(r.text.find(" than "), r.text.find(" outnumber"), r.text.find(" compared"))
     if than > 0 and not thresholds and len(filters) >= 2:
         at = len(r.text[:than].split())
-        left = [f for f in filters if _first(r, f) < at]
-        right = [f for f in filters if _first(r, f) >= at]
+        left = [f for f in filters if r.said_at(f) < at]
+        right = [f for f in filters if r.said_at(f) >= at]
         if left and right:
             test = "<" if re.search(r"\b(fewer|less|smaller|lower)\b", r.text) else ">"
             said = tuple(
@@ -231,7 +231,7 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     # rows that meet the filters
     if filters:
         # "all Gentoo penguins (the base) are from Biscoe (the condition)": word order
-        said = sorted(filters, key=lambda f: _first(r, f))
+        said = sorted(filters, key=r.said_at)
         if quant == "all" and len(filters) >= 1:
             base, cond = tuple(said[:-1]), (said[-1],)
             out.append(
@@ -295,15 +295,6 @@ def _uniform(p: Any, quant: str) -> list[tuple[Plan, str]]:
     rows = Plan(op="aggregate", agg="count", filters=tuple(r.filters))
     plan = Plan(op="compare", of=distinct, test="=", versus=rows, words=words)
     return [(plan, f"every row has its own {col.name}")]
-
-
-def _first(r: Any, f: Filter) -> int:
-    """Where filter ``f``'s words first stand: its own words, not those another filter
-    shares ("Lake Bafa ... than Lake Yay": "bafa", not the "lake" of both)."""
-    others = {w for g in r.filters if g is not f for w in g.words}
-    own = set(f.words) - others or set(f.words)
-    hits = [i for i, t in enumerate(r.tokens) if t in own]
-    return min(hits) if hits else 0
 
 
 def _quantifier(text: str) -> str:

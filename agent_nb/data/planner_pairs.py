@@ -11,7 +11,7 @@ from .query import Agg, Filter, Plan
 from .table import Column
 from .word_classes import FEWER, MORE, offers_choice
 
-__all__ = ["FEWER", "MORE", "choice", "correlation", "share", "versus"]
+__all__ = ["choice", "correlation", "share", "versus"]
 
 
 def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg | None) -> None:
@@ -28,7 +28,7 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
         return
     # "more Osprey than Malabar class": the sides in the question's order (the filters
     # come in the order they were found, a value of two words first)
-    pair = sorted(pair, key=lambda f: _first_place(r.tokens, f))
+    pair = sorted(pair, key=r.said_at)
     rest = tuple(f for f in filters if f not in pair)
     # "how many times did A lose to B" counts; "3 times as many", "the ratio" divide
     ratio = bool(
@@ -83,11 +83,6 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
         }
     )
     p.add(plan, f"the {plan.combine} of {pair[0].value} and {pair[1].value}")
-
-
-def _first_place(tokens: list[str], f: Filter) -> int:
-    """Where the question first says a word of ``f`` (past the end if nowhere)."""
-    return min((tokens.index(w) for w in f.words if w in tokens), default=len(tokens))
 
 
 #: The words that set one value against another: without one, two values of a column

@@ -22,7 +22,7 @@ from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
 from .reading_than_row import than_a_named_row
 from .table import Column, Table
-from .word_classes import FEWER, MORE
+from .word_classes import DETERMINERS, FEWER, MORE
 from .wordnet import pole, pole_on
 from .words import (
     AGG_WORDS,
@@ -142,6 +142,14 @@ class Reading:
         if not self._on_dates:
             return 0
         return _TIME_ENDS.get(word) or -pole_on(word, "age")
+
+    def said_at(self, f: Filter) -> int:
+        """Where the question first says filter ``f``, by its own words, not those another
+        filter shares ("Lake Bafa ... than Lake Yay": "bafa", not the "lake" of both);
+        past the end where it says none."""
+        others = {w for g in self.filters if g is not f for w in g.words}
+        own = set(f.words) - others or set(f.words)
+        return min((i for i, t in enumerate(self.tokens) if t in own), default=len(self.tokens))
 
     @functools.cached_property
     def _on_places(self) -> bool:
@@ -395,7 +403,8 @@ def _which_of_two(r: Reading) -> bool:
     for at in by.values():
         if len(at) == 2:
             (_, end), (start, _) = sorted(at)
-            if r.tokens[end:start] in (["or"], ["or", "the"]):
+            between = r.tokens[end:start]  # "A or B", "the A or the B"
+            if between[:1] == ["or"] and all(t in DETERMINERS for t in between[1:]):
                 return True
     return False
 
