@@ -254,6 +254,42 @@ def test_a_question_asked_again_reuses_its_compiled_queries(
     assert len(compiled) > first
 
 
+def test_a_frame_copy_runs_queries_as_ibis_does() -> None:
+    """A DataFrame's own connection runs a query without Ibis' pre-execute walks of the
+    query (`sources._execute_own`): the frames it returns are Ibis' own, types and
+    missing values included, for each kind of result (rows, groups, a scalar, a column)."""
+    import pandas as pd
+
+    df = pd.DataFrame({
+        "name": ["a", None, "c", "a"],
+        "n": [1, 2, 3, 4],
+        "x": [0.5, None, 2.5, 1.0],
+        "flag": [True, False, None, True],
+        "day": pd.to_datetime(["2020-01-01", "2020-02-01", None, "2020-03-01"]),
+    })  # fmt: skip
+    source = frame_source(df, "kinds", own=True)
+    assert source.run is not None
+    t = source.expr
+    queries = [
+        t,
+        t.filter(t.n > 1).select("name", "x", "day"),
+        t.group_by("name").aggregate(total=t.x.sum(), rows=t.count()).order_by("name"),
+        t.aggregate(m=t.x.mean(), d=t.day.max()),
+        t.x.sum(),
+        t.name,
+    ]
+    for query in queries:
+        ours, ibis_own = source.run(query), query.execute()
+        if isinstance(ibis_own, pd.DataFrame | pd.Series):
+            assert type(ours) is type(ibis_own)
+            if isinstance(ibis_own, pd.DataFrame):
+                pd.testing.assert_frame_equal(ours, ibis_own)
+            else:
+                pd.testing.assert_series_equal(ours, ibis_own)
+        else:
+            assert ours == ibis_own
+
+
 def test_a_frame_of_more_columns_than_duckdb_copies_is_answered_by_pandas(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

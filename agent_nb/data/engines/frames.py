@@ -6,13 +6,15 @@ test (``tests/data/test_engines.py``) shows pandas' hand-written operations
 and the engines give the same `Result` for every plan of the suite, and on
 WikiTableQuestions and DataBench the two give the same answer to every
 question. The copy is a table of DuckDB's own (`sources.frame_source`), and on
-10⁶ rows DuckDB is mostly faster than pandas: 0.45-1.01x pandas' time on the
+10⁶ rows DuckDB is mostly faster than pandas: 0.45-1.03x pandas' time on the
 five questions of `benchmarks/bench_data_scale.py --engines pandas,duckdb`
-asked again (`sources.frame_source` keeps the SQL Ibis compiled), 0.51-1.31x
-asked anew (the 1.31x is a total per group over 7 groups of 10⁶ rows, 16 ms on
-pandas: Ibis building and compiling a new query adds about 5 ms). Its first
-question over a frame pays for the copy (about 0.1 s for 10⁶ rows of two
-columns).
+asked again (`sources.frame_source` keeps the SQL Ibis compiled, and runs it
+without Ibis' walks of the query), 0.54-1.27x asked anew. The 1.27x is a total
+per group over 7 groups of 10⁶ rows, 16 ms on pandas: compiling a new query
+through Ibis costs 4-5 ms, which only SQL written without Ibis would save, and
+that is the price of one executor for DataFrames, files and databases. Its
+first question over a frame pays for the copy (about 0.1 s for 10⁶ rows of
+two columns).
 
 Pandas still runs four things, each for its reason:
 
