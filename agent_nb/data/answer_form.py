@@ -244,6 +244,21 @@ def _asks_to_choose(f: Form) -> list[Unplaced]:
     return [Unplaced(joiner, f"it asks which of {named}, and the answer is {plan.describe()}")]
 
 
+def _both_offered(f: Form) -> list[Unplaced]:
+    """ "Was it A or B that won at Misano?" is answered by the one the rows named hold;
+    where they hold both (or the value is not one alone), neither answers it."""
+    r, plan = f.r, f.plan
+    if plan.op != "lookup" or r.options is None or plan.group_by != r.options:
+        return []
+    picked = _picked(f, plan.filters)
+    held = set() if picked is None else {str(v) for v in picked[plan.group_by].dropna()}
+    if len(held) == 1:
+        return []
+    if not held:
+        return [Unplaced("or", "no row fits the rest of the question with either")]
+    return [Unplaced("or", f"both {' and '.join(sorted(held))} fit the rest of the question")]
+
+
 def _yes_or_no_to_a_choice(f: Form) -> list[Unplaced]:
     """ "is the sample size of Siena more or less than Quinnipiac's?", "did hydro power
     increase or decrease?" offer alternatives joined by "or": the answer is one of them,
@@ -612,24 +627,72 @@ def _only_one(f: Form) -> list[Unplaced]:
 
 
 def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
-    """A column that numbers the rows (1, 2, ..., n down the table: "No.", "#", a rank),
-    or the rows of each group (1, 2, ... for the winners, 1, 2, ... for the runners-up),
-    has no total and no mean that means anything ("55 is the total No." of the winners)."""
-    plan = f.plan
-    if plan.op != "aggregate" or plan.measure is None or plan.agg not in ("sum", "mean"):
-        return []
-    what = f"the {AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
-    numbered = _numbers_rows(f.r.table, plan.measure)
-    if numbered is not None:
-        return [Unplaced(what, f"{plan.measure} numbers {numbered}", asked=False)]
-    places = _places_or_years(f.r.table, plan.measure) if plan.agg == "sum" else None
-    if places is not None:
-        return [Unplaced(what, f"{plan.measure} holds {places}, which add up to nothing")]
-    groups = _labels_groups(f.r.table, plan.measure) if plan.agg == "sum" else None
-    if groups is not None:
-        why = f"{plan.measure} numbers {groups}; 'how many different' counts them"
-        return [Unplaced(what, why, asked=False)]
+    """A column that numbers the rows (1, 2, ..., n down the table: "No.", "#", a rank;
+    or games 75, 76, ... 82 of a season), or the rows of each group (1, 2, ... for the
+    winners, 1, 2, ... for the runners-up), has no total and no mean that means anything
+    ("55 is the total No." of the winners), whether it is stated, ranks the groups
+    ("the month with the lowest mean Game") or compares two sides ("the mean Round
+    where Raymond Roche won")."""
+    if f.plan.op in ("rank", "compare") and len(f.r.table.df) < _FEW_TO_LABEL:
+        return []  # a measure of 1, 2, 3, 4 in four rows is as likely as a label
+    for plan in _adding(f.plan):
+        assert plan.measure is not None
+        if _one_row_each(f, plan):
+            continue  # "the difference in pick numbers between A and B": each side's own
+        what = f"the {AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
+        numbered = _numbers_rows(f.r.table, plan.measure)
+        if numbered is not None:
+            return [Unplaced(what, f"{plan.measure} numbers {numbered}", asked=False)]
+        places = _places_or_years(f.r.table, plan.measure) if plan.agg == "sum" else None
+        if places is not None:
+            return [Unplaced(what, f"{plan.measure} holds {places}, which add up to nothing")]
+        groups = _labels_groups(f.r.table, plan.measure)
+        if groups is not None:
+            why = f"{plan.measure} numbers {groups}; 'how many different' counts them"
+            return [Unplaced(what, why, asked=False)]
+        counted = _counts_down(f.r.table, plan.measure)
+        if counted is not None:
+            return [Unplaced(what, f"{plan.measure} numbers {counted}", asked=False)]
     return []
+
+
+#: The fewest rows whose numbers, counting down the table, are read as the rows' labels
+#: where groups are ranked or two sides compared by them.
+_FEW_TO_LABEL = 8
+
+
+def _one_row_each(f: Form, plan: Plan) -> bool:
+    """Whether ``plan`` reads the numbers one row at a time, as labels: it ranks groups of
+    one row each ("the team with the highest pick"), or it is one side, of one row, of
+    a difference or a comparison ("the difference in pick numbers between A and B").
+    The total of one row's label alone ("how many goals against Nigeria?" as the Goal
+    that numbers that row) still answers nothing."""
+    table = f.r.table
+    if plan.op == "rank":
+        col = table.columns.get(plan.group_by or "")
+        one = col is not None and col.nunique == len(table.df)
+        return plan.group_by2 is None and plan.period is None and one
+    # one side of a difference or a comparison; or the row's own label asked for
+    # ("which ranking is Mexico?"), where no word asks to add up or count
+    sides = f.plan.op == "compare" or f.plan.combine is not None
+    adds = HOW_MANY.search(" ".join(f.r.tokens)) or f.r.cues & (
+        AGG_WORDS["sum"] | AGG_WORDS["mean"]
+    )
+    return (sides or not adds) and _rows_picked(f, plan.filters) == 1
+
+
+def _adding(plan: Plan) -> list[Plan]:
+    """The parts of ``plan`` that add up or average a measure: the plan itself (a value,
+    or the groups' values it ranks), or the two sides it compares."""
+    parts = [plan.of, plan.versus] if plan.op == "compare" else [plan]
+    return [
+        p
+        for p in parts
+        if p is not None
+        and p.op in ("aggregate", "rank")
+        and p.measure is not None
+        and p.agg in ("sum", "mean")
+    ]
 
 
 #: The parts of a column's name that say its numbers place or label the rows.
@@ -664,7 +727,7 @@ def _numbers_rows(table: Any, name: str) -> str | None:
         return None
     n = len(values)
     if np.array_equal(values.to_numpy(dtype=float), np.arange(1, n + 1)):
-        return f"the rows 1 to {n}"
+        return f"the rows 1 to {n}"  # whatever its name ("Points" 1 to 9 is no total)
     for other in table.columns.values():
         if other.role != "category" or other.name == name or not 1 < other.nunique < n / 2:
             continue
@@ -673,6 +736,26 @@ def _numbers_rows(table: Any, name: str) -> str | None:
             np.array_equal(g.to_numpy(dtype=float), np.arange(1, len(g) + 1)) for _, g in groups
         ):
             return f"the rows of each {other.name}"
+    return None
+
+
+def _counts_down(table: Any, name: str) -> str | None:
+    """ "the rows 75 to 82" where column ``name`` counts down the table one by one, from
+    wherever it starts (a season's games 75 to 82, a list's numbers 1 to 32), skipping
+    a few at most; under a name in the singular, as a label's ("Game"; "Goals" 1, 2,
+    3 ... would count)."""
+    import numpy as np
+
+    col = table.columns.get(name)
+    last = phrase(name).split()[-1:]
+    if col is None or not col.numeric or not last or singular(last[0]) != last[0]:
+        return None
+    values = table.df[name]
+    if len(values) < _FEW_TO_LABEL or values.isna().any() or not (values % 1 == 0).all():
+        return None  # (prices 3, 4, 5, 6 of four dishes: as likely amounts)
+    steps = np.diff(values.to_numpy(dtype=float))
+    if (steps > 0).all() and float(np.mean(steps == 1)) >= 0.8:
+        return f"the rows {int(values.iloc[0])} to {int(values.iloc[-1])}"
     return None
 
 
@@ -1157,6 +1240,7 @@ FORM_RULES = (
     _what_names_a_column,
     _which_kind_is_answered,
     _asks_to_choose,
+    _both_offered,
     _yes_or_no_to_a_choice,
     _same_as_rows_exist,
     _same_as_another,

@@ -189,6 +189,10 @@ def sentence_of(plan: Plan) -> str:
         return f"the {plan.group_by} of the {end} row{w}, in the table's order"
     if plan.op == "lookup":
         return f"the {plan.group_by}{w}"
+    if plan.op == "compare" and plan.of is not None and plan.test is not None:
+        # "whether the mean Round where Winner Roche is above the mean Round where ..."
+        than = sentence_of(plan.versus) if plan.versus is not None else str(plan.against)
+        return f"whether {sentence_of(plan.of)} {_TEST[plan.test]} {than}"
     return plan.describe()
 
 

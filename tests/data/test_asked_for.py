@@ -1414,6 +1414,39 @@ def test_numbers_that_label_the_rows_groups_have_no_total() -> None:
     assert ask({"scores": scores}, "What is the total of the goals?").value == 8
 
 
+def test_numbers_that_count_down_the_table_are_neither_added_nor_averaged() -> None:
+    """A season's last games, numbered 75 to 82 down the table, label the rows: "how many
+    games were lost" is no total of those labels, "the month with the fewest games" no
+    mean of them, and "did A win more rounds than B" compares no mean of a Round that
+    labels each round's two races. A measure that rises one by one under a plural
+    name ("Goals" 2, 3, 4, 5) still adds up, and so does a Round asked about in
+    "how many different"."""
+    games = pd.DataFrame({
+        "Game": [75, 76, 77, 78, 79, 80, 81, 82],
+        "Month": ["April"] * 5 + ["May"] * 3,
+        "Score": ["W 99-90", "L 90-99", "W 100-80", "L 88-95", "W 101-99", "W 98-97",
+                  "L 80-90", "W 110-100"],
+        "Goals": [2, 3, 4, 5, 6, 7, 8, 9],
+    })  # fmt: skip
+    lost = ask({"games": games}, "What is the total Game where the Score starts with L?")
+    assert lost.value is None
+    assert "Game numbers the rows 75 to 82" in lost.sentence
+    months = ask({"games": games}, "Which month has the lowest average game?")
+    assert months.value is None
+    assert "Game numbers the rows 75 to 82" in months.sentence
+    assert ask({"games": games}, "What is the total of the goals?").value == games.Goals.sum()
+    races = pd.DataFrame({
+        "Round": [1, 1, 2, 2, 3, 3, 4, 4],
+        "Race": ["R1", "R2"] * 4,
+        "Winner": ["Roche", "Roche", "Mertens", "Roche", "Pirovano", "Mertens", "Roche",
+                   "Pirovano"],
+    })  # fmt: skip
+    rounds = ask({"races": races}, "Did Roche win more rounds than Pirovano?")
+    assert rounds.value is None
+    assert "Round numbers the rows" in rounds.sentence
+    assert ask({"races": races}, "How many different rounds were there?").value == 4
+
+
 def test_what_each_named_row_holds_is_not_their_total() -> None:
     """ "A and B each scored how many goals?" asks for each one's goals; "how many goals
     did A and B score in total?" asks for their sum."""
