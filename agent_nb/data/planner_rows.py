@@ -24,6 +24,7 @@ __all__ = [
     "distinct_count",
     "how_often",
     "neighbours",
+    "options_held",
     "row_lookups",
     "table_ends",
     "when_lookup",
@@ -119,6 +120,33 @@ def _whole(col: Any, said: set[str]) -> bool:
     """Every word of ``col``'s name is among the words that named it."""
     heard = said | {singular(w) for w in said}
     return bool(col.parts) and all(p in heard or singular(p) in heard for p in col.parts)
+
+
+def options_held(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "Was Big Bang 2 recorded in Japanese or Korean?", "which abbey is Cistercian, Bath
+    Abbey or Basingwerk Abbey?": the offered values' column (`Reading.options`) in the
+    rows the other filters pick, among the values offered. `answer_form` states it
+    only where those rows hold one of them."""
+    column = p.r.options
+    offered = next(
+        (
+            f.value
+            for f in filters
+            if f.column == column and f.op == "in" and isinstance(f.value, tuple)
+        ),
+        None,
+    )
+    if offered is None or len(offered) != 2 or not any(f.column != column for f in filters):
+        return
+    p.add(
+        Plan(
+            op="lookup",
+            group_by=column,
+            filters=filters,
+            words=(*p.words(p.t.columns[column]), ("options", ("or",))),
+        ),
+        f"which of {' or '.join(map(str, offered))} the rows named hold",
+    )
 
 
 def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:

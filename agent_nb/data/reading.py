@@ -90,6 +90,9 @@ class Reading:
     derived: tuple[Derived, ...] = ()  # columns the words compute (`reading_derived`)
     #: comparatives a filter spent ("fewer gold medals than Sweden"): no end asked for
     spent: set[str] = dataclasses.field(default_factory=set)
+    #: the column of the values offered as "A or B" where the question asks which of
+    #: them a named row holds ("was Big Bang 2 recorded in Japanese or Korean?")
+    options: str | None = None
 
     @functools.cached_property
     def outcomes(self) -> tuple[str, dict[str, str]] | None:
@@ -378,6 +381,9 @@ def read(table: Table, question: str) -> Reading:
     reading.asked = asked
     if expect == "boolean" and _which_of_two(reading):
         reading.expect = None
+    reading.options = _offered(reading)
+    if expect == "boolean" and reading.options is not None:
+        reading.expect = None  # "was it A or B?": which of them, not whether either
     reading.filters = filters_of(reading)
     than_a_named_row(reading)  # "more bronze medals than Sweden": Sweden's own Bronze
     reading.derived = tuple(f.derived for f in found)
@@ -395,18 +401,38 @@ def _which_of_two(r: Reading) -> bool:
     bigger, A or B?" does), not whether either is there."""
     if "than" in r.tokens or not ((r.up | r.down | MORE | FEWER) & set(r.tokens)):
         return False
+    return _either_of(r) is not None
+
+
+def _offered(r: Reading) -> str | None:
+    """The column of two values joined by "or" where the question asks which of them
+    holds for rows it names by a value of another column: "was Big Bang 2 recorded in
+    Japanese or Korean?", "which abbey is Cistercian, Bath Abbey or Basingwerk
+    Abbey?" (no comparative: `_which_of_two` reads those). "Is there a car from Japan
+    or Germany?" names no other value: whether either is there."""
+    if "than" in r.tokens or (r.up | r.down | MORE | FEWER) & set(r.tokens):
+        return None
+    column = _either_of(r)
+    if not column or not (r.stated or any(v.column.name != column for v in r.values)):
+        return None  # (a year, a number: rows named another way)
+    return column
+
+
+def _either_of(r: Reading) -> str | None:
+    """The column of two values joined by "or" ("A or B", "the A or the B"); "" for two
+    numbers; None where there are none."""
     by: dict[str, list[tuple[int, int]]] = {}  # a column (or "numbers") -> (start, end)s
     for v in r.values:
         by.setdefault(v.column.name, []).append((v.start, v.start + len(v.words)))
     for s in r.stated:
         by.setdefault("", []).append((s.start, s.start + len(s.words)))
-    for at in by.values():
+    for column, at in by.items():
         if len(at) == 2:
             (_, end), (start, _) = sorted(at)
             between = r.tokens[end:start]  # "A or B", "the A or the B"
             if between[:1] == ["or"] and all(t in DETERMINERS for t in between[1:]):
-                return True
-    return False
+                return column
+    return None
 
 
 _COUNT_LISTED = re.compile(

@@ -128,7 +128,8 @@ def _arithmetic(
     # where runs of two columns start (or end) together ("temp" of "temp max"), the longer
     starts: dict[int, str] = {}
     ends: dict[int, str] = {}
-    for n in sorted(numeric, key=lambda n: -max(b - a for a, b in runs[n])):
+    order = list(table.columns)  # ties go to the column listed first, in every process
+    for n in sorted(numeric, key=lambda n: (-max(b - a for a, b in runs[n]), order.index(n))):
         for lo, hi in sorted(runs[n], key=lambda r: r[0] - r[1]):
             if lo not in starts or _longer(runs, n, starts[lo], lo, hi):
                 starts[lo] = n
@@ -162,6 +163,8 @@ def _arithmetic(
                 continue
             if t == "per" and cols[b].role != "measure":
                 continue  # "per Origin": a grouping
+            if t == "per" and "per" in phrase(cols[b].name).split():
+                continue  # "people per km" of "Persons per km2": a rate named, not divided by
             op, first, second = _INFIX[t], a, b
             lo, hi = span_end[(a, i)][0], span_of[(b, b_at)][1]
         elif t in ("combined", "ratio") and i in ends:

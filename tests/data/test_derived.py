@@ -9,6 +9,8 @@ with text evaluated as code. The truth is computed here with pandas.
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import pytest
 
@@ -135,6 +137,50 @@ def test_per_a_category_still_groups(cars: pd.DataFrame) -> None:
     """ "per Origin" names a grouping, not a divisor."""
     answer = ask({"cars": cars}, "What is the average Horsepower per Origin?")
     assert not answer.plan.derive
+
+
+def test_per_a_rate_names_the_rate_and_divides_by_nothing() -> None:
+    """ "people per km" beside a column "Density (Persons per km2)" asks for that rate:
+    the population divided by the density (an area) is not read from it."""
+    districts = pd.DataFrame({
+        "District": ["Angul", "Balasore", "Cuttack", "Khordha"],
+        "Population (2011)": [1_273_821, 2_320_529, 2_624_470, 2_251_673],
+        "Child Population": [145_690, 274_432, 254_449, 228_456],
+        "Density (Persons per km2)": [199, 609, 666, 799],
+    })  # fmt: skip
+    answer = ask({"districts": districts}, "Which district had the most people per km?")
+    assert not answer.plan.derive
+    assert answer.value in (None, "Khordha")
+
+
+def test_a_derived_column_is_read_alike_in_every_process() -> None:
+    """Two columns named alike before "per" ("Home score", "Away score") tie for the
+    numerator: the one listed first is taken, whatever order a process's string
+    hashing gives a set of names (each Python process hashes strings its own way)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import pandas as pd\n"
+        "from agent_nb.data.reading_derived import derivations\n"
+        "from agent_nb.data.table import profile\n"
+        "df = pd.DataFrame({'Team': list('abcd'), 'Home score': [3, 1, 2, 5],\n"
+        "    'Away score': [1, 4, 2, 2], 'Games': [10, 12, 9, 11]})\n"
+        "t = profile('teams', df)\n"
+        "print([f.derived for f in derivations(t, 'which team has the most score per games?')])\n"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in (1, 2, 3, 4)
+    }
+    assert len(seen) == 1, seen
+    assert "Home score" in seen.pop()
 
 
 @pytest.mark.parametrize(

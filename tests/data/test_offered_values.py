@@ -1,0 +1,92 @@
+"""Questions that offer two values and ask which one holds (issue 47, found on
+WikiTableQuestions' development tables, none of whose questions is here).
+
+"Was Big Bang 2 recorded in Japanese or Korean?" opens like a yes/no question, but
+"yes" answers neither: it asks which of the two values offered the row it names
+holds. "Which model is a diesel, the Tour or the Aspect?" asks which of two rows
+meets the rest of the question. The answer is the one value offered that the rows
+hold; where they hold both, or neither, nothing is stated. "Is there a diesel or
+petrol car?" names no other row: whether either is there, not which.
+
+Each truth is read off the frame built here, with pandas.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from agent_nb.data.answer import ask
+
+
+@pytest.fixture(scope="module")
+def models() -> pd.DataFrame:
+    return pd.DataFrame({
+        "Model": ["Tour", "Aspect", "Via", "Tour", "Sprint"],
+        "Fuel": ["Diesel", "Petrol", "Diesel", "Petrol", "Electric"],
+        "Year": [2001, 2002, 2003, 2004, 2005],
+        "Language": ["Japanese", "Korean", "Japanese", "Korean", "English"],
+    })  # fmt: skip
+
+
+@pytest.fixture(params=["pandas", "duckdb"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", request.param)
+    return str(request.param)
+
+
+def _held(df: pd.DataFrame, column: str, offered: tuple[str, str], **named: object) -> set[str]:
+    rows = df[df[column].isin(offered)]
+    for name, value in named.items():
+        rows = rows[rows[name] == value]
+    return set(rows[column])
+
+
+@pytest.mark.parametrize(
+    ("question", "column", "offered", "named"),
+    [
+        ("Was the Via a diesel or petrol?", "Fuel", ("Diesel", "Petrol"), {"Model": "Via"}),
+        ("Was the Aspect recorded in Japanese or Korean?", "Language", ("Japanese", "Korean"),
+         {"Model": "Aspect"}),
+        ("Which model is a diesel, the Tour or the Aspect?", "Model", ("Tour", "Aspect"),
+         {"Fuel": "Diesel"}),
+        ("Was the 2003 model the Tour or the Via?", "Model", ("Tour", "Via"), {"Year": 2003}),
+    ],
+)  # fmt: skip
+def test_the_value_offered_that_the_named_rows_hold(
+    models: pd.DataFrame,
+    engine: str,
+    question: str,
+    column: str,
+    offered: tuple[str, str],
+    named: dict[str, object],
+) -> None:
+    (truth,) = _held(models, column, offered, **named)
+    answer = ask({"models": models}, question)
+    assert answer.value == truth
+    assert answer.plan.op == "lookup" and answer.plan.group_by == column
+
+
+@pytest.mark.parametrize(
+    ("question", "both"),
+    [
+        ("Which model is a diesel, the Tour or the Via?", "both Tour and Via"),
+        ("Was the Tour diesel or petrol?", "both Diesel and Petrol"),
+    ],
+)
+def test_rows_that_hold_both_values_offered_state_neither(
+    models: pd.DataFrame, question: str, both: str
+) -> None:
+    answer = ask({"models": models}, question)
+    assert answer.value is None
+    assert f"{both} fit the rest of the question" in answer.sentence
+
+
+def test_values_offered_with_no_row_named_ask_whether_either_is_there(
+    models: pd.DataFrame,
+) -> None:
+    """No other value names rows: the reading stays a yes/no question about both (which
+    the answer does not state: "or" asks which of them)."""
+    answer = ask({"models": models}, "Is there a diesel or petrol car?")
+    assert answer.plan.op == "exists"
+    assert answer.value is None
