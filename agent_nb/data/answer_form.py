@@ -290,6 +290,11 @@ def _same_as_another(f: Form) -> list[Unplaced]:
     r, plan = f.r, f.plan
     if "same" not in r.tokens or "as" not in r.tokens[r.tokens.index("same") :]:
         return []  # ("the same across all rows" asks whether one value holds everywhere)
+    if r.same_as is not None:  # the named row's value read (`reading_same_row`)
+        if plan.op == "values" and plan.group_by == r.same_as:
+            return []  # the other rows' names: what is asked
+        why = f"it asks for the other rows' {r.same_as}, and the answer is {plan.describe()}"
+        return [Unplaced("same", why)]
     start = r.tokens.index("same") + 1
     end = r.tokens.index("as", start)
     compared = {x for w in r.tokens[start:end] if w not in STOPWORDS for x in forms(w)}

@@ -25,6 +25,7 @@ __all__ = [
     "how_often",
     "neighbours",
     "options_held",
+    "others_sharing",
     "row_lookups",
     "table_ends",
     "when_lookup",
@@ -146,6 +147,19 @@ def options_held(p: Any, filters: tuple[Filter, ...]) -> None:
             words=(*p.words(p.t.columns[column]), ("options", ("or",))),
         ),
         f"which of {' or '.join(map(str, offered))} the rows named hold",
+    )
+
+
+def others_sharing(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "Which nation won the same number of gold medals as Hungary?": the names, in the
+    named row's column, of the other rows that share its value (`reading_same_row`
+    turned the name into those filters), each one listed."""
+    column = p.r.same_as
+    if column is None or not any(f.column == column and f.op == "!=" for f in filters):
+        return
+    p.add(
+        Plan(op="values", group_by=column, filters=filters, listed=True),
+        f"the other rows' {column}",
     )
 
 

@@ -20,6 +20,7 @@ from .lexicon import Named, Stated, match_columns, match_values, numbers
 from .query import Derived, Filter
 from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
+from .reading_same_row import same_as_a_named_row
 from .reading_than_row import than_a_named_row
 from .table import Column, Table
 from .word_classes import DETERMINERS, FEWER, MORE
@@ -93,6 +94,9 @@ class Reading:
     #: the column of the values offered as "A or B" where the question asks which of
     #: them a named row holds ("was Big Bang 2 recorded in Japanese or Korean?")
     options: str | None = None
+    #: the column of the row named in "the same C as X" (`reading_same_row`): the other
+    #: rows' values of it are asked for ("which nation ...": the other nations)
+    same_as: str | None = None
 
     @functools.cached_property
     def outcomes(self) -> tuple[str, dict[str, str]] | None:
@@ -386,6 +390,7 @@ def read(table: Table, question: str) -> Reading:
         reading.expect = None  # "was it A or B?": which of them, not whether either
     reading.filters = filters_of(reading)
     than_a_named_row(reading)  # "more bronze medals than Sweden": Sweden's own Bronze
+    same_as_a_named_row(reading)  # "the same number of golds as Hungary": Hungary's own
     reading.derived = tuple(f.derived for f in found)
     for f in found:  # "Horsepower greater than Displacement": Horsepower - Displacement > 0
         if f.test is not None:
