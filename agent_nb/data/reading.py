@@ -352,7 +352,9 @@ def read(table: Table, question: str) -> Reading:
     expect = "boolean" if ASK_BOOL.search(text) and not set(words) & CORR and not polite else None
     if expect is None and (listy or (k is not None and k > 1)):
         expect = "list"
-    plural = re.match(r"^\W*(which|what)\s+(\w+)\s+(?!(of|is|was|has|does)\b)\w+", text)
+    plural = re.match(
+        r"^\W*(which|what)\s+(?:other\s+)?(\w+)\s+(?!(of|is|was|has|does)\b)\w+", text
+    )  # ("which other stadiums are ...": the stadiums)
     if (
         expect is None
         and plural

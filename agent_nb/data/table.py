@@ -322,6 +322,18 @@ def _as_dates(series: Any) -> Any:
     return None
 
 
+#: A time taken as written: "5:38.62", "1:34:45.026", "4:27".
+_CLOCK = re.compile(r"^\s*\d{1,2}(:\d\d){1,2}(\.\d+)?\s*$")
+
+
+def _clocked(cells: Any) -> bool:
+    """Whether most of a text column's cells are times taken ("5:38.62"): the winner's
+    time above the others' gaps ("+5.2 secs") counts too, where it is the first."""
+    texts = [str(v) for v in cells.dropna()]
+    timed = [bool(_CLOCK.match(t)) for t in texts]
+    return bool(texts) and (timed[0] or 2 * sum(timed) > len(texts))
+
+
 #: The nouns that name a column of durations when its numbers are not written as times.
 DURATION = frozenset(("time", "duration"))
 
@@ -451,7 +463,9 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
         if listy:
             role = "category" if len(values) <= MAX_CATEGORY else "label"
         duration = numeric and (units.get(column) == "time" or bool(DURATION & set(parts)))
-        if duration:  # "the longest", "the fastest" measure it (the fastest: the least)
+        if duration or (DURATION & set(parts) and not numeric and _clocked(sample[column])):
+            # "the longest", "the fastest" measure it (the fastest: the least); "how long
+            # did X take" reads it, also where a few cells are no times ("DNF", "+1 lap")
             words |= duration_words()
         in_order = in_table_order(series)
         columns[column] = Column(

@@ -30,9 +30,9 @@ def medals() -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def stadiums() -> pd.DataFrame:
     return pd.DataFrame({
-        "Stadium": ["Windsor Park", "The Oval", "Solitude", "Mourneview"],
-        "City": ["Belfast", "Glasgow", "Dublin", "Belfast"],
-        "Capacity": [18_434, 26_556, 2_530, 8_000],
+        "Stadium": ["Windsor Park", "The Oval", "Hampden Park", "Seaview", "Ibrox"],
+        "City": ["Belfast", "Belfast", "Glasgow", "Belfast", "Glasgow"],
+        "Capacity": [18_434, 26_556, 51_866, 3_383, 50_817],
     })  # fmt: skip
 
 
@@ -54,8 +54,12 @@ def test_the_other_row_sharing_a_named_rows_number(medals: pd.DataFrame, engine:
 
 
 def test_the_other_row_sharing_a_named_rows_text(stadiums: pd.DataFrame, engine: str) -> None:
-    answer = ask({"stadiums": stadiums}, "Which stadium is in the same city as Windsor Park?")
-    assert answer.value == _others(stadiums, "Stadium", "Windsor Park", "City")
+    answer = ask({"stadiums": stadiums}, "Which stadium is in the same city as Hampden Park?")
+    assert answer.value == _others(stadiums, "Stadium", "Hampden Park", "City") == ["Ibrox"]
+    asked = "Which other stadiums are in the same city as Windsor Park?"
+    others = ask({"stadiums": stadiums}, asked)
+    assert others.value == _others(stadiums, "Stadium", "Windsor Park", "City")
+    assert len(others.value) == 2
 
 
 def test_several_rows_sharing_it_for_one_asked_state_nothing(medals: pd.DataFrame) -> None:

@@ -71,3 +71,19 @@ def test_first_and_last_are_placed_only_by_a_plan_that_reads_that_end() -> None:
     assert first.value == "DeMont"
     last = ask({"df": heats}, "Who was the last swimmer from the USA listed?")
     assert last.value in (None, "Favero")  # never the first row's name for "last"
+
+
+def test_how_long_reads_a_time_column_written_beside_gaps() -> None:
+    """A race's Time/Retired holds the winner's time, then the others' gaps and reasons
+    ("+5.2 secs", "+1 Lap", "Engine"): text, not numbers, but a column of times taken
+    all the same. "How long did it take the winner?" reads its cell as written; a
+    column named Time of other text is not read as one."""
+    race = pd.DataFrame({
+        "Driver": ["Fernando Alonso", "Kimi Räikkönen", "Jenson Button", "Mark Webber"],
+        "Laps": [56, 56, 55, 30],
+        "Time/Retired": ["1:31:33.736", "+5.2 secs", "+1 Lap", "Engine"],
+    })  # fmt: skip
+    answer = ask({"race": race}, "How long did it take Fernando Alonso to finish the race?")
+    assert answer.value == "1:31:33.736"
+    slots = race.assign(**{"Time/Retired": ["Morning", "Noon", "Evening", "Night"]})
+    assert ask({"race": slots}, "How long did it take Fernando Alonso?").value is None
