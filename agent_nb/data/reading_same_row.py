@@ -37,6 +37,8 @@ def same_as_a_named_row(r: Any) -> None:
     if len(named) != 1:
         return
     value = named[0]
+    if sum(v.column.name == value.column.name for v in r.values) > 1:
+        return  # "the same floors as A and B": whose value is shared is not one row's
     span = set(t[same + 1 : as_at])
     compared = [
         name for name, (_, words) in r.named.items() if name != value.column.name and words & span

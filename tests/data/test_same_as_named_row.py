@@ -73,3 +73,10 @@ def test_several_rows_sharing_it_for_one_asked_state_nothing(medals: pd.DataFram
 def test_a_name_that_picks_no_row_changes_nothing(medals: pd.DataFrame) -> None:
     answer = ask({"medals": medals}, "Which nation won the same number of gold medals as Italy?")
     assert answer.value is None
+
+
+def test_two_rows_named_share_no_one_rows_value(medals: pd.DataFrame) -> None:
+    """ "as Poland and Peru": the value is read off one named row, so two names state
+    nothing, even where their values agree (Poland's and Peru's Silver are both 2)."""
+    question = "Which nation won the same number of silver medals as Poland and Peru?"
+    assert ask({"medals": medals}, question).value is None
