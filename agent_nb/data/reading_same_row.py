@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from .query import Filter
-from .result import PlanError, number
-from .rows import rows_where
-from .word_classes import DETERMINERS
+from .reading_than_row import name_after, own_row
+from .result import number
 
 __all__ = ["same_as_a_named_row"]
 
@@ -30,13 +29,9 @@ def same_as_a_named_row(r: Any) -> None:
     if "as" not in t[same + 1 :]:
         return
     as_at = t.index("as", same + 1)
-    after = as_at + 1
-    while after < len(t) and t[after] in DETERMINERS:
-        after += 1
-    named = [v for v in r.values if v.start == after and not v.column.numeric]
-    if len(named) != 1:
+    value = name_after(r, as_at)
+    if value is None:
         return
-    value = named[0]
     if sum(v.column.name == value.column.name for v in r.values) > 1:
         return  # "the same floors as A and B": whose value is shared is not one row's
     span = set(t[same + 1 : as_at])
@@ -46,12 +41,8 @@ def same_as_a_named_row(r: Any) -> None:
     if len(compared) != 1:
         return  # none named, or several: which one is shared is not read
     column = compared[0]
-    own = Filter(column=value.column.name, op="=", value=value.value)
-    try:
-        rows = rows_where(r.table.df, (own,))
-    except PlanError:
-        return
-    if len(rows) != 1 or rows[column].isna().iloc[0]:
+    rows = own_row(r, value)
+    if rows is None or rows[column].isna().iloc[0]:
         return
     cell = rows[column].iloc[0]
     shared = number(cell) if r.table.columns[column].numeric else cell

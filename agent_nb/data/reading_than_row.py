@@ -19,7 +19,7 @@ from .rows import rows_where
 from .word_classes import DETERMINERS
 from .words import COMPARATORS
 
-__all__ = ["than_a_named_row"]
+__all__ = ["name_after", "own_row", "than_a_named_row"]
 
 #: The comparatives before "than" (`words.COMPARATORS`), each with its test; but those
 #: whose direction depends on the measure: "better" and "worse", "older" and "younger"
@@ -45,13 +45,9 @@ def than_a_named_row(r: Any) -> None:
     than = t.index("than")
     if _HOW_MUCH_MORE.search(r.text):
         return  # "how many more medals than B": a difference, not a bound
-    after = than + 1
-    while after < len(t) and t[after] in DETERMINERS:
-        after += 1
-    named = [v for v in r.values if v.start == after and not v.column.numeric]
-    if len(named) != 1:
+    value = name_after(r, than)
+    if value is None:
         return
-    value = named[0]
     if any(v.column.name == value.column.name and v.start < than for v in r.values):
         return  # "did A have more X than B?": two named rows compared
     comp = next((k for k in range(than - 1, max(-1, than - _REACH - 1), -1) if t[k] in _TESTS), -1)
@@ -60,12 +56,8 @@ def than_a_named_row(r: Any) -> None:
     measure = _measure_between(r, comp, than)
     if measure is None or counts_from_the_top(r.table, measure):
         return
-    own = Filter(column=value.column.name, op="=", value=value.value)
-    try:
-        rows = rows_where(r.table.df, (own,))
-    except PlanError:
-        return
-    bound = number(rows[measure].iloc[0]) if len(rows) == 1 else None
+    rows = own_row(r, value)
+    bound = number(rows[measure].iloc[0]) if rows is not None else None
     if bound is None:
         return
     r.filters = [
@@ -76,6 +68,28 @@ def than_a_named_row(r: Any) -> None:
     r.filters.append(Filter(column=measure, op=_TESTS[t[comp]], value=bound, words=words))
     r.spent.add(t[comp])
     r.notes.append(f"{measure} {_TESTS[t[comp]]} {bound:g}: {bound:g} is {value.value}'s own")
+
+
+def name_after(r: Any, at: int) -> Any:
+    """The one text value the question names right after word ``at`` (and its
+    determiners: "than the Netherlands", "as Hungary"), or None."""
+    t = r.tokens
+    after = at + 1
+    while after < len(t) and t[after] in DETERMINERS:
+        after += 1
+    named = [v for v in r.values if v.start == after and not v.column.numeric]
+    return named[0] if len(named) == 1 else None
+
+
+def own_row(r: Any, value: Any) -> Any:
+    """The one row of the table that named ``value`` picks, as a frame; None where it
+    picks none or several."""
+    own = Filter(column=value.column.name, op="=", value=value.value)
+    try:
+        rows = rows_where(r.table.df, (own,))
+    except PlanError:
+        return None
+    return rows if len(rows) == 1 else None
 
 
 def _measure_between(r: Any, comp: int, than: int) -> str | None:

@@ -29,12 +29,6 @@ def models() -> pd.DataFrame:
     })  # fmt: skip
 
 
-@pytest.fixture(params=["pandas", "duckdb"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", request.param)
-    return str(request.param)
-
-
 def _held(df: pd.DataFrame, column: str, offered: tuple[str, str], **named: object) -> set[str]:
     rows = df[df[column].isin(offered)]
     for name, value in named.items():

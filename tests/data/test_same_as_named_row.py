@@ -36,12 +36,6 @@ def stadiums() -> pd.DataFrame:
     })  # fmt: skip
 
 
-@pytest.fixture(params=["pandas", "duckdb"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", request.param)
-    return str(request.param)
-
-
 def _others(df: pd.DataFrame, name_col: str, name: str, column: str) -> list[str]:
     own = df.loc[df[name_col] == name, column].iloc[0]
     return list(df.loc[(df[column] == own) & (df[name_col] != name), name_col])

@@ -21,12 +21,6 @@ def cars() -> pd.DataFrame:
     return table("cars")
 
 
-@pytest.fixture(params=["pandas", "duckdb"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", request.param)
-    return str(request.param)
-
-
 def test_a_tied_extreme_names_every_tied_row(cars: pd.DataFrame, engine: str) -> None:
     lowest = cars.Acceleration.min()
     truth = cars.loc[cars.Acceleration == lowest, "Name"].tolist()

@@ -57,12 +57,6 @@ def races() -> pd.DataFrame:
     )
 
 
-@pytest.fixture(params=["pandas", "duckdb"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", request.param)
-    return str(request.param)
-
-
 def test_a_value_in_several_columns_filters_the_one_the_verb_names(
     races: pd.DataFrame, engine: str
 ) -> None:

@@ -25,12 +25,6 @@ def hosts() -> pd.DataFrame:
     )
 
 
-@pytest.fixture(params=["pandas", "duckdb"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("AGENT_NB_DATA_ENGINE", request.param)
-    return str(request.param)
-
-
 def test_the_count_of_a_years_one_row_is_not_stated(hosts: pd.DataFrame, engine: str) -> None:
     answer = ask({"df": hosts.drop(columns="Games awarded")}, "how many games were played in 2014?")
     assert answer.value is None
