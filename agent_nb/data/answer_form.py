@@ -642,6 +642,12 @@ def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
         return []  # a measure of 1, 2, 3, 4 in four rows is as likely as a label
     for plan in _adding(f.plan):
         assert plan.measure is not None
+        col = f.r.table.columns.get(plan.measure)
+        if col is None or not col.numeric:
+            continue  # (a derived column, computed by the plan)
+        head = f.r.table.df[plan.measure].head(_GLANCE).dropna()
+        if not bool((head % 1 == 0).all()):
+            continue  # fractions: amounts, not labels (seen in the first rows: 10⁶ unread)
         if _one_row_each(f, plan):
             continue  # "the difference in pick numbers between A and B": each side's own
         what = f"the {AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
@@ -661,6 +667,8 @@ def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
     return []
 
 
+#: The first rows a check reads before it reads a whole column.
+_GLANCE = 1_000
 #: The fewest rows whose numbers, counting down the table, are read as the rows' labels
 #: where groups are ranked or two sides compared by them.
 _FEW_TO_LABEL = 8
