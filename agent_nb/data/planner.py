@@ -26,7 +26,7 @@ from .planner_bool import boolean_plans
 from .planner_cues import counted_word, counts_from_the_top, counts_rows, default_agg
 from .planner_list import list_plans
 from .planner_pairs import correlation
-from .planner_rows import how_often, options_held, others_sharing
+from .planner_rows import first_of_two, how_often, options_held, others_sharing
 from .planner_value import value
 from .query import Agg, Derived, Plan
 from .reading import Reading, read
@@ -195,6 +195,7 @@ class _Planner:
         how_often(self, tuple(r.filters))  # "appears exactly once": a strong cue, first
         options_held(self, tuple(r.filters))  # "was it A or B?": which one, first
         others_sharing(self, tuple(r.filters))  # "the same C as X": the others, first
+        first_of_two(self, tuple(r.filters))  # "which came first, A or B?": the one, first
         if r.expect == "boolean":
             self.boolean()
         elif r.expect == "list":

@@ -22,6 +22,7 @@ from .words import question_words, singular
 __all__ = [
     "closest",
     "distinct_count",
+    "first_of_two",
     "how_often",
     "neighbours",
     "options_held",
@@ -129,15 +130,8 @@ def options_held(p: Any, filters: tuple[Filter, ...]) -> None:
     rows the other filters pick, among the values offered. `answer_form` states it
     only where those rows hold one of them."""
     column = p.r.options
-    offered = next(
-        (
-            f.value
-            for f in filters
-            if f.column == column and f.op == "in" and isinstance(f.value, tuple)
-        ),
-        None,
-    )
-    if offered is None or len(offered) != 2 or not any(f.column != column for f in filters):
+    offered = _two_offered(filters, column)
+    if offered is None or not any(f.column != column for f in filters):
         return
     p.add(
         Plan(
@@ -148,6 +142,77 @@ def options_held(p: Any, filters: tuple[Filter, ...]) -> None:
         ),
         f"which of {' or '.join(map(str, offered))} the rows named hold",
     )
+
+
+def _two_offered(filters: tuple[Filter, ...], column: str | None) -> tuple[Any, ...] | None:
+    """The two values offered as "A or B": ``column``'s filter that keeps either one."""
+    for f in filters:
+        if f.column == column and f.op == "in" and isinstance(f.value, tuple):
+            return f.value if len(f.value) == 2 else None
+    return None
+
+
+def first_of_two(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "Which was released earlier, Atomic or Last Dayz?", "who is listed first, A or B?":
+    of the two values offered, the one whose row comes first (or last) in time, by the
+    column of years the question names (else the table's one such column); or, where
+    none is there, in the table's own order ("first" and "last" only)."""
+    r = p.r
+    column = r.either
+    if column is None or p.t.columns[column].numeric:
+        return
+    offered = _two_offered(filters, column)
+    inside = {i for v in r.values for i in range(v.start, v.start + len(v.words))}
+    said = [t for i, t in enumerate(r.tokens) if t in _EARLY | _LATE and i not in inside]
+    if offered is None or len(set(said)) != 1:
+        return
+    early = said[0] in _EARLY
+    listed = bool(_LISTED & set(r.tokens))
+    dated = [c for c in p.t.columns.values() if c.role == "time" and c.name != column]
+    years = [c for c in p.t.columns.values() if _in_years(p.t, c) and c.name != column]
+    named = [c for c in years if c.name in r.named]
+    time = named[0] if named else years[0] if len(years) == 1 else None
+    shown = p.t.columns[column]
+    if set(r.named) - {column, time.name if time is not None else column}:
+        return  # "eliminated first" of an Eliminated column: it orders them, not read here
+    if time is not None and not listed:
+        p.add(
+            Plan(
+                op="extreme",
+                measure=time.name,
+                group_by=column,
+                order="asc" if early else "desc",
+                filters=filters,
+                words=(*p.words(shown, time), ("order", (said[0], "or"))),
+            ),
+            f"which of {' or '.join(map(str, offered))} comes {said[0]} by {time.name}",
+        )
+        return
+    if said[0] not in ("first", "last") or (dated and not listed):
+        return  # in time, by dates no extreme computes with: not the table's order
+    p.add(
+        Plan(
+            op="lookup",
+            group_by=column,
+            order=LOOKUP_ENDS[said[0]],
+            filters=filters,
+            words=(*p.words(shown), ("order", (said[0], "or"))),
+        ),
+        f"which of {' or '.join(map(str, offered))} is {said[0]} in the table's order",
+    )
+
+
+#: The words that ask which of two comes earlier in time, or later.
+_EARLY = frozenset(("first", "earlier", "earliest", "sooner", "older", "oldest"))
+_LATE = frozenset(("last", "later", "latest", "newer", "newest"))
+
+
+def _in_years(table: Any, col: Any) -> bool:
+    """Whether ``col`` holds years: what "earlier" and "later" order by."""
+    from .table import holds_years
+
+    # (a column of dates has no numbers an extreme can compute with: years only)
+    return bool(col.numeric and (col.role == "time" or holds_years(table.df[col.name])))
 
 
 def others_sharing(p: Any, filters: tuple[Filter, ...]) -> None:

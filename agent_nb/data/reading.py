@@ -94,6 +94,8 @@ class Reading:
     #: the column of the values offered as "A or B" where the question asks which of
     #: them a named row holds ("was Big Bang 2 recorded in Japanese or Korean?")
     options: str | None = None
+    #: the column of two values joined by "or" ("which came first, A or B?"), if any
+    either: str | None = None
     #: the column of the row named in "the same C as X" (`reading_same_row`): the other
     #: rows' values of it are asked for ("which nation ...": the other nations)
     same_as: str | None = None
@@ -387,6 +389,7 @@ def read(table: Table, question: str) -> Reading:
     reading.asked = asked
     if expect == "boolean" and _which_of_two(reading):
         reading.expect = None
+    reading.either = _either_of(reading) or None
     reading.options = _offered(reading)
     if expect == "boolean" and reading.options is not None:
         reading.expect = None  # "was it A or B?": which of them, not whether either

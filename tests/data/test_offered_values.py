@@ -84,3 +84,56 @@ def test_values_offered_with_no_row_named_ask_whether_either_is_there(
     answer = ask({"models": models}, "Is there a diesel or petrol car?")
     assert answer.plan.op == "exists"
     assert answer.value is None
+
+
+@pytest.fixture(scope="module")
+def releases() -> pd.DataFrame:
+    return pd.DataFrame({
+        "Title": ["Atomic", "Last Dayz", "Merope", "Artamene"],
+        "Year": [2001, 1999, 2005, 2003],
+        "Label": ["Sony", "EMI", "Decca", "Decca"],
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "early"),
+    [
+        ("Which was released earlier, Atomic or Last Dayz?", True),
+        ("Which came first, Merope or Artamene?", True),
+        ("Which was released later, Atomic or Last Dayz?", False),
+    ],
+)
+def test_which_of_two_came_first_in_time_reads_the_years(
+    releases: pd.DataFrame, engine: str, question: str, early: bool
+) -> None:
+    """In time, by the column of years, not by where the rows stand in the table."""
+    offered = releases[releases.Title.isin(question.rstrip("?").split(", ")[1].split(" or "))]
+    truth = offered.sort_values("Year", ascending=early).Title.iloc[0]
+    assert ask({"releases": releases}, question).value == truth
+
+
+def test_which_of_two_is_listed_first_reads_the_tables_order(
+    releases: pd.DataFrame, engine: str
+) -> None:
+    """ "listed first" is the table's order, also where it holds years; with no column of
+    years or dates, "came first" is the table's order too."""
+    listed = ask({"releases": releases}, "Which is listed first, Artamene or Merope?")
+    assert listed.value == "Merope"  # the third row, before the fourth; 2005 is no earlier
+    untimed = releases.drop(columns="Year")
+    assert ask({"releases": untimed}, "Which came first, Artamene or Merope?").value == "Merope"
+
+
+def test_which_of_two_came_first_by_what_is_not_read_states_nothing(
+    releases: pd.DataFrame,
+) -> None:
+    """By dates (which no extreme computes with), or by a column the question names
+    ("eliminated first" of an Eliminated column), the table's order answers nothing."""
+    dated = releases.drop(columns="Year").assign(
+        Released=pd.to_datetime(["2001-05-01", "1999-02-01", "2005-03-03", "2003-01-01"])
+    )
+    assert ask({"releases": dated}, "Which came last, Merope or Artamene?").value is None
+    show = pd.DataFrame({
+        "Name": ["Viet Pham", "Nikki Dinki", "Emily Ellyn"],
+        "Eliminated": ["Week 3", "Winner", "Week 1"],
+    })  # fmt: skip
+    assert ask({"show": show}, "Who was eliminated first, Nikki Dinki or Viet Pham?").value is None
