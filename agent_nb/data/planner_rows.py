@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from .query import LOOKUP_ENDS, Filter, Plan
 from .row_order import chronology
+from .table import holds_years
 from .word_classes import is_noun
 from .words import question_words, singular
 
@@ -159,14 +160,15 @@ def first_of_two(p: Any, filters: tuple[Filter, ...]) -> None:
     none is there, in the table's own order ("first" and "last" only)."""
     r = p.r
     column = r.either
-    if column is None or p.t.columns[column].numeric:
-        return
     offered = _two_offered(filters, column)
-    inside = {i for v in r.values for i in range(v.start, v.start + len(v.words))}
-    said = [t for i, t in enumerate(r.tokens) if t in _EARLY | _LATE and i not in inside]
-    if offered is None or len(set(said)) != 1:
+    if not column or offered is None or p.t.columns[column].numeric:
         return
-    early = said[0] in _EARLY
+    inside = {i for v in r.values for i in range(v.start, v.start + len(v.words))}
+    ends = {t: r.time_end(t) for i, t in enumerate(r.tokens) if i not in inside}
+    said = [t for t, end in ends.items() if end]
+    if len({ends[t] for t in said}) != 1:
+        return
+    early = ends[said[0]] < 0
     listed = bool(_LISTED & set(r.tokens))
     dated = [c for c in p.t.columns.values() if c.role == "time" and c.name != column]
     years = [c for c in p.t.columns.values() if _in_years(p.t, c) and c.name != column]
@@ -202,15 +204,8 @@ def first_of_two(p: Any, filters: tuple[Filter, ...]) -> None:
     )
 
 
-#: The words that ask which of two comes earlier in time, or later.
-_EARLY = frozenset(("first", "earlier", "earliest", "sooner", "older", "oldest"))
-_LATE = frozenset(("last", "later", "latest", "newer", "newest"))
-
-
 def _in_years(table: Any, col: Any) -> bool:
     """Whether ``col`` holds years: what "earlier" and "later" order by."""
-    from .table import holds_years
-
     # (a column of dates has no numbers an extreme can compute with: years only)
     return bool(col.numeric and (col.role == "time" or holds_years(table.df[col.name])))
 

@@ -91,11 +91,12 @@ class Reading:
     derived: tuple[Derived, ...] = ()  # columns the words compute (`reading_derived`)
     #: comparatives a filter spent ("fewer gold medals than Sweden"): no end asked for
     spent: set[str] = dataclasses.field(default_factory=set)
-    #: the column of the values offered as "A or B" where the question asks which of
-    #: them a named row holds ("was Big Bang 2 recorded in Japanese or Korean?")
-    options: str | None = None
-    #: the column of two values joined by "or" ("which came first, A or B?"), if any
+    #: the column of two values joined by "or" ("which came first, A or B?"; "" for two
+    #: numbers), None where there are none (`_either_of`)
     either: str | None = None
+    #: ``either`` where the question asks which of them the rows it names hold, with no
+    #: comparative ("was Big Bang 2 recorded in Japanese or Korean?")
+    options: str | None = None
     #: the column of the row named in "the same C as X" (`reading_same_row`): the other
     #: rows' values of it are asked for ("which nation ...": the other nations)
     same_as: str | None = None
@@ -150,6 +151,12 @@ class Reading:
             return _TIME_ENDS[word]  # "came in last place": the highest Place
         if not self._on_dates:
             return 0
+        return self.time_end(word)
+
+    @staticmethod
+    def time_end(word: str) -> int:
+        """+1 where ``word`` asks for the later in time ("latest", "newer"), -1 the earlier
+        ("first", "older": the greater age was earlier), else 0."""
         return _TIME_ENDS.get(word) or -pole_on(word, "age")
 
     def said_at(self, f: Filter) -> int:
@@ -387,12 +394,17 @@ def read(table: Table, question: str) -> Reading:
         [],
     )
     reading.asked = asked
-    if expect == "boolean" and _which_of_two(reading):
-        reading.expect = None
-    reading.either = _either_of(reading) or None
-    reading.options = _offered(reading)
-    if expect == "boolean" and reading.options is not None:
-        reading.expect = None  # "was it A or B?": which of them, not whether either
+    reading.either = _either_of(reading)
+    if reading.either is not None and "than" not in tokens:
+        if (reading.up | reading.down | MORE | FEWER) & set(tokens):
+            # "does Lake Bafa or Lake Yay have a bigger area?", "did Austria win more in
+            # 1992 or 1996?": which of the two (as "which is bigger, A or B?" asks)
+            reading.expect = None if expect == "boolean" else expect
+        elif reading.either and _names_other_rows(reading, reading.either):
+            # "was Big Bang 2 recorded in Japanese or Korean?": which of them the named
+            # rows hold, not whether either is there
+            reading.options = reading.either
+            reading.expect = None if expect == "boolean" else expect
     reading.filters = filters_of(reading)
     than_a_named_row(reading)  # "more bronze medals than Sweden": Sweden's own Bronze
     same_as_a_named_row(reading)  # "the same number of golds as Hungary": Hungary's own
@@ -404,28 +416,11 @@ def read(table: Table, question: str) -> Reading:
     return reading
 
 
-def _which_of_two(r: Reading) -> bool:
-    """ "does Lake Bafa or Lake Yay have a bigger area?", "did A or B win more races?", "did
-    Austria win more in 1992 or 1996?": two values of one column (or two numbers) joined
-    by "or", and a comparative with no "than", ask which of the two (as "which is
-    bigger, A or B?" does), not whether either is there."""
-    if "than" in r.tokens or not ((r.up | r.down | MORE | FEWER) & set(r.tokens)):
-        return False
-    return _either_of(r) is not None
-
-
-def _offered(r: Reading) -> str | None:
-    """The column of two values joined by "or" where the question asks which of them
-    holds for rows it names by a value of another column: "was Big Bang 2 recorded in
-    Japanese or Korean?", "which abbey is Cistercian, Bath Abbey or Basingwerk
-    Abbey?" (no comparative: `_which_of_two` reads those). "Is there a car from Japan
-    or Germany?" names no other value: whether either is there."""
-    if "than" in r.tokens or (r.up | r.down | MORE | FEWER) & set(r.tokens):
-        return None
-    column = _either_of(r)
-    if not column or not (r.stated or any(v.column.name != column for v in r.values)):
-        return None  # (a year, a number: rows named another way)
-    return column
+def _names_other_rows(r: Reading, column: str) -> bool:
+    """Whether the question names rows by something besides the two values of ``column``
+    it offers: a value of another column, or a number ("the 2003 model"). "Is there a
+    car from Japan or Germany?" names none: whether either is there."""
+    return bool(r.stated) or any(v.column.name != column for v in r.values)
 
 
 def _either_of(r: Reading) -> str | None:
