@@ -139,8 +139,6 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
         return f"{answer_text(v)} are the {len(v)} {side} distinct values of {plan.measure}{w}."
     if op == "distinct":
         return f"{answer_text(v)} are the {len(v)} distinct values of {plan.measure}{w}."
-    if op == "values" and isinstance(v, list) and len(v) == 1:
-        return f"{answer_text(v[0])} is the one {plan.group_by}{w}."
     if op == "values":
         return f"{answer_text(v)} are the {plan.group_by} values{w}."
     if op == "lookup" and not plan.offset and not _by_order(plan) and result.rows > 1:
