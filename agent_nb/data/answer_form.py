@@ -1171,6 +1171,37 @@ def _when_answered_without_a_time(f: Form) -> list[Unplaced]:
     return [Unplaced("when", why)]
 
 
+def _where_answered_without_a_place(f: Form) -> list[Unplaced]:
+    """ "Where was the last competition held?" asks for a place: an answer that states
+    none (the Competition, a date, a number) answers another question. A column names
+    a place where WordNet files a word of its name under a location, a structure or an
+    establishment (Venue, City, Stadium, College), or the question's word that named
+    it is a place ("where did they place last season?": Place)."""
+    r, plan = f.r, f.plan
+    if _question_word(r, ("where",)) < 0 or plan.op in ("exists", "compare", "columns"):
+        return []
+    shown = shown_column(plan)
+    col = r.table.columns.get(shown) if shown is not None else None
+    if col is not None:
+        said = r.named[col.name][1] if col.name in r.named else ()
+        if any(_a_place(w) for w in said):
+            return []
+        if not col.numeric and any(_a_place(p) for p in col.parts):
+            return []
+    what = f"the answer states {shown}" if shown is not None else "the answer is a number"
+    return [Unplaced("where", f"'where' asks for a place, and {what}")]
+
+
+def _a_place(word: str) -> bool:
+    from .wordnet import hypernyms
+
+    return bool({word, *hypernyms(word, 8, senses=2)} & _PLACE_KINDS)
+
+
+#: WordNet's kinds of a place: where a thing is, or was held.
+_PLACE_KINDS = frozenset(("location", "structure", "establishment"))
+
+
 def _times_differ(f: Form) -> list[Unplaced]:
     """ "When was the only car with 3 cylinders built?" where 4 cars have 3, built in
     different years: the first row's year is one of four, and no word asked for it."""
@@ -1284,6 +1315,7 @@ FORM_RULES = (
     _value_part_of_other_cells,
     _measure_unnamed,
     _when_answered_without_a_time,
+    _where_answered_without_a_place,
 )
 
 

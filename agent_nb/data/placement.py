@@ -187,6 +187,26 @@ def _names_value(a: _Ask) -> str | None:
     return None
 
 
+def _held_by_cells(a: _Ask) -> str | None:
+    """ "How many were sunk?" over a Fate column that says which ships were: a word the
+    table's cells hold picks out some rows, and a count of every row does not apply it.
+    (Not the table's place in "listed in the chart": the object of a preposition.)"""
+    plan = a.plan
+    if plan.op != "aggregate" or plan.agg != "count" or plan.filters or plan.condition:
+        return None
+    if a.before in DETERMINERS and a.index >= 2 and a.r.tokens[a.index - 2] in CLOSED | LINKS:
+        return None
+    mine, df = forms(a.word), a.r.table.df
+    for col in a.r.table.columns.values():
+        if col.role not in ("label", "category") or col.numeric:
+            continue
+        held = [v for k, v in col.values.items() if mine & set(phrase(k).split())]
+        cells = df[col.name].dropna()
+        if held and not cells.isin(held).all():  # ("Released: 1990" in every row: no pick)
+            return f"{col.name} holds '{a.word}' in some rows, and the answer counts every row"
+    return None
+
+
 def _names_an_outcome(a: _Ask) -> str | None:
     """ "won", "lost" over a table that records that outcome in columns the plan does
     not read: a column of results ("who won the first game?" of a team's season: the
@@ -630,7 +650,10 @@ def _asked_for(a: _Ask) -> str | None:
     asking = asking or _what_was_the(a)
     if not asking or not is_noun(a.word) or _kind_of_a_plan_column(a):
         return None
-    if a.after in a.used and is_noun(a.after):
+    shown = shown_column(a.plan)
+    shown_col = a.r.table.columns.get(shown) if shown is not None else None
+    names_a_number = shown_col is not None and shown_col.numeric  # "which country rank last"
+    if a.after in a.used and is_noun(a.after) and not names_a_number:
         return None  # "the product codes": the codes are asked for, and placed
     if (
         a.after == "of"
@@ -639,7 +662,6 @@ def _asked_for(a: _Ask) -> str | None:
     ):
         return None  # "the last type of dance": the dance is asked for, and placed
     cols = {c.name for c in _row_name_columns(a)}
-    shown = shown_column(a.plan)
     if cols and (shown in cols or (shown is None and cols & set(a.plan.columns()))):
         return None  # "which player": a row of PLAYER, named by PLAYER
     if shown is not None and _holds_the_time(a.word, a.r.table, shown):
@@ -666,17 +688,33 @@ def _what_was_the(a: _Ask) -> bool:
     if a.after == "of" and t[max(0, i - 2) : i + 1] in _WHAT_IS_THE:
         # "what is the date of the first episode": the date (a column's) is asked for;
         # "the name of the first rider" is the rider's, whatever the column is called
-        mine = forms(a.word)
-        others = (c for n, c in a.r.table.columns.items() if n not in a.plan_columns)
-        return any(mine & forms(p) for c in others for p in c.parts)
-    if i < 0 or not (t[i] in ("first", "last") or t[i].endswith("est")):
-        return False  # not "what is the record set for assists?": a noun of its own
-    while i > 0 and (t[i] in ("first", "last") or t[i] in a.r.up | a.r.down):
+        return _names_another_column(a)
+    ordered = i >= 0 and (t[i] in ("first", "last") or t[i].endswith("est"))
+    while ordered and i > 0 and (t[i] in ("first", "last") or t[i] in a.r.up | a.r.down):
         i -= 1
-    return t[max(0, i - 2) : i + 1] in _WHAT_IS_THE
+    if t[max(0, i - 2) : i + 1] in _WHO_IS_THE:
+        # "who was the (last) opponent": the noun is asked for where it names a column
+        # of names ("Opponent in the final"); a noun of its own ("who was the first prime
+        # minister"), or of a column of numbers ("who was the pick after Moses Malone?":
+        # Pick orders the rows), is the row's
+        return _names_another_column(a, text=True)
+    # not "what is the record set for assists?": a noun of its own
+    return ordered and t[max(0, i - 2) : i + 1] in _WHAT_IS_THE
 
 
 _WHAT_IS_THE = [["what", w, "the"] for w in ("is", "was", "are", "were")]
+_WHO_IS_THE = [["who", w, "the"] for w in ("is", "was", "are", "were")]
+
+
+def _names_another_column(a: _Ask, *, text: bool = False) -> bool:
+    """Whether a form of the word is a word of the name of a column the plan does not use
+    (with ``text``, a column of text)."""
+    mine = forms(a.word)
+    others = (
+        c for n, c in a.r.table.columns.items()
+        if n not in a.plan_columns and not (text and c.numeric)
+    )  # fmt: skip
+    return any(mine & forms(p) for c in others for p in c.parts)
 
 
 def shown_column(plan: Plan) -> str | None:
@@ -831,6 +869,7 @@ RULES: tuple[Rule, ...] = (
     Rule("repeats an applied comparison", _repeats_a_comparison, blocks=False),
     Rule("names another column", _names_other_column, blocks=True),
     Rule("names a value", _names_value, blocks=True),
+    Rule("is held by some rows' cells", _held_by_cells, blocks=True),
     Rule("names an outcome", _names_an_outcome, blocks=True),
     Rule("a form names another column", _form_names_a_column, blocks=True),
     Rule("its doer names another column", _agent_names_a_column, blocks=True),
