@@ -1218,6 +1218,36 @@ def _times_differ(f: Form) -> list[Unplaced]:
     return [Unplaced("when", why)]
 
 
+def _rows_differ(f: Form) -> list[Unplaced]:
+    """ "Who produced 'Listen!!!' but not 'Hip Hop Hooray'?" where 13 rows match, with 5
+    producers: the first row's is one of five, and no word asked for the first (an end,
+    "first" or "last") or for any one ("name a player ...", "one", "any")."""
+    plan, r = f.plan, f.r
+    if plan.op != "lookup" or plan.offset or plan.group_by is None or not plan.filters:
+        return []
+    if _question_word(r, ("when",)) >= 0:
+        return []  # said as times (`_times_differ`)
+    if set(r.tokens) & (set(LOOKUP_ENDS) | _ANY_ONE):
+        return []
+    picked = _picked(f, plan.filters)
+    if picked is None or plan.group_by not in picked:
+        return []
+    differ = picked[plan.group_by].nunique()
+    if differ < 2:
+        return []  # "both used what kind of chassis?": the one they share
+    i = _question_word(r, WHICH | {"what"})
+    word = r.tokens[i] if i >= 0 else plan.group_by
+    why = (
+        f"the {len(picked)} rows that match have {differ} different {plan.group_by} values, "
+        "and it does not say which: the first, the last, or all"
+    )
+    return [Unplaced(word, why)]
+
+
+#: The determiners that ask for any one of the rows that match ("name a player who ...").
+_ANY_ONE = frozenset(("a", "an", "one", "any", "some", "either"))
+
+
 def _holds_a_time(value: Any) -> bool:
     """Whether a value is or holds a time: a year, a date, a month or a day's name, a
     clock time, a season or a century."""
@@ -1316,6 +1346,7 @@ FORM_RULES = (
     _measure_unnamed,
     _when_answered_without_a_time,
     _where_answered_without_a_place,
+    _rows_differ,
 )
 
 

@@ -270,6 +270,8 @@ def grouped(
         re.search(r"\bwhat is the (highest|largest|lowest|smallest|maximum|minimum)\b", r.text)
         and not re.search(r"\bwhich\b", r.text)
     )
+    if value_asked and _heads_the_superlative(r, r.named[group.name][1]):
+        value_asked = False  # "what is the highest city in altitude?" asks for the city
     if second is not None or value_asked:
         p.add(
             Plan(
@@ -333,3 +335,12 @@ def second_group(p: Any, group: Column) -> Column | None:
         ):
             return col
     return None
+
+
+def _heads_the_superlative(r: Any, words: set[str]) -> bool:
+    """Whether the noun the superlative qualifies is one of ``words`` (the group's)."""
+    ends = r.up | r.down
+    return any(
+        t in ends and r.tokens[i + 1 : i + 2] and r.tokens[i + 1] in words
+        for i, t in enumerate(r.tokens)
+    )

@@ -18,7 +18,7 @@ from .query import LOOKUP_ENDS, Filter, Plan
 from .row_order import chronology
 from .table import holds_years
 from .word_classes import is_noun
-from .words import question_words, singular
+from .words import phrase, question_words, singular
 
 __all__ = [
     "closest",
@@ -312,7 +312,14 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     near = sorted(before, key=lambda c: at - r.where[c.name]) or sorted(
         named, key=lambda c: r.where.get(c.name, at) - at
     )
-    asks_row = re.match(r"^\W*(who|which)\b", r.text)  # "who finished first": the label
+    asks_row = (
+        re.match(r"^\W*(who|which)\b", r.text)
+        or (  # "who finished first": the label
+            # "what was the first car with 8 cylinders?" of a table named cars: a car, by name
+            r.tokens[at + 1 : at + 2]
+            and singular(r.tokens[at + 1]) == singular(phrase(r.table.name))
+        )
+    )
     # "who wrote the first episode": the column its verb names (Written by), else the label
     by_verb = [
         c

@@ -237,12 +237,15 @@ def filters_of(r: Any) -> list[Filter]:
             and (i + 1 < len(r.tokens) and r.tokens[i + 1] in ("a", "an"))
         ):
             cmp = ("=", ())  # "is 99 an existing id": equality
+        after = r.tokens[i + len(s.words) : i + len(s.words) + 3]
         if not cmp and not between:
             inside = _inside_values(r, s)
             if inside is not None:
                 out.append(inside)
-            continue
-        after = r.tokens[i + len(s.words) : i + len(s.words) + 3]
+                continue
+            if not _counts_a_column(r, after):
+                continue
+            cmp = ("=", ())  # "cars with 8 cylinders": Cylinders, as many as said
         counted = _counted(r, after)
         if counted is not None and cmp is not None:  # "more than 100 lifters": a count
             r.count_tests.append((cmp[0], _num(s.value), counted, s.words + cmp[1]))
@@ -388,6 +391,17 @@ def _either(r: Any, out: list[Filter]) -> list[Filter]:
         either = Filter(column=column, op="in", value=values, words=words)
         out = [f for f in out if f not in fs] + [either]
     return out
+
+
+def _counts_a_column(r: Any, after: list[str]) -> bool:
+    """Whether the word after a number names a column of whole numbers that counts it:
+    "8 cylinders" of Cylinders (a small table's, which no category of values holds)."""
+    if not after:
+        return False
+    return any(
+        r.table.columns[n].integer and (after[0] in ws or singular(after[0]) in ws)
+        for n, (_, ws) in r.named.items()
+    )
 
 
 def _inside_values(r: Any, s: Stated) -> Filter | None:

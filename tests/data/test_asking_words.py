@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from agent_nb.data.answer import ask
+from tests.data.tables import table
 
 
 def test_where_is_answered_only_with_a_place() -> None:
@@ -109,3 +110,88 @@ def test_a_count_of_every_row_does_not_answer_for_a_word_some_cells_hold() -> No
         assert "Fate holds" in answer.sentence and str(len(ships)) not in answer.sentence
     assert ask({"ships": ships}, "How many ships are listed?").value == len(ships)
     assert ask({"ships": ships}, "How many ships were built?").value == len(ships)
+
+
+def test_one_of_several_rows_that_differ_is_stated_only_when_one_is_asked_for() -> None:
+    """ "Who produced the songs other than Intro?" matches rows with different producers:
+    the first row's is one of them, and no word said which. "Name a producer ...", "the
+    first ...", or rows that agree ("who produced Intro and Outro?") are answered."""
+    songs = pd.DataFrame(
+        {
+            "#": [1, 2, 3, 4, 5],
+            "Title": ["Intro", "Rise", "Fall", "Outro", "Echo"],
+            "Producer": ["Kwame", "Kwame", "Will", "Kwame", "Dre"],
+        }
+    )
+    others = songs[songs.Title != "Intro"]
+    answer = ask({"songs": songs}, "Who produced the songs other than Intro?")
+    assert answer.value is None
+    assert f"the {len(others)} rows that match have {others.Producer.nunique()} different" in (
+        answer.sentence
+    )
+    named = ask({"songs": songs}, "Name a producer of a song other than Intro.")
+    assert named.value in set(others.Producer)
+    first = ask({"songs": songs}, "Who produced the first song other than Intro?")
+    assert first.value == others.Producer.iloc[0]
+    both = ask({"songs": songs}, "Who produced Intro and Outro?")
+    assert both.value == "Kwame"
+
+
+def test_the_noun_a_superlative_or_only_heads_is_what_is_asked_for() -> None:
+    """ "What is the highest city in terms of altitude?" asks for the city, not the
+    altitude; "what is the highest altitude?" for the value. "What is the only ship
+    built as a lightvessel?" asks for a ship, which a mean Yard no. is not."""
+    cities = pd.DataFrame(
+        {
+            "City": ["Bergamo", "Albino", "Dalmine", "Seriate"],
+            "Population": [120000, 18000, 23000, 25000],
+            "Altitude (mslm)": [249, 342, 207, 247],
+        }
+    )
+    highest = cities.City[cities["Altitude (mslm)"].idxmax()]
+    city = ask({"cities": cities}, "What is the highest city in terms of altitude?")
+    assert city.value == highest
+    altitude = ask({"cities": cities}, "What is the highest altitude?")
+    assert altitude.value == cities["Altitude (mslm)"].max()
+    yard = pd.DataFrame(
+        {
+            "Name(s)": ["Avon", "Brent", "Clyde", "Dee"],
+            "Yard no.": [101, 102, 107, 110],
+            "Type (as built)": ["Cargo", "Cargo", "Lightvessel", "Tanker"],
+        }
+    )
+    only = ask({"yard": yard}, "What is the only ship in this yard to be built as a lightvessel?")
+    assert only.value is None
+    assert "asks for its 'ship'" in only.sentence
+
+
+def test_the_first_row_named_by_the_tables_own_noun_is_its_label() -> None:
+    """ "What was the first car with 8 cylinders?" over a table named cars asks for a car
+    by its name (the label column), as "which car" does; a noun that names nothing of
+    the table ("the first model") still gets no answer."""
+    cars = table("cars")
+    eights = cars[cars.Cylinders == 8]
+    first = ask({"cars": cars}, "What was the first car with 8 cylinders?")
+    assert first.value == eights.Name.iloc[0]
+    japan = cars[cars.Origin == "Japan"]
+    last = ask({"cars": cars}, "What is the last car from Japan?")
+    assert last.value == japan.Name.iloc[-1]
+    assert ask({"cars": cars}, "What was the first model with 8 cylinders?").value is None
+
+
+def test_a_number_before_the_noun_of_a_column_of_counts_picks_rows_of_a_small_table() -> None:
+    """ "How many cars have 8 cylinders?" over four cars: too few rows to make Cylinders
+    a category of values, so the number itself, before the noun that names the column,
+    picks the rows (Cylinders = 8)."""
+    cars = pd.DataFrame(
+        {
+            "Name": ["ford pinto", "chevrolet impala", "amc hornet", "buick skylark"],
+            "Cylinders": [4, 8, 6, 8],
+        }
+    )
+    eights = cars[cars.Cylinders == 8]
+    assert ask({"cars": cars}, "How many cars have 8 cylinders?").value == len(eights)
+    which = ask({"cars": cars}, "Which cars have 8 cylinders?")
+    assert which.value == list(eights.Name)
+    first = ask({"cars": cars}, "What was the first car with 8 cylinders?")
+    assert first.value == eights.Name.iloc[0]
