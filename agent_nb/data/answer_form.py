@@ -97,10 +97,14 @@ def _asks_which(f: Form) -> list[Unplaced]:
         return []
     if r.tokens[i] == "which" and r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
         return []  # "which is the highest price?" asks for the value; "who was ..." a name
-    asked = r.tokens[i + 1] if i + 1 < len(r.tokens) else ""
+    j = i + 2 if r.tokens[i + 1 : i + 2] in (["other"], ["another"]) else i + 1
+    asked = r.tokens[j] if j < len(r.tokens) else ""  # "which other nation": the nation
     generic = asked in GENERIC or (asked in STOPWORDS and is_noun(asked))  # "which value"
-    if r.tokens[i] == "which" and (asked in used or generic):
-        return []  # "which rating is ...", "which value is ...": what it asks is placed
+    answers = {w for _, ws in plan.words for w in ws}  # the words of what it computes
+    if r.tokens[i] == "which" and ((asked in used and asked in answers) or generic):
+        # "which rating is ...", "which value is ...": what it asks is placed (not only
+        # by a filter: "which other nation than Switzerland" asks for a nation still)
+        return []
     shown = shown_column(plan)
     if forms(asked) & _table_nouns(r):  # "which car" of a table named cars: a row, by its name
         col = r.table.columns.get(shown or "")

@@ -2,12 +2,12 @@
 
 ``+``, ``-``, ``*``, ``/`` of two columns of numbers (a division by zero is a
 missing value, not an infinity), a text column's ``length`` in characters
-and its ``words`` (whitespace-separated). `with_derived` returns the table
-with each derived column added as a measure, so every operation of the
-query language (filters, aggregates, rankings, the row at an extreme) reads
-it like any other column. Nothing here evaluates text: the operation is one
-of `query.DERIVE_OPS`, the operands are column names checked against the
-table.
+and its ``words`` (whitespace-separated), and a column of dates' ``month``.
+`with_derived` returns the table with each derived column added as a measure,
+so every operation of the query language (filters, aggregates, rankings, the
+row at an extreme) reads it like any other column. Nothing here evaluates
+text: the operation is one of `query.DERIVE_OPS`, the operands are column
+names checked against the table.
 """
 
 from __future__ import annotations
@@ -59,6 +59,13 @@ def derived_values(df: Any, d: Derived) -> Any:
     for name in (d.column, d.other):
         if name is not None and name not in df.columns:
             raise PlanError(f"there is no column {name!r}")
+    if d.op == "month":
+        import pandas as pd
+
+        s = df[d.column]
+        if not pd.api.types.is_datetime64_any_dtype(s):
+            raise PlanError(f"{d.column} holds no dates to read months of")
+        return s.dt.month.astype("Float64").astype(float)
     if d.op in ("length", "words"):
         s = df[d.column]
         if not is_text(s):
@@ -78,7 +85,7 @@ def derived_column(d: Derived, words: Iterable[str] = ()) -> Column:
     """The `Column` a derived value is planned as: a measure named by ``words`` (none:
     a column only a filter reads, "A greater than B")."""
     parts = tuple(dict.fromkeys(words))
-    whole = d.op in ("length", "words")
+    whole = d.op in ("length", "words", "month")
     return Column(d.name, "measure", parts, frozenset(parts), {}, -1, whole, True)
 
 

@@ -66,6 +66,13 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
     if op == "aggregate":
         if plan.combine and plan.versus is not None:
             return f"{answer_text(v)} is {reading_of(plan)}."
+        if plan.agg == "share" and "whole" in result.numbers:  # a part of a measure's total
+            some, whole = result.numbers["part"], result.numbers["whole"]
+            part = " and ".join(f.phrase() for f in plan.condition)
+            return (
+                f"{format_number(v)}% of the total {plan.measure}{w} is in the rows with "
+                f"{part} ({format_number(some)} of {format_number(whole)})."
+            )
         if plan.agg == "share":
             n, base = int(result.numbers["count"]), int(result.numbers["base"])
             part = " and ".join(f.phrase() for f in plan.condition) or w.replace(" where ", "")
@@ -169,7 +176,10 @@ def sentence_of(plan: Plan) -> str:
         if plan.agg == "mode":
             return f"the {'most' if plan.order == 'desc' else 'least'} common {plan.measure}{w}"
         if plan.agg == "share":
-            return f"the share of rows with {' and '.join(f.phrase() for f in plan.condition)}{w}"
+            whose = f"the total {plan.measure}" if plan.measure and plan.condition else "rows"
+            return (
+                f"the share of {whose} with {' and '.join(f.phrase() for f in plan.condition)}{w}"
+            )
         return f"the {measure_words(plan)}{w}"
     if plan.op == "rank":
         side = "highest" if plan.order == "desc" else "lowest"

@@ -11,7 +11,17 @@ from typing import Any
 
 from .derive import column_numbers
 from .query import AGG_NAME, Plan
-from .result import MAX_LIST, MAX_ROWS, PlanError, Result, kind_of, plain, tie_refused, with_ties
+from .result import (
+    MAX_LIST,
+    MAX_ROWS,
+    PlanError,
+    Result,
+    kind_of,
+    measure_share,
+    plain,
+    tie_refused,
+    with_ties,
+)
 from .rows import rows_where
 from .table import Table
 
@@ -57,7 +67,9 @@ def _aggregate(table: Table, plan: Plan) -> Result:
             part = rows_where(df, plan.condition)
             base_n, part_n = len(df), len(part)
             whole = float(column_numbers(df, plan.measure).sum())
-            share = float(column_numbers(part, plan.measure).sum()) / whole * 100 if whole else 0.0
+            some = float(column_numbers(part, plan.measure).sum())
+            share = some / whole * 100 if whole else 0.0
+            return measure_share(share, part_n, base_n, some, whole, plan.measure)
         else:
             share = part_n / base_n * 100
         frame = pd.DataFrame({"rows": [part_n], "of": [base_n], "share %": [share]})

@@ -254,8 +254,17 @@ def _unit_not_applied(a: _Ask) -> str | None:
 
     for q in quantities(a.r.question):
         if a.word in {w for x in q.words[1:] for w in phrase(x).split()}:
+            if _said_as_measured(a, q.span[1]):
+                return None
             return f"'{' '.join(q.words)}' is in {q.unit.name}s, and no column read is"
     return None
+
+
+def _said_as_measured(a: _Ask, end: int) -> bool:
+    """ "20 years old", "6 feet tall": the adjective after the unit names the attribute a
+    plan column measures (Age), in the unit the phrase itself is said in."""
+    after = phrase(a.r.question[end:]).split()[:1]
+    return bool(after) and _measures_attribute(after[0], a.plan_columns, a.r.table)
 
 
 def _answer_unit(a: _Ask) -> tuple[str, str] | None:

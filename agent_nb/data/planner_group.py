@@ -270,7 +270,7 @@ def grouped(
         re.search(r"\bwhat is the (highest|largest|lowest|smallest|maximum|minimum)\b", r.text)
         and not re.search(r"\bwhich\b", r.text)
     )
-    if value_asked and _heads_the_superlative(r, r.named[group.name][1]):
+    if value_asked and _heads_the_superlative(r, r.named.get(group.name, (0, set()))[1]):
         value_asked = False  # "what is the highest city in altitude?" asks for the city
     if second is not None or value_asked:
         p.add(

@@ -40,7 +40,9 @@ def _entity(p: Any) -> Any:
     if label is None:
         return None
     names = {singular(r.table.name.lower()), r.table.name.lower(), *label.words}
-    named = {w for _, ws in r.named.values() for w in ws} - set(label.words)
+    # (not a filter's words: "which students passed?" asks for students that did)
+    applied = {w for f in r.filters for w in f.words}
+    named = {w for _, ws in r.named.values() for w in ws} - set(label.words) - applied
     for i, t in enumerate(r.tokens):
         if singular(t) in names or t in names:
             after = r.tokens[i + 1] if i + 1 < len(r.tokens) else ""

@@ -92,7 +92,7 @@ Agg = Literal[
     "mode",
     "nth",
 ]
-DeriveOp = Literal["+", "-", "*", "/", "length", "words"]
+DeriveOp = Literal["+", "-", "*", "/", "length", "words", "month"]
 FILTER_OPS: tuple[str, ...] = FilterOp.__args__  # type: ignore[attr-defined]
 OPERATIONS: tuple[str, ...] = Op.__args__  # type: ignore[attr-defined]
 AGGREGATIONS: tuple[str, ...] = Agg.__args__  # type: ignore[attr-defined]
@@ -180,7 +180,8 @@ class Filter(BaseModel):
 
 class Derived(BaseModel):
     """A column computed from the table's own: ``column`` ``op`` ``other`` (two columns
-    of numbers), or a text column's ``length`` (characters) or ``words`` (count)."""
+    of numbers), a text column's ``length`` (characters) or ``words`` (count), or a
+    column of dates' ``month`` (1 to 12)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     op: DeriveOp
@@ -203,6 +204,8 @@ class Derived(BaseModel):
             return f"length of {self.column}"
         if self.op == "words":
             return f"words in {self.column}"
+        if self.op == "month":
+            return f"month of {self.column}"
         return f"{self.column} {self.op} {self.other}"
 
 

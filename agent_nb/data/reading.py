@@ -18,6 +18,7 @@ from typing import Any
 from .derive import with_derived
 from .lexicon import Named, Stated, match_columns, match_values, numbers
 from .query import Derived, Filter
+from .reading_column_filters import month_tests
 from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
 from .reading_same_row import same_as_a_named_row
@@ -318,12 +319,16 @@ def read(table: Table, question: str) -> Reading:
             [f.derived for f in found],
             {f.derived.name: claimed_words(claimed, f.claimed) for f in found if not f.test},
         )
+    months = month_tests(table, question)  # "in February": the month of each date
+    if months:
+        table = with_derived(table, [d for d, _ in months])
     text = question.lower().replace("’", "'")
     tokens = phrase(question).split()
     words = question_words(question)
     named = match_columns(table, words, question)
     if found:
         named = claim(named, tokens, found)
+    named = _without_a_total_of(named, tokens, numbers(question))
     for col in table.of("empty"):
         if f" {phrase(col.name)} " in f" {phrase(question)} ":
             raise ValueError(f"{col.name} has no values (all missing): nothing to compute")
@@ -408,12 +413,24 @@ def read(table: Table, question: str) -> Reading:
     reading.filters = filters_of(reading)
     than_a_named_row(reading)  # "more bronze medals than Sweden": Sweden's own Bronze
     same_as_a_named_row(reading)  # "the same number of golds as Hungary": Hungary's own
-    reading.derived = tuple(f.derived for f in found)
+    reading.derived = tuple(f.derived for f in found) + tuple(d for d, _ in months)
+    reading.filters += [test for _, test in months]
     for f in found:  # "Horsepower greater than Displacement": Horsepower - Displacement > 0
         if f.test is not None:
             said = claimed_words(tokens, f.claimed)
             reading.filters.append(Filter(column=f.derived.name, op=f.test, value=0, words=said))
     return reading
+
+
+def _without_a_total_of(
+    named: dict[str, tuple[float, set[str]]], tokens: list[str], stated: list[Stated]
+) -> dict[str, tuple[float, set[str]]]:
+    """ "won a total of three bronze awards": "total" before "of" and a number is the
+    number's quantity, as "the amount of X" is X; a column it alone names (Total) is not
+    named."""
+    starts = {s.start for s in stated}
+    quantity = {t for i, t in enumerate(tokens[:-2]) if tokens[i + 1] == "of" and i + 2 in starts}
+    return {n: (sc, ws) for n, (sc, ws) in named.items() if not ws or not ws <= quantity}
 
 
 def _names_other_rows(r: Reading, column: str) -> bool:

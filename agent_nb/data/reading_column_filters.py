@@ -1,7 +1,9 @@
 """Filters a question's words put on one column by its kind: a yes/no column ("without
 research experience"), missing values ("no labels", "a non-empty name"), text ("starting
-with ford", a date in full), an ordinal period ("the sixth month"), and the negation
-words before a value. `reading_filters.filters_of` adds them to a reading's filters.
+with ford", a date in full), an ordinal period ("the sixth month"), a month's name over
+a column of dates ("in February"), and the negation words before a value.
+`reading_filters.filters_of` adds them to a reading's filters (`reading.read` the
+months).
 """
 
 from __future__ import annotations
@@ -10,13 +12,14 @@ import re
 from typing import Any, cast
 
 from .lexicon import time_column
-from .query import Filter
+from .query import Derived, Filter
 from .words import EXCEPT, phrase, singular
 
 __all__ = [
     "DATE",
     "binary_filters",
     "missing_filters",
+    "month_tests",
     "negated_at",
     "ordinal_periods",
     "text_filters",
@@ -187,6 +190,10 @@ def binary_filters(r: Any, taken: set[str]) -> list[Filter]:
         if values not in ({0, 1}, {True, False}):
             continue
         before = r.tokens[max(0, at - 4) : at]
+        # "how many students passed?", "players who retired": the yes/no column's verb
+        said = r.tokens[at] if at < len(r.tokens) else ""
+        if said.endswith("ed") and said in r.named[name][1] and at >= 1:
+            before = [*before, "have"]
         if not set(before) & {
             "with",
             "without",
@@ -205,11 +212,42 @@ def binary_filters(r: Any, taken: set[str]) -> list[Filter]:
         }:
             continue
         neg = negated_at(r, at)
-        yes = 1 if 1 in values else True
+        yes: Any = True if s.dtype == bool else 1  # as the column holds it
         words = tuple(sorted(r.named[name][1])) + neg
         out.append(
             Filter(
-                column=name, op="=", value=(0 if yes == 1 else False) if neg else yes, words=words
+                column=name,
+                op="=",
+                value=(not yes if yes is True else 0) if neg else yes,
+                words=words,
             )
         )
+    return out
+
+
+def month_tests(table: Any, question: str) -> list[tuple[Derived, Filter]]:
+    """ "How many sales were in February?" over a column of dates: the month of each
+    date (`query.Derived`, op ``month``) equal to February's number. Only where one
+    column holds dates (two would leave which one open), and no column holds the
+    month's name as a value (that value names it). "May" counts only capitalised:
+    the lower-case word is the verb."""
+    import calendar
+
+    import pandas as pd
+
+    dated = [n for n, c in table.columns.items() if c.role == "time"]
+    dated = [n for n in dated if pd.api.types.is_datetime64_any_dtype(table.df[n])]
+    if len(dated) != 1:
+        return []
+    names = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+    names.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+    out = []
+    for token in dict.fromkeys(phrase(question).split()):
+        number = names.get(token)
+        if number is None or (token == "may" and not re.search(r"\bMay\b", question)):
+            continue
+        if any(token in c.values for c in table.columns.values()):
+            continue  # a Month column of names: the value filter reads it
+        month = Derived(op="month", column=dated[0])
+        out.append((month, Filter(column=month.name, op="=", value=number, words=(token,))))
     return out

@@ -243,7 +243,7 @@ def filters_of(r: Any) -> list[Filter]:
             if inside is not None:
                 out.append(inside)
                 continue
-            if not _counts_a_column(r, after):
+            if not _counts_a_column(r, after, s) or _bounded(r.tokens, i):
                 continue
             cmp = ("=", ())  # "cars with 8 cylinders": Cylinders, as many as said
         counted = _counted(r, after)
@@ -287,9 +287,12 @@ def filters_of(r: Any) -> list[Filter]:
         if unit is not None:
             col = unit  # "3000 points": the column named right after the number
         if cmp is not None and unit is None and cmp[0] != "=":  # "older than": its own word
-            for name in r.named:
-                c = t.columns[name]
-                if c.numeric and set(cmp[1]) & c.words and spans(t, c, s.value):
+            for c in t.columns.values():
+                if not c.numeric or not (c.name in r.named or _measured_by(cmp[1], c)):
+                    continue
+                # "taller than 1.7 m" of height_cm: the range in the column's own unit
+                within = in_column_unit(r, s, c, s.value)[0]
+                if (set(cmp[1]) & c.words or _measured_by(cmp[1], c)) and spans(t, c, within):
                     col = c
         if (  # "more than 3000 points": the column named by the unit, even past its range
             col is not None
@@ -393,15 +396,38 @@ def _either(r: Any, out: list[Filter]) -> list[Filter]:
     return out
 
 
-def _counts_a_column(r: Any, after: list[str]) -> bool:
+def _bounded(tokens: list[str], i: int) -> bool:
+    """Whether a comparison's words stand within the three words before the number at
+    ``i`` ("at least half a million people"): a bound the reading did not read whole is
+    no equality."""
+    from .words import COMPARATORS
+
+    said = {w for p, _ in COMPARATORS for w in p.split()} - {"of", "to", "as", "or", "a"}
+    return bool(set(tokens[max(0, i - 3) : i]) & (said | {"half"}))
+
+
+def _measured_by(words: tuple[str, ...], col: Column) -> bool:
+    """Whether a comparative among ``words`` measures the attribute ``col`` names:
+    "taller" of height_cm (WordNet's attribute of tall: height)."""
+    from .wordnet import attributes
+
+    return any(a.noun in col.parts for w in words for a in attributes(w))
+
+
+def _counts_a_column(r: Any, after: list[str], s: Stated) -> bool:
     """Whether the word after a number names a column of whole numbers that counts it:
-    "8 cylinders" of Cylinders (a small table's, which no category of values holds)."""
+    "8 cylinders" of Cylinders (a small table's, which no category of values holds),
+    "20 years old" of Age."""
+    from .units import word_unit
+
     if not after:
         return False
-    return any(
-        r.table.columns[n].integer and (after[0] in ws or singular(after[0]) in ws)
-        for n, (_, ws) in r.named.items()
-    )
+    # "20 years old": past the unit, the adjective that names Age
+    said = after[:2] if word_unit(after[0]) is not None else after[:1]
+    cols = [n for n, (_, ws) in r.named.items() if any(w in ws or singular(w) in ws for w in said)]
+    if any(set(s.words) & set(phrase(n).split()) for n in cols):
+        return False  # "the 2009 arms sales": the number is part of a column's name
+    return any(r.table.columns[n].integer for n in cols)
 
 
 def _inside_values(r: Any, s: Stated) -> Filter | None:

@@ -12,6 +12,7 @@ __all__ = [
     "PlanError",
     "Result",
     "kind_of",
+    "measure_share",
     "number",
     "plain",
     "tie_refused",
@@ -118,3 +119,18 @@ def tie_refused(n: int, total: int, k: int) -> bool:
     """Whether a tie leaves nothing to state: more rows tie than a list holds, or every
     one of several ties (then no row has the highest: the reply says so instead)."""
     return n > k and (n > MAX_LIST or (n == total and total > 1))
+
+
+def measure_share(
+    share: float, part_n: int, base_n: int, some: float, whole: float, measure: str
+) -> Result:
+    """The share of a measure's total that the rows meeting a condition hold, with that
+    part and the whole (what the sentence says it is a share of: not the rows)."""
+    import pandas as pd
+
+    frame = pd.DataFrame({measure: [some], "of": [whole], "share %": [share], "rows": [part_n]})
+    roles = (
+        ("value", share), ("count", float(part_n)), ("base", float(base_n)),
+        ("part", some), ("whole", whole),
+    )  # fmt: skip
+    return Result(share, frame, roles, rows=base_n)

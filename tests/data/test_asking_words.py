@@ -9,6 +9,7 @@ Tables are built here; truths are read off them with pandas.
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from agent_nb.data.answer import ask
 from tests.data.tables import table
@@ -195,3 +196,85 @@ def test_a_number_before_the_noun_of_a_column_of_counts_picks_rows_of_a_small_ta
     assert which.value == list(eights.Name)
     first = ask({"cars": cars}, "What was the first car with 8 cylinders?")
     assert first.value == eights.Name.iloc[0]
+
+
+def test_a_yes_or_no_column_named_by_its_verb_picks_the_rows_that_did() -> None:
+    """ "How many students passed?" over a column of True and False counts the students
+    who passed, not the two values the column holds; "which students passed?" lists
+    them; "have not passed" keeps the False ones."""
+    students = pd.DataFrame(
+        {
+            "name": ["Ana", "Ben", "Cai", "Dee", "Eli"],
+            "grade": [88, 92, 75, 60, 95],
+            "passed": [True, True, True, False, True],
+        }
+    )
+    did = students[students.passed]
+    assert ask({"students": students}, "How many students passed?").value == len(did)
+    assert ask({"students": students}, "Which students passed?").value == list(did.name)
+    failed = ask({"students": students}, "Which students have not passed?")
+    assert failed.value == list(students.name[~students.passed])
+    mean = ask({"students": students}, "What is the average grade of students who passed?")
+    assert mean.value == pytest.approx(did.grade.mean())
+
+
+def test_a_quantity_said_with_its_attribute_or_another_unit_picks_rows() -> None:
+    """ "20 years old" is an Age of 20 (the unit is the one "old" is said in); "taller
+    than 1.7 m" of height_cm is a height over 170 (tall measures height, and the
+    metres are converted before the range is read)."""
+    students = pd.DataFrame(
+        {
+            "name": ["Ana", "Ben", "Cai", "Dee", "Eli"],
+            "age": [20, 22, 21, 23, 20],
+            "height_cm": [160, 170, 180, 175, 165],
+        }
+    )
+    twenty = ask({"students": students}, "Which students are 20 years old?")
+    assert twenty.value == list(students.name[students.age == 20])
+    tall = ask({"students": students}, "How many students are taller than 1.7 m?")
+    assert tall.value == int((students.height_cm > 170).sum())
+    feet = ask({"students": students}, "How many students are 6 feet tall?")
+    assert feet.value is None  # 6 feet is no height_cm of 6
+
+
+def test_a_share_of_a_measure_says_it_is_of_the_total_not_of_the_rows(engine: str) -> None:
+    """ "What share of units came from store A?" is store A's units over all units, and
+    the sentence says so (not "of the rows ... 3 of 6"); on either engine."""
+    sales = pd.DataFrame(
+        {
+            "store": ["A", "B", "A", "B", "A", "C"],
+            "units": [3, 5, 2, 7, 1, 4],
+        }
+    )
+    part, whole = int(sales.units[sales.store == "A"].sum()), int(sales.units.sum())
+    answer = ask({"sales": sales}, "What share of units came from store A?")
+    assert answer.value == pytest.approx(100 * part / whole)
+    assert f"of the total units is in the rows with store A ({part} of {whole})" in (
+        answer.sentence
+    )
+    rows = ask({"sales": sales}, "What share of the sales are from store A?")
+    assert rows.value == pytest.approx(100 * (sales.store == "A").mean())
+    assert "of the rows have store A (3 of 6)" in rows.sentence
+
+
+def test_a_month_named_over_a_column_of_dates_picks_its_dates(engine: str) -> None:
+    """ "How many sales were in February?" over a column of dates: the month of each date
+    is February's (on either engine); a month no date has answers 0, never every row."""
+    sales = pd.DataFrame(
+        {
+            "date": pd.to_datetime(
+                ["2024-01-05", "2024-01-20", "2024-02-03", "2024-02-14", "2024-03-01"]
+            ),
+            "store": ["A", "B", "A", "B", "C"],
+            "units": [3, 5, 2, 7, 1],
+        }
+    )
+    month = sales.date.dt.month
+    february = ask({"sales": sales}, "How many sales were in February?")
+    assert february.value == int((month == 2).sum())
+    march = ask({"sales": sales}, "What were the total units sold in March?")
+    assert march.value == int(sales.units[month == 3].sum())
+    top = ask({"sales": sales}, "Which store sold the most units in January?")
+    january = sales[month == 1]
+    assert top.value == january.store[january.units.idxmax()]
+    assert ask({"sales": sales}, "How many sales were in June?").value == 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..query import Plan
-from ..result import MAX_LIST, MAX_ROWS, PlanError, Result, plain
+from ..result import MAX_LIST, MAX_ROWS, PlanError, Result, measure_share, plain
 from .compile import Engine, engine_for
 from .compile_more import MORE_OPS
 from .compile_rows import ROW_OPS
@@ -47,8 +47,9 @@ def _share(e: Engine, plan: Plan) -> Result:
     if base_n == 0:
         raise PlanError("the base of the share has no rows")
     if plan.measure is not None and plan.condition:
-        whole = float(got_base["x"] or 0.0)
-        share = float(got_part["x"] or 0.0) / whole * 100 if whole else 0.0
+        whole, some = float(got_base["x"] or 0.0), float(got_part["x"] or 0.0)
+        share = some / whole * 100 if whole else 0.0
+        return measure_share(share, part_n, base_n, some, whole, plan.measure)
     else:
         share = part_n / base_n * 100
     frame = pd.DataFrame({"rows": [part_n], "of": [base_n], "share %": [share]})

@@ -174,6 +174,10 @@ def _derived(t: Any, d: Derived) -> Any:
     for name in (d.column, d.other):
         if name is not None:
             kind(t, name)  # a PlanError for a column that is not there
+    if d.op == "month":
+        if kind(t, d.column) not in ("time", "date"):
+            raise PlanError(f"{d.column} holds no dates to read months of")
+        return t[d.column].month().cast("float64")
     if d.op in ("length", "words"):
         if kind(t, d.column) != "text":
             raise PlanError(f"{d.column} holds no text to measure")
