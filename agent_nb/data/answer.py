@@ -119,6 +119,8 @@ class Answer:
         why = next((u.why for u in self.unplaced if u.asked), "")
         if why and not self.not_applied:  # the first word's reason: what to reword
             words[0] += f" ({why})"
+        if not self.not_applied and all(u.form for u in self.unplaced if u.asked):
+            return f"{read}, but I could not place {', '.join(words)}. Reword the question."
         return (
             f"{read}, but I could not place {', '.join(words)}. Say what it means in the "
             "data context (a column's description or a value's synonyms: `--data-context` "

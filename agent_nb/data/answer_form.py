@@ -1172,7 +1172,7 @@ def _when_answered_without_a_time(f: Form) -> list[Unplaced]:
     if not values or any(_holds_a_time(v) for v in values):
         return _times_differ(f)
     why = f"'when' asks for a time, and the answer, {values[0]!s}, holds none"
-    return [Unplaced("when", why)]
+    return [Unplaced("when", why, form=True)]
 
 
 def _where_answered_without_a_place(f: Form) -> list[Unplaced]:
@@ -1193,7 +1193,7 @@ def _where_answered_without_a_place(f: Form) -> list[Unplaced]:
         if not col.numeric and any(_a_place(p) for p in col.parts):
             return []
     what = f"the answer states {shown}" if shown is not None else "the answer is a number"
-    return [Unplaced("where", f"'where' asks for a place, and {what}")]
+    return [Unplaced("where", f"'where' asks for a place, and {what}", form=True)]
 
 
 def _a_place(word: str) -> bool:
@@ -1245,7 +1245,7 @@ def _rows_differ(f: Form) -> list[Unplaced]:
         f"the {len(picked)} rows that match have {differ} different {plan.group_by} values, "
         "and it does not say which: the first, the last, or all"
     )
-    return [Unplaced(word, why)]
+    return [Unplaced(word, why, form=True)]
 
 
 #: The determiners that ask for any one of the rows that match ("name a player who ...").

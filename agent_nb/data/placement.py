@@ -79,6 +79,9 @@ class Unplaced:
     word: str
     why: str
     asked: bool = True
+    # the word is understood, and the answer is of another form than it asks for (a
+    # place, a time, one of several rows): a rewording helps, a data context does not
+    form: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -264,7 +267,10 @@ def _said_as_measured(a: _Ask, end: int) -> bool:
     """ "20 years old", "6 feet tall": the adjective after the unit names the attribute a
     plan column measures (Age), in the unit the phrase itself is said in."""
     after = phrase(a.r.question[end:]).split()[:1]
-    return bool(after) and _measures_attribute(after[0], a.plan_columns, a.r.table)
+    columns = a.r.table.columns
+    # (not a column of times taken, "3:45", read in seconds: "3 minutes long" converts)
+    kept = [c for c in a.plan_columns if c in columns and not columns[c].duration]
+    return bool(after) and _measures_attribute(after[0], kept, a.r.table)
 
 
 def _answer_unit(a: _Ask) -> tuple[str, str] | None:

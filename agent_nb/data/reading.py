@@ -429,7 +429,11 @@ def _without_a_total_of(
     number's quantity, as "the amount of X" is X; a column it alone names (Total) is not
     named."""
     starts = {s.start for s in stated}
-    quantity = {t for i, t in enumerate(tokens[:-2]) if tokens[i + 1] == "of" and i + 2 in starts}
+    quantity = {
+        t
+        for i, t in enumerate(tokens[:-2])
+        if t in AGG_WORDS["sum"] and tokens[i + 1] == "of" and i + 2 in starts
+    }  # (not "a score of 2-0", "the song of 2014": a column's own noun)
     return {n: (sc, ws) for n, (sc, ws) in named.items() if not ws or not ws <= quantity}
 
 
