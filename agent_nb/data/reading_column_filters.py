@@ -222,6 +222,31 @@ def binary_filters(r: Any, taken: set[str]) -> list[Filter]:
                 words=words,
             )
         )
+    return out + opposite_filters(r, taken | {f.column for f in out})
+
+
+def opposite_filters(r: Any, taken: set[str]) -> list[Filter]:
+    """ "Did anyone fail?" over a yes/no column named passed: a verb WordNet gives as the
+    opposite of the column's name picks the rows where it is False (or 0)."""
+    from .wordnet import antonyms, lemmas
+
+    out = []
+    for name, col in r.table.columns.items():
+        if name in taken or name in r.named or col.nunique != 2 or len(col.parts) != 1:
+            continue
+        s = r.table.df[name].dropna()
+        values = set(s.unique().tolist())
+        if values not in ({0, 1}, {True, False}):
+            continue
+        own = {col.parts[0], *lemmas(col.parts[0])}
+        for at, token in enumerate(r.tokens):
+            if not own & {a for w in {token, *lemmas(token)} for a in antonyms(w)}:
+                continue
+            no: Any = False if s.dtype == bool else 0
+            neg = negated_at(r, at)
+            value = (True if no is False else 1) if neg else no
+            out.append(Filter(column=name, op="=", value=value, words=(token, *neg)))
+            break
     return out
 
 

@@ -280,3 +280,41 @@ def test_a_month_named_over_a_column_of_dates_picks_its_dates(engine: str) -> No
     january = sales[month == 1]
     assert top.value == january.store[january.units.idxmax()]
     assert ask({"sales": sales}, "How many sales were in June?").value == 0
+
+
+def test_a_total_of_a_number_is_that_number_not_the_total_column() -> None:
+    """ "Which other nation won a total of three bronze medals?" over a medal table with a
+    Total column: "a total of three" is three bronze medals, not the Total column, and
+    the answer must name a nation (a sum of Bronze names none). "A score of 2-0" still
+    names Score."""
+    medals = pd.DataFrame(
+        {
+            "Nation": ["Norway", "Switzerland", "France", "Italy", "Japan", "Peru"],
+            "Gold": [5, 2, 1, 1, 0, 0],
+            "Silver": [3, 1, 2, 0, 1, 0],
+            "Bronze": [2, 3, 3, 1, 0, 1],
+            "Total": [10, 6, 6, 2, 1, 1],
+        }
+    )
+    other = ask(
+        {"medals": medals}, "Other than Switzerland, which other nation won a total of 3 bronze?"
+    )
+    # read as a sum of Bronze (the planner's "total"): no nation, so nothing is stated
+    assert other.value is None
+    assert "'which' asks for a row or a group" in other.sentence
+    games = pd.DataFrame({"Opponent": ["A", "B", "C", "D"], "Score": ["2–0", "1–1", "2–0", "0–3"]})
+    score = ask({"games": games}, "What is the number of games that had a score of 2-0?")
+    assert score.value == int((games.Score == "2–0").sum())
+
+
+def test_the_opposite_of_a_yes_or_no_columns_verb_picks_the_rows_that_did_not() -> None:
+    """ "Did anyone fail?" over a column named passed: WordNet gives fail as the opposite
+    of pass, so the rows where passed is False; "did not fail" the True ones."""
+    students = pd.DataFrame(
+        {"name": ["Ana", "Ben", "Cai", "Dee", "Eli"], "passed": [True, True, True, False, True]}
+    )
+    assert ask({"students": students}, "Did anyone fail?").value is True
+    failed = ask({"students": students}, "How many students failed?")
+    assert failed.value == int((~students.passed).sum())
+    kept = ask({"students": students}, "Which students did not fail?")
+    assert kept.value == list(students.name[students.passed])
