@@ -236,7 +236,9 @@ def opposite_filters(r: Any, taken: set[str]) -> list[Filter]:
             continue
         s = r.table.df[name].dropna()
         values = set(s.unique().tolist())
-        if values not in ({0, 1}, {True, False}):
+        # True and False, or 0 and 1 under a participle ("survived"): a count that holds
+        # only 0 and 1 ("Lost" of a short season) says no yes or no
+        if not (s.dtype == bool or (values == {0, 1} and col.parts[0].endswith("ed"))):
             continue
         own = {col.parts[0], *lemmas(col.parts[0])}
         for at, token in enumerate(r.tokens):
