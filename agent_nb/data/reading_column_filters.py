@@ -230,9 +230,17 @@ def opposite_filters(r: Any, taken: set[str]) -> list[Filter]:
     opposite of the column's name picks the rows where it is False (or 0)."""
     from .wordnet import antonyms, lemmas
 
+    opposites = {  # each word's opposites, once: the columns are many, the words few
+        at: {a for w in {token, *lemmas(token)} for a in antonyms(w)}
+        for at, token in enumerate(r.tokens)
+    }
     out = []
     for name, col in r.table.columns.items():
         if name in taken or name in r.named or col.nunique != 2 or len(col.parts) != 1:
+            continue
+        own = {col.parts[0], *lemmas(col.parts[0])}
+        at = next((i for i, o in opposites.items() if own & o), None)
+        if at is None:
             continue
         s = r.table.df[name].dropna()
         values = set(s.unique().tolist())
@@ -240,15 +248,10 @@ def opposite_filters(r: Any, taken: set[str]) -> list[Filter]:
         # only 0 and 1 ("Lost" of a short season) says no yes or no
         if not (s.dtype == bool or (values == {0, 1} and col.parts[0].endswith("ed"))):
             continue
-        own = {col.parts[0], *lemmas(col.parts[0])}
-        for at, token in enumerate(r.tokens):
-            if not own & {a for w in {token, *lemmas(token)} for a in antonyms(w)}:
-                continue
-            no: Any = False if s.dtype == bool else 0
-            neg = negated_at(r, at)
-            value = (True if no is False else 1) if neg else no
-            out.append(Filter(column=name, op="=", value=value, words=(token, *neg)))
-            break
+        no: Any = False if s.dtype == bool else 0
+        neg = negated_at(r, at)
+        value = (True if no is False else 1) if neg else no
+        out.append(Filter(column=name, op="=", value=value, words=(r.tokens[at], *neg)))
     return out
 
 
