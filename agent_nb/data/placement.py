@@ -704,8 +704,8 @@ def _what_was_the(a: _Ask) -> bool:
         # "what is the date of the first episode": the date (a column's) is asked for;
         # "the name of the first rider" is the rider's, whatever the column is called
         return _names_another_column(a)
-    ordered = i >= 0 and (t[i] in ("first", "last", "only") or t[i].endswith("est"))
-    while ordered and i > 0 and (t[i] in ("first", "last", "only") or t[i] in a.r.up | a.r.down):
+    ordered = i >= 0 and (t[i] in _ONE_OF_AN_ORDER or t[i].endswith("est"))
+    while ordered and i > 0 and (t[i] in _ONE_OF_AN_ORDER or t[i] in a.r.up | a.r.down):
         i -= 1
     if t[max(0, i - 2) : i + 1] in _WHO_IS_THE:
         # "who was the (last) opponent": the noun is asked for where it names a column
@@ -719,6 +719,9 @@ def _what_was_the(a: _Ask) -> bool:
 
 _WHAT_IS_THE = [["what", w, "the"] for w in ("is", "was", "are", "were")]
 _WHO_IS_THE = [["who", w, "the"] for w in ("is", "was", "are", "were")]
+#: Words before a noun that pick one row of an order: "the last year that ...", "the
+#: only ship built as ...".
+_ONE_OF_AN_ORDER = frozenset(("first", "last", "only"))
 
 
 def _names_another_column(a: _Ask, *, text: bool = False) -> bool:

@@ -319,13 +319,11 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     near = sorted(before, key=lambda c: at - r.where[c.name]) or sorted(
         named, key=lambda c: r.where.get(c.name, at) - at
     )
-    asks_row = (
-        re.match(r"^\W*(who|which)\b", r.text)
-        or (  # "who finished first": the label
-            # "what was the first car with 8 cylinders?" of a table named cars: a car, by name
-            r.tokens[at + 1 : at + 2]
-            and singular(r.tokens[at + 1]) == singular(phrase(r.table.name))
-        )
+    # "who finished first": the label; so is "the first car with 8 cylinders" of a table
+    # named cars (a car, by its name)
+    table_noun = singular(phrase(r.table.name))
+    asks_row = bool(re.match(r"^\W*(who|which)\b", r.text)) or any(
+        singular(t) == table_noun for t in r.tokens[at + 1 : at + 2]
     )
     # "who wrote the first episode": the column its verb names (Written by), else the label
     by_verb = [
