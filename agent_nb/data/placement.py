@@ -257,20 +257,34 @@ def _unit_not_applied(a: _Ask) -> str | None:
 
     for q in quantities(a.r.question):
         if a.word in {w for x in q.words[1:] for w in phrase(x).split()}:
-            if _said_as_measured(a, q.span[1]):
-                return None
             return f"'{' '.join(q.words)}' is in {q.unit.name}s, and no column read is"
     return None
 
 
-def _said_as_measured(a: _Ask, end: int) -> bool:
-    """ "20 years old", "6 feet tall": the adjective after the unit names the attribute a
-    plan column measures (Age), in the unit the phrase itself is said in."""
-    after = phrase(a.r.question[end:]).split()[:1]
-    columns = a.r.table.columns
-    # (not a column of times taken, "3:45", read in seconds: "3 minutes long" converts)
-    kept = [c for c in a.plan_columns if c in columns and not columns[c].duration]
-    return bool(after) and _measures_attribute(after[0], kept, a.r.table)
+def _unit_of_the_attribute(word: str, plan: Plan, r: Reading) -> bool:
+    """Whether ``word`` is the unit of a quantity said with the adjective of the attribute
+    a plan column measures, after the unit ("20 years old") or as the comparative before
+    the number ("older than 20 years"): an age in years, the column's own (Age). Only a
+    unit of time, over a column that names no unit: "taller than 6 feet" of a Height with
+    no unit stays unplaced (its metres are not feet), and a column of times taken
+    ("3:45", read in seconds) converts "3 minutes long"."""
+    from .units import column_unit, quantities
+
+    columns = r.table.columns
+    kept = [
+        c for c in plan.columns()
+        if c in columns and not columns[c].duration and column_unit(c) is None
+    ]  # fmt: skip
+    for q in quantities(r.question):
+        if q.unit.dimension != "[time]":
+            continue
+        if word not in {w for x in q.words[1:] for w in phrase(x).split()}:
+            continue
+        before = [t for t in phrase(r.question[: q.span[0]]).split()[-2:] if t != "than"]
+        after = phrase(r.question[q.span[1] :]).split()[:1]
+        if any(_measures_attribute(w, kept, r.table) for w in (*after, *before[-1:])):
+            return True
+    return False
 
 
 def _answer_unit(a: _Ask) -> tuple[str, str] | None:
@@ -946,6 +960,8 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
         return True
     measured = (plan.measure, plan.group_by)
     if _measures_attribute(word, measured, r.table) or _pertains_to(word, plan.columns(), r.table):
+        return True
+    if _unit_of_the_attribute(word, plan, r):  # "20 years old" of Age
         return True
     if r.end_of_order(word) and plan.measure in r.table.columns:  # "founded last": the latest
         return bool(r.table.columns[plan.measure].ends)

@@ -221,9 +221,9 @@ def test_a_yes_or_no_column_named_by_its_verb_picks_the_rows_that_did() -> None:
 
 
 def test_a_quantity_said_with_its_attribute_or_another_unit_picks_rows() -> None:
-    """ "20 years old" is an Age of 20 (the unit is the one "old" is said in); "taller
-    than 1.7 m" of height_cm is a height over 170 (tall measures height, and the
-    metres are converted before the range is read)."""
+    """ "20 years old" and "older than 20 years" are Ages (years are the unit an age is
+    said in); "taller than 1.7 m" of height_cm is a height over 170 (tall measures
+    height, and the metres are converted before the range is read)."""
     students = pd.DataFrame(
         {
             "name": ["Ana", "Ben", "Cai", "Dee", "Eli"],
@@ -237,6 +237,14 @@ def test_a_quantity_said_with_its_attribute_or_another_unit_picks_rows() -> None
     assert tall.value == int((students.height_cm > 170).sum())
     feet = ask({"students": students}, "How many students are 6 feet tall?")
     assert feet.value is None  # 6 feet is no height_cm of 6
+    # years are the unit an age is said in: placed, with no note, before or after
+    older = ask({"students": students}, "How many students are older than 20 years?")
+    assert older.value == int((students.age > 20).sum()) and not older.left_out
+    assert ask({"students": students}, "Who is 22 years old?").left_out == ()
+    # a length with no unit of its own is not taken to be in feet
+    unitless = students.rename(columns={"height_cm": "height"})
+    tall = ask({"students": unitless}, "How many students are taller than 6 feet?")
+    assert tall.value is None
 
 
 def test_a_share_of_a_measure_says_it_is_of_the_total_not_of_the_rows(engine: str) -> None:
