@@ -37,11 +37,10 @@ from .profiles import profiled
 from .query import Plan
 from .reading import Reading, unused_words
 from .table import Table
-from .words import COMPARATORS, EXCEPT, NEGATION, phrase
+from .words import COMPARING, EXCEPT, NEGATION, phrase
 
 __all__ = ["Answer", "ask", "refine"]
 
-_CHANGERS = {w for p, _ in COMPARATORS for w in p.split()} - {"of", "to", "as", "or", "no", "not"}
 #: The one-word exclusions ("outside of the US", "except 2010"): unused, they block.
 _EXCLUDING = frozenset(p for p in EXCEPT if " " not in p)
 _EMPTY_OK = re.compile(r"\b(empty list|if there are none|none answer)\b")
@@ -227,7 +226,7 @@ def _changers(r: Reading, used: set[str]) -> list[int]:
         if token in used:
             continue
         if i in numbers and token not in r.k_words:
-            if token.isdigit() or (i > 0 and r.tokens[i - 1] in _CHANGERS | {"than", "between"}):
+            if token.isdigit() or (i > 0 and r.tokens[i - 1] in COMPARING | {"than", "between"}):
                 out.append(i)  # "one season" is not a threshold
         elif (
             (token in NEGATION or token == "t")
@@ -250,7 +249,7 @@ def _changers(r: Reading, used: set[str]) -> list[int]:
                 continue
             out.append(i)
         elif token in value_words or (
-            token in _CHANGERS and i + 1 < len(r.tokens) and r.tokens[i + 1] == "than"
+            token in COMPARING and i + 1 < len(r.tokens) and r.tokens[i + 1] == "than"
         ):
             out.append(i)
     return out

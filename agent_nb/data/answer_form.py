@@ -1209,17 +1209,26 @@ _PLACE_KINDS = frozenset(("location", "structure", "establishment"))
 def _times_differ(f: Form) -> list[Unplaced]:
     """ "When was the only car with 3 cylinders built?" where 4 cars have 3, built in
     different years: the first row's year is one of four, and no word asked for it."""
+    differ = _lookup_differs(f, set(LOOKUP_ENDS))  # "when was their first win?": the first
+    if differ is None:
+        return []
+    rows, times = differ
+    return [Unplaced("when", f"the {rows} rows that match have {times} different times")]
+
+
+def _lookup_differs(f: Form, asks_one: set[str]) -> tuple[int, int] | None:
+    """For a lookup over filters that no word of ``asks_one`` settles ("the first", "a"):
+    how many rows match and how many different values they give, where more than one."""
     plan = f.plan
     if plan.op != "lookup" or plan.offset or plan.group_by is None or not plan.filters:
-        return []
-    if set(f.r.tokens) & set(LOOKUP_ENDS):
-        return []  # "when was their first win?": the first row's
+        return None
+    if set(f.r.tokens) & asks_one:
+        return None
     picked = _picked(f, plan.filters)
-    times = 0 if picked is None or plan.group_by not in picked else picked[plan.group_by].nunique()
-    if times < 2:
-        return []
-    why = f"the {len(picked)} rows that match have {times} different times"
-    return [Unplaced("when", why)]
+    if picked is None or plan.group_by not in picked:
+        return None
+    differ = int(picked[plan.group_by].nunique())
+    return (len(picked), differ) if differ >= 2 else None  # one they share: "both used ..."
 
 
 def _rows_differ(f: Form) -> list[Unplaced]:
@@ -1227,22 +1236,15 @@ def _rows_differ(f: Form) -> list[Unplaced]:
     producers: the first row's is one of five, and no word asked for the first (an end,
     "first" or "last") or for any one ("name a player ...", "one", "any")."""
     plan, r = f.plan, f.r
-    if plan.op != "lookup" or plan.offset or plan.group_by is None or not plan.filters:
-        return []
     if _question_word(r, ("when",)) >= 0:
         return []  # said as times (`_times_differ`)
-    if set(r.tokens) & (set(LOOKUP_ENDS) | _ANY_ONE):
+    differ = _lookup_differs(f, set(LOOKUP_ENDS) | _ANY_ONE)
+    if differ is None:
         return []
-    picked = _picked(f, plan.filters)
-    if picked is None or plan.group_by not in picked:
-        return []
-    differ = picked[plan.group_by].nunique()
-    if differ < 2:
-        return []  # "both used what kind of chassis?": the one they share
     i = _question_word(r, WHICH | {"what"})
-    word = r.tokens[i] if i >= 0 else plan.group_by
+    word = r.tokens[i] if i >= 0 else str(plan.group_by)
     why = (
-        f"the {len(picked)} rows that match have {differ} different {plan.group_by} values, "
+        f"the {differ[0]} rows that match have {differ[1]} different {plan.group_by} values, "
         "and it does not say which: the first, the last, or all"
     )
     return [Unplaced(word, why, form=True)]

@@ -15,6 +15,7 @@ import re
 from typing import Any, Literal
 
 from .query import LOOKUP_ENDS, Filter, Plan
+from .reading_column_filters import yes_or_no
 from .row_order import chronology
 from .table import holds_years
 from .word_classes import is_noun
@@ -108,7 +109,7 @@ def distinct_count(p: Any) -> None:
         c
         for c in p.best(("category", "id"), exclude=list(fcols))
         if c.nunique > 1
-        and not _yes_or_no(p.t.df[c.name])  # "how many passed": the rows that did
+        and not yes_or_no(p.t.df[c.name])  # "how many passed": the rows that did
         and counted is not None
         and {*question_words(counted.group(0))} & r.named[c.name][1] - {"how", "many"}
         and r.named[c.name][1] - (c.words - set(c.parts))
@@ -118,12 +119,6 @@ def distinct_count(p: Any) -> None:
             Plan(op="aggregate", measure=kinds[0].name, agg="nunique", words=p.words(kinds[0])),
             f"how many distinct {kinds[0].name}",
         )
-
-
-def _yes_or_no(values: Any) -> bool:
-    """Whether a column holds only True and False (or 1 and 0)."""
-    held = set(values.dropna().unique().tolist())
-    return bool(held) and held <= {True, False}
 
 
 def _whole(col: Any, said: set[str]) -> bool:

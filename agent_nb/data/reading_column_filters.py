@@ -23,6 +23,7 @@ __all__ = [
     "negated_at",
     "ordinal_periods",
     "text_filters",
+    "yes_or_no",
 ]
 
 
@@ -186,8 +187,7 @@ def binary_filters(r: Any, taken: set[str]) -> list[Filter]:
         if name in taken or col.nunique != 2 or (not col.numeric and col.role != "category"):
             continue
         s = r.table.df[name].dropna()
-        values = set(s.unique().tolist())
-        if values not in ({0, 1}, {True, False}):
+        if not yes_or_no(s):
             continue
         before = r.tokens[max(0, at - 4) : at]
         # "how many students passed?", "players who retired": the yes/no column's verb
@@ -225,6 +225,11 @@ def binary_filters(r: Any, taken: set[str]) -> list[Filter]:
     return out + opposite_filters(r, taken | {f.column for f in out})
 
 
+def yes_or_no(values: Any) -> bool:
+    """Whether a column's values (missing ones dropped) are True and False, or 1 and 0."""
+    return set(values.dropna().unique().tolist()) == {0, 1}  # (True == 1, False == 0)
+
+
 def opposite_filters(r: Any, taken: set[str]) -> list[Filter]:
     """ "Did anyone fail?" over a yes/no column named passed: a verb WordNet gives as the
     opposite of the column's name picks the rows where it is False (or 0)."""
@@ -243,10 +248,9 @@ def opposite_filters(r: Any, taken: set[str]) -> list[Filter]:
         if at is None:
             continue
         s = r.table.df[name].dropna()
-        values = set(s.unique().tolist())
         # True and False, or 0 and 1 under a participle ("survived"): a count that holds
         # only 0 and 1 ("Lost" of a short season) says no yes or no
-        if not (s.dtype == bool or (values == {0, 1} and col.parts[0].endswith("ed"))):
+        if not yes_or_no(s) or not (s.dtype == bool or col.parts[0].endswith("ed")):
             continue
         no: Any = False if s.dtype == bool else 0
         neg = negated_at(r, at)

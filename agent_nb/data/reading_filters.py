@@ -288,11 +288,11 @@ def filters_of(r: Any) -> list[Filter]:
             col = unit  # "3000 points": the column named right after the number
         if cmp is not None and unit is None and cmp[0] != "=":  # "older than": its own word
             for c in t.columns.values():
-                if not c.numeric or not (c.name in r.named or _measured_by(cmp[1], c)):
+                measured = c.numeric and _measured_by(cmp[1], c)  # "taller": height
+                if not measured and not (c.numeric and c.name in r.named and set(cmp[1]) & c.words):
                     continue
                 # "taller than 1.7 m" of height_cm: the range in the column's own unit
-                within = in_column_unit(r, s, c, s.value)[0]
-                if (set(cmp[1]) & c.words or _measured_by(cmp[1], c)) and spans(t, c, within):
+                if spans(t, c, in_column_unit(r, s, c, s.value)[0]):
                     col = c
         if (  # "more than 3000 points": the column named by the unit, even past its range
             col is not None
@@ -400,10 +400,9 @@ def _bounded(tokens: list[str], i: int) -> bool:
     """Whether a comparison's words stand within the three words before the number at
     ``i`` ("at least half a million people"): a bound the reading did not read whole is
     no equality."""
-    from .words import COMPARATORS
+    from .words import COMPARING
 
-    said = {w for p, _ in COMPARATORS for w in p.split()} - {"of", "to", "as", "or", "a"}
-    return bool(set(tokens[max(0, i - 3) : i]) & (said | {"half"}))
+    return bool(set(tokens[max(0, i - 3) : i]) & (COMPARING | {"no", "not", "half"}))
 
 
 def _measured_by(words: tuple[str, ...], col: Column) -> bool:

@@ -18,6 +18,7 @@ __all__ = [
     "ASKING",
     "ASK_BOOL",
     "COMPARATORS",
+    "COMPARING",
     "CORR",
     "EXCEPT",
     "FILLER",
@@ -156,6 +157,11 @@ COMPARATORS: tuple[tuple[str, str], ...] = tuple(
     )
     for p in phrases.split("|")
 )
+#: The content words of the comparison phrases ("least", "than", "under"): the words that
+#: make a number a bound.
+COMPARING = frozenset(w for p, _ in COMPARATORS for w in p.split()) - {
+    "of", "to", "as", "or", "no", "not",
+}  # fmt: skip
 _NUMBER_WORDS = {
     "zero": 0,
     "one": 1,
