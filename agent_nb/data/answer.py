@@ -277,6 +277,7 @@ def _used(plan: Plan, r: Reading) -> set[str]:
 
 def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
     first: Answer | None = None
+    applied: Answer | None = None
     failed: list[str] = []
     for cand in cands:
         if cand.plan.op == "columns" and first is not None:
@@ -291,12 +292,33 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
             failed.append(f"{cand.plan.describe()}: {why}")
             continue
         answer = _judged(table, r, cand, result, failed)
+        if applied is not None:
+            if answer.understood and _refines(cand, applied.plan, r):
+                return answer
+            continue
         if not answer.not_applied:
-            return answer  # the first reading that applies every word that would change it
+            if answer.understood:
+                return answer  # the first reading that places every word that changes it
+            applied = answer  # a word is not placed: this one says so, unless ...
         first = first or answer
     if first is None:
         raise ValueError(failed[-1] if failed else "nothing in the question can be computed")
-    return first
+    return applied or first
+
+
+def _refines(cand: Candidate, plan: Plan, r: Reading) -> bool:
+    """Whether ``cand`` is ``plan`` made to place a word that one could not: the same
+    operation on the same columns, reading every word it read, with nothing left open
+    ("the last president from the Republican party": the president of the last
+    matching row, where the first reading took the matching row's)."""
+    mine = cand.plan
+    same = (mine.op, mine.group_by, mine.measure, mine.agg) == (
+        plan.op,
+        plan.group_by,
+        plan.measure,
+        plan.agg,
+    )
+    return same and not cand.open and _used(mine, r) >= _used(plan, r)
 
 
 def _judged(table: Table, r: Reading, cand: Candidate, result: Result, failed: list[str]) -> Answer:

@@ -460,7 +460,7 @@ def _total_not_taken(f: Form) -> list[Unplaced]:
 
 
 #: The aggregations that take an end of an order: what a superlative asks for.
-_ORDERING = frozenset(("max", "min", "range", "nth", "mode"))
+_ORDERING = frozenset(("max", "min", "range", "nth", "mode", "streak"))
 
 
 def _superlative_not_applied(f: Form) -> list[Unplaced]:

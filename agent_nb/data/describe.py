@@ -78,6 +78,14 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
             part = " and ".join(f.phrase() for f in plan.condition) or w.replace(" where ", "")
             of = w if plan.condition else ""
             return f"{format_number(v)}% of the rows{of} have {part} ({n} of {base})."
+        if plan.agg == "streak":
+            first, last = result.numbers.get("first"), result.numbers.get("last")
+            rows = f" (rows {int(first)} to {int(last)})" if first and last and v != 1 else ""
+            gaps = int(result.numbers.get("missing", 0))
+            tested = " or ".join(sorted({f.column for f in plan.filters}))
+            rows_are = "row with no {} is" if gaps == 1 else "rows with no {} are"
+            said = f"; {gaps} {rows_are.format(tested)} passed over" if gaps else ""
+            return f"{answer_text(v)} is the {sentence_of(plan)[4:]}{rows}{said}."
         if plan.measure is None:
             return f"{answer_text(v)} rows of {table}{w}."
         if plan.agg == "mode":
@@ -171,6 +179,8 @@ def sentence_of(plan: Plan) -> str:
     """A computed value's name: "the mean Age where Department Sales", "the rows where ..."."""
     w = where(plan)
     if plan.op == "aggregate":
+        if plan.agg == "streak":
+            return f"the longest run of consecutive rows{w}, in the table's order"
         if plan.measure is None:
             return f"the number of rows{w}"
         if plan.agg == "mode":

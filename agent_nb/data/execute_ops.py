@@ -54,6 +54,10 @@ def _reduce(values: Any, agg: str, k: int = 1, order: str = "desc") -> float:
 def _aggregate(table: Table, plan: Plan) -> Result:
     import pandas as pd
 
+    if plan.agg == "streak":  # the rows in the table's order, not only the matching ones
+        from .row_order import streak
+
+        return streak(table, plan)
     df = _rows(table, plan, empty_ok=plan.agg in ("count", "share"))
     if plan.agg == "share":
         if plan.condition:

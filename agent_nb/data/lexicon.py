@@ -22,7 +22,7 @@ from typing import Any
 
 from .cells import SCALE_WORDS, TIME, read_cell
 from .table import Column, Table
-from .word_classes import forms
+from .word_classes import a_person, forms, is_noun
 from .wordnet import lemmas
 from .words import (
     HIGH,
@@ -136,6 +136,27 @@ def _spelled(col: Column, tokens: list[str]) -> set[str]:
     return out
 
 
+def _truncated(col: Column, tokens: list[str]) -> set[str]:
+    """Words a name part cut short stands for: "position" of Pos., "average" of Avg,
+    "conference" of Conf. A part of 3 to 5 letters that is cut (a dot follows it in the
+    name) or a capitalised word WordNet does not know ("per" of Miles_per_Gallon is no
+    "percentage"), and a noun of the question that starts with it."""
+    from .wordnet import parts_of_speech
+
+    out: set[str] = set()
+    for part in re.findall(r"[A-Za-z]+\.?", col.name):
+        low = part.rstrip(".").lower()
+        if low in STOPWORDS or not 3 <= len(low) <= 5:
+            continue
+        if not part.endswith(".") and (parts_of_speech(low) or not part[0].isupper()):
+            continue
+        out |= {
+            t for t in tokens
+            if len(t) > len(low) + 1 and t.startswith(low) and t not in STOPWORDS and is_noun(t)
+        }  # fmt: skip
+    return out
+
+
 def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[float, set[str]]]:
     """Each named column's score and the question words its name used up."""
     asked = set(words)
@@ -147,6 +168,7 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
             lemma_of.setdefault(lemma, w)
     tokens = phrase(text).split()
     found: dict[str, tuple[float, set[str]]] = {}
+    name_parts = {p for c in table.columns.values() for p in c.parts}
     wholes: set[str] = set()  # columns the question names by their whole name
     spaced = f" {phrase(text)} "
     for col in table.columns.values():
@@ -172,13 +194,19 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         }
         synonyms = {lemma_of.get(w, w) for w in (col.words - set(col.parts)) if w in lemma_of}
         synonyms -= STOPWORDS
+        if col.parts == ("name",):  # "which player", "the swimmer from Ireland": a Name
+            # (not a word another column's name holds: "# of prisoners designed for")
+            synonyms |= {
+                w for w in words
+                if w not in STOPWORDS and singular(w) not in name_parts and a_person(w)
+            }  # fmt: skip
         compact = phrase(col.name).replace(" ", "")
         glued = {t for t in tokens if t == compact or singular(t) == compact}
         whole = f" {phrase(col.name)} " in spaced or bool(glued)
         if glued:  # "YearsAtCompany" written as one word names every part of the name
             own |= set(col.parts)
         short = _abbreviation(col, tokens)
-        spelled = _spelled(col, words)
+        spelled = _spelled(col, words) | _truncated(col, words)
         if not own and not synonyms and not short and not spelled and not whole:
             continue
         if (
@@ -251,6 +279,7 @@ def match_values(table: Table, text: str) -> list[Named]:
     hits += _glued(table, tokens, hits) + _shaped(table, text, tokens, hits)
     hits += _zero_padded(table, tokens, hits)
     hits += _known_as(table, tokens, hits)
+    hits += _offered_by_a_word(table, tokens, hits)
     for q in quoted:  # a quoted text that no value equals: inside a longer text value
         if any(phrase(str(h.value)) == phrase(q) for h in hits):
             continue
@@ -279,6 +308,46 @@ def match_values(table: Table, text: str) -> list[Named]:
             continue  # the same words name a value of another column: the first wins
         kept.append(h)
     return kept
+
+
+def _folded(text: str) -> str:
+    """``text`` without its accents ("Laçi": laci), as a question typed in ASCII has it."""
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _offered_by_a_word(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:
+    """ "Who had more draws, Laci or Bylis?": two words joined by "or", each a word of
+    exactly one value of the same column ("KF Laçi", "KS Bylis"), name those two values:
+    a choice between two rows, each named by its distinctive word."""
+    taken = {i for h in hits for i in range(h.start, h.start + len(h.words))}
+    for i in range(1, len(tokens) - 1):
+        a, b = tokens[i - 1], tokens[i + 1]
+        if tokens[i] != "or" or {i - 1, i + 1} & taken:
+            continue
+        if any(t in STOPWORDS or len(t) < 3 or t.isdigit() for t in (a, b)):
+            continue
+        for col in table.columns.values():
+            if col.role not in ("category", "label") or not col.values:
+                continue
+            found = []
+            for word in (a, b):
+                holding = [
+                    v for k, v in list(col.values.items())[:MAX_OFFERED]
+                    if word in _folded(k).split()
+                ]  # fmt: skip
+                found.append(holding[0] if len(holding) == 1 else None)
+            if found[0] is not None and found[1] is not None and found[0] != found[1]:
+                return [
+                    Named(col, found[0], (a,), i - 1),
+                    Named(col, found[1], (b,), i + 1),
+                ]
+    return []
+
+
+#: The values a word of an offered choice is looked for in (a label's first ones).
+MAX_OFFERED = 2_000
 
 
 def _known_as(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:

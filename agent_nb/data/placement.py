@@ -593,7 +593,7 @@ def _counted_elsewhere(a: _Ask) -> str | None:
 
     if a.word not in how_words(a.r.text):
         return None
-    counts = a.plan.agg in ("count", "nunique") and a.plan.op in ("aggregate", "rank")
+    counts = a.plan.agg in ("count", "nunique", "streak") and a.plan.op in ("aggregate", "rank")
     if counts or a.plan.op == "shape" or _kind_of_a_plan_column(a) or _a_count_of(a):
         return None
     return f"the question counts its '{a.word}', and the answer is {a.plan.describe()}"
@@ -982,7 +982,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
             return True
     if plan.op == "aggregate" and word in AGG_NAME.get(plan.agg, "").split():
         return True  # the operation's own name: "standard deviation"
-    counts = plan.agg in ("count", "mode") or (plan.op == "rank" and plan.measure is None)
+    counts = plan.agg in ("count", "mode", "streak") or (plan.op == "rank" and plan.measure is None)
     if counts and MODE.search(f"most {word}") and word not in ("most", "least"):
         return True
     return counts and bool(HOW_MANY.search(word))

@@ -26,17 +26,19 @@ from .planner_bool import boolean_plans
 from .planner_cues import counted_word, counts_from_the_top, counts_rows, default_agg
 from .planner_list import list_plans
 from .planner_pairs import correlation
-from .planner_rows import first_of_two, how_often, options_held, others_sharing
+from .planner_rows import first_of_two, how_often, options_held, others_sharing, streaks
 from .planner_value import value
 from .query import Agg, Derived, Plan
 from .reading import Reading, read
 from .table import Column, Table
+from .word_classes import a_person
 from .words import (
     AGG_WORDS,
     CORR,
     HOW_MANY,
     MISSING,
     MODE,
+    STOPWORDS,
     cues,
     singular,
 )
@@ -51,6 +53,12 @@ class Candidate:
     plan: Plan
     reasons: tuple[str, ...]
     open: bool = False
+
+
+def _of_people(col: Column) -> bool:
+    """Whether the column's name says it names people: Name, Player, Winner, Contestant
+    (not Constituency Name)."""
+    return col.parts == ("name",) or any(a_person(p) for p in col.parts)
 
 
 class _Planner:
@@ -165,12 +173,23 @@ class _Planner:
             return self.t.columns[self.t.index]
         labels = [c for c in self.t.of("label") if c.name not in exclude]
         if not labels:  # a column of names that repeat ("Lifter Name", "PLAYER")
-            people = {"name", "player", "person"}
             labels = [
                 c
                 for c in self.t.of("category")
-                if c.name not in exclude and not c.numeric and people & set(c.parts)
+                if c.name not in exclude
+                and not c.numeric
+                and (_of_people(c) or c.name in self.r.named)
             ]
+        if self.r.tokens[:1] in (["who"], ["whom"]):  # a named column first
+            # "who was the only 17 year old delegate": a column of people's names next,
+            # where a person noun no filter or column took says the rows are people
+            # ("who was the only champion" of a Finished column: the first label, a team)
+            taken = {w for f in self.r.filters for w in f.words}
+            taken |= {w for _, ws in self.r.named.values() for w in ws}
+            people = any(
+                a_person(t) for t in self.r.tokens[1:] if t not in taken and t not in STOPWORDS
+            )
+            labels.sort(key=lambda c: (c.name not in self.r.named, people and not _of_people(c)))
         return labels[0] if labels else None
 
     # -- the plan -----------------------------------------------------------
@@ -192,6 +211,7 @@ class _Planner:
                 Plan(op="missing", measure=col.name if col else None, words=self.words(col)),
                 "a missing-values question",
             )
+        streaks(self, tuple(r.filters))  # "how many consecutive wins": a strong cue, first
         how_often(self, tuple(r.filters))  # "appears exactly once": a strong cue, first
         options_held(self, tuple(r.filters))  # "was it A or B?": which one, first
         others_sharing(self, tuple(r.filters))  # "the same C as X": the others, first

@@ -205,6 +205,8 @@ def grouped(
                 )
         return
     if m is None:
+        if group.role == "label":
+            return  # a label's rows, named ("which player is from Ireland"): the lookup's
         p.add(
             Plan(
                 op="rank",

@@ -19,7 +19,7 @@ from .reading_column_filters import yes_or_no
 from .row_order import chronology
 from .table import holds_years
 from .word_classes import is_noun
-from .words import phrase, question_words, singular
+from .words import HOW_MANY, TREND, phrase, question_words, singular
 
 __all__ = [
     "closest",
@@ -30,6 +30,7 @@ __all__ = [
     "options_held",
     "others_sharing",
     "row_lookups",
+    "streaks",
     "table_ends",
     "when_lookup",
 ]
@@ -421,4 +422,42 @@ def how_often(p: Any, filters: tuple[Filter, ...]) -> None:
             words=(*p.words(cols[0]), ("having", words)),
         ),
         f"the {cols[0].name} values whose rows number {found.group(0)}",
+    )
+
+
+#: The words of a run of rows one after another ("three consecutive wins", "a winning
+#: streak", "five in a row", "straight wins": an adjective before a noun).
+_IN_A_ROW = re.compile(r"\b(consecutive(?:ly)?|in a row|streak|straight)\b")
+
+
+def streaks(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "How many consecutive wins did they have?", "the longest winning streak": the
+    longest run of rows that match the filters, one after another in the table's order.
+    A noun after the run's word that names the table's time ("consecutive years") says
+    what each row is, and is placed by the run."""
+    r = p.r
+    found = _IN_A_ROW.search(r.text)
+    if found is None or not filters or r.expect in ("list", "boolean"):
+        return
+    said = found.group(0).split()
+    at = r.tokens.index(said[-1]) if said[-1] in r.tokens else -1
+    after = r.tokens[at + 1] if 0 <= at < len(r.tokens) - 1 else ""
+    if said == ["straight"] and not (after.endswith("s") and is_noun(after)):
+        return  # "a straight flush": no run
+    if not (HOW_MANY.search(r.text) or r.high) or r.cues & TREND:
+        return  # "which years were consecutive": no length; "years ... increase": a trend
+    ends = tuple(t for t in r.tokens if t in r.up)  # "the most consecutive", "the longest"
+    unit = [
+        (n, (after,))
+        for n, (_, ws) in r.named.items()
+        if p.t.columns[n].role == "time" and (after in ws or singular(after) in ws)
+    ]
+    p.add(
+        Plan(
+            op="aggregate",
+            agg="streak",
+            filters=filters,
+            words=(("run", (*said, *ends)), *unit[:1]),
+        ),
+        "the longest run of matching rows, in the table's order",
     )

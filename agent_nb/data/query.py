@@ -91,6 +91,7 @@ Agg = Literal[
     "share",
     "mode",
     "nth",
+    "streak",
 ]
 DeriveOp = Literal["+", "-", "*", "/", "length", "words", "month"]
 FILTER_OPS: tuple[str, ...] = FilterOp.__args__  # type: ignore[attr-defined]
@@ -111,6 +112,7 @@ AGG_NAME = {
     "nunique": "number of distinct",
     "nth": "n-th",
     "mode": "most common",
+    "streak": "longest run of",
 }
 #: The parts each operation cannot run without (a tuple of alternatives: any one will do).
 #: `Plan` refuses a plan without them, and the chooser's grammar (`choose.plan_schema`)

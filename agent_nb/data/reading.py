@@ -24,7 +24,7 @@ from .reading_filters import comparator, filters_of, spans, without_instructions
 from .reading_same_row import same_as_a_named_row
 from .reading_than_row import than_a_named_row
 from .table import Column, Table
-from .word_classes import DETERMINERS, FEWER, MORE
+from .word_classes import DETERMINERS, FEWER, MORE, is_noun
 from .wordnet import pole, pole_on
 from .words import (
     AGG_WORDS,
@@ -142,6 +142,8 @@ class Reading:
         end = self.end_of_order(word)
         if end:
             return end
+        if self.either and "than" not in self.tokens and word in MORE | FEWER:
+            return 1 if word in MORE else -1  # "who had more draws, A or B?": the higher
         return pole(word, self._nouns) or (1 if word in HIGH else -1 if word in LOW else 0)
 
     def end_of_order(self, word: str) -> int:
@@ -306,6 +308,20 @@ _NAME_ONE = re.compile(
 )
 
 
+def _asks_a_row(text: str) -> bool:
+    """Whether the question asks for a row or its name, whatever number it mentions:
+    "which driver ...", "who ...", "what country has the largest number of ..." (the noun
+    after "what" is asked; not "what number of ...", nor "what is ...")."""
+    if re.match(r"^\W*(which|who)\b", text):
+        return True
+    asked = re.match(r"^\W*what\s+(\w+)", text)
+    if asked is None:
+        return False
+    word = asked.group(1)
+    computed = {w for cue in AGG_WORDS.values() for w in cue} | {"amount", "quantity"}
+    return word not in STOPWORDS | computed and not HOW_MANY.search(word) and is_noun(word)
+
+
 def read(table: Table, question: str) -> Reading:
     """The reading of ``question`` over ``table`` (see the module docstring)."""
     asked = question
@@ -377,7 +393,7 @@ def read(table: Table, question: str) -> Reading:
         and (singular(plural.group(2)) != plural.group(2))
     ):
         expect = "list"  # "which islands are there?", "which countries won more than ...?"
-    if expect is None and HOW_MANY.search(text) and not re.match(r"^\W*(which|who)\b", text):
+    if expect is None and HOW_MANY.search(text) and not _asks_a_row(text):
         expect = "number"  # "which driver completed the least number of laps?" asks a row
     negated = [(i, t) for i, t in enumerate(tokens) if _NEG.fullmatch(t) or t in NEGATION]
     reading = Reading(
@@ -477,6 +493,7 @@ def unused_words(
     spent = {w for _, (_, ws) in r.named.items() for w in ws} & used
     cues = HIGH | LOW | TREND | MISSING | {w for ws in AGG_WORDS.values() for w in ws}
     cues |= CORR if op == "correlation" else set()
+    cues |= (r.up | r.down) & (MORE | FEWER)  # "who had more draws, A or B?" (`Reading.side`)
     rows = {singular(w) for w in phrase(r.table.name).split()}  # "cars" of table cars
     rows |= {  # the "per" of Miles_per_Gallon
         w for n in r.named if columns is None or n in columns for w in phrase(n).split()

@@ -243,6 +243,10 @@ def filters_of(r: Any) -> list[Filter]:
             if inside is not None:
                 out.append(inside)
                 continue
+            labelled = _labelled_by(r, s)
+            if labelled is not None:
+                out.append(labelled)
+                continue
             if not _counts_a_column(r, after, s) or _bounded(r.tokens, i):
                 continue
             cmp = ("=", ())  # "cars with 8 cylinders": Cylinders, as many as said
@@ -427,6 +431,24 @@ def _counts_a_column(r: Any, after: list[str], s: Stated) -> bool:
     if any(set(s.words) & set(phrase(n).split()) for n in cols):
         return False  # "the 2009 arms sales": the number is part of a column's name
     return any(r.table.columns[n].integer for n in cols)
+
+
+def _labelled_by(r: Any, s: Stated) -> Filter | None:
+    """ "Rank 3", "week 5", "position 24": a number right after the noun of a numeric
+    column names the rows that hold it, where that column holds it (and the noun names
+    no other numeric column)."""
+    i = s.start
+    if i < 1 or not float(s.value).is_integer() or _bounded(r.tokens, i - 1):
+        return None
+    lead = r.tokens[i - 1]
+    cols = [
+        r.table.columns[n]
+        for n, (_, ws) in r.named.items()
+        if r.table.columns[n].numeric and (lead in ws or singular(lead) in ws)
+    ]
+    if len(cols) != 1 or not (r.table.df[cols[0].name] == s.value).any():
+        return None
+    return Filter(column=cols[0].name, op="=", value=_num(s.value), words=s.words)
 
 
 def _inside_values(r: Any, s: Stated) -> Filter | None:

@@ -1,5 +1,6 @@
 """Rows in the table's own order, in pandas: the row some places after or before a
-named row ("the episode after X", "who finished before Y"), a `Plan`'s ``offset``.
+named row ("the episode after X", "who finished before Y"), a `Plan`'s ``offset``;
+and the longest run of matching rows ("how many consecutive wins"), `streak`.
 
 The filters name the anchor: the rows they match must be one run of
 neighbouring rows (a coach named on three seasons in a row is one anchor;
@@ -20,7 +21,10 @@ from .result import PlanError, Result, kind_of, plain
 from .rows import rows_where
 from .table import Table
 
-__all__ = ["anchor_run", "chronology", "neighbour", "neighbour_result"]
+__all__ = [
+    "anchor_run", "chronology", "longest_run", "neighbour", "neighbour_result", "streak",
+    "streak_result", "tested_columns",
+]  # fmt: skip
 
 _YEAR = r"\b(1[5-9]\d\d|20\d\d)\b"  # a year written in a cell ("2011", "06/04/2006")
 
@@ -90,3 +94,52 @@ def chronology(df: Any) -> int:
         elif seen.is_monotonic_decreasing:
             ways.add(-1)
     return ways.pop() if len(ways) == 1 else 0
+
+
+def longest_run(positions: Any) -> tuple[int, int, int]:
+    """(length, first, last) of the longest run of consecutive positions in the sorted
+    ``positions`` (the earliest run where two are as long); (0, -1, -1) for none."""
+    import numpy as np
+
+    at = np.asarray(positions, dtype="int64")
+    if not len(at):
+        return 0, -1, -1
+    starts = np.flatnonzero(np.diff(at, prepend=at[0] - 2) != 1)  # where a run begins
+    ends = np.append(starts[1:], len(at)) - 1
+    lengths = ends - starts + 1
+    best = int(np.argmax(lengths))  # the first of the longest
+    return int(lengths[best]), int(at[starts[best]]), int(at[ends[best]])
+
+
+def streak_result(n: int, first: int, last: int, rows: int, skipped: int = 0) -> Result:
+    """The longest run of matching rows, one after another in the table's order ("how
+    many consecutive wins"): its length, where it starts and ends (rows from 1), and how
+    many rows with no value to test were passed over (``skipped``)."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"rows in a row": [n], "from row": [first + 1], "to row": [last + 1]})
+    roles = [("value", float(n)), ("first", float(first + 1)), ("last", float(last + 1))]
+    roles = roles if n else [("value", 0.0)]
+    roles += [("missing", float(skipped))] if skipped else []
+    return Result(n, frame, tuple(roles), rows=rows)
+
+
+def tested_columns(plan: Plan) -> list[str]:
+    """The columns a run's filters test for a value (not for a gap: "no notes listed"):
+    a row with none there is no row of the run, nor the end of one."""
+    return list(dict.fromkeys(f.column for f in plan.filters if f.op not in ("missing", "present")))
+
+
+def streak(table: Table, plan: Plan) -> Result:
+    """``plan``'s longest run (`Plan.agg` "streak") in pandas. A row whose tested column
+    has no value (a fight with no result) neither counts nor breaks the run: the runs
+    are found among the rows that have one, and the sentence says how many were not."""
+    df = table.df.reset_index(drop=True)
+    columns = [c for c in tested_columns(plan) if c in df.columns]
+    known = df[df[columns].notna().all(axis=1)] if columns else df
+    hits = rows_where(known, plan.filters).index
+    order = known.index.get_indexer(hits)  # the hits' places among the known rows
+    n, first, last = longest_run(sorted(order))
+    if n:
+        first, last = int(known.index[first]), int(known.index[last])
+    return streak_result(n, first, last, rows=len(df), skipped=len(df) - len(known))

@@ -117,6 +117,13 @@ def is_noun(word: str) -> bool:
     return "n" in own or "n" in inflected
 
 
+def a_person(word: str) -> bool:
+    """Whether WordNet files the noun's first sense under person ("player", "swimmer")."""
+    from .wordnet import hypernyms
+
+    return is_noun(word) and "person" in {word, *hypernyms(word, 6, senses=1)}
+
+
 def marked_kind(word: str) -> str | None:
     """The property that a noun's nearest kind names, where that kind is a person
     named by a property ("women": female, "boys": male, "men": adult); None else."""

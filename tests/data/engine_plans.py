@@ -41,6 +41,15 @@ ORDERED: tuple[tuple[str, Plan], ...] = (
     _next("stocks", "price", "symbol", "MSFT", 1),
     _next("stocks", "date", "symbol", "AMZN", -2),
     _next("barley", "variety", "site", "Morris", 1),  # rows far apart
+    ("stocks", Plan(op="aggregate", agg="streak", filters=(Filter(column="symbol", value="IBM"),))),
+    (
+        "barley",
+        Plan(op="aggregate", agg="streak", filters=(Filter(column="site", value="Morris"),)),
+    ),
+    (
+        "stocks",
+        Plan(op="aggregate", agg="streak", filters=(Filter(column="price", op=">", value=1e9),)),
+    ),
 )
 
 

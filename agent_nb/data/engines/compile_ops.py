@@ -57,6 +57,34 @@ def _share(e: Engine, plan: Plan) -> Result:
     return Result(share, frame, roles, rows=base_n)
 
 
+def _streak(e: Engine, plan: Plan) -> Result:
+    """The longest run of matching rows in the source's row order (`row_order.streak`):
+    among the rows whose tested columns hold a value, a run's rows share their place
+    less their rank among the matches."""
+    import ibis
+
+    from ..row_order import streak_result, tested_columns
+
+    t = e.t
+    if ROW not in t.columns:
+        raise PlanError("a table in a database has no row order to find rows in a row")
+    known = t
+    for column in tested_columns(plan):
+        known = known.filter(known[column].notnull())
+    known = known.mutate(k=ibis.row_number().over(order_by=known[ROW]))
+    hit = e.where(known, plan.filters)
+    at = hit.select(p=hit[ROW], k=hit.k)
+    at = at.mutate(g=at.k - ibis.row_number().over(order_by=at.k))
+    runs = at.group_by("g").aggregate(n=at.count(), first=at.p.min(), last=at.p.max())
+    got = e.fetch(runs.order_by([runs.n.desc(), runs.first.asc()]).limit(1))
+    rows = int(e.one(t.aggregate(n=t.count()))["n"])
+    skipped = rows - int(e.one(known.aggregate(n=known.count()))["n"])
+    if got.empty:
+        return streak_result(0, -1, -1, rows, skipped)
+    top = got.iloc[0]
+    return streak_result(int(top["n"]), int(top["first"]), int(top["last"]), rows, skipped)
+
+
 def _mode(e: Engine, plan: Plan, t: Any, n_rows: int) -> Result:
     import pandas as pd
 
@@ -95,6 +123,8 @@ def _aggregate(e: Engine, plan: Plan) -> Result:
         return combine(e.table, plan, _scalar_ops(e))
     if plan.agg == "share":
         return _share(e, plan)
+    if plan.agg == "streak":
+        return _streak(e, plan)
     if plan.measure is not None and plan.agg in _REDUCE:
         return _reduced(e, plan)
     t, n_rows = e.rows(plan, empty_ok=plan.agg == "count")
