@@ -79,13 +79,7 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
             of = w if plan.condition else ""
             return f"{format_number(v)}% of the rows{of} have {part} ({n} of {base})."
         if plan.agg == "streak":
-            first, last = result.numbers.get("first"), result.numbers.get("last")
-            rows = f" (rows {int(first)} to {int(last)})" if first and last and v != 1 else ""
-            gaps = int(result.numbers.get("missing", 0))
-            tested = " or ".join(sorted({f.column for f in plan.filters}))
-            rows_are = "row with no {} is" if gaps == 1 else "rows with no {} are"
-            said = f"; {gaps} {rows_are.format(tested)} passed over" if gaps else ""
-            return f"{answer_text(v)} is the {sentence_of(plan)[4:]}{rows}{said}."
+            return _streak(plan, result)
         if plan.measure is None:
             return f"{answer_text(v)} rows of {table}{w}."
         if plan.agg == "mode":
@@ -165,6 +159,19 @@ def sentence(plan: Plan, result: Result, table: str) -> str:
     if op == "lookup":
         return f"{answer_text(v)} is {sentence_of(plan)}."
     return sentence_more(plan, result, table)
+
+
+def _streak(plan: Plan, result: Result) -> str:
+    """ "3 is the longest run of consecutive rows where Result Win, in the table's order
+    (rows 4 to 6); 1 row with no Result is passed over." """
+    v = result.value
+    first, last = result.numbers.get("first"), result.numbers.get("last")
+    rows = f" (rows {int(first)} to {int(last)})" if first and last and v != 1 else ""
+    gaps = int(result.numbers.get("missing", 0))
+    columns = " or ".join(sorted({f.column for f in plan.filters}))
+    rows_are = "row with no {} is" if gaps == 1 else "rows with no {} are"
+    said = f"; {gaps} {rows_are.format(columns)} passed over" if gaps else ""
+    return f"{answer_text(v)} is the {sentence_of(plan)[4:]}{rows}{said}."
 
 
 def reading_of(plan: Plan) -> str:
