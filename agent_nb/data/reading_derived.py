@@ -261,6 +261,8 @@ def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]
         for i in at:
             for n in texts:
                 for lo, hi in runs[n]:
+                    if not {singular(t) for t in tokens[lo:hi]} & set(table.columns[n].parts):
+                        continue  # "how long did X coach": a person noun names no text
                     if cue is _LONG or tokens[i] == "length":  # "the longest name", "name length"
                         if 1 <= lo - i <= 5 or (cue is not _LONG and hi == i):
                             near.append((abs(lo - i), i, n, (lo, hi)))

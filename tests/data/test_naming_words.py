@@ -160,3 +160,22 @@ def test_a_later_reading_that_places_every_word_is_preferred() -> None:
     republicans = presidents[presidents["President's Party"] == "Republican"]
     assert last.value == republicans.President.iloc[-1]
     assert "last row" in last.sentence
+
+
+def test_a_person_noun_names_people_not_a_text_to_measure() -> None:
+    """ "How long did Colin Clarke coach ...?": "coach" names the Name column as people,
+    and "how long" is no length of the name's text (it was 12, the letters of "Colin
+    Clarke"). "Born" is bear's form, not the physicist Max Born: no person noun."""
+    coaches = pd.DataFrame(
+        {
+            "Name": ["Colin Clarke", "Alen Marcina", "Ted Eck"],
+            "Club": ["Puerto Rico Islanders", "San Antonio Scorpions", "Islanders"],
+            "Matches": [120, 64, 30],
+        }
+    )
+    how_long = ask({"df": coaches}, "How long did Colin Clarke coach the Puerto Rico Islanders?")
+    assert how_long.value is None
+    assert "length of Name" not in how_long.sentence
+    from agent_nb.data.word_classes import a_person
+
+    assert a_person("coach") and a_person("players") and not a_person("born")
