@@ -162,20 +162,28 @@ _ORDINALS = {
 
 
 def ordinal_periods(r: Any, taken: set[str]) -> list[Filter]:
-    """ "the sixth month of the year" over a numeric Month column: ``Month = 6``."""
+    """ "the sixth month of the year" over a numeric Month column: ``Month = 6``; "the
+    10th week", "the 9th position" over a column of whole numbers the noun names and
+    that holds the number: ``Week = 10``."""
     out = []
     for i, token in enumerate(r.tokens[:-1]):
-        if token not in _ORDINALS:
+        written = re.fullmatch(r"(\d+)(?:st|nd|rd|th)", token)
+        n = _ORDINALS.get(token) or (int(written.group(1)) if written else None)
+        if n is None:
             continue
         period = singular(r.tokens[i + 1])
         for col in r.table.columns.values():
-            if col.name in taken or not col.numeric or col.parts != (period,):
+            if col.name in taken or not col.numeric or period not in col.parts:
                 continue
-            if period in ("month", "day", "week", "quarter", "hour"):
+            periodic = col.parts == (period,) and period in _PERIODS
+            if periodic or (col.integer and (r.table.df[col.name] == n).any()):
                 words = (token, r.tokens[i + 1])
-                out.append(Filter(column=col.name, op="=", value=_ORDINALS[token], words=words))
+                out.append(Filter(column=col.name, op="=", value=n, words=words))
                 break
     return out
+
+
+_PERIODS = frozenset(("month", "day", "week", "quarter", "hour"))
 
 
 def binary_filters(r: Any, taken: set[str]) -> list[Filter]:

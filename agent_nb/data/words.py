@@ -191,7 +191,8 @@ _NUMBER_WORDS = {
     "billion": 1_000_000_000,
 }
 NUMBER = re.compile(
-    r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?!st\b|nd\b|rd\b|th\b)((?:k|m)\b)?|\b("
+    # (no digit after the match: "10th" is no "1" before "0th")
+    r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?![\d]|st\b|nd\b|rd\b|th\b)((?:k|m)\b)?|\b("
     + "|".join(_NUMBER_WORDS)
     + r")\b",
     re.IGNORECASE,

@@ -179,3 +179,42 @@ def test_a_person_noun_names_people_not_a_text_to_measure() -> None:
     from agent_nb.data.word_classes import a_person
 
     assert a_person("coach") and a_person("players") and not a_person("born")
+
+
+def test_an_ordinal_before_a_column_noun_picks_its_rows() -> None:
+    """ "The 10th week" is Week 10 (it was read as the number 1: "10th" is no "1" before
+    "0th"), "the 9th position" Position 9, where the column holds that number."""
+    from agent_nb.data.lexicon import numbers
+
+    assert numbers("the 10th week and the 21st race") == []
+    season = pd.DataFrame(
+        {
+            "Week": range(1, 13),
+            "Opponent": list("ABCDEFGHIJKL"),
+            "Team record": [f"{w}–0" for w in range(1, 13)],
+        }
+    )
+    week = ask({"df": season}, "What was the team record during the 10th week of the season?")
+    assert week.value == season.loc[season.Week == 10, "Team record"].item()
+    swaras = pd.DataFrame(
+        {
+            "Position": range(1, 13),
+            "Swara": [f"swara {i}" for i in range(1, 13)],
+            "Short name": [
+                "Sa",
+                "Ri",
+                "Ri",
+                "Ga",
+                "Ga",
+                "Ma",
+                "Ma",
+                "Pa",
+                "Dha",
+                "Dha",
+                "Ni",
+                "Ni",
+            ],
+        }
+    )
+    ninth = ask({"df": swaras}, "What is the short name of the 9th position?")
+    assert ninth.value == swaras.loc[swaras.Position == 9, "Short name"].item()
