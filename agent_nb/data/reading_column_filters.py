@@ -172,6 +172,8 @@ def ordinal_periods(r: Any, taken: set[str]) -> list[Filter]:
         if n is None:
             continue
         period = singular(r.tokens[i + 1])
+        if any(token in c.parts for c in r.table.columns.values()):
+            continue  # "the most fourth place finishes": the column Fourth place
         for col in r.table.columns.values():
             if col.name in taken or not col.numeric or period not in col.parts:
                 continue
