@@ -119,15 +119,16 @@ def is_noun(word: str) -> bool:
 
 def a_person(word: str) -> bool:
     """Whether WordNet files the noun's first sense under person ("player", "swimmer");
-    not a verb's form that is also a name ("born": Max Born, "drew")."""
-    from .wordnet import hypernyms
+    not a verb's form that is also a name ("born": Max Born, "drew"), nor one person's
+    name ("more": Thomas More, "lin": Maya Lin)."""
+    from .wordnet import hypernyms, is_a_name
 
     own, inflected = parts_of(word)
     if not ("n" in own or "n" in inflected):
         return False
     if "v" in inflected and inflected["v"] != inflected.get("n", word):
         return False  # "born" is bear's, "drew" draw's: the noun is a name (Max Born)
-    return "person" in {word, *hypernyms(word, 6, senses=1)}
+    return "person" in {word, *hypernyms(word, 6, senses=1)} and not is_a_name(word)
 
 
 def marked_kind(word: str) -> str | None:

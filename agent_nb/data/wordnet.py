@@ -65,6 +65,7 @@ __all__ = [
     "bases",
     "forms",
     "hypernyms",
+    "is_a_name",
     "lemmas",
     "measured_by",
     "parts_of_speech",
@@ -145,6 +146,17 @@ def synonyms(word: str) -> tuple[str, ...]:
     forms = [w] if wn.synsets(w) else list(lemmas(w))
     out = [x for f in forms for s in wn.synsets(f) for x in wn.words_of(s)]
     return tuple(x for x in _unique(out) if x not in forms)
+
+
+@functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words
+def is_a_name(word: str) -> bool:
+    """Whether the noun is only people's names: each of its (first two) noun senses
+    has a full name among its words ("maya lin", "sir thomas more", "max born"), where
+    a kind of person has a sense of its own ("member": a part of a body, beside "fellow
+    member")."""
+    wn, w = graph(), _key(word)
+    nouns = wn.synsets(w, NOUN)[:2]
+    return bool(nouns) and all(any(x.endswith(f" {w}") for x in wn.words_of(s)) for s in nouns)
 
 
 @functools.lru_cache(maxsize=1 << 14)  # a kernel asks about the same words

@@ -165,7 +165,8 @@ def test_a_later_reading_that_places_every_word_is_preferred() -> None:
 def test_a_person_noun_names_people_not_a_text_to_measure() -> None:
     """ "How long did Colin Clarke coach ...?": "coach" names the Name column as people,
     and "how long" is no length of the name's text (it was 12, the letters of "Colin
-    Clarke"). "Born" is bear's form, not the physicist Max Born: no person noun."""
+    Clarke"). "Born" is bear's form, and "more" and "lin" are names (Thomas More, Maya
+    Lin) where no sense is a kind of person: no person noun."""
     coaches = pd.DataFrame(
         {
             "Name": ["Colin Clarke", "Alen Marcina", "Ted Eck"],
@@ -178,7 +179,8 @@ def test_a_person_noun_names_people_not_a_text_to_measure() -> None:
     assert "length of Name" not in how_long.sentence
     from agent_nb.data.word_classes import a_person
 
-    assert a_person("coach") and a_person("players") and not a_person("born")
+    assert a_person("coach") and a_person("players") and a_person("member")
+    assert not any(map(a_person, ("born", "more", "lin")))  # Max Born, Thomas More, Maya Lin
 
 
 def test_an_ordinal_before_a_column_noun_picks_its_rows() -> None:
