@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -311,14 +312,11 @@ def _refines(cand: Candidate, plan: Plan, r: Reading) -> bool:
     operation on the same columns, reading every word it read, with nothing left open
     ("the last president from the Republican party": the president of the last
     matching row, where the first reading took the matching row's)."""
-    mine = cand.plan
-    same = (mine.op, mine.group_by, mine.measure, mine.agg) == (
-        plan.op,
-        plan.group_by,
-        plan.measure,
-        plan.agg,
-    )
-    return same and not cand.open and _used(mine, r) >= _used(plan, r)
+    same = _WHAT_IT_COMPUTES(cand.plan) == _WHAT_IT_COMPUTES(plan)
+    return same and not cand.open and _used(cand.plan, r) >= _used(plan, r)
+
+
+_WHAT_IT_COMPUTES = operator.attrgetter("op", "group_by", "measure", "agg")
 
 
 def _judged(table: Table, r: Reading, cand: Candidate, result: Result, failed: list[str]) -> Answer:

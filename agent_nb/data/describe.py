@@ -171,7 +171,7 @@ def _streak(plan: Plan, result: Result) -> str:
     columns = " or ".join(sorted({f.column for f in plan.filters}))
     rows_are = "row with no {} is" if gaps == 1 else "rows with no {} are"
     said = f"; {gaps} {rows_are.format(columns)} passed over" if gaps else ""
-    return f"{answer_text(v)} is the {sentence_of(plan)[4:]}{rows}{said}."
+    return f"{answer_text(v)} is {sentence_of(plan)}{rows}{said}."
 
 
 def reading_of(plan: Plan) -> str:

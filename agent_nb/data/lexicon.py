@@ -17,6 +17,8 @@ words each part came from.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 import re
 from typing import Any
 
@@ -141,20 +143,25 @@ def _truncated(col: Column, tokens: list[str]) -> set[str]:
     "conference" of Conf. A part of 3 to 5 letters that is cut (a dot follows it in the
     name) or a capitalised word WordNet does not know ("per" of Miles_per_Gallon is no
     "percentage"), and a noun of the question that starts with it."""
+    return {
+        t for low in _cut_parts(col.name) for t in tokens
+        if len(t) > len(low) + 1 and t.startswith(low) and t not in STOPWORDS and is_noun(t)
+    }  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1 << 12)  # a table's names, read once: every question asks
+def _cut_parts(name: str) -> tuple[str, ...]:
+    """The parts of a column's name that are cut short (`_truncated`), lower case."""
     from .wordnet import parts_of_speech
 
-    out: set[str] = set()
-    for part in re.findall(r"[A-Za-z]+\.?", col.name):
+    out = []
+    for part in re.findall(r"[A-Za-z]+\.?", name):
         low = part.rstrip(".").lower()
         if low in STOPWORDS or not 3 <= len(low) <= 5:
             continue
-        if not part.endswith(".") and (parts_of_speech(low) or not part[0].isupper()):
-            continue
-        out |= {
-            t for t in tokens
-            if len(t) > len(low) + 1 and t.startswith(low) and t not in STOPWORDS and is_noun(t)
-        }  # fmt: skip
-    return out
+        if part.endswith(".") or (part[0].isupper() and not parts_of_speech(low)):
+            out.append(low)
+    return tuple(out)
 
 
 def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[float, set[str]]]:
@@ -331,17 +338,14 @@ def _offered_by_a_word(table: Table, tokens: list[str], hits: list[Named]) -> li
         for col in table.columns.values():
             if col.role not in ("category", "label") or not col.values:
                 continue
-            found = []
-            for word in (a, b):
-                holding = [
-                    v for k, v in list(col.values.items())[:MAX_OFFERED]
-                    if word in _folded(k).split()
-                ]  # fmt: skip
-                found.append(holding[0] if len(holding) == 1 else None)
-            if found[0] is not None and found[1] is not None and found[0] != found[1]:
+            holding: dict[str, list[Any]] = {a: [], b: []}
+            for key, value in itertools.islice(col.values.items(), MAX_OFFERED):
+                for word in holding.keys() & set(_folded(key).split()):
+                    holding[word].append(value)
+            if len(holding[a]) == len(holding[b]) == 1 and holding[a] != holding[b]:
                 return [
-                    Named(col, found[0], (a,), i - 1),
-                    Named(col, found[1], (b,), i + 1),
+                    Named(col, holding[a][0], (a,), i - 1),
+                    Named(col, holding[b][0], (b,), i + 1),
                 ]
     return []
 

@@ -55,6 +55,7 @@ from .words import (
     MODE,
     NEGATION,
     NUMBER,
+    QUANTITIES,
     STOPWORDS,
     phrase,
     singular,
@@ -358,7 +359,7 @@ def _repeats_kept(a: _Ask) -> str | None:
 def _quantity_of(a: _Ask) -> str | None:
     """ "the amount of X", "the quantity of X": as "the number of", X itself."""
     word = singular(a.word)  # "the amounts of the lowest 5 incomes": the incomes
-    if word in ("amount", "quantity") and a.r.tokens[a.index + 1 : a.index + 2] == ["of"]:
+    if word in QUANTITIES and a.r.tokens[a.index + 1 : a.index + 2] == ["of"]:
         return "'the amount of X' is X"
     return None
 
@@ -555,20 +556,15 @@ def _kind_of_a_plan_column(a: _Ask) -> bool:
     return False
 
 
-#: "the least amount of X": the superlative measures X ("the largest number of X"
-#: counts them, as a plan that counts rows does).
-_QUANTITIES = frozenset(("amount", "quantity"))
-
-
 def _measured(a: _Ask) -> str | None:
     """The noun a superlative applies to is what is measured ("the longest name"): when
     the plan measures something else, the answer is not to this question ("the least
     amount of votes": what is measured is the votes)."""
     before, i = a.before, a.index - 1
     counts = a.plan.measure is None or a.plan.agg in ("count", "mode")
-    if before == "of" and i >= 2 and singular(a.r.tokens[i - 1]) in _QUANTITIES:
+    if before == "of" and i >= 2 and singular(a.r.tokens[i - 1]) in QUANTITIES:
         measure = a.r.table.columns.get(a.plan.measure or "")
-        if counts or (measure is not None and measure.words & (_QUANTITIES | {"count"})):
+        if counts or (measure is not None and measure.words & (QUANTITIES | {"count"})):
             return None  # "the largest amount of events": the rows, or a quantity, count them
         before = a.r.tokens[i - 2]
     if counts and before in ("most", "fewest", "least", "more", "fewer"):

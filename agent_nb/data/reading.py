@@ -39,6 +39,7 @@ from .words import (
     LOW,
     MISSING,
     NEGATION,
+    QUANTITIES,
     STOPWORDS,
     TREND,
     phrase,
@@ -318,8 +319,12 @@ def _asks_a_row(text: str) -> bool:
     if asked is None:
         return False
     word = asked.group(1)
-    computed = {w for cue in AGG_WORDS.values() for w in cue} | {"amount", "quantity"}
-    return word not in STOPWORDS | computed and not HOW_MANY.search(word) and is_noun(word)
+    return word not in STOPWORDS | _COMPUTED and not HOW_MANY.search(word) and is_noun(word)
+
+
+#: The nouns after "what" that ask for a computed number ("what percentage", "what
+#: amount of"), not for a row.
+_COMPUTED = frozenset(w for cue in AGG_WORDS.values() for w in cue) | QUANTITIES
 
 
 def read(table: Table, question: str) -> Reading:

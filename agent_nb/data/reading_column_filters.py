@@ -9,6 +9,7 @@ months).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any, cast
 
 from .lexicon import time_column
@@ -18,6 +19,7 @@ from .words import EXCEPT, phrase, singular
 __all__ = [
     "DATE",
     "binary_filters",
+    "column_holding",
     "missing_filters",
     "month_tests",
     "negated_at",
@@ -171,18 +173,35 @@ def ordinal_periods(r: Any, taken: set[str]) -> list[Filter]:
         n = _ORDINALS.get(token) or (int(written.group(1)) if written else None)
         if n is None:
             continue
-        period = singular(r.tokens[i + 1])
         if any(token in c.parts for c in r.table.columns.values()):
             continue  # "the most fourth place finishes": the column Fourth place
-        for col in r.table.columns.values():
-            if col.name in taken or not col.numeric or period not in col.parts:
-                continue
-            periodic = col.parts == (period,) and period in _PERIODS
-            if periodic or (col.integer and (r.table.df[col.name] == n).any()):
-                words = (token, r.tokens[i + 1])
-                out.append(Filter(column=col.name, op="=", value=n, words=words))
-                break
+        noun = r.tokens[i + 1]
+        period = singular(noun)
+        col = next(
+            (
+                c for c in r.table.columns.values()
+                if c.name not in taken and c.numeric and c.parts == (period,)
+                and period in _PERIODS
+            ),
+            None,
+        ) or column_holding(r, noun, n, taken)  # fmt: skip
+        if col is not None:
+            out.append(Filter(column=col.name, op="=", value=n, words=(token, noun)))
     return out
+
+
+def column_holding(r: Any, noun: str, n: float, taken: Collection[str] = ()) -> Any:
+    """The one numeric column that ``noun`` names ("rank", "week", "position" of Pos.)
+    and that holds the number ``n``: beside its noun, the number picks its rows ("rank
+    3", "the 10th week"); None where no column, or several, do."""
+    said = {noun, singular(noun)}
+    held = [
+        c for c in r.table.columns.values()
+        if c.name not in taken and c.numeric
+        and (said & r.named.get(c.name, (0, set()))[1] or singular(noun) in c.parts)
+        and (r.table.df[c.name] == n).any()
+    ]  # fmt: skip
+    return held[0] if len(held) == 1 else None
 
 
 _PERIODS = frozenset(("month", "day", "week", "quarter", "hour"))

@@ -18,6 +18,7 @@ from .query import Filter
 from .reading_column_filters import (
     DATE,
     binary_filters,
+    column_holding,
     missing_filters,
     negated_at,
     ordinal_periods,
@@ -26,7 +27,7 @@ from .reading_column_filters import (
 from .reading_outcomes import outcome_filters
 from .result import plain
 from .table import Column, Table
-from .words import COMPARATORS, phrase, singular
+from .words import COMPARATORS, COMPARING, phrase, singular
 
 __all__ = ["by_range", "comparator", "filters_of", "spans", "without_instructions"]
 
@@ -404,8 +405,6 @@ def _bounded(tokens: list[str], i: int) -> bool:
     """Whether a comparison's words stand within the three words before the number at
     ``i`` ("at least half a million people"): a bound the reading did not read whole is
     no equality."""
-    from .words import COMPARING
-
     return bool(set(tokens[max(0, i - 3) : i]) & (COMPARING | {"no", "not", "half"}))
 
 
@@ -440,15 +439,10 @@ def _labelled_by(r: Any, s: Stated) -> Filter | None:
     i = s.start
     if i < 1 or not float(s.value).is_integer() or _bounded(r.tokens, i - 1):
         return None
-    lead = r.tokens[i - 1]
-    cols = [
-        r.table.columns[n]
-        for n, (_, ws) in r.named.items()
-        if r.table.columns[n].numeric and (lead in ws or singular(lead) in ws)
-    ]
-    if len(cols) != 1 or not (r.table.df[cols[0].name] == s.value).any():
-        return None
-    return Filter(column=cols[0].name, op="=", value=_num(s.value), words=s.words)
+    col = column_holding(r, r.tokens[i - 1], s.value)
+    return (
+        None if col is None else Filter(column=col.name, op="=", value=_num(s.value), words=s.words)
+    )
 
 
 def _inside_values(r: Any, s: Stated) -> Filter | None:

@@ -8,6 +8,8 @@ property) comes from WordNet (`wordnet`).
 
 from __future__ import annotations
 
+import functools
+
 from .words import COMPARATORS, cues, singular, stem
 
 __all__ = [
@@ -117,6 +119,7 @@ def is_noun(word: str) -> bool:
     return "n" in own or "n" in inflected
 
 
+@functools.lru_cache(maxsize=1 << 14)  # every word of every question over a Name column
 def a_person(word: str) -> bool:
     """Whether WordNet files the noun's first sense under person ("player", "swimmer");
     not a verb's form that is also a name ("born": Max Born, "drew"), nor one person's

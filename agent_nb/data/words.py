@@ -31,6 +31,7 @@ __all__ = [
     "NAME_STOP",
     "NEGATION",
     "NUMBER",
+    "QUANTITIES",
     "SHAPE",
     "STOPWORDS",
     "SYNONYMS",
@@ -162,6 +163,8 @@ COMPARATORS: tuple[tuple[str, str], ...] = tuple(
 COMPARING = frozenset(w for p, _ in COMPARATORS for w in p.split()) - {
     "of", "to", "as", "or", "no", "not",
 }  # fmt: skip
+#: Nouns that only say "how much of" what follows ("the amount of votes" is the votes).
+QUANTITIES = frozenset(("amount", "quantity"))
 _NUMBER_WORDS = {
     "zero": 0,
     "one": 1,
