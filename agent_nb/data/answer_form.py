@@ -19,7 +19,7 @@ from typing import Any
 
 from .cells import DETAIL, is_placeholder, read_cell
 from .execute import run_plan
-from .placement import Unplaced, means_column, shown_column
+from .placement import Unplaced, a_name_answers, means_column, shown_column
 from .planner_cues import default_agg
 from .query import AGG_NAME, COMPARING, LOOKUP_ENDS, Filter, Plan
 from .reading import Reading
@@ -202,6 +202,8 @@ def _which_kind_is_answered(f: Form) -> list[Unplaced]:
     if r.tokens[i + 1] in f.used or any(_kind_of(n, col) for n in nouns):
         return []
     if any(forms(n) & _table_nouns(r) for n in nouns):
+        return []
+    if a_name_answers(nouns[0], r.table, col):  # "which lake": the rows' Name, whatever
         return []
     asked = nouns[0]
     why = f"'{r.tokens[i]} {asked}' asks for a {singular(asked)}, and the answer is a {col.name}"

@@ -433,9 +433,10 @@ def without_summary_row(
     that comes within 1 % of the sum of all the others in most columns is
     rarer than that). A row whose label says it holds totals ("Total", "Total for
     Danish part:", "Grand Total"), anywhere in the table, needs less: half of its
-    columns within 5 % of the sum of the rows since the last subtotal, or of all
-    the rows above (a medal table's "Total" row 53 bronze short of 54, a census
-    subtotal 2 % off its parts)."""
+    columns, or two, within 5 % of the sum of the rows since the last subtotal, or
+    of all the rows above (a medal table's "Total" row 53 bronze short of 54, a
+    census subtotal 2 % off its parts, "Total towns" whose density and change in %
+    are the whole's, not sums)."""
     import numpy as np
 
     if len(df) < 4:
@@ -493,7 +494,7 @@ def _label(df: Any, written: dict[str, Any], pos: int) -> str:
 def _adds_up(df: Any, pos: int, rows: Any, labelled: bool = False) -> bool:
     """Whether row ``pos`` holds, in more than half of the numeric columns it fills (one
     at least, with a nonzero total), the sum of ``rows`` within 1 %; a row labelled as
-    totals, in half of them within 5 %."""
+    totals, in half of them or in two within 5 %."""
     import pandas as pd
 
     if len(rows) < 2:
@@ -518,6 +519,8 @@ def _adds_up(df: Any, pos: int, rows: Any, labelled: bool = False) -> bool:
             abs(value - x) <= _OFF * abs(x) for x in (part.max(), part.min(), part.mean())
         )
         matched += bool(added or summed)
+    if labelled and sums >= 2:  # two sums under a label of totals: the ratios beside
+        return True  # them (a density, a change in %) are worked out again, not added
     return sums > 0 and (matched * 2 >= checked if labelled else matched * 2 > checked)
 
 

@@ -287,6 +287,7 @@ def match_values(table: Table, text: str) -> list[Named]:
     hits += _zero_padded(table, tokens, hits)
     hits += _known_as(table, tokens, hits)
     hits += _offered_by_a_word(table, tokens, hits)
+    hits += _segments(table, tokens, hits)
     for q in quoted:  # a quoted text that no value equals: inside a longer text value
         if any(phrase(str(h.value)) == phrase(q) for h in hits):
             continue
@@ -305,7 +306,28 @@ def match_values(table: Table, text: str) -> list[Named]:
         parts = {f for p in h.column.parts if p not in STOPWORDS for f in forms(p)}
         return any(forms(t) & parts for t in near if t not in STOPWORDS and len(t) > 2)
 
-    hits.sort(key=lambda h: (-len(h.words), -h.quoted, not beside_name(h), h.start))
+    # "which is taller, Nanga Parbat or Kangchenjunga?": words that name values of two
+    # columns name the one whose value the question sets against them ("or", "than");
+    # "the Tigers play the Indians" sets no two values of one column against each other
+    def set_against(h: Named) -> bool:
+        for k in hits:
+            if k.column.name != h.column.name or k.start == h.start:
+                continue
+            a, b = sorted((h, k), key=lambda x: x.start)
+            between = tokens[a.start + len(a.words) : b.start]
+            if len(between) <= 3 and _SET_AGAINST & set(between):
+                return True
+        return False
+
+    against = [set_against(h) for h in hits]  # (read before sorting: a list being sorted is empty)
+    order = sorted(
+        range(len(hits)),
+        key=lambda i: (
+            -len(hits[i].words), -hits[i].quoted, not beside_name(hits[i]), not against[i],
+            hits[i].start,
+        ),
+    )  # fmt: skip
+    hits = [hits[i] for i in order]
     kept: list[Named] = []
     for h in hits:
         span = set(range(h.start, h.start + len(h.words)))
@@ -356,29 +378,117 @@ MAX_OFFERED = 2_000
 
 def _known_as(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:
     """A word that names a value through WordNet, not through its letters: "Japanese" is
-    Japan (a pertainym), "women" female (a hypernym), "European" Europe."""
-    from .wordnet import bases, hypernyms
+    Japan (a pertainym), "women" female (a hypernym), "European" Europe, "the UK" the
+    United Kingdom and "Holland" the Netherlands (synonyms)."""
+    from .wordnet import bases, hypernyms, names_one_thing, synonyms
 
     taken = {i for h in hits for i in range(h.start, h.start + len(h.words))}
     parts = {p for c in table.columns.values() for p in c.parts}
+    columns = [c for c in table.columns.values() if c.role in ("category", "label")]
     out = []
-    for i, token in enumerate(tokens):
-        if i in taken or token in STOPWORDS or token in parts or len(token) < 3:
+    for i, used in _known_words(tokens):
+        token = ".".join(used) + "." if len(used) > 1 else used[0]
+        if i in taken or token in parts:
             continue
         kinds = [b.word for b in bases(token)] + list(hypernyms(token, 1, senses=1)[:2])
-        for meaning in kinds:
+        alike = synonyms(token) if names_one_thing(token) else ()
+        for meaning in (*kinds, *alike):
+            # a synonym names a label too ("the US" of a column of nations, one per row)
             found = next(
                 (
                     (col, col.values[meaning])
-                    for col in table.columns.values()
-                    if col.role == "category" and meaning in col.values
+                    for col in columns
+                    if meaning in col.values and (col.role == "category" or meaning not in kinds)
                 ),
                 None,
             )
             if found is not None:
-                out.append(Named(found[0], found[1], (token,), i))
+                out.append(Named(found[0], found[1], used, i))
                 break
     return out
+
+
+def _known_words(tokens: list[str]) -> list[tuple[int, tuple[str, ...]]]:
+    """The question's words that may name a value through WordNet, with their place: a
+    content word of three letters or more, "the us" (not the pronoun), and letters
+    spelled with dots ("u.s.", read as "u s")."""
+    out: list[tuple[int, tuple[str, ...]]] = []
+    i = 0
+    while i < len(tokens):
+        j = i
+        while j < len(tokens) and len(tokens[j]) == 1 and tokens[j].isalpha():
+            j += 1
+        if j - i >= 2:
+            out.append((i, tuple(tokens[i:j])))
+            i = j
+            continue
+        token = tokens[i]
+        after_the = i > 0 and tokens[i - 1] == "the"
+        content = token not in STOPWORDS or (token == "us" and after_the)
+        if content and (len(token) >= 3 or (after_the and len(token) == 2)):
+            out.append((i, (token,)))
+        i += 1
+    return out
+
+
+#: The words that set two values against each other: a choice, a comparison.
+_SET_AGAINST = frozenset(("or", "than", "nor", "versus", "vs"))
+
+#: What parts a cell into segments that each name something: "Osaka, Japan", "Camp
+#: Randall Stadium • Madison, WI", a line of a cell.
+_SEGMENT = re.compile(r",\s+|\s+[•·|]\s+|\n")
+
+
+def _segments(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:
+    """ "How many records were set in Beijing?": a name that is a whole segment of some
+    values of a column ("Beijing" of "Beijing, China", "4th" of "4th, Heartland"), and
+    no value of its own anywhere, said where a part of a cell is (`_set_in_place`),
+    names the rows whose value holds that segment."""
+    taken = {i for h in hits for i in range(h.start, h.start + len(h.words))}
+    held: dict[str, list[tuple[Column, str]]] = {}
+    for col in table.columns.values():
+        if col.role not in ("category", "label") or col.listy or not col.values:
+            continue
+        for value in col.values.values():
+            for segment in _SEGMENT.split(str(value))[1:] + _SEGMENT.split(str(value))[:1]:
+                key = phrase(segment)
+                if key and key != phrase(str(value)) and (col, segment) not in held.get(key, []):
+                    held.setdefault(key, []).append((col, segment.strip()))
+    out = []
+    for n in (4, 3, 2, 1):
+        for i in range(len(tokens) - n + 1):
+            span = range(i, i + n)
+            gram = " ".join(tokens[i : i + n])
+            found = held.get(gram)
+            if not found or taken & set(span) or gram in STOPWORDS | HIGH | LOW:
+                continue
+            if len(gram) < 3 or any(gram in c.values for c in table.columns.values()):
+                continue
+            columns = {c.name for c, _ in found}
+            if len(columns) != 1:
+                continue  # the segment of two columns' values: which rows is open
+            col, segment = found[0]
+            if not _set_in_place(tokens, i, n, col):
+                continue
+            out.append(Named(col, segment, tuple(tokens[i : i + n]), i, partial=True))
+            taken |= set(span)
+    return out
+
+
+#: Prepositions that put a name in its place ("held in Beijing", "from Ann Arbor").
+_SITED = frozenset(("in", "at", "from", "on", "near", "by"))
+
+
+def _set_in_place(tokens: list[str], start: int, n: int, col: Column) -> bool:
+    """Whether the words at ``start`` stand where a part of a cell does: after a
+    preposition of place ("held in Japan"), or beside a word of the column's name ("the
+    venue Vasil Levski National Stadium"). A name said as the subject ("Germany has
+    won") is the whole of a row's name, not part of another's."""
+    before = [t for t in tokens[max(0, start - 2) : start] if t != "the"]
+    if before and before[-1] in _SITED:
+        return True
+    near = tokens[max(0, start - 3) : start] + tokens[start + n : start + n + 3]
+    return any(singular(t) in col.parts for t in near)
 
 
 def _glued(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:

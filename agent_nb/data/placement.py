@@ -691,7 +691,38 @@ def _asked_for(a: _Ask) -> str | None:
         return None  # "which player": a row of PLAYER, named by PLAYER
     if shown is not None and _holds_the_time(a.word, a.r.table, shown):
         return None  # "in what year was it released?": Release holds years
+    if (
+        shown_col is not None
+        and not _names_any_column(a)
+        and a_name_answers(a.word, a.r.table, shown_col)
+    ):
+        return None  # "which lake is the deepest?": the rows' Name, whatever they are
     return f"the question asks for its '{a.word}', and no column of the answer names it"
+
+
+def _names_any_column(a: _Ask) -> bool:
+    """Whether a form of the word is a word of any column of the table."""
+    mine = forms(a.word)
+    return any(mine & col.words for col in a.r.table.columns.values())
+
+
+def a_name_answers(noun: str, table: Table, col: Column) -> bool:
+    """Whether ``col``, the table's Name, answers "which <noun>": the rows' names,
+    whatever the rows are ("which lake", "which locomotive"), unless another column's
+    values are kinds of the noun in WordNet ("which country" of a Nationality that
+    holds China and Canada, beside a Name of athletes)."""
+    from .wordnet import hypernyms
+
+    if col.parts != ("name",):
+        return False
+    kind = singular(noun)
+    for other in table.columns.values():
+        if other.name == col.name or other.role not in ("category", "label") or other.numeric:
+            continue
+        values = list(dict.fromkeys(map(str, other.values.values())))[:12]
+        if sum(kind in hypernyms(phrase(v), 3) for v in values) >= 2:
+            return False
+    return True
 
 
 def _holds_the_time(word: str, table: Table, name: str) -> bool:

@@ -7,7 +7,7 @@ import re
 from typing import Any, Literal
 
 from .query import Agg
-from .table import Column, Table
+from .table import Column, Table, name_words
 from .words import (
     ADDITIVE,
     STOPWORDS,
@@ -52,7 +52,7 @@ def counts_from_the_top(table: Table, name: str | None) -> bool:
     if len(values) < 3 or values.min() < 1 or not (values % 1 == 0).all():
         return False
     if values.min() > 1:  # "Rank" 5, 6, 20, ...: a standing by its name, part of the list
-        return bool(set(col.parts) & _STANDINGS) and _mostly_distinct(values)
+        return _named_a_standing(col.name) and _mostly_distinct(values)
     rising = float(np.mean(np.diff(values) >= 0))
     return rising >= 0.9 and _mostly_distinct(values)
 
@@ -66,6 +66,20 @@ def _mostly_distinct(values: Any) -> bool:
 
 #: The names of a standing, whose 1 is the top, wherever the table starts or sorts.
 _STANDINGS = frozenset(("rank", "ranking", "place", "position", "pos", "seed", "standing"))
+
+#: What qualifies a name's head without being part of it: a bracket, a preposition.
+_QUALIFIER = re.compile(r"[(\[]|\b(?:in|of|at|on|for|by)\b", re.IGNORECASE)
+
+
+def _named_a_standing(name: str) -> bool:
+    """Whether a standing's word heads ``name`` or a line of it ("World rank", "Position
+    (UK)", "Rank in league", "Peak chart positions" over "US"), not a word that only
+    modifies another ("Position Angle" is an angle)."""
+    for line in name.splitlines():
+        words = [w for w in name_words(_QUALIFIER.split(line)[0]) if not w.isdigit()]
+        if words and singular(words[-1]) in _STANDINGS:
+            return True
+    return False
 
 
 def time_of(table: Table) -> Column | None:
@@ -192,7 +206,8 @@ def how_many_of(text: str, m: Column) -> bool:
     """ "How many passengers", "the number of starters": the words after "how many" (or
     "number of") name the measure itself, a column of counts to add up."""
     word = counted_word(text)
-    return word is not None and any(word.rstrip("s") == p.rstrip("s") for p in m.parts)
+    # singulars: "penalties" of Penalty (a part is singular), "passengers" of passengers
+    return word is not None and any(singular(word) == singular(p) for p in m.parts)
 
 
 def counts_rows(text: str, t: Table) -> bool:

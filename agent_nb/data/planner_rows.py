@@ -44,7 +44,7 @@ _ABOVE = frozenset(("above",))
 #: Words that only say the row is the adjacent one ("right after", "the next", "just before").
 _ADJACENT = frozenset(("next", "right", "immediately", "directly", "just", "first"))
 #: Words that say the order meant is the table's as listed, not time's.
-_LISTED = frozenset(("listed", "list", "table", "chart", "row", "column"))
+_LISTED = frozenset(("listed", "list", "table", "chart", "row", "column", "comes"))
 
 
 def row_lookups(p: Any, filters: tuple[Filter, ...], agg: str | None) -> None:

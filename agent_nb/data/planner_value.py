@@ -75,7 +75,9 @@ def value(p: Any) -> None:
     measures = [c for c in p.best(("measure",), numeric=True) if c.role not in ("time", "id")]
 
     def covered(c: Any) -> bool:  # "author" names little of author_num_reviews
-        return len(c.parts) < 3 or 2 * len(set(c.parts) - r.named[c.name][1]) <= len(c.parts)
+        # (a lone letter is no word to name: "Penalties (P+S)" is named by "penalties")
+        parts = [w for w in c.parts if len(w) > 1]
+        return len(parts) < 3 or 2 * len(set(parts) - r.named[c.name][1]) <= len(parts)
 
     if not any(covered(c) for c in measures) and re.search(r"\b(how many|number of)\b", r.text):
         measures = []  # "the number of reviews": rows, not author_num_reviews

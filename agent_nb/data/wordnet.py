@@ -334,6 +334,14 @@ def forms(word: str) -> tuple[tuple[str, str], ...]:
     return tuple(dict.fromkeys(found))
 
 
+def names_one_thing(word: str) -> bool:
+    """Whether ``word`` is only a noun, of one or two senses ("UK", "Holland", "USA": a
+    country and its army): a name whose synonyms ("United Kingdom", "Netherlands") name
+    what it names, where a common word's ("first", "place", "total") range too wide."""
+    wn, w = graph(), _key(word)
+    return parts_of_speech(word) == {"n"} and 0 < len(wn.synsets(w)) <= 2
+
+
 def parts_of_speech(word: str) -> frozenset[str]:
     """The parts of speech of ``word`` and of the lemmas it is a form of (empty: WordNet
     does not know it, as a name)."""
