@@ -79,18 +79,28 @@ def test_a_standing_is_told_by_the_word_that_heads_its_name() -> None:
             "Most Recent\nPosition Angle": [172, 347, 225, 333, 79],
         }
     )
-    angle = ask({"df": stars}, "Does Ca or CE have the higher position angle?")
-    both = stars[stars.Pair.isin(["Ca", "CE"])]
-    assert angle.value == both.loc[both["Most Recent\nPosition Angle"].idxmax(), "Pair"]
+    question = "Does Ca or CE have the higher position angle?"
+    _chosen(stars, question, ("Ca", "CE"), "Most Recent\nPosition Angle", larger=True)
     charts = pd.DataFrame(
         {
             "Title": ["One", "Two", "Three", "Four", "Five"],
             "Peak chart positions\nUS": [13, 40, 2, 77, 25],
         }
     )
-    peak = ask({"df": charts}, "Which peaked higher in the US chart positions, One or Three?")
-    pair = charts[charts.Title.isin(["One", "Three"])]
-    assert peak.value == pair.loc[pair["Peak chart positions\nUS"].idxmin(), "Title"]
+    question = "Which peaked higher in the US chart positions, One or Three?"
+    _chosen(charts, question, ("One", "Three"), "Peak chart positions\nUS", larger=False)
+
+
+def _chosen(
+    frame: pd.DataFrame, question: str, pair: tuple[str, str], column: str, *, larger: bool
+) -> None:
+    """The reply names the one of ``pair`` (in the first column) with the larger (or the
+    smaller) ``column``."""
+    reply = ask({"df": frame}, question)
+    label = frame.columns[0]
+    both = frame[frame[label].isin(pair)]
+    at = both[column].idxmax() if larger else both[column].idxmin()
+    assert reply.value == both.loc[at, label], reply.sentence
 
 
 def test_comes_before_follows_the_table_as_listed() -> None:
