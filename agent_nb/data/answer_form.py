@@ -451,7 +451,9 @@ def _total_not_taken(f: Form) -> list[Unplaced]:
     """ "the total role in 2008", "the total design variations with vacuum brakes": a
     total (of a measure, or of rows) that the plan reads off a row instead of adding up
     ("the first of the 2 rows where Brakes vacuum")."""
-    if f.plan.op not in ("lookup", "values", "distinct") or not f.plan.filters or f.rows < 2:
+    # "the first two games": rows picked by their place, listed, are added up too
+    picked = bool(f.plan.filters) or (f.plan.op == "values" and f.plan.k > 1)
+    if f.plan.op not in ("lookup", "values", "distinct") or not picked or f.rows < 2:
         # an extreme or a rank orders by the total ("the highest total points"); one
         # row's cell may be a running total ("the total attendance in the last week")
         return []

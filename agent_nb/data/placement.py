@@ -245,6 +245,17 @@ def _part_of_a_value(a: _Ask) -> str | None:
     return None
 
 
+def _the_tables_subject(a: _Ask) -> str | None:
+    """ "How many games did this team play in 1982?": a noun after "this" that names no
+    column or value of the table points at what the whole table is about (the team
+    whose games it lists), not at any of its rows."""
+    if a.index < 1 or a.r.tokens[a.index - 1] != "this" or not is_noun(a.word):
+        return None
+    if _names_any_column(a):
+        return None
+    return "it names what the table is about"
+
+
 def _a_name(text: str) -> bool:
     """Written as a name: each longer word capitalised ("Brown University", "El Campo")."""
     words = [w for w in re.findall(r"[^\W\d_]+", text) if len(w) > 3]
@@ -933,6 +944,7 @@ RULES: tuple[Rule, ...] = (
     Rule("a form names another column", _form_names_a_column, blocks=True),
     Rule("its doer names another column", _agent_names_a_column, blocks=True),
     Rule("is part of a value", _part_of_a_value, blocks=True),
+    Rule("names what the table is about", _the_tables_subject, blocks=False),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("a unit not applied", _unit_not_applied, blocks=True),
     Rule("asks for the answer in another unit", _another_unit, blocks=True),

@@ -207,3 +207,21 @@ def test_a_name_of_two_columns_is_read_in_the_column_named_elsewhere() -> None:
     taller = ask({"df": peaks}, "Which is taller, Nanga Parbat or Kangchenjunga?")
     pair = peaks[peaks.Mountain.isin(["Nanga Parbat", "Kangchenjunga"])]
     assert taller.value == pair.Mountain[pair["Height (m)"].idxmax()], taller.sentence
+
+
+def test_this_noun_points_at_what_the_table_is_about() -> None:
+    """ "How many games did this team play against Spain?": the table lists one team's
+    games, and "this team" names no column or row of it; the games against Spain are
+    counted. The same noun after another word ("the other team") stays unplaced, and
+    nothing is stated."""
+    games = pd.DataFrame(
+        {
+            "Date": ["1982-03-01", "1982-05-02", "1983-06-03", "1984-01-04", "1984-02-05"],
+            "Opponent": ["Spain", "Italy", "Spain", "France", "Spain"],
+            "Result": ["W 2-1", "L 0-1", "D 1-1", "W 3-0", "L 1-2"],
+        }
+    )
+    spain = ask({"df": games}, "How many games did this team play against Spain?")
+    assert spain.value == (games.Opponent == "Spain").sum(), spain.sentence
+    other = ask({"df": games}, "How many games did the other team play against Spain?")
+    assert other.value is None, other.sentence
