@@ -319,22 +319,18 @@ def match_values(table: Table, text: str) -> list[Named]:
                 return True
         return False
 
-    against = [set_against(h) for h in hits]  # (read before sorting: a list being sorted is empty)
-    order = sorted(
-        range(len(hits)),
-        key=lambda i: (
-            -len(hits[i].words), -hits[i].quoted, not beside_name(hits[i]), not against[i],
-            hits[i].start,
-        ),
+    # read before sorting: a list being sorted is empty to what its key reads
+    against = {id(h): set_against(h) for h in hits}
+    hits.sort(
+        key=lambda h: (
+            -len(h.words), -h.quoted, not beside_name(h), not against[id(h)], h.start
+        )
     )  # fmt: skip
-    hits = [hits[i] for i in order]
     kept: list[Named] = []
     for h in hits:
         span = set(range(h.start, h.start + len(h.words)))
         if any(span & set(range(k.start, k.start + len(k.words))) for k in kept):
-            if not any(k.column.name != h.column.name and k.words == h.words for k in kept):
-                continue
-            continue  # the same words name a value of another column: the first wins
+            continue  # words a kept hit took (of another column too: the first wins)
         kept.append(h)
     return kept
 
@@ -449,23 +445,21 @@ def _segments(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]
     for col in table.columns.values():
         if col.role not in ("category", "label") or col.listy or not col.values:
             continue
-        for value in col.values.values():
-            for segment in _SEGMENT.split(str(value))[1:] + _SEGMENT.split(str(value))[:1]:
-                key = phrase(segment)
-                if key and key != phrase(str(value)) and (col, segment) not in held.get(key, []):
-                    held.setdefault(key, []).append((col, segment.strip()))
+        for value in set(map(str, col.values.values())):
+            segments = _SEGMENT.split(value)
+            for segment in segments if len(segments) > 1 else ():
+                held.setdefault(phrase(segment), []).append((col, segment.strip()))
     out = []
     for n in (4, 3, 2, 1):
         for i in range(len(tokens) - n + 1):
             span = range(i, i + n)
             gram = " ".join(tokens[i : i + n])
             found = held.get(gram)
-            if not found or taken & set(span) or gram in STOPWORDS | HIGH | LOW:
+            if not found or taken & set(span) or len(gram) < 3 or gram in STOPWORDS | HIGH | LOW:
                 continue
-            if len(gram) < 3 or any(gram in c.values for c in table.columns.values()):
-                continue
-            columns = {c.name for c, _ in found}
-            if len(columns) != 1:
+            if any(gram in c.values for c in table.columns.values()):
+                continue  # a value of its own names its rows exactly
+            if len({c.name for c, _ in found}) != 1:
                 continue  # the segment of two columns' values: which rows is open
             col, segment = found[0]
             if not _set_in_place(tokens, i, n, col):

@@ -251,9 +251,7 @@ def _the_tables_subject(a: _Ask) -> str | None:
     whose games it lists), not at any of its rows."""
     if a.index < 1 or a.r.tokens[a.index - 1] != "this" or not is_noun(a.word):
         return None
-    if _names_any_column(a):
-        return None
-    return "it names what the table is about"
+    return None if names_a_column(a.word, a.r.table) else "it names what the table is about"
 
 
 def _a_name(text: str) -> bool:
@@ -702,29 +700,25 @@ def _asked_for(a: _Ask) -> str | None:
         return None  # "which player": a row of PLAYER, named by PLAYER
     if shown is not None and _holds_the_time(a.word, a.r.table, shown):
         return None  # "in what year was it released?": Release holds years
-    if (
-        shown_col is not None
-        and not _names_any_column(a)
-        and a_name_answers(a.word, a.r.table, shown_col)
-    ):
+    if shown_col is not None and a_name_answers(a.word, a.r.table, shown_col):
         return None  # "which lake is the deepest?": the rows' Name, whatever they are
     return f"the question asks for its '{a.word}', and no column of the answer names it"
 
 
-def _names_any_column(a: _Ask) -> bool:
-    """Whether a form of the word is a word of any column of the table."""
-    mine = forms(a.word)
-    return any(mine & col.words for col in a.r.table.columns.values())
+def names_a_column(word: str, table: Table) -> bool:
+    """Whether a form of ``word`` is a word of any column of ``table``."""
+    mine = forms(word)
+    return any(mine & col.words for col in table.columns.values())
 
 
 def a_name_answers(noun: str, table: Table, col: Column) -> bool:
     """Whether ``col``, the table's Name, answers "which <noun>": the rows' names,
-    whatever the rows are ("which lake", "which locomotive"), unless another column's
-    values are kinds of the noun in WordNet ("which country" of a Nationality that
-    holds China and Canada, beside a Name of athletes)."""
+    whatever the rows are ("which lake", "which locomotive"), where the noun names no
+    column, and no other column's values are kinds of it in WordNet ("which country"
+    of a Nationality that holds China and Canada, beside a Name of athletes)."""
     from .wordnet import hypernyms
 
-    if col.parts != ("name",):
+    if col.parts != ("name",) or names_a_column(noun, table):
         return False
     kind = singular(noun)
     for other in table.columns.values():
