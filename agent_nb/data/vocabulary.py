@@ -57,16 +57,19 @@ def _entry(name: str) -> dict[str, Any]:
         raise KeyError(f"no vocabulary entry {name!r} in {_FOLDER}/vocabulary-*.json") from None
 
 
+@functools.cache
 def listed(name: str) -> tuple[str, ...]:
     """The entry's words in their order (phrases keep their spaces)."""
     return tuple(_entry(name)["words"])
 
 
+@functools.cache
 def words(name: str) -> frozenset[str]:
     """The entry's words as a set, for membership tests."""
     return frozenset(listed(name))
 
 
+@functools.cache
 def alternation(name: str) -> str:
     """The entry's words as a regular expression's alternation, in order: ``a|b|c``."""
     return "|".join(re.escape(w).replace("\\ ", " ") for w in listed(name))
