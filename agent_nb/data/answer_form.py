@@ -17,6 +17,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from . import vocabulary
 from .cells import DETAIL, is_placeholder, read_cell
 from .execute import run_plan
 from .placement import Unplaced, a_name_answers, means_column, shown_column
@@ -142,7 +143,7 @@ def _not_names(table: Table, column: str) -> bool:
 
 _OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
 #: Nouns that say which part of what follows them is asked ("the name of the swara").
-_OF_WORDS = frozenset(("name", "names", "number", "amount", "kind", "type"))
+_OF_WORDS = vocabulary.words("of_part_nouns")
 
 
 def _what_names_a_column(f: Form) -> list[Unplaced]:
@@ -482,7 +483,7 @@ def _superlative_not_applied(f: Form) -> list[Unplaced]:
     tokens = r.tokens
     for i, t in enumerate(tokens):
         superlative = _superlative(t)
-        hedged = t in ("most", "least") and tokens[i - 1 : i] == ["at"]  # "at least how many"
+        hedged = t in _MOST_LEAST and tokens[i - 1 : i] == ["at"]  # "at least how many"
         hedged |= bool(set(tokens[i + 1 : i + 2]) & placed)  # "a top speed over 100": Max Speed
         if superlative and t in r.up | r.down and t not in placed and not hedged:
             return [Unplaced(t, "it asks for an extreme, and the answer orders nothing")]
@@ -531,9 +532,10 @@ def _parts(plan: Plan) -> list[Plan]:
     return out
 
 
-_SUPERLATIVES = frozenset(
-    ("most", "least", "best", "worst", "max", "maximum", "min", "minimum", "top", "bottom")
-)
+#: The superlatives that do not end in -est ("most", "top", "maximum").
+_SUPERLATIVES = vocabulary.words("superlative_words")
+#: "most" and "least", which make a bound after "at" ("at least 5").
+_MOST_LEAST = vocabulary.words("most_least")
 
 
 def _superlative(word: str) -> bool:
@@ -542,10 +544,7 @@ def _superlative(word: str) -> bool:
 
 #: Words beyond the superlatives and `Reading.side`'s ends that ask for an order:
 #: places, ranks and winners.
-_ASKS_ORDER = cues(
-    "first last more less fewer rank ranked ranking order place placed win won wins "
-    "winner winning lead leader leading record peak"
-)
+_ASKS_ORDER = vocabulary.words("order_asking_words")
 
 
 def _than_a_kept_value(f: Form) -> list[Unplaced]:
@@ -586,7 +585,7 @@ def _difference_of_unasked_counts(f: Form) -> list[Unplaced]:
     sides = (plan, plan.versus)
     if any(p.measure is not None or p.agg not in ("count", "sum") for p in sides):
         return []
-    if _asks(f.r, "count") or {"more", "fewer", "less", "times"} & set(f.r.tokens):
+    if _asks(f.r, "count") or vocabulary.words("count_difference_words") & set(f.r.tokens):
         return []
     return [Unplaced("a count", "no word of the question asks for a count", asked=False)]
 
@@ -717,7 +716,7 @@ def _adding(plan: Plan) -> list[Plan]:
 
 
 #: The parts of a column's name that say its numbers place or label the rows.
-_PLACING = frozenset(("rank", "ranking", "position", "place", "seed", "pick", "no"))
+_PLACING = vocabulary.words("placing_name_parts")
 
 
 def _places_or_years(table: Any, name: str) -> str | None:
@@ -923,7 +922,7 @@ def _ranks_by_rows_unasked(f: Form) -> list[Unplaced]:
     if plan.op != "rank" or plan.measure is not None or plan.agg != "count":
         return []
     # "what team is first on the list?": first in the table's order, not by its rows
-    marks = [t for t in r.tokens if t in r.up | r.down or t in ("first", "last")]
+    marks = [t for t in r.tokens if t in r.up | r.down or t in vocabulary.words("first_last")]
     text = " ".join(r.tokens)
     if not marks or set(r.tokens) & (_HOW_OFTEN | AGG_WORDS["sum"]):
         return []
@@ -937,7 +936,7 @@ def _ranks_by_rows_unasked(f: Form) -> list[Unplaced]:
 
 #: The words of quantity that ask how often: the superlatives and comparatives of
 #: "many" and "few", and the count's own nouns and adverbs.
-_HOW_OFTEN = cues("most least more fewer fewest less times often frequently amount")
+_HOW_OFTEN = vocabulary.words("how_often_words")
 
 
 def _total_of_each(f: Form) -> list[Unplaced]:
@@ -957,7 +956,7 @@ def _total_of_each(f: Form) -> list[Unplaced]:
 
 
 #: The words that ask for the value each of several named rows holds.
-_EACH_OF = frozenset(("each", "both", "same", "equal", "equals", "apiece"))
+_EACH_OF = vocabulary.words("each_of_words")
 
 
 def _bound_read_as_equal(f: Form) -> list[Unplaced]:
@@ -1034,7 +1033,7 @@ def _measures_text_unasked(f: Form) -> list[Unplaced]:
 
 
 #: The units of a text's length, and the columns whose cells are texts to be measured.
-_TEXT_UNITS = cues("letter letters character characters char chars word words")
+_TEXT_UNITS = vocabulary.words("text_length_units")
 _TEXTS = cues("name title text")
 
 
@@ -1207,7 +1206,7 @@ def _a_place(word: str) -> bool:
 
 
 #: WordNet's kinds of a place: where a thing is, or was held.
-_PLACE_KINDS = frozenset(("location", "structure", "establishment"))
+_PLACE_KINDS = vocabulary.words("place_kinds")
 
 
 def _times_differ(f: Form) -> list[Unplaced]:
@@ -1255,7 +1254,7 @@ def _rows_differ(f: Form) -> list[Unplaced]:
 
 
 #: The determiners that ask for any one of the rows that match ("name a player who ...").
-_ANY_ONE = frozenset(("a", "an", "one", "any", "some", "either"))
+_ANY_ONE = vocabulary.words("any_one_determiners")
 
 
 def _holds_a_time(value: Any) -> bool:
@@ -1270,10 +1269,15 @@ def _holds_a_time(value: Any) -> bool:
     return bool(_TIME_TEXT.search(str(value)))
 
 
+#: A year, a decade, a clock time, a season or a century, a month (by its abbreviation,
+#: with any letters after it) or a day of the week.
+_TIME_OF_YEAR = vocabulary.alternation("time_of_year_words")
+_MONTHS = vocabulary.alternation("month_abbreviations")
+_WEEKDAYS = vocabulary.alternation("weekday_names")
 _TIME_TEXT = re.compile(
-    r"\b(1\d{3}|20\d{2})s?\b|\b\d{1,2}:\d{2}\b|\b(century|season|spring|summer|autumn|fall|winter)\b"
-    r"|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
-    r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    rf"\b(1\d{{3}}|20\d{{2}})s?\b|\b\d{{1,2}}:\d{{2}}\b|\b({_TIME_OF_YEAR})\b"
+    rf"|\b({_MONTHS})[a-z]*\b"
+    rf"|\b({_WEEKDAYS})\b",
     re.IGNORECASE,
 )
 

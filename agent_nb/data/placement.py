@@ -23,6 +23,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 
+from . import vocabulary
 from .planner_cues import period_of
 from .query import AGG_NAME, LOOKUP_ENDS, Plan
 from .reading import Reading
@@ -375,12 +376,16 @@ def _quantity_of(a: _Ask) -> str | None:
 
 def _repeats_a_comparison(a: _Ask) -> str | None:
     """ "at least 25 or more": "or more" says again what the applied "at least" says."""
-    if a.word not in ("more", "less", "fewer") or a.r.tokens[a.index - 1 : a.index] != ["or"]:
+    if a.word not in _OR_COMPARATIVES or a.r.tokens[a.index - 1 : a.index] != ["or"]:
         return None
     same = (">=", ">") if a.word == "more" else ("<=", "<")
     if any(f.op in same for f in (*a.plan.filters, *a.plan.condition)):
         return "it repeats a comparison the plan applies"
     return None
+
+
+#: Comparatives that, after "or", repeat a bound ("or more").
+_OR_COMPARATIVES = vocabulary.words("or_comparatives")
 
 
 def _unit_of_the_number_after(a: _Ask) -> str | None:
@@ -459,7 +464,7 @@ def _predicate_noun(a: _Ask) -> str | None:
 
 #: The plural copulas: "players were quarterbacks" (a singular one links a name too
 #: often: "how many times was Nina Hagen the Evil Queen?").
-_COPULAS = frozenset(("were", "are"))
+_COPULAS = vocabulary.words("plural_copulas")
 
 
 def _verb_form(a: _Ask) -> str | None:
@@ -538,14 +543,11 @@ def _head_noun(a: _Ask) -> str | None:
 
 #: Nouns that name a computation on values ("the difference in attendance"), which
 #: only a plan that computes it places.
-_COMPUTED = frozenset((
-    "difference", "gap", "margin", "ratio", "change", "increase", "decrease", "growth",
-    "proportion", "fraction", "percentage",
-))  # fmt: skip
+_COMPUTED = vocabulary.words("computation_nouns")
 _DIFFERENCES = frozenset(("difference", "gap", "margin"))
 
 #: Nouns of an order's ends ("the last to win", "the next"): a place in an order.
-_ENDS = frozenset(("first", "last", "next", "previous", "final", "latest", "earliest", "top"))
+_ENDS = vocabulary.words("order_ends")
 
 
 def _kind_of_a_plan_column(a: _Ask) -> bool:
@@ -576,9 +578,9 @@ def _measured(a: _Ask) -> str | None:
         if counts or (measure is not None and measure.words & (QUANTITIES | {"count"})):
             return None  # "the largest amount of events": the rows, or a quantity, count them
         before = a.r.tokens[i - 2]
-    if counts and before in ("most", "fewest", "least", "more", "fewer"):
+    if counts and before in vocabulary.words("counted_quantifiers"):
         return None  # "the most products": the rows counted
-    superlative = before.endswith("est") or before in ("most", "least", "best", "worst")
+    superlative = before.endswith("est") or before in vocabulary.words("superlatives_without_est")
     superlative = superlative and before in a.r.up | a.r.down
     # "the average price"; not "the average employee" (the rows), nor the "average" of
     # a column's own name ("grade point average scores")
@@ -615,9 +617,10 @@ def _a_count_of(a: _Ask) -> bool:
     )
 
 
+#: The comparators' words, and the words that order beyond them ("above", "after").
 _ORDER_WORDS = frozenset(
     w for phrase_, op in COMPARATORS if op != "=" for w in phrase_.split() if w not in STOPWORDS
-) | {"before", "after", "above", "below", "next", "previous", "preceding", "following"}
+) | vocabulary.words("order_words_beyond_comparators")
 
 
 def _compares(a: _Ask) -> str | None:
@@ -763,11 +766,11 @@ def _what_was_the(a: _Ask) -> bool:
     return ordered and t[max(0, i - 2) : i + 1] in _WHAT_IS_THE
 
 
-_WHAT_IS_THE = [["what", w, "the"] for w in ("is", "was", "are", "were")]
-_WHO_IS_THE = [["who", w, "the"] for w in ("is", "was", "are", "were")]
+_WHAT_IS_THE = [["what", w, "the"] for w in vocabulary.listed("copulas")]
+_WHO_IS_THE = [["who", w, "the"] for w in vocabulary.listed("copulas")]
 #: Words before a noun that pick one row of an order: "the last year that ...", "the
 #: only ship built as ...".
-_ONE_OF_AN_ORDER = frozenset(("first", "last", "only"))
+_ONE_OF_AN_ORDER = vocabulary.words("one_of_an_order")
 
 
 def _names_another_column(a: _Ask, *, text: bool = False) -> bool:
@@ -979,7 +982,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
         return True
     tests = {f.op for f in (*plan.filters, *plan.condition)}
     if plan.op == "missing" or tests & {"missing", "present"}:
-        if {word, singular(word)} & (MISSING | {"empty", "blank", "null"}):
+        if {word, singular(word)} & (MISSING | vocabulary.words("empty_value_words")):
             return True
         if word == "non" and "present" in tests:  # "non-empty"
             return True
@@ -1016,7 +1019,7 @@ def placed_by_plan(word: str, plan: Plan, r: Reading) -> bool:
     if plan.op == "aggregate" and word in AGG_NAME.get(plan.agg, "").split():
         return True  # the operation's own name: "standard deviation"
     counts = plan.agg in ("count", "mode", "streak") or (plan.op == "rank" and plan.measure is None)
-    if counts and MODE.search(f"most {word}") and word not in ("most", "least"):
+    if counts and MODE.search(f"most {word}") and word not in vocabulary.words("most_least"):
         return True
     return counts and bool(HOW_MANY.search(word))
 
@@ -1117,4 +1120,5 @@ def _words_of(columns: Iterable[str], table: Table) -> set[str]:
     names = list(columns)
     words = {w for c in names for w in phrase(c).split()}
     timed = any(c in table.columns and table.columns[c].duration for c in names)
-    return words | {singular(w) for w in words} | ({"duration", "speed"} if timed else set())
+    timed_nouns = vocabulary.words("timed_attribute_nouns") if timed else frozenset()
+    return words | {singular(w) for w in words} | timed_nouns
