@@ -31,7 +31,7 @@ import asyncio
 import dataclasses
 import functools
 from collections.abc import AsyncGenerator, Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from .._core.state import check_state_key
 from .._core.tools import ToolContext
@@ -63,7 +63,8 @@ ANSWER_KEY = "temp:data_answer"
 
 #: How a data answer is worded: "computed" (the computed sentence is the reply, at once,
 #: no model call) or "model" (a writer words it, and `check_reply` holds it to the result).
-WORDINGS = ("computed", "model")
+_Wording = Literal["computed", "model"]
+WORDINGS: tuple[str, ...] = get_args(_Wording)
 
 #: What the writer is told; the facts come first so a tiny model sees them.
 WRITER_INSTRUCTIONS = (

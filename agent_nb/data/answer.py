@@ -27,6 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from . import vocabulary
 from .answer_form import form_faults
 from .choice import chosen
 from .describe import sentence
@@ -44,7 +45,17 @@ __all__ = ["Answer", "ask", "refine"]
 
 #: The one-word exclusions ("outside of the US", "except 2010"): unused, they block.
 _EXCLUDING = frozenset(p for p in EXCEPT if " " not in p)
-_EMPTY_OK = re.compile(r"\b(empty list|if there are none|none answer)\b")
+#: A question's words that take an empty list for an answer ("if there are none").
+_EMPTY_OK_PHRASES = vocabulary.alternation("empty_answer_allowed")
+_EMPTY_OK = re.compile(rf"\b({_EMPTY_OK_PHRASES})\b")
+#: The words after which a number is a bound, with the comparators' own ("than 5").
+_THRESHOLD = vocabulary.words("threshold_prepositions")
+#: What "non-" joins without a filter to apply: "non-unique" (repeats allowed).
+_NON_QUALITIES = vocabulary.words("non_prefixed_qualities")
+#: Negations typed without their apostrophe ("dont"), and the "t" of one split at it.
+_RUN_TOGETHER = vocabulary.words("run_together_negations")
+#: What a negation split at its apostrophe leaves before the "t" ("don", "haven").
+_CONTRACTED = vocabulary.words("negation_contraction_stems")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,25 +238,18 @@ def _changers(r: Reading, used: set[str]) -> list[int]:
         if token in used:
             continue
         if i in numbers and token not in r.k_words:
-            if token.isdigit() or (i > 0 and r.tokens[i - 1] in COMPARING | {"than", "between"}):
+            if token.isdigit() or (i > 0 and r.tokens[i - 1] in COMPARING | _THRESHOLD):
                 out.append(i)  # "one season" is not a threshold
         elif (
             (token in NEGATION or token == "t")
-            and r.tokens[i + 1 : i + 2]
-            in (["unique"], ["distinct"], ["repeated"], ["null"], ["empty"])
+            and i + 1 < len(r.tokens)
+            and r.tokens[i + 1] in _NON_QUALITIES
             and token == "non"
         ):
             continue  # "non-unique": repeats allowed, not a filter
-        elif (
-            token in NEGATION
-            or token in _EXCLUDING
-            or token in ("dont", "doesnt", "didnt", "isnt", "arent", "t")
-        ):
+        elif token in NEGATION or token in _EXCLUDING or token in _RUN_TOGETHER:
             if token == "t" and (
-                i == 0
-                or r.tokens[i - 1] in used
-                or r.tokens[i - 1]
-                not in ("don", "doesn", "didn", "isn", "aren", "wasn", "hasn", "haven")
+                i == 0 or r.tokens[i - 1] in used or r.tokens[i - 1] not in _CONTRACTED
             ):
                 continue
             out.append(i)

@@ -37,6 +37,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from . import vocabulary
+
 __all__ = [
     "DETAIL",
     "SCALE_WORDS",
@@ -66,12 +68,11 @@ MAX_CLASSES = 50
 _FOOTNOTE = re.compile(r"(?:\s*\[[^\[\]]{1,12}\]|[*†‡§¶#]+)+$")
 #: A detail in brackets at a cell's end ("Warren Tredrea (81)", "Oklahoma (2)").
 DETAIL = re.compile(r"\s*\([^()]*\)$")
-_PLACEHOLDER = frozenset(
-    ["", "-", "–", "—", "‒", "―", "?", "n/a", "na", "n.a.", "tbd", "tba", "none", "nil", "unknown"]
-)
+#: What a table writes in a cell for no value ("-", "n/a", "unknown", the empty cell).
+_PLACEHOLDER = vocabulary.words("cell_placeholders")
 _DASHES = str.maketrans({"−": "-", "–": "-", "—": "-", "‒": "-", "\u2009": " ", "\xa0": " "})
 #: The words that scale the number before them, in a cell or a question ("2.5 million").
-SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+SCALE_WORDS: dict[str, float] = vocabulary.mapping("scale_words")
 _SCALE_LETTERS = {"k": 1e3, "m": 1e6, "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9}
 _CURRENCY = {"$": "$", "us$": "$", "€": "€", "£": "£", "¥": "¥", "usd": "$", "eur": "€"}
 _NUMBER = re.compile(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import vocabulary
 from .describe_more import sentence_more
 from .execute import MAX_LIST, Result
 from .query import AGG_NAME as _AGG_NAME
@@ -225,7 +226,7 @@ def sentence_of(plan: Plan) -> str:
 
 def _by_order(plan: Plan) -> bool:
     """Whether a lookup's row is picked by its place in the table ("the first car")."""
-    return bool({"first", "last", "top", "bottom"} & set(dict(plan.words).get("order", ())))
+    return bool(vocabulary.words("table_place_words") & set(dict(plan.words).get("order", ())))
 
 
 def _tied(result: Result, near: bool = False) -> str:

@@ -30,6 +30,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from . import vocabulary
 from .describe import answer_text
 from .execute import Result
 from .query import Plan
@@ -41,38 +42,13 @@ __all__ = ["REPLACED", "check_sentence", "checked_reply", "reference", "stated_l
 #: The one line under a template sentence that replaced the model's wording.
 REPLACED = "*(the model's wording was replaced by the computed sentence: {why})*"
 _NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?(?![\w])")
-_UP = {
-    "highest",
-    "most",
-    "largest",
-    "biggest",
-    "rose",
-    "increased",
-    "grew",
-    "more",
-    "above",
-    "greater",
-    "heaviest",
-    "best",
-    "maximum",
-    "top",
-}
-_DOWN = {
-    "lowest",
-    "least",
-    "smallest",
-    "fell",
-    "decreased",
-    "dropped",
-    "fewer",
-    "less",
-    "below",
-    "lightest",
-    "worst",
-    "minimum",
-    "bottom",
-    "declined",
-}
+#: The words of the high end and of a rise, and of the low end and of a fall: a sentence
+#: that says one where the result went the other way is wrong.
+_UP = vocabulary.words("rising_words")
+_DOWN = vocabulary.words("falling_words")
+#: The words a yes-or-no sentence starts with; those that say a list is empty.
+_YES_NO = vocabulary.alternation("yes_no_words")
+_EMPTY = vocabulary.alternation("empty_answer_words")
 _PERCENT_ROLES = ("change", "share")
 
 
@@ -161,12 +137,12 @@ def check_sentence(text: str, ref: Mapping[str, Any]) -> str | None:
     """None when ``text`` is true to ``ref`` (`reference`), else why not."""
     low = text.lower().strip()
     if ref.get("yes") is not None:
-        lead = re.match(r"\W*(yes|no|true|false)\b", low)
+        lead = re.match(rf"\W*({_YES_NO})\b", low)
         want = "yes" if ref["yes"] else "no"
         if lead is None or lead.group(1) not in (want, "true" if ref["yes"] else "false"):
             return f"it did not start with {want.capitalize()}"
     items = [str(x) for x in ref.get("items", [])]
-    if ref.get("answer") == "[]" and not re.search(r"\[\s*\]|\b(none|no|empty|nothing)\b", low):
+    if ref.get("answer") == "[]" and not re.search(rf"\[\s*\]|\b({_EMPTY})\b", low):
         return "it did not say the list is empty"
     if items:
         why = _list_differs(text, items)

@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
+from . import vocabulary
 from .wording import format_number
 
 __all__ = [
@@ -45,7 +46,8 @@ MAX_PAIRS = 6  # categorical x numeric pairs ranked
 MAX_GROUPS = 50  # a "categorical" column has at most this many distinct values
 MAX_TABLE_ROWS = 8
 MAX_SENTENCES = 24
-_DATE_WORDS = ("date", "month", "day", "year", "week", "time", "period", "quarter")
+#: Words of a column's name that say it holds dates ("Date", "Month", "Quarter").
+_DATE_WORDS = vocabulary.listed("time_column_words")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -22,6 +22,7 @@ import itertools
 import re
 from typing import Any
 
+from . import vocabulary
 from .cells import SCALE_WORDS, TIME, read_cell
 from .table import Column, Table
 from .word_classes import a_person, forms, is_noun
@@ -41,6 +42,8 @@ from .words import (
 __all__ = ["Named", "Stated", "match_columns", "match_values", "numbers", "time_column"]
 
 _QUOTED = re.compile(r"""(?:^|[\s(])['"‘“`]([^'"’”`]{1,80})['"’”`]""")
+#: The stop words that may join an acronym's words ("Bank of America": BoA).
+_JOINERS = vocabulary.words("acronym_joiners")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,7 +85,7 @@ def _initials(tokens: list[str], abbrev: str) -> tuple[str, ...] | None:
             if (
                 span[0] in STOPWORDS
                 or span[-1] in STOPWORDS
-                or any(t in STOPWORDS and t not in ("of", "and") for t in inner)
+                or any(t in STOPWORDS and t not in _JOINERS for t in inner)
             ):
                 # "a single" does not spell AST, nor "programming is played" PSIP: an
                 # acronym's words carry meaning ("of" and "and" may join them)
@@ -428,7 +431,7 @@ def _known_words(tokens: list[str]) -> list[tuple[int, tuple[str, ...]]]:
 
 
 #: The words that set two values against each other: a choice, a comparison.
-_SET_AGAINST = frozenset(("or", "than", "nor", "versus", "vs"))
+_SET_AGAINST = vocabulary.words("set_against_words")
 
 #: What parts a cell into segments that each name something: "Osaka, Japan", "Camp
 #: Randall Stadium • Madison, WI", a line of a cell.
@@ -470,7 +473,7 @@ def _segments(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]
 
 
 #: Prepositions that put a name in its place ("held in Beijing", "from Ann Arbor").
-_SITED = frozenset(("in", "at", "from", "on", "near", "by"))
+_SITED = vocabulary.words("place_prepositions")
 
 
 def _set_in_place(tokens: list[str], start: int, n: int, col: Column) -> bool:

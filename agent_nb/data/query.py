@@ -38,6 +38,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from . import vocabulary
+
 __all__ = [
     "AGGREGATIONS",
     "AGG_NAME",
@@ -323,4 +325,4 @@ class Plan(BaseModel):
 
 #: The ends of the table's order, and the ``lookup`` order that reads each ("first": the
 #: first matching row).
-LOOKUP_ENDS: dict[str, Literal["asc", "desc"]] = {"first": "desc", "last": "asc"}
+LOOKUP_ENDS: dict[str, Literal["asc", "desc"]] = vocabulary.mapping("lookup_ends")

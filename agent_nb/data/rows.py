@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import vocabulary
 from .query import Filter
 from .result import PlanError, number
 
@@ -51,7 +52,7 @@ def _mask(df: Any, f: Filter) -> Any:
             return (x >= lo) & (x <= hi)
         return _compare(x, f.op, nums)
     if pd.api.types.is_bool_dtype(s):
-        truth = [str(v).lower() in ("true", "yes", "1") for v in values]
+        truth = [str(v).lower() in vocabulary.words("truth_words") for v in values]
         return _compare(s, f.op, truth)
     if f.op in ("<", "<=", ">", ">=", "between"):
         raise PlanError(f"{f.column} holds text: it has no order to compare")

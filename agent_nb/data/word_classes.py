@@ -3,14 +3,16 @@
 The closed classes (prepositions, conjunctions, determiners, pronouns,
 auxiliaries) and the operations' own superlatives are the only word lists:
 everything else (is it a noun, a verb form, a kind of person named by a
-property) comes from WordNet (`wordnet`).
+property) comes from WordNet (`wordnet`). The lists are entries of
+``lexicon/vocabulary-common.json``, read through `vocabulary`.
 """
 
 from __future__ import annotations
 
 import functools
 
-from .words import COMPARATORS, cues, singular, stem
+from . import vocabulary
+from .words import COMPARATORS, singular, stem
 
 __all__ = [
     "AUX",
@@ -41,38 +43,26 @@ def forms(word: str) -> set[str]:
 
 
 #: The comparatives of any quantity, a count's included: the operation's own words.
-MORE = frozenset(("more", "most"))
-FEWER = frozenset(("fewer", "less", "least", "fewest"))
+MORE = vocabulary.words("more_words")
+FEWER = vocabulary.words("fewer_words")
 
 #: Closed-class words the question's stop words do not hold (prepositions, conjunctions,
 #: determiners, pronouns): they place nothing and change nothing on their own.
-CLOSED = cues(
-    "both while under between among amongst according within via across during since "
-    "until upon toward towards whether either neither though although because such own "
-    "another other others them they he she his her him its itself ourselves themselves "
-    "here but nor up out off"
-)
+CLOSED = vocabulary.words("closed_words")
 #: The closed-class words that operate: a range or a difference ("between"), an
 #: exclusion ("other than", "another"), a bound in time ("since", "until", "while") or a
 #: negation ("neither ... nor"). Left out, each would change the answer.
-OPERATING = cues("between other others another since until while neither nor")
+OPERATING = vocabulary.words("operating_closed_words")
 #: Prepositions of several words ("in terms of"): closed-class as a whole, so their
 #: inner nouns ("terms", "behalf") place nothing and change nothing.
-COMPLEX_PREPOSITIONS = (
-    "in terms of", "in spite of", "on behalf of", "in front of", "instead of", "because of",
-    "in case of", "by means of", "with respect to", "in addition to", "as well as",
-    "in relation to", "with regard to", "in regard to", "by way of", "on top of",
-)  # fmt: skip
-DETERMINERS = cues("a an any each every all the one no some")
+COMPLEX_PREPOSITIONS = vocabulary.listed("complex_prepositions")
+DETERMINERS = vocabulary.words("determiners")
 #: Words between a determiner and its noun that do not qualify it ("a single given season").
-NEUTRAL = cues("single given individual particular specific same")
-LINKS = cues(
-    "with who whom whose that which where in of has have had is are was were did does do "
-    "for from at on by"
-)
-AUX = cues("who that which were was is are been be have has had did does do")
+NEUTRAL = vocabulary.words("neutral_qualifiers")
+LINKS = vocabulary.words("link_words")
+AUX = vocabulary.words("auxiliary_words")
 #: A count's own word for the rows themselves: "how many times", "on how many occasions".
-OCCURRENCES = cues("times occasions instances")
+OCCURRENCES = vocabulary.words("occurrence_words")
 
 
 #: How a comparison starts ("more than", "at least", "over"): the comparators' own words.
@@ -80,15 +70,11 @@ COMPARISON_STARTS = frozenset(p for p, _ in COMPARATORS)
 
 
 #: The operations' own superlatives: they ask for an extreme of whatever is measured.
-GENERIC = cues(
-    "highest lowest largest smallest biggest greatest most least best worst top bottom "
-    "max min maximum minimum higher lower larger smaller bigger greater more fewer fewest "
-    "less"
-)
+GENERIC = vocabulary.words("generic_superlatives")
 
 
 #: The words that ask for a row or a group by its name.
-WHICH = frozenset(("which", "who", "whom", "whose"))
+WHICH = vocabulary.words("which_words")
 
 
 def offers_choice(tokens: list[str]) -> bool:

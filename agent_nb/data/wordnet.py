@@ -41,6 +41,7 @@ import functools
 from collections.abc import Iterable
 from typing import Literal
 
+from . import vocabulary
 from .wordnet_graph import (
     ADJ,
     ADV,
@@ -75,7 +76,9 @@ __all__ = [
 ]
 
 # the suffixes of a compound that means "none of": sugar-free, sugarless
-_WITHOUT = ("-free", "free", "-less", "less")
+_WITHOUT = vocabulary.listed("privative_suffixes")
+# the suffixes of an adjective's superlative and comparative: broadest, taller
+_COMPARED = vocabulary.listed("comparison_suffixes")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -354,7 +357,7 @@ def pole(word: str, nouns: Iterable[str] = ()) -> int:
     whose pole WordNet does not settle. ``nouns``: the attributes to read it on first
     (a table's column words: "cheapest" on a price is -1)."""
     w = _key(word)
-    if not w.endswith(("est", "er")):
+    if not w.endswith(_COMPARED):
         return 0
     wanted = set(nouns)
     for lemma, pos in forms(w):
@@ -372,7 +375,7 @@ def pole_on(word: str, noun: str) -> int:
     """`pole` of a comparative or superlative on ``noun`` alone (0 where it measures
     another attribute): "fastest" on speed is +1, "slower" -1."""
     w = _key(word)
-    if not w.endswith(("est", "er")):
+    if not w.endswith(_COMPARED):
         return 0
     for lemma, pos in forms(w):
         if pos == "a" and lemma != w:

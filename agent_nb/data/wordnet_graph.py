@@ -18,6 +18,8 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+from . import vocabulary
+
 __all__ = [
     "ADJ",
     "ADV",
@@ -45,31 +47,12 @@ NOUN, VERB, ADJ, SAT, ADV = range(5)
 ANTONYM, DERIVATION, PERTAINYM = range(3)
 HYPERNYM, ATTRIBUTE, SIMILAR, ALSO = range(4)
 
-# WordNet's detachment rules (morphy(7WN)): the regular inflectional suffixes
+# WordNet's detachment rules (morphy(7WN)): the regular inflectional suffixes, and what
+# replaces each, by part of speech
+_PARTS = {"noun": NOUN, "verb": VERB, "adj": ADJ, "adv": ADV}
 DETACH: dict[int, tuple[tuple[str, str], ...]] = {
-    NOUN: (
-        ("s", ""),
-        ("ses", "s"),
-        ("ves", "f"),
-        ("xes", "x"),
-        ("zes", "z"),
-        ("ches", "ch"),
-        ("shes", "sh"),
-        ("men", "man"),
-        ("ies", "y"),
-    ),
-    VERB: (
-        ("s", ""),
-        ("ies", "y"),
-        ("es", "e"),
-        ("es", ""),
-        ("ed", "e"),
-        ("ed", ""),
-        ("ing", "e"),
-        ("ing", ""),
-    ),
-    ADJ: (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
-    ADV: (),
+    _PARTS[part]: tuple((old, new) for old, new in rules)
+    for part, rules in vocabulary.mapping("wordnet_detachment_rules").items()
 }
 
 

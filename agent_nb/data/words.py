@@ -4,6 +4,9 @@ The planner (`planner`), the table's profile (`table`) and the matcher
 (`lexicon`) read the question through these. All plain word matching: the
 question is never parsed as code. The built-in synonym table stays small and
 general; a table's own words come from the user's context (`context`).
+The word lists themselves are data: the entries of
+``lexicon/vocabulary-common.json``, read by name through `vocabulary`, each
+with its class and the reason it is listed.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+
+from . import vocabulary
 
 __all__ = [
     "ADDITIVE",
@@ -52,147 +57,62 @@ def cues(text: str) -> frozenset[str]:
 
 
 #: Words that carry no meaning of their own for a data question.
-STOPWORDS = cues(
-    "a an the of in on for to is are was were be been being and or by with what which who how "
-    "do does did has have had it its this that these those there their our we us you your i me "
-    "my any all some each every from as at than then into about please can could would should "
-    "will give tell show list find get answer single category value values number numbers "
-    "dataset data table database record records row rows entry entries one given ever "
-    "so far yet same also just only much many whose whom where when why if not no"
-)
+STOPWORDS = vocabulary.words("stopwords")
 #: Words of a column's name that do not name it ("Weight_in_lbs": weight, lbs).
-NAME_STOP = cues("in of the a an per and or to by for with is are was")
+NAME_STOP = vocabulary.words("column_name_stopwords")
 #: Content words that name no column or value but shape nothing either.
-FILLER = cues(
-    "someone anyone somebody anybody everyone everybody something anything thing things "
-    "total overall unique different distinct them they he she his her "
-    "him whom"
-)
-HIGH = cues(
-    "highest most best top largest biggest greatest max maximum leading peak higher larger "
-    "heaviest longest hottest warmest wettest deepest tallest oldest fastest richest "
-    "expensive strongest windiest rainiest populous popular record busiest led"
-)
-LOW = cues(
-    "lowest least worst bottom smallest fewest min minimum weakest lower smaller lightest "
-    "shortest coldest cheapest youngest slowest poorest driest"
-)
-TREND = cues(
-    "trend change changed grow grew growth rise rose fall fell drop dropped increase increased "
-    "decrease decreased evolve evolved develop developed over_time"
-)
-CORR = cues("correlation correlated correlate relationship related relate associated association")
-MISSING = cues("missing null nan blank")
-SHAPE = cues("row column shape size record entry observation big")
-AGG_WORDS = {
-    "sum": cues("total sum overall combined altogether"),
-    "mean": cues("average mean avg typical typically"),
-    "median": cues("median middle"),
-    "std": cues("std deviation"),
-    "range": cues("range spread gap gaps"),
-    "share": cues("share percent percentage proportion fraction"),
-    "nunique": cues("distinct unique different"),
-}
+FILLER = vocabulary.words("filler_pronouns") | vocabulary.words("filler_operation_words")
+#: The high end: the operations' own words, and (still) adjectives of one attribute.
+HIGH = vocabulary.words("high_operation") | vocabulary.words("high_adjectives")
+LOW = vocabulary.words("low_operation") | vocabulary.words("low_adjectives")
+TREND = vocabulary.words("trend_words")
+CORR = vocabulary.words("correlation_words")
+MISSING = vocabulary.words("missing_words")
+SHAPE = vocabulary.words("shape_words")
+AGG_WORDS = {op: frozenset(words) for op, words in vocabulary.mapping("aggregation_words").items()}
+_MODE_EXTREMES = vocabulary.alternation("mode_extremes")
+_MODE_FREQUENCY = vocabulary.alternation("mode_frequency_words")
 MODE = re.compile(
-    r"\b(most|least) (common|commonly|frequent|frequently|often|popular|usual)\b|\bcommonest\b|"
+    rf"\b({_MODE_EXTREMES}) ({_MODE_FREQUENCY})\b|\bcommonest\b|"
     r"\bmode\b"
 )
-HOW_MANY = re.compile(r"\b(how many|number of|count)\b")
-WHO = re.compile(r"\b(who|which|what|when)\b")
-_AUX_ASKS = r"(is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b"
-_WH = r"(?:which|what|whose|whom|who|how|when|where)\b"
+_COUNT_PHRASES = vocabulary.alternation("count_phrases")
+HOW_MANY = re.compile(rf"\b({_COUNT_PHRASES})\b")
+_ASKED_WH = vocabulary.alternation("asked_wh_words")
+WHO = re.compile(rf"\b({_ASKED_WH})\b")
+_AUXILIARIES = vocabulary.alternation("asking_auxiliaries")
+_AUX_ASKS = rf"({_AUXILIARIES})\b"
+_WH_WORDS = vocabulary.alternation("wh_words")
+_WH = rf"(?:{_WH_WORDS})\b"
+_SETTING = vocabulary.alternation("setting_prepositions")
 ASK_BOOL = re.compile(
     rf"^\s*\W*{_AUX_ASKS}"
     # or after a setting of time or place, where no wh-word asks for something else:
     # "in 2002, did Rasnov have ...?" (not "before the distributor was which one?")
-    rf"|^(?!.*\b{_WH})\s*\W*(?:in|on|at|during|after|before|by)\s+"
+    rf"|^(?!.*\b{_WH})\s*\W*(?:{_SETTING})\s+"
     rf"(?:(?!{_WH})[\w.'-]+,?\s+){{1,3}}{_AUX_ASKS}",
     re.IGNORECASE,
 )
 #: The verbs that ask for the answer ("name a species ...", "can you list ...").
-ASKING = frozenset(("name", "list", "give", "find", "show", "tell"))
-LIST_CUE = re.compile(
-    r"^\s*\W*(?:please\s+)?(list|name|enumerate|give me|show me|what are|which are)\b"
-)
-#: Phrases that leave the rows they name out, as a negation does.
-EXCEPT: tuple[str, ...] = (
-    "other than",
-    "excluding",
-    "except",
-    "apart from",
-    "besides",
-    "aside from",
-    "outside of",  # "held outside of the USA": the rows of every other country
-    "outside",
-)
-NEGATION = cues(
-    "not no without never non nobody none dont doesnt didnt isnt arent wasnt nor don doesn didn "
-    "isn aren wasn hasn haven"
-)
-ADDITIVE = cues(
-    "sales revenue count amount total units quantity number population deaths births profit "
-    "sold visitors precipitation rain jobs employment volume passengers murders crimes generation"
-)
+ASKING = vocabulary.words("asking_verbs")
+_LIST_CUES = vocabulary.alternation("list_cues")
+LIST_CUE = re.compile(rf"^\s*\W*(?:please\s+)?({_LIST_CUES})\b")
+#: Phrases that leave the rows they name out, as a negation does ("outside of the USA").
+EXCEPT: tuple[str, ...] = vocabulary.listed("exclusion_phrases")
+NEGATION = vocabulary.words("negations")
+ADDITIVE = vocabulary.words("additive_measures")
 #: Comparison phrases, longest first: (words, operator).
 COMPARATORS: tuple[tuple[str, str], ...] = tuple(
-    (p, op)
-    for op, phrases in (
-        (">=", "at least|no less than|or more|or above|or greater|minimum of|not less than|since"),
-        (
-            "<=",
-            "at most|no more than|or less|or below|or fewer|maximum of|not more than|up to|until",
-        ),
-        (
-            ">",
-            "more than|greater than|higher than|larger than|bigger than|better than|"
-            "older than|longer than|heavier than|taller than|above|over|exceeding|exceeds|"
-            "exceed|beyond|after|later than|bigger|greater",
-        ),
-        (
-            "<",
-            "less than|fewer than|lower than|smaller than|worse than|younger than|"
-            "shorter than|lighter than|below|under|beneath|before|prior to|earlier than|"
-            "cheaper than",
-        ),
-        ("=", "exactly|equal to|equals|equal|same as|score of|rating of|of exactly"),
-    )
-    for p in phrases.split("|")
+    (p, op) for op, phrases in vocabulary.mapping("comparators").items() for p in phrases
 )
 #: The content words of the comparison phrases ("least", "than", "under"): the words that
 #: make a number a bound.
-COMPARING = frozenset(w for p, _ in COMPARATORS for w in p.split()) - {
-    "of", "to", "as", "or", "no", "not",
-}  # fmt: skip
+COMPARING = frozenset(w for p, _ in COMPARATORS for w in p.split()) - vocabulary.words(
+    "comparison_function_words"
+)
 #: Nouns that only say "how much of" what follows ("the amount of votes" is the votes).
-QUANTITIES = frozenset(("amount", "quantity"))
-_NUMBER_WORDS = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-    "thousand": 1000,
-    "million": 1_000_000,
-    "billion": 1_000_000_000,
-}
+QUANTITIES = vocabulary.words("quantity_nouns")
+_NUMBER_WORDS: dict[str, int] = vocabulary.mapping("number_words")
 NUMBER = re.compile(
     # (no digit after the match: "10th" is no "1" before "0th")
     r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?![\d]|st\b|nd\b|rd\b|th\b)((?:k|m)\b)?|\b("
@@ -216,37 +136,7 @@ def number_value(match: re.Match[str]) -> float | None:
 
 
 #: A few groups of words a question may use for a column's name (and the other way round).
-SYNONYMS = (
-    "weight mass heavy heavier heaviest light lighter lightest lbs kg weigh",
-    "price cost costs expensive cheap cheapest priced",
-    "sales revenue revenues income earnings sold turnover money",
-    "temperature temp warm warmest hot hottest cold coldest",
-    "precipitation rain rainfall rainy wet wettest",
-    "horsepower power powerful hp",
-    "mpg miles gallon economy efficient efficiency",
-    "length long longest",
-    "depth deep deepest",
-    "population pop people inhabitants populous",
-    "unemp unemployment unemployed jobless",
-    "generation generated produced",
-    "count number",
-    "wind windy windiest",
-    "age old older oldest young younger youngest",
-    "height tall tallest",
-    "quantity units qty",
-    "murder murders homicide",
-    "speed fast fastest",
-    "profit profits",
-    "score scores rating grade",
-    "species kind",
-    "country nation origin",
-    "employment employed jobs",
-    "sex gender male female",
-    "author writer",
-    "lift lifted lifting",
-    "distance far miles km kilometers",
-    "university college school",
-)
+SYNONYMS = vocabulary.listed("synonym_groups")
 _SYNONYM_OF: dict[str, frozenset[str]] = {}
 for _group in SYNONYMS:
     _words = frozenset(_group.split())
@@ -258,11 +148,17 @@ def synonyms_of(word: str) -> frozenset[str]:
     return _SYNONYM_OF.get(word, frozenset())
 
 
+#: The plural endings after a sibilant that drop only their "es" ("matches": match).
+_ES_ENDINGS = vocabulary.listed("plural_es_endings")
+#: The suffixes `stem` takes off, the first that ends the word.
+_STEM_SUFFIXES = vocabulary.listed("stem_suffixes")
+
+
 @functools.lru_cache(maxsize=1 << 16)  # the same few thousand words, every question
 def singular(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes")):
+    if len(word) > 4 and word.endswith(_ES_ENDINGS):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
@@ -274,7 +170,7 @@ def stem(word: str) -> str:
     """A rough stem, for matching a value's words ("squatting" and "Squat"). No "-er":
     "players" would name the status "Playing" (an agent is not its activity)."""
     w = singular(word.lower())
-    for suffix in ("ing", "ed", "ly", "y"):
+    for suffix in _STEM_SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from functools import reduce
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..query import Plan
 from ..result import MAX_LIST, PlanError, Result
@@ -141,12 +141,15 @@ def _exists(e: Engine, plan: Plan) -> Result:
     else:  # nothing tested can be missing: every row is known
         counts = {"n": t.count() if met is None else flag(met), "base": t.count()}
     got = e.one(t.aggregate(**counts))
-    n, base, gaps = (int(got.get(k) or 0) for k in ("n", "base", "gaps"))
+    n, base, gaps = (int(got.get(k) or 0) for k in get_args(_Counted))
     value = {"any": n > 0, "all": base > 0 and n == base, "none": n == 0}[plan.quantifier]
     frame = pd.DataFrame({"rows that match": [n], "of": [base], "missing": [gaps]})
     roles = (("count", float(n)), ("base", float(base)), ("missing", float(gaps)))
     return Result(value, frame, roles, rows=base)
 
+
+#: The counts an `exists` plan aggregates: the rows that match, the known rows, the missing.
+_Counted = Literal["n", "base", "gaps"]
 
 ROW_OPS: dict[str, Any] = {
     "extreme": _extreme,

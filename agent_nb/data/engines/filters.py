@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .. import vocabulary
 from ..query import Derived, Filter
 from ..result import PlanError, number
 
@@ -102,7 +103,7 @@ def _predicate(t: Any, f: Filter, distinct: Mapping[str, Sequence[Any]] | None =
     if what == "number":
         return _numbers(s, f, values)
     if what == "bool":
-        truth = [str(v).lower() in ("true", "yes", "1") for v in values]
+        truth = [str(v).lower() in vocabulary.words("truth_words") for v in values]
         return _compare(s, f.op, truth)
     if f.op in ("<", "<=", ">", ">=", "between"):
         raise PlanError(f"{f.column} holds text: it has no order to compare")

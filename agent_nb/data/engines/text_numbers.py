@@ -25,7 +25,9 @@ cannot read is a missing value (as in pandas).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, get_args
+
+from .. import vocabulary
 
 __all__ = ["as_numbers", "readings"]
 
@@ -40,10 +42,12 @@ _REST = (
     r"^(?:[A-Za-zµ°%$€£¥][A-Za-zµ°²³%./]*\d?(?:\s[A-Za-z][A-Za-z.]*)?)?\s*"
     r"(?:\[[^\]]*\]|[*†‡§¶#]+|\([^()]*\))*\s*$"
 )
-_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALE_WORDS: dict[str, float] = vocabulary.mapping("scale_words")  # `cells.SCALE_WORDS`
 _SCALE_LETTERS = {"k": 1e3, "m": 1e6, "mn": 1e6, "mil": 1e6, "b": 1e9, "bn": 1e9}
 _CURRENCIES = ("$", "€", "£", "¥")
 _PLAIN = r"^-?\d+(?:\.\d+)?$"
+#: How `readings` says a column writes its decimal point: a comma ("1.234,5") or a point.
+_Decimal = Literal["comma", "point"]
 _TIME = r"^([-+])?(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(\.\d+)?$"  # `cells._TIME`
 
 
@@ -124,7 +128,7 @@ def as_numbers(expr: Any, read: Mapping[str, str]) -> Any:
         s = expr[name].strip()
         if how.startswith("cells:"):
             casts[name] = _cells(s, how.removeprefix("cells:"))
-        elif how in ("comma", "point"):
+        elif how in get_args(_Decimal):
             casts[name] = _decimal(s, how == "comma")
         elif how == "times":
             casts[name] = _seconds(s)
