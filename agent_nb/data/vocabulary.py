@@ -27,13 +27,14 @@ import functools
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 __all__ = ["CLASSES", "alternation", "entries", "listed", "mapping", "words"]
 
 #: What an entry may be: a closed class, an operation's own words, the words tables
 #: write values with, or a list of content words still to be read from WordNet.
-CLASSES = ("closed", "operation", "format", "content")
+Class = Literal["closed", "operation", "format", "content"]
+CLASSES: tuple[Class, ...] = get_args(Class)
 
 _FOLDER = Path(__file__).with_name("lexicon")
 

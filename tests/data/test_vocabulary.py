@@ -62,17 +62,22 @@ def _identifiers() -> frozenset[str]:
     return frozenset(n for n in names if isinstance(n, str)) | _JSON_SCHEMA
 
 
+@functools.cache
+def _closed() -> frozenset[str]:
+    entries = vocabulary.entries().values()
+    return frozenset(w for e in entries if e["class"] == "closed" for w in e.get("words", ()))
+
+
 def _english(word: str) -> bool:
-    """A word of English: one WordNet knows, or one of the closed classes (which WordNet
-    leaves out); letters and suffixes ("s", "ing") are no words."""
+    """An open-class word of English: one WordNet knows and no closed class holds (the
+    issue allows closed classes: "who" or "whom" may be written in the code); letters
+    and suffixes ("s", "ing") are no words."""
+    from agent_nb.data.word_classes import parts_of
     from agent_nb.data.wordnet import parts_of_speech
 
-    if len(word) < 3 or not _WORD.fullmatch(word):
+    if len(word) < 3 or not _WORD.fullmatch(word) or word in _closed():
         return False
-    from agent_nb.data.word_classes import parts_of
-
-    closed = {w for e in vocabulary.entries().values() if e["class"] == "closed" for w in e.get("words", ())}
-    return word in closed or bool(parts_of_speech(word)) or bool(parts_of(word)[0])
+    return bool(parts_of_speech(word)) or bool(parts_of(word)[0])
 
 
 def _strings(node: ast.AST) -> list[str] | None:
