@@ -15,6 +15,7 @@ import functools
 import re
 from typing import Any
 
+from . import vocabulary
 from .derive import with_derived
 from .lexicon import Named, Stated, match_columns, match_values, numbers
 from .query import Derived, Filter
@@ -51,18 +52,17 @@ from .words import (
 __all__ = ["Reading", "read"]
 
 #: "can you name ...", "would you list ...": a request, as "name ..." is.
-_POLITE = frozenset(("can", "could", "would", "will"))
-_RANK_WORDS = HIGH | LOW | {"top", "bottom", "first", "last", "common", "frequent", "popular"}
+_POLITE = vocabulary.words("polite_request_auxiliaries")
+_POLITE_ALTERNATION = vocabulary.alternation("polite_request_auxiliaries")
+#: The words beside a number that make it a ranking's k ("the top 5", "5 most common").
+_RANK_WORDS = HIGH | LOW | vocabulary.words("rank_words_beside_k")
 #: The first words of a comparison's phrase whose other words are a bound's, never an
 #: end asked for: "at least", "no more than", "or less".
 _BOUND_LEADS = frozenset(("at", "no", "not", "or"))
 #: The ends of time's order, on a column of an event's years (`Reading._on_dates`).
-_TIME_ENDS = {"first": -1, "earliest": -1, "earlier": -1, "last": 1, "latest": 1, "later": 1}
-_TIME_ENDS |= {"recent": 1, "recently": 1}
-_NEG = re.compile(
-    r"\b(not|no|without|never|non|none|dont|doesnt|didnt|isnt|arent|wasnt|hasnt|"
-    r"havent|haven't|don't|doesn't|didn't|isn't|aren't|wasn't|hasn't)\b"
-)
+_TIME_ENDS: dict[str, int] = vocabulary.mapping("time_order_ends")
+_NEGATIONS = vocabulary.alternation("negation_tokens")
+_NEG = re.compile(rf"\b({_NEGATIONS})\b")
 
 
 @dataclasses.dataclass
@@ -151,7 +151,7 @@ class Reading:
         """+1 where ``word`` reads the last end of a named column whose own order is
         asked for (an event's years: the latest; places: the highest), -1 the first,
         else 0 (`_on_dates`, `_on_places`)."""
-        if self._on_places and word in ("first", "last"):
+        if self._on_places and word in vocabulary.words("place_order_ends"):
             return _TIME_ENDS[word]  # "came in last place": the highest Place
         if not self._on_dates:
             return 0
@@ -275,12 +275,12 @@ def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None
             continue
         i = s.start
         prev = tokens[i - 1] if i > 0 else ""
-        if prev in ("least", "most") and i >= 2 and tokens[i - 2] == "at":
+        if prev in vocabulary.words("at_bound_ends") and i >= 2 and tokens[i - 2] == "at":
             continue  # "at least 4": a threshold
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if prev in _RANK_WORDS | {"list", "top", "bottom", "which", "what"} or nxt in _RANK_WORDS:
+        if prev in _RANK_WORDS | vocabulary.words("k_leads") or nxt in _RANK_WORDS:
             return int(s.value), s.words
-        if listy and prev in ("the", "list", "are", "of") and nxt not in ("per", "kg", "and"):
+        if listy and prev in vocabulary.words("listed_k_leads") and nxt not in ("per", "kg", "and"):
             return int(s.value), s.words
     return None, ()
 
@@ -302,18 +302,22 @@ def _symbols(question: str) -> str:
     return question
 
 
+_REQUEST_ONE = vocabulary.alternation("request_phrases_for_one")
+_OF_ONE = vocabulary.alternation("determiners_of_one")
 _NAME_ONE = re.compile(
-    r"^\W*(?:please )?(?:(?:can|could|would|will) you (?:please )?)?"
-    r"(?:name|give me|tell me|show me|list)"
-    r"\s+(?:a|an|one|any)\s+(?!of\b|few\b|couple\b)"
+    rf"^\W*(?:please )?(?:(?:{_POLITE_ALTERNATION}) you (?:please )?)?"
+    rf"(?:{_REQUEST_ONE})"
+    rf"\s+(?:{_OF_ONE})\s+(?!of\b|few\b|couple\b)"
 )
+
+_ROW_QUESTION = vocabulary.alternation("row_question_words")
 
 
 def _asks_a_row(text: str) -> bool:
     """Whether the question asks for a row or its name, whatever number it mentions:
     "which driver ...", "who ...", "what country has the largest number of ..." (the noun
     after "what" is asked; not "what number of ...", nor "what is ...")."""
-    if re.match(r"^\W*(which|who)\b", text):
+    if re.match(rf"^\W*({_ROW_QUESTION})\b", text):
         return True
     asked = re.match(r"^\W*what\s+(\w+)", text)
     if asked is None:
@@ -325,6 +329,12 @@ def _asks_a_row(text: str) -> bool:
 #: The nouns after "what" that ask for a computed number ("what percentage", "what
 #: amount of"), not for a row.
 _COMPUTED = frozenset(w for cue in AGG_WORDS.values() for w in cue) | QUANTITIES
+
+
+#: "can you name ...": a request (`_POLITE`); "which islands are ...": a plural asked for.
+_REQUEST_VERBS = vocabulary.alternation("request_verbs_after_polite")
+_PLURAL_QUESTION = vocabulary.alternation("plural_question_words")
+_NOT_ASKED_NOUN = vocabulary.alternation("not_after_asked_noun")
 
 
 def read(table: Table, question: str) -> Reading:
@@ -373,9 +383,7 @@ def read(table: Table, question: str) -> Reading:
         )
     ]
     # "can you name a party ...?" asks for the party, not whether one can be named
-    polite = re.match(
-        r"^\W*(can|could|would|will) you (please )?(name|list|tell|give|show)\b", text
-    )
+    polite = re.match(rf"^\W*({_POLITE_ALTERNATION}) you (please )?({_REQUEST_VERBS})\b", text)
     # "what are the number of times ...", "list the number of teams ...": one count;
     # "name a player who ...": one of them, not the list
     listy = (
@@ -388,7 +396,7 @@ def read(table: Table, question: str) -> Reading:
     if expect is None and (listy or (k is not None and k > 1)):
         expect = "list"
     plural = re.match(
-        r"^\W*(which|what)\s+(?:other\s+)?(\w+)\s+(?!(of|is|was|has|does)\b)\w+", text
+        rf"^\W*({_PLURAL_QUESTION})\s+(?:other\s+)?(\w+)\s+(?!({_NOT_ASKED_NOUN})\b)\w+", text
     )  # ("which other stadiums are ...": the stadiums)
     if (
         expect is None
@@ -482,10 +490,13 @@ def _either_of(r: Reading) -> str | None:
     return None
 
 
-_COUNT_LISTED = re.compile(
-    r"^\W*(list|name|give me|show me|what are|which are|tell me)\s+(the\s+)?(total\s+)?"
-    r"(number|count|amount)\s+of\b"
-)
+_COUNT_LEADS = vocabulary.alternation("count_listing_leads")
+_COUNT_NOUNS = vocabulary.alternation("count_nouns")
+_COUNT_LISTED = re.compile(rf"^\W*({_COUNT_LEADS})\s+(the\s+)?(total\s+)?({_COUNT_NOUNS})\s+of\b")
+
+
+#: What "over" spans in a trend's own words ("over time", "over the years").
+_TREND_SPANS = vocabulary.alternation("trend_spans")
 
 
 def unused_words(
@@ -503,7 +514,7 @@ def unused_words(
     rows |= {  # the "per" of Miles_per_Gallon
         w for n in r.named if columns is None or n in columns for w in phrase(n).split()
     }
-    if re.search(r"\bover (time|the years|the months|the period)\b", r.text):
+    if re.search(rf"\bover ({_TREND_SPANS})\b", r.text):
         rows |= {"over", "time"}  # a trend's own words
     out = []
     tokens = r.tokens

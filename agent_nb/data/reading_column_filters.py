@@ -12,6 +12,7 @@ import re
 from collections.abc import Collection
 from typing import Any, cast
 
+from . import vocabulary
 from .lexicon import time_column
 from .query import Derived, Filter
 from .words import EXCEPT, phrase, singular
@@ -43,13 +44,18 @@ def negated_at(r: Any, start: int) -> tuple[str, ...]:
 
 
 DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_STARTS = vocabulary.alternation("text_starts_with")
+_CONTAINS = vocabulary.alternation("text_contains")
 _TEXT_OP = re.compile(
     # "start with an s", "with the letter s": the article is no part of the text ("start
     # with a" alone is the letter a)
-    r"\b(?:starting|starts|start|beginning|begins|begin) with\s+"
+    rf"\b(?:{_STARTS}) with\s+"
     r"(?:(?:an?|the)\s+(?:letter\s+|word\s+)?(?=['\"]?[\w-]))?['\"]?([\w-]+)|"
-    r"\b(?:containing|contains|contain|including|includes) (?:the word\s+)?['\"]?([\w-]+)"
+    rf"\b(?:{_CONTAINS}) (?:the word\s+)?['\"]?([\w-]+)"
 )
+
+
+_TEXT_FILTER_LEADS = vocabulary.words("text_filter_leads")
 
 
 def text_filters(r: Any, taken: set[str]) -> list[Filter]:
@@ -68,7 +74,7 @@ def text_filters(r: Any, taken: set[str]) -> list[Filter]:
         at = len(phrase(r.text[: m.start()]).split())
         before = set(r.tokens[max(0, at - 3) : at])
         named_before = any(before & set(ws) for _, ws in r.named.values())
-        if m.group(2) and not named_before and not before & {"whose", "that", "which", "with"}:
+        if m.group(2) and not named_before and not before & _TEXT_FILTER_LEADS:
             continue  # "does the dataset contain squatting lifts": existence, not text
         col = r.near(at, ("label", "category"))
         if col is None or col.numeric:
@@ -87,8 +93,16 @@ def text_filters(r: Any, taken: set[str]) -> list[Filter]:
     return out
 
 
-_NO_VALUE = re.compile(r"\b(no|without|missing|lacking|lack)\b")
-_HAS_VALUE = re.compile(r"\b(with|have|has|had)\s+(a|an)?\s*$")
+_NO_VALUE_LEADS = vocabulary.alternation("missing_value_leads")
+_HAVING = vocabulary.alternation("having_before_a_value")
+_NO_VALUE = re.compile(rf"\b({_NO_VALUE_LEADS})\b")
+_HAS_VALUE = re.compile(rf"\b({_HAVING})\s+(a|an)?\s*$")
+#: The words of missing values after "is" ("price is missing"), after "non" or "not"
+#: right before a column's name, and after them anywhere before its words.
+_MISSING_AFTER_IS = vocabulary.alternation("missing_after_is")
+_NON = vocabulary.alternation("non_not")
+_MISSING_AFTER_NON = vocabulary.alternation("missing_after_non")
+_MISSING_BEFORE_NAME = vocabulary.alternation("missing_after_non_before_name")
 
 
 def missing_filters(r: Any, taken: set[str]) -> list[Filter]:
@@ -106,12 +120,12 @@ def missing_filters(r: Any, taken: set[str]) -> list[Filter]:
         )
         before = " ".join(r.tokens[max(0, at - 3) : at])
         after = " ".join(r.tokens[end + 1 : end + 4])
-        valued = after.startswith(("value", "values", "recorded", "data", "entered", "given"))
+        valued = after.startswith(vocabulary.listed("value_said_after_column"))
         has_gaps = bool(r.table.df[name].isna().any())
-        if re.search(r"^(is|are)\s+(not\s+)?(missing|null|empty|blank|nan)", after):
+        if re.search(rf"^(is|are)\s+(not\s+)?({_MISSING_AFTER_IS})", after):
             op = "present" if " not " in f" {after} " else "missing"
-        elif re.search(r"\b(non|not)\s+(null|empty|missing|blank|nan)$", before) or re.search(
-            rf"\b(non|not) (null|empty|missing|blank) ({'|'.join(map(re.escape, words))})\b",
+        elif re.search(rf"\b({_NON})\s+({_MISSING_AFTER_NON})$", before) or re.search(
+            rf"\b({_NON}) ({_MISSING_BEFORE_NAME}) ({'|'.join(map(re.escape, words))})\b",
             " ".join(r.tokens),
         ):
             op = "present"  # "a non-empty product name", "(non-null) room rating"
@@ -121,7 +135,7 @@ def missing_filters(r: Any, taken: set[str]) -> list[Filter]:
             op = "missing"
         elif (
             valued and (_HAS_VALUE.search(before + " ") or after.startswith("recorded"))
-        ) or after.startswith(("recorded", "known", "filled")):
+        ) or after.startswith(vocabulary.listed("value_present_after_column")):
             op = "present"
         else:
             continue
@@ -142,25 +156,8 @@ def _named_plural(r: Any, at: int) -> bool:
     return token.endswith("s") and singular(token) != token
 
 
-_ORDINALS = {
-    w: i + 1
-    for i, w in enumerate(
-        [
-            "first",
-            "second",
-            "third",
-            "fourth",
-            "fifth",
-            "sixth",
-            "seventh",
-            "eighth",
-            "ninth",
-            "tenth",
-            "eleventh",
-            "twelfth",
-        ]
-    )
-}
+#: "the sixth month": an ordinal word and the number it says.
+_ORDINALS = {w: i + 1 for i, w in enumerate(vocabulary.listed("period_ordinals"))}
 
 
 def ordinal_periods(r: Any, taken: set[str]) -> list[Filter]:
@@ -204,7 +201,7 @@ def column_holding(r: Any, noun: str, n: float, taken: Collection[str] = ()) -> 
     return held[0] if len(held) == 1 else None
 
 
-_PERIODS = frozenset(("month", "day", "week", "quarter", "hour"))
+_PERIODS = vocabulary.words("period_nouns")
 
 
 def binary_filters(r: Any, taken: set[str]) -> list[Filter]:
@@ -223,22 +220,7 @@ def binary_filters(r: Any, taken: set[str]) -> list[Filter]:
         said = r.tokens[at] if at < len(r.tokens) else ""
         if said.endswith("ed") and said in r.named[name][1] and at >= 1:
             before = [*before, "have"]
-        if not set(before) & {
-            "with",
-            "without",
-            "have",
-            "has",
-            "had",
-            "any",
-            "some",
-            "no",
-            "dont",
-            "don",
-            "doesn",
-            "didn",
-            "who",
-            "got",
-        }:
+        if not set(before) & vocabulary.words("yes_no_column_leads"):
             continue
         neg = negated_at(r, at)
         yes: Any = True if s.dtype == bool else 1  # as the column holds it

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from . import vocabulary
 from .derive import is_text
 from .lexicon import match_columns
 from .query import Derived, DeriveOp, FilterOp
@@ -49,25 +50,17 @@ class Found(NamedTuple):
 
 
 _SIGNS = (("-", "minus"), ("−", "minus"), ("+", "plus"), ("*", "times"), ("/", "divided by"))
-_BEFORE: dict[str, DeriveOp] = {
-    "difference": "-",
-    "gap": "-",
-    "ratio": "/",
-    "product": "*",
-}  # "<op> of A and B"
-_INFIX: dict[str, DeriveOp] = {
-    "minus": "-",
-    "plus": "+",
-    "times": "*",
-    "per": "/",
-    "divided": "/",
-    "multiplied": "*",
-}
-_SKIP = {"the", "a", "an", "each", "their", "its"}
-_LENGTH = {"length", "character", "characters", "char", "chars", "letter", "letters"}
-_LONG = {"long", "longest", "shortest", "longer", "shorter"}
-_WORDS = {"word", "words"}
-_NOT = {"without", "not", "excluding", "except", "ignoring"}
+_BEFORE: dict[str, DeriveOp] = vocabulary.mapping("derived_op_before_of")  # "<op> of A and B"
+_INFIX: dict[str, DeriveOp] = vocabulary.mapping("derived_op_between")  # "A <op> B"
+#: "A divided by B": the words of ``_INFIX`` that take "by".
+_BY = vocabulary.words("operators_before_by")
+#: "A and B combined", "A to B ratio": the word after two columns, and the word between.
+_JOINED: dict[str, str] = vocabulary.mapping("derived_op_after_joined")
+_SKIP = vocabulary.words("determiners_before_operand")
+_LENGTH = vocabulary.words("text_length_words")
+_LONG = vocabulary.words("text_length_adjectives")
+_WORDS = vocabulary.words("text_word_count_words")
+_NOT = vocabulary.words("exclusion_words")
 
 
 def signs_as_words(question: str) -> str:
@@ -155,8 +148,8 @@ def _arithmetic(
                     op, first, second, lo, hi = _BEFORE[t], a, b, i, span_of[(b, b_at)][1]
         elif t in _INFIX and i in ends:
             a = ends[i]
-            b_at = _skip(tokens, i + (2 if t in ("divided", "multiplied") else 1))
-            if t in ("divided", "multiplied") and tokens[i + 1 : i + 2] != ["by"]:
+            b_at = _skip(tokens, i + (2 if t in _BY else 1))
+            if t in _BY and tokens[i + 1 : i + 2] != ["by"]:
                 continue
             b = starts.get(b_at)
             if b is None or b == a:
@@ -167,11 +160,11 @@ def _arithmetic(
                 continue  # "people per km" of "Persons per km2": a rate named, not divided by
             op, first, second = _INFIX[t], a, b
             lo, hi = span_end[(a, i)][0], span_of[(b, b_at)][1]
-        elif t in ("combined", "ratio") and i in ends:
+        elif t in _JOINED and i in ends:
             b = ends[i]
             b_at = span_end[(b, i)][0]
             joint = tokens[b_at - 1] if b_at > 0 else ""
-            if (t, joint) not in (("combined", "and"), ("ratio", "to")) or b_at - 1 not in ends:
+            if _JOINED[t] != joint or b_at - 1 not in ends:
                 continue
             a = ends[b_at - 1]
             if a == b:
@@ -187,9 +180,9 @@ def _arithmetic(
     return out
 
 
-_THEIR = _SKIP | {"that", "of", "his", "her"}
-_VERB = {"is", "was", "are", "were", "be", "been", "ever", "always", "still"}
-_EQUAL = {"equal to", "equals", "equal", "same as"}
+_THEIR = _SKIP | vocabulary.words("possessives_before_other_operand")
+_VERB = vocabulary.words("verbs_before_column_comparison")
+_EQUAL = vocabulary.words("equality_with_column")
 _TESTS = {w for words, _ in COMPARATORS for w in words.split()}
 
 
@@ -239,6 +232,10 @@ def _prose(table: Table, texts: list[str]) -> str | None:
     return best if best is not None and means[best] >= 30 else None
 
 
+#: "the number of characters in T", "how many words": a count's words, claimed with it.
+_COUNTED = vocabulary.words("count_phrases_before_text_measure")
+
+
 def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]]) -> list[Found]:
     every = _texts(table)
     negated = {  # "without taking the title into account": not the text measured
@@ -250,7 +247,7 @@ def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]
     }
     texts = [n for n in every if n in runs and n not in negated]
     out: list[Found] = []
-    cues: tuple[tuple[set[str], DeriveOp], ...] = (
+    cues: tuple[tuple[frozenset[str], DeriveOp], ...] = (
         (_WORDS, "words"),
         (_LENGTH, "length"),
         (_LONG, "length"),
@@ -280,7 +277,7 @@ def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]
         claimed = set(range(lo, hi))
         if cue is not _LONG:  # "longest" stays a cue: the highest length
             claimed |= set(at)  # "length ... (in chars)"
-            if tokens[max(0, i - 2) : i] in (["number", "of"], ["how", "many"]):
+            if " ".join(tokens[max(0, i - 2) : i]) in _COUNTED:  # "number of", "how many"
                 claimed |= {i - 2, i - 1}
             if tokens[i + 1 : i + 2] == ["count"]:
                 claimed.add(i + 1)
@@ -305,7 +302,7 @@ def derivations(table: Table, question: str) -> list[Found]:
     return [f for f in found if f.derived.name not in table.columns][:1]
 
 
-_FUNCTION = _SKIP | {"of", "between", "and", "to", "by", "in", "how", "many", "number"}
+_FUNCTION = _SKIP | vocabulary.words("function_words_of_derived_names")
 
 
 def claimed_words(tokens: list[str], idx: tuple[int, ...]) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
+from . import vocabulary
 from .cells import SCALE_WORDS
 from .lexicon import Named, Stated, time_column
 from .query import Filter
@@ -77,7 +78,8 @@ def scaled(value: float, col: Column, table: Table, tokens: list[str], i: int) -
 
 
 #: A column whose name says its numbers count thousands, millions or billions.
-_COUNTED_IN = re.compile(r"\b(thousand|million|billion)s?\b")
+_SCALES = vocabulary.alternation("scale_words_of_column_names")
+_COUNTED_IN = re.compile(rf"\b({_SCALES})s?\b")
 
 
 def in_column_unit(r: Any, s: Stated, col: Column, value: float) -> tuple[float, tuple[str, ...]]:
@@ -144,20 +146,18 @@ def without_instructions(question: str) -> str:
     return _INSTRUCTION.sub("", q).strip() or q
 
 
-_APART = re.compile(r"\b(than|compared|versus|vs|outnumber|outnumbers|ratio|difference|to)\b")
+#: The words that set two values of one column against each other ("more A than B"),
+#: between them, and anywhere in the question ("the ratio of A to B").
+_APART_BETWEEN = vocabulary.alternation("set_apart_between_values")
+_APART = re.compile(rf"\b({_APART_BETWEEN})\b")
+_APART_ANYWHERE = vocabulary.alternation("set_apart_in_question")
 
 
 def _apart(r: Any, hits: list[Named]) -> bool:
     """Two values of one column set against each other, not OR-ed."""
     a, b = sorted(h.start for h in hits)[:2]
     between = " ".join(r.tokens[a:b])
-    return bool(_APART.search(between)) or bool(
-        re.search(
-            r"\b(ratio|difference|compared|"
-            r"outnumber|times)\b",
-            r.text,
-        )
-    )
+    return bool(_APART.search(between)) or bool(re.search(rf"\b({_APART_ANYWHERE})\b", r.text))
 
 
 def filters_of(r: Any) -> list[Filter]:
@@ -354,6 +354,10 @@ def filters_of(r: Any) -> list[Filter]:
     return out
 
 
+#: "from 1941 to 1949", "from 1941 through 1949".
+_YEAR_JOINERS = vocabulary.alternation("year_range_joiners")
+
+
 def _years_span(r: Any, s: Stated) -> tuple[int, int, tuple[str, ...]] | None:
     """The years a stated year opens: "the 1990s" (1990 to 1999), "the 1800s" (1800 to
     1899), "1941-1949", "from 1941 to 1949", "between 1941 and 1949" (both ends kept)."""
@@ -369,7 +373,7 @@ def _years_span(r: Any, s: Stated) -> tuple[int, int, tuple[str, ...]] | None:
         return None
     joined = re.search(rf"\b{year}\s*[-–]\s*{int(after.value)}\b", r.question)
     said = re.search(
-        rf"\b(from {year} (to|through|until|till)|between {year} and) {int(after.value)}\b",
+        rf"\b(from {year} ({_YEAR_JOINERS})|between {year} and) {int(after.value)}\b",
         r.text,
     )
     if not (joined or said) or (
@@ -401,11 +405,14 @@ def _either(r: Any, out: list[Filter]) -> list[Filter]:
     return out
 
 
+_BOUND_EXTRAS = vocabulary.words("bound_words_before_number")
+
+
 def _bounded(tokens: list[str], i: int) -> bool:
     """Whether a comparison's words stand within the three words before the number at
     ``i`` ("at least half a million people"): a bound the reading did not read whole is
     no equality."""
-    return bool(set(tokens[max(0, i - 3) : i]) & (COMPARING | {"no", "not", "half"}))
+    return bool(set(tokens[max(0, i - 3) : i]) & (COMPARING | _BOUND_EXTRAS))
 
 
 def _measured_by(words: tuple[str, ...], col: Column) -> bool:
@@ -457,7 +464,7 @@ def _inside_values(r: Any, s: Stated) -> Filter | None:
     return None
 
 
-_ROWS = {"row", "rows", "record", "records", "entry", "entries"}
+_ROWS = vocabulary.words("row_nouns")
 
 
 def _counted(r: Any, after: list[str]) -> Any:
@@ -466,14 +473,14 @@ def _counted(r: Any, after: list[str]) -> Any:
     t = r.table
     if not after:
         return None
-    head = [w for w in after if w not in ("unique", "different", "distinct")]
+    head = [w for w in after if w not in vocabulary.words("distinct_words")]
     distinct = len(head) < len(after)
     for n, (_, ws) in r.named.items():
         col = t.columns[n]
         if head and (head[0] in ws or singular(head[0]) in ws) and not col.numeric:
             if distinct:
                 return ("nunique", col.name)
-            if col.role == "label" or {"name", "player", "person"} & set(col.parts):
+            if col.role == "label" or vocabulary.words("person_nouns") & set(col.parts):
                 return ("rows", None)
     if singular(after[0]) in _ROWS or after[0] in _ROWS:
         return ("rows", None)
@@ -483,7 +490,7 @@ def _counted(r: Any, after: list[str]) -> Any:
 def _counts_identified(r: Any, after: list[str]) -> bool:
     """Whether the noun after a number names what an id column identifies ("10 products"
     of product_id): the number counts those things, and no id is compared with it."""
-    if not after or after[0] in ("id", "ids", "number", "code"):
+    if not after or after[0] in vocabulary.words("identifier_nouns"):
         return False
     word = after[0]
     return any(

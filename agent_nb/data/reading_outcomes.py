@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import vocabulary
 from .query import Filter
 from .reading_column_filters import negated_at
 
@@ -22,15 +23,15 @@ __all__ = ["WORDS", "outcome_column", "outcome_filters", "recorders"]
 
 #: The question's words for an outcome: "w" a win, "l" a loss, "d" a draw or tie.
 WORDS = {
-    **dict.fromkeys(("win", "wins", "won", "winning", "victory", "victories", "beat"), "w"),
-    **dict.fromkeys(("lose", "loses", "lost", "loss", "losses", "losing"), "l"),
-    **dict.fromkeys(("tie", "ties", "tied", "draw", "draws", "drew", "drawn"), "d"),
+    **dict.fromkeys(vocabulary.listed("outcome_win"), "w"),
+    **dict.fromkeys(vocabulary.listed("outcome_loss"), "l"),
+    **dict.fromkeys(vocabulary.listed("outcome_draw"), "d"),
 }
 #: How a result cell begins, by outcome ("d": a draw or tie, which a result column also holds).
 _MARKS = {
-    "w": frozenset({"w", "win", "won", "victory"}),
-    "l": frozenset({"l", "loss", "lost", "defeat"}),
-    "d": frozenset({"d", "draw", "drawn", "t", "tie", "tied"}),
+    "w": vocabulary.words("result_marks_win"),
+    "l": vocabulary.words("result_marks_loss"),
+    "d": vocabulary.words("result_marks_draw"),
 }
 #: The marks that are words ("Won", not "W"): a column that writes the outcome out.
 _WORDS_OF = {k: marks - {"w", "l", "d", "t"} for k, marks in _MARKS.items()}
@@ -72,9 +73,9 @@ def outcome_column(table: Any) -> tuple[str, dict[str, str]] | None:
 
 #: Column names that record one side of an outcome: who won ("Winner", "Wins"), who lost.
 _NAMED = {
-    "w": frozenset({"winner", "winners", "win", "wins", "won", "victory", "victories"}),
-    "l": frozenset({"loser", "losers", "loss", "losses", "lost", "defeat", "defeats"}),
-    "d": frozenset({"draws", "drawn", "ties", "tied"}),  # not "Draw": a contest's order
+    "w": vocabulary.words("outcome_recorders_win"),
+    "l": vocabulary.words("outcome_recorders_loss"),
+    "d": vocabulary.words("outcome_recorders_draw"),  # not "Draw": a contest's order
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import vocabulary
 from .planner_cues import counts_from_the_top
 from .query import Filter, FilterOp
 from .result import PlanError, number
@@ -29,9 +30,10 @@ _TESTS = {
     p.split()[0]: _ORDERS[op]
     for p, op in COMPARATORS
     if p.endswith(" than") and len(p.split()) == 2 and op in _ORDERS
-    if p.split()[0] not in ("better", "worse", "older", "younger")
+    if p.split()[0] not in vocabulary.words("comparatives_by_measure")
 }
-_HOW_MUCH_MORE = re.compile(rf"\bhow (many|much) (\w+ )?({'|'.join(_TESTS)})\b")
+_HOW = vocabulary.alternation("how_many_much")
+_HOW_MUCH_MORE = re.compile(rf"\bhow ({_HOW}) (\w+ )?({'|'.join(_TESTS)})\b")
 #: How far before "than" the comparative may stand ("more bronze medals than").
 _REACH = 5
 
