@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from . import vocabulary
 from .planner_bool import boolean_plans
 from .planner_cues import counted_word, counts_from_the_top, counts_rows, default_agg
 from .planner_list import list_plans
@@ -39,11 +40,22 @@ from .words import (
     MISSING,
     MODE,
     STOPWORDS,
-    cues,
     singular,
 )
 
 __all__ = ["Candidate", "default_agg", "plan_candidates"]
+
+#: The words of a column's name that mark its high or low side ("temp_max", "Low").
+_HIGH_PART = vocabulary.words("column_part_high")
+_LOW_PART = vocabulary.words("column_part_low")
+#: The low end of an order ("the fewest", "the worst"), unless part of "at least".
+_LOW = vocabulary.alternation("order_low")
+_LOW_DESPITE_AT_LEAST = vocabulary.words("order_low_despite_at_least")
+#: "the non-null room rating": a filter, not a count of gaps.
+_NON = vocabulary.alternation("non_not")
+_MISSING_WORDS = vocabulary.alternation("missing_value_words")
+_NOT_MISSING = re.compile(rf"\b({_NON})[\s-]+({_MISSING_WORDS})\b")
+_WHO = vocabulary.words("who_whom")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,15 +117,15 @@ class _Planner:
 
         cols.sort(key=lambda x: (-x[0], unmatched(x[1]), self.r.where.get(x[1].name, 0)))
         if len(cols) > 1 and (self.r.high or self.r.low) and cols[0][0] == cols[1][0]:
-            side = {"max", "high", "maximum"} if self.r.high else {"min", "low", "minimum"}
+            side = _HIGH_PART if self.r.high else _LOW_PART
             cols.sort(key=lambda x: (-x[0], not set(x[1].parts) & side))
         return [c for _, c in cols]
 
     def order(self) -> Literal["asc", "desc"]:
         cues = self.r.cues
-        low = re.search(r"\b(least|fewest|lowest|smallest|worst|bottom|minimum|min)\b", self.r.text)
+        low = re.search(rf"\b({_LOW})\b", self.r.text)
         at_least = re.search(r"\b(at least|least \d)", self.r.text)
-        if low and (not at_least or cues & {"lowest", "worst"}):
+        if low and (not at_least or cues & _LOW_DESPITE_AT_LEAST):
             return "asc"
         return "asc" if self.r.low and not self.r.high else "desc"
 
@@ -180,7 +192,7 @@ class _Planner:
                 and not c.numeric
                 and (_of_people(c) or c.name in self.r.named)
             ]
-        if self.r.tokens[:1] in (["who"], ["whom"]):  # a named column first
+        if self.r.tokens and self.r.tokens[0] in _WHO:  # a named column first
             # "who was the only 17 year old delegate": a column of people's names next,
             # where a person noun no filter or column took says the rows are people
             # ("who was the only champion" of a Finished column: the first label, a team)
@@ -197,9 +209,8 @@ class _Planner:
         r = self.r
         if r.cues & CORR and r.expect != "list" and not (r.high or r.low):
             correlation(self)
-        gaps_asked = r.cues & MISSING and not re.search(
-            r"\b(non|not)[\s-]+(missing|null|blank|nan)\b", r.text
-        )  # "the (non-null) room rating": a filter, not a count of gaps
+        # "the (non-null) room rating": a filter, not a count of gaps
+        gaps_asked = r.cues & MISSING and not _NOT_MISSING.search(r.text)
         if (
             gaps_asked
             and r.expect not in ("list",)
@@ -244,7 +255,7 @@ def _with_derive(plan: Plan, derived: tuple[Derived, ...]) -> Plan:
 _TURNED = {"asc": "desc", "desc": "asc", "max": "min", "min": "max"}
 _TESTS_TURNED = {">": "<", "<": ">", ">=": "<=", "<=": ">="}
 #: The superlatives of size: of a standing's value they ask for the number itself.
-_SIZES = cues("highest lowest largest smallest biggest greatest maximum minimum max min")
+_SIZES = vocabulary.words("size_superlatives")
 
 
 def _from_the_top(c: Candidate, r: Reading) -> Candidate:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any, cast
 
+from . import vocabulary
 from .planner_cues import default_agg
 from .query import Plan
 from .reading import Reading, read
@@ -29,6 +30,17 @@ from .words import MODE, phrase
 Replan = Callable[[Reading], list[Any]]
 
 __all__ = ["boolean_plans"]
+
+_BE = vocabulary.alternation("is_are_was_were")
+_DO = vocabulary.alternation("do_does_did")
+#: The table's own words for its rows ("fewer than 200k rows?").
+_ROW_NOUNS = vocabulary.alternation("row_nouns_plural")
+#: The sign words test against 0 ("Is the highest rate negative?").
+_SIGNS = vocabulary.alternation("sign_words")
+#: The low side of two values compared around "than": "<".
+_FEWER = vocabulary.alternation("fewer_less_smaller_lower")
+#: The words that set two counts against each other, recorded as the plan's words.
+_TWO_COUNTS = vocabulary.words("two_counts_compared_words")
 
 _AGG_OF = {
     "mean": "mean",
@@ -50,7 +62,7 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     agg = p.agg_cue()
     quant = _quantifier(r.text)
     # "Is there a player with exactly 1000 total points?": rows, before a total tested
-    rows_asked = bool(re.match(r"^\W*(is|are|was|were) there\b|^\W*(do|does|did) any\b", r.text))
+    rows_asked = bool(re.match(rf"^\W*({_BE}) there\b|^\W*({_DO}) any\b", r.text))
     late: list[tuple[Plan, str]] = []
     thresholds = [
         f
@@ -68,11 +80,7 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     )
     out += tested
     # the table's size against a constant ("fewer than 200k rows?")
-    if (
-        not r.named
-        and not filters
-        and re.search(r"\b(rows|records|entries|observations)\b", r.text)
-    ):
+    if not r.named and not filters and re.search(rf"\b({_ROW_NOUNS})\b", r.text):
         for s in r.stated:
             cmp = comparator(r.tokens, s.start)
             if cmp:
@@ -124,7 +132,7 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
                 f"test the {agg} of {th.column} {th.op} {th.value}",
             )
         )
-    sign = re.search(r"\b(negative|positive)\b", r.text)
+    sign = re.search(rf"\b({_SIGNS})\b", r.text)
     if sign and agg in _AGG_OF:
         measures = p.best(("measure",), numeric=True)
         if measures:
@@ -149,28 +157,8 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
         left = [f for f in filters if r.said_at(f) < at]
         right = [f for f in filters if r.said_at(f) >= at]
         if left and right:
-            test = "<" if re.search(r"\b(fewer|less|smaller|lower)\b", r.text) else ">"
-            said = tuple(
-                t
-                for t in r.tokens
-                if t
-                in {
-                    "than",
-                    "outnumber",
-                    "compared",
-                    "more",
-                    "greater",
-                    "higher",
-                    "bigger",
-                    "larger",
-                    "fewer",
-                    "less",
-                    "smaller",
-                    "lower",
-                    "count",
-                    "number",
-                }
-            )
+            test = "<" if re.search(rf"\b({_FEWER})\b", r.text) else ">"
+            said = tuple(t for t in r.tokens if t in _TWO_COUNTS)
             measures = [
                 m
                 for m in p.best(("measure",), numeric=True)
@@ -264,8 +252,13 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     return out + late
 
 
-_SAME = re.compile(r"\b(the same|identical|constant|unchanged)\b")
-_ALL_DIFFERENT = re.compile(r"\b(all|every|each)\b.*\b(different|unique|distinct)\b")
+#: "the same across all employees": one distinct value; "all ... a different id": as many
+#: distinct values as rows.
+_UNIFORM = vocabulary.alternation("uniform_words")
+_ALL_EACH = vocabulary.alternation("all_every_each")
+_DIFFERENT = vocabulary.alternation("different_unique_distinct")
+_SAME = re.compile(rf"\b({_UNIFORM})\b")
+_ALL_DIFFERENT = re.compile(rf"\b({_ALL_EACH})\b.*\b({_DIFFERENT})\b")
 
 
 def _uniform(p: Any, quant: str) -> list[tuple[Plan, str]]:
@@ -297,22 +290,33 @@ def _uniform(p: Any, quant: str) -> list[tuple[Plan, str]]:
     return [(plan, f"every row has its own {col.name}")]
 
 
+_ALL_AUXILIARIES = vocabulary.alternation("are_do_does_did_is_were_was")
+_ALL_EVERY = vocabulary.alternation("all_every")
+_EVERY_ROW = vocabulary.alternation("every_row_nouns")
+_MOST_AUXILIARIES = vocabulary.alternation("do_does_did_are_have")
+
+
 def _quantifier(text: str) -> str:
     if re.search(
-        r"\b(are|do|does|did|is|were|was) (all|every)\b|\ball of\b|\bevery (row|one)\b", text
+        rf"\b({_ALL_AUXILIARIES}) ({_ALL_EVERY})\b|\ball of\b|\bevery ({_EVERY_ROW})\b", text
     ):
         return "all"
-    if re.search(r"\b(do|does|did|are|have) most\b", text):
+    if re.search(rf"\b({_MOST_AUXILIARIES}) most\b", text):
         return "most"
     if re.search(r"\b(is there no|are there no|no one|nobody)\b", text):
         return "none"
     return "any"
 
 
+_IS_WAS_ARE = vocabulary.alternation("is_was_are")
+#: "Is 5 the ID of the store with the most transactions?": a what-question's answer tested.
+_TESTED_SUPERLATIVES = vocabulary.alternation("tested_superlatives")
+
+
 def _tested_value(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
     """ "Is X the most common Y?": the what-question's answer, tested against X."""
     r = p.r
-    m = re.match(r"^\s*\W*(is|was|are)\s+(.+?)\s+(the|a|an)\s+(.+)$", r.question, re.IGNORECASE)
+    m = re.match(rf"^\s*\W*({_IS_WAS_ARE})\s+(.+?)\s+(the|a|an)\s+(.+)$", r.question, re.IGNORECASE)
     value: Any = None
     rest = ""
     if (
@@ -321,7 +325,7 @@ def _tested_value(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
         and len(m.group(2).split()) <= 4
     ):
         value, rest = m.group(2).strip(" '\""), f"What is the {m.group(4)}"
-    elif MODE.search(r.text) or re.search(r"\b(highest|lowest|most|least|best|worst)\b", r.text):
+    elif MODE.search(r.text) or re.search(rf"\b({_TESTED_SUPERLATIVES})\b", r.text):
         named = [v for v in r.values if not v.partial]
         if named:
             v = named[-1]

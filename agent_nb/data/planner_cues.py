@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from . import vocabulary
 from .query import Agg
 from .table import Column, Table, name_words
 from .words import (
@@ -65,7 +66,7 @@ def _mostly_distinct(values: Any) -> bool:
 
 
 #: The names of a standing, whose 1 is the top, wherever the table starts or sorts.
-_STANDINGS = frozenset(("rank", "ranking", "place", "position", "pos", "seed", "standing"))
+_STANDINGS = vocabulary.words("standing_names")
 
 #: What qualifies a name's head without being part of it: a bracket, a preposition.
 _QUALIFIER = re.compile(r"[(\[]|\b(?:in|of|at|on|for|by)\b", re.IGNORECASE)
@@ -89,9 +90,9 @@ def time_of(table: Table) -> Column | None:
 
 
 _AGENT = re.compile(r"\b(given|made|written|set|done|taken|seen|known|held|\w+ed)\s+by$")
-_GROUPING = re.compile(
-    r"\b(grouped|sorted|ordered|broken|split|ranked|aggregated|summarized)\s+by$"
-)
+#: The participles before "by" that ask for a grouping ("grouped by", "sorted by").
+_GROUPED = vocabulary.alternation("grouping_participles")
+_GROUPING = re.compile(rf"\b({_GROUPED})\s+by$")
 
 
 def agent_by(text: str, at: int) -> bool:
@@ -104,6 +105,10 @@ def per(text: str, col: Column, table: Table | None = None) -> bool:
     return bool(per_words(text, col, table))
 
 
+#: The words before a column's name that ask for it as a grouping ("per island").
+_PER = vocabulary.alternation("per_group_words")
+
+
 def per_words(text: str, col: Column, table: Table | None = None) -> tuple[str, ...]:
     """The words that ask for ``col`` as a grouping ("per island", "for each species"; of
     a date column, a period: "per month", "by year", "the monthly total")."""
@@ -112,7 +117,7 @@ def per_words(text: str, col: Column, table: Table | None = None) -> tuple[str, 
         heads += [f"{p}s?" for p in PERIODS]
     if not heads:
         return ()
-    pattern = rf"\b(each|per|by|every|for all|across)\s+(\w+\s)?({'|'.join(heads)})\b"
+    pattern = rf"\b({_PER})\s+(\w+\s)?({'|'.join(heads)})\b"
     for m in re.finditer(pattern, text):
         if not (m.group(1) == "by" and agent_by(text, m.end(1))):
             return tuple(m.group(1).split())
@@ -125,7 +130,7 @@ def per_words(text: str, col: Column, table: Table | None = None) -> tuple[str, 
 
 Period = Literal["year", "month", "day"]
 PERIODS: tuple[Period, ...] = ("year", "month", "day")
-_PERIOD_CUE = r"which|what|each|per|by|every|in which|over the|across the|for each"
+_PERIOD_CUE = vocabulary.alternation("period_cues")
 
 
 def period(text: str, table: Table | None = None) -> Period | None:
@@ -168,10 +173,11 @@ def period_of(word: str) -> Period | None:
     return None
 
 
-_NTH = re.compile(
-    r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)[\s-]+(highest|largest|lowest|"
-    r"smallest|best|worst|most|biggest|heaviest|longest)\b"
-)
+#: The n-th largest: an ordinal, then a superlative ("the second highest").
+_ORDINALS = vocabulary.alternation("nth_ordinals")
+_NTH_SUPERLATIVES = vocabulary.alternation("nth_superlatives")
+_NTH = re.compile(rf"\b({_ORDINALS})[\s-]+({_NTH_SUPERLATIVES})\b")
+_NTH_NUMBER: dict[str, int] = vocabulary.mapping("nth_ordinal_numbers")
 
 
 def nth_words(text: str) -> tuple[str, ...]:
@@ -183,22 +189,18 @@ def nth(text: str) -> int | None:
     m = _NTH.search(text)
     if not m:
         return None
-    return {
-        "second": 2,
-        "2nd": 2,
-        "third": 3,
-        "3rd": 3,
-        "fourth": 4,
-        "4th": 4,
-        "fifth": 5,
-        "5th": 5,
-    }[m.group(1)]
+    return _NTH_NUMBER[m.group(1)]
+
+
+#: The count's own phrases, before what is counted ("how many votes", "the number of riders").
+_HOW_MANY = vocabulary.alternation("how_many_number_of")
+_HOW_MANY_OR_COUNT = vocabulary.alternation("how_many_number_of_count")
 
 
 def counted_word(text: str) -> str | None:
     """The word right after "how many" or "number of" (past "total": "how many total
     votes" counts votes): what the question counts."""
-    hit = re.search(r"\b(?:how many|number of)\s+(?:total\s+|overall\s+)?(\w+)", text)
+    hit = re.search(rf"\b(?:{_HOW_MANY})\s+(?:total\s+|overall\s+)?(\w+)", text)
     return hit.group(1) if hit else None
 
 
@@ -228,7 +230,7 @@ def how_words(text: str) -> tuple[str, ...]:
     placed by counting them."""
     from .word_classes import is_noun
 
-    hit = re.search(r"\b(?:how many|number of|count)\s+((?:\w+\s*)+)", text)
+    hit = re.search(rf"\b(?:{_HOW_MANY_OR_COUNT})\s+((?:\w+\s*)+)", text)
     if not hit:
         return ()
     run: list[str] = []

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from . import vocabulary
 from .planner_cues import agent_by, default_agg, per, per_words, period, time_of
 from .query import Agg, Filter, Plan
 from .table import Column
@@ -17,6 +18,14 @@ from .words import (
 )
 
 __all__ = ["dimension", "grouped", "second_group"]
+
+#: The words that ask for a column as the dimension ("which species", "per origin").
+_ASKING = vocabulary.alternation("group_asking_words")
+#: "the ID of the store with the most transactions": a link, then a count superlative.
+_HAVING = vocabulary.alternation("having_phrases")
+_MOST_ROWS = vocabulary.alternation("most_fewest_number_of")
+#: The words that ask for the table's time as the dimension ("which year", "per month").
+_ASKING_TIME = vocabulary.alternation("time_group_asking_words")
 
 
 def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
@@ -32,9 +41,7 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
         if col.nunique == 1:
             continue  # a constant groups nothing
         heads = "|".join(re.escape(w) for w in sorted(r.named[name][1]) if w)
-        asked: Any = heads and re.search(
-            rf"\b(which|what|each|per|every)\s+(\w+\s)?({heads})", r.text
-        )
+        asked: Any = heads and re.search(rf"\b({_ASKING})\s+(\w+\s)?({heads})", r.text)
         by = [
             m
             for m in re.finditer(rf"\bby\s+(\w+\s)?({heads})", r.text)
@@ -51,9 +58,7 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
         asked = asked or (  # "the ID of the store with the most transactions"
             heads
             and re.search(
-                rf"\bthe\s+(\w+\s)?({heads})\s+(with|that has|that had|having|"
-                r"associated with|linked to)\s+the\s+"
-                r"(most|fewest|least|highest number of|lowest number of)\b",
+                rf"\bthe\s+(\w+\s)?({heads})\s+({_HAVING})\s+the\s+({_MOST_ROWS})\b",
                 r.text,
             )
             and 0.5
@@ -74,9 +79,9 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
         cands.append((score + (1 if asked == 0.5 else 2 if asked else 0), col))
     time = time_of(p.t)
     for word in ("year", "month", "day", "date"):
-        asked_t = bool(
-            re.search(rf"\b(which|what|each|per|by|every|in which)\s+{word}", r.text)
-        ) or (word != "date" and period(r.text, r.table) == word)  # "monthly"
+        asked_t = bool(re.search(rf"\b({_ASKING_TIME})\s+{word}", r.text)) or (
+            word != "date" and period(r.text, r.table) == word
+        )  # "monthly"
         if (
             time is not None
             and asked_t
@@ -90,6 +95,18 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
 
 
 _EACH = ("sum", "mean", "median", "min", "max", "count", "std", "nunique")
+#: The count words before the noun a group is ranked by ("the most rebounds").
+_COUNTED_AFTER = vocabulary.alternation("most_fewest_least_more")
+#: The nouns after "most" that name no measure ("the most values").
+_VALUE_NOUNS = vocabulary.words("value_nouns")
+#: The extreme said as such ("the max"): a group's own extreme.
+_EXTREME_SAID = vocabulary.alternation("max_min_maximum_minimum")
+_MOST_FEWEST = vocabulary.alternation("most_fewest")
+#: "what is the highest ...", "how much was the lowest ...": the value over the groups.
+_WHAT_HOW = vocabulary.alternation("what_how")
+_IS_MUCH = vocabulary.alternation("is_was_are_were_much")
+_VALUE_SUPERLATIVES = vocabulary.alternation("value_asking_superlatives")
+_WHAT_IS_SUPERLATIVES = vocabulary.alternation("what_is_the_superlatives")
 
 
 def grouped(
@@ -103,7 +120,7 @@ def grouped(
     r = p.r
     filters = tuple(f for f in filters if f.column != group.name)
     m = next((c for c in measures if c.name != group.name), None)
-    after = re.search(r"\b(?:most|fewest|least|highest number of|more)\s+(\w+)", r.text)
+    after = re.search(rf"\b(?:{_COUNTED_AFTER})\s+(\w+)", r.text)
     cue = per_words(r.text, group, r.table)
     when = period(r.text, r.table) if group.role == "time" else None  # "per month"
     counts = m is not None or agg in (None, "count")  # "the average X per month": X's mean
@@ -186,7 +203,7 @@ def grouped(
             ),
             f"rank {group.name} by rows",
         )
-        if after is None or after.group(1) in ("value", "values"):
+        if after is None or after.group(1) in _VALUE_NOUNS:
             for pick in p.t.of("measure")[:2]:
                 p.add(
                     Plan(
@@ -226,7 +243,7 @@ def grouped(
         if agg in ("sum", "mean", "median", "std", "min", "max", "share", "range")
         else (default_agg(m))
     )
-    if agg in ("max", "min") and not re.search(r"\b(max|min|maximum|minimum)\b", r.text):
+    if agg in ("max", "min") and not re.search(rf"\b({_EXTREME_SAID})\b", r.text):
         # "which site had the lowest attendance": where most groups are one row each, the
         # site of the lowest row; over a few large groups ("which origin has the highest
         # mpg") a level is compared by its mean, an amount by its total
@@ -234,7 +251,7 @@ def grouped(
         if a == "mean" and when is None:  # not by year: "the warmest year" is its mean
             sizes = p.t.df[group.name].value_counts()
             a = agg if int((sizes == 1).sum()) * 2 >= len(sizes) > 0 else a
-        most = re.search(r"\b(most|fewest)\s+(\w+)", r.text)
+        most = re.search(rf"\b({_MOST_FEWEST})\s+(\w+)", r.text)
         said = {most.group(2), most.group(2).rstrip("s")} if most else set()
         rows = [  # "the store with the most transactions": transaction_id names the rows
             c
@@ -263,13 +280,12 @@ def grouped(
         r.expect != "list"
         and bool(
             re.match(
-                r"^\W*(what|how)\s+(is|was|are|were|much)\s+(the\s+)?(highest|largest|lowest|"
-                r"smallest|maximum|minimum|biggest|greatest|best|worst)\b",
+                rf"^\W*({_WHAT_HOW})\s+({_IS_MUCH})\s+(the\s+)?({_VALUE_SUPERLATIVES})\b",
                 r.text,
             )
         )
     ) or bool(
-        re.search(r"\bwhat is the (highest|largest|lowest|smallest|maximum|minimum)\b", r.text)
+        re.search(rf"\bwhat is the ({_WHAT_IS_SUPERLATIVES})\b", r.text)
         and not re.search(r"\bwhich\b", r.text)
     )
     if value_asked and _heads_the_superlative(r, r.named.get(group.name, (0, set()))[1]):

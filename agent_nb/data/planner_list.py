@@ -17,19 +17,32 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
+from . import vocabulary
 from .lexicon import time_column
 from .query import Plan
 from .words import AGG_WORDS, MODE, singular, stem
 
 __all__ = ["list_plans", "values_of"]
 
-_RANKED = re.compile(
-    r"\b(top|bottom|highest|lowest|largest|smallest|best|worst|most|least|biggest|fewest|"
-    r"greatest|longest|shortest)\b"
-)
+#: The words that make a list a ranking ("the top 5", "the 3 lowest").
+_RANKING_WORDS = vocabulary.alternation("ranked_superlatives")
+_RANKED = re.compile(rf"\b({_RANKING_WORDS})\b")
 
 #: The words that name an id as such ("the 3 lowest ids", "the highest order number").
-_ID_WORDS = frozenset(("id", "ids", "number", "numbers", "code", "codes", "no"))
+_ID_WORDS = vocabulary.words("id_words")
+#: A time column read by periods ("the 4 most common years").
+_PERIOD_NOUNS = vocabulary.alternation("year_month_day")
+#: The ends of the table's order ("the first 3 rows").
+_FIRST_LAST = vocabulary.alternation("first_last")
+#: The count's own nouns ("the number of reviews").
+_NUMBER = vocabulary.alternation("number_count")
+_NUMBERS = vocabulary.alternation("number_count_plural")
+#: The words that ask for distinct values ("the 3 highest different revenues").
+_DISTINCT = vocabulary.alternation("different_distinct_unique")
+#: The words right before a column's name that put it beside the ranking ("states by ...").
+_BESIDE = vocabulary.words("by_per_each")
+#: The words that ask for the ranked values per group ("the top 5 teams by total points").
+_PER_GROUP = vocabulary.alternation("by_per_for_each_overall")
 
 
 def _entity(p: Any) -> Any:
@@ -54,7 +67,7 @@ def _entity(p: Any) -> Any:
 
 def _period_named(text: str) -> Any:
     """ "the 4 most common years a guest stayed": a time column read by years."""
-    m = re.search(r"\b(year|month|day)s?\b", text)
+    m = re.search(rf"\b({_PERIOD_NOUNS})s?\b", text)
     return m.group(1) if m else None
 
 
@@ -87,7 +100,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
     )
     free = [c for c in named if c.name not in fcols]
     distinct = bool(set(r.words) & AGG_WORDS["nunique"]) or "possible values" in r.text
-    head = re.search(r"\b(first|last)\s+(\d+|two|three|four|five|ten)\b", r.text)
+    head = re.search(rf"\b({_FIRST_LAST})\s+(\d+|two|three|four|five|ten)\b", r.text)
     entity = _entity(p)
     if head and (free or entity):
         col = free[0] if free else entity
@@ -122,7 +135,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
         )
     time = time_column(r.table)
     period = _period_named(r.text)
-    by_rows = re.search(r"\b(number|count) of (\w+)", r.text)
+    by_rows = re.search(rf"\b({_NUMBER}) of (\w+)", r.text)
     if (
         time is not None
         and period
@@ -151,7 +164,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                 f"the {k} {period}s of {time.name} with the most rows",
             )
         )
-    counts = re.search(r"\b(number|numbers|count|counts) of\b", r.text)
+    counts = re.search(rf"\b({_NUMBERS}) of\b", r.text)
     mode = MODE.search(r.text)
     # "the number of stores for the 2 commonest", not "the 2 most popular stores in terms
     # of number of purchases"
@@ -241,10 +254,10 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
             # right after the ranking
             and (
                 r.where.get(c.name, 99) <= after + 2
-                or r.tokens[max(0, r.where.get(c.name, 0) - 1)] in ("by", "per", "each")
+                or r.tokens[max(0, r.where.get(c.name, 0) - 1)] in _BESIDE
             )
         ]
-        unique = re.search(r"\b(different|distinct|unique)\b", r.text)
+        unique = re.search(rf"\b({_DISTINCT})\b", r.text)
         if measure is not None and unique is None:
             unique = values_of(r, measure)
         if re.search(r"\bnon[- ]?unique\b|\brepeat(ed|s)?\b|\bduplicates?\b", r.asked.lower()):
@@ -270,7 +283,7 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                 show = shown[0]
                 agg = p.agg_cue()
                 repeats = show.role != "label" or show.nunique < 0.9 * len(r.table.df)
-                grouped = re.search(r"\b(by|per|for each|overall)\b", r.text)
+                grouped = re.search(rf"\b({_PER_GROUP})\b", r.text)
                 if (
                     repeats
                     and (grouped or agg in ("sum", "mean"))

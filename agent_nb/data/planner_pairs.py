@@ -6,12 +6,20 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, cast
 
+from . import vocabulary
 from .planner_cues import default_agg
 from .query import Agg, Filter, Plan
 from .table import Column
 from .word_classes import FEWER, MORE, offers_choice
 
 __all__ = ["choice", "correlation", "share", "versus"]
+
+#: "3 times as many", "how many times more": a ratio, not a count of times.
+_TIMES = vocabulary.alternation("times_comparatives")
+#: The aggregation words that keep the measure in a ratio ("times higher on average").
+_AGGREGATED = vocabulary.alternation("average_mean_total_sum")
+#: The words that set the two values against each other, recorded in their order.
+_VERSUS_WORDS = vocabulary.listed("versus_words")
 
 
 def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg | None) -> None:
@@ -31,9 +39,7 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
     pair = sorted(pair, key=r.said_at)
     rest = tuple(f for f in filters if f not in pair)
     # "how many times did A lose to B" counts; "3 times as many", "the ratio" divide
-    ratio = bool(
-        re.search(r"\bratio\b|\btimes (as|more|less|fewer|higher|larger|bigger)\b", r.text)
-    )
+    ratio = bool(re.search(rf"\bratio\b|\btimes ({_TIMES})\b", r.text))
     if not ratio and not _SET_AGAINST & set(r.tokens):
         return  # "killed in 1973 and 1974": both years together, not one against the other
     m = measures[0] if measures else None
@@ -42,7 +48,7 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
         if agg in ("mean", "sum", "median", "max", "min")
         else (default_agg(m) if m is not None else "count")
     )
-    if m is None or (ratio and not re.search(r"\b(average|mean|total|sum)\b", r.text)):
+    if m is None or (ratio and not re.search(rf"\b({_AGGREGATED})\b", r.text)):
         m, a = None, "count"
 
     def side(f: Filter) -> Plan:
@@ -54,24 +60,7 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
             words=p.words(m),
         )
 
-    words = tuple(
-        w
-        for w in (
-            "than",
-            "compared",
-            "to",
-            "ratio",
-            "difference",
-            "times",
-            "between",
-            "and",
-            "more",
-            "less",
-            "higher",
-            "heavier",
-        )
-        if w in r.tokens
-    )
+    words = tuple(w for w in _VERSUS_WORDS if w in r.tokens)
     combine = "ratio" if ratio else _difference(r)
     if combine == "difference" and _less_than(r):
         pair = pair[::-1]  # "how much shorter was A than B": B - A
@@ -87,7 +76,9 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
 
 #: The words that set one value against another: without one, two values of a column
 #: are read together ("in 1973 and 1974").
-_SET_AGAINST = frozenset(("than", "difference", "compared", "versus", "vs", "minus"))
+_SET_AGAINST = vocabulary.words("set_against_words")
+#: The words that give a difference a direction ("A minus B", "how much A exceeds B").
+_DIRECTED = vocabulary.words("directed_difference_words")
 
 
 def _less_than(r: Any) -> bool:
@@ -102,7 +93,7 @@ def _less_than(r: Any) -> bool:
 def _difference(r: Any) -> Literal["difference", "gap"]:
     """ "the difference between A and B" names no direction: its size ("gap"); "how much
     more A than B" is A - B."""
-    directed = r.up | r.down | {"than", "minus", "exceed", "exceeds"}
+    directed = r.up | r.down | _DIRECTED
     # a word of a name ("Max Biaggi's points") directs nothing
     named = {
         i for v in r.values if len(v.words) > 1 for i in range(v.start, v.start + len(v.words))
@@ -153,7 +144,7 @@ def choice(p: Any, filters: tuple[Filter, ...], measure: Column | None, agg: Agg
 
 
 #: The operation's own words for the ends of an order in time or in number.
-_FIRST = {"first": "asc", "earliest": "asc", "earlier": "asc", "last": "desc", "latest": "desc"}
+_FIRST: dict[str, str] = vocabulary.mapping("first_last_order")
 
 
 def _first_of(p: Any, pick: Filter, rest: tuple[Filter, ...]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from . import vocabulary
 from .query import LOOKUP_ENDS, Filter, Plan
 from .reading_column_filters import yes_or_no
 from .row_order import chronology
@@ -36,23 +37,26 @@ __all__ = [
 ]
 
 #: The operation's own words: which way the table's order is counted from a named row.
-_AFTER = frozenset(("after", "following"))
-_BEFORE = frozenset(("before", "preceding", "previous", "prior"))
+_AFTER = vocabulary.words("after_words")
+_BEFORE = vocabulary.words("before_words")
 #: The table's layout: the row below a named one is the next, the row above the one before.
-_BELOW = frozenset(("below", "beneath"))
+_BELOW = vocabulary.words("below_words")
 _ABOVE = frozenset(("above",))
 #: Words that only say the row is the adjacent one ("right after", "the next", "just before").
-_ADJACENT = frozenset(("next", "right", "immediately", "directly", "just", "first"))
+_ADJACENT = vocabulary.words("adjacent_words")
 #: Words that say the order meant is the table's as listed, not time's.
-_LISTED = frozenset(("listed", "list", "table", "chart", "row", "column", "comes"))
+_LISTED = vocabulary.words("listed_order_words")
+#: The ends of the table's order, and the table's nouns for a row ("the first row").
+_FIRST_LAST = vocabulary.alternation("first_last")
+_ROW_NOUNS = vocabulary.alternation("row_entry_record_line")
 
 
 def row_lookups(p: Any, filters: tuple[Filter, ...], agg: str | None) -> None:
     """A column's value in the first or last row; the label of the row "who" matches."""
     r = p.r
     fcols = p.filter_cols()
-    first_row = re.search(r"\b(first|last)\b", r.text) and re.search(
-        r"\brow[- ]?wise\b|\b(first|last) (row|entry|record|line)\b", r.text
+    first_row = re.search(rf"\b({_FIRST_LAST})\b", r.text) and re.search(
+        rf"\brow[- ]?wise\b|\b({_FIRST_LAST}) ({_ROW_NOUNS})\b", r.text
     )
     if first_row and r.named and r.expect != "list":  # "the location of the first row"
         shown = p.best(("label", "category", "measure", "id", "time"))
@@ -101,6 +105,10 @@ def when_lookup(p: Any, filters: tuple[Filter, ...], agg: str | None) -> None:
     )
 
 
+#: The words of "how many" itself, which name no column counted.
+_HOW_MANY = vocabulary.words("how_many")
+
+
 def distinct_count(p: Any) -> None:
     """ "How many active stores": the distinct values of the column the noun names."""
     r = p.r
@@ -112,7 +120,7 @@ def distinct_count(p: Any) -> None:
         if c.nunique > 1
         and not yes_or_no(p.t.df[c.name])  # "how many passed": the rows that did
         and counted is not None
-        and {*question_words(counted.group(0))} & r.named[c.name][1] - {"how", "many"}
+        and {*question_words(counted.group(0))} & r.named[c.name][1] - _HOW_MANY
         and r.named[c.name][1] - (c.words - set(c.parts))
     ]
     if kinds:
@@ -193,7 +201,7 @@ def first_of_two(p: Any, filters: tuple[Filter, ...]) -> None:
             f"which of {' or '.join(map(str, offered))} comes {said[0]} by {time.name}",
         )
         return
-    if said[0] not in ("first", "last") or (dated and not listed):
+    if said[0] not in vocabulary.words("first_last") or (dated and not listed):
         return  # in time, by dates no extreme computes with: not the table's order
     p.add(
         Plan(
@@ -226,6 +234,9 @@ def others_sharing(p: Any, filters: tuple[Filter, ...]) -> None:
     )
 
 
+_WHO = vocabulary.alternation("who_whom")
+
+
 def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
     """ "Which album came after X?", "who finished right before Y?", "what city is listed
     below X?": a column of the row next to the one the question names, in the table's
@@ -250,7 +261,7 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
         return  # "X is before who": the order word must lead to the named row
     said = (r.tokens[cue], *(t for t in r.tokens[max(0, cue - 2) : cue] if t in _ADJACENT))
     said += tuple(t for t in r.tokens[:cue] if t == "next")
-    who = re.match(r"^\W*(who|whom)\b", r.text)
+    who = re.match(rf"^\W*({_WHO})\b", r.text)
     asked = [
         c
         for c in p.best(("label", "category", "measure", "id", "time"))
@@ -285,7 +296,9 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
 
 
 #: The ends of the table as laid out, where the question speaks of it ("the top of the list").
-_EDGES: dict[str, Literal["asc", "desc"]] = {"top": "desc", "bottom": "asc"}
+_EDGES: dict[str, Literal["asc", "desc"]] = vocabulary.mapping("layout_edges")
+#: The question words that ask for a row ("who finished first", "which opponent ...").
+_WHO_WHICH = vocabulary.alternation("who_which")
 
 
 def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
@@ -318,7 +331,7 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     # "who finished first": the label; so is "the first car with 8 cylinders" of a table
     # named cars (a car, by its name)
     table_noun = singular(phrase(r.table.name))
-    asks_row = bool(re.match(r"^\W*(who|which)\b", r.text)) or any(
+    asks_row = bool(re.match(rf"^\W*({_WHO_WHICH})\b", r.text)) or any(
         singular(t) == table_noun for t in r.tokens[at + 1 : at + 2]
     )
     # "who wrote the first episode": the column its verb names (Written by), else the label
@@ -349,7 +362,7 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
 
 
 #: The operation's own words: the rows whose value is nearest a stated number.
-_NEAR = frozenset(("closest", "nearest"))
+_NEAR = vocabulary.words("nearest_words")
 
 
 def closest(p: Any, filters: tuple[Filter, ...]) -> None:
@@ -385,14 +398,21 @@ def closest(p: Any, filters: tuple[Filter, ...]) -> None:
 
 
 #: How often, in the operation's own words: "once", "twice", "3 times".
-_TIMES = re.compile(
-    r"\b(?:(exactly|only|more than|over|at least|fewer than|less than|at most|under)\s+)?"
-    r"(once|twice|thrice|(\d+|one|two|three|four|five|six|seven|eight|nine|ten) times)\b"
-)
-_COUNTS = {"once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4,
-           "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
-_HOW = {None: "=", "exactly": "=", "only": "=", "more than": ">", "over": ">", "at least": ">=",
-        "fewer than": "<", "less than": "<", "at most": "<=", "under": "<"}  # fmt: skip
+#: The test each word puts on the number of rows ("more than twice": ">"; no word: "=").
+_HOW_TESTS: dict[str, str] = vocabulary.mapping("how_often_tests")
+_HOW: dict[str | None, str] = {None: "="}
+_HOW.update(_HOW_TESTS.items())
+#: (the words of the tests, as `vocabulary.alternation` writes them: a phrase keeps its space)
+_HOW_WORDS = "|".join(re.escape(w).replace("\\ ", " ") for w in _HOW_TESTS)
+#: "once", "twice", "thrice" and "one" to "ten" (times), each the number of its place.
+_ADVERBS = vocabulary.alternation("times_adverbs")
+_CARDINALS = vocabulary.alternation("small_cardinals")
+_TIMES = re.compile(rf"\b(?:({_HOW_WORDS})\s+)?({_ADVERBS}|(\d+|{_CARDINALS}) times)\b")
+_COUNTS = {
+    w: n
+    for name in ("times_adverbs", "small_cardinals")
+    for n, w in enumerate(vocabulary.listed(name), 1)
+}
 
 
 def how_often(p: Any, filters: tuple[Filter, ...]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import vocabulary
 from .planner_cues import (
     counts_rows,
     default_agg,
@@ -51,7 +52,29 @@ __all__ = ["value"]
 
 
 #: Where the rows are shown, at the question's end: "on the chart", "in this list".
-_WHERE_SHOWN = frozenset(("chart", "list", "table", "page", "dataset", "data"))
+_WHERE_SHOWN = vocabulary.words("where_shown_nouns")
+_SHOWN_THE = vocabulary.words("the_this")
+_SHOWN_ON = vocabulary.words("on_in_from")
+#: The words of a column's name that mark its high or low side ("temp_max", "Low").
+_HIGH_PART = vocabulary.words("column_part_high")
+_LOW_PART = vocabulary.words("column_part_low")
+#: The words that ask for the table's size, where no column is named ("how big").
+_SIZE_WORDS = vocabulary.words("table_size_words")
+#: The count's own phrases, and nouns ("how many", "the number of").
+_HOW_MANY = vocabulary.alternation("how_many_number_of")
+_COUNT_NOUNS = vocabulary.words("number_count")
+#: The words before a numeric column that make it a group ("which hour").
+_GROUP_ASKED = vocabulary.alternation("which_what_each_per")
+#: "the category with the smallest single price": the row's, not a group total.
+_SINGLE = vocabulary.alternation("single_individual")
+#: The question words that ask for a row, not the value ("who has the highest ...").
+_ROW_WH_BUT_WHAT = vocabulary.alternation("row_asking_wh_words_but_what")
+_ROW_WH = vocabulary.alternation("row_asking_wh_words")
+#: "the type of the transaction with the highest price": the row at an extreme.
+_OF_ROW_LINKS = vocabulary.alternation("of_row_links")
+_OF_ROW_SUPERLATIVES = vocabulary.alternation("of_row_superlatives")
+#: "how many different rounds": distinct values asked for.
+_DISTINCT = vocabulary.alternation("different_distinct_unique")
 
 
 def _unplaced_tail(tokens: list[str]) -> list[str]:
@@ -60,8 +83,8 @@ def _unplaced_tail(tokens: list[str]) -> list[str]:
     if (
         len(tokens) > 3
         and tokens[-1] in _WHERE_SHOWN
-        and tokens[-2] in ("the", "this")
-        and tokens[-3] in ("on", "in", "from")
+        and tokens[-2] in _SHOWN_THE
+        and tokens[-3] in _SHOWN_ON
     ):
         return tokens[:-3]
     return tokens
@@ -79,15 +102,15 @@ def value(p: Any) -> None:
         parts = [w for w in c.parts if len(w) > 1]
         return len(parts) < 3 or 2 * len(set(parts) - r.named[c.name][1]) <= len(parts)
 
-    if not any(covered(c) for c in measures) and re.search(r"\b(how many|number of)\b", r.text):
+    if not any(covered(c) for c in measures) and re.search(rf"\b({_HOW_MANY})\b", r.text):
         measures = []  # "the number of reviews": rows, not author_num_reviews
     measures = [c for c in measures if covered(c)] or measures
-    cue_words = {w for ws in AGG_WORDS.values() for w in ws} | {"number", "count"}
+    cue_words = {w for ws in AGG_WORDS.values() for w in ws} | _COUNT_NOUNS
     if len(r.named) > 1:  # "the total number of job roles": "total" names no TotalWorkingYears
         measures = [c for c in measures if not r.named[c.name][1] <= cue_words]
     used_by_filters = {w for f in filters for w in f.words}
     measures = [c for c in measures if not r.named[c.name][1] <= used_by_filters] or measures
-    side = {"max", "high", "maximum"} if r.high else {"min", "low", "minimum"} if r.low else set()
+    side = _HIGH_PART if r.high else _LOW_PART if r.low else frozenset()
     measures.sort(  # the best named first; at a tie, the fewest parts unnamed, a measure
         key=lambda c: (
             -r.named[c.name][0],
@@ -102,7 +125,7 @@ def value(p: Any) -> None:
         r.cues & SHAPE
         and not r.named
         and not r.values
-        and (HOW_MANY.search(r.text) or {"shape", "size", "big"} & r.cues)
+        and (HOW_MANY.search(r.text) or _SIZE_WORDS & r.cues)
     ):
         p.add(Plan(op="shape"), "the table's size")
         return
@@ -160,7 +183,7 @@ def value(p: Any) -> None:
             )
     versus(p, filters, measures, agg)
     group = dimension(p, exclude=[])
-    if group is not None and group.numeric and re.search(r"\b(which|what|each|per)\b", r.text):
+    if group is not None and group.numeric and re.search(rf"\b({_GROUP_ASKED})\b", r.text):
         measures = [c for c in measures if c.name != group.name]  # "which hour": a group
     else:
         group = dimension(p, exclude=[m.name for m in measures[:1]])
@@ -195,7 +218,7 @@ def value(p: Any) -> None:
             f"a trend of {'the number of rows' if counted else m.name}",
             open_=not measures and not counted,
         )
-    single = re.search(r"\b(single|individual)\b", r.text)
+    single = re.search(rf"\b({_SINGLE})\b", r.text)
     if group is not None and measures and agg in ("min", "max") and single:
         # "the category with the smallest single price": the row's, not a group total
         p.add(
@@ -235,17 +258,13 @@ def value(p: Any) -> None:
         value_asked = (
             head
             and singular(head.group(2)) not in rows
-            and not re.search(r"\b(who|which|whose|when)\b", r.text)
+            and not re.search(rf"\b({_ROW_WH_BUT_WHAT})\b", r.text)
             and (
                 any(w in r.named[m.name][1] for w in ends)
                 or (own and singular(head.group(3)) in m.parts)
             )
         )
-        if (
-            label is not None
-            and re.search(r"\b(who|which|whose|what|when)\b", r.text)
-            and not value_asked
-        ):
+        if label is not None and re.search(rf"\b({_ROW_WH})\b", r.text) and not value_asked:
             p.add(
                 Plan(
                     op="extreme",
@@ -258,10 +277,7 @@ def value(p: Any) -> None:
                 f"which {label.name} holds the {order} {m.name}",
             )
     of_row = re.search(
-        r"\b(with|has|had|having|who|whose|of|by)\s+(the\s+)?(\w+\s+){0,2}"
-        r"(highest|lowest|most|least|best|worst|largest|smallest|longest|"
-        r"shortest|maximum|minimum|top|greatest|fewest)\b",
-        r.text,
+        rf"\b({_OF_ROW_LINKS})\s+(the\s+)?(\w+\s+){{0,2}}({_OF_ROW_SUPERLATIVES})\b", r.text
     )
     if of_row and len(r.named) >= 2 and group is None:
         cut = len(r.text[: of_row.start()].split())
@@ -302,7 +318,7 @@ def value(p: Any) -> None:
                 ),
                 f"distinct pairs of {cat.name} and {pair.name}",
             )
-    asked_for = re.search(r"\bhow many (different |distinct |unique )?(\w+)", r.text)
+    asked_for = re.search(rf"\bhow many ((?:{_DISTINCT}) )?(\w+)", r.text)
     if agg == "count" and m is None and not filters:
         distinct_count(p)
     if (
