@@ -53,7 +53,7 @@ _LOW = vocabulary.alternation("order_low")
 _LOW_DESPITE_AT_LEAST = vocabulary.words("order_low_despite_at_least")
 #: "the non-null room rating": a filter, not a count of gaps.
 _NON = vocabulary.alternation("non_not")
-_MISSING_WORDS = vocabulary.alternation("missing_value_words")
+_MISSING_WORDS = vocabulary.alternation("missing_words")
 _NOT_MISSING = re.compile(rf"\b({_NON})[\s-]+({_MISSING_WORDS})\b")
 _WHO = vocabulary.words("who_whom")
 

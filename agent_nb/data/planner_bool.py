@@ -31,7 +31,7 @@ Replan = Callable[[Reading], list[Any]]
 
 __all__ = ["boolean_plans"]
 
-_BE = vocabulary.alternation("is_are_was_were")
+_BE = vocabulary.alternation("copulas")
 _DO = vocabulary.alternation("do_does_did")
 #: The table's own words for its rows ("fewer than 200k rows?").
 _ROW_NOUNS = vocabulary.alternation("row_nouns_plural")
@@ -256,7 +256,7 @@ def boolean_plans(p: Any, replan: Replan) -> list[tuple[Plan, str]]:
 #: distinct values as rows.
 _UNIFORM = vocabulary.alternation("uniform_words")
 _ALL_EACH = vocabulary.alternation("all_every_each")
-_DIFFERENT = vocabulary.alternation("different_unique_distinct")
+_DIFFERENT = vocabulary.alternation("distinct_words")
 _SAME = re.compile(rf"\b({_UNIFORM})\b")
 _ALL_DIFFERENT = re.compile(rf"\b({_ALL_EACH})\b.*\b({_DIFFERENT})\b")
 

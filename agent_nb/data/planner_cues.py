@@ -194,7 +194,7 @@ def nth(text: str) -> int | None:
 
 #: The count's own phrases, before what is counted ("how many votes", "the number of riders").
 _HOW_MANY = vocabulary.alternation("how_many_number_of")
-_HOW_MANY_OR_COUNT = vocabulary.alternation("how_many_number_of_count")
+_HOW_MANY_OR_COUNT = vocabulary.alternation("count_phrases")
 
 
 def counted_word(text: str) -> str | None:

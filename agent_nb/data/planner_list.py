@@ -38,7 +38,7 @@ _FIRST_LAST = vocabulary.alternation("first_last")
 _NUMBER = vocabulary.alternation("number_count")
 _NUMBERS = vocabulary.alternation("number_count_plural")
 #: The words that ask for distinct values ("the 3 highest different revenues").
-_DISTINCT = vocabulary.alternation("different_distinct_unique")
+_DISTINCT = vocabulary.alternation("distinct_words")
 #: The words right before a column's name that put it beside the ranking ("states by ...").
 _BESIDE = vocabulary.words("by_per_each")
 #: The words that ask for the ranked values per group ("the top 5 teams by total points").

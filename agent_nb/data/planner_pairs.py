@@ -76,7 +76,7 @@ def versus(p: Any, filters: tuple[Filter, ...], measures: list[Column], agg: Agg
 
 #: The words that set one value against another: without one, two values of a column
 #: are read together ("in 1973 and 1974").
-_SET_AGAINST = vocabulary.words("set_against_words")
+_SET_AGAINST = vocabulary.words("set_apart_words")
 #: The words that give a difference a direction ("A minus B", "how much A exceeds B").
 _DIRECTED = vocabulary.words("directed_difference_words")
 

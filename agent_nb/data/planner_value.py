@@ -74,7 +74,7 @@ _ROW_WH = vocabulary.alternation("row_asking_wh_words")
 _OF_ROW_LINKS = vocabulary.alternation("of_row_links")
 _OF_ROW_SUPERLATIVES = vocabulary.alternation("of_row_superlatives")
 #: "how many different rounds": distinct values asked for.
-_DISTINCT = vocabulary.alternation("different_distinct_unique")
+_DISTINCT = vocabulary.alternation("distinct_words")
 
 
 def _unplaced_tail(tokens: list[str]) -> list[str]:

@@ -151,7 +151,7 @@ class Reading:
         """+1 where ``word`` reads the last end of a named column whose own order is
         asked for (an event's years: the latest; places: the highest), -1 the first,
         else 0 (`_on_dates`, `_on_places`)."""
-        if self._on_places and word in vocabulary.words("place_order_ends"):
+        if self._on_places and word in vocabulary.words("first_last"):
             return _TIME_ENDS[word]  # "came in last place": the highest Place
         if not self._on_dates:
             return 0
@@ -275,7 +275,7 @@ def _k(tokens: list[str], stated: list[Stated], listy: bool) -> tuple[int | None
             continue
         i = s.start
         prev = tokens[i - 1] if i > 0 else ""
-        if prev in vocabulary.words("at_bound_ends") and i >= 2 and tokens[i - 2] == "at":
+        if prev in vocabulary.words("most_least") and i >= 2 and tokens[i - 2] == "at":
             continue  # "at least 4": a threshold
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
         if prev in _RANK_WORDS | vocabulary.words("k_leads") or nxt in _RANK_WORDS:
@@ -310,7 +310,7 @@ _NAME_ONE = re.compile(
     rf"\s+(?:{_OF_ONE})\s+(?!of\b|few\b|couple\b)"
 )
 
-_ROW_QUESTION = vocabulary.alternation("row_question_words")
+_ROW_QUESTION = vocabulary.alternation("who_which")
 
 
 def _asks_a_row(text: str) -> bool:

@@ -99,9 +99,8 @@ _NO_VALUE = re.compile(rf"\b({_NO_VALUE_LEADS})\b")
 _HAS_VALUE = re.compile(rf"\b({_HAVING})\s+(a|an)?\s*$")
 #: The words of missing values after "is" ("price is missing"), after "non" or "not"
 #: right before a column's name, and after them anywhere before its words.
-_MISSING_AFTER_IS = vocabulary.alternation("missing_after_is")
+_MISSING = vocabulary.alternation("missing_value_names")
 _NON = vocabulary.alternation("non_not")
-_MISSING_AFTER_NON = vocabulary.alternation("missing_after_non")
 _MISSING_BEFORE_NAME = vocabulary.alternation("missing_after_non_before_name")
 
 
@@ -122,9 +121,9 @@ def missing_filters(r: Any, taken: set[str]) -> list[Filter]:
         after = " ".join(r.tokens[end + 1 : end + 4])
         valued = after.startswith(vocabulary.listed("value_said_after_column"))
         has_gaps = bool(r.table.df[name].isna().any())
-        if re.search(rf"^(is|are)\s+(not\s+)?({_MISSING_AFTER_IS})", after):
+        if re.search(rf"^(is|are)\s+(not\s+)?({_MISSING})", after):
             op = "present" if " not " in f" {after} " else "missing"
-        elif re.search(rf"\b({_NON})\s+({_MISSING_AFTER_NON})$", before) or re.search(
+        elif re.search(rf"\b({_NON})\s+({_MISSING})$", before) or re.search(
             rf"\b({_NON}) ({_MISSING_BEFORE_NAME}) ({'|'.join(map(re.escape, words))})\b",
             " ".join(r.tokens),
         ):

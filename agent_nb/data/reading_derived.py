@@ -233,7 +233,7 @@ def _prose(table: Table, texts: list[str]) -> str | None:
 
 
 #: "the number of characters in T", "how many words": a count's words, claimed with it.
-_COUNTED = vocabulary.words("count_phrases_before_text_measure")
+_COUNTED = vocabulary.words("how_many_number_of")
 
 
 def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]]) -> list[Found]:

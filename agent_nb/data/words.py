@@ -70,7 +70,7 @@ CORR = vocabulary.words("correlation_words")
 MISSING = vocabulary.words("missing_words")
 SHAPE = vocabulary.words("shape_words")
 AGG_WORDS = {op: frozenset(words) for op, words in vocabulary.mapping("aggregation_words").items()}
-_MODE_EXTREMES = vocabulary.alternation("mode_extremes")
+_MODE_EXTREMES = vocabulary.alternation("most_least")
 _MODE_FREQUENCY = vocabulary.alternation("mode_frequency_words")
 MODE = re.compile(
     rf"\b({_MODE_EXTREMES}) ({_MODE_FREQUENCY})\b|\bcommonest\b|"
