@@ -50,7 +50,6 @@ from .words import (
     MODE,
     NEGATION,
     STOPWORDS,
-    cues,
     phrase,
     singular,
 )
@@ -1034,7 +1033,7 @@ def _measures_text_unasked(f: Form) -> list[Unplaced]:
 
 #: The units of a text's length, and the columns whose cells are texts to be measured.
 _TEXT_UNITS = vocabulary.words("text_length_units")
-_TEXTS = cues("name title text")
+_TEXTS = vocabulary.words("text_column_names")
 
 
 def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:

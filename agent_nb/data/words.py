@@ -1,4 +1,4 @@
-"""Every word rule of the data agent, in one place: stop words, stems, synonyms, cues, numbers.
+"""Every word rule of the data agent: stop words, stems, synonyms, cues, numbers.
 
 The planner (`planner`), the table's profile (`table`) and the matcher
 (`lexicon`) read the question through these. All plain word matching: the
@@ -42,7 +42,6 @@ __all__ = [
     "SYNONYMS",
     "TREND",
     "WHO",
-    "cues",
     "number_value",
     "phrase",
     "question_words",
@@ -50,10 +49,6 @@ __all__ = [
     "stem",
     "synonyms_of",
 ]
-
-
-def cues(text: str) -> frozenset[str]:
-    return frozenset(text.split())
 
 
 #: Words that carry no meaning of their own for a data question.

@@ -191,6 +191,7 @@ _CONTENT_LEFT = {
     "placing_name_parts",
     "standing_names",
     "synonym_groups",  # the built-in synonym table
+    "text_column_names",
     "timed_attribute_nouns",
 }
 
