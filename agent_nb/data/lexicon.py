@@ -1,7 +1,9 @@
 """The words of a question matched against a table: the columns, values and numbers it names.
 
 * `match_columns`: a column's own name parts score 1 each (a stem counts),
-  its synonyms and the words of its description 0.8, the whole name 3 more,
+  its synonyms and the words of its description 0.8 (so does a noun its values
+  are kinds of in WordNet: "country" names a Nation of China and Poland), the
+  whole name 3 more,
   an abbreviation spelled out by the question's initials ("graduate record
   examination" for GRE, "games played" for GP) 3; a lone letter of a longer
   name names nothing.
@@ -16,6 +18,7 @@ words each part came from.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import itertools
@@ -26,7 +29,7 @@ from . import vocabulary
 from .cells import SCALE_WORDS, TIME, read_cell
 from .table import Column, Table
 from .word_classes import a_person, forms, is_noun
-from .wordnet import lemmas
+from .wordnet import hypernyms, lemmas
 from .words import (
     HIGH,
     LOW,
@@ -210,6 +213,14 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
                 w for w in words
                 if w not in STOPWORDS and singular(w) not in name_parts and a_person(w)
             }  # fmt: skip
+        # "which country won the most": a Nation whose values are countries
+        # (it names the whole column, as its whole name would)
+        kinds = kinds_of_values(col)
+        kind_of_all = {
+            w for w in words
+            if w not in STOPWORDS and singular(w) in kinds and singular(w) not in name_parts
+        }  # fmt: skip
+        synonyms |= kind_of_all
         compact = phrase(col.name).replace(" ", "")
         glued = {t for t in tokens if t == compact or singular(t) == compact}
         whole = f" {phrase(col.name)} " in spaced or bool(glued)
@@ -227,7 +238,7 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
             and all(len(p) < 2 for p in own)
         ):
             continue  # one letter of a longer name ("g" of body_mass_g) names nothing
-        score = len(own) + 0.8 * len(synonyms) + (3 if whole or short else 0)
+        score = len(own) + 0.8 * len(synonyms) + (3 if whole or short or kind_of_all else 0)
         score += 2.5 * bool(spelled)
         if own and own >= set(col.parts):
             score += 1
@@ -258,6 +269,32 @@ def match_columns(table: Table, words: list[str], text: str) -> dict[str, tuple[
         ):
             del found[name]
     return found
+
+
+#: A cell's note in brackets: "United States (USA)", "Italy [3]".
+_BRACKETED = re.compile(r"\s*[(\[][^)\]]*[)\]]")
+#: How many of a column's values are read for their kinds.
+_SAMPLE = 12
+
+
+def kinds_of_values(col: Column) -> frozenset[str]:
+    """The WordNet kinds that most of a column's values are ("country" of China, Poland
+    and Kenya; "city" of Boston and Lyon): at least three of its first values, and at
+    least half of them. None for numbers, or a column that is not categories or labels."""
+    if col.role not in ("category", "label") or col.numeric:
+        return frozenset()
+    return _kinds_shared(tuple(itertools.islice(col.values, _SAMPLE)))
+
+
+@functools.lru_cache(maxsize=4096)  # once per column, not per question
+def _kinds_shared(values: tuple[str, ...]) -> frozenset[str]:
+    counts: collections.Counter[str] = collections.Counter()
+    for value in values:
+        name = phrase(_BRACKETED.sub("", value))
+        if not NUMBER.fullmatch(name):  # "1" is a digit, and no kind the rows are
+            counts.update(set(hypernyms(name, 3)))
+    need = max(3, (len(values) + 1) // 2)
+    return frozenset(kind for kind, n in counts.items() if n >= need)
 
 
 def match_values(table: Table, text: str) -> list[Named]:

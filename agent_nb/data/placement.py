@@ -830,6 +830,8 @@ def _a_number(a: _Ask) -> str | None:
     answer does not apply: no rule about nouns places it as the rows."""
     if any(ch.isdigit() for ch in a.word):
         return "a number no part of the plan compares with"
+    if a.word != "one" and NUMBER.fullmatch(a.word):  # "two athletes" ("one" is a pronoun)
+        return "a number no part of the plan compares with"
     return None
 
 

@@ -50,11 +50,12 @@ def dimension(p: Any, exclude: Sequence[str]) -> Column | None:
         asked = asked or (by and 0.5)
         asked = asked or (
             heads
+            and (col.role == "time" or not col.numeric)
             and re.search(
                 rf"\b({'|'.join(sorted(HIGH | LOW | r.up | r.down))})\s+({heads})\b", r.text
             )
             and 0.5
-        )  # "the busiest year"
+        )  # "the busiest year" (not "the most bronze": a number's extreme, no group)
         asked = asked or (  # "the ID of the store with the most transactions"
             heads
             and re.search(

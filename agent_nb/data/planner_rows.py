@@ -15,6 +15,7 @@ import re
 from typing import Any, Literal
 
 from . import vocabulary
+from .lexicon import kinds_of_values
 from .query import LOOKUP_ENDS, Filter, Plan
 from .reading_column_filters import yes_or_no
 from .row_order import chronology
@@ -131,8 +132,11 @@ def distinct_count(p: Any) -> None:
 
 
 def _whole(col: Any, said: set[str]) -> bool:
-    """Every word of ``col``'s name is among the words that named it."""
+    """Every word of ``col``'s name is among the words that named it, or one of them is
+    what all its values are ("country" of a Nation that holds Brazil and Chile)."""
     heard = said | {singular(w) for w in said}
+    if heard & kinds_of_values(col):
+        return True
     return bool(col.parts) and all(p in heard or singular(p) in heard for p in col.parts)
 
 
