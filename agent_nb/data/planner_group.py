@@ -106,8 +106,7 @@ _MOST_FEWEST = vocabulary.alternation("most_fewest")
 #: "what is the highest ...", "how much was the lowest ...": the value over the groups.
 _WHAT_HOW = vocabulary.alternation("what_how")
 _IS_MUCH = vocabulary.alternation("is_was_are_were_much")
-_VALUE_SUPERLATIVES = vocabulary.alternation("value_asking_superlatives")
-_WHAT_IS_SUPERLATIVES = vocabulary.alternation("what_is_the_superlatives")
+_VALUE_SUPERLATIVES = vocabulary.alternation("size_superlatives")
 
 
 def grouped(
@@ -286,7 +285,7 @@ def grouped(
             )
         )
     ) or bool(
-        re.search(rf"\bwhat is the ({_WHAT_IS_SUPERLATIVES})\b", r.text)
+        re.search(rf"\bwhat is the ({_VALUE_SUPERLATIVES})\b", r.text)
         and not re.search(r"\bwhich\b", r.text)
     )
     if value_asked and _heads_the_superlative(r, r.named.get(group.name, (0, set()))[1]):

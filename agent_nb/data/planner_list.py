@@ -25,7 +25,7 @@ from .words import AGG_WORDS, MODE, singular, stem
 __all__ = ["list_plans", "values_of"]
 
 #: The words that make a list a ranking ("the top 5", "the 3 lowest").
-_RANKING_WORDS = vocabulary.alternation("ranked_superlatives")
+_RANKING_WORDS = vocabulary.alternation("ranking_superlatives")
 _RANKED = re.compile(rf"\b({_RANKING_WORDS})\b")
 
 #: The words that name an id as such ("the 3 lowest ids", "the highest order number").

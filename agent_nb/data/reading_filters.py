@@ -28,6 +28,7 @@ from .reading_column_filters import (
 from .reading_outcomes import outcome_filters
 from .result import plain
 from .table import Column, Table
+from .word_classes import a_person
 from .words import COMPARATORS, COMPARING, phrase, singular
 
 __all__ = ["by_range", "comparator", "filters_of", "spans", "without_instructions"]
@@ -480,7 +481,8 @@ def _counted(r: Any, after: list[str]) -> Any:
         if head and (head[0] in ws or singular(head[0]) in ws) and not col.numeric:
             if distinct:
                 return ("nunique", col.name)
-            if col.role == "label" or vocabulary.words("person_nouns") & set(col.parts):
+            # the rows' names, or a column of people ("Name", "Player", "Swimmer")
+            if col.role == "label" or "name" in col.parts or any(map(a_person, col.parts)):
                 return ("rows", None)
     if singular(after[0]) in _ROWS or after[0] in _ROWS:
         return ("rows", None)

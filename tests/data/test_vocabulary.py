@@ -186,7 +186,6 @@ _CONTENT_LEFT = {
     "of_part_nouns",
     "order_asking_words",
     "period_nouns",
-    "person_nouns",
     "place_kinds",
     "placing_name_parts",
     "standing_names",
