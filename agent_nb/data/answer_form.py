@@ -1268,14 +1268,14 @@ def _holds_a_time(value: Any) -> bool:
     return bool(_TIME_TEXT.search(str(value)))
 
 
-#: A year, a decade, a clock time, a season or a century, a month (by its abbreviation,
-#: with any letters after it) or a day of the week.
+#: A year, a decade, a clock time, a season or a century, a month (by its name or its
+#: abbreviation, a whole word: not the "Mar" of "Mark") or a day of the week.
 _TIME_OF_YEAR = vocabulary.alternation("time_of_year_words")
-_MONTHS = vocabulary.alternation("month_abbreviations")
+_MONTHS = vocabulary.alternation("month_names")
 _WEEKDAYS = vocabulary.alternation("weekday_names")
 _TIME_TEXT = re.compile(
     rf"\b(1\d{{3}}|20\d{{2}})s?\b|\b\d{{1,2}}:\d{{2}}\b|\b({_TIME_OF_YEAR})\b"
-    rf"|\b({_MONTHS})[a-z]*\b"
+    rf"|\b({_MONTHS})\b"
     rf"|\b({_WEEKDAYS})\b",
     re.IGNORECASE,
 )

@@ -1328,6 +1328,12 @@ def test_when_is_answered_only_with_a_time() -> None:
     assert "'when' asks for a time" in str(when.unplaced)
     year = ask({"results": results}, "When did he compete at the Universiade?")
     assert year.value == results.Year[results.Competition.eq("Universiade").idxmax()]
+    # a month is a whole word: "Mark" and "Mayor" name people, no time
+    coaches = pd.DataFrame(
+        {"Coach": ["Mark Lee", "Mayor Ruiz", "Decan Obi"], "Team": ["Ajax", "Roma", "Lyon"]}
+    )
+    named = ask({"coaches": coaches}, "When did Ajax hire its coach?")
+    assert named.value is None and "holds none" in named.sentence, named.sentence
 
 
 def test_what_the_rows_are_said_after_were_is_a_condition() -> None:
