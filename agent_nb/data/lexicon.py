@@ -277,24 +277,27 @@ _BRACKETED = re.compile(r"\s*[(\[][^)\]]*[)\]]")
 _SAMPLE = 12
 
 
-def kinds_of_values(col: Column) -> frozenset[str]:
+def kinds_of_values(col: Column, least: int | None = None) -> frozenset[str]:
     """The WordNet kinds that most of a column's values are ("country" of China, Poland
     and Kenya; "city" of Boston and Lyon): at least three of its first values, and at
-    least half of them. None for numbers, or a column that is not categories or labels."""
+    least half of them (or at least ``least`` of them). None for numbers, or a column
+    that is not categories or labels."""
     if col.role not in ("category", "label") or col.numeric:
         return frozenset()
-    return _kinds_shared(tuple(itertools.islice(col.values, _SAMPLE)))
+    values = tuple(itertools.islice(col.values, _SAMPLE))
+    need = max(3, (len(values) + 1) // 2) if least is None else least
+    return frozenset(kind for kind, n in _kind_counts(values).items() if n >= need)
 
 
 @functools.lru_cache(maxsize=4096)  # once per column, not per question
-def _kinds_shared(values: tuple[str, ...]) -> frozenset[str]:
+def _kind_counts(values: tuple[str, ...]) -> collections.Counter[str]:
+    """How many of ``values`` each WordNet kind holds."""
     counts: collections.Counter[str] = collections.Counter()
     for value in values:
         name = phrase(_BRACKETED.sub("", value))
         if not NUMBER.fullmatch(name):  # "1" is a digit, and no kind the rows are
             counts.update(set(hypernyms(name, 3)))
-    need = max(3, (len(values) + 1) // 2)
-    return frozenset(kind for kind, n in counts.items() if n >= need)
+    return counts
 
 
 def match_values(table: Table, text: str) -> list[Named]:

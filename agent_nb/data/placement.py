@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from . import vocabulary
+from .lexicon import kinds_of_values
 from .planner_cues import period_of
 from .query import AGG_NAME, LOOKUP_ENDS, Plan
 from .reading import Reading
@@ -719,18 +720,14 @@ def a_name_answers(noun: str, table: Table, col: Column) -> bool:
     whatever the rows are ("which lake", "which locomotive"), where the noun names no
     column, and no other column's values are kinds of it in WordNet ("which country"
     of a Nationality that holds China and Canada, beside a Name of athletes)."""
-    from .wordnet import hypernyms
-
     if col.parts != ("name",) or names_a_column(noun, table):
         return False
     kind = singular(noun)
-    for other in table.columns.values():
-        if other.name == col.name or other.role not in ("category", "label") or other.numeric:
-            continue
-        values = list(dict.fromkeys(map(str, other.values.values())))[:12]
-        if sum(kind in hypernyms(phrase(v), 3) for v in values) >= 2:
-            return False
-    return True
+    return not any(
+        kind in kinds_of_values(other, least=2)
+        for other in table.columns.values()
+        if other.name != col.name
+    )
 
 
 def _holds_the_time(word: str, table: Table, name: str) -> bool:
