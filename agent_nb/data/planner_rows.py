@@ -259,11 +259,14 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
     before = [i for i, t in enumerate(r.tokens) if t in _BEFORE | _ABOVE]
     if bool(after) == bool(before):
         return  # neither, or both: no one direction
-    cue = (after or before)[0]
-    at = [i for i, t in enumerate(r.tokens) if t in anchor.words]
-    if not at or min(at) <= cue or len(after or before) > 1:
+    # "the next album released after X", "the previous holder before Y": one direction,
+    # said twice; the word nearest the named row is the cue
+    cues = after or before
+    cue = cues[-1]
+    if not set(anchor.words) <= set(r.tokens[cue + 1 :]):
         return  # "X is before who": the order word must lead to the named row
     said = (r.tokens[cue], *(t for t in r.tokens[max(0, cue - 2) : cue] if t in _ADJACENT))
+    said += tuple(r.tokens[i] for i in cues[:-1])
     said += tuple(t for t in r.tokens[:cue] if t == "next")
     who = re.match(rf"^\W*({_WHO})\b", r.text)
     asked = [

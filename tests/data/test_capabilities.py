@@ -493,6 +493,20 @@ def test_the_row_after_and_before_a_named_row() -> None:
     assert answer.plan.group_by == "city" and answer.understood
 
 
+def test_one_direction_said_twice_and_a_name_word_said_earlier() -> None:
+    """ "What was the next airport after Thigpen?" and "the previous airport before Meadow
+    Lake": two words of one direction, the one nearest the name the cue; "which lake
+    airport comes after Meadow Lake?": a word of the name said before the order word too."""
+    airports = table("airports")
+    at = _position(airports, "name", "Meadow Lake")
+    following = ask({"airports": airports}, "What was the next airport after Thigpen?")
+    assert following.value == airports.name.iloc[_position(airports, "name", "Thigpen") + 1]
+    previous = ask({"airports": airports}, "What is the previous airport before Meadow Lake?")
+    assert previous.value == airports.name.iloc[at - 1] and previous.plan.offset == -1
+    lake = ask({"airports": airports}, "Which lake airport comes after Meadow Lake?")
+    assert lake.value == airports.name.iloc[at + 1] and lake.plan.offset == 1
+
+
 def test_after_in_time_on_a_table_that_lists_the_newest_first() -> None:
     """Cars listed from the newest model year down: "came after" is the row above, while
     "listed after" keeps the table's order."""
