@@ -20,12 +20,13 @@ from .query import LOOKUP_ENDS, Filter, Plan
 from .reading_column_filters import yes_or_no
 from .row_order import chronology
 from .table import holds_years
-from .word_classes import is_noun
+from .word_classes import a_time, is_noun
 from .words import HOW_MANY, TREND, phrase, question_words, singular
 
 __all__ = [
     "closest",
     "distinct_count",
+    "first_in_time",
     "first_of_two",
     "how_often",
     "neighbours",
@@ -299,6 +300,77 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
             words=(*p.words(shown), ("order", tuple(dict.fromkeys(said)))),
         ),
         f"{shown.name} of the row {side} the one where {anchor.phrase()}, in the table's order",
+    )
+
+
+def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "The first state formed", "the last game released for Game Boy Advance": the row
+    at the early (first) or late (last) end of the column of years that the question's
+    own words name (Formed, Release), not the row the table lists first. The column
+    shown is the one a noun names, else the rows' label; "what year was the first ..."
+    names the years column itself before the order word: its earliest value."""
+    r = p.r
+    said = [t for t in r.tokens if t in LOOKUP_ENDS]
+    if len(set(said)) != 1 or r.expect is not None or r.k is not None:
+        return
+    if (r.cues & (r.up | r.down)) - set(said):
+        return  # another end asked for ("the first team to score the most")
+    if _LISTED & set(r.tokens):
+        return  # "the first team listed": the layout's
+    word = said[0]
+    at = r.tokens.index(word)
+    if any(word in ws for _, ws in r.named.values()) or any(word in f.words for f in filters):
+        return  # "its first flight", "the First assembly": part of a name or a value
+    filtered = {f.column for f in filters}
+    times = [
+        c
+        for c in p.best(("measure", "time", "id"), numeric=True)
+        if c.name not in filtered and _in_years(p.t, c)
+    ]
+    if len(times) != 1:
+        return  # none, or two columns of years: which one orders is not clear
+    time = times[0]
+    # "what was the first year ...", "in what year was the last season ...", "when":
+    # the time itself is asked for
+    lead = re.match(r"^\W*(?:in |on |during )?(?:what|which) (\w+)", r.text)
+    asks_time = bool(re.match(r"^\W*when\b", r.text)) or any(
+        a_time(w) for w in (r.tokens[at + 1 : at + 2] + ([lead.group(1)] if lead else []))
+    )
+    named = [
+        c
+        for c in p.best(("label", "category", "measure", "id"))
+        if c.name not in filtered
+        and c.name != time.name
+        and any(is_noun(w) for w in r.named[c.name][1])
+        and _whole(c, r.named[c.name][1])
+    ]
+    # a column named before the order word is the one asked for ("the attendance of the
+    # last week"), then the time, then one named after it ("the first state formed")
+    before = [c for c in named if r.where.get(c.name, at) < at]
+    shown = (
+        before[0]
+        if before
+        else time
+        if asks_time
+        else named[0]
+        if named
+        else p.label(exclude=list(filtered))
+    )
+    if shown is None:
+        return
+    # a lookup's "desc" is the table's top row (its first); in time the first is the lowest
+    order: Literal["asc", "desc"] = "asc" if LOOKUP_ENDS[word] == "desc" else "desc"
+    p.add(
+        Plan(
+            op="extreme",
+            measure=time.name,
+            group_by=None if shown.name == time.name else shown.name,
+            order=order,
+            filters=filters,
+            words=(*p.words(time, shown), ("order", (word,))),
+        ),
+        f"{shown.name} of the {'earliest' if order == 'asc' else 'latest'} "
+        f"{time.name}: {word} in time",
     )
 
 

@@ -27,6 +27,7 @@ from .planner_pairs import choice, share, versus
 from .planner_rows import (
     closest,
     distinct_count,
+    first_in_time,
     neighbours,
     row_lookups,
     table_ends,
@@ -130,6 +131,7 @@ def value(p: Any) -> None:
         p.add(Plan(op="shape"), "the table's size")
         return
     neighbours(p, filters)
+    first_in_time(p, filters)
     row_lookups(p, filters, agg)
     when_lookup(p, filters, agg)
     table_ends(p, filters)

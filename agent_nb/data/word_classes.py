@@ -120,6 +120,18 @@ def a_person(word: str) -> bool:
     return "person" in {word, *hypernyms(word, 6, senses=1)} and not is_a_name(word)
 
 
+@functools.lru_cache(maxsize=1 << 12)
+def a_time(word: str) -> bool:
+    """Whether WordNet files the noun's first sense under a period or a unit of time
+    ("year", "season", "week", "date": a day): a question asking for one asks for a time."""
+    from .wordnet import hypernyms
+
+    if not is_noun(word):
+        return False
+    kinds = set(hypernyms(word, 3, senses=1))
+    return bool(kinds & {"time period", "time unit"})
+
+
 def marked_kind(word: str) -> str | None:
     """The property that a noun's nearest kind names, where that kind is a person
     named by a property ("women": female, "boys": male, "men": adult); None else."""

@@ -507,6 +507,26 @@ def test_one_direction_said_twice_and_a_name_word_said_earlier() -> None:
     assert lake.value == airports.name.iloc[at + 1] and lake.plan.offset == 1
 
 
+def test_the_first_and_the_last_in_time_by_the_column_the_verb_names() -> None:
+    """A list of states in the order of their names: "the first state formed" is the one
+    with the earliest Formed, not the top row; "what year was the last one formed?" asks
+    for the year; "the attendance of the last week" keeps the column named first."""
+    states = pd.DataFrame(
+        {
+            "Name": ["Baden", "Hesse", "Saxony", "Ulm", "Utrecht"],
+            "Type": ["County", "Duchy", "Duchy", "City", "Bishopric"],
+            "Formed": [1112, 1264, 1423, 1181, 1024],
+        }
+    )
+    first = ask({"states": states}, "Which was the first state to be formed?")
+    assert first.value == "Utrecht" and first.plan.order == "asc"
+    last = ask({"states": states}, "What was the last state formed?")
+    assert last.value == "Saxony"
+    assert ask({"states": states}, "What year was the last state formed?").value == 1423
+    games = pd.DataFrame({"Week": [3, 1, 2], "Attendance": [70100, 65400, 74057]})
+    assert ask({"games": games}, "What was the attendance of the last week?").value == 70100
+
+
 def test_after_in_time_on_a_table_that_lists_the_newest_first() -> None:
     """Cars listed from the newest model year down: "came after" is the row above, while
     "listed after" keeps the table's order."""
