@@ -468,6 +468,17 @@ def _predicate_noun(a: _Ask) -> str | None:
 _COPULAS = vocabulary.words("plural_copulas")
 
 
+def _an_alternative(a: _Ask) -> str | None:
+    """ "Trains that were either scrapped or destroyed": a word joined by "or" to a word of
+    a value the plan applies is another value asked for, which the plan does not test."""
+    t = a.r.tokens
+    applied = {w for f in (*a.plan.filters, *a.plan.condition) for w in f.words}
+    for link, other in ((a.index - 1, a.index - 2), (a.index + 1, a.index + 2)):
+        if 0 <= other < len(t) and t[link] in ("or", "nor") and t[other] in applied:
+            return f"it is joined by {t[link]!r} to {t[other]!r}, a value applied alone"
+    return None
+
+
 def _verb_form(a: _Ask) -> str | None:
     own, inflected = parts_of(a.word)
     if "v" in inflected and a.word.endswith(("ed", "ing")):
@@ -940,6 +951,7 @@ RULES: tuple[Rule, ...] = (
     Rule("a form names another column", _form_names_a_column, blocks=True),
     Rule("its doer names another column", _agent_names_a_column, blocks=True),
     Rule("is part of a value", _part_of_a_value, blocks=True),
+    Rule("an alternative to an applied value", _an_alternative, blocks=True),
     Rule("names what the table is about", _the_tables_subject, blocks=False),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("a unit not applied", _unit_not_applied, blocks=True),

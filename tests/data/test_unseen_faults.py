@@ -132,6 +132,20 @@ def test_a_word_the_table_cannot_place_gets_no_number(
     assert answer.sentence.startswith("No answer: I read the mean body_mass_g in penguins")
 
 
+def test_a_value_offered_beside_an_applied_one_blocks_the_count(penguins: pd.DataFrame) -> None:
+    """ "Biscoe or Greenland": no island is Greenland, and counting Biscoe's penguins alone
+    answers another question; the reply says what it read and what it could not place."""
+    for question, word in (
+        ("How many penguins live on Biscoe or Greenland?", "greenland"),
+        ("How many penguins are Adelie or injured?", "injured"),
+    ):
+        answer = ask({"penguins": penguins}, question)
+        assert answer.value is None, answer.sentence
+        assert word in answer.could_not_place and "joined by 'or'" in answer.sentence
+    both = ask({"penguins": penguins}, "How many penguins live on Biscoe or Dream?")
+    assert both.value == int(penguins.island.isin(["Biscoe", "Dream"]).sum())
+
+
 def test_a_model_sentence_about_another_quantity_is_replaced(penguins: pd.DataFrame) -> None:
     """Fault 3: "The penguins weigh 59.6 kg at most" for the longest bill states the
     right number about the wrong quantity: the check holds the quantity too."""
