@@ -43,6 +43,7 @@ from .word_classes import (
     NEUTRAL,
     OCCURRENCES,
     OPERATING,
+    a_kind_of_character,
     forms,
     is_noun,
     marked_kind,
@@ -848,6 +849,8 @@ def _a_letter(a: _Ask) -> str | None:
     dictionary's senses judge (WordNet's "k" is potassium)."""
     if len(a.word) == 1 and a.word.isalpha():
         return "a letter: a value or a name the reading did not find"
+    if a_kind_of_character(a.word):  # "names that begin with a vowel"
+        return "a kind of letter: which letters it means is not read"
     return None
 
 

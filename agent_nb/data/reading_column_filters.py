@@ -15,6 +15,7 @@ from typing import Any, cast
 from . import vocabulary
 from .lexicon import time_column
 from .query import Derived, Filter
+from .word_classes import a_kind_of_character
 from .words import EXCEPT, phrase, singular
 
 __all__ = [
@@ -71,6 +72,8 @@ def text_filters(r: Any, taken: set[str]) -> list[Filter]:
             )
     for m in _TEXT_OP.finditer(r.text):
         word = m.group(1) or m.group(2)
+        if not re.search("['\"]", m.group(0)) and a_kind_of_character(word):
+            continue  # "begins with a vowel": a kind of letter, not the text; left unplaced
         at = len(phrase(r.text[: m.start()]).split())
         before = set(r.tokens[max(0, at - 3) : at])
         named_before = any(before & set(ws) for _, ws in r.named.values())

@@ -132,6 +132,17 @@ def a_time(word: str) -> bool:
     return bool(kinds & {"time period", "time unit"})
 
 
+@functools.lru_cache(maxsize=1 << 10)
+def a_kind_of_character(word: str) -> bool:
+    """Whether ``word`` names a kind of letter or figure ("vowel", "consonant", "digit"),
+    by WordNet's kinds of its first sense: "begins with a vowel" names no text to match."""
+    from .wordnet import hypernyms
+
+    if len(word) < 3 or not word.isalpha() or word in vocabulary.words("small_cardinals"):
+        return False  # "starting with Ten": the text of a title
+    return bool({"speech sound", "number"} & set(hypernyms(word, 3, senses=1)))
+
+
 def marked_kind(word: str) -> str | None:
     """The property that a noun's nearest kind names, where that kind is a person
     named by a property ("women": female, "boys": male, "men": adult); None else."""

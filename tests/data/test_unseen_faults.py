@@ -146,6 +146,16 @@ def test_a_value_offered_beside_an_applied_one_blocks_the_count(penguins: pd.Dat
     assert both.value == int(penguins.island.isin(["Biscoe", "Dream"]).sum())
 
 
+def test_a_kind_of_letter_is_no_text_to_match(cars: pd.DataFrame) -> None:
+    """ "Names that begin with a vowel" is no name starting with the text "vowel" (0 rows,
+    stated as a count): which letters it means is not read, so no number is stated; a
+    quoted word or one letter is the text itself."""
+    answer = ask({"cars": cars}, "How many cars have a name that begins with a vowel?")
+    assert answer.value is None and answer.could_not_place == ("vowel",)
+    letter = ask({"cars": cars}, "How many car names start with the letter a?")
+    assert letter.value == int(cars.Name.str.lower().str.startswith("a").sum())
+
+
 def test_a_model_sentence_about_another_quantity_is_replaced(penguins: pd.DataFrame) -> None:
     """Fault 3: "The penguins weigh 59.6 kg at most" for the longest bill states the
     right number about the wrong quantity: the check holds the quantity too."""
