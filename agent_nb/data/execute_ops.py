@@ -297,7 +297,9 @@ def _extreme(table: Table, plan: Plan) -> Result:
 
     df = _rows(table, plan)
     assert plan.measure is not None
-    numbers = column_numbers(df, plan.measure)
+    # dates order as they are ("the first player born": the earliest date of birth)
+    dated = pd.api.types.is_datetime64_any_dtype(df[plan.measure]) and plan.near is None
+    numbers = df[plan.measure].dropna() if dated else column_numbers(df, plan.measure)
     if numbers.empty:
         raise PlanError(f"{plan.measure} has no values")
     if plan.near is None:
@@ -325,7 +327,7 @@ def _extreme(table: Table, plan: Plan) -> Result:
     rest = numbers.drop(rows.index)
     rest = rest.nlargest(3) if plan.order == "desc" else rest.nsmallest(3)
     others = tuple(str(plain(v)) for v in df.loc[rest.index, show] if str(plain(v)) not in names)
-    roles = tuple(("value", float(v)) for v in rows.to_numpy())
+    roles = () if dated else tuple(("value", float(v)) for v in rows.to_numpy())
     roles += tuple(("value", float(v)) for v in listed if kind_of(v) == "number")
     if refused:
         value, names = None, ()

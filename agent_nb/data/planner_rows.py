@@ -226,6 +226,13 @@ def _in_years(table: Any, col: Any) -> bool:
     return bool(col.numeric and (col.role == "time" or holds_years(table.df[col.name])))
 
 
+def _dated(table: Any, col: Any) -> bool:
+    """Whether ``col`` holds dates (read as such): the extreme orders them as they are."""
+    import pandas as pd
+
+    return bool(col.role == "time" and pd.api.types.is_datetime64_any_dtype(table.df[col.name]))
+
+
 def others_sharing(p: Any, filters: tuple[Filter, ...]) -> None:
     """ "Which nation won the same number of gold medals as Hungary?": the names, in the
     named row's column, of the other rows that share its value (`reading_same_row`
@@ -305,8 +312,8 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
 
 def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     """ "The first state formed", "the last game released for Game Boy Advance": the row
-    at the early (first) or late (last) end of the column of years that the question's
-    own words name (Formed, Release), not the row the table lists first. The column
+    at the early (first) or late (last) end of the column of years or dates that the
+    question's own words name (Formed, Release), not the row the table lists first. The column
     shown is the one a noun names, else the rows' label; "what year was the first ..."
     names the years column itself before the order word: its earliest value."""
     r = p.r
@@ -324,11 +331,11 @@ def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     filtered = {f.column for f in filters}
     times = [
         c
-        for c in p.best(("measure", "time", "id"), numeric=True)
-        if c.name not in filtered and _in_years(p.t, c)
+        for c in p.best(("measure", "time", "id"))
+        if c.name not in filtered and (_in_years(p.t, c) or _dated(p.t, c))
     ]
     if len(times) != 1:
-        return  # none, or two columns of years: which one orders is not clear
+        return  # none, or two columns of years or dates: which one orders is not clear
     time = times[0]
     # "what was the first year ...", "in what year was the last season ...", "when":
     # the time itself is asked for
@@ -346,7 +353,9 @@ def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     ]
     # a column named before the order word is the one asked for ("the attendance of the
     # last week"), then the time, then one named after it ("the first state formed")
-    before = [c for c in named if r.where.get(c.name, at) < at]
+    before = sorted(
+        (c for c in (*named, time) if r.where.get(c.name, at) < at), key=lambda c: r.where[c.name]
+    )  # "the date of the first episode": the time itself
     shown = (
         before[0]
         if before

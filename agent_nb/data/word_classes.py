@@ -140,7 +140,7 @@ def a_kind_of_character(word: str) -> bool:
 
     if len(word) < 3 or not word.isalpha() or word in vocabulary.words("small_cardinals"):
         return False  # "starting with Ten": the text of a title
-    return bool({"speech sound", "number"} & set(hypernyms(word, 3, senses=1)))
+    return bool({"speech sound", "integer"} & set(hypernyms(word, 3, senses=1)))
 
 
 def marked_kind(word: str) -> str | None:

@@ -155,3 +155,19 @@ def test_a_score_is_not_read_in_reverse(season: pd.DataFrame, engine: str) -> No
     answer = ask({"games": season}, "how many games had a record of 2-1?")
     assert answer.value is None
     assert "1–2" not in answer.sentence  # the reading does not name it either
+
+
+def test_the_first_and_last_by_a_column_of_dates(engine: str) -> None:
+    """Dates order as they are: on a table not listed in time, "the first day recorded"
+    is the earliest date, "which symbol had the last date for AAPL" its latest row,
+    both in pandas and in DuckDB; the first episode's date is the date itself."""
+    stocks = table("stocks").sample(frac=1, random_state=1).reset_index(drop=True)
+    assert not stocks.date.is_monotonic_increasing
+    first = ask({"stocks": stocks}, "What was the first date for AAPL?")
+    assert first.plan.op == "extreme"
+    assert pd.Timestamp(first.value) == stocks[stocks.symbol == "AAPL"].date.min()
+    last = ask({"stocks": stocks}, "What was the last date?")
+    assert pd.Timestamp(last.value) == stocks.date.max()
+    dated = stocks[stocks.symbol != "AAPL"].drop_duplicates("date").head(40)
+    latest = ask({"prices": dated}, "Which symbol had the last date?")
+    assert latest.value == dated.loc[dated.date.idxmax(), "symbol"]

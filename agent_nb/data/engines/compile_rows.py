@@ -28,7 +28,9 @@ def _first(t: Any, e: Engine, *, last: bool = False) -> list[Any]:
 def _extreme(e: Engine, plan: Plan) -> Result:
     t, n_rows = e.rows(plan)
     assert plan.measure is not None
-    x = e.numbers(t, plan.measure)
+    # dates order as they are ("the first player born": the earliest date of birth)
+    dated = kind(t, plan.measure) in ("time", "date") and plan.near is None
+    x = t[plan.measure] if dated else e.numbers(t, plan.measure)
     show = plan.group_by or plan.measure
     kind(t, show)
     kept = t.filter(x.notnull())
