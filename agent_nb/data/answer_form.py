@@ -367,6 +367,8 @@ def _not_asked(f: Form) -> list[Unplaced]:
     col = r.table.columns.get(plan.measure or "")
     if agg == "sum" and col is not None and default_agg(col) == "sum":
         return []  # "what were Asia-Pacific's sales?": an amount adds up unasked
+    if agg == "sum" and "long" in r.tokens and any(d.name == plan.measure for d in plan.derive):
+        return []  # "how long was X in office": the years of each term add up
     what = "a count" if agg == "count" else f"a {AGG_NAME.get(agg, agg)}"
     return [Unplaced(what, f"no word of the question asks for {what}", asked=False)]
 

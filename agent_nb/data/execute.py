@@ -50,7 +50,7 @@ def _as_written(table: Table, plan: Plan, result: Result) -> Result:
     """``result`` with the cells of a column read from text shown as written ("17 years"
     read as 17 for the plan), whichever executor computed it."""
     if not table.written:
-        return result
+        return _years_held(table, plan, result)
     from .cells import shown_as_written
 
     shown = shown_as_written(result.frame, dict(table.written), table.df)
@@ -62,9 +62,28 @@ def _as_written(table: Table, plan: Plan, result: Result) -> Result:
 _DURATIONS = ("max", "min", "mean", "median", "sum")
 
 
+def _years_held(table: Table, plan: Plan, result: Result) -> Result:
+    """A total of the years between two columns of years ("how long was X in office":
+    To − From) is a length of time: stated as one ("34 years"), the number in its roles."""
+    from .table import holds_years
+
+    value = result.value
+    spans = [d for d in plan.derive if d.op == "-" and d.name == plan.measure]
+    if plan.op != "aggregate" or plan.agg != "sum" or plan.combine or not spans:
+        return result
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return result
+    ends = (spans[0].column, spans[0].other or "")
+    if not all(c in table.df.columns and holds_years(table.df[c]) for c in ends):
+        return result
+    text = f"{value:g} year" + ("" if value == 1 else "s")
+    return dataclasses.replace(result, value=text, names=(text,))
+
+
 def _duration_as_written(table: Table, plan: Plan, result: Result) -> Result:
     """A mean, a total, an extreme of a column of times written "m:ss.xx", stated in that
     form: the plan reads them as seconds, and "116.415" is no time the reader knows."""
+    result = _years_held(table, plan, result)
     cells = table.written.get(plan.measure or "")
     value = result.value
     if cells is None or plan.agg not in _DURATIONS or plan.derive:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from . import vocabulary
 from .lexicon import kinds_of_values
-from .query import LOOKUP_ENDS, Filter, Plan
+from .query import LOOKUP_ENDS, Derived, Filter, Plan
 from .reading_column_filters import yes_or_no
 from .row_order import chronology
 from .table import holds_years
@@ -28,6 +28,7 @@ __all__ = [
     "distinct_count",
     "first_in_time",
     "first_of_two",
+    "how_long_held",
     "how_often",
     "neighbours",
     "options_held",
@@ -221,9 +222,51 @@ def first_of_two(p: Any, filters: tuple[Filter, ...]) -> None:
 
 
 def _in_years(table: Any, col: Any) -> bool:
-    """Whether ``col`` holds years: what "earlier" and "later" order by."""
-    # (a column of dates has no numbers an extreme can compute with: years only)
+    """Whether ``col`` holds numbers that are years: what "earlier" and "later" order by
+    (a column of dates is `_dated`)."""
     return bool(col.numeric and (col.role == "time" or holds_years(table.df[col.name])))
+
+
+def how_long_held(p: Any, filters: tuple[Filter, ...]) -> None:
+    """ "How long was Daubin in office?", "how long did Bottka Paul serve?": the years
+    between the two columns of years that bound each row's term (From and To, Beginning
+    and End of service), summed over the rows the question names. The pair is the one
+    pair of year columns whose left one is never after its right one."""
+    r = p.r
+    if not re.match(r"^\W*how long\b", r.text) or not filters:
+        return
+    filtered = {f.column for f in filters}
+    years = [c for c in p.t.columns.values() if c.name not in filtered and _in_years(p.t, c)]
+    df = p.t.df
+    pairs = []
+    for i, start in enumerate(years):
+        for end in years[i + 1 :]:
+            both = df[[start.name, end.name]].dropna()
+            if len(both) >= 2 and bool((both[start.name] <= both[end.name]).all()):
+                pairs.append((start, end))
+    if len(pairs) != 1:
+        return  # no term, or two: which one is asked about is not clear
+    start, end = pairs[0]
+    span = Derived(op="-", column=end.name, other=start.name)
+    # what was held, after the named row ("in office", "in service"): the term itself
+    last = max(i for i, t in enumerate(r.tokens) if any(t in f.words for f in filters))
+    held = tuple(t for t in r.tokens[last + 1 :] if is_noun(t) and not _names_any(r, t))
+    p.add(
+        Plan(
+            op="aggregate",
+            agg="sum",
+            measure=span.name,
+            derive=(span,),
+            filters=filters,
+            words=(*p.words(start, end), (span.name, ("long", *held))),
+        ),
+        f"the years from {start.name} to {end.name} of the matching rows",
+    )
+
+
+def _names_any(r: Any, word: str) -> bool:
+    """Whether ``word`` names a column or is part of a value the question names."""
+    return any(word in ws for _, ws in r.named.values()) or any(word in v.words for v in r.values)
 
 
 def _dated(table: Any, col: Any) -> bool:

@@ -28,6 +28,7 @@ from .planner_rows import (
     closest,
     distinct_count,
     first_in_time,
+    how_long_held,
     neighbours,
     row_lookups,
     table_ends,
@@ -132,6 +133,7 @@ def value(p: Any) -> None:
         return
     neighbours(p, filters)
     first_in_time(p, filters)
+    how_long_held(p, filters)
     row_lookups(p, filters, agg)
     when_lookup(p, filters, agg)
     table_ends(p, filters)

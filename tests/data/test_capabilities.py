@@ -527,6 +527,23 @@ def test_the_first_and_the_last_in_time_by_the_column_the_verb_names() -> None:
     assert ask({"games": games}, "What was the attendance of the last week?").value == 70100
 
 
+def test_how_long_a_term_lasted_is_the_years_between_its_two_columns(engine: str) -> None:
+    """ "How long was Daubin in office?": To − From of the row named, stated as years; two
+    terms add up; a table with two pairs of year columns leaves the pair unread."""
+    mayors = pd.DataFrame(
+        {
+            "From": [1850, 1862, 1869, 1903, 1935, 1941],
+            "To": [1862, 1869, 1903, 1935, 1937, 1944],
+            "Name": ["Borgarelli", "Le Tourneur", "Bernain", "Le Barillier", "Daubin", "Bernain"],
+        }
+    )
+    daubin = ask({"mayors": mayors}, "How long was Daubin in office?")
+    assert daubin.value == "2 years" and daubin.understood
+    assert ask({"mayors": mayors}, "How long did Bernain serve?").value == "37 years"
+    two = mayors.assign(Born=[1800, 1810, 1820, 1830, 1840, 1850], Died=[1870] * 6)
+    assert ask({"mayors": two}, "How long was Daubin in office?").value != "2 years"
+
+
 def test_after_in_time_on_a_table_that_lists_the_newest_first() -> None:
     """Cars listed from the newest model year down: "came after" is the row above, while
     "listed after" keeps the table's order."""
