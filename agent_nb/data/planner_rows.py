@@ -396,9 +396,10 @@ def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     ]
     # a column named before the order word is the one asked for ("the attendance of the
     # last week"), then the time, then one named after it ("the first state formed")
+    asked = [*named, time] if any(is_noun(w) for w in r.named[time.name][1]) else named
     before = sorted(
-        (c for c in (*named, time) if r.where.get(c.name, at) < at), key=lambda c: r.where[c.name]
-    )  # "the date of the first episode": the time itself
+        (c for c in asked if r.where.get(c.name, at) < at), key=lambda c: r.where[c.name]
+    )  # "the date of the first episode": the time itself (not "founded first")
     shown = (
         before[0]
         if before
