@@ -66,6 +66,8 @@ def derived_values(df: Any, d: Derived) -> Any:
         if not pd.api.types.is_datetime64_any_dtype(s):
             raise PlanError(f"{d.column} holds no dates to read months of")
         return s.dt.month.astype("Float64").astype(float)
+    if d.op == "years":
+        return years_spanned(df[d.column])
     if d.op in ("length", "words"):
         s = df[d.column]
         if not is_text(s):
@@ -81,11 +83,31 @@ def derived_values(df: Any, d: Derived) -> Any:
     return out.replace([np.inf, -np.inf], np.nan)
 
 
+#: A range of years written in a cell: "1997-2006", "1920–1928", "1990–91" (a footnote
+#: or a note after it aside); an open end ("2000–current") spans no known number.
+YEAR_FROM = r"^\s*(1[5-9]\d\d|20\d\d)\s*[-–—]"
+YEAR_RANGE = YEAR_FROM + r"\s*(\d{4}|\d{2})\b"
+
+
+def years_spanned(cells: Any) -> Any:
+    """The years each cell's range spans (its end less its start, a two-digit end in the
+    start's century), NaN where a cell holds none."""
+    import pandas as pd
+
+    found = cells.astype("string").str.extract(YEAR_RANGE)
+    start = pd.to_numeric(found[0], errors="coerce")
+    end = pd.to_numeric(found[1], errors="coerce")
+    short = found[1].str.len() == 2
+    end = end.where(~short, start // 100 * 100 + end)
+    end = end.where(~(short & (end < start)), end + 100)  # "1999–00"
+    return (end - start).astype("Float64").astype(float)
+
+
 def derived_column(d: Derived, words: Iterable[str] = ()) -> Column:
     """The `Column` a derived value is planned as: a measure named by ``words`` (none:
     a column only a filter reads, "A greater than B")."""
     parts = tuple(dict.fromkeys(words))
-    whole = d.op in ("length", "words", "month")
+    whole = d.op in ("length", "words", "month", "years")
     return Column(d.name, "measure", parts, frozenset(parts), {}, -1, whole, True)
 
 

@@ -64,16 +64,17 @@ _DURATIONS = ("max", "min", "mean", "median", "sum")
 
 def _years_held(table: Table, plan: Plan, result: Result) -> Result:
     """A total of the years between two columns of years ("how long was X in office":
-    To − From) is a length of time: stated as one ("34 years"), the number in its roles."""
+    To − From) or of ranges of years ("1997–2006") is a length of time: stated as one
+    ("34 years"), the number in its roles."""
     from .table import holds_years
 
     value = result.value
-    spans = [d for d in plan.derive if d.op == "-" and d.name == plan.measure]
+    spans = [d for d in plan.derive if d.op in ("-", "years") and d.name == plan.measure]
     if plan.op != "aggregate" or plan.agg != "sum" or plan.combine or not spans:
         return result
     if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
         return result
-    ends = (spans[0].column, spans[0].other or "")
+    ends = () if spans[0].op == "years" else (spans[0].column, spans[0].other or "")
     if not all(c in table.df.columns and holds_years(table.df[c]) for c in ends):
         return result
     text = f"{value:g} year" + ("" if value == 1 else "s")

@@ -244,10 +244,19 @@ def how_long_held(p: Any, filters: tuple[Filter, ...]) -> None:
             both = df[[start.name, end.name]].dropna()
             if len(both) >= 2 and bool((both[start.name] <= both[end.name]).all()):
                 pairs.append((start, end))
-    if len(pairs) != 1:
+    ranges = [  # a column of terms written as ranges: "1997-2006", "1920–1928"
+        c
+        for c in p.t.columns.values()
+        if c.name not in filtered and not c.numeric and _holds_ranges(df[c.name])
+    ]
+    if len(pairs) + len(ranges) != 1:
         return  # no term, or two: which one is asked about is not clear
-    start, end = pairs[0]
-    span = Derived(op="-", column=end.name, other=start.name)
+    if ranges:
+        span = Derived(op="years", column=ranges[0].name)
+        bounds: tuple[Any, ...] = (ranges[0],)
+    else:
+        span = Derived(op="-", column=pairs[0][1].name, other=pairs[0][0].name)
+        bounds = pairs[0]
     # what was held, after the named row ("in office", "in service"): the term itself
     last = max(i for i, t in enumerate(r.tokens) if any(t in f.words for f in filters))
     held = tuple(t for t in r.tokens[last + 1 :] if is_noun(t) and not _names_any(r, t))
@@ -258,9 +267,22 @@ def how_long_held(p: Any, filters: tuple[Filter, ...]) -> None:
             measure=span.name,
             derive=(span,),
             filters=filters,
-            words=(*p.words(start, end), (span.name, ("long", *held))),
+            words=(*p.words(*bounds), (span.name, ("long", *held))),
         ),
-        f"the years from {start.name} to {end.name} of the matching rows",
+        f"the {span.name} of the matching rows",
+    )
+
+
+def _holds_ranges(cells: Any) -> bool:
+    """Whether nearly all (nine in ten) of a text column's cells begin with a range of
+    years ("1997-2006"; "2000–current" too, whose span is not known)."""
+    from .derive import YEAR_FROM, YEAR_RANGE
+
+    text = cells.dropna().astype("string")
+    return (
+        len(text) >= 2
+        and bool(text.str.extract(YEAR_FROM)[0].notna().mean() >= 0.9)
+        and bool(text.str.extract(YEAR_RANGE)[0].notna().any())
     )
 
 

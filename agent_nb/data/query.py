@@ -95,7 +95,7 @@ Agg = Literal[
     "nth",
     "streak",
 ]
-DeriveOp = Literal["+", "-", "*", "/", "length", "words", "month"]
+DeriveOp = Literal["+", "-", "*", "/", "length", "words", "month", "years"]
 FILTER_OPS: tuple[str, ...] = FilterOp.__args__  # type: ignore[attr-defined]
 OPERATIONS: tuple[str, ...] = Op.__args__  # type: ignore[attr-defined]
 AGGREGATIONS: tuple[str, ...] = Agg.__args__  # type: ignore[attr-defined]
@@ -184,8 +184,9 @@ class Filter(BaseModel):
 
 class Derived(BaseModel):
     """A column computed from the table's own: ``column`` ``op`` ``other`` (two columns
-    of numbers), a text column's ``length`` (characters) or ``words`` (count), or a
-    column of dates' ``month`` (1 to 12)."""
+    of numbers), a text column's ``length`` (characters) or ``words`` (count), a
+    column of dates' ``month`` (1 to 12), or the ``years`` a range of years spans
+    ("1997–2006": 9)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     op: DeriveOp
@@ -210,6 +211,8 @@ class Derived(BaseModel):
             return f"words in {self.column}"
         if self.op == "month":
             return f"month of {self.column}"
+        if self.op == "years":
+            return f"years of {self.column}"
         return f"{self.column} {self.op} {self.other}"
 
 

@@ -542,6 +542,19 @@ def test_how_long_a_term_lasted_is_the_years_between_its_two_columns(engine: str
     assert ask({"mayors": mayors}, "How long did Bernain serve?").value == "37 years"
     two = mayors.assign(Born=[1800, 1810, 1820, 1830, 1840, 1850], Died=[1870] * 6)
     assert ask({"mayors": two}, "How long was Daubin in office?").value != "2 years"
+    # a term written as a range of years in one cell; an open one spans no known number
+    captains = pd.DataFrame(
+        {
+            "Player": ["Fabien Pelous", "Raphaël Ibañez", "Michel Crauste", "Thierry Dusautoir"],
+            "Span": ["1997-2006", "1998–2007", "1961–66", "2009–current"],
+            "Caps": [42, 41, 25, 56],
+        }
+    )
+    pelous = ask({"captains": captains}, "How long did Fabien Pelous serve as captain?")
+    assert pelous.value == "9 years"
+    assert ask({"captains": captains}, "How long was Michel Crauste captain?").value == "5 years"
+    open_ended = ask({"captains": captains}, "How long did Thierry Dusautoir serve as captain?")
+    assert open_ended.value is None or "year" not in str(open_ended.value)
 
 
 def test_after_in_time_on_a_table_that_lists_the_newest_first() -> None:

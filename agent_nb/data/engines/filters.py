@@ -179,6 +179,8 @@ def _derived(t: Any, d: Derived) -> Any:
         if kind(t, d.column) not in ("time", "date"):
             raise PlanError(f"{d.column} holds no dates to read months of")
         return t[d.column].month().cast("float64")
+    if d.op == "years":
+        return _years_spanned(t, d.column)
     if d.op in ("length", "words"):
         if kind(t, d.column) != "text":
             raise PlanError(f"{d.column} holds no text to measure")
@@ -195,6 +197,24 @@ def _derived(t: Any, d: Derived) -> Any:
     if d.op == "/":
         return ibis.ifelse(b == 0, ibis.null("float64"), a / b)
     return {"+": a + b, "-": a - b, "*": a * b}[d.op]
+
+
+def _years_spanned(t: Any, column: str) -> Any:
+    """`derive.years_spanned` in the engine: the years a cell's range spans."""
+    import ibis
+
+    from ..derive import YEAR_RANGE
+
+    if kind(t, column) != "text":
+        raise PlanError(f"{column} holds no ranges of years")
+    s = t[column]
+    matched = s.re_search(YEAR_RANGE)
+    start = s.re_extract(YEAR_RANGE, 1).nullif("").cast("float64")
+    said = s.re_extract(YEAR_RANGE, 2).nullif("")
+    end = said.cast("float64")
+    end = ibis.ifelse(said.length() == 2, (start / 100).floor() * 100 + end, end)
+    end = ibis.ifelse((said.length() == 2) & (end < start), end + 100, end)
+    return ibis.ifelse(matched, end - start, ibis.null("float64"))
 
 
 def derive(t: Any, derived: tuple[Derived, ...]) -> Any:
