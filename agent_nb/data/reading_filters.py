@@ -28,7 +28,7 @@ from .reading_column_filters import (
 from .reading_outcomes import outcome_filters
 from .result import plain
 from .table import Column, Table
-from .word_classes import a_person
+from .word_classes import a_person, a_time
 from .words import COMPARATORS, COMPARING, phrase, singular
 
 __all__ = ["by_range", "comparator", "filters_of", "spans", "without_instructions"]
@@ -37,10 +37,13 @@ __all__ = ["by_range", "comparator", "filters_of", "spans", "without_instruction
 def comparator(tokens: list[str], i: int) -> tuple[str, tuple[str, ...]] | None:
     if i > 0 and tokens[i - 1] in ("a", "an"):
         i -= 1  # "exactly a thousand"
+    said: tuple[str, ...] = ()
+    if i >= 2 and tokens[i - 2] == "the" and a_time(tokens[i - 1]):
+        said, i = (tokens[i - 2], tokens[i - 1]), i - 2  # "after the year 2006"
     before = " " + " ".join(tokens[max(0, i - 4) : i])
     for words, op in COMPARATORS:
         if before.endswith(" " + words):  # whole words: "slower than" is no "lower than"
-            return op, tuple(words.split())
+            return op, (*words.split(), *said)
     after = " ".join(tokens[i + 1 : i + 3])
     for words, op in COMPARATORS:
         if words in ("or more", "or less", "or above", "or below") and after.startswith(words):

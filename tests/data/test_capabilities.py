@@ -557,6 +557,21 @@ def test_how_long_a_term_lasted_is_the_years_between_its_two_columns(engine: str
     assert open_ended.value is None or "year" not in str(open_ended.value)
 
 
+def test_a_comparison_with_the_period_named_before_its_number() -> None:
+    """ "After the year 2000" is "after 2000": the period noun between the comparison and
+    its number is no value, and a count is stated where none was."""
+    parks = pd.DataFrame(
+        {
+            "Park": ["Ash", "Birch", "Cedar", "Dogwood", "Elm", "Fir"],
+            "Established": [1968, 1999, 2000, 2003, 2007, 2011],
+        }
+    )
+    answer = ask({"parks": parks}, "How many parks were established after the year 2000?")
+    assert answer.value == 3 and answer.understood
+    answer = ask({"parks": parks}, "How many parks were established before the year 2000?")
+    assert answer.value == 2
+
+
 def test_after_in_time_on_a_table_that_lists_the_newest_first() -> None:
     """Cars listed from the newest model year down: "came after" is the row above, while
     "listed after" keeps the table's order."""
