@@ -227,6 +227,11 @@ def _in_years(table: Any, col: Any) -> bool:
     return bool(col.numeric and (col.role == "time" or holds_years(table.df[col.name])))
 
 
+def _of_years(table: Any, col: Any) -> bool:
+    """Whether ``col`` holds numbers that are all years (not a time in seconds)."""
+    return bool(col.numeric and holds_years(table.df[col.name]))
+
+
 def how_long_held(p: Any, filters: tuple[Filter, ...]) -> None:
     """ "How long was Daubin in office?", "how long did Bottka Paul serve?": the years
     between the two columns of years that bound each row's term (From and To, Beginning
@@ -236,7 +241,7 @@ def how_long_held(p: Any, filters: tuple[Filter, ...]) -> None:
     if not re.match(r"^\W*how long\b", r.text) or not filters:
         return
     filtered = {f.column for f in filters}
-    years = [c for c in p.t.columns.values() if c.name not in filtered and _in_years(p.t, c)]
+    years = [c for c in p.t.columns.values() if c.name not in filtered and _of_years(p.t, c)]
     df = p.t.df
     pairs = []
     for i, start in enumerate(years):
@@ -397,7 +402,7 @@ def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     times = [
         c
         for c in p.best(("measure", "time", "id"))
-        if c.name not in filtered and (_in_years(p.t, c) or _dated(p.t, c))
+        if c.name not in filtered and (_of_years(p.t, c) or _dated(p.t, c))
     ]
     if len(times) != 1:
         return  # none, or two columns of years or dates: which one orders is not clear

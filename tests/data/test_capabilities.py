@@ -555,6 +555,16 @@ def test_how_long_a_term_lasted_is_the_years_between_its_two_columns(engine: str
     assert ask({"captains": captains}, "How long was Michel Crauste captain?").value == "5 years"
     open_ended = ask({"captains": captains}, "How long did Thierry Dusautoir serve as captain?")
     assert open_ended.value is None or "year" not in str(open_ended.value)
+    # a time taken in h:m:s beside the years is no term: the time is read as it is written
+    marathon = pd.DataFrame(
+        {
+            "Year": [1983, 1984, 1985],
+            "Winner": ["Tommy Persson", "Steven Marwa", "Savio d'Souza"],
+            "Time (h:m:s)": ["2:24:15", "2:33:59", "2:35:11"],
+        }
+    )
+    marwa = ask({"marathon": marathon}, "How long was the marathon for Steven Marwa?")
+    assert marwa.value in (None, "2:33:59"), marwa.sentence
 
 
 def test_a_comparison_with_the_period_named_before_its_number() -> None:
