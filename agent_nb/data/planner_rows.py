@@ -228,7 +228,8 @@ def _in_years(table: Any, col: Any) -> bool:
 
 
 def _of_years(table: Any, col: Any) -> bool:
-    """Whether ``col`` holds numbers that are all years (not a time in seconds)."""
+    """Whether ``col`` holds numbers that are all years: a term's bounds (not a week, nor a
+    time in seconds)."""
     return bool(col.numeric and holds_years(table.df[col.name]))
 
 
@@ -402,7 +403,7 @@ def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     times = [
         c
         for c in p.best(("measure", "time", "id"))
-        if c.name not in filtered and (_of_years(p.t, c) or _dated(p.t, c))
+        if c.name not in filtered and ((_in_years(p.t, c) and not c.duration) or _dated(p.t, c))
     ]
     if len(times) != 1:
         return  # none, or two columns of years or dates: which one orders is not clear
