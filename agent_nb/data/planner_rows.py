@@ -384,9 +384,9 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
 def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     """ "The first state formed", "the last game released for Game Boy Advance": the row
     at the early (first) or late (last) end of the column of years or dates that the
-    question's own words name (Formed, Release), not the row the table lists first. The column
-    shown is the one a noun names, else the rows' label; "what year was the first ..."
-    names the years column itself before the order word: its earliest value."""
+    question's own words name (Formed, Release), not the row the table lists first. The
+    column shown is the one a noun names, else the rows' label; "what year was the
+    first ..." asks for the time itself: its earliest value."""
     r = p.r
     said = [t for t in r.tokens if t in LOOKUP_ENDS]
     if len(set(said)) != 1 or r.expect is not None or r.k is not None:
@@ -428,15 +428,12 @@ def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     before = sorted(
         (c for c in asked if r.where.get(c.name, at) < at), key=lambda c: r.where[c.name]
     )  # "the date of the first episode": the time itself (not "founded first")
-    shown = (
-        before[0]
-        if before
-        else time
-        if asks_time
-        else named[0]
-        if named
-        else p.label(exclude=list(filtered))
-    )
+    if before:
+        shown = before[0]
+    elif asks_time:
+        shown = time
+    else:
+        shown = named[0] if named else p.label(exclude=list(filtered))
     if shown is None:
         return
     # a lookup's "desc" is the table's top row (its first); in time the first is the lowest
