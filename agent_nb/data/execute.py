@@ -49,13 +49,19 @@ RUN = {**OPS, **MORE}
 def _as_written(table: Table, plan: Plan, result: Result) -> Result:
     """``result`` with the cells of a column read from text shown as written ("17 years"
     read as 17 for the plan), whichever executor computed it."""
-    if not table.written:
-        return _years_held(table, plan, result)
-    from .cells import shown_as_written
+    if table.written:
+        from .cells import shown_as_written
 
-    shown = shown_as_written(result.frame, dict(table.written), table.df)
-    done = result if shown is result.frame else dataclasses.replace(result, written=shown)
-    return _duration_as_written(table, plan, done)
+        shown = shown_as_written(result.frame, dict(table.written), table.df)
+        if shown is not result.frame:
+            result = dataclasses.replace(result, written=shown)
+    return _as_time(table, plan, result)
+
+
+def _as_time(table: Table, plan: Plan, result: Result) -> Result:
+    """``result`` stated as the length of time it is, where it is one: the years of a
+    term ("34 years"), a time written "m:ss.xx"."""
+    return _duration_as_written(table, plan, _years_held(table, plan, result))
 
 
 #: The aggregates whose value is a duration when their column's cells are ("1:56.42").
@@ -84,7 +90,6 @@ def _years_held(table: Table, plan: Plan, result: Result) -> Result:
 def _duration_as_written(table: Table, plan: Plan, result: Result) -> Result:
     """A mean, a total, an extreme of a column of times written "m:ss.xx", stated in that
     form: the plan reads them as seconds, and "116.415" is no time the reader knows."""
-    result = _years_held(table, plan, result)
     cells = table.written.get(plan.measure or "")
     value = result.value
     if cells is None or plan.agg not in _DURATIONS or plan.derive:
@@ -142,7 +147,7 @@ def run_plan(table: Table, plan: Plan) -> Result:
         if getattr(table, "source", None) is not None:
             from .engines.run import run_compiled
 
-            return _duration_as_written(table, plan, run_compiled(table, plan))
+            return _as_time(table, plan, run_compiled(table, plan))
         from .engines.frames import engine_for_frames, run_on_duckdb
 
         if engine_for_frames() == "duckdb":

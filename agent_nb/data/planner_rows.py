@@ -133,6 +133,20 @@ def distinct_count(p: Any) -> None:
         )
 
 
+def _noun_named(p: Any, exclude: set[str]) -> list[Any]:
+    """The columns, best named first and but ``exclude``, that a noun of the question
+    names whole: "the next *venue*" (not "built"), "the first *state*" ("name" is not all
+    of "Short name")."""
+    r = p.r
+    return [
+        c
+        for c in p.best(("label", "category", "measure", "id", "time"))
+        if c.name not in exclude
+        and any(is_noun(w) for w in r.named[c.name][1])
+        and _whole(c, r.named[c.name][1])
+    ]
+
+
 def _whole(col: Any, said: set[str]) -> bool:
     """Every word of ``col``'s name is among the words that named it, or one of them is
     what all its values are ("country" of a Nation that holds Brazil and Chile)."""
@@ -348,14 +362,7 @@ def neighbours(p: Any, filters: tuple[Filter, ...]) -> None:
     said += tuple(r.tokens[i] for i in cues[:-1])
     said += tuple(t for t in r.tokens[:cue] if t == "next")
     who = re.match(rf"^\W*({_WHO})\b", r.text)
-    asked = [
-        c
-        for c in p.best(("label", "category", "measure", "id", "time"))
-        if c.name != anchor.column
-        and r.where.get(c.name, cue) < cue
-        and any(is_noun(w) for w in r.named[c.name][1])  # "the next venue", not "built"
-        and _whole(c, r.named[c.name][1])  # "name" is not all of "Short name"
-    ]
+    asked = [c for c in _noun_named(p, {anchor.column}) if r.where.get(c.name, cue) < cue]
     # the column named first: "what single title is listed on the charts after X" asks
     # for the title (the anchor's column), not the charts
     own = r.where.get(anchor.column, cue) if anchor.column in r.named else cue
@@ -414,14 +421,7 @@ def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     asks_time = bool(re.match(r"^\W*when\b", r.text)) or any(
         a_time(w) for w in (r.tokens[at + 1 : at + 2] + ([lead.group(1)] if lead else []))
     )
-    named = [
-        c
-        for c in p.best(("label", "category", "measure", "id"))
-        if c.name not in filtered
-        and c.name != time.name
-        and any(is_noun(w) for w in r.named[c.name][1])
-        and _whole(c, r.named[c.name][1])
-    ]
+    named = _noun_named(p, {*filtered, time.name})
     # a column named before the order word is the one asked for ("the attendance of the
     # last week"), then the time, then one named after it ("the first state formed")
     asked = [*named, time] if any(is_noun(w) for w in r.named[time.name][1]) else named
@@ -474,12 +474,7 @@ def table_ends(p: Any, filters: tuple[Filter, ...]) -> None:
     word = said[0]
     at = r.tokens.index(word)
     filtered = {f.column for f in filters}
-    named = [
-        c for c in p.best(("label", "category", "measure", "id", "time"))
-        if c.name not in filtered
-        and any(is_noun(w) for w in r.named[c.name][1])
-        and _whole(c, r.named[c.name][1])
-    ]  # fmt: skip
+    named = _noun_named(p, filtered)
     # the column named before the order word ("the year of the first review"), else after
     before = [c for c in named if r.where.get(c.name, at) < at]
     near = sorted(before, key=lambda c: at - r.where[c.name]) or sorted(

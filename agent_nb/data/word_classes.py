@@ -124,23 +124,23 @@ def a_person(word: str) -> bool:
 def a_time(word: str) -> bool:
     """Whether WordNet files the noun's first sense under a period or a unit of time
     ("year", "season", "week", "date": a day): a question asking for one asks for a time."""
-    from .wordnet import hypernyms
-
-    if not is_noun(word):
-        return False
-    kinds = set(hypernyms(word, 3, senses=1))
-    return bool(kinds & {"time period", "time unit"})
+    return is_noun(word) and _first_sense_under(word, {"time period", "time unit"})
 
 
 @functools.lru_cache(maxsize=1 << 10)
 def a_kind_of_character(word: str) -> bool:
     """Whether ``word`` names a kind of letter or figure ("vowel", "consonant", "digit"),
     by WordNet's kinds of its first sense: "begins with a vowel" names no text to match."""
-    from .wordnet import hypernyms
-
     if len(word) < 3 or not word.isalpha() or word in vocabulary.words("small_cardinals"):
         return False  # "starting with Ten": the text of a title
-    return bool({"speech sound", "integer"} & set(hypernyms(word, 3, senses=1)))
+    return _first_sense_under(word, {"speech sound", "integer"})
+
+
+def _first_sense_under(word: str, kinds: set[str]) -> bool:
+    """Whether WordNet files ``word``'s first sense under one of ``kinds`` (to depth 3)."""
+    from .wordnet import hypernyms
+
+    return bool(kinds & set(hypernyms(word, 3, senses=1)))
 
 
 def marked_kind(word: str) -> str | None:
