@@ -415,11 +415,16 @@ def first_in_time(p: Any, filters: tuple[Filter, ...]) -> None:
     if len(times) != 1:
         return  # none, or two columns of years or dates: which one orders is not clear
     time = times[0]
-    # "what was the first year ...", "in what year was the last season ...", "when":
-    # the time itself is asked for
+    # "what was the first year ...", "in what year was the last season ...", "the year
+    # the last ship was built", "when"; or the noun after the order word names the time
+    # column ("the last election", "the first air date"): the time itself is asked for
     lead = re.match(r"^\W*(?:in |on |during )?(?:what|which) (\w+)", r.text)
-    asks_time = bool(re.match(r"^\W*when\b", r.text)) or any(
-        a_time(w) for w in (r.tokens[at + 1 : at + 2] + ([lead.group(1)] if lead else []))
+    said_first = r.tokens[:at] if lead is None else [lead.group(1)]
+    by_noun = [w for w in r.named[time.name][1] if is_noun(w) and w in r.tokens]
+    asks_time = (
+        bool(re.match(r"^\W*when\b", r.text))
+        or any(a_time(w) for w in (*r.tokens[at + 1 : at + 2], *said_first))
+        or any(r.tokens.index(w) > at for w in by_noun)
     )
     named = _noun_named(p, {*filtered, time.name})
     # a column named before the order word is the one asked for ("the attendance of the

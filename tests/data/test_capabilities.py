@@ -523,6 +523,12 @@ def test_the_first_and_the_last_in_time_by_the_column_the_verb_names() -> None:
     last = ask({"states": states}, "What was the last state formed?")
     assert last.value == "Saxony"
     assert ask({"states": states}, "What year was the last state formed?").value == 1423
+    # the noun after the order word names the years: "the last election" is a year
+    elections = pd.DataFrame(
+        {"Election": [1999, 1990, 2003, 1994], "% of votes": [31.0, 40.1, 38.5, 33.2]}
+    )
+    question = "What was the last election with under 35% of the votes?"
+    assert ask({"elections": elections}, question).value == 1999
     games = pd.DataFrame({"Week": [3, 1, 2], "Attendance": [70100, 65400, 74057]})
     assert ask({"games": games}, "What was the attendance of the last week?").value == 70100
 
