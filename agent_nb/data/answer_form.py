@@ -96,7 +96,16 @@ def _asks_which(f: Form) -> list[Unplaced]:
     if i < 0:
         return []
     if r.tokens[i] == "which" and r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
-        return []  # "which is the highest price?" asks for the value; "who was ..." a name
+        # "which is the highest price?" asks for the value; "which is the only
+        # subdivision ...?" for a row, by the noun no part of the plan placed
+        phrase_ = r.tokens[i + 3 : i + 6] if r.tokens[i + 2 : i + 3] == ["the"] else []
+        noun = next((t for t in phrase_ if t not in STOPWORDS and is_noun(t)), "")
+        noun = "" if noun in _OPERATION_WORDS else noun
+        col = r.table.columns.get(shown_column(plan) or "")
+        if not noun or noun in used or (col is not None and col.role in ("label", "id")):
+            return []
+        return [Unplaced(noun, f"'which is the {noun}' asks for a row by its name, "
+                               f"and the answer is {plan.describe()}")]  # fmt: skip
     j = i + 2 if r.tokens[i + 1 : i + 2] in (["other"], ["another"]) else i + 1
     asked = r.tokens[j] if j < len(r.tokens) else ""  # "which other nation": the nation
     generic = asked in GENERIC or (asked in STOPWORDS and is_noun(asked))  # "which value"
@@ -236,7 +245,7 @@ def _asks_to_choose(f: Form) -> list[Unplaced]:
         return []  # "who is the manufacturer for A and B?": what both share, no choice
     choice = next(
         (f for f in (*plan.filters, *plan.condition)
-         if f.op == "in" and isinstance(f.value, tuple) and len(f.value) > 1),
+         if f.op in ("in", "!=") and isinstance(f.value, tuple) and len(f.value) > 1),
         None,
     )  # fmt: skip
     if choice is None or shown_column(plan) == choice.column:
@@ -1070,6 +1079,8 @@ def _counts_rows_of_another_kind(f: Form) -> list[Unplaced]:
         # of whole amounts is named for X, right after "how many" ("how many votes ..."
         # over a Votes column)
         at = f.r.tokens.index(word) if word in f.r.tokens else 0
+        while at > 1 and f.r.tokens[at - 1] in AGG_WORDS["sum"]:  # "how many total points"
+            at -= 1
         if at == 0 or f.r.tokens[at - 1] not in ("many", "of"):
             return []
         used = {p for c in plan.columns() if c in table.columns for p in table.columns[c].parts}

@@ -226,3 +226,40 @@ def test_a_reading_not_understood_shows_no_table_or_chart(
     assert reply.answer is None and reply.attachments["data"] is None
     assert reply.attachments["chart"] is None
     assert backend.requests == []
+
+
+def test_a_count_of_rows_is_no_total_of_a_column_said_after_total() -> None:
+    """ "how many total points were scored by players averaging over 4 assists" asks for
+    points, which a column holds: the number of rows is not it, with "total" between."""
+    players = pd.DataFrame(
+        {
+            "Player": ["Ann", "Bo", "Cy", "Di", "Ed"],
+            "Points": [120, 98, 75, 60, 40],
+            "Assists Per Game": [5.1, 4.2, 3.0, 2.5, 4.8],
+        }
+    )
+    q = "How many total points were scored by players averaging over 4 assists per game?"
+    answer = ask({"players": players}, q)
+    assert answer.value is None and "points" in answer.could_not_place
+    counted = ask({"players": players}, "How many players averaged over 4 assists per game?")
+    assert counted.value == int((players["Assists Per Game"] > 4).sum())
+
+
+def test_which_is_the_noun_asks_for_a_row_and_a_choice_for_one_of_its_values() -> None:
+    """ "which is the only subdivision with a greater area than X?" names a row; a
+    number (a count, a mean of the rows) answers another question, as does one for
+    "which was not ..., A or B?" when "not" was read into the choice."""
+    regions = pd.DataFrame(
+        {
+            "MAINLAND": ["Highland", "Argyll and Bute", "Fife", "Moray", "Angus"],
+            "Area": [10000, 2712, 500, 900, 800],
+        }
+    )
+    q = "Which is the only subdivision to have a greater area than Argyll and Bute?"
+    answer = ask({"regions": regions}, q)
+    assert answer.value is None and "subdivision" in answer.could_not_place
+    named = "Which is the only mainland to have a greater area than Argyll and Bute?"
+    assert ask({"regions": regions}, named).value == "Highland"
+    assert ask({"regions": regions}, "Which is the largest area?").value == "Highland"
+    choice = ask({"regions": regions}, "Which was not larger than 1000, Fife or Highland?")
+    assert choice.value is None or choice.value in ("Fife", "Highland")
