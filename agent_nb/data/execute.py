@@ -59,9 +59,36 @@ def _as_written(table: Table, plan: Plan, result: Result) -> Result:
 
 
 def _as_time(table: Table, plan: Plan, result: Result) -> Result:
-    """``result`` stated as the length of time it is, where it is one: the years of a
-    term ("34 years"), a time written "m:ss.xx"."""
-    return _duration_as_written(table, plan, _years_held(table, plan, result))
+    """``result`` stated as the time it is, where it is one: the years of a term ("34
+    years"), a time written "m:ss.xx", a month by its name."""
+    return _months_named(plan, _duration_as_written(table, plan, _years_held(table, plan, result)))
+
+
+def _months_named(plan: Plan, result: Result) -> Result:
+    """The month a question asks for ("which month had the most games?") is named
+    ("February"), not written "2011-02", where no two of the result's months share a
+    name: its months are then the calendar's, and the name says all of it."""
+    import calendar
+
+    frame = result.frame
+    if plan.period != "month" or result.x != "month" or len(frame) < result.get("groups", 0):
+        return result
+    keys = [str(k) for k in frame["month"]] if "month" in getattr(frame, "columns", ()) else []
+    months = [int(k[5:7]) for k in keys if len(k) == 7 and k[4] == "-" and k[5:7].isdigit()]
+    if not keys or len(months) != len(keys) or len(set(months)) != len(months):
+        return result
+    name = {k: calendar.month_name[m] for k, m in zip(keys, months, strict=True)}
+    value = result.value
+    if isinstance(value, str):
+        value = name.get(value, value)
+    elif isinstance(value, list):
+        value = [name.get(str(v), v) for v in value]
+    return dataclasses.replace(
+        result,
+        value=value,
+        names=tuple(name.get(n, n) for n in result.names),
+        others=tuple(name.get(n, n) for n in result.others),
+    )
 
 
 #: The aggregates whose value is a duration when their column's cells are ("1:56.42").

@@ -171,3 +171,18 @@ def test_the_first_and_last_by_a_column_of_dates(engine: str) -> None:
     dated = stocks[stocks.symbol != "AAPL"].drop_duplicates("date").head(40)
     latest = ask({"prices": dated}, "Which symbol had the last date?")
     assert latest.value == dated.loc[dated.date.idxmax(), "symbol"]
+
+
+def test_a_month_asked_for_is_named_where_its_name_says_all(engine: str) -> None:
+    """ "Which month had the highest price?" over one year's rows is "December", in
+    pandas and in DuckDB; over several years a month's name would merge Decembers,
+    so the month is written with its year."""
+    stocks = table("stocks")
+    aapl = stocks[stocks.symbol == "AAPL"].reset_index(drop=True)
+    one_year = aapl[aapl.date.dt.year == 2005].reset_index(drop=True)
+    answer = ask({"aapl": one_year}, "Which month had the highest price?")
+    assert answer.plan.period == "month"
+    assert answer.value == one_year.loc[one_year.price.idxmax(), "date"].month_name()
+    assert answer.sentence.startswith(f"{answer.value} has the highest")
+    years = ask({"aapl": aapl}, "Which month had the highest price?")
+    assert years.value == aapl.loc[aapl.price.idxmax(), "date"].strftime("%Y-%m")
