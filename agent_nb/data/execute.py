@@ -132,7 +132,7 @@ def _duration_as_written(table: Table, plan: Plan, result: Result) -> Result:
     from .cells import duration_text, read_cell
 
     text = duration_text(float(value), cells)
-    if plan.agg in ("max", "min"):  # a cell of the table: as it is written there
+    if plan.agg in ("max", "min") or result.rows == 1:  # a cell: as it is written there
         numbers = table.df.get(plan.measure)
         same = numbers is not None and len(numbers) == len(cells)
         held = cells[(numbers == value).to_numpy()].dropna() if same else cells[:0]

@@ -186,3 +186,20 @@ def test_a_month_asked_for_is_named_where_its_name_says_all(engine: str) -> None
     assert answer.sentence.startswith(f"{answer.value} has the highest")
     years = ask({"aapl": aapl}, "Which month had the highest price?")
     assert years.value == aapl.loc[aapl.price.idxmax(), "date"].strftime("%Y-%m")
+
+
+def test_a_time_of_one_row_is_stated_as_its_cell_is_written(engine: str) -> None:
+    """ "How long was the marathon for Kim?" reads one row's time: the cell as the table
+    writes it ("1:20:00"), not as seconds turned back into a time ("1:20:00.0")."""
+    races = pd.DataFrame(
+        {
+            "Year": [1990, 1991, 1992, 1993],
+            "Winner": ["Ann", "Kim", "Lee", "Sue"],
+            "Time (h:m:s)": ["2:13:00", "1:20:00", "2:20:37.5", "2:15:10"],
+        }
+    )
+    answer = ask({"races": races}, "How long was the marathon for Kim?")
+    assert answer.value == "1:20:00"
+    # a computed time is written as precisely as the column's finest cell (2:20:37.5)
+    both = ask({"races": races}, "What was the average time of Ann and Sue?")
+    assert both.value == "2:14:05.0"
