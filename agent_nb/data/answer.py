@@ -31,7 +31,7 @@ from . import vocabulary
 from .answer_form import form_faults
 from .choice import chosen
 from .describe import sentence
-from .execute import PlanError, Result, run_plan
+from .execute import PlanError, Result, amount_as_written, run_plan
 from .execute_ops import notes_of
 from .placement import Unplaced, unplaced
 from .planner import Candidate, plan_candidates
@@ -289,6 +289,8 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
             break
         try:
             result = run_plan(table, cand.plan)
+            if r.expect != "number":
+                result = amount_as_written(table, cand.plan, result)
         except PlanError as exc:
             failed.append(f"{cand.plan.describe()}: {exc}")
             continue

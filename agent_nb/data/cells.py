@@ -44,6 +44,7 @@ __all__ = [
     "SCALE_WORDS",
     "TIME",
     "Cell",
+    "amount_text",
     "clean_text",
     "counts_with_shares",
     "duration_text",
@@ -153,6 +154,42 @@ def duration_text(seconds: float, cells: Any) -> str | None:
     if hours:
         text = f"{int(hours)}:{int(minutes):02d}:{secs:0{width}.{places}f}"
     return ("-" if seconds < 0 else "") + text
+
+
+_AMOUNT = re.compile(
+    r"^(?P<pre>[^\d]*?)(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<post>.*)$"
+)
+
+
+def amount_text(value: float, cells: Any, *, finer: int = 0) -> str | None:
+    """``value`` written as the amounts of ``cells`` are ("$488,761" among "$362,285",
+    "36 t" among "84 t", "16 years"), or None where their cells give no unit in one
+    form: a total or a difference of "84 t" and "120 t" is a weight, and "36" alone
+    drops what it is. As precise as the finest cell, ``finer`` places more (a mean),
+    trailing zeros dropped."""
+    shapes: list[tuple[re.Match[str], Cell]] = []
+    numbers = 0
+    for c in cells.dropna().head(50):
+        cell = read_cell(c)
+        if cell.number is None:
+            continue
+        numbers += 1
+        m = _AMOUNT.match(DETAIL.sub("", cell.text).strip())
+        if m is None or cell.unit in ("", "th", "time"):
+            continue
+        if float(m.group("num").replace(",", "")) != cell.number:
+            continue  # a scale ("$2.5M") or a sign: no one form to write it in
+        shapes.append((m, cell))
+    if not shapes or len(shapes) < numbers / 2 or len({c.unit for _, c in shapes}) != 1:
+        return None
+    places = max(len(m.group("num").partition(".")[2]) for m, _ in shapes)
+    one = abs(value) == 1  # "1 year" where a cell says so, else "years"
+    form = next((m for m, c in shapes if (c.number == 1) == one), shapes[0][0])
+    comma = any("," in m.group("num") for m, _ in shapes)
+    text = f"{abs(value):{',' if comma else ''}.{places + finer}f}"
+    if "." in text:  # 976, not 976.0, where one cell of the column had a decimal
+        text = text.rstrip("0").rstrip(".")
+    return ("-" if value < 0 else "") + form.group("pre") + text + form.group("post")
 
 
 def read_cell(cell: Any) -> Cell:

@@ -37,6 +37,7 @@ __all__ = [
     "MAX_ROWS",
     "PlanError",
     "Result",
+    "amount_as_written",
     "kind_of",
     "plain",
     "rows_where",
@@ -62,6 +63,26 @@ def _as_time(table: Table, plan: Plan, result: Result) -> Result:
     """``result`` stated as the time it is, where it is one: the years of a term ("34
     years"), a time written "m:ss.xx", a month by its name."""
     return _months_named(plan, _duration_as_written(table, plan, _years_held(table, plan, result)))
+
+
+def amount_as_written(table: Table, plan: Plan, result: Result) -> Result:
+    """A total, a mean, an extreme or a difference of a column of amounts written with
+    their unit ("84 t", "$362,285") stated in that form ("36 t"): the plan reads them
+    as numbers, and "36" drops what it is. A ratio has no unit; a time is the
+    duration step's. (The answer's step, not the executor's: "how many
+    municipalities" is answered by the number, its unit being the question's.)"""
+    from .cells import amount_text
+
+    cells = table.written.get(plan.measure or "")
+    value = result.value
+    if cells is None or plan.op != "aggregate" or plan.agg not in _DURATIONS or plan.derive:
+        return result
+    if plan.combine == "ratio" or (plan.versus is not None and plan.versus.measure != plan.measure):
+        return result
+    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+        return result
+    text = amount_text(float(value), cells, finer=2 if plan.agg in ("mean", "median") else 0)
+    return result if text is None else dataclasses.replace(result, value=text, names=(text,))
 
 
 def _months_named(plan: Plan, result: Result) -> Result:
@@ -97,17 +118,26 @@ _DURATIONS = ("max", "min", "mean", "median", "sum")
 
 def _years_held(table: Table, plan: Plan, result: Result) -> Result:
     """A total of the years between two columns of years ("how long was X in office":
-    To − From) or of ranges of years ("1997–2006") is a length of time: stated as one
-    ("34 years"), the number in its roles."""
+    To − From) or of ranges of years ("1997–2006"), or the difference between two
+    years, is a length of time: stated as one ("34 years"), the number in its roles."""
     from .table import holds_years
 
     value = result.value
-    spans = [d for d in plan.derive if d.op in ("-", "years") and d.name == plan.measure]
-    if plan.op != "aggregate" or plan.agg != "sum" or plan.combine or not spans:
-        return result
     if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
         return result
-    ends = () if spans[0].op == "years" else (spans[0].column, spans[0].other or "")
+    spans = [d for d in plan.derive if d.op in ("-", "years") and d.name == plan.measure]
+    if plan.op == "aggregate" and plan.combine in ("difference", "gap") and not plan.derive:
+        # the difference between two years ("between the founding of A and of B")
+        versus = plan.versus
+        same = versus is not None and versus.measure == plan.measure and not versus.derive
+        ends: tuple[str, ...] = (plan.measure or "",)
+        ends = ends if same and plan.agg in ("mean", "max", "min") else ()
+        if not ends or plan.measure not in table.df.columns:
+            return result
+    elif plan.op != "aggregate" or plan.agg != "sum" or plan.combine or not spans:
+        return result
+    else:
+        ends = () if spans[0].op == "years" else (spans[0].column, spans[0].other or "")
     if not all(c in table.df.columns and holds_years(table.df[c]) for c in ends):
         return result
     text = f"{value:g} year" + ("" if value == 1 else "s")

@@ -203,3 +203,27 @@ def test_a_time_of_one_row_is_stated_as_its_cell_is_written(engine: str) -> None
     # a computed time is written as precisely as the column's finest cell (2:20:37.5)
     both = ask({"races": races}, "What was the average time of Ann and Sue?")
     assert both.value == "2:14:05.0"
+
+
+def test_an_amount_is_stated_with_the_unit_its_cells_are_written_with(engine: str) -> None:
+    """A total, a difference or an extreme of "84 t", "$362,285" is a weight or a price:
+    stated as the cells write theirs ("36 t", "$488,761"); the difference between two
+    founding years is "61 years". "How many" keeps the bare number the question asks."""
+    engines = pd.DataFrame(
+        {
+            "name": ["Re 465", "Ae 6/6", "Big Boy", "M1"],
+            "weight": ["84 t", "120 t", "548 t", "428 t"],
+            "price": ["$362,285", "$246,736", "$150,711", "$126,476"],
+            "Founded": [1915, 1854, 1941, 1901],
+            "Depots": ["12 depots", "3 depots", "7 depots", "1 depot"],
+        }
+    )
+    frames = {"engines": engines}
+    q = "What is the difference in weight between the Re 465 and the Ae 6/6?"
+    assert ask(frames, q).value == "36 t"
+    q = "What is the combined price of the Re 465 and the Ae 6/6?"
+    assert ask(frames, q).value == "$609,021"
+    assert ask(frames, "What is the largest weight?").value == "548 t"
+    q = "What was the difference in years between the founding of Re 465 and of Big Boy?"
+    assert ask(frames, q).value == "26 years"
+    assert ask(frames, "How many depots does the Big Boy have?").value == 7
