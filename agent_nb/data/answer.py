@@ -281,6 +281,16 @@ def _used(plan: Plan, r: Reading) -> set[str]:
 
 
 def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
+    """The first candidate's answer that places every word (see `_first_placed`), its
+    amount then stated with the unit its cells give (not where the question asks "how
+    many": its number is the answer; the checks compared the numbers)."""
+    answer = _first_placed(table, r, cands)
+    if r.expect == "number":
+        return answer
+    return dataclasses.replace(answer, result=amount_as_written(table, answer.plan, answer.result))
+
+
+def _first_placed(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
     first: Answer | None = None
     applied: Answer | None = None
     failed: list[str] = []
@@ -289,8 +299,6 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
             break
         try:
             result = run_plan(table, cand.plan)
-            if r.expect != "number":
-                result = amount_as_written(table, cand.plan, result)
         except PlanError as exc:
             failed.append(f"{cand.plan.describe()}: {exc}")
             continue

@@ -45,6 +45,7 @@ from .word_classes import (
 )
 from .words import (
     AGG_WORDS,
+    ASKING,
     COMPARATORS,
     HOW_MANY,
     MODE,
@@ -94,12 +95,12 @@ def _asks_which(f: Form) -> list[Unplaced]:
     r, plan, used = f.r, f.plan, f.used
     i = _question_word(r, WHICH)
     if i < 0:
-        return []
+        return _a_noun_phrase_asked(f)
     if r.tokens[i] == "which" and r.tokens[i + 1 : i + 2] in (["is"], ["are"], ["was"], ["were"]):
         # "which is the highest price?" asks for the value; "which is the only
         # subdivision ...?" for a row, by the noun no part of the plan placed
         phrase_ = r.tokens[i + 3 : i + 6] if r.tokens[i + 2 : i + 3] == ["the"] else []
-        noun = next((t for t in phrase_ if t not in STOPWORDS and is_noun(t)), "")
+        noun = next((t for t in phrase_ if t not in STOPWORDS | used and is_noun(t)), "")
         noun = "" if noun in _OPERATION_WORDS else noun
         col = r.table.columns.get(shown_column(plan) or "")
         if not noun or noun in used or (col is not None and col.role in ("label", "id")):
@@ -136,6 +137,29 @@ def _asks_which(f: Form) -> list[Unplaced]:
     ]
 
 
+def _a_noun_phrase_asked(f: Form) -> list[Unplaced]:
+    """A question said as a noun phrase, with no asking word ("boat with the least
+    tonnage that was attacked", "larger parish") asks for what its head noun names:
+    where no part of the plan placed that noun, a number of the measure names none."""
+    r, plan = f.r, f.plan
+    if not r.tokens or set(r.tokens) & (_WH_WORDS | ASKING) or r.expect is not None:
+        return []
+    if r.tokens[0] in AUX:  # "is the ...", "does ...": a yes-or-no question
+        return []
+    head = next((t for t in r.tokens[:2] if t not in STOPWORDS), "")
+    if not head or head in f.used or not is_noun(head) or head in _OPERATION_WORDS:
+        return []
+    if forms(head) & _table_nouns(r):  # "car with the most horsepower" of cars
+        return []
+    col = r.table.columns.get(shown_column(plan) or "")
+    if col is None and plan.op != "aggregate":
+        return []
+    if col is not None and col.role in ("label", "id", "category"):
+        return []
+    return [Unplaced(head, f"'{head}' asks for a row by its name, and the answer is "
+                           f"{plan.describe()}")]  # fmt: skip
+
+
 def _not_names(table: Table, column: str) -> bool:
     """Whether most of ``column``'s cells hold a number once any detail in brackets is
     dropped ("Apr 10, 1947", "0–3", "66-72-70=208"; not "Warren Tredrea (81)"): such
@@ -152,6 +176,7 @@ def _not_names(table: Table, column: str) -> bool:
 _OPERATION_WORDS = frozenset(w for ws in AGG_WORDS.values() for w in ws) | GENERIC
 #: Nouns that say which part of what follows them is asked ("the name of the swara").
 _OF_WORDS = vocabulary.words("of_part_nouns")
+_WH_WORDS = vocabulary.words("wh_words")
 
 
 def _what_names_a_column(f: Form) -> list[Unplaced]:

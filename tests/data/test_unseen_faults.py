@@ -263,3 +263,21 @@ def test_which_is_the_noun_asks_for_a_row_and_a_choice_for_one_of_its_values() -
     assert ask({"regions": regions}, "Which is the largest area?").value == "Highland"
     choice = ask({"regions": regions}, "Which was not larger than 1000, Fife or Highland?")
     assert choice.value is None or choice.value in ("Fife", "Highland")
+
+
+def test_a_noun_asked_for_is_not_answered_by_a_number_of_its_measure() -> None:
+    """ "boat with the least tonnage" (no asking word) and "which was the last ship in
+    service?" ask for a boat and a ship: the least Tonnage or the latest year names
+    neither, so no value is stated unless it is the row's name."""
+    ships = pd.DataFrame(
+        {
+            "Ship": ["SS Stancor", "SS Ava", "SS Baron", "SS Cora"],
+            "Tonnage": [798, 5200, 3100, 1500],
+            "In Service": [1950, 1971, 2007, 1988],
+        }
+    )
+    boat = ask({"ships": ships}, "boat with the least tonnage that was attacked")
+    assert boat.value is None and "boat" in boat.could_not_place
+    last = ask({"ships": ships}, "Which was the last ship in service?")
+    assert last.value in (None, "SS Baron")
+    assert ask({"ships": ships}, "the least tonnage").value == 798
