@@ -53,9 +53,9 @@ _THRESHOLD = vocabulary.words("threshold_prepositions")
 #: What "non-" joins without a filter to apply: "non-unique" (repeats allowed).
 _NON_QUALITIES = vocabulary.words("non_prefixed_qualities")
 #: Negations typed without their apostrophe ("dont"), and the "t" of one split at it.
-_RUN_TOGETHER = vocabulary.words("run_together_negations")
+_RUN_TOGETHER = frozenset(vocabulary.tagged("negations", "run|rest"))
 #: What a negation split at its apostrophe leaves before the "t" ("don", "haven").
-_CONTRACTED = vocabulary.words("negation_contraction_stems")
+_CONTRACTED = frozenset(vocabulary.tagged("negations", "stem"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -50,6 +50,7 @@ from .words import (
     HOW_MANY,
     MODE,
     NEGATION,
+    RANKING,
     STOPWORDS,
     phrase,
     singular,
@@ -567,14 +568,12 @@ def _parts(plan: Plan) -> list[Plan]:
     return out
 
 
-#: The superlatives that do not end in -est ("most", "top", "maximum").
-_SUPERLATIVES = vocabulary.words("superlative_words")
 #: "most" and "least", which make a bound after "at" ("at least 5").
 _MOST_LEAST = vocabulary.words("most_least")
 
 
 def _superlative(word: str) -> bool:
-    return word.endswith("est") or word in _SUPERLATIVES
+    return word.endswith("est") or word in RANKING  # "most", "top", "maximum"
 
 
 #: Words beyond the superlatives and `Reading.side`'s ends that ask for an order:

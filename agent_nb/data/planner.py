@@ -39,6 +39,8 @@ from .words import (
     HOW_MANY,
     MISSING,
     MODE,
+    ORDER_LOW,
+    SIZES,
     STOPWORDS,
     singular,
 )
@@ -49,7 +51,7 @@ __all__ = ["Candidate", "default_agg", "plan_candidates"]
 _HIGH_PART = vocabulary.words("column_part_high")
 _LOW_PART = vocabulary.words("column_part_low")
 #: The low end of an order ("the fewest", "the worst"), unless part of "at least".
-_LOW = vocabulary.alternation("order_low")
+_LOW = vocabulary.alternation_of(ORDER_LOW)
 _LOW_DESPITE_AT_LEAST = vocabulary.words("order_low_despite_at_least")
 #: "the non-null room rating": a filter, not a count of gaps.
 _NON = vocabulary.alternation("non_not")
@@ -254,8 +256,6 @@ def _with_derive(plan: Plan, derived: tuple[Derived, ...]) -> Plan:
 
 _TURNED = {"asc": "desc", "desc": "asc", "max": "min", "min": "max"}
 _TESTS_TURNED = {">": "<", "<": ">", ">=": "<=", "<=": ">="}
-#: The superlatives of size: of a standing's value they ask for the number itself.
-_SIZES = vocabulary.words("size_superlatives")
 
 
 def _from_the_top(c: Candidate, r: Reading) -> Candidate:
@@ -274,7 +274,7 @@ def _from_the_top(c: Candidate, r: Reading) -> Candidate:
     ):
         # (a group's total of a standing is no standing: "the lowest total pts")
         turned = plan.model_copy(update={"order": _TURNED[plan.order]})
-    elif plan.op == "aggregate" and plan.agg in ("max", "min") and not _SIZES & set(r.tokens):
+    elif plan.op == "aggregate" and plan.agg in ("max", "min") and not SIZES & set(r.tokens):
         # "the best position" is 1; "the lowest Rank of ..." asks for the number itself
         turned = plan.model_copy(update={"agg": _TURNED[plan.agg]})
     else:

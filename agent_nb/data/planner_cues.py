@@ -11,6 +11,7 @@ from .query import Agg
 from .table import Column, Table, name_words
 from .words import (
     ADDITIVE,
+    RANKING,
     STOPWORDS,
     phrase,
     singular,
@@ -175,7 +176,7 @@ def period_of(word: str) -> Period | None:
 
 #: The n-th largest: an ordinal, then a superlative ("the second highest").
 _ORDINALS = vocabulary.alternation("nth_ordinals")
-_NTH_SUPERLATIVES = vocabulary.alternation("ranking_superlatives")
+_NTH_SUPERLATIVES = vocabulary.alternation_of(RANKING)
 _NTH = re.compile(rf"\b({_ORDINALS})[\s-]+({_NTH_SUPERLATIVES})\b")
 _NTH_NUMBER: dict[str, int] = vocabulary.mapping("nth_ordinal_numbers")
 

@@ -15,6 +15,7 @@ from .words import (
     HIGH,
     LOW,
     MODE,
+    SIZES,
 )
 
 __all__ = ["dimension", "grouped", "second_group"]
@@ -106,7 +107,7 @@ _MOST_FEWEST = vocabulary.alternation("most_fewest")
 #: "what is the highest ...", "how much was the lowest ...": the value over the groups.
 _WHAT_HOW = vocabulary.alternation("what_how")
 _IS_MUCH = vocabulary.alternation("is_was_are_were_much")
-_VALUE_SUPERLATIVES = vocabulary.alternation("size_superlatives")
+_VALUE_SUPERLATIVES = vocabulary.alternation_of(sorted(SIZES))
 
 
 def grouped(

@@ -20,12 +20,12 @@ from typing import Any, cast
 from . import vocabulary
 from .lexicon import time_column
 from .query import Plan
-from .words import AGG_WORDS, MODE, singular, stem
+from .words import AGG_WORDS, MODE, RANKING, singular, stem
 
 __all__ = ["list_plans", "values_of"]
 
 #: The words that make a list a ranking ("the top 5", "the 3 lowest").
-_RANKING_WORDS = vocabulary.alternation("ranking_superlatives")
+_RANKING_WORDS = vocabulary.alternation_of(RANKING)
 _RANKED = re.compile(rf"\b({_RANKING_WORDS})\b")
 
 #: The words that name an id as such ("the 3 lowest ids", "the highest order number").

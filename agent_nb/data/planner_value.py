@@ -41,6 +41,7 @@ from .words import (
     FILLER,
     HOW_MANY,
     MODE,
+    RANKING,
     SHAPE,
     STOPWORDS,
     TREND,
@@ -74,7 +75,7 @@ _ROW_WH_BUT_WHAT = vocabulary.alternation("row_asking_wh_words_but_what")
 _ROW_WH = vocabulary.alternation("row_asking_wh_words")
 #: "the type of the transaction with the highest price": the row at an extreme.
 _OF_ROW_LINKS = vocabulary.alternation("of_row_links")
-_OF_ROW_SUPERLATIVES = vocabulary.alternation("ranking_superlatives")
+_OF_ROW_SUPERLATIVES = vocabulary.alternation_of(RANKING)
 #: "how many different rounds": distinct values asked for.
 _DISTINCT = vocabulary.alternation("distinct_words")
 

@@ -61,7 +61,9 @@ _RANK_WORDS = HIGH | LOW | vocabulary.words("rank_words_beside_k")
 _BOUND_LEADS = frozenset(("at", "no", "not", "or"))
 #: The ends of time's order, on a column of an event's years (`Reading._on_dates`).
 _TIME_ENDS: dict[str, int] = vocabulary.mapping("time_order_ends")
-_NEGATIONS = vocabulary.alternation("negation_tokens")
+_NEGATIONS = vocabulary.alternation_of(
+    vocabulary.tagged("negations", "word|run|apostrophe", without="pronoun joined")
+)
 _NEG = re.compile(rf"\b({_NEGATIONS})\b")
 
 

@@ -12,9 +12,10 @@ code asks for it by name::
                     "words": ["first", "last", "next", ...]}}
 
 An entry holds ``words`` (a list, in the order a regular expression tries
-them) or ``map`` (word to value: "top" to "desc"). ``tests/data/test_vocabulary.py``
-fails on any word list written in the code instead, and on an entry that is
-not used or says no class or reason.
+them) or ``map`` (word to value: "top" to "desc"; or word to its tags, from
+which `tagged` selects the lists that share words, so none is written twice).
+``tests/data/test_vocabulary.py`` fails on any word list written in the code
+instead, and on an entry that is not used or says no class or reason.
 
 The files are split by the stage that reads them (the question's reading, the
 planner, the placement of words, the wording of answers); a name is unique
@@ -26,10 +27,20 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-__all__ = ["CLASSES", "alternation", "entries", "listed", "mapping", "words"]
+__all__ = [
+    "CLASSES",
+    "alternation",
+    "alternation_of",
+    "entries",
+    "listed",
+    "mapping",
+    "tagged",
+    "words",
+]
 
 #: What an entry may be: a closed class, an operation's own words, the words tables
 #: write values with, or a list of content words still to be read from WordNet.
@@ -73,7 +84,26 @@ def words(name: str) -> frozenset[str]:
 @functools.cache
 def alternation(name: str) -> str:
     """The entry's words as a regular expression's alternation, in order: ``a|b|c``."""
-    return "|".join(re.escape(w).replace("\\ ", " ") for w in listed(name))
+    return alternation_of(listed(name))
+
+
+def alternation_of(words: Iterable[str]) -> str:
+    """``words`` as a regular expression's alternation, in order: ``a|b|c``."""
+    return "|".join(re.escape(w).replace("\\ ", " ") for w in words)
+
+
+@functools.cache
+def tagged(name: str, *tags: str, without: str = "") -> tuple[str, ...]:
+    """The words of a tagged entry (``map``: word to its tags) that carry each of
+    ``tags`` (``"most|order"``: one of them) and none of ``without`` (tags apart by
+    spaces), in the entry's order: one table of words and their kinds, each list a
+    selection from it."""
+    out = []
+    for word, have in mapping(name).items():
+        kinds, unwanted = set(have), set(without.split())
+        if all(set(tag.split("|")) & kinds for tag in tags) and not unwanted & kinds:
+            out.append(word)
+    return tuple(out)
 
 
 def mapping(name: str) -> dict[str, Any]:

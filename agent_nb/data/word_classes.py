@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 
 from . import vocabulary
-from .words import COMPARATORS, singular, stem
+from .words import COMPARATORS, GENERIC, singular, stem
 
 __all__ = [
     "AUX",
@@ -67,10 +67,6 @@ OCCURRENCES = vocabulary.words("occurrence_words")
 
 #: How a comparison starts ("more than", "at least", "over"): the comparators' own words.
 COMPARISON_STARTS = frozenset(p for p, _ in COMPARATORS)
-
-
-#: The operations' own superlatives: they ask for an extreme of whatever is measured.
-GENERIC = vocabulary.words("generic_superlatives")
 
 
 #: The words that ask for a row or a group by its name.

@@ -57,9 +57,22 @@ STOPWORDS = vocabulary.words("stopwords")
 NAME_STOP = vocabulary.words("column_name_stopwords")
 #: Content words that name no column or value but shape nothing either.
 FILLER = vocabulary.words("filler_pronouns") | vocabulary.words("filler_operation_words")
+#: The words of an order's ends, one tagged table (vocabulary entry "extremes"); each
+#: list below is a selection from it.
+_EXTREMES = "extremes"
+#: The operations' own superlatives and comparatives: an extreme of whatever is measured.
+GENERIC = frozenset(vocabulary.tagged(_EXTREMES, without="loose attribute"))
+#: The superlatives that rank rows ("the top 5", "the second highest", "the longest").
+RANKING = vocabulary.tagged(_EXTREMES, "most", without="loose")
+#: The superlatives of a value's size: they ask for the extreme itself ("the largest").
+SIZES = frozenset(vocabulary.tagged(_EXTREMES, "size"))
+#: The low end of an order ("the fewest", "the worst").
+ORDER_LOW = vocabulary.tagged(_EXTREMES, "low", "most", without="attribute")
 #: The high end: the operations' own words, and (still) adjectives of one attribute.
-HIGH = vocabulary.words("high_operation") | vocabulary.words("high_adjectives")
-LOW = vocabulary.words("low_operation") | vocabulary.words("low_adjectives")
+HIGH = frozenset(vocabulary.tagged(_EXTREMES, "high", "most|order", without="attribute"))
+HIGH |= vocabulary.words("high_adjectives")
+LOW = frozenset(vocabulary.tagged(_EXTREMES, "low", "most|order", without="attribute"))
+LOW |= vocabulary.words("low_adjectives")
 TREND = vocabulary.words("trend_words")
 CORR = vocabulary.words("correlation_words")
 MISSING = vocabulary.words("missing_words")
@@ -94,7 +107,7 @@ _LIST_CUES = vocabulary.alternation("list_cues")
 LIST_CUE = re.compile(rf"^\s*\W*(?:please\s+)?({_LIST_CUES})\b")
 #: Phrases that leave the rows they name out, as a negation does ("outside of the USA").
 EXCEPT: tuple[str, ...] = vocabulary.listed("exclusion_phrases")
-NEGATION = vocabulary.words("negations")
+NEGATION = frozenset(vocabulary.tagged("negations", "word|run|stem"))
 ADDITIVE = vocabulary.words("additive_measures")
 #: Comparison phrases, longest first: (words, operator).
 COMPARATORS: tuple[tuple[str, str], ...] = tuple(

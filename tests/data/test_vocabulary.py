@@ -204,3 +204,17 @@ def test_no_list_is_written_twice() -> None:
         )
         assert held not in seen, f"{name} holds the same words as {seen[held]}"
         seen[held] = name
+
+
+def test_lists_that_share_words_are_selections_of_one_tagged_table() -> None:
+    # the ends of an order and the negations are each one table of words and their
+    # kinds: a reader's list is a selection by tags ("a|b": either), not a copy
+    low_ends = vocabulary.tagged("extremes", "low", "most", without="attribute")
+    assert low_ends[:3] == ("lowest", "smallest", "worst") and "shortest" not in low_ends
+    either = set(vocabulary.tagged("extremes", "low", "most|order", without="attribute"))
+    assert either == set(low_ends) | {"lower", "smaller"}
+    assert not {"leading", "peak"} & set(vocabulary.tagged("extremes", without="loose"))
+    stems = set(vocabulary.tagged("negations", "stem"))
+    assert "haven" in stems and not stems & set(vocabulary.tagged("negations", "word"))
+    names = [n for n, e in vocabulary.entries().items() if "map" in e]
+    assert {"extremes", "negations"} <= set(names)
