@@ -44,6 +44,7 @@ from .word_classes import (
     OCCURRENCES,
     OPERATING,
     a_kind_of_character,
+    a_time,
     forms,
     is_noun,
     marked_kind,
@@ -467,6 +468,24 @@ def _predicate_noun(a: _Ask) -> str | None:
 #: The plural copulas: "players were quarterbacks" (a singular one links a name too
 #: often: "how many times was Nina Hagen the Evil Queen?").
 _COPULAS = vocabulary.words("plural_copulas")
+
+
+def _orders_in_time(a: _Ask) -> str | None:
+    """ "which school was the first to be closed?" read as the table's first row: the word
+    is the rest of a column's name that a time noun heads ("closed" of Year Closed,
+    "opened" of Date Opened), which says when each row's event was, so the first or
+    last in time is by that column, not by the table's layout."""
+    plan = a.plan
+    if plan.op != "lookup" or not LOOKUP_ENDS.keys() & set(a.r.tokens):
+        return None
+    mine = forms(a.word)
+    for name, col in a.r.table.columns.items():
+        if name in a.plan_columns or len(col.parts) < 2:
+            continue
+        rest = [p for p in col.parts if not a_time(p)]
+        if len(rest) < len(col.parts) and rest and all(forms(p) & mine for p in rest):
+            return f"it names {name}, which orders the rows in time: the table's order is not it"
+    return None
 
 
 def _an_alternative(a: _Ask) -> str | None:
@@ -955,6 +974,7 @@ RULES: tuple[Rule, ...] = (
     Rule("its doer names another column", _agent_names_a_column, blocks=True),
     Rule("is part of a value", _part_of_a_value, blocks=True),
     Rule("an alternative to an applied value", _an_alternative, blocks=True),
+    Rule("orders the rows in time", _orders_in_time, blocks=True),
     Rule("names what the table is about", _the_tables_subject, blocks=False),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("a unit not applied", _unit_not_applied, blocks=True),

@@ -281,3 +281,20 @@ def test_a_noun_asked_for_is_not_answered_by_a_number_of_its_measure() -> None:
     last = ask({"ships": ships}, "Which was the last ship in service?")
     assert last.value in (None, "SS Baron")
     assert ask({"ships": ships}, "the least tonnage").value == 798
+
+
+def test_the_first_in_time_is_not_the_first_row_where_a_column_says_when() -> None:
+    """ "which school was the first to be closed?" over a table not listed by Year Closed:
+    the first row is no answer; the rest of the column's name ("closed") says the order
+    is in time, so the reading either orders by that column or states nothing."""
+    schools = pd.DataFrame(
+        {
+            "School Name": ["School 1", "School 2", "School 5", "School 35", "School 40"],
+            "Year Closed": ["1976", "1961", "2002", "1930s", "c. 1950"],
+        }
+    )
+    answer = ask({"schools": schools}, "Which school is the first school to have been closed?")
+    assert answer.value in (None, "School 35")
+    assert answer.value is not None or "closed" in answer.could_not_place
+    listed = ask({"schools": schools}, "Which school is listed first?")
+    assert listed.value == "School 1"
