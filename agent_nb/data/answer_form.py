@@ -39,6 +39,7 @@ from .word_classes import (
     NEUTRAL,
     OCCURRENCES,
     WHICH,
+    a_time,
     forms,
     is_noun,
     offers_choice,
@@ -157,6 +158,12 @@ def _a_noun_phrase_asked(f: Form) -> list[Unplaced]:
         return []
     if col is not None and col.role in ("label", "id", "category"):
         return []
+    if (
+        col is not None
+        and a_time(head)
+        and (col.role == "time" or holds_years(r.table.df[col.name]))
+    ):
+        return []  # "the year the last ship was built": the year is the answer
     return [Unplaced(head, f"'{head}' asks for a row by its name, and the answer is "
                            f"{plan.describe()}")]  # fmt: skip
 
@@ -276,6 +283,8 @@ def _asks_to_choose(f: Form) -> list[Unplaced]:
     )  # fmt: skip
     if choice is None or shown_column(plan) == choice.column:
         return []
+    if choice.op == "!=" and _negates_the_values(r, choice):
+        return []  # "which ruler is not king or marquis?": the values negated, no choice
     which = r.tokens[0] in WHICH or any(t in WHICH for t in r.tokens[r.tokens.index(joiner) :])
     compared = r.tokens[0] in AUX and bool(r.up | r.down)
     if not (which or compared):
@@ -283,6 +292,15 @@ def _asks_to_choose(f: Form) -> list[Unplaced]:
     values = choice.value if isinstance(choice.value, tuple) else (choice.value,)
     named = " or ".join(str(v) for v in values)
     return [Unplaced(joiner, f"it asks which of {named}, and the answer is {plan.describe()}")]
+
+
+def _negates_the_values(r: Reading, test: Filter) -> bool:
+    """Whether the negation of ``test`` stands right before its values ("not king or
+    marquis"), not before a verb with the values offered apart ("not released in 2004,
+    A or B?")."""
+    negations = [i for i, t in enumerate(r.tokens) if t in NEGATION]
+    values = [i for i, t in enumerate(r.tokens) if t in test.words and t not in NEGATION]
+    return bool(negations and values) and 0 < min(values) - negations[-1] <= 2
 
 
 def _both_offered(f: Form) -> list[Unplaced]:

@@ -482,6 +482,10 @@ def _orders_in_time(a: _Ask) -> str | None:
     for name, col in a.r.table.columns.items():
         if name in a.plan_columns or len(col.parts) < 2:
             continue
+        if col.numeric and not holds_years(a.r.table.df[name]):
+            continue  # a count of days or weeks: how long, not when
+        if any(a_time(singular(w)) and singular(w) != w for w in phrase(name).split()):
+            continue  # "Days held": a plural of time is a length of time
         rest = [p for p in col.parts if not a_time(p)]
         if len(rest) < len(col.parts) and rest and all(forms(p) & mine for p in rest):
             return f"it names {name}, which orders the rows in time: the table's order is not it"

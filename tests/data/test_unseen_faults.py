@@ -263,6 +263,9 @@ def test_which_is_the_noun_asks_for_a_row_and_a_choice_for_one_of_its_values() -
     assert ask({"regions": regions}, "Which is the largest area?").value == "Highland"
     choice = ask({"regions": regions}, "Which was not larger than 1000, Fife or Highland?")
     assert choice.value is None or choice.value in ("Fife", "Highland")
+    # the values negated are no choice offered: the one row left is the answer
+    titled = regions.assign(Title=["King", "Marquis", "Duke", "King", "Marquis"])
+    assert ask({"regions": titled}, "Which mainland is not King or Marquis?").value == "Fife"
 
 
 def test_a_noun_asked_for_is_not_answered_by_a_number_of_its_measure() -> None:
@@ -280,6 +283,8 @@ def test_a_noun_asked_for_is_not_answered_by_a_number_of_its_measure() -> None:
     assert boat.value is None and "boat" in boat.could_not_place
     last = ask({"ships": ships}, "Which was the last ship in service?")
     assert last.value in (None, "SS Baron")
+    # a time noun asked for is answered by a time
+    assert ask({"ships": ships}, "the year the last ship entered service").value == 2007
     assert ask({"ships": ships}, "the least tonnage").value == 798
 
 
@@ -298,3 +303,8 @@ def test_the_first_in_time_is_not_the_first_row_where_a_column_says_when() -> No
     assert answer.value is not None or "closed" in answer.could_not_place
     listed = ask({"schools": schools}, "Which school is listed first?")
     assert listed.value == "School 1"
+    # a count of days held says how long, not when: the last row is the last event
+    reigns = pd.DataFrame(
+        {"Days\nheld": ["311", "—", "580", "145"], "Event": ["A", "B", "C", "Live event"]}
+    )
+    assert ask({"reigns": reigns}, "What was the last event to be held?").value == "Live event"
