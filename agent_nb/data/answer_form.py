@@ -105,7 +105,7 @@ def _asks_which(f: Form) -> list[Unplaced]:
         noun = next((t for t in phrase_ if t not in STOPWORDS | used and is_noun(t)), "")
         noun = "" if noun in _OPERATION_WORDS else noun
         col = r.table.columns.get(shown_column(plan) or "")
-        if not noun or noun in used or (col is not None and col.role in ("label", "id")):
+        if not noun or (col is not None and col.role in ("label", "id")):
             return []
         return [Unplaced(noun, f"'which is the {noun}' asks for a row by its name, "
                                f"and the answer is {plan.describe()}")]  # fmt: skip
@@ -141,8 +141,9 @@ def _asks_which(f: Form) -> list[Unplaced]:
 
 def _a_noun_phrase_asked(f: Form) -> list[Unplaced]:
     """A question said as a noun phrase, with no asking word ("boat with the least
-    tonnage that was attacked", "larger parish") asks for what its head noun names:
-    where no part of the plan placed that noun, a number of the measure names none."""
+    tonnage that was attacked"), asks for what its head noun names: where no part of
+    the plan placed that noun, a number of the measure names none (a time noun is
+    answered by a time: "the year the last ship was built")."""
     r, plan = f.r, f.plan
     if not r.tokens or set(r.tokens) & (_WH_WORDS | ASKING) or r.expect is not None:
         return []
