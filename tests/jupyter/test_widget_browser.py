@@ -141,11 +141,10 @@ def test_stop_halts_a_long_reply_and_next_message_works(lab: Lab) -> None:
     )
     stop.click()
     # The latency target (0.5 s) is benchmarks/bench_stop.py's; here Stop must end the
-    # reply early, well before its 12 s, and say so.
+    # reply early, well before its 60 s, and say so. The status line is looked up afresh
+    # at each poll (a view drawn again would leave the observer on a detached node).
     try:
-        widget.page.wait_for_function(
-            "() => window.__stopTimes.stopped !== undefined", timeout=30_000
-        )
+        widget.locator(".anb-status", has_text=re.compile(r"^stopped")).wait_for(timeout=30_000)
     except Exception as exc:  # say what the widget showed instead
         status = widget.locator(".anb-status").inner_text()
         shown = len(" ".join(model_texts(widget)))
@@ -153,7 +152,8 @@ def test_stop_halts_a_long_reply_and_next_message_works(lab: Lab) -> None:
             f"no 'stopped' status 30 s after Stop: status {status!r}, {shown} chars shown ({exc})"
         )
     times = widget.page.evaluate("() => window.__stopTimes")
-    print(f"Stop -> stopped status in {times['stopped'] - times['clicked']:.0f} ms")
+    if "stopped" in times:
+        print(f"Stop -> stopped status in {times['stopped'] - times['clicked']:.0f} ms")
     wait_idle(widget, timeout=60_000)
     texts = model_texts(widget)
     assert len(texts) == 1 and 0 < len(texts[0]) < len(long_reply)
