@@ -79,7 +79,7 @@ def amount_as_written(table: Table, plan: Plan, result: Result) -> Result:
         return result
     if plan.combine == "ratio" or (plan.versus is not None and plan.versus.measure != plan.measure):
         return result
-    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+    if not _a_number(value):
         return result
     text = amount_text(float(value), cells, finer=2 if plan.agg in ("mean", "median") else 0)
     return result if text is None else dataclasses.replace(result, value=text, names=(text,))
@@ -123,25 +123,35 @@ def _years_held(table: Table, plan: Plan, result: Result) -> Result:
     from .table import holds_years
 
     value = result.value
-    if not isinstance(value, int | float) or isinstance(value, bool) or value != value:
+    ends = _years_bounding(plan)
+    if not _a_number(value) or ends is None:
         return result
-    spans = [d for d in plan.derive if d.op in ("-", "years") and d.name == plan.measure]
-    if plan.op == "aggregate" and plan.combine in ("difference", "gap") and not plan.derive:
-        # the difference between two years ("between the founding of A and of B")
-        versus = plan.versus
-        same = versus is not None and versus.measure == plan.measure and not versus.derive
-        ends: tuple[str, ...] = (plan.measure or "",)
-        ends = ends if same and plan.agg in ("mean", "max", "min") else ()
-        if not ends or plan.measure not in table.df.columns:
-            return result
-    elif plan.op != "aggregate" or plan.agg != "sum" or plan.combine or not spans:
-        return result
-    else:
-        ends = () if spans[0].op == "years" else (spans[0].column, spans[0].other or "")
     if not all(c in table.df.columns and holds_years(table.df[c]) for c in ends):
         return result
     text = f"{value:g} year" + ("" if value == 1 else "s")
     return dataclasses.replace(result, value=text, names=(text,))
+
+
+def _years_bounding(plan: Plan) -> tuple[str, ...] | None:
+    """The columns of years whose span the plan's number is, or None: the measure itself
+    for a difference of two years, a term's two bounds (To − From), none for a column
+    of ranges ("1997–2006", checked where it was derived)."""
+    if plan.op != "aggregate" or plan.measure is None:
+        return None
+    if plan.combine in ("difference", "gap"):  # "between the founding of A and of B"
+        versus = plan.versus
+        same = versus is not None and versus.measure == plan.measure and not versus.derive
+        one = same and not plan.derive and plan.agg in ("mean", "max", "min")
+        return (plan.measure,) if one else None
+    spans = [d for d in plan.derive if d.op in ("-", "years") and d.name == plan.measure]
+    if plan.agg != "sum" or plan.combine or not spans:
+        return None
+    return () if spans[0].op == "years" else (spans[0].column, spans[0].other or "")
+
+
+def _a_number(value: Any) -> bool:
+    """Whether ``value`` is a number a unit can be put to (not a bool, not NaN)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
 
 def _duration_as_written(table: Table, plan: Plan, result: Result) -> Result:
