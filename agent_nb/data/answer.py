@@ -29,11 +29,12 @@ from typing import Any
 
 from . import vocabulary
 from .answer_form import form_faults
+from .cells import name_without_details, venue_marked, without_venue_mark
 from .choice import chosen
 from .describe import sentence
 from .execute import PlanError, Result, amount_as_written, run_plan
 from .execute_ops import notes_of
-from .placement import Unplaced, unplaced
+from .placement import Unplaced, shown_column, unplaced
 from .planner import Candidate, plan_candidates
 from .profiles import profiled
 from .query import Plan
@@ -285,9 +286,34 @@ def _answer(table: Table, r: Reading, cands: list[Candidate]) -> Answer:
     amount then stated with the unit its cells give (not where the question asks "how
     many": its number is the answer; the checks compared the numbers)."""
     answer = _first_placed(table, r, cands)
+    answer = dataclasses.replace(answer, result=_named(table, answer.plan, answer.result))
     if r.expect == "number":
         return answer
     return dataclasses.replace(answer, result=amount_as_written(table, answer.plan, answer.result))
+
+
+def _named(table: Table, plan: Plan, result: Result) -> Result:
+    """The names the answer states without the lines that detail them in their cells
+    ("Cosimo de' Medici" of "Cosimo de' Medici\n(Pater Patriae)"), and without the word
+    that marks where the row's event was, in a column that marks it ("at Detroit
+    Waza": Detroit Waza); the table shown keeps the cells as written."""
+    shown = table.df.get(shown_column(plan) or "")
+    marked = shown is not None and venue_marked(shown.dropna().head(_MARKS_READ))
+
+    def name(cell: Any) -> Any:
+        cell = name_without_details(cell)
+        return without_venue_mark(cell) if marked else cell
+
+    value = result.value
+    named: Any = [name(v) for v in value] if isinstance(value, list) else name(value)
+    names = tuple(name(n) for n in result.names)
+    if named == value and names == result.names:
+        return result
+    return dataclasses.replace(result, value=named, names=names)
+
+
+#: How many of a column's cells are read to know whether it marks venues.
+_MARKS_READ = 200
 
 
 def _first_placed(table: Table, r: Reading, cands: list[Candidate]) -> Answer:

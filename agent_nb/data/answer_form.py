@@ -43,6 +43,7 @@ from .word_classes import (
     forms,
     is_noun,
     offers_choice,
+    parts_of,
 )
 from .words import (
     AGG_WORDS,
@@ -222,6 +223,41 @@ def _what_names_a_column(f: Form) -> list[Unplaced]:
         return []
     said = " ".join(r.tokens[i : j + 1]) if i == verb else f"what {asked}"
     return [Unplaced(asked, f"'{said}' asks for a {named[0]}, and the answer is {plan.describe()}")]
+
+
+def _words_and_forms(col: Column) -> set[str]:
+    """The words that name ``col``: its own, and the forms of its name's words."""
+    return set(col.words) | {x for p in col.parts for x in forms(p)}
+
+
+def _noun_of_another_column(f: Form) -> list[Unplaced]:
+    """ "what year did the champions have a 3-0 record?", "which swara holds the last
+    position?": the noun right after the asking word is a word of another column's name
+    (Year, Swara), and none of the column the answer shows (Champion, Position): the
+    answer names another thing than the one asked for."""
+    r, plan = f.r, f.plan
+    shown = r.table.columns.get(shown_column(plan) or "")
+    i = _question_word(r, ("what", "which"))  # ("who wins": a verb, not a noun asked)
+    if shown is None or i < 0 or i + 1 >= len(r.tokens):
+        return []
+    asked = r.tokens[i + 1]
+    if asked in STOPWORDS | AUX | _OPERATION_WORDS | _OF_WORDS:
+        return []
+    if any(parts_of(asked)) and not is_noun(asked):
+        return []  # a word the dictionary knows as no noun ("which came first")
+    mine = forms(asked)
+    # what the plan computes, not what it filters by ("what year ... before 1983")
+    computed = {plan.measure, plan.group_by, plan.other, shown.name} & r.table.columns.keys()
+    if any(mine & _words_and_forms(r.table.columns[c]) for c in computed):
+        return []  # "which psip is higher, A or B?": the noun is what the plan compares
+    others = [
+        c.name for c in r.table.columns.values()
+        if c.name != shown.name and any(mine & forms(p) for p in c.parts)
+    ]  # fmt: skip
+    if not others:
+        return []
+    return [Unplaced(asked, f"'{r.tokens[i]} {asked}' asks for a {others[0]}, "
+                            f"and the answer is {plan.describe()}")]  # fmt: skip
 
 
 def _which_kind_is_answered(f: Form) -> list[Unplaced]:
@@ -1381,6 +1417,7 @@ def _cells_holding(column: Any, name: str) -> tuple[int, int, str] | None:
 FORM_RULES = (
     _asks_which,
     _what_names_a_column,
+    _noun_of_another_column,
     _which_kind_is_answered,
     _asks_to_choose,
     _both_offered,

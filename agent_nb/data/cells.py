@@ -46,6 +46,9 @@ __all__ = [
     "Cell",
     "amount_text",
     "clean_text",
+    "name_without_details",
+    "venue_marked",
+    "without_venue_mark",
     "counts_with_shares",
     "duration_text",
     "is_placeholder",
@@ -96,6 +99,42 @@ class Cell:
     number: float | None
     unit: str
     text: str
+
+
+#: A line of a cell that details the name above it: "(Pater Patriae)", "Label: Reunion".
+_DETAIL_LINE = re.compile(r"^\s*(?:\([^()]*\)|\[[^\[\]]*\]|[A-Z][\w ]{0,20}:\s.*)?\s*$")
+
+
+#: A word before a name that says where or against whom a row's event was, not who:
+#: "at Detroit Waza", "vs. Saskatchewan Roughriders", "@ Reds" (prepositions).
+_VENUE_MARK = re.compile(r"^(?:at|vs\.?|v\.|@)\s+(?=\S)", re.IGNORECASE)
+
+
+def venue_marked(cells: Any) -> bool:
+    """Whether a column marks where its rows' events were before its names ("at
+    Detroit Waza" beside "Detroit Waza"): two of its cells at least, and a fifth."""
+    texts = [c for c in cells if isinstance(c, str)]
+    marked = sum(bool(_VENUE_MARK.match(c)) for c in texts)
+    return marked >= 2 and 5 * marked >= len(texts)
+
+
+def without_venue_mark(cell: Any) -> Any:
+    """``cell`` without the word that marks where its event was ("at Detroit Waza":
+    Detroit Waza); see `venue_marked`."""
+    return _VENUE_MARK.sub("", cell) if isinstance(cell, str) else cell
+
+
+def name_without_details(cell: Any) -> Any:
+    """A cell of several lines whose first is a name and whose others detail it
+    ("Cosimo de' Medici\n(Pater Patriae)", an album over its "Released: ..." and
+    "Label: ..." lines) as its first line: the name a question asks for. Lines that
+    are items of one list ("Phil Ward\nJohn Goss") are the cell as it is."""
+    if not isinstance(cell, str) or "\n" not in cell.strip():
+        return cell
+    first, *rest = cell.strip().split("\n")
+    if first.strip() and all(_DETAIL_LINE.match(line) for line in rest):
+        return first.strip()
+    return cell
 
 
 def clean_text(cell: str) -> str:
@@ -491,12 +530,21 @@ def without_summary_row(
             since = pos + 1
     if not out.any():
         return df, written
+    last = int(np.flatnonzero(out)[-1])
+    if labels[last] and 0 < len(df) - 1 - last <= _FOOTERS:
+        # the rows under a closing "Total" are about the whole, not more of its rows
+        # ("Registered voters/turnout" under an election's Total)
+        out[last + 1 :] = True
     named = [_label(df, written, int(pos)) for pos in np.flatnonzero(out)]
     said = (
         f"the row ({named[0]}) holds" if len(named) == 1 else f"the rows ({', '.join(named)}) hold"
     )
     notes.append(f"{said} the totals of the rows above: left out")
     return df.iloc[~out], {c: s.iloc[~out] for c, s in written.items()}
+
+
+#: How many rows may follow a closing totals row and still be read as its footers.
+_FOOTERS = 2
 
 
 #: A label that says its row adds up others ("Total", "Grand Total", "Subtotal").

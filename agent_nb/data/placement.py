@@ -31,7 +31,7 @@ from .reading import Reading
 from .reading_outcomes import WORDS as OUTCOME_WORDS
 from .reading_outcomes import recorders
 from .row_nouns import counting_columns, names_rows, row_name_columns
-from .table import Column, Table, holds_years
+from .table import Column, Table, holds_years, in_table_order, years_written
 from .word_classes import (
     AUX,
     CLOSED,
@@ -487,8 +487,37 @@ def _orders_in_time(a: _Ask) -> str | None:
         if any(a_time(singular(w)) and singular(w) != w for w in phrase(name).split()):
             continue  # "Days held": a plural of time is a length of time
         rest = [p for p in col.parts if not a_time(p)]
-        if len(rest) < len(col.parts) and rest and all(forms(p) & mine for p in rest):
+        # every other word of the name is said, this one among them ("which district was
+        # first to have a successor seated?" of Date successor seated)
+        said = mine | {x for t in a.r.tokens for x in forms(t)}
+        if len(rest) < len(col.parts) and any(forms(p) & mine for p in rest) and all(
+            forms(p) & said for p in rest
+        ):
             return f"it names {name}, which orders the rows in time: the table's order is not it"
+    return None
+
+
+def _an_event_out_of_order(a: _Ask) -> str | None:
+    """ "who was the first player born?" read as the table's first row: an inflected verb
+    says the rows' event, and a column of years or dates whose years go back and forth
+    down the table (Date of birth) says the rows are not in the order the events came;
+    the first in time is not the first row. A table whose years run in order is read
+    in it ("the first film released in 2002")."""
+    plan = a.plan
+    if plan.op != "lookup" or plan.measure is not None or plan.offset:
+        return None  # not the first or last row in the table's order ("the one after X")
+    if "order" not in dict(plan.words) or "v" not in parts_of(a.word)[1]:
+        return None  # no inflected verb: "born", "held", "scrapped"
+    if set(a.r.tokens) & vocabulary.words("listed_order_words"):
+        return None  # "the first listed", "last on the chart": the table's order is meant
+    mine = forms(a.word)
+    if any(col.in_order and mine & forms(p) for col in a.r.table.columns.values() for p in col.parts):
+        return None  # "the last ranking player" of a Rank in order: the table's order is it
+    df = a.r.table.df
+    for name in a.r.table.columns:
+        years = years_written(df[name])
+        if years is not None and len(years) > 2 and not in_table_order(years):
+            return f"it says the rows' event, and the years of {name} are not in the table's order"
     return None
 
 
@@ -979,6 +1008,7 @@ RULES: tuple[Rule, ...] = (
     Rule("is part of a value", _part_of_a_value, blocks=True),
     Rule("an alternative to an applied value", _an_alternative, blocks=True),
     Rule("orders the rows in time", _orders_in_time, blocks=True),
+    Rule("an event the table's order does not follow", _an_event_out_of_order, blocks=True),
     Rule("names what the table is about", _the_tables_subject, blocks=False),
     Rule("asks for each group", _asks_each, blocks=True),
     Rule("a unit not applied", _unit_not_applied, blocks=True),

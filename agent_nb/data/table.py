@@ -42,6 +42,7 @@ from .words import NAME_STOP, singular, synonyms_of
 
 __all__ = [
     "SAMPLE_ROWS", "Column", "Table", "column_role", "holds_years", "name_words", "profile",
+    "in_table_order", "years_written",
 ]  # fmt: skip
 
 Role = Literal["time", "category", "label", "measure", "id", "empty"]
@@ -234,6 +235,27 @@ def holds_years(values: Any) -> bool:
     from 1000 to 2100, at least one."""
     values = values.dropna()
     return len(values) > 0 and bool(((values % 1 == 0) & values.between(1000, 2100)).all())
+
+
+#: A year as a cell writes it among other words: "23 settembre 1981", "Scrapped in 1972".
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+
+
+def years_written(values: Any) -> Any:
+    """The year of each cell of ``values`` (missing cells dropped), or None where the
+    column is no column of years or dates: numbers that are years, datetimes, or text
+    whose every cell writes exactly one year."""
+    import pandas as pd
+
+    seen = values.dropna()
+    if pd.api.types.is_datetime64_any_dtype(seen):
+        return seen.dt.year
+    if pd.api.types.is_numeric_dtype(seen) and not pd.api.types.is_bool_dtype(seen):
+        return seen if holds_years(seen) else None
+    found = seen.astype(str).str.findall(_YEAR)
+    if found.empty or not (found.str.len() == 1).all():
+        return None
+    return found.str[0].astype(int)
 
 
 def column_ends(parts: tuple[str, ...], values: Any, in_order: bool) -> Ends:

@@ -308,3 +308,90 @@ def test_the_first_in_time_is_not_the_first_row_where_a_column_says_when() -> No
         {"Days\nheld": ["311", "—", "580", "145"], "Event": ["A", "B", "C", "Live event"]}
     )
     assert ask({"reigns": reigns}, "What was the last event to be held?").value == "Live event"
+
+
+def test_an_event_the_table_is_not_listed_in_the_order_of_is_no_first_row() -> None:
+    """ "who was the first player born?" over a roster whose birth dates go back and forth:
+    the first row is no answer (born is an event in time, and the table is not in the
+    order of any column of years); a roster listed by birth, or "listed first", is."""
+    players = pd.DataFrame(
+        {
+            "Name": ["Ann Lee", "Bo Park", "Cy Diaz", "Di Wu"],
+            "Date of birth": ["23 settembre 1981", "4 ottobre 1986", "9 febbraio 1979", "1990"],
+        }
+    )
+    born = ask({"players": players}, "Who was the first player born?")
+    assert born.value is None and "born" in born.could_not_place
+    assert ask({"players": players}, "Who is the first player listed?").value == "Ann Lee"
+    in_order = players.assign(**{"Date of birth": ["1979", "1981", "1986", "1990"]})
+    assert ask({"players": in_order}, "Who was the first player born?").value == "Ann Lee"
+    # the row after a named one is the table's order, whatever the years
+    assert ask({"players": players}, "Who was born after Bo Park?").value == "Cy Diaz"
+
+
+def test_a_noun_asked_for_that_names_another_column_gets_no_value_of_this_one() -> None:
+    """ "what year did the champions have a 3-0 record?" asks for a Year, not the Champion
+    the filters matched: a noun the question asks for, a word of the name of a column
+    the answer does not show, keeps a value of that column back."""
+    champions = pd.DataFrame(
+        {
+            "Year": [1961, 1966, 1975, 1990],
+            "Champion": ["Westbury", "Houston", "Lakewood", "Taipei"],
+            "Record": ["2-1", "3-0", "3-0", "3-0"],
+        }
+    )
+    year = ask({"champions": champions}, "What year did the champions have a 3-0 record before 1970?")
+    assert year.value in (None, 1966)
+    assert year.value is not None or "year" in year.could_not_place
+    who = ask({"champions": champions}, "Which champion had a 3-0 record before 1970?")
+    assert who.value == "Houston"
+
+
+def test_the_rows_under_a_closing_total_are_no_rows_of_the_table() -> None:
+    """An election's table closes with its Total and, under it, "Registered
+    voters/turnout": neither is a party, so neither is the last party or a count's row."""
+    votes = pd.DataFrame(
+        {
+            "Party": ["Social Democrats", "Moderates", "Greens", "Total", "Registered voters/turnout"],
+            "Votes": ["1,827,497", "1,456,014", "236,699", "3,520,210", "6,603,129"],
+        }
+    )
+    listed = ask({"votes": votes}, "Which party is listed last?")
+    assert listed.value == "Greens"
+    assert ask({"votes": votes}, "How many parties are there?").value == 3
+
+
+def test_a_name_is_stated_without_the_lines_that_detail_it_in_its_cell() -> None:
+    """A cell of a page's table holds a name over lines that detail it ("(Pater Patriae)",
+    "Released: ..."): the answer states the name; a cell whose lines are a list of
+    names is stated whole, and the table shown keeps every cell as written."""
+    heads = pd.DataFrame(
+        {
+            "Name": ["Cosimo de' Medici\n(Pater Patriae)", "Piero I de' Medici", "Lorenzo"],
+            "Drivers": ["Phil Ward\nJohn Goss", "Ann Lee", "Bo Park"],
+            "From": [1434, 1464, 1469],
+        }
+    )
+    first = ask({"heads": heads}, "Who was the first head?")
+    assert first.value == "Cosimo de' Medici"
+    assert first.sentence.startswith("Cosimo de' Medici is")
+    assert "(Pater Patriae)" in first.result.shown.to_string()
+    drivers = ask({"heads": heads}, "Who were the drivers of the first head?")
+    assert drivers.value == "Phil Ward\nJohn Goss"
+
+
+def test_a_name_is_stated_without_the_word_that_marks_where_the_game_was() -> None:
+    """A schedule writes "at Detroit Waza" for an away game: the opponent is Detroit Waza.
+    The mark is read off the column (a fifth of its cells at least), not off one cell:
+    a column of names that happen to start with "At" keeps them."""
+    games = pd.DataFrame(
+        {
+            "Week": [1, 2, 3, 4, 5],
+            "Opponent": ["at Detroit Waza", "Cleveland Freeze", "at Cleveland Freeze",
+                         "Detroit Waza", "vs. Chicago Riot"],  # fmt: skip
+        }
+    )
+    assert ask({"games": games}, "Who was the first opponent?").value == "Detroit Waza"
+    assert ask({"games": games}, "Who was the last opponent?").value == "Chicago Riot"
+    bands = pd.DataFrame({"Band": ["At the Drive-In", "Blur", "Pulp", "Suede", "Oasis"]})
+    assert ask({"bands": bands}, "Which band is listed first?").value == "At the Drive-In"
