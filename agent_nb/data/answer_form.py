@@ -247,8 +247,8 @@ def _noun_of_another_column(f: Form) -> list[Unplaced]:
         return []  # a word the dictionary knows as no noun ("which came first")
     mine = forms(asked)
     # what the plan computes, not what it filters by ("what year ... before 1983")
-    computed = {plan.measure, plan.group_by, plan.other, shown.name} & r.table.columns.keys()
-    if any(mine & _words_and_forms(r.table.columns[c]) for c in computed):
+    computed = {plan.measure, plan.group_by, plan.other, shown.name} & set(r.table.columns)
+    if any(mine & _words_and_forms(r.table.columns[str(c)]) for c in computed):
         return []  # "which psip is higher, A or B?": the noun is what the plan compares
     others = [
         c.name for c in r.table.columns.values()

@@ -490,8 +490,10 @@ def _orders_in_time(a: _Ask) -> str | None:
         # every other word of the name is said, this one among them ("which district was
         # first to have a successor seated?" of Date successor seated)
         said = mine | {x for t in a.r.tokens for x in forms(t)}
-        if len(rest) < len(col.parts) and any(forms(p) & mine for p in rest) and all(
-            forms(p) & said for p in rest
+        if (
+            len(rest) < len(col.parts)
+            and any(forms(p) & mine for p in rest)
+            and all(forms(p) & said for p in rest)
         ):
             return f"it names {name}, which orders the rows in time: the table's order is not it"
     return None
@@ -511,7 +513,8 @@ def _an_event_out_of_order(a: _Ask) -> str | None:
     if set(a.r.tokens) & vocabulary.words("listed_order_words"):
         return None  # "the first listed", "last on the chart": the table's order is meant
     mine = forms(a.word)
-    if any(col.in_order and mine & forms(p) for col in a.r.table.columns.values() for p in col.parts):
+    ordered = [p for col in a.r.table.columns.values() if col.in_order for p in col.parts]
+    if any(mine & forms(p) for p in ordered):
         return None  # "the last ranking player" of a Rank in order: the table's order is it
     df = a.r.table.df
     for name in a.r.table.columns:

@@ -20,7 +20,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from . import vocabulary
 from .planner_bool import boolean_plans
@@ -29,7 +29,7 @@ from .planner_list import list_plans
 from .planner_pairs import correlation
 from .planner_rows import first_of_two, how_often, options_held, others_sharing, streaks
 from .planner_value import value
-from .query import Agg, Derived, Plan
+from .query import Agg, Derived, Filter, Plan
 from .reading import Reading, read
 from .table import Column, Table
 from .word_classes import a_person
@@ -88,6 +88,16 @@ class _Planner:
     # -- helpers ------------------------------------------------------------
     def add(self, plan: Plan, why: str, open_: bool = False) -> None:
         self.out.append(Candidate(plan, (*self.reasons, why), open_ or bool(self.r.open)))
+
+    def aggregate(
+        self, why: str, col: Column, agg: Agg, filters: tuple[Filter, ...], **more: Any
+    ) -> None:
+        """One number of ``col`` over the rows ``filters`` match, the words that named it."""
+        words = self.words(col)
+        self.add(
+            Plan(op="aggregate", measure=col.name, agg=agg, filters=filters, words=words, **more),
+            why,
+        )
 
     def words(self, *cols: Column | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
         return tuple(

@@ -125,6 +125,13 @@ def grouped(
     cue = per_words(r.text, group, r.table)
     when = period(r.text, r.table) if group.role == "time" else None  # "per month"
     counts = m is not None or agg in (None, "count")  # "the average X per month": X's mean
+
+    def ranked(why: str, open_: bool = False, **parts: Any) -> None:
+        """A plan over the groups of ``group``: the question's order, k and filters."""
+        plan: dict[str, Any] = {"group_by": group.name, "order": order, "k": r.k or 1}
+        plan |= {"filters": filters, "listed": r.expect == "list", "period": when}
+        p.add(Plan(**(plan | parts)), why, open_=open_)
+
     if (
         cue
         and counts
@@ -169,74 +176,46 @@ def grouped(
         and (group.role == "time" or only)
     ):
         pick = additive[0]  # "the busiest year": most passengers, not most rows
-        p.add(
-            Plan(
-                op="rank",
-                measure=pick.name,
-                agg="sum",
-                group_by=group.name,
-                order=order,
-                k=r.k or 1,
-                listed=r.expect == "list",
-                filters=filters,
-                period=when,
-                words=p.words(group),
-            ),
+        ranked(
             f"rank {group.name} by total {pick.name} (an additive measure)",
             open_=True,
+            op="rank",
+            measure=pick.name,
+            agg="sum",
+            words=p.words(group),
         )
     if (
         m is None
         and agg in (None, "sum", "mean", "median", "max", "min", "count")
         and (r.high or r.low or agg == "count" or MODE.search(r.text))
     ):
-        p.add(
-            Plan(
-                op="rank",
-                agg="count",
-                group_by=group.name,
-                order=order,
-                k=r.k or 1,
-                listed=r.expect == "list",
-                filters=filters,
-                period=when,
-                words=p.words(group),
-            ),
+        ranked(
             f"rank {group.name} by rows",
+            op="rank",
+            agg="count",
+            words=p.words(group),
         )
         if after is None or after.group(1) in _VALUE_NOUNS:
             for pick in p.t.of("measure")[:2]:
-                p.add(
-                    Plan(
-                        op="rank",
-                        measure=pick.name,
-                        agg=default_agg(pick),
-                        group_by=group.name,
-                        period=when,
-                        order=order,
-                        k=r.k or 1,
-                        filters=filters,
-                        words=p.words(group),
-                    ),
+                ranked(
                     f"rank {group.name} by {pick.name} (no measure named)",
                     open_=True,
+                    op="rank",
+                    measure=pick.name,
+                    agg=default_agg(pick),
+                    words=p.words(group),
+                    listed=False,
                 )
         return
     if m is None:
         if group.role == "label":
             return  # a label's rows, named ("which player is from Ireland"): the lookup's
-        p.add(
-            Plan(
-                op="rank",
-                agg="count",
-                group_by=group.name,
-                period=when,
-                order=order,
-                k=r.k or 1,
-                filters=filters,
-                words=p.words(group),
-            ),
+        ranked(
             f"rows per {group.name}",
+            op="rank",
+            agg="count",
+            words=p.words(group),
+            listed=False,
         )
         return
     a: Agg = (
@@ -260,19 +239,11 @@ def grouped(
             if c.role in ("id", "label") and c.nunique == len(p.t.df) and said & set(c.parts)
         ]
         if rows:
-            p.add(
-                Plan(
-                    op="rank",
-                    agg="count",
-                    group_by=group.name,
-                    period=when,
-                    order=order,
-                    k=r.k or 1,
-                    listed=r.expect == "list",
-                    filters=filters,
-                    words=(*p.words(group), ("rows", tuple(sorted(said)))),
-                ),
+            ranked(
                 f"rank {group.name} by rows ({rows[0].name} names one row each)",
+                op="rank",
+                agg="count",
+                words=(*p.words(group), ("rows", tuple(sorted(said)))),
             )
         elif said & r.named[m.name][1]:
             a = "sum"  # "which team had the most rebounds": the team's rebounds add up
@@ -292,51 +263,31 @@ def grouped(
     if value_asked and _heads_the_superlative(r, r.named.get(group.name, (0, set()))[1]):
         value_asked = False  # "what is the highest city in altitude?" asks for the city
     if second is not None or value_asked:
-        p.add(
-            Plan(
-                op="rank",
-                measure=m.name,
-                agg=a,
-                group_by=group.name,
-                period=when,
-                group_by2=second.name if second else None,
-                order=order,
-                k=r.k or 1,
-                labels=False,
-                filters=filters,
-                words=p.words(m, group, second),
-            ),
+        ranked(
             f"the {order} {a} of {m.name} over the groups of {group.name}"
             + (f" and {second.name}" if second else ""),
-        )
-    if group.role == "label" and group.nunique >= 0.9 * len(p.t.df) and agg in (None, "max", "min"):
-        p.add(
-            Plan(
-                op="extreme",
-                measure=m.name,
-                group_by=group.name,
-                order=order,
-                k=r.k or 1,
-                listed=r.expect == "list",
-                filters=filters,
-                words=p.words(m, group),
-            ),
-            f"{group.name} names rows: the row that holds it",
-        )
-    p.add(
-        Plan(
             op="rank",
             measure=m.name,
             agg=a,
-            group_by=group.name,
-            order=order,
-            k=r.k or 1,
-            listed=r.expect == "list",
-            filters=filters,
-            period=when,
+            group_by2=second.name if second else None,
+            labels=False,
+            words=p.words(m, group, second),
+            listed=False,
+        )
+    if group.role == "label" and group.nunique >= 0.9 * len(p.t.df) and agg in (None, "max", "min"):
+        ranked(
+            f"{group.name} names rows: the row that holds it",
+            op="extreme",
+            measure=m.name,
             words=p.words(m, group),
-        ),
+            period=None,
+        )
+    ranked(
         f"rank {group.name} by {a} of {m.name}",
+        op="rank",
+        measure=m.name,
+        agg=a,
+        words=p.words(m, group),
     )
 
 

@@ -79,6 +79,11 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
     filters = tuple(r.filters)
     fcols = {f.column for f in filters}
     order = p.order()
+
+    def top(why: str, **parts: Any) -> None:
+        """A plan of the question's top or bottom k, in its order, of its matching rows."""
+        out.append((Plan(order=order, k=k, listed=True, filters=filters, **parts), why))
+
     named = p.best(("measure", "category", "label", "id", "time"), numeric=True)
     named = named + [c for c in p.best(("category", "label", "id", "time")) if c not in named]
 
@@ -145,24 +150,13 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
             by_rows.group(2) in r.named[c.name][1] and len(c.parts) < 2 for c in free
         )
     ):  # "the top 4 years according to the number of reviews"
-        out.append(
-            (
-                Plan(
-                    op="rank",
-                    agg="count",
-                    group_by=time.name,
-                    period=period,
-                    order=order,
-                    k=k,
-                    listed=True,
-                    filters=filters,
-                    words=(
-                        ("time", (period, f"{period}s")),
-                        ("rows", tuple(by_rows.group(0).split())),
-                    ),
-                ),
-                f"the {k} {period}s of {time.name} with the most rows",
-            )
+        top(
+            f"the {k} {period}s of {time.name} with the most rows",
+            op="rank",
+            agg="count",
+            group_by=time.name,
+            period=period,
+            words=(("time", (period, f"{period}s")), ("rows", tuple(by_rows.group(0).split()))),
         )
     counts = re.search(rf"\b({_NUMBERS}) of\b", r.text)
     mode = MODE.search(r.text)
@@ -171,22 +165,14 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
     counts_asked = counts is not None and (mode is None or counts.start() < mode.start())
     if MODE.search(r.text) and free:
         col = free[0]
-        out.append(
-            (
-                Plan(
-                    op="rank",
-                    agg="count",
-                    group_by=col.name,
-                    order=order,
-                    k=k,
-                    listed=True,
-                    labels=not counts_asked,  # "the number of stores for the 2 commonest"
-                    period=_period_named(r.text) if col.role == "time" else None,
-                    filters=filters,
-                    words=p.words(col),
-                ),
-                f"the {k} {'most' if order == 'desc' else 'least'} common {col.name}",
-            )
+        top(
+            f"the {k} {'most' if order == 'desc' else 'least'} common {col.name}",
+            op="rank",
+            agg="count",
+            group_by=col.name,
+            labels=not counts_asked,  # "the number of stores for the 2 commonest"
+            period=_period_named(r.text) if col.role == "time" else None,
+            words=p.words(col),
         )
     ranked = _RANKED.search(r.text) or (
         (r.high or r.low) and re.search("|".join(sorted(r.cues & (r.up | r.down))), r.text)
@@ -203,20 +189,12 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
         # "the 3 players with the most points": names; "the top 3 points by a player": values
         and r.where.get(measure.name, 0) > r.where.get(entity.name, 0)
     ):
-        out.append(
-            (
-                Plan(
-                    op="extreme",
-                    measure=measure.name,
-                    group_by=entity.name,
-                    order=order,
-                    k=k,
-                    listed=True,
-                    filters=filters,
-                    words=p.words(measure, entity),
-                ),
-                f"the {k} {entity.name} with the {order} {measure.name}",
-            )
+        top(
+            f"the {k} {entity.name} with the {order} {measure.name}",
+            op="extreme",
+            measure=measure.name,
+            group_by=entity.name,
+            words=p.words(measure, entity),
         )
     if ranked and free:
         after = len(r.text[: ranked.end()].split())
@@ -264,19 +242,11 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
             unique = None
         if measure is not None and unique and measure.numeric:
             # "the 3 highest different revenues", "the lowest 4 price values": distinct values
-            out.append(
-                (
-                    Plan(
-                        op="distinct",
-                        measure=measure.name,
-                        order=order,
-                        k=k,
-                        listed=True,
-                        filters=filters,
-                        words=(*p.words(measure), ("distinct", (unique.group(1),))),
-                    ),
-                    f"the {k} {'highest' if order == 'desc' else 'lowest'} distinct {measure.name}",
-                )
+            top(
+                f"the {k} {'highest' if order == 'desc' else 'lowest'} distinct {measure.name}",
+                op="distinct",
+                measure=measure.name,
+                words=(*p.words(measure), ("distinct", (unique.group(1),))),
             )
         if measure is not None:
             if shown:
@@ -295,68 +265,36 @@ def list_plans(p: Any) -> list[tuple[Plan, str]]:
                         else "sum"
                     )
                     values_asked = r.where.get(measure.name, 99) < r.where.get(show.name, 0)
-                    out.append(
-                        (
-                            Plan(
-                                op="rank",
-                                measure=measure.name,
-                                agg=cast(Any, a),
-                                group_by=show.name,
-                                order=order,
-                                k=k,
-                                listed=True,
-                                filters=filters,
-                                labels=not values_asked,
-                                words=p.words(measure, show),
-                            ),
-                            f"the {k} {show.name} with the {order} {a} of {measure.name}",
-                        )
-                    )
-                out.append(
-                    (
-                        Plan(
-                            op="extreme",
-                            measure=measure.name,
-                            group_by=show.name,
-                            order=order,
-                            k=k,
-                            listed=True,
-                            filters=filters,
-                            words=p.words(measure, show),
-                        ),
-                        f"{show.name} of the {k} rows with the {order} {measure.name}",
-                    )
-                )
-            out.append(
-                (
-                    Plan(
-                        op="extreme",
+                    top(
+                        f"the {k} {show.name} with the {order} {a} of {measure.name}",
+                        op="rank",
                         measure=measure.name,
-                        order=order,
-                        k=k,
-                        listed=True,
-                        filters=filters,
-                        words=p.words(measure),
-                    ),
-                    f"the {k} {'highest' if order == 'desc' else 'lowest'} {measure.name}",
+                        agg=cast(Any, a),
+                        group_by=show.name,
+                        labels=not values_asked,
+                        words=p.words(measure, show),
+                    )
+                top(
+                    f"{show.name} of the {k} rows with the {order} {measure.name}",
+                    op="extreme",
+                    measure=measure.name,
+                    group_by=show.name,
+                    words=p.words(measure, show),
                 )
+            top(
+                f"the {k} {'highest' if order == 'desc' else 'lowest'} {measure.name}",
+                op="extreme",
+                measure=measure.name,
+                words=p.words(measure),
             )
         elif free and not distinct:
             col = free[0]
-            out.append(
-                (
-                    Plan(
-                        op="rank",
-                        agg="count",
-                        group_by=col.name,
-                        order=order,
-                        k=k,
-                        listed=True,
-                        filters=filters,
-                        words=p.words(col),
-                    ),
-                    f"the {k} {col.name} with the {'most' if order == 'desc' else 'fewest'} rows",
-                )
+            top(
+                f"the {k} {col.name} with the {'most' if order == 'desc' else 'fewest'} rows",
+                op="rank",
+                agg="count",
+                group_by=col.name,
+                words=p.words(col),
             )
     if free:
         col = free[0]

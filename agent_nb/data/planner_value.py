@@ -334,31 +334,14 @@ def value(p: Any) -> None:
         and asked_for is not None
         and any(w in r.named[cat.name][1] for w in question_words(asked_for.group(2)))
     ):
-        p.add(
-            Plan(
-                op="aggregate",
-                measure=cat.name,
-                agg="nunique",
-                filters=filters,
-                words=p.words(cat),
-            ),
-            f"how many distinct {cat.name}",
-        )
+        p.aggregate(f"how many distinct {cat.name}", cat, "nunique", filters)
     if (
         cat is not None
         and agg in ("mode", "nunique")
         and (m is None or agg == "mode" or r.where[cat.name] < r.where.get(m.name, 99))
     ):
-        p.add(
-            Plan(
-                op="aggregate",
-                measure=cat.name,
-                agg=agg,
-                order=order if agg == "mode" else "desc",
-                filters=filters,
-                words=p.words(cat),
-            ),
-            f"the {agg} of {cat.name}",
+        p.aggregate(
+            f"the {agg} of {cat.name}", cat, agg, filters, order=order if agg == "mode" else "desc"
         )
     if m is not None:
         if agg == "share" and filters:
@@ -388,23 +371,11 @@ def value(p: Any) -> None:
         elif agg == "count":
             a = "sum"  # "how many passengers": the measure adds up
         if agg == "mode" and m.role == "measure":
-            p.add(
-                Plan(
-                    op="aggregate",
-                    measure=m.name,
-                    agg="mode",
-                    filters=filters,
-                    words=p.words(m),
-                ),
-                f"the most common {m.name}",
-            )
+            p.aggregate(f"the most common {m.name}", m, "mode", filters)
         # "name a car with more than 200 horsepower": no word asks to aggregate, and the
         # measure only picks the rows; a mean of it is asked by nothing
         if not (agg is None and m.name in fcols):
-            p.add(
-                Plan(op="aggregate", measure=m.name, agg=a, filters=filters, words=p.words(m)),
-                f"one number: the {a} of {m.name}",
-            )
+            p.aggregate(f"one number: the {a} of {m.name}", m, a, filters)
     if agg == "share" and filters:
         share(p, filters)
     if (

@@ -41,8 +41,15 @@ from .wordnet import forms as wordnet_forms
 from .words import NAME_STOP, singular, synonyms_of
 
 __all__ = [
-    "SAMPLE_ROWS", "Column", "Table", "column_role", "holds_years", "name_words", "profile",
-    "in_table_order", "years_written",
+    "SAMPLE_ROWS",
+    "Column",
+    "Table",
+    "column_role",
+    "holds_years",
+    "in_table_order",
+    "name_words",
+    "profile",
+    "years_written",
 ]  # fmt: skip
 
 Role = Literal["time", "category", "label", "measure", "id", "empty"]

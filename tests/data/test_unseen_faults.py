@@ -340,7 +340,9 @@ def test_a_noun_asked_for_that_names_another_column_gets_no_value_of_this_one() 
             "Record": ["2-1", "3-0", "3-0", "3-0"],
         }
     )
-    year = ask({"champions": champions}, "What year did the champions have a 3-0 record before 1970?")
+    year = ask(
+        {"champions": champions}, "What year did the champions have a 3-0 record before 1970?"
+    )
     assert year.value in (None, 1966)
     assert year.value is not None or "year" in year.could_not_place
     who = ask({"champions": champions}, "Which champion had a 3-0 record before 1970?")
@@ -352,7 +354,13 @@ def test_the_rows_under_a_closing_total_are_no_rows_of_the_table() -> None:
     voters/turnout": neither is a party, so neither is the last party or a count's row."""
     votes = pd.DataFrame(
         {
-            "Party": ["Social Democrats", "Moderates", "Greens", "Total", "Registered voters/turnout"],
+            "Party": [
+                "Social Democrats",
+                "Moderates",
+                "Greens",
+                "Total",
+                "Registered voters/turnout",
+            ],
             "Votes": ["1,827,497", "1,456,014", "236,699", "3,520,210", "6,603,129"],
         }
     )
@@ -387,8 +395,13 @@ def test_a_name_is_stated_without_the_word_that_marks_where_the_game_was() -> No
     games = pd.DataFrame(
         {
             "Week": [1, 2, 3, 4, 5],
-            "Opponent": ["at Detroit Waza", "Cleveland Freeze", "at Cleveland Freeze",
-                         "Detroit Waza", "vs. Chicago Riot"],  # fmt: skip
+            "Opponent": [
+                "at Detroit Waza",
+                "Cleveland Freeze",
+                "at Cleveland Freeze",
+                "Detroit Waza",
+                "vs. Chicago Riot",
+            ],
         }
     )
     assert ask({"games": games}, "Who was the first opponent?").value == "Detroit Waza"
