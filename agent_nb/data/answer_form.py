@@ -52,6 +52,7 @@ from .words import (
     HOW_MANY,
     MODE,
     NEGATION,
+    QUANTITIES,
     RANKING,
     STOPWORDS,
     phrase,
@@ -578,6 +579,29 @@ def _superlative_not_applied(f: Form) -> list[Unplaced]:
         hedged |= bool(set(tokens[i + 1 : i + 2]) & placed)  # "a top speed over 100": Max Speed
         if superlative and t in r.up | r.down and t not in placed and not hedged:
             return [Unplaced(t, "it asks for an extreme, and the answer orders nothing")]
+    return []
+
+
+def _extreme_value_asked(f: Form) -> list[Unplaced]:
+    """ "what is the shortest time ...?", "what is the largest amount of seats?": a
+    superlative whose noun names the measure asks for its value; a row's name ("7983
+    has the lowest Time") answers "which". ("what is the highest city in altitude?" asks
+    for a city: its noun names the row.)"""
+    r, plan = f.r, f.plan
+    shown = shown_column(plan)
+    if plan.op not in ("extreme", "rank") or plan.measure is None or shown in (None, plan.measure):
+        return []
+    tokens = r.tokens
+    if len(tokens) < 5 or tokens[0] != "what" or tokens[1] not in AUX or tokens[2] != "the":
+        return []
+    if tokens[3] not in r.up | r.down:
+        return []
+    skipped = STOPWORDS | _OPERATION_WORDS | QUANTITIES  # "the largest amount of seats"
+    noun = next((t for t in tokens[4:7] if t not in skipped), "")
+    if noun and noun in r.named.get(plan.measure, (0, set()))[1]:
+        said = " ".join(tokens[: tokens.index(noun) + 1])
+        return [Unplaced(noun, f"'{said}' asks for the {plan.measure}, and the answer is "
+                               f"the {shown} of a row")]  # fmt: skip
     return []
 
 
@@ -1429,6 +1453,7 @@ FORM_RULES = (
     _statistic_not_taken,
     _total_not_taken,
     _superlative_not_applied,
+    _extreme_value_asked,
     _order_unasked,
     _than_a_kept_value,
     _distinct_of_missing,

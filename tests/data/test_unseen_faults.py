@@ -408,3 +408,21 @@ def test_a_name_is_stated_without_the_word_that_marks_where_the_game_was() -> No
     assert ask({"games": games}, "Who was the last opponent?").value == "Chicago Riot"
     bands = pd.DataFrame({"Band": ["At the Drive-In", "Blur", "Pulp", "Suede", "Oasis"]})
     assert ask({"bands": bands}, "Which band is listed first?").value == "At the Drive-In"
+
+
+def test_a_superlative_of_the_measure_asks_for_its_value_not_a_rows_name() -> None:
+    """ "what is the largest amount of seats?" asks for the number of seats; a party's
+    name with the most seats answers "which party". "what is the highest city" asks for
+    the city."""
+    parties = pd.DataFrame(
+        {
+            "Party": ["Progressive Federal", "Conservative", "National", "New Republic"],
+            "Seats": [34, 39, 94, 1],
+        }
+    )
+    seats = ask({"parties": parties}, "What is the largest amount of seats listed?")
+    assert seats.value in (None, 94)
+    assert seats.value is not None or "seats" in seats.could_not_place
+    assert ask({"parties": parties}, "Which party has the most seats?").value == "National"
+    cities = pd.DataFrame({"City": ["Albino", "Bergamo", "Dalmine"], "Altitude": [342, 249, 207]})
+    assert ask({"cities": cities}, "What is the highest city in altitude?").value == "Albino"
