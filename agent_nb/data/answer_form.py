@@ -231,6 +231,19 @@ def _words_and_forms(col: Column) -> set[str]:
     return set(col.words) | {x for p in col.parts for x in forms(p)}
 
 
+def _noun_asked(r: Reading) -> int:
+    """Where the noun a "what" or "which" question asks for stands, past the verb and the
+    article ("what was the year of ...": year); -1 where it asks with neither ("who
+    wins": a verb, not a noun asked)."""
+    i = _question_word(r, ("what", "which"))
+    if i < 0 or i + 1 >= len(r.tokens):
+        return -1
+    j = i + 1
+    while j + 1 < len(r.tokens) and r.tokens[j] in AUX | DETERMINERS | NEUTRAL | {"only"}:
+        j += 1
+    return j
+
+
 def _noun_of_another_column(f: Form) -> list[Unplaced]:
     """ "what year did the champions have a 3-0 record?", "which swara holds the last
     position?": the noun right after the asking word is a word of another column's name
@@ -238,10 +251,10 @@ def _noun_of_another_column(f: Form) -> list[Unplaced]:
     answer names another thing than the one asked for."""
     r, plan = f.r, f.plan
     shown = r.table.columns.get(shown_column(plan) or "")
-    i = _question_word(r, ("what", "which"))  # ("who wins": a verb, not a noun asked)
-    if shown is None or i < 0 or i + 1 >= len(r.tokens):
+    j = _noun_asked(r)
+    if shown is None or j < 0:
         return []
-    asked = r.tokens[i + 1]
+    asked = r.tokens[j]
     if asked in STOPWORDS | AUX | _OPERATION_WORDS | _OF_WORDS:
         return []
     if any(parts_of(asked)) and not is_noun(asked):
@@ -257,7 +270,7 @@ def _noun_of_another_column(f: Form) -> list[Unplaced]:
     ]  # fmt: skip
     if not others:
         return []
-    return [Unplaced(asked, f"'{r.tokens[i]} {asked}' asks for a {others[0]}, "
+    return [Unplaced(asked, f"'{asked}' asks for a {others[0]}, "
                             f"and the answer is {plan.describe()}")]  # fmt: skip
 
 
@@ -1284,13 +1297,19 @@ def _when_answered_without_a_time(f: Form) -> list[Unplaced]:
     """ "when was his last competition?" answered "World Championships": "when" asks for a
     time (a year, a date, a month, a season, a century), and a value that holds none
     answers another question ("what was his last competition?")."""
-    if _question_word(f.r, ("when",)) < 0 or f.plan.op in ("exists", "compare", "columns"):
+    asked = "when"
+    if _question_word(f.r, ("when",)) < 0:  # or "what year", "which month"
+        j = _noun_asked(f.r)
+        asked = f.r.tokens[j] if j >= 0 else ""
+        if len(asked) < 3 or asked in STOPWORDS or not a_time(asked) or singular(asked) != asked:
+            return []  # ("what days": a length of time, not when; "what's": no noun)
+    if f.plan.op in ("exists", "compare", "columns"):
         return []
     values = f.value if isinstance(f.value, list) else [f.value]
     if not values or any(_holds_a_time(v) for v in values):
-        return _times_differ(f)
-    why = f"'when' asks for a time, and the answer, {values[0]!s}, holds none"
-    return [Unplaced("when", why, form=True)]
+        return _times_differ(f) if asked == "when" else []
+    why = f"'{asked}' asks for a time, and the answer, {values[0]!s}, holds none"
+    return [Unplaced(asked, why, form=True)]
 
 
 def _where_answered_without_a_place(f: Form) -> list[Unplaced]:

@@ -347,6 +347,16 @@ def test_a_noun_asked_for_that_names_another_column_gets_no_value_of_this_one() 
     assert year.value is not None or "year" in year.could_not_place
     who = ask({"champions": champions}, "Which champion had a 3-0 record before 1970?")
     assert who.value == "Houston"
+    # a time noun asked for is answered by a time, or not at all
+    operettas = pd.DataFrame(
+        {
+            "Title": ["Die Fledermaus", "Der Zigeunerbaron", "Die verliebte Eskadron"],
+            "Première date": ["5 April 1874", "24 October 1885", "12 May 1958"],
+        }
+    )
+    year = ask({"operettas": operettas}, "What was the year of the last title?")
+    assert year.value not in operettas.Title.tolist()
+    assert year.value is not None or "year" in year.could_not_place
 
 
 def test_the_rows_under_a_closing_total_are_no_rows_of_the_table() -> None:
