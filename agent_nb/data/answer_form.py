@@ -238,6 +238,8 @@ def _noun_asked(r: Reading) -> int:
     i = _question_word(r, ("what", "which"))
     if i < 0 or i + 1 >= len(r.tokens):
         return -1
+    if r.tokens[i] == "which":  # "which has the same WG as X?": the noun is left unsaid
+        return i + 1
     j = i + 1
     while j + 1 < len(r.tokens) and r.tokens[j] in AUX | DETERMINERS | NEUTRAL | {"only"}:
         j += 1
@@ -260,6 +262,8 @@ def _noun_of_another_column(f: Form) -> list[Unplaced]:
     if any(parts_of(asked)) and not is_noun(asked):
         return []  # a word the dictionary knows as no noun ("which came first")
     mine = forms(asked)
+    if {x for t in r.tokens[j + 1 : j + 3] for x in forms(t)} & _words_and_forms(shown):
+        return []  # "the input/output format": the noun shown is asked for beside it
     # what the plan computes, not what it filters by ("what year ... before 1983")
     computed = {plan.measure, plan.group_by, plan.other, shown.name} & set(r.table.columns)
     if any(mine & _words_and_forms(r.table.columns[str(c)]) for c in computed):
@@ -718,6 +722,18 @@ def _difference_of_unasked_counts(f: Form) -> list[Unplaced]:
 
 #: The nouns of a sum: "the total of", "the sum of".
 _SUM_OF = frozenset(("total", "sum"))
+
+
+def _a_share_for_how_many(f: Form) -> list[Unplaced]:
+    """ "how many nations share the seventh rank?" asks for a number of rows: their share
+    of all rows (33.3 %) answers "what share". A question that says its unit ("how many
+    percent", "how many per cent") asks for one."""
+    r = f.r
+    if f.plan.agg != "share" or "how many" not in " ".join(r.tokens):
+        return []
+    if set(r.tokens) & (AGG_WORDS["share"] - {"share"} | {"cent"}) or "%" in r.text:
+        return []
+    return [Unplaced("how many", "it asks for a number of rows, and the answer is a share")]
 
 
 def _a_list_for_how_many(f: Form) -> list[Unplaced]:
@@ -1306,6 +1322,9 @@ def _when_answered_without_a_time(f: Form) -> list[Unplaced]:
     if f.plan.op in ("exists", "compare", "columns"):
         return []
     values = f.value if isinstance(f.value, list) else [f.value]
+    shown = f.r.table.columns.get(shown_column(f.plan) or "")
+    if asked != "when" and shown is not None and forms(asked) & _words_and_forms(shown):
+        return []  # "what week had the most attendance?": 15 of the Week column
     if not values or any(_holds_a_time(v) for v in values):
         return _times_differ(f) if asked == "when" else []
     why = f"'{asked}' asks for a time, and the answer, {values[0]!s}, holds none"
@@ -1478,6 +1497,7 @@ FORM_RULES = (
     _distinct_of_missing,
     _difference_of_unasked_counts,
     _a_list_for_how_many,
+    _a_share_for_how_many,
     _in_the_top,
     _operation_as_value,
     _only_one,

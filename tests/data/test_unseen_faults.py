@@ -436,3 +436,19 @@ def test_a_superlative_of_the_measure_asks_for_its_value_not_a_rows_name() -> No
     assert ask({"parties": parties}, "Which party has the most seats?").value == "National"
     cities = pd.DataFrame({"City": ["Albino", "Bergamo", "Dalmine"], "Altitude": [342, 249, 207]})
     assert ask({"cities": cities}, "What is the highest city in altitude?").value == "Albino"
+
+
+def test_how_many_is_not_answered_by_a_share() -> None:
+    """ "how many nations share the seventh rank?" asks for a number of nations: "share"
+    is the verb, and a share of the rows (50 %) answers another question; "how many
+    percent of the nations ..." asks for the share."""
+    medals = pd.DataFrame(
+        {
+            "Nation": ["Norway", "Italy", "Peru", "Chile", "Japan", "Togo"],
+            "Rank": [1, 2, 7, 7, 7, 8],
+        }
+    )
+    shared = ask({"medals": medals}, "How many nations share the seventh rank?")
+    assert shared.value in (None, 3)
+    percent = ask({"medals": medals}, "How many percent of the nations are ranked 7?")
+    assert percent.value == pytest.approx(50)
