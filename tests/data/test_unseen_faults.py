@@ -357,6 +357,18 @@ def test_a_noun_asked_for_that_names_another_column_gets_no_value_of_this_one() 
     year = ask({"operettas": operettas}, "What was the year of the last title?")
     assert year.value not in operettas.Title.tolist()
     assert year.value is not None or "year" in year.could_not_place
+    # a Week column's number is the week asked for; "which has the same ..." names no noun
+    games = pd.DataFrame({"Week": [1, 2, 3], "Attendance": [51000, 62000, 48000]})
+    assert ask({"games": games}, "What week had the most attendance?").value == 2
+    formats = pd.DataFrame(
+        {
+            "Product": ["AllegroGraph", "Jena"],
+            "Input Format": ["RDF", "RDF, OWL"],
+            "Output Format": ["RDF", "RDF"],
+        }
+    )
+    both = ask({"formats": formats}, "What is the only input/output format for AllegroGraph?")
+    assert both.value == "RDF"
 
 
 def test_the_rows_under_a_closing_total_are_no_rows_of_the_table() -> None:
