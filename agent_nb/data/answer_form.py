@@ -1286,6 +1286,10 @@ def _value_part_of_other_cells(f: Form) -> list[Unplaced]:
     return []
 
 
+#: The count's own nouns ("the number of losses"): a number of rows.
+_COUNT_NOUNS = vocabulary.words("number_count")
+
+
 def _measure_unnamed(f: Form) -> list[Unplaced]:
     """ "what is the total amount of names listed?" read as the total Weight at birth:
     no word named the column the plan adds up (the planner fell back on the table's one
@@ -1299,6 +1303,10 @@ def _measure_unnamed(f: Form) -> list[Unplaced]:
             continue
         if any(means_column(t, plan.measure, f.r.table) for t in f.r.tokens):
             continue  # "the tallest": height
+        counted = HOW_MANY.search(f.r.text) or set(f.r.tokens) & _COUNT_NOUNS
+        if counted:  # "what is the total number of losses?": a count of rows, not a sum
+            why = f"it asks for a number of rows, and no word names {plan.measure}"
+            return [Unplaced(f"the {AGG_NAME[plan.agg]} {plan.measure}", why, asked=False)]
         others = [c for c in f.r.named if c not in f.plan.columns()]
         if not others:
             continue  # "how much did Asia-Pacific sell in total?": the one measure there is

@@ -464,3 +464,21 @@ def test_how_many_is_not_answered_by_a_share() -> None:
     assert shared.value in (None, 3)
     percent = ask({"medals": medals}, "How many percent of the nations are ranked 7?")
     assert percent.value == pytest.approx(50)
+
+
+def test_a_number_of_rows_asked_for_is_no_total_of_a_measure_no_word_names() -> None:
+    """ "what is the total number of losses?" over a schedule with one column of numbers
+    (Attendance) asks how many rows are losses: the total attendance of the lost games,
+    a measure no word named, answers another question."""
+    games = pd.DataFrame(
+        {
+            "Week": ["1", "2", "3", "4"],
+            "Result": ["L 10-24", "W 21-7", "L 3-17", "W 14-10"],
+            "Attendance": [45000, 48809, 51000, 60000],
+        }
+    )
+    losses = ask({"games": games}, "What is the total number losses?")
+    assert losses.value in (None, 2)
+    assert losses.value is not None or "Attendance" in losses.unplaced[0].word
+    sales = pd.DataFrame({"Region": ["Asia-Pacific", "Europe", "Asia-Pacific"], "Sales": [3, 4, 5]})
+    assert ask({"sales": sales}, "How much did Asia-Pacific sell in total?").value == 8
