@@ -254,16 +254,17 @@ def _noun_of_another_column(f: Form) -> list[Unplaced]:
     r, plan = f.r, f.plan
     shown = r.table.columns.get(shown_column(plan) or "")
     j = _noun_asked(r)
-    if shown is None or j < 0:
-        return []
+    if shown is None or j < 0 or offers_choice(r.tokens):
+        return []  # ("what has zip code 80110, downtown or dos?": one of the two is asked)
     asked = r.tokens[j]
     if asked in STOPWORDS | AUX | _OPERATION_WORDS | _OF_WORDS:
         return []
     if any(parts_of(asked)) and not is_noun(asked):
         return []  # a word the dictionary knows as no noun ("which came first")
     mine = forms(asked)
-    if {x for t in r.tokens[j + 1 : j + 3] for x in forms(t)} & _words_and_forms(shown):
-        return []  # "the input/output format": the noun shown is asked for beside it
+    beside = r.tokens[max(j - 1, 0) : j] + r.tokens[j + 1 : j + 3]
+    if {x for t in beside for x in forms(t)} & _words_and_forms(shown):
+        return []  # "the input/output format", "what single release": the shown's noun beside
     # what the plan computes, not what it filters by ("what year ... before 1983")
     computed = {plan.measure, plan.group_by, plan.other, shown.name} & set(r.table.columns)
     if any(mine & _words_and_forms(r.table.columns[str(c)]) for c in computed):
@@ -613,9 +614,15 @@ def _extreme_value_asked(f: Form) -> list[Unplaced]:
         return []
     if tokens[3] not in r.up | r.down:
         return []
-    skipped = STOPWORDS | _OPERATION_WORDS | QUANTITIES  # "the largest amount of seats"
-    noun = next((t for t in tokens[4:7] if t not in skipped), "")
-    if noun and noun in r.named.get(plan.measure, (0, set()))[1]:
+    if offers_choice(tokens):
+        return []  # "what is the larger laps, 1963 or 1968?": one of the two is asked for
+    j = 4  # the phrase's head: "the top grossing film", "the largest amount of seats listed"
+    while j < len(tokens) and tokens[j] in _OPERATION_WORDS | QUANTITIES | {"of"}:
+        j += 1
+    phrase_ = list(itertools.takewhile(lambda t: t not in STOPWORDS, tokens[j:]))
+    noun = next((t for t in reversed(phrase_) if is_noun(t)), "")
+    named = r.named.get(plan.measure, (0, set()))[1]
+    if noun and noun in named:
         said = " ".join(tokens[: tokens.index(noun) + 1])
         return [Unplaced(noun, f"'{said}' asks for the {plan.measure}, and the answer is "
                                f"the {shown} of a row")]  # fmt: skip

@@ -313,17 +313,20 @@ def test_the_first_in_time_is_not_the_first_row_where_a_column_says_when() -> No
 def test_an_event_the_table_is_not_listed_in_the_order_of_is_no_first_row() -> None:
     """ "who was the first player born?" over a roster whose birth dates go back and forth:
     the first row is no answer (born is an event in time, and the table is not in the
-    order of any column of years); a roster listed by birth, or "listed first", is."""
+    order of any column of years); a roster listed by birth, or "listed first", is, and
+    so is one whose years run in order but for one cell out of place."""
     players = pd.DataFrame(
         {
-            "Name": ["Ann Lee", "Bo Park", "Cy Diaz", "Di Wu"],
-            "Date of birth": ["23 settembre 1981", "4 ottobre 1986", "9 febbraio 1979", "1990"],
+            "Name": ["Ann Lee", "Bo Park", "Cy Diaz", "Di Wu", "Ed Roe", "Flo Ng"],
+            "Date of birth": [
+                "23 settembre 1981", "4 ottobre 1986", "9 febbraio 1979", "1990", "1977", "1984"
+            ],
         }
-    )
+    )  # fmt: skip
     born = ask({"players": players}, "Who was the first player born?")
     assert born.value is None and "born" in born.could_not_place
     assert ask({"players": players}, "Who is the first player listed?").value == "Ann Lee"
-    in_order = players.assign(**{"Date of birth": ["1979", "1981", "1986", "1990"]})
+    in_order = players.assign(**{"Date of birth": ["1977", "1979", "1981", "2013", "1986", "1990"]})
     assert ask({"players": in_order}, "Who was the first player born?").value == "Ann Lee"
     # the row after a named one is the table's order, whatever the years
     assert ask({"players": players}, "Who was born after Bo Park?").value == "Cy Diaz"
@@ -369,6 +372,14 @@ def test_a_noun_asked_for_that_names_another_column_gets_no_value_of_this_one() 
     )
     both = ask({"formats": formats}, "What is the only input/output format for AllegroGraph?")
     assert both.value == "RDF"
+    singles = pd.DataFrame(
+        {
+            "Single": ["Hold On", "You & Me", "Junkies"],
+            "Release date": ["2 May 2005", "9 June 2006", "1 March 2007"],
+        }
+    )
+    before = ask({"singles": singles}, 'What single release came before "Junkies"?')
+    assert before.value == "You & Me"
 
 
 def test_the_rows_under_a_closing_total_are_no_rows_of_the_table() -> None:
@@ -448,6 +459,9 @@ def test_a_superlative_of_the_measure_asks_for_its_value_not_a_rows_name() -> No
     assert ask({"parties": parties}, "Which party has the most seats?").value == "National"
     cities = pd.DataFrame({"City": ["Albino", "Bergamo", "Dalmine"], "Altitude": [342, 249, 207]})
     assert ask({"cities": cities}, "What is the highest city in altitude?").value == "Albino"
+    # the phrase's head is its last noun: "the top grossing film" asks for a film
+    films = pd.DataFrame({"Title": ["Hook", "Robin Hood", "Alien 3"], "Gross": [300, 390, 159]})
+    assert ask({"films": films}, "What is the top grossing film?").value == "Robin Hood"
 
 
 def test_how_many_is_not_answered_by_a_share() -> None:
