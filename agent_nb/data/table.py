@@ -46,7 +46,6 @@ __all__ = [
     "Table",
     "column_role",
     "holds_years",
-    "in_table_order",
     "name_words",
     "profile",
     "years_written",
