@@ -248,8 +248,8 @@ def _noun_asked(r: Reading) -> int:
 
 def _noun_of_another_column(f: Form) -> list[Unplaced]:
     """ "what year did the champions have a 3-0 record?", "which swara holds the last
-    position?": the noun right after the asking word is a word of another column's name
-    (Year, Swara), and none of the column the answer shows (Champion, Position): the
+    position?": the noun the question asks for (`_noun_asked`) is a word of another
+    column's name (Year, Swara), and of none the plan computes (Champion, Position): the
     answer names another thing than the one asked for."""
     r, plan = f.r, f.plan
     shown = r.table.columns.get(shown_column(plan) or "")
