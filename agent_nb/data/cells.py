@@ -132,7 +132,9 @@ def name_without_details(cell: Any) -> Any:
     if not isinstance(cell, str) or "\n" not in cell.strip():
         return cell
     first, *rest = cell.strip().split("\n")
-    if first.strip() and all(_DETAIL_LINE.match(line) for line in rest):
+    if _DETAIL_LINE.match(first):
+        return cell  # "Released: June 24, 2011" over "Label: ...": details, no name
+    if all(_DETAIL_LINE.match(line) for line in rest):
         return first.strip()
     return cell
 

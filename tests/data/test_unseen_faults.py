@@ -14,6 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from agent_nb.backends import ScriptedBackend
 from agent_nb.data.answer import ask
+from agent_nb.data.cells import name_without_details
 from tests.data.tables import table
 from tests.fixtures_magics import run
 
@@ -419,6 +420,10 @@ def test_a_name_is_stated_without_the_lines_that_detail_it_in_its_cell() -> None
     assert "(Pater Patriae)" in first.result.shown.to_string()
     drivers = ask({"heads": heads}, "Who were the drivers of the first head?")
     assert drivers.value == "Phil Ward\nJohn Goss"
+    # a cell of details alone is no name over its details
+    assert name_without_details("Released: June 24, 2011\nLabel: Canibus") == (
+        "Released: June 24, 2011\nLabel: Canibus"
+    )
 
 
 def test_a_name_is_stated_without_the_word_that_marks_where_the_game_was() -> None:
