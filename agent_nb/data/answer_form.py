@@ -25,7 +25,7 @@ from .planner_cues import default_agg
 from .query import AGG_NAME, COMPARING, LOOKUP_ENDS, Filter, Plan
 from .reading import Reading
 from .result import PlanError
-from .row_nouns import counting_columns, row_name_columns
+from .row_nouns import counting_columns, names_kind, row_name_columns
 from .rows import rows_where
 from .table import Column, Table, holds_years
 from .word_classes import (
@@ -1293,6 +1293,14 @@ def _value_part_of_other_cells(f: Form) -> list[Unplaced]:
     return []
 
 
+def _counts_kinds_of(r: Reading, column: str) -> bool:
+    """Whether the noun "how many (different)" counts names ``column``'s rows, by its
+    name or as a kind of what it names ("athletes" of Lifter Name: a lifter is one)."""
+    after = r.text.lower().split("how many", 1)[1].split() if "how many" in r.text.lower() else []
+    nouns = [t for t in after[:3] if t not in STOPWORDS and t not in AGG_WORDS["nunique"]]
+    return bool(nouns) and names_kind(nouns[0], r.table.columns[column])
+
+
 #: The count's own nouns ("the number of losses"): a number of rows.
 _COUNT_NOUNS = vocabulary.words("number_count")
 
@@ -1311,6 +1319,8 @@ def _measure_unnamed(f: Form) -> list[Unplaced]:
         if any(means_column(t, plan.measure, f.r.table) for t in f.r.tokens):
             continue  # "the tallest": height
         counted = HOW_MANY.search(f.r.text) or set(f.r.tokens) & _COUNT_NOUNS
+        if counted and plan.agg == "nunique" and _counts_kinds_of(f.r, plan.measure):
+            continue  # "how many different athletes": the Lifter Names, athletes all
         if counted:  # "what is the total number of losses?": a count of rows, not a sum
             why = f"it asks for a number of rows, and no word names {plan.measure}"
             return [Unplaced(f"the {AGG_NAME[plan.agg]} {plan.measure}", why, asked=False)]

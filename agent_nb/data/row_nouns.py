@@ -9,7 +9,7 @@ from .table import SAMPLE_ROWS, Column, Table
 from .word_classes import forms
 from .words import singular
 
-__all__ = ["counting_columns", "names_rows", "row_name_columns"]
+__all__ = ["counting_columns", "names_kind", "names_rows", "row_name_columns"]
 
 
 def names_rows(col: Column, table: Table) -> bool:
@@ -30,16 +30,17 @@ def names_rows(col: Column, table: Table) -> bool:
 def row_name_columns(word: str, table: Table) -> list[Column]:
     """The columns that tell the rows apart whose names ``word`` is part of (or names
     a kind of: "athletes" of Lifter Name, a lifter is an athlete)."""
+    return [c for c in table.columns.values() if names_rows(c, table) and names_kind(word, c)]
+
+
+def names_kind(word: str, col: Column) -> bool:
+    """Whether ``word`` is a word of ``col``'s name, or names a kind of what it names
+    ("athletes" of Lifter Name: WordNet files a lifter under athlete)."""
     from .wordnet import hypernyms
 
-    mine, out = forms(word), []
-    for col in table.columns.values():
-        if not names_rows(col, table):
-            continue
-        kinds = {k for p in col.parts for k in hypernyms(p, 1, senses=1)[:2]}
-        if any(mine & forms(p) for p in col.parts) or mine & (kinds | col.words):
-            out.append(col)
-    return out
+    mine = forms(word)
+    kinds = {k for p in col.parts for k in hypernyms(p, 1, senses=1)[:2]}
+    return any(mine & forms(p) for p in col.parts) or bool(mine & (kinds | col.words))
 
 
 def counting_columns(word: str, table: Table) -> list[str]:

@@ -501,3 +501,11 @@ def test_a_number_of_rows_asked_for_is_no_total_of_a_measure_no_word_names() -> 
     assert losses.value is not None or "Attendance" in losses.unplaced[0].word
     sales = pd.DataFrame({"Region": ["Asia-Pacific", "Europe", "Asia-Pacific"], "Sales": [3, 4, 5]})
     assert ask({"sales": sales}, "How much did Asia-Pacific sell in total?").value == 8
+    # the kinds counted by a noun that names them: "athletes" of Lifter Name
+    lifts = pd.DataFrame(
+        {
+            "Lifter Name": ["Ann", "Bo", "Ann", "Cy", "Bo", "Ann"],
+            "Best Squat": [90, 80, 95, 70, 85, 99],
+        }
+    )
+    assert ask({"lifts": lifts}, "How many different athletes are there?").value == 3
