@@ -1344,6 +1344,8 @@ def _when_answered_without_a_time(f: Form) -> list[Unplaced]:
         asked = f.r.tokens[j] if j >= 0 else ""
         if len(asked) < 3 or asked in STOPWORDS or not a_time(asked) or singular(asked) != asked:
             return []  # ("what days": a length of time, not when; "what's": no noun)
+        if j + 1 < len(f.r.tokens) and f.r.tokens[j + 1] not in STOPWORDS:
+            return []  # "what is the second highest horsepower?": no head of its phrase
     if f.plan.op in ("exists", "compare", "columns"):
         return []
     values = f.value if isinstance(f.value, list) else [f.value]
