@@ -514,8 +514,9 @@ def _an_event_out_of_order(a: _Ask) -> str | None:
     if set(a.r.tokens) & vocabulary.words("listed_order_words"):
         return None  # "the first listed", "last on the chart": the table's order is meant
     mine = forms(a.word)
-    ordered = [p for col in a.r.table.columns.values() if col.in_order for p in col.parts]
-    if any(mine & forms(p) for p in ordered):
+    # (numbers in order: a text column counts as in order only because it is not compared)
+    ranked = [c for c in a.r.table.columns.values() if c.numeric and c.in_order]
+    if any(mine & forms(p) for c in ranked for p in c.parts):
         return None  # "the last ranking player" of a Rank in order: the table's order is it
     df = a.r.table.df
     for name in a.r.table.columns:
