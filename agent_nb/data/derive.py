@@ -66,6 +66,8 @@ def derived_values(df: Any, d: Derived) -> Any:
         if not pd.api.types.is_datetime64_any_dtype(s):
             raise PlanError(f"{d.column} holds no dates to read months of")
         return s.dt.month.astype("Float64").astype(float)
+    if d.op == "year":
+        return year_written(df[d.column])
     if d.op == "years":
         return years_spanned(df[d.column])
     if d.op in ("length", "words"):
@@ -89,6 +91,20 @@ YEAR_FROM = r"^\s*(1[5-9]\d\d|20\d\d)\s*[-–—]"
 YEAR_RANGE = YEAR_FROM + r"\s*(\d{4}|\d{2})\b"
 
 
+#: A year as a cell writes it, alone or among a date's or a note's words.
+WRITTEN_YEAR = r"\b(1[5-9]\d\d|20\d\d)\b"
+
+
+def year_written(cells: Any) -> Any:
+    """The year each cell writes (a range's first), NaN where a cell writes none."""
+    import pandas as pd
+
+    if pd.api.types.is_datetime64_any_dtype(cells):
+        return cells.dt.year.astype("Float64").astype(float)
+    found = cells.astype("string").str.extract(WRITTEN_YEAR)[0]
+    return pd.to_numeric(found, errors="coerce").astype(float)
+
+
 def years_spanned(cells: Any) -> Any:
     """The years each cell's range spans (its end less its start, a two-digit end in the
     start's century), NaN where a cell holds none."""
@@ -107,7 +123,7 @@ def derived_column(d: Derived, words: Iterable[str] = ()) -> Column:
     """The `Column` a derived value is planned as: a measure named by ``words`` (none:
     a column only a filter reads, "A greater than B")."""
     parts = tuple(dict.fromkeys(words))
-    whole = d.op in ("length", "words", "month", "years")
+    whole = d.op in ("length", "words", "month", "year", "years")
     return Column(d.name, "measure", parts, frozenset(parts), {}, -1, whole, True)
 
 

@@ -95,7 +95,7 @@ Agg = Literal[
     "nth",
     "streak",
 ]
-DeriveOp = Literal["+", "-", "*", "/", "length", "words", "month", "years"]
+DeriveOp = Literal["+", "-", "*", "/", "length", "words", "month", "year", "years"]
 FILTER_OPS: tuple[str, ...] = FilterOp.__args__  # type: ignore[attr-defined]
 OPERATIONS: tuple[str, ...] = Op.__args__  # type: ignore[attr-defined]
 AGGREGATIONS: tuple[str, ...] = Agg.__args__  # type: ignore[attr-defined]
@@ -185,7 +185,9 @@ class Filter(BaseModel):
 class Derived(BaseModel):
     """A column computed from the table's own: ``column`` ``op`` ``other`` (two columns
     of numbers), a text column's ``length`` (characters) or ``words`` (count), a
-    column of dates' ``month`` (1 to 12), or the ``years`` a range of years spans
+    column of dates' ``month`` (1 to 12), the ``year`` a cell writes ("8 November
+    1986", "2011 (now closed)": the first, where it writes a range), or the ``years`` a
+    range of years spans
     ("1997–2006": 9)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -209,8 +211,8 @@ class Derived(BaseModel):
             return f"length of {self.column}"
         if self.op == "words":
             return f"words in {self.column}"
-        if self.op == "month":
-            return f"month of {self.column}"
+        if self.op in ("month", "year"):
+            return f"{self.op} of {self.column}"
         if self.op == "years":
             return f"years of {self.column}"
         return f"{self.column} {self.op} {self.other}"

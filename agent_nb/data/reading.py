@@ -19,7 +19,7 @@ from . import vocabulary
 from .derive import with_derived
 from .lexicon import Named, Stated, match_columns, match_values, numbers
 from .query import Derived, Filter
-from .reading_column_filters import month_tests
+from .reading_column_filters import month_tests, year_columns
 from .reading_derived import claim, claimed_words, derivations, signs_as_words
 from .reading_filters import comparator, filters_of, spans, without_instructions
 from .reading_same_row import same_as_a_named_row
@@ -355,6 +355,9 @@ def read(table: Table, question: str) -> Reading:
     months = month_tests(table, question)  # "in February": the month of each date
     if months:
         table = with_derived(table, [d for d, _ in months])
+    years = year_columns(table, question)  # "established before 1978": the year each cell writes
+    if years:
+        table = with_derived(table, years)
     text = question.lower().replace("’", "'")
     tokens = phrase(question).split()
     words = question_words(question)
@@ -441,10 +444,10 @@ def read(table: Table, question: str) -> Reading:
             # rows hold, not whether either is there
             reading.options = reading.either
             reading.expect = None if expect == "boolean" else expect
+    reading.derived = tuple(f.derived for f in found) + tuple(d for d, _ in months) + tuple(years)
     reading.filters = filters_of(reading)
     than_a_named_row(reading)  # "more bronze medals than Sweden": Sweden's own Bronze
     same_as_a_named_row(reading)  # "the same number of golds as Hungary": Hungary's own
-    reading.derived = tuple(f.derived for f in found) + tuple(d for d, _ in months)
     reading.filters += [test for _, test in months]
     for f in found:  # "Horsepower greater than Displacement": Horsepower - Displacement > 0
         if f.test is not None:

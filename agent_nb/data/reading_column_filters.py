@@ -24,6 +24,7 @@ __all__ = [
     "column_holding",
     "missing_filters",
     "month_tests",
+    "year_columns",
     "negated_at",
     "ordinal_periods",
     "text_filters",
@@ -297,4 +298,36 @@ def month_tests(table: Any, question: str) -> list[tuple[Derived, Filter]]:
             continue  # a Month column of names: the value filter reads it
         month = Derived(op="month", column=dated[0])
         out.append((month, Filter(column=month.name, op="=", value=number, words=(token,))))
+    return out
+
+
+#: A year a question states, and a year a cell writes (alone, or in a date or a note).
+_STATED_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_WRITTEN_YEAR = r"\b(?:1[5-9]\d\d|20\d\d)\b"
+#: How many of a column's cells are read to know it writes years.
+_YEAR_SAMPLE = 200
+
+
+def year_columns(table: Any, question: str) -> list[Derived]:
+    """ "How many dioceses were established before 1978?" over Established ("8 November
+    1986"): the year each cell writes (`query.Derived`, op ``year``), for each text
+    column whose cells are years with a few words at most (a date; "2011 (now closed)"),
+    four in five of them at least. Only where the question states a year; numbers that
+    are years, and dates, are filtered as they are."""
+    import pandas as pd
+
+    if not _STATED_YEAR.search(question):
+        return []
+    out = []
+    for name, col in table.columns.items():
+        series = table.df[name]
+        if col.numeric or col.role == "empty" or pd.api.types.is_datetime64_any_dtype(series):
+            continue
+        cells = series.dropna().head(_YEAR_SAMPLE).astype(str)
+        if len(cells) < 3 or cells.nunique() < 2:
+            continue
+        years = cells.str.count(_WRITTEN_YEAR)
+        rest = cells[years > 0].str.replace(_WRITTEN_YEAR, " ", regex=True).str.split().str.len()
+        if (years > 0).mean() >= 0.8 and bool((rest <= 3).all()):  # not notes that cite one
+            out.append(Derived(op="year", column=name))
     return out

@@ -198,6 +198,7 @@ def filters_of(r: Any) -> list[Filter]:
                 )
             )
     time = time_column(t)
+    years = _years_column(r, t) if time is None or not _dated(t, time) else None
     k_at = {s for s in r.k_words}
     for s in r.stated:
         if r.k is not None and s.words == r.k_words and s.value == r.k:
@@ -225,6 +226,18 @@ def filters_of(r: Any) -> list[Filter]:
                         op=cast(Any, op),
                         value=int(s.value),
                         words=s.words + (cmp[1] if cmp else ()),
+                    )
+                )
+                continue
+        elif years is not None and float(s.value).is_integer() and 1800 <= s.value <= 2100:
+            said = _said_as_a_year(r, i, years[0])
+            if said is not None:
+                out.append(
+                    Filter(
+                        column=years[0].name,
+                        op=cast(Any, said[0]),
+                        value=int(s.value),
+                        words=s.words + said[1] + years[1],
                     )
                 )
                 continue
@@ -360,6 +373,52 @@ def filters_of(r: Any) -> list[Filter]:
 
 #: "from 1941 to 1949", "from 1941 through 1949".
 _YEAR_JOINERS = vocabulary.alternation("year_range_joiners")
+
+
+def _dated(t: Table, col: Column) -> bool:
+    """Whether ``col`` holds numbers or dates: a time column a year filters as it is."""
+    dtype = t.df[col.name].dtype
+    return dtype.kind in "iuf" or "datetime" in str(dtype)
+
+
+#: The words before a year that say it is one ("in 2004", "of 1977"; "before", "after"
+#: and "since" are comparators).
+_YEAR_PREPOSITIONS = frozenset(("in", "of", "from", "during", "year"))
+
+
+def _years_column(r: Any, t: Table) -> tuple[Column, tuple[str, ...]] | None:
+    """Where no time column holds numbers or dates: the column of years a stated year
+    filters ("released in 2004" of Release, 2003 to 2006; "established before 1978" of
+    the year each Established cell writes, `reading_column_filters.year_columns`), with
+    the words that name it. The one the question names, else the table's only one."""
+    from .table import holds_years
+
+    source = {d.name: d.column for d in r.derived if d.op == "year"}
+    years = [
+        c
+        for c in t.columns.values()
+        if c.numeric
+        and c.role != "empty"
+        and t.df[c.name].nunique() > 1
+        and holds_years(t.df[c.name])
+    ]
+    named = [c for c in years if source.get(c.name, c.name) in r.named]
+    if len(named) == 1:
+        return named[0], tuple(sorted(r.named[source.get(named[0].name, named[0].name)][1]))
+    return (years[0], ()) if len(years) == 1 and not named else None
+
+
+def _said_as_a_year(r: Any, i: int, col: Column) -> tuple[str, tuple[str, ...]] | None:
+    """The test a stated year at ``i`` puts on a column of years that is no time column:
+    a comparator's ("before 1978"), or equality where a preposition says it is a year
+    ("in 2004") and the column holds it."""
+    cmp = comparator(r.tokens, i)
+    if cmp is not None:
+        return cmp if cmp[0] in ("<", ">", "<=", ">=") else None
+    if i < 1 or r.tokens[i - 1] not in _YEAR_PREPOSITIONS:
+        return None
+    s = r.table.df[col.name]
+    return ("=", ()) if float(s.min()) <= float(r.tokens[i]) <= float(s.max()) else None
 
 
 def _years_span(r: Any, s: Stated) -> tuple[int, int, tuple[str, ...]] | None:

@@ -179,6 +179,8 @@ def _derived(t: Any, d: Derived) -> Any:
         if kind(t, d.column) not in ("time", "date"):
             raise PlanError(f"{d.column} holds no dates to read months of")
         return t[d.column].month().cast("float64")
+    if d.op == "year":
+        return _year_written(t, d.column)
     if d.op == "years":
         return _years_spanned(t, d.column)
     if d.op in ("length", "words"):
@@ -197,6 +199,17 @@ def _derived(t: Any, d: Derived) -> Any:
     if d.op == "/":
         return ibis.ifelse(b == 0, ibis.null("float64"), a / b)
     return {"+": a + b, "-": a - b, "*": a * b}[d.op]
+
+
+def _year_written(t: Any, column: str) -> Any:
+    """`derive.year_written` in the engine: the year a cell writes (a date's year)."""
+    from ..derive import WRITTEN_YEAR
+
+    if kind(t, column) in ("time", "date"):
+        return t[column].year().cast("float64")
+    if kind(t, column) != "text":
+        raise PlanError(f"{column} holds no years written as text")
+    return t[column].re_extract(WRITTEN_YEAR, 1).nullif("").cast("float64")
 
 
 def _years_spanned(t: Any, column: str) -> Any:
