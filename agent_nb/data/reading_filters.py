@@ -229,9 +229,10 @@ def filters_of(r: Any) -> list[Filter]:
                     )
                 )
                 continue
-        elif years is not None and float(s.value).is_integer() and 1800 <= s.value <= 2100:
+        elif years is not None and _a_year(r, s):
             said = _said_as_a_year(r, i, years[0])
-            if said is not None:
+            # (a year inside a text value, "2012" of "2012-13", is read as before)
+            if said is not None and (said[0] != "=" or _inside_values(r, s) is None):
                 out.append(
                     Filter(
                         column=years[0].name,
@@ -408,17 +409,31 @@ def _years_column(r: Any, t: Table) -> tuple[Column, tuple[str, ...]] | None:
     return (years[0], ()) if len(years) == 1 and not named else None
 
 
+def _a_year(r: Any, s: Stated) -> bool:
+    """Whether ``s`` may be a year of a column of years: a whole number from 1800 to 2100
+    written as a year is ("2,000" is an amount), that names no column ("2006 attendance")."""
+    if not float(s.value).is_integer() or not 1800 <= s.value <= 2100 or "," in s.text:
+        return False
+    return not any(str(int(s.value)) in name for name in r.table.columns)
+
+
 def _said_as_a_year(r: Any, i: int, col: Column) -> tuple[str, tuple[str, ...]] | None:
     """The test a stated year at ``i`` puts on a column of years that is no time column:
     a comparator's ("before 1978"), or equality where a preposition says it is a year
-    ("in 2004") and the column holds it."""
-    cmp = comparator(r.tokens, i)
-    if cmp is not None:
-        return cmp if cmp[0] in ("<", ">", "<=", ">=") else None
-    if i < 1 or r.tokens[i - 1] not in _YEAR_PREPOSITIONS:
-        return None
+    ("in 2004"); only where some row meets it."""
+    import operator
+
     s = r.table.df[col.name]
-    return ("=", ()) if float(s.min()) <= float(r.tokens[i]) <= float(s.max()) else None
+    year = float(r.tokens[i])
+    cmp = comparator(r.tokens, i)
+    if cmp is not None and cmp[0] in ("<", ">", "<=", ">="):
+        test = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge}
+        # a test no row meets ("in service after 1950" of Entered service, all before)
+        # reads another column than the one the words mean
+        return cmp if bool(test[cmp[0]](s, year).any()) else None
+    if cmp is not None or i < 1 or r.tokens[i - 1] not in _YEAR_PREPOSITIONS:
+        return None
+    return ("=", ()) if bool((s == year).any()) else None
 
 
 def _years_span(r: Any, s: Stated) -> tuple[int, int, tuple[str, ...]] | None:
