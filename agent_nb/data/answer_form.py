@@ -777,9 +777,13 @@ def _in_the_top(f: Form) -> list[Unplaced]:
 
 def _only_one(f: Form) -> list[Unplaced]:
     """ "the only team whose ..." says one row matches: where several do, the reading is
-    not the question's (its premise fails), and no list of them answers it."""
+    not the question's (its premise fails), and no list of them answers it. Nor does a
+    number of rows: "what is the number of the only locomotive withdrawn before 1945?"
+    says there is one, and asks for its Number."""
     r, value = f.r, f.value
     said = any(a == "the" and b == "only" for a, b in zip(r.tokens, r.tokens[1:], strict=False))
+    if said and f.plan.op == "aggregate" and f.plan.agg == "count":
+        return [Unplaced("only", "the question says there is one, and asks for more than how many")]
     distinct = len({str(v) for v in value}) if isinstance(value, list) else 1
     if said and distinct > 1:
         why = f"the question says only one, and {distinct} match what was read"

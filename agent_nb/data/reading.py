@@ -447,8 +447,8 @@ def read(table: Table, question: str) -> Reading:
     reading.derived = tuple(f.derived for f in found) + tuple(d for d, _ in months) + tuple(years)
     reading.filters = filters_of(reading)
     of_years = {d.name: d.column for d in years}
-    for f in reading.filters:  # the words that name Established name the year filtered,
-        named.pop(of_years.get(f.column, ""), None)  # not a column to show
+    for taken in reading.filters:  # the words that name Established name the year
+        named.pop(of_years.get(taken.column, ""), None)  # filtered, not a column to show
     than_a_named_row(reading)  # "more bronze medals than Sweden": Sweden's own Bronze
     same_as_a_named_row(reading)  # "the same number of golds as Hungary": Hungary's own
     reading.filters += [test for _, test in months]

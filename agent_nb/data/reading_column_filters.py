@@ -24,10 +24,10 @@ __all__ = [
     "column_holding",
     "missing_filters",
     "month_tests",
-    "year_columns",
     "negated_at",
     "ordinal_periods",
     "text_filters",
+    "year_columns",
     "yes_or_no",
 ]
 

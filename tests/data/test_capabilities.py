@@ -924,3 +924,67 @@ def test_two_names_that_share_a_word_are_two_sides_of_than() -> None:
     assert answer.value is bool(area["Lake Bafa"] > area["Lake Yay"])
     answer = ask({"df": lakes}, "did lake yay have more area than lake bafa?")
     assert answer.value is bool(area["Lake Yay"] > area["Lake Bafa"])
+
+
+def test_a_stated_year_filters_the_column_of_years_the_words_name(engine: str) -> None:
+    """A table with no column named as a time: "established before 1978" reads the year
+    each Established cell writes ("8 November 1986"), "released in 1998" a column of
+    numbers that are years. "2,000" is an amount, and a year a column's name holds
+    ("2006 attendance") names that column."""
+    dioceses = pd.DataFrame(
+        {
+            "Jurisdiction": ["Baní", "Barahona", "La Vega", "Mao", "Higüey", "Santo Domingo"],
+            "Type": ["Diocese", "Diocese", "Diocese", "Diocese", "Diocese", "Archdiocese"],
+            "Established": [
+                "8 November 1986",
+                "24 April 1976",
+                "25 September 1953",
+                "16 January 1978",
+                "1 April 1959",
+                "8 August 1511",
+            ],
+        }
+    )
+    early = ask({"dioceses": dioceses}, "How many dioceses were established before 1978?")
+    years = dioceses.Established.str.extract(r"(\d{4})")[0].astype(int)
+    truth = int(((dioceses.Type == "Diocese") & (years < 1978)).sum())
+    assert early.value == truth == 3
+    assert [d.op for d in early.plan.derive] == ["year"]
+    games = pd.DataFrame(
+        {
+            "Title": ["Gunbird", "Strikers", "Dragon Blaze", "Zero Gunner", "Sol Divide"],
+            "Release": [1998, 1998, 2000, 1998, 2004],
+            "Enrollment": [1500, 2600, 900, 3100, 1200],
+        }
+    )
+    assert ask({"games": games}, "How many games were released in 1998?").value == 3
+    more = ask({"games": games}, "Which titles have more than 2,000 enrollment?")
+    assert more.value == ["Strikers", "Zero Gunner"]
+    events = pd.DataFrame(
+        {
+            "Name": ["Animazement", "Animethon", "Otakon"],
+            "First held": [1998, 1992, 2006],
+            "2006 attendance": [3450, 3000, 20000],
+        }
+    )
+    question = "Which had the higher attendance in 2006, Animazement or Animethon?"
+    higher = ask({"events": events}, question)
+    assert higher.value == "Animazement"
+    assert all("First held" not in f.column for f in higher.plan.filters)
+
+
+def test_the_number_of_the_only_row_asks_for_its_value_not_a_count() -> None:
+    """ "What is the number of the only locomotive withdrawn before 1945?" says there is
+    one: its count (1) answers another question, and no value is stated."""
+    engines = pd.DataFrame(
+        {
+            "Number": [442, 443, 444, 445],
+            "Builder": ["Beyer", "Beyer", "Nasmyth", "Nasmyth"],
+            "Withdrawn": [1944, 1951, 1956, 1962],
+        }
+    )
+    question = "What is the number of the only locomotive withdrawn before 1945?"
+    only = ask({"engines": engines}, question)
+    assert only.value is None and "only" in only.could_not_place
+    plain = ask({"engines": engines}, "How many locomotives were withdrawn before 1945?")
+    assert plain.value == 1
