@@ -312,8 +312,8 @@ def year_columns(table: Any, question: str) -> list[Derived]:
     """ "How many dioceses were established before 1978?" over Established ("8 November
     1986"): the year each cell writes (`query.Derived`, op ``year``), for each text
     column whose cells are years with a few words at most (a date; "2011 (now closed)"),
-    four in five of them at least. Only where the question states a year; numbers that
-    are years, and dates, are filtered as they are."""
+    four in five of them at least, none a range of years. Only where the question states
+    a year; numbers that are years, and dates, are filtered as they are."""
     import pandas as pd
 
     if not _STATED_YEAR.search(question):
@@ -328,6 +328,7 @@ def year_columns(table: Any, question: str) -> list[Derived]:
             continue
         years = cells.str.count(_WRITTEN_YEAR)
         rest = cells[years > 0].str.replace(_WRITTEN_YEAR, " ", regex=True).str.split().str.len()
-        if (years > 0).mean() >= 0.8 and bool((rest <= 3).all()):  # not notes that cite one
+        # not notes that cite a year, nor ranges ("1946–1948": which year is not said)
+        if (years > 0).mean() >= 0.8 and bool((rest <= 3).all()) and not (years > 1).any():
             out.append(Derived(op="year", column=name))
     return out

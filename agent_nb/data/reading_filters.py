@@ -10,6 +10,7 @@ a column's kind makes (yes/no, missing, text, ordinal periods) are read in
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any, cast
 
 from . import vocabulary
@@ -27,7 +28,7 @@ from .reading_column_filters import (
 )
 from .reading_outcomes import outcome_filters
 from .result import plain
-from .table import Column, Table
+from .table import TIME_WORDS, Column, Table
 from .word_classes import a_person, a_time
 from .words import COMPARATORS, COMPARING, phrase, singular
 
@@ -124,11 +125,12 @@ def spans(table: Table, col: Column, value: float) -> bool:
     return lo - 0.5 * abs(hi - lo) <= value <= hi + 0.5 * abs(hi - lo) or value == 0
 
 
-def by_range(table: Table, value: float) -> Column | None:
-    """The one numeric column whose values span ``value`` (the tightest, if several)."""
+def by_range(table: Table, value: float, skip: Collection[str] = ()) -> Column | None:
+    """The one numeric column whose values span ``value`` (the tightest, if several), of
+    those not in ``skip``."""
     fits = []
     for col in table.columns.values():
-        if not col.numeric or col.role in ("id", "time"):
+        if not col.numeric or col.role in ("id", "time") or col.name in skip:
             continue
         s = table.df[col.name]
         lo, hi = float(s.min()), float(s.max())
@@ -199,6 +201,8 @@ def filters_of(r: Any) -> list[Filter]:
             )
     time = time_column(t)
     years = _years_column(r, t) if time is None or not _dated(t, time) else None
+    # (the years cells write are read as years only: `_years_column`)
+    of_years = {d.name for d in r.derived if d.op == "year"}
     k_at = {s for s in r.k_words}
     for s in r.stated:
         if r.k is not None and s.words == r.k_words and s.value == r.k:
@@ -230,7 +234,12 @@ def filters_of(r: Any) -> list[Filter]:
                 )
                 continue
         elif years is not None and _a_year(r, s):
-            said = _said_as_a_year(r, i, years[0])
+            span = _years_span(r, s)  # "built in the 1800s" of Built
+            if span is not None:
+                words = span[2] + years[1]
+                out.append(Filter(column=years[0].name, op="between", value=span[:2], words=words))
+                continue
+            said = _said_as_a_year(r, s, years[0])
             # (a year inside a text value, "2012" of "2012-13", is read as before)
             if said is not None and (said[0] != "=" or _inside_values(r, s) is None):
                 out.append(
@@ -322,10 +331,10 @@ def filters_of(r: Any) -> list[Filter]:
             and unit is None
             and not spans(t, col, scaled(s.value, col, t, r.tokens, i))
         ):
-            col = by_range(t, s.value) or col
+            col = by_range(t, s.value, of_years) or col
         chosen = "named"
         if col is None:
-            col = by_range(t, s.value)
+            col = by_range(t, s.value, of_years)
             chosen = "by its range"
         if col is None:
             continue
@@ -406,7 +415,13 @@ def _years_column(r: Any, t: Table) -> tuple[Column, tuple[str, ...]] | None:
     named = [c for c in years if source.get(c.name, c.name) in r.named]
     if len(named) == 1:
         return named[0], tuple(sorted(r.named[source.get(named[0].name, named[0].name)][1]))
-    return (years[0], ()) if len(years) == 1 and not named else None
+    if named or len(years) != 1:
+        return None
+    # no word names it: a column named as a time (a Year of text, "TBA" among its
+    # years), or the table's unnamed first column (its rows' labels), is the rows' years;
+    # another (a contract's Ends) is one fact of each row, and a year may be another's
+    own = t.columns[source.get(years[0].name, years[0].name)]
+    return (years[0], ()) if set(own.parts) & (TIME_WORDS | {"unnamed"}) else None
 
 
 def _a_year(r: Any, s: Stated) -> bool:
@@ -417,14 +432,13 @@ def _a_year(r: Any, s: Stated) -> bool:
     return not any(str(int(s.value)) in name for name in r.table.columns)
 
 
-def _said_as_a_year(r: Any, i: int, col: Column) -> tuple[str, tuple[str, ...]] | None:
-    """The test a stated year at ``i`` puts on a column of years that is no time column:
+def _said_as_a_year(r: Any, stated: Stated, col: Column) -> tuple[str, tuple[str, ...]] | None:
+    """The test a ``stated`` year puts on a column of years that is no time column:
     a comparator's ("before 1978"), or equality where a preposition says it is a year
     ("in 2004"); only where some row meets it."""
     import operator
 
-    s = r.table.df[col.name]
-    year = float(r.tokens[i])
+    s, i, year = r.table.df[col.name], stated.start, float(stated.value)
     cmp = comparator(r.tokens, i)
     if cmp is not None and cmp[0] in ("<", ">", "<=", ">="):
         test = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge}

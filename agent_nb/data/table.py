@@ -42,6 +42,7 @@ from .words import NAME_STOP, singular, synonyms_of
 
 __all__ = [
     "SAMPLE_ROWS",
+    "TIME_WORDS",
     "Column",
     "Table",
     "column_role",
@@ -67,7 +68,8 @@ def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_TIME_WORDS = _set("date year month day week time period quarter yr datetime timestamp")
+#: The words of a column's name that make it a time (its values' role).
+TIME_WORDS = _set("date year month day week time period quarter yr datetime timestamp")
 _ID_WORDS = _set("id code zip key index idx")
 _WORD = re.compile(r"[A-Za-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -197,10 +199,10 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
         return "time", int(sample.nunique()), False
     if pd.api.types.is_numeric_dtype(series):
         integer = pd.api.types.is_integer_dtype(series)
-        if parts & (_TIME_WORDS | _ID_WORDS):
+        if parts & (TIME_WORDS | _ID_WORDS):
             whole = integer or bool((sample.dropna() % 1 == 0).all())
             if whole:
-                return ("time" if parts & _TIME_WORDS else "id"), int(sample.nunique()), True
+                return ("time" if parts & TIME_WORDS else "id"), int(sample.nunique()), True
         if not integer:
             return "measure", -1, False
         nunique = int(sample.nunique())
@@ -214,7 +216,7 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
         )  # fmt: skip
         return ("category" if small else "measure"), nunique, True
     nunique = int(sample.nunique())
-    if parts & _TIME_WORDS:
+    if parts & TIME_WORDS:
         probe = sample.dropna().astype(str).head(50)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
