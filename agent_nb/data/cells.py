@@ -370,6 +370,14 @@ def _names_classes(series: Any) -> bool:
     return kinds <= min(MAX_CLASSES, given // 2)
 
 
+def _years(numbers: Any) -> bool:
+    """Whether ``numbers`` (missing cells aside) are years, whole numbers 1000-2100: a
+    column of them is read as numbers though few ("Founded": 1989 six times, and "?"
+    where it is not known), as the same column with no "?" in it is."""
+    seen = numbers.dropna()
+    return len(seen) > 0 and bool(((seen % 1 == 0) & seen.between(1000, 2100)).all())
+
+
 def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], dict[str, str]]:
     """``df`` with each text column of numbers (`numeric_column`) read as numbers, the
     original cells of each such column by name (for what is shown), and its unit."""
@@ -383,7 +391,7 @@ def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], 
         if not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
             continue
         read = numeric_column(s)
-        if read is None or _names_classes(s):
+        if read is None or (_names_classes(s) and not _years(read[0])):
             continue
         if not written:
             out = df.copy()

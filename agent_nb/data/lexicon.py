@@ -331,6 +331,7 @@ def match_values(table: Table, text: str) -> list[Named]:
     hits += _known_as(table, tokens, hits)
     hits += _offered_by_a_word(table, tokens, hits)
     hits += _segments(table, tokens, hits)
+    hits += _by_last_word(table, tokens, hits)
     for q in quoted:  # a quoted text that no value equals: inside a longer text value
         if any(phrase(str(h.value)) == phrase(q) for h in hits):
             continue
@@ -509,6 +510,36 @@ def _segments(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]
                 continue
             out.append(Named(col, segment, tuple(tokens[i : i + n]), i, partial=True))
             taken |= set(span)
+    return out
+
+
+def _by_last_word(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:
+    """ "How long did it take for Sandeno to finish?": a word no dictionary knows (a
+    name) that ends exactly one value of the table, of two words or more ("Kaitlin
+    Sandeno"), and is no value of its own, names that value, as a surname names a
+    person. A word of the language ("Wade", "Brown") is left: it may mean itself."""
+    from .wordnet import parts_of_speech
+
+    taken = {i for h in hits for i in range(h.start, h.start + len(h.words))}
+    ends: dict[str, list[tuple[Column, str]]] = {}
+    for col in table.columns.values():
+        if col.role not in ("category", "label") or col.listy or not col.values:
+            continue
+        for value in set(map(str, col.values.values())):
+            words = phrase(value).split()
+            if len(words) >= 2:
+                ends.setdefault(words[-1], []).append((col, value))
+    out = []
+    for i, token in enumerate(tokens):
+        found = ends.get(token)
+        if i in taken or found is None or len(found) != 1 or len(token) < 3:
+            continue
+        if not token.isalpha() or token in STOPWORDS or parts_of_speech(token):
+            continue
+        if any(token in c.values for c in table.columns.values()):
+            continue
+        out.append(Named(found[0][0], found[0][1], (token,), i))
+        taken.add(i)
     return out
 
 

@@ -198,7 +198,8 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
     if pd.api.types.is_datetime64_any_dtype(series):
         return "time", int(sample.nunique()), False
     if pd.api.types.is_numeric_dtype(series):
-        integer = pd.api.types.is_integer_dtype(series)
+        # (years with a missing cell among them are floats: whole numbers all the same)
+        integer = pd.api.types.is_integer_dtype(series) or holds_years(sample)
         if parts & (TIME_WORDS | _ID_WORDS):
             whole = integer or bool((sample.dropna() % 1 == 0).all())
             if whole:

@@ -958,6 +958,15 @@ def test_a_stated_year_filters_the_column_of_years_the_words_name(engine: str) -
         }
     )
     assert ask({"games": games}, "How many games were released in 1998?").value == 3
+    # a column of ranges leaves which year unsaid: nothing is stated
+    coaches = pd.DataFrame(
+        {
+            "Coach": ["Ames", "Bell", "Cole", "Dunn"],
+            "Years": ["1940–1945", "1946–1948", "1949", "1950–1955"],
+            "Wins": [30, 12, 5, 41],
+        }
+    )
+    assert ask({"coaches": coaches}, "How many wins were there in 1947?").value is None
     more = ask({"games": games}, "Which titles have more than 2,000 enrollment?")
     assert more.value == ["Strikers", "Zero Gunner"]
     events = pd.DataFrame(
@@ -988,3 +997,47 @@ def test_the_number_of_the_only_row_asks_for_its_value_not_a_count() -> None:
     assert only.value is None and "only" in only.could_not_place
     plain = ask({"engines": engines}, "How many locomotives were withdrawn before 1945?")
     assert plain.value == 1
+
+
+def test_years_with_an_unknown_one_are_numbers() -> None:
+    """A Founded column of years with "?" where one is not known reads as the same column
+    without it: numbers ("the earliest" is the lowest, ties listed), not names."""
+    magazines = pd.DataFrame(
+        {
+            "Name": [
+                "Electronic Games", "Zzap!64", "Crash", "Edge", "Retro Gamer", "Wired",
+                "Amiga", "Ace", "Amtix", "Mean Machines", "Sinclair User", "Commodore",
+            ],
+            # (four years, each over twice: as text, the names of classes)
+            "Founded": [
+                "1981", "1985", "1984", "?", "1981", "1993",
+                "1985", "1993", "1984", "1993", "1985", "1984",
+            ],
+        }
+    )  # fmt: skip
+    earliest = ask({"magazines": magazines}, "Which magazine was founded the earliest?")
+    known = magazines[magazines.Founded != "?"]
+    first = known.Founded.astype(int).min()
+    assert earliest.value == known.Name[known.Founded.astype(int) == first].tolist()
+    before = ask({"magazines": magazines}, "How many magazines were founded before 1985?")
+    assert before.value == int((known.Founded.astype(int) < 1985).sum()) == 5
+
+
+def test_a_surname_names_the_one_person_it_ends() -> None:
+    """ "How long did it take for Sandeno to finish?": a word no dictionary knows that
+    ends one name of the table names that person; a surname two people share, or a word
+    of the language ("Brown"), names no one."""
+    swimmers = pd.DataFrame(
+        {
+            "Name": [
+                "Janelle Atkinson", "Kaitlin Sandeno", "Julia Stowers", "Amy Stowers", "Ann Brown"
+            ],
+            "Time": ["4:16.89", "4:18.97", "4:19.84", "4:21.02", "4:22.50"],
+        }
+    )  # fmt: skip
+    took = ask({"swimmers": swimmers}, "How long did it take for Sandeno to finish?")
+    assert took.value == swimmers.Time[swimmers.Name == "Kaitlin Sandeno"].item()
+    shared = ask({"swimmers": swimmers}, "How long did it take for Stowers to finish?")
+    assert shared.value is None
+    word = ask({"swimmers": swimmers}, "How long did it take for Brown to finish?")
+    assert word.value is None
