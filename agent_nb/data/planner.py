@@ -261,7 +261,11 @@ def _with_derive(plan: Plan, derived: tuple[Derived, ...]) -> Plan:
     as given: `execute.run_plan` computes them first)."""
     text = plan.model_dump_json()
     used = tuple(d for d in derived if json.dumps(d.name) in text)
-    return plan.model_copy(update={"derive": used}) if used else plan
+    if not used:
+        return plan
+    # the value it is compared or combined with runs on its own (an engine's query)
+    subs = {k: _with_derive(v, derived) for k in ("of", "versus") if (v := getattr(plan, k))}
+    return plan.model_copy(update={"derive": used, **subs})
 
 
 _TURNED = {"asc": "desc", "desc": "asc", "max": "min", "min": "max"}

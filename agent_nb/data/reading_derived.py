@@ -252,9 +252,14 @@ def _text(table: Table, tokens: list[str], runs: dict[str, list[tuple[int, int]]
         (_LENGTH, "length"),
         (_LONG, "length"),
     )
+    # "the length of English Canyon" over a Length of numbers: that column's own name
+    # ("the longest name" is still the text's)
+    measured = {p for c in table.columns.values() if c.numeric for p in c.parts}
     for cue, op in cues:
         near = []
-        at = [i for i, t in enumerate(tokens) if t in cue]
+        at = [
+            i for i, t in enumerate(tokens) if t in cue and not (cue is _LENGTH and t in measured)
+        ]
         for i in at:
             for n in texts:
                 for lo, hi in runs[n]:

@@ -1041,3 +1041,46 @@ def test_a_surname_names_the_one_person_it_ends() -> None:
     assert shared.value is None
     word = ask({"swimmers": swimmers}, "How long did it take for Brown to finish?")
     assert word.value is None
+
+
+def test_a_gap_of_derived_values_runs_on_every_engine(engine: str) -> None:
+    """The value a gap is taken with runs as its own query: it carries the derived
+    columns it reads ("the length of the motto of Ann and the motto of Bob")."""
+    from agent_nb.data.execute import run_plan
+    from agent_nb.data.planner import plan_candidates
+    from agent_nb.data.profiles import profiled
+
+    df = pd.DataFrame(
+        {"Name": ["Ann", "Bob", "Cy"], "Motto": ["Go far", "Never give up now", "Be"]}
+    )
+    question = "What is the difference between the length of the motto of Ann and of Bob?"
+    table = profiled("df", df)
+    _, candidates = plan_candidates(table, question)
+    gap = next(c.plan for c in candidates if c.plan.combine == "gap")
+    assert gap.versus is not None and gap.versus.derive == gap.derive
+    truth = abs(len(df.Motto[0]) - len(df.Motto[1]))
+    assert run_plan(table, gap).value == truth == 11
+
+
+def test_the_length_of_a_row_is_its_length_column() -> None:
+    """ "The length of English Canyon" over a Length of numbers is that column, not the
+    number of characters of a column of text."""
+    creeks = pd.DataFrame(
+        {
+            "Name": ["English Canyon", "Munger Creek", "Sulphur Creek"],
+            "Length": ["4.5 miles (7.2 km)", "2.0 miles (3.2 km)", "3.1 miles (5.0 km)"],
+            # (text of 30 characters and more: the table's prose, were no Length there)
+            "Source coordinates": [
+                "33°35′39″N 117°44′22″W / 33.5941°N 117.7394°W",
+                "33°33′33″N 117°41′04″W / 33.5591°N 117.6844°W",
+                "33°31′10″N 117°40′02″W / 33.5194°N 117.6672°W",
+            ],
+        }
+    )
+    question = (
+        "What is the difference between the length of English Canyon and the length of "
+        "Munger Creek?"
+    )
+    gap = ask({"creeks": creeks}, question)
+    assert gap.plan.measure == "Length" and gap.plan.derive == ()
+    assert gap.value == "2.5 miles"
