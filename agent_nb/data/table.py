@@ -228,6 +228,19 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
     return ("label" if names_rows or nunique > MAX_CATEGORY else "category"), nunique, False
 
 
+def _years_named(columns: dict[str, Column], df: Any) -> dict[str, Column]:
+    """``columns`` where "year" names the table's one column of years when no column's
+    name is a time ("the last year they placed 2nd" over a Season of 1999 to 2008)."""
+    if any(set(c.parts) & TIME_WORDS for c in columns.values()):
+        return columns
+    years = [c for c in columns.values() if c.integer and c.numeric and holds_years(df[c.name])]
+    if len(years) != 1:
+        return columns
+    only = years[0]
+    named = dataclasses.replace(only, words=only.words | {"year", "years"})
+    return {**columns, only.name: named}
+
+
 def in_table_order(values: Any) -> bool:
     """Whether ``values`` (numbers or dates) never go back, or never forward, down the
     table. Dates written as text are not compared: they count as in order."""
@@ -515,6 +528,7 @@ def profile(name: str, df: Any, context: Mapping[str, Any] | None = None) -> Tab
             column_ends(parts, series, in_order) if integer else "",
             role == "label" and not numeric and _figures(values),
         )
+    columns = _years_named(columns, df)
     empty = [c for c, col in columns.items() if col.role == "empty"]
     if len(empty) == len(columns):
         raise ValueError(f"{name} holds no values: every column is missing throughout")

@@ -1084,3 +1084,19 @@ def test_the_length_of_a_row_is_its_length_column() -> None:
     gap = ask({"creeks": creeks}, question)
     assert gap.plan.measure == "Length" and gap.plan.derive == ()
     assert gap.value == "2.5 miles"
+
+
+def test_year_names_the_one_column_of_years() -> None:
+    """ "When was the last year they placed 2nd?" over a Season of years: "year" names
+    that column where no column is named as a time; two columns of years leave it open."""
+    seasons = pd.DataFrame(
+        {
+            "Season": [1999, 2000, 2001, 2002, 2003, 2004],
+            "Division": ["3ª", "3ª", "2ªB", "3ª", "3ª", "2ªB"],
+            "Position": ["2nd", "5th", "2nd", "1st", "2nd", "9th"],
+        }
+    )
+    last = ask({"seasons": seasons}, "When was the last year they placed 2nd?")
+    assert last.value == seasons.Season[seasons.Position == "2nd"].max() == 2003
+    two = seasons.assign(Founded=[1950, 1950, 1951, 1951, 1952, 1952])
+    assert ask({"seasons": two}, "When was the last year they placed 2nd?").value is None
