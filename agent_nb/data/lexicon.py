@@ -515,15 +515,18 @@ def _segments(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]
 
 def _by_last_word(table: Table, tokens: list[str], hits: list[Named]) -> list[Named]:
     """ "How long did it take for Sandeno to finish?": a word no dictionary knows (a
-    name) that ends exactly one value of the table, of two words or more ("Kaitlin
-    Sandeno"), and is no value of its own, names that value, as a surname names a
-    person. A word of the language ("Wade", "Brown") is left: it may mean itself."""
+    name) that ends exactly one value of the rows' names, of two words or more
+    ("Kaitlin Sandeno"), and is no value of its own, names that value, as a surname
+    names a person. A word of the language ("Wade", "Brown") is left: it may mean
+    itself."""
     from .wordnet import parts_of_speech
 
     taken = {i for h in hits for i in range(h.start, h.start + len(h.words))}
     ends: dict[str, list[tuple[Column, str]]] = {}
     for col in table.columns.values():
-        if col.role not in ("category", "label") or col.listy or not col.values:
+        # a column of the rows' names (a Player, a Name), not one whose names repeat
+        # (a Co-Star: the table's own subject may be among them)
+        if not (col.role == "label" or "name" in col.parts) or col.listy or not col.values:
             continue
         for value in set(map(str, col.values.values())):
             words = phrase(value).split()

@@ -200,7 +200,13 @@ def filters_of(r: Any) -> list[Filter]:
                 )
             )
     time = time_column(t)
-    years = _years_column(r, t) if time is None or not _dated(t, time) else None
+    if time is not None and not _dated(t, time):
+        time = None  # (a Year of text: its years are read as `_years_column` reads them)
+    years = _years_column(r, t)
+    if time is not None and years is not None and years[1] and years[0].name != time.name:
+        time = None  # "left in 1960" of Left: the column the words name, not the Join Year
+    elif time is not None:
+        years = None
     # (the years cells write are read as years only: `_years_column`)
     of_years = {d.name for d in r.derived if d.op == "year"}
     k_at = {s for s in r.k_words}
@@ -336,8 +342,8 @@ def filters_of(r: Any) -> list[Filter]:
         if col is None:
             col = by_range(t, s.value, of_years)
             chosen = "by its range"
-        if col is None:
-            continue
+        if col is None or (_of_years(t, col) and not 1000 <= s.value <= 2100):
+            continue  # ("elected at least 10 democrats": no year, nor First elected's test)
         value = scaled(s.value, col, t, r.tokens, i)
         value, unit_words = in_column_unit(r, s, col, value)
         if between:
@@ -383,6 +389,13 @@ def filters_of(r: Any) -> list[Filter]:
 
 #: "from 1941 to 1949", "from 1941 through 1949".
 _YEAR_JOINERS = vocabulary.alternation("year_range_joiners")
+
+
+def _of_years(t: Table, col: Column) -> bool:
+    """Whether ``col`` holds whole numbers that are all years."""
+    from .table import holds_years
+
+    return col.integer and col.numeric and holds_years(t.df[col.name])
 
 
 def _dated(t: Table, col: Column) -> bool:

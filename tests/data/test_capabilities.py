@@ -1100,3 +1100,29 @@ def test_year_names_the_one_column_of_years() -> None:
     assert last.value == seasons.Season[seasons.Position == "2nd"].max() == 2003
     two = seasons.assign(Founded=[1950, 1950, 1951, 1951, 1952, 1952])
     assert ask({"seasons": two}, "When was the last year they placed 2nd?").value is None
+
+
+def test_a_year_filters_the_column_its_verb_names_before_the_tables_time() -> None:
+    """ "How many schools left in 1960?" reads Left, not the Join Year named as the
+    table's time; "joined" (no column's word) reads the Join Year; a number that is no
+    year ("at least 10 democrats") is no test of a column of years."""
+    schools = pd.DataFrame(
+        {
+            "High School": ["Ainsworth", "Atherton", "Beecher", "Bendle", "Clio", "Davison"],
+            "Join Year": [1954, 1960, 1950, 1950, 1950, 1960],
+            "Left": [1961, 1976, 1960, 1975, 1960, 1960],
+        }
+    )
+    left = ask({"schools": schools}, "How many schools left in 1960?")
+    assert left.value == int((schools.Left == 1960).sum()) == 3
+    joined = ask({"schools": schools}, "How many schools joined in 1960?")
+    assert joined.value == int((schools["Join Year"] == 1960).sum()) == 2
+    senators = pd.DataFrame(
+        {
+            "Senator": ["Ann Lee", "Bo Park", "Cy Dow", "Di Fox"],
+            "Party": ["Democratic", "Republican", "Democratic", "Republican"],
+            "First elected": [1976, 1998, 2002, 2010],
+        }
+    )
+    question = "How many senators have elected at least 10 democrats?"
+    assert ask({"senators": senators}, question).value is None
