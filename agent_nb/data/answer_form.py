@@ -811,10 +811,14 @@ def _adds_up_row_numbers(f: Form) -> list[Unplaced]:
         if _one_row_each(f, plan):
             continue  # "the difference in pick numbers between A and B": each side's own
         what = f"the {AGG_NAME.get(plan.agg, plan.agg)} {plan.measure}"
+        if plan.agg == "share":
+            what = f"the share of {plan.measure}"
         numbered = _numbers_rows(f.r.table, plan.measure)
         if numbered is not None:
             return [Unplaced(what, f"{plan.measure} numbers {numbered}", asked=False)]
-        places = _places_or_years(f.r.table, plan.measure) if plan.agg == "sum" else None
+        # (a share of a measure's total is of its sum: "50.2 % of the total Election")
+        adds = plan.agg in ("sum", "share")
+        places = _places_or_years(f.r.table, plan.measure) if adds else None
         if places is not None:
             return [Unplaced(what, f"{plan.measure} holds {places}, which add up to nothing")]
         groups = _labels_groups(f.r.table, plan.measure)
@@ -855,8 +859,8 @@ def _one_row_each(f: Form, plan: Plan) -> bool:
 
 
 def _adding(plan: Plan) -> list[Plan]:
-    """The parts of ``plan`` that add up or average a measure: the plan itself (a value,
-    or the groups' values it ranks), or the two sides it compares."""
+    """The parts of ``plan`` that add up, average or share out a measure: the plan itself
+    (a value, or the groups' values it ranks), or the two sides it compares."""
     parts = [plan.of, plan.versus] if plan.op == "compare" else [plan]
     return [
         p
@@ -864,7 +868,7 @@ def _adding(plan: Plan) -> list[Plan]:
         if p is not None
         and p.op in ("aggregate", "rank")
         and p.measure is not None
-        and p.agg in ("sum", "mean")
+        and p.agg in ("sum", "mean", "share")
     ]
 
 

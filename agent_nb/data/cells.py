@@ -134,9 +134,23 @@ def name_without_details(cell: Any) -> Any:
     first, *rest = cell.strip().split("\n")
     if _DETAIL_LINE.match(first):
         return cell  # "Released: June 24, 2011" over "Label: ...": details, no name
-    if all(_DETAIL_LINE.match(line) for line in rest):
+    if all(_DETAIL_LINE.match(line) for line in rest) or _bracketed("\n".join(rest)):
         return first.strip()
     return cell
+
+
+def _bracketed(text: str) -> bool:
+    """Whether ``text`` is one bracket over its lines ("(Toronto Blueshirts (1917–18)\n
+    Toronto Arenas (1918–19))": the names a team had before)."""
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and i < len(text) - 1:
+            return False  # "(a) ... (b)": two brackets, items of their own
+    return depth == 0
 
 
 def clean_text(cell: str) -> str:

@@ -509,3 +509,32 @@ def test_a_number_of_rows_asked_for_is_no_total_of_a_measure_no_word_names() -> 
         }
     )
     assert ask({"lifts": lifts}, "How many different athletes are there?").value == 3
+
+
+def test_years_have_no_share_and_a_bracket_over_lines_details_a_name() -> None:
+    """ "In how many years did the party have at least 10% of the votes?" is no share of
+    the total of a column of years; a team's first line is its name where the lines
+    under it are one bracket ("(Toronto Blueshirts (1917–18)\\n...)")."""
+    elections = pd.DataFrame(
+        {
+            "Election": [1990, 1994, 1998, 2002, 2006],
+            "Share of votes": [8.2, 10.4, 12.9, 9.7, 11.1],
+        }
+    )
+    question = "In how many years did the party have at least 10.0% share of votes?"
+    years = ask({"elections": elections}, question)
+    assert years.plan.agg != "share" or years.value is None
+    teams = pd.DataFrame(
+        {
+            "Team": [
+                "Montreal Canadiens",
+                "Toronto Maple Leafs\n(Toronto Blueshirts (1917–18)\nToronto Arenas (1918–19))",
+                "Boston Bruins",
+            ],
+            "Seasons": [94, 94, 88],
+        }
+    )
+    same = ask({"teams": teams}, "Which team played the same amount of seasons as the Canadiens?")
+    assert same.value == ["Toronto Maple Leafs"]
+    listed = "Phil Ward\n(John Goss (1966)\nRon Bell) and Joe Mohr"
+    assert name_without_details(listed) == listed  # (more than one bracket: the whole)
