@@ -538,3 +538,19 @@ def test_years_have_no_share_and_a_bracket_over_lines_details_a_name() -> None:
     assert same.value == ["Toronto Maple Leafs"]
     listed = "Phil Ward\n(John Goss (1966)\nRon Bell) and Joe Mohr"
     assert name_without_details(listed) == listed  # (more than one bracket: the whole)
+
+
+def test_the_same_year_as_a_named_row_of_dates() -> None:
+    """ "Which wrestlers have the same year listed for their date as Kodo Fuyuki?" over a
+    column of dates: the named row's year, not a failed cell (a date is no filter value)."""
+    title = pd.DataFrame(
+        {
+            "Wrestlers": ["Kodo Fuyuki", "Takashi Sasaki", "Gentaro", "Tetsuhiro Kuroda"],
+            "Date": pd.to_datetime(["2002-02-04", "2002-06-09", "2003-01-12", "2002-11-30"]),
+        }
+    )
+    question = "Which wrestlers have the same year listed for their date as Kodo Fuyuki?"
+    same = ask({"title": title}, question)
+    year = title.Date[title.Wrestlers == "Kodo Fuyuki"].dt.year.item()
+    truth = title.Wrestlers[(title.Date.dt.year == year) & (title.Wrestlers != "Kodo Fuyuki")]
+    assert same.value == truth.tolist() == ["Takashi Sasaki", "Tetsuhiro Kuroda"]
