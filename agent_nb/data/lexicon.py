@@ -539,8 +539,8 @@ def _by_last_word(table: Table, tokens: list[str], hits: list[Named]) -> list[Na
             continue
         if not token.isalpha() or token in STOPWORDS or parts_of_speech(token):
             continue
-        if any(token in c.values for c in table.columns.values()):
-            continue
+        if any(token in c.values or token in c.parts for c in table.columns.values()):
+            continue  # a value of its own, or a column's word ("Europlug Compatible")
         out.append(Named(found[0][0], found[0][1], (token,), i))
         taken.add(i)
     return out

@@ -1041,6 +1041,15 @@ def test_a_surname_names_the_one_person_it_ends() -> None:
     assert shared.value is None
     word = ask({"swimmers": swimmers}, "How long did it take for Brown to finish?")
     assert word.value is None
+    # a word of a column's name names the column, not a value it ends
+    plugs = pd.DataFrame(
+        {
+            "Standard": ["CEE 7/16 (Europlug)", "CEE 7/4 Schuko", "BS 1363", "SEV 1011"],
+            "Europlug Compatible": ["Yes", "Yes", "No", "Yes"],
+        }
+    )
+    many = ask({"plugs": plugs}, "How many are europlug compatible (yes)?")
+    assert many.value == int((plugs["Europlug Compatible"] == "Yes").sum()) == 3
 
 
 def test_a_gap_of_derived_values_runs_on_every_engine(engine: str) -> None:
