@@ -202,7 +202,8 @@ def filters_of(r: Any) -> list[Filter]:
     time = time_column(t)
     if time is not None and not _dated(t, time):
         time = None  # (a Year of text: its years are read as `_years_column` reads them)
-    years = _years_column(r, t)
+    # (a column of years is looked for only where a year is stated: a scan per column)
+    years = _years_column(r, t) if any(_a_year(r, s) for s in r.stated) else None
     if time is not None and years is not None and years[1] and years[0].name != time.name:
         time = None  # "left in 1960" of Left: the column the words name, not the Join Year
     elif time is not None:

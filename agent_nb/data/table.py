@@ -199,7 +199,9 @@ def column_role(name: str, series: Any, sample: Any) -> tuple[Role, int, bool]:
         return "time", int(sample.nunique()), False
     if pd.api.types.is_numeric_dtype(series):
         # (years with a missing cell among them are floats: whole numbers all the same)
-        integer = pd.api.types.is_integer_dtype(series) or holds_years(sample)
+        integer = pd.api.types.is_integer_dtype(series) or (
+            holds_years(sample.dropna().head(1)) and holds_years(sample)
+        )  # (the first value first: a wide table of measures costs one cell each)
         if parts & (TIME_WORDS | _ID_WORDS):
             whole = integer or bool((sample.dropna() % 1 == 0).all())
             if whole:
