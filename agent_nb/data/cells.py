@@ -48,6 +48,7 @@ __all__ = [
     "clean_text",
     "counts_with_shares",
     "duration_text",
+    "holds_years",
     "is_placeholder",
     "name_without_details",
     "numbers_as_written",
@@ -384,12 +385,13 @@ def _names_classes(series: Any) -> bool:
     return kinds <= min(MAX_CLASSES, given // 2)
 
 
-def _years(numbers: Any) -> bool:
-    """Whether ``numbers`` (missing cells aside) are years, whole numbers 1000-2100: a
-    column of them is read as numbers though few ("Founded": 1989 six times, and "?"
-    where it is not known), as the same column with no "?" in it is."""
-    seen = numbers.dropna()
-    return len(seen) > 0 and bool(((seen % 1 == 0) & seen.between(1000, 2100)).all())
+def holds_years(values: Any) -> bool:
+    """Whether a Series of numbers (its missing cells aside) holds years: whole numbers
+    from 1000 to 2100, at least one. A column of them is read as numbers though few
+    ("Founded": 1989 six times, and "?" where it is not known), as the same column with
+    no "?" in it is."""
+    values = values.dropna()
+    return len(values) > 0 and bool(((values % 1 == 0) & values.between(1000, 2100)).all())
 
 
 def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], dict[str, str]]:
@@ -405,7 +407,7 @@ def numbers_as_written(df: Any, notes: list[str]) -> tuple[Any, dict[str, Any], 
         if not (pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)):
             continue
         read = numeric_column(s)
-        if read is None or (_names_classes(s) and not _years(read[0])):
+        if read is None or (_names_classes(s) and not holds_years(read[0])):
             continue
         if not written:
             out = df.copy()

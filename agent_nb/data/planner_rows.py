@@ -19,7 +19,7 @@ from .lexicon import kinds_of_values
 from .query import LOOKUP_ENDS, Derived, Filter, Plan
 from .reading_column_filters import yes_or_no
 from .row_order import chronology
-from .table import holds_years
+from .table import holds_years, of_years
 from .word_classes import a_time, is_noun
 from .words import HOW_MANY, TREND, phrase, question_words, singular
 
@@ -241,12 +241,6 @@ def _in_years(table: Any, col: Any) -> bool:
     return bool(col.numeric and (col.role == "time" or holds_years(table.df[col.name])))
 
 
-def _of_years(table: Any, col: Any) -> bool:
-    """Whether ``col`` holds numbers that are all years: a term's bounds (not a week, nor a
-    time in seconds)."""
-    return bool(col.numeric and holds_years(table.df[col.name]))
-
-
 def how_long_held(p: Any, filters: tuple[Filter, ...]) -> None:
     """ "How long was Daubin in office?", "how long did Bottka Paul serve?": the years
     between the two columns of years that bound each row's term (From and To, Beginning
@@ -256,7 +250,7 @@ def how_long_held(p: Any, filters: tuple[Filter, ...]) -> None:
     if not re.match(r"^\W*how long\b", r.text) or not filters:
         return
     filtered = {f.column for f in filters}
-    years = [c for c in p.t.columns.values() if c.name not in filtered and _of_years(p.t, c)]
+    years = [c for c in p.t.columns.values() if c.name not in filtered and of_years(p.t.df, c)]
     df = p.t.df
     pairs = []
     for i, start in enumerate(years):

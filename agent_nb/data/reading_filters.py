@@ -28,7 +28,7 @@ from .reading_column_filters import (
 )
 from .reading_outcomes import outcome_filters
 from .result import plain
-from .table import TIME_WORDS, Column, Table
+from .table import TIME_WORDS, Column, Table, of_years
 from .word_classes import a_person, a_time
 from .words import COMPARATORS, COMPARING, phrase, singular
 
@@ -209,7 +209,7 @@ def filters_of(r: Any) -> list[Filter]:
     elif time is not None:
         years = None
     # (the years cells write are read as years only: `_years_column`)
-    of_years = {d.name for d in r.derived if d.op == "year"}
+    derived_years = {d.name for d in r.derived if d.op == "year"}
     k_at = {s for s in r.k_words}
     for s in r.stated:
         if r.k is not None and s.words == r.k_words and s.value == r.k:
@@ -338,12 +338,12 @@ def filters_of(r: Any) -> list[Filter]:
             and unit is None
             and not spans(t, col, scaled(s.value, col, t, r.tokens, i))
         ):
-            col = by_range(t, s.value, of_years) or col
+            col = by_range(t, s.value, derived_years) or col
         chosen = "named"
         if col is None:
-            col = by_range(t, s.value, of_years)
+            col = by_range(t, s.value, derived_years)
             chosen = "by its range"
-        if col is None or (_of_years(t, col) and not 1000 <= s.value <= 2100):
+        if col is None or (col.integer and of_years(t.df, col) and not 1000 <= s.value <= 2100):
             continue  # ("elected at least 10 democrats": no year, nor First elected's test)
         value = scaled(s.value, col, t, r.tokens, i)
         value, unit_words = in_column_unit(r, s, col, value)
@@ -392,13 +392,6 @@ def filters_of(r: Any) -> list[Filter]:
 _YEAR_JOINERS = vocabulary.alternation("year_range_joiners")
 
 
-def _of_years(t: Table, col: Column) -> bool:
-    """Whether ``col`` holds whole numbers that are all years."""
-    from .table import holds_years
-
-    return col.integer and col.numeric and holds_years(t.df[col.name])
-
-
 def _dated(t: Table, col: Column) -> bool:
     """Whether ``col`` holds numbers or dates: a time column a year filters as it is."""
     dtype = t.df[col.name].dtype
@@ -415,16 +408,11 @@ def _years_column(r: Any, t: Table) -> tuple[Column, tuple[str, ...]] | None:
     filters ("released in 2004" of Release, 2003 to 2006; "established before 1978" of
     the year each Established cell writes, `reading_column_filters.year_columns`), with
     the words that name it. The one the question names, else the table's only one."""
-    from .table import holds_years
-
     source = {d.name: d.column for d in r.derived if d.op == "year"}
     years = [
         c
         for c in t.columns.values()
-        if c.numeric
-        and c.role != "empty"
-        and t.df[c.name].nunique() > 1
-        and holds_years(t.df[c.name])
+        if c.numeric and c.role != "empty" and t.df[c.name].nunique() > 1 and of_years(t.df, c)
     ]
     named = [c for c in years if source.get(c.name, c.name) in r.named]
     if len(named) == 1:

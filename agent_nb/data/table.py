@@ -36,6 +36,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from .cells import holds_years
 from .wordnet import antonyms, measured_by
 from .wordnet import forms as wordnet_forms
 from .words import NAME_STOP, singular, synonyms_of
@@ -48,6 +49,7 @@ __all__ = [
     "column_role",
     "holds_years",
     "name_words",
+    "of_years",
     "profile",
     "years_written",
 ]  # fmt: skip
@@ -254,11 +256,9 @@ def in_table_order(values: Any) -> bool:
     return bool(seen.is_monotonic_increasing or seen.is_monotonic_decreasing)
 
 
-def holds_years(values: Any) -> bool:
-    """Whether a Series of numbers (its missing cells aside) holds years: whole numbers
-    from 1000 to 2100, at least one."""
-    values = values.dropna()
-    return len(values) > 0 and bool(((values % 1 == 0) & values.between(1000, 2100)).all())
+def of_years(df: Any, col: Column) -> bool:
+    """Whether ``col`` of ``df`` holds numbers that are all years (`holds_years`)."""
+    return bool(col.numeric and holds_years(df[col.name]))
 
 
 #: A year as a cell writes it among other words: "23 settembre 1981", "Scrapped in 1972".
